@@ -1,0 +1,60 @@
+/** Creates the table (local runner and tests); in AWS the SST stack creates it. */
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  ResourceInUseException,
+} from "@aws-sdk/client-dynamodb";
+import { tableAttributes, tableIndexes } from "./table.js";
+
+/** Any client that can send the low-level table commands (the document client can too). */
+export interface CommandSender {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  send(command: any): Promise<any>;
+}
+
+export async function createTable(client: CommandSender, tableName: string): Promise<void> {
+  const { lsi1, gsi1, gsi2 } = tableIndexes;
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: "PAY_PER_REQUEST",
+        AttributeDefinitions: tableAttributes.map((a) => ({
+          AttributeName: a.name,
+          AttributeType: a.type,
+        })),
+        KeySchema: [
+          { AttributeName: "pk", KeyType: "HASH" },
+          { AttributeName: "sk", KeyType: "RANGE" },
+        ],
+        LocalSecondaryIndexes: [
+          {
+            IndexName: lsi1.name,
+            KeySchema: [
+              { AttributeName: "pk", KeyType: "HASH" },
+              { AttributeName: lsi1.sortKey, KeyType: "RANGE" },
+            ],
+            Projection: { ProjectionType: "ALL" },
+          },
+        ],
+        GlobalSecondaryIndexes: [gsi1, gsi2].map((g) => ({
+          IndexName: g.name,
+          KeySchema: [
+            { AttributeName: g.partitionKey, KeyType: "HASH" },
+            { AttributeName: g.sortKey, KeyType: "RANGE" },
+          ],
+          Projection: { ProjectionType: "ALL" },
+        })),
+      }),
+    );
+  } catch (e) {
+    // A kept-on-disk table from an earlier run is fine.
+    if (!(e instanceof ResourceInUseException)) throw e;
+  }
+  for (let i = 0; i < 100; i++) {
+    const d = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (d.Table?.TableStatus === "ACTIVE") return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`table ${tableName} did not become ACTIVE`);
+}

@@ -1,0 +1,135 @@
+/**
+ * One zod schema per stored item type. Every read is parsed through these, never cast; the
+ * converters turn a saved item into the domain shape and back.
+ */
+import { z } from "zod";
+import { InboxItem, Memory, MemoryMetadata, Message, Process, Role, ToolCall } from "../../domain/model.js";
+
+const keys = { pk: z.string(), sk: z.string(), lsi1sk: z.string().optional() };
+
+export const MetaItem = z.object({
+  ...keys,
+  type: z.literal("META"),
+  tenantId: z.string(),
+  processId: z.string(),
+  projectId: z.string(),
+  sessionId: z.string().optional(),
+  parentProcessId: z.string().optional(),
+  name: z.string().optional(),
+  recipe: z.string().optional(),
+  engine: z.string().optional(),
+  title: z.string().optional(),
+  allowsCrossProjectSpawn: z.boolean(),
+  createdAt: z.string(),
+  version: z.number().int(),
+  activeSummaryId: z.string().optional(),
+  leaseOwner: z.string().optional(),
+  leaseUntil: z.string().optional(),
+  pendingArchive: z.string().optional(),
+  pendingArchiveFrom: z.number().int().optional(),
+  firstUserMessageId: z.string().optional(),
+});
+export type MetaItem = z.infer<typeof MetaItem>;
+
+export const MessageItem = z.object({
+  ...keys,
+  type: z.literal("MSG"),
+  id: z.string(),
+  processId: z.string(),
+  role: Role,
+  content: z.string(),
+  tags: z.array(z.string()),
+  createdAt: z.string(),
+  archivedInMemoryId: z.string().optional(),
+  archivedAt: z.string().optional(),
+  toolCallId: z.string().optional(),
+  toolCalls: z.array(ToolCall).optional(),
+  tokens: z.number().int(),
+});
+export type MessageItem = z.infer<typeof MessageItem>;
+
+export const MemoryItem = z.object({
+  ...keys,
+  type: z.literal("MEM"),
+  id: z.string(),
+  processId: z.string(),
+  kind: z.literal("ARCHIVED_CHAT"),
+  status: z.enum(["OK", "FAILED"]),
+  content: z.string(),
+  sourceRefs: z.array(z.string()),
+  metadata: MemoryMetadata,
+  createdAt: z.string(),
+  supersededAt: z.string().optional(),
+  supersededByMemoryId: z.string().optional(),
+  tokens: z.number().int(),
+});
+export type MemoryItem = z.infer<typeof MemoryItem>;
+
+export const IdempotencyItem = z.object({
+  ...keys,
+  type: z.literal("IDEM"),
+  messageId: z.string(),
+});
+
+export const InboxRecord = z.object({
+  ...keys,
+  type: z.literal("INBOX"),
+  tenantId: z.string(),
+  item: InboxItem,
+  status: InboxItem.shape.status,
+});
+
+export const toProcess = (m: MetaItem): Process =>
+  Process.parse({
+    processId: m.processId,
+    projectId: m.projectId,
+    sessionId: m.sessionId,
+    parentProcessId: m.parentProcessId,
+    name: m.name,
+    recipe: m.recipe,
+    engine: m.engine,
+    title: m.title,
+    allowsCrossProjectSpawn: m.allowsCrossProjectSpawn,
+    createdAt: m.createdAt,
+  });
+
+export const toMessage = (i: MessageItem): Message => ({
+  id: i.id,
+  processId: i.processId,
+  role: i.role,
+  content: i.content,
+  tags: i.tags,
+  createdAt: i.createdAt,
+  archivedInMemoryId: i.archivedInMemoryId ?? null,
+  ...(i.toolCallId !== undefined ? { toolCallId: i.toolCallId } : {}),
+  ...(i.toolCalls !== undefined ? { toolCalls: i.toolCalls } : {}),
+  tokens: i.tokens,
+});
+
+export const toMemory = (i: MemoryItem): Memory => ({
+  id: i.id,
+  processId: i.processId,
+  kind: i.kind,
+  status: i.status,
+  content: i.content,
+  sourceRefs: i.sourceRefs,
+  metadata: i.metadata,
+  createdAt: i.createdAt,
+  supersededAt: i.supersededAt ?? null,
+  ...(i.supersededByMemoryId ? { supersededByMemoryId: i.supersededByMemoryId } : {}),
+  tokens: i.tokens,
+});
+
+/** Parses a raw item by its `type`, so one Query can hold several item types. */
+export function parseItem(raw: Record<string, unknown>) {
+  switch (raw.type) {
+    case "META":
+      return { type: "META" as const, item: MetaItem.parse(raw) };
+    case "MSG":
+      return { type: "MSG" as const, item: MessageItem.parse(raw) };
+    case "MEM":
+      return { type: "MEM" as const, item: MemoryItem.parse(raw) };
+    default:
+      throw new Error(`unexpected item type ${String(raw.type)} at ${String(raw.sk)}`);
+  }
+}

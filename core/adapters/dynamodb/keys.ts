@@ -1,0 +1,40 @@
+/**
+ * Pure key builders for the single-table layout (see table.ts and docs/architecture in the README).
+ * Ids are validated at the API boundary to a safe alphabet, so `#` never appears inside one.
+ */
+import type { ProcessKey } from "../../ports/store.js";
+
+export const ACTIVE_PREFIX = "A#";
+
+export const processPk = (k: ProcessKey) => `T#${k.tenantId}#P#${k.processId}`;
+export const META_SK = "META";
+export const META_ACTIVE = `${ACTIVE_PREFIX}0`;
+
+export const MESSAGE_PREFIX = "M#";
+export const messageSk = (id: string) => `${MESSAGE_PREFIX}${id}`;
+export const activeMessageKey = (id: string) => `${ACTIVE_PREFIX}M#${id}`;
+
+export const MEMORY_PREFIX = "S#";
+export const memorySk = (id: string) => `${MEMORY_PREFIX}${id}`;
+export const activeMemoryKey = (id: string) => `${ACTIVE_PREFIX}S#${id}`;
+
+export const idempotencySk = (key: string) => `IDEM#${key}`;
+
+/** Tenant-wide listing of processes, newest first (gsi1). */
+export const processesByTenant = (tenantId: string) => `T#${tenantId}#PROCS`;
+/** Processes of one project (gsi2). */
+export const processesByProject = (tenantId: string, projectId: string) =>
+  `T#${tenantId}#PJ#${projectId}`;
+export const processListSk = (createdAt: string, processId: string) => `${createdAt}#${processId}`;
+
+/** Inbox items live in their own partition so that an answer needs only the item id. */
+export const inboxPk = (tenantId: string, itemId: string) => `T#${tenantId}#I#${itemId}`;
+export const INBOX_SK = "INBOX";
+export const inboxByTenant = (tenantId: string) => `T#${tenantId}#INBOX`;
+export const inboxByProcess = (tenantId: string, processId: string) =>
+  `T#${tenantId}#P#${processId}#INBOX`;
+export const inboxListSk = (createdAt: string, itemId: string) => `${createdAt}#${itemId}`;
+
+/** Tunables overrides per tenant (`TENANT`) or per project (`PJ#<project>`). */
+export const settingsPk = (tenantId: string) => `T#${tenantId}#SETTINGS`;
+export const settingsSk = (projectId?: string) => (projectId ? `PJ#${projectId}` : "TENANT");

@@ -1,0 +1,27 @@
+/**
+ * The one table's shape, shared by the local runner, the tests and the SST stack so that all
+ * three create the same key schema and indexes.
+ *
+ * - pk/sk: item collection per process (`T#<tenant>#P#<process>`), see keys.ts.
+ * - lsi1 (sparse, ConsistentRead-capable): `lsi1sk` is set only on items in the replay
+ *   (META `A#0`, active messages `A#M#<id>`, the active summary `A#S#<id>`).
+ * - gsi1: tenant-wide listings (processes newest first, inbox items).
+ * - gsi2: processes of one project.
+ */
+export const TABLE_NAME_DEFAULT = "vancetope-memory";
+
+export const tableAttributes = [
+  { name: "pk", type: "S" },
+  { name: "sk", type: "S" },
+  { name: "lsi1sk", type: "S" },
+  { name: "gsi1pk", type: "S" },
+  { name: "gsi1sk", type: "S" },
+  { name: "gsi2pk", type: "S" },
+  { name: "gsi2sk", type: "S" },
+] as const;
+
+export const tableIndexes = {
+  lsi1: { name: "lsi1", sortKey: "lsi1sk" },
+  gsi1: { name: "gsi1", partitionKey: "gsi1pk", sortKey: "gsi1sk" },
+  gsi2: { name: "gsi2", partitionKey: "gsi2pk", sortKey: "gsi2sk" },
+} as const;

@@ -1,0 +1,36 @@
+/**
+ * Compaction metrics as CloudWatch EMF through Powertools: `vance.memory.compaction` (count) and
+ * `vance.memory.compaction.messages` (one value per run), both with the dimension `mode`.
+ */
+import { Metrics as PowertoolsMetrics, MetricUnit } from "@aws-lambda-powertools/metrics";
+import type { CompactionMetricMode, Metrics } from "../../ports/metrics.js";
+
+export function createEmfMetrics(options: { namespace?: string; serviceName?: string } = {}): Metrics {
+  const metrics = new PowertoolsMetrics({
+    namespace: options.namespace ?? process.env.POWERTOOLS_METRICS_NAMESPACE ?? "Vancetope/Memory",
+    serviceName: options.serviceName ?? process.env.POWERTOOLS_SERVICE_NAME ?? "vancetope-memory",
+  });
+  return {
+    compaction(mode: CompactionMetricMode, compactedMessages: number) {
+      // One EMF document per run keeps the `mode` dimension on both metrics.
+      const single = metrics.singleMetric();
+      single.addDimension("mode", mode);
+      single.addMetric("vance.memory.compaction", MetricUnit.Count, 1);
+      single.addMetric("vance.memory.compaction.messages", MetricUnit.Count, compactedMessages);
+    },
+    flush() {
+      metrics.publishStoredMetrics();
+    },
+  };
+}
+
+/** Records metrics in memory (tests, the chaos harness). */
+export function createRecordingMetrics() {
+  const runs: Array<{ mode: CompactionMetricMode; compactedMessages: number }> = [];
+  const metrics: Metrics & { runs: typeof runs } = {
+    runs,
+    compaction: (mode, compactedMessages) => void runs.push({ mode, compactedMessages }),
+    flush: () => {},
+  };
+  return metrics;
+}

@@ -1,0 +1,120 @@
+/**
+ * The public shapes of the service (api.md), as zod schemas with their inferred types. Storage
+ * items are separate types (core/adapters/dynamodb/items.ts).
+ */
+import { z } from "zod";
+
+export const Role = z.enum(["USER", "ASSISTANT", "SYSTEM", "TOOL"]);
+export type Role = z.infer<typeof Role>;
+
+export const ToolCall = z.object({
+  id: z.string().min(1).max(256),
+  name: z.string().min(1).max(256),
+  arguments: z.string().max(100_000),
+});
+export type ToolCall = z.infer<typeof ToolCall>;
+
+export const Message = z.object({
+  id: z.string(),
+  processId: z.string(),
+  role: Role,
+  content: z.string(),
+  tags: z.array(z.string()),
+  createdAt: z.string(),
+  archivedInMemoryId: z.string().nullable(),
+  toolCallId: z.string().optional(),
+  toolCalls: z.array(ToolCall).optional(),
+  /** Token estimate computed once at append (see core/domain/tokens.ts). */
+  tokens: z.number().int().nonnegative(),
+});
+export type Message = z.infer<typeof Message>;
+
+export const MemoryKind = z.enum(["ARCHIVED_CHAT"]);
+export type MemoryKind = z.infer<typeof MemoryKind>;
+
+export const MemoryStatus = z.enum(["OK", "FAILED"]);
+export type MemoryStatus = z.infer<typeof MemoryStatus>;
+
+export const CompactionModeName = z.enum(["NONE", "SOFT", "HARD", "EMERGENCY"]);
+export type CompactionModeName = z.infer<typeof CompactionModeName>;
+
+export const MemoryMetadata = z.object({
+  compactedMessages: z.number().int().nonnegative(),
+  provider: z.string(),
+  model: z.string(),
+  supersededMemoryId: z.string().optional(),
+  recompaction: z.boolean().optional(),
+  topicLabel: z.string().optional(),
+  rangeFromAt: z.string().optional(),
+  rangeToAt: z.string().optional(),
+  error: z.string().optional(),
+  mode: z.string().optional(),
+  usage: z
+    .object({ inputTokens: z.number().optional(), outputTokens: z.number().optional() })
+    .optional(),
+  tokensBefore: z.number().optional(),
+  tokensAfter: z.number().optional(),
+  summarizerCalls: z.number().optional(),
+});
+export type MemoryMetadata = z.infer<typeof MemoryMetadata>;
+
+export const Memory = z.object({
+  id: z.string(),
+  processId: z.string(),
+  kind: MemoryKind,
+  status: MemoryStatus,
+  content: z.string(),
+  sourceRefs: z.array(z.string()),
+  metadata: MemoryMetadata,
+  createdAt: z.string(),
+  supersededAt: z.string().nullable(),
+  supersededByMemoryId: z.string().optional(),
+  /** Token estimate of `content`, so a turn can sum the replay without re-counting. */
+  tokens: z.number().int().nonnegative(),
+});
+export type Memory = z.infer<typeof Memory>;
+
+export const Process = z.object({
+  processId: z.string(),
+  projectId: z.string(),
+  sessionId: z.string().optional(),
+  parentProcessId: z.string().optional(),
+  name: z.string().optional(),
+  recipe: z.string().optional(),
+  engine: z.string().optional(),
+  title: z.string().optional(),
+  allowsCrossProjectSpawn: z.boolean(),
+  createdAt: z.string(),
+});
+export type Process = z.infer<typeof Process>;
+
+export const InboxStatus = z.enum(["OPEN", "ACCEPTED", "DECLINED"]);
+export type InboxStatus = z.infer<typeof InboxStatus>;
+
+export const InboxItem = z.object({
+  id: z.string(),
+  processId: z.string(),
+  type: z.literal("APPROVAL"),
+  tags: z.array(z.string()),
+  status: InboxStatus,
+  payload: z.object({ from: z.string(), to: z.string(), topicLabel: z.string() }),
+  createdAt: z.string(),
+  answeredAt: z.string().optional(),
+});
+export type InboxItem = z.infer<typeof InboxItem>;
+
+export const CompactionResult = z.object({
+  mode: CompactionModeName,
+  compacted: z.boolean(),
+  memoryId: z.string().optional(),
+  compactedMessages: z.number().int().nonnegative(),
+  tokensBefore: z.number().int().nonnegative(),
+  tokensAfter: z.number().int().nonnegative(),
+  reason: z.string().optional(),
+});
+export type CompactionResult = z.infer<typeof CompactionResult>;
+
+export interface Page<T> {
+  items: T[];
+  nextCursor?: string;
+}

@@ -1,0 +1,134 @@
+/**
+ * Validation of everything a caller sends, at the boundary. Limits are documented in the README;
+ * ids use a safe alphabet so they can never break a storage key.
+ */
+import { z } from "zod";
+import { CompactionModeName, Role, ToolCall } from "./model.js";
+
+/** Largest request body accepted (bytes); DynamoDB's item limit is 400 KB. */
+export const MAX_BODY_BYTES = 400 * 1024;
+/** Largest message content (UTF-8 bytes), leaving room for tags, tool calls and keys in one item. */
+export const MAX_CONTENT_BYTES = 256 * 1024;
+export const MAX_TAGS = 50;
+
+export const Id = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:@-]*$/, "use letters, digits and . _ : @ - (max 128)");
+
+const Text = (max: number) => z.string().max(max);
+
+export const PutProcessBody = z.strictObject({
+  projectId: Id,
+  sessionId: Id.optional(),
+  parentProcessId: Id.optional(),
+  name: Text(256).optional(),
+  recipe: Text(256).optional(),
+  engine: Text(256).optional(),
+  title: Text(1024).optional(),
+  allowsCrossProjectSpawn: z.boolean().optional(),
+});
+export type PutProcessBody = z.infer<typeof PutProcessBody>;
+
+const STRENGTHS = ["weak", "normal", "strong", "pinned"];
+
+export const Tag = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[^\p{Cc}]+$/u, "tags hold no control characters")
+  .refine((t) => !t.startsWith("STRENGTH:") || STRENGTHS.includes(t.slice(9)), {
+    message: "STRENGTH tags are STRENGTH:weak|normal|strong|pinned",
+  });
+
+const MessageFields = z.strictObject({
+  role: Role,
+  content: z.string(),
+  tags: z.array(Tag).max(MAX_TAGS).optional(),
+  idempotencyKey: Id.optional(),
+  toolCallId: Text(256).min(1).optional(),
+  toolCalls: z.array(ToolCall).max(128).optional(),
+});
+
+export const AppendMessageBody = MessageFields.refine((b) => !b.toolCalls || b.role === "ASSISTANT", {
+  message: "toolCalls are only allowed on ASSISTANT messages",
+  path: ["toolCalls"],
+})
+  .refine((b) => !b.toolCallId || b.role === "TOOL", {
+    message: "toolCallId is only allowed on TOOL messages",
+    path: ["toolCallId"],
+  })
+  .refine((b) => (b.tags ?? []).filter((t) => t.startsWith("STRENGTH:")).length <= 1, {
+    message: "at most one STRENGTH tag",
+    path: ["tags"],
+  });
+export type AppendMessageBody = z.infer<typeof AppendMessageBody>;
+
+const Limit = (max: number, dflt: number) => z.coerce.number().int().min(1).max(max).default(dflt);
+
+export const ListProcessesQuery = z.object({
+  projectId: Id.optional(),
+  limit: Limit(100, 25),
+  cursor: z.string().max(2048).optional(),
+});
+
+export const ListMessagesQuery = z.object({
+  view: z.enum(["active", "all"]).default("all"),
+  limit: Limit(1000, 100),
+  cursor: z.string().max(2048).optional(),
+});
+
+export const ModelRef = z.strictObject({
+  provider: Text(64).optional(),
+  name: Text(256).optional(),
+  contextWindow: z.number().int().min(1000).max(100_000_000).optional(),
+});
+
+export const PromptSize = z.strictObject({
+  tokens: z.number().int().nonnegative().optional(),
+  chars: z.number().int().nonnegative().optional(),
+  text: z.string().optional(),
+});
+
+export const CompactionBody = z.strictObject({
+  model: ModelRef,
+  prompt: PromptSize.optional(),
+  force: CompactionModeName.exclude(["NONE"]).optional(),
+  instructions: Text(4000).optional(),
+});
+export type CompactionBody = z.infer<typeof CompactionBody>;
+
+const IsoTime = z.iso.datetime({ offset: true });
+
+export const RangeCompactionBody = z
+  .strictObject({ from: IsoTime, to: IsoTime, topicLabel: Text(200).min(1) })
+  .refine((b) => Date.parse(b.from) <= Date.parse(b.to), { message: "from must not be after to", path: ["from"] });
+
+export const TurnBody = z.strictObject({
+  message: AppendMessageBody.optional(),
+  model: ModelRef,
+  prompt: PromptSize.optional(),
+  query: Text(4000).optional(),
+});
+
+export const MemoriesQuery = z.object({
+  kind: z.enum(["ARCHIVED_CHAT"]).default("ARCHIVED_CHAT"),
+  includeSuperseded: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
+  includeFailed: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
+});
+
+export const InboxQuery = z.object({
+  processId: Id.optional(),
+  status: z.enum(["OPEN", "ACCEPTED", "DECLINED"]).optional(),
+});
+
+export const AnswerBody = z.strictObject({ accepted: z.boolean() });
+
+export const SearchQuery = z.object({
+  q: z.string().min(1).max(1000),
+  tag: Tag.optional(),
+  limit: Limit(100, 20),
+});
+
+export const contentBytes = (s: string) => Buffer.byteLength(s, "utf8");

@@ -1,0 +1,7 @@
+/** Low-cardinality counters of what compaction did (EMF in Lambda). */
+export type CompactionMetricMode = "soft" | "hard" | "emergency" | "range";
+
+export interface Metrics {
+  compaction(mode: CompactionMetricMode, compactedMessages: number): void;
+  flush(): void;
+}

@@ -1,0 +1,136 @@
+/**
+ * The Store port: everything the services persist. The DynamoDB adapter implements it against one
+ * table (core/adapters/dynamodb); expected conflicts come back as `{ ok: false, reason }`.
+ */
+import type { InboxItem, InboxStatus, Memory, Message, Page, Process } from "../domain/model.js";
+
+export interface ProcessKey {
+  tenantId: string;
+  processId: string;
+}
+
+/** The META record of a process: its public fields plus the compaction bookkeeping. */
+export interface ProcessState {
+  process: Process;
+  /** Bumped by every committed compaction; a lease is only granted for the version it read. */
+  version: number;
+  activeSummaryId: string | null;
+  lease: { owner: string; until: string } | null;
+  /** A committed memory whose sourceRefs are not all archived yet (roll forward first). */
+  pendingArchive: string | null;
+  /** Whether a USER message was ever appended (auto-pin applies to the first one only). */
+  hasUserMessage: boolean;
+}
+
+/** What one strongly consistent Query over the sparse index returns. */
+export interface ActiveView {
+  state: ProcessState;
+  /** Active OK summaries, oldest first: normally zero or one. */
+  summaries: Memory[];
+  /** Active (unarchived) messages, oldest first. */
+  messages: Message[];
+  /** Read capacity the Query consumed, when the store reports it. */
+  consumedCapacity?: number;
+  itemsRead?: number;
+}
+
+export type ProcessInput = Omit<Process, "createdAt" | "allowsCrossProjectSpawn"> & {
+  allowsCrossProjectSpawn?: boolean;
+};
+
+export type Outcome<R extends string, T = object> = ({ ok: true } & T) | { ok: false; reason: R };
+
+export interface CompactionCommit {
+  leaseOwner: string;
+  expectedVersion: number;
+  /** The new OK memory; it becomes the active summary. */
+  memory: Memory;
+  /** The summary this one replaces (it gets supersededAt / supersededByMemoryId). */
+  priorSummaryId: string | null;
+  /** Messages to archive into `memory` (its sourceRefs); more than fit one transaction roll forward. */
+  archiveIds: string[];
+  /** An extra message written in the same transaction (the range marker). */
+  marker?: Message;
+  at: string;
+}
+
+export interface ListOptions {
+  limit: number;
+  cursor?: string;
+}
+
+export interface Store {
+  upsertProcess(tenantId: string, input: ProcessInput, at: string): Promise<Process>;
+  getProcess(key: ProcessKey): Promise<ProcessState | null>;
+  listProcesses(
+    tenantId: string,
+    options: ListOptions & { projectId?: string },
+  ): Promise<Page<Process>>;
+
+  /** True when the process already has a USER message (the auto-pin existence check, one GetItem). */
+  hasUserMessage(key: ProcessKey): Promise<boolean>;
+  /**
+   * Appends a message to an existing process (`not_found` otherwise). With an idempotency key, a
+   * repeat returns the first message and `created: false`.
+   */
+  appendMessage(
+    key: ProcessKey,
+    message: Message,
+    idempotencyKey?: string,
+  ): Promise<Outcome<"process_not_found", { message: Message; created: boolean }>>;
+  /** Every message, archived included, oldest first. */
+  listMessages(key: ProcessKey, options: ListOptions): Promise<Page<Message>>;
+  getMessages(key: ProcessKey, ids: string[]): Promise<Message[]>;
+  /** META + active summary + active messages in one strongly consistent Query. */
+  activeView(key: ProcessKey): Promise<ActiveView | null>;
+  /** Conditional and idempotent: an already archived message is skipped, never re-pointed. */
+  markArchived(
+    key: ProcessKey,
+    messageIds: string[],
+    memoryId: string,
+  ): Promise<{ archived: string[]; skipped: string[] }>;
+
+  putMemory(key: ProcessKey, memory: Memory): Promise<void>;
+  getMemory(key: ProcessKey, memoryId: string): Promise<Memory | null>;
+  /** Every memory of the process, newest first. */
+  listMemories(key: ProcessKey): Promise<Memory[]>;
+  /** Conditional: a superseded memory is never superseded again. */
+  supersede(
+    key: ProcessKey,
+    oldId: string,
+    newId: string,
+    at: string,
+  ): Promise<Outcome<"already_superseded" | "not_found">>;
+
+  /** Granted when no live lease exists and META still has `expectedVersion`. */
+  acquireLease(
+    key: ProcessKey,
+    lease: { owner: string; until: string; now: string; expectedVersion: number },
+  ): Promise<Outcome<"leased" | "version_changed" | "not_found">>;
+  releaseLease(key: ProcessKey, owner: string): Promise<void>;
+  /** One transaction: memory + META + supersede + as many archives as fit; the rest are pending. */
+  commitCompaction(
+    key: ProcessKey,
+    commit: CompactionCommit,
+  ): Promise<Outcome<"conflict", { pendingArchive: boolean }>>;
+  /** Archives what a pending memory still lacks, then clears the pending marker. */
+  finishPendingArchive(key: ProcessKey, memoryId: string): Promise<{ archived: number }>;
+
+  /** Conditional on the id: a second put of the same id returns the existing item. */
+  putInboxItem(
+    tenantId: string,
+    item: InboxItem,
+  ): Promise<{ created: true; item: InboxItem } | { created: false; item: InboxItem }>;
+  getInboxItem(tenantId: string, itemId: string): Promise<InboxItem | null>;
+  listInbox(
+    tenantId: string,
+    filter: { processId?: string; status?: InboxStatus },
+  ): Promise<InboxItem[]>;
+  /** OPEN -> ACCEPTED/DECLINED once. */
+  answerInboxItem(
+    tenantId: string,
+    itemId: string,
+    status: "ACCEPTED" | "DECLINED",
+    at: string,
+  ): Promise<Outcome<"not_open" | "not_found", { item: InboxItem }>>;
+}

@@ -1,0 +1,21 @@
+/** What the services need, built once per container by the composition root. */
+import type { Clock, Ids } from "../ports/clock.js";
+import type { EventPublisher } from "../ports/events.js";
+import type { Log } from "../ports/logger.js";
+import type { Metrics } from "../ports/metrics.js";
+import type { Store } from "../ports/store.js";
+import type { Summarizer } from "../ports/summarizer.js";
+
+export interface CoreDeps {
+  store: Store;
+  clock: Clock;
+  ids: Ids;
+  log: Log;
+}
+
+export interface ServiceDeps extends CoreDeps {
+  events: EventPublisher;
+  metrics: Metrics;
+  /** Built lazily: handlers that never summarize never load an LLM SDK. */
+  summarizer: () => Promise<Summarizer>;
+}

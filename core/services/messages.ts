@@ -1,0 +1,107 @@
+/**
+ * Appending and listing messages. Append applies the auto-pin rule of spec §5.3 and the
+ * idempotency key; listing serves the full history or the active (replay) view.
+ */
+import { AppError, notFound } from "../domain/errors.js";
+import type { Message, Page } from "../domain/model.js";
+import { MAX_CONTENT_BYTES, contentBytes, type AppendMessageBody } from "../domain/requests.js";
+import { hasStrengthTag } from "../domain/strength.js";
+import { messageTokens } from "../domain/tokens.js";
+import type { ProcessKey } from "../ports/store.js";
+import type { CoreDeps } from "./deps.js";
+
+export const PINNED_TAG = "STRENGTH:pinned";
+
+/**
+ * Spec §5.3, in its short-circuit order: role, then tags, and only then the existence check, so
+ * ASSISTANT/SYSTEM/TOOL messages and explicitly rated ones cost no read. The check asks for an
+ * earlier USER message (api.md: SYSTEM messages before the first USER message do not count). Two parallel first
+ * messages may both see an empty history and both be pinned: harmless, both stay verbatim.
+ */
+export async function shouldAutoPin(
+  body: Pick<AppendMessageBody, "role" | "tags">,
+  hasUserMessage: () => Promise<boolean>,
+): Promise<boolean> {
+  if (body.role !== "USER") return false;
+  if (hasStrengthTag(body.tags ?? [])) return false;
+  return !(await hasUserMessage());
+}
+
+export function checkContentSize(body: Pick<AppendMessageBody, "content" | "toolCalls">) {
+  const bytes =
+    contentBytes(body.content) + (body.toolCalls ?? []).reduce((n, c) => n + contentBytes(c.arguments), 0);
+  if (bytes > MAX_CONTENT_BYTES) {
+    throw new AppError(
+      "too_large",
+      "message.too_large",
+      `message content is ${bytes} bytes; the limit is ${MAX_CONTENT_BYTES} bytes (content plus tool call arguments)`,
+      { fields: ["content"], limit: MAX_CONTENT_BYTES },
+    );
+  }
+}
+
+export interface AppendOptions {
+  /** The turn path already knows whether the process has a USER message (its active view's META). */
+  hasUserMessage?: () => Promise<boolean>;
+}
+
+export async function appendMessage(
+  deps: CoreDeps,
+  key: ProcessKey,
+  body: AppendMessageBody,
+  options: AppendOptions = {},
+): Promise<{ message: Message; created: boolean }> {
+  checkContentSize(body);
+  const pin = await shouldAutoPin(body, options.hasUserMessage ?? (() => deps.store.hasUserMessage(key)));
+  const now = deps.clock.now();
+  const tags = [...(body.tags ?? [])];
+  if (pin) tags.push(PINNED_TAG);
+  const draft = {
+    id: deps.ids.message(now),
+    processId: key.processId,
+    role: body.role,
+    content: body.content,
+    tags,
+    createdAt: now.toISOString(),
+    archivedInMemoryId: null,
+    ...(body.toolCallId !== undefined ? { toolCallId: body.toolCallId } : {}),
+    ...(body.toolCalls !== undefined ? { toolCalls: body.toolCalls } : {}),
+  };
+  const message: Message = { ...draft, tokens: messageTokens(draft) };
+  const out = await deps.store.appendMessage(key, message, body.idempotencyKey);
+  if (!out.ok) throw notFound("process", key.processId);
+  return { message: out.message, created: out.created };
+}
+
+/** Active view pages by message id over the one Query's result; the full history pages in DynamoDB. */
+export async function listMessages(
+  deps: CoreDeps,
+  key: ProcessKey,
+  options: { view: "active" | "all"; limit: number; cursor?: string },
+): Promise<Page<Message>> {
+  if (options.view === "all") {
+    const page = await deps.store.listMessages(key, options);
+    if (page.items.length === 0 && !options.cursor && !(await deps.store.getProcess(key))) {
+      throw notFound("process", key.processId);
+    }
+    return page;
+  }
+  const view = await deps.store.activeView(key);
+  if (!view) throw notFound("process", key.processId);
+  const after = options.cursor ? decodeActiveCursor(options.cursor) : undefined;
+  const rest = after ? view.messages.filter((m) => m.id > after) : view.messages;
+  const items = rest.slice(0, options.limit);
+  const last = items[items.length - 1];
+  return {
+    items,
+    ...(rest.length > items.length && last ? { nextCursor: Buffer.from(`a:${last.id}`).toString("base64url") } : {}),
+  };
+}
+
+function decodeActiveCursor(cursor: string): string {
+  const text = Buffer.from(cursor, "base64url").toString("utf8");
+  if (!text.startsWith("a:") || text.length < 3) {
+    throw new AppError("input", "cursor.invalid", "cursor is not valid for this listing", { fields: ["cursor"] });
+  }
+  return text.slice(2);
+}

@@ -1,0 +1,37 @@
+/**
+ * The HTTP app (Hono): the same routes run in Lambda (hono/aws-lambda), in the local runner and in
+ * tests. Route groups let a Lambda function carry only the routes (and SDKs) it needs.
+ */
+import { Hono, type Context } from "hono";
+import { AppError } from "../../core/domain/errors.js";
+import type { ServiceDeps } from "../../core/services/deps.js";
+import type { TenantResolver } from "./auth.js";
+import { errorResponse } from "./errors.js";
+
+export type Env = { Variables: { tenantId: string } };
+export type RouteGroup = (app: Hono<Env>, deps: ServiceDeps) => void;
+
+export interface HttpAppOptions {
+  deps: ServiceDeps;
+  resolveTenant: TenantResolver;
+  groups: RouteGroup[];
+}
+
+export const tenantOf = (c: Context<Env>) => c.get("tenantId");
+
+export function createHttpApp({ deps, resolveTenant, groups }: HttpAppOptions): Hono<Env> {
+  const app = new Hono<Env>();
+  app.onError((err, c) => errorResponse(c, err, deps.log));
+  app.notFound((c) => c.json({ error: { code: "route.not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404));
+  app.get("/health", (c) => c.json({ ok: true }));
+  app.use("/v1/*", async (c, next) => {
+    const tenant = await resolveTenant(c);
+    if (!tenant) {
+      throw new AppError("auth", "auth.invalid_key", "missing or unknown API key (Authorization: Bearer <key>)");
+    }
+    c.set("tenantId", tenant);
+    await next();
+  });
+  for (const group of groups) group(app, deps);
+  return app;
+}

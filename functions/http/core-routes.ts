@@ -1,0 +1,52 @@
+/** Routes that never summarize: processes, messages, memories. */
+import type { Hono } from "hono";
+import {
+  AppendMessageBody,
+  ListMessagesQuery,
+  ListProcessesQuery,
+  MemoriesQuery,
+  PutProcessBody,
+} from "../../core/domain/requests.js";
+import { listMemories } from "../../core/services/memories.js";
+import { appendMessage, listMessages } from "../../core/services/messages.js";
+import { listProcesses, requireProcess, upsertProcess } from "../../core/services/processes.js";
+import type { ServiceDeps } from "../../core/services/deps.js";
+import { tenantOf, type Env } from "./app.js";
+import { readBody, readId, readQuery } from "./input.js";
+
+export function coreRoutes(app: Hono<Env>, deps: ServiceDeps) {
+  const keyOf = (c: Parameters<typeof tenantOf>[0]) => ({ tenantId: tenantOf(c), processId: readId(c, "processId") });
+
+  app.put("/v1/processes/:processId", async (c) => {
+    const processId = readId(c, "processId");
+    const body = await readBody(c, PutProcessBody);
+    return c.json({ process: await upsertProcess(deps, tenantOf(c), processId, body) });
+  });
+
+  app.get("/v1/processes/:processId", async (c) => {
+    const state = await requireProcess(deps, keyOf(c));
+    return c.json({ process: state.process });
+  });
+
+  app.get("/v1/processes", async (c) => {
+    const q = readQuery(c, ListProcessesQuery);
+    return c.json(await listProcesses(deps, tenantOf(c), q));
+  });
+
+  app.post("/v1/processes/:processId/messages", async (c) => {
+    const key = keyOf(c);
+    const body = await readBody(c, AppendMessageBody);
+    const { message, created } = await appendMessage(deps, key, body);
+    return c.json({ message }, created ? 201 : 200);
+  });
+
+  app.get("/v1/processes/:processId/messages", async (c) => {
+    const key = keyOf(c);
+    return c.json(await listMessages(deps, key, readQuery(c, ListMessagesQuery)));
+  });
+
+  app.get("/v1/processes/:processId/memories", async (c) => {
+    const key = keyOf(c);
+    return c.json({ items: await listMemories(deps, key, readQuery(c, MemoriesQuery)) });
+  });
+}

@@ -1,0 +1,9 @@
+/** Route groups per Lambda function; the local runner serves them all. */
+import type { RouteGroup } from "./app.js";
+import { coreRoutes } from "./core-routes.js";
+
+/** Routes that never summarize (functions/api.ts). */
+export const apiGroups: RouteGroup[] = [coreRoutes];
+/** Routes that may summarize (functions/compaction.ts). */
+export const compactionGroups: RouteGroup[] = [];
+export const allRouteGroups: RouteGroup[] = [...apiGroups, ...compactionGroups];

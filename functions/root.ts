@@ -1,0 +1,58 @@
+/**
+ * The composition root: builds the adapters once per container from the environment. Handlers
+ * that never summarize pass no summarizer factory, so their bundles never contain an LLM SDK.
+ */
+import { createDocumentClient } from "../core/adapters/dynamodb/client.js";
+import { createDynamoStore } from "../core/adapters/dynamodb/store.js";
+import { TABLE_NAME_DEFAULT } from "../core/adapters/dynamodb/table.js";
+import { createEventBridgePublisher } from "../core/adapters/events/eventbridge-publisher.js";
+import { createUlidIds, systemClock } from "../core/adapters/ids.js";
+import { createJsonLog } from "../core/adapters/log.js";
+import { createEmfMetrics } from "../core/adapters/metrics/emf-metrics.js";
+import type { EventPublisher } from "../core/ports/events.js";
+import type { Log } from "../core/ports/logger.js";
+import type { Metrics } from "../core/ports/metrics.js";
+import type { Store } from "../core/ports/store.js";
+import type { Summarizer } from "../core/ports/summarizer.js";
+import type { ServiceDeps } from "../core/services/deps.js";
+
+export interface RootOptions {
+  env?: NodeJS.ProcessEnv;
+  store?: Store;
+  events?: EventPublisher;
+  metrics?: Metrics;
+  log?: Log;
+  /** Only the functions that summarize pass one. */
+  summarizerFactory?: () => Promise<Summarizer>;
+}
+
+export function createDeps(options: RootOptions = {}): ServiceDeps {
+  const env = options.env ?? process.env;
+  const log = options.log ?? createJsonLog();
+  const store =
+    options.store ??
+    createDynamoStore({
+      client: createDocumentClient({ endpoint: env.DYNAMODB_ENDPOINT }),
+      tableName: env.TABLE_NAME ?? TABLE_NAME_DEFAULT,
+    });
+  const events =
+    options.events ??
+    (env.EVENT_BUS_NAME
+      ? createEventBridgePublisher({ busName: env.EVENT_BUS_NAME })
+      : { publish: async (e) => log.warn("no EVENT_BUS_NAME: event not published", { detailType: e.detailType }) });
+  let summarizer: Promise<Summarizer> | undefined;
+  return {
+    store,
+    clock: systemClock,
+    ids: createUlidIds(),
+    log,
+    events,
+    metrics: options.metrics ?? createEmfMetrics(),
+    summarizer: () => {
+      if (!options.summarizerFactory) return Promise.reject(new Error("this function does not summarize"));
+      // Resolved once per container, then reused by every call.
+      summarizer ??= options.summarizerFactory();
+      return summarizer;
+    },
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * The local runner as a library: DynamoDB Local, the table, the in-process event bus and every
+ * route on one port. `npm start`, the end-to-end tests, the demo and the benchmarks all use it.
+ */
+import { serve, type ServerType } from "@hono/node-server";
+import { createDocumentClient } from "../core/adapters/dynamodb/client.js";
+import { createTable } from "../core/adapters/dynamodb/create-table.js";
+import { createDynamoStore } from "../core/adapters/dynamodb/store.js";
+import { TABLE_NAME_DEFAULT } from "../core/adapters/dynamodb/table.js";
+import { createLocalBus, type LocalBus } from "../core/adapters/events/local-bus.js";
+import { createJsonLog, silentLog } from "../core/adapters/log.js";
+import { createRecordingMetrics } from "../core/adapters/metrics/emf-metrics.js";
+import type { Log } from "../core/ports/logger.js";
+import type { ServiceDeps } from "../core/services/deps.js";
+import { createHttpApp } from "../functions/http/app.js";
+import { DEFAULT_LOCAL_KEYS, parseApiKeys, staticKeyResolver } from "../functions/http/auth.js";
+import { allRouteGroups } from "../functions/http/groups.js";
+import { createDeps } from "../functions/root.js";
+import { localRoutes } from "./local-routes.js";
+import { startDynamoLocal, type DynamoLocal } from "./dynamodb-local.js";
+import { summarizerFactoryFromEnv } from "./summarizer.js";
+
+export interface LocalServiceOptions {
+  port?: number;
+  host?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Use a running engine instead of starting one (tests share one per run). */
+  dynamoEndpoint?: string;
+  tableName?: string;
+  dataDir?: string;
+  quiet?: boolean;
+  /** Replace parts of the composition (tests inject fakes for the summarizer). */
+  overrides?: Partial<Pick<ServiceDeps, "summarizer" | "store" | "metrics">>;
+}
+
+export interface LocalService {
+  url: string;
+  port: number;
+  apiKeys: Map<string, string>;
+  deps: ServiceDeps;
+  bus: LocalBus;
+  dynamoEndpoint: string;
+  tableName: string;
+  stop(): Promise<void>;
+}
+
+export async function startLocalService(options: LocalServiceOptions = {}): Promise<LocalService> {
+  const env = options.env ?? process.env;
+  const log: Log = options.quiet ? silentLog : createJsonLog();
+  const apiKeys = parseApiKeys(env.MEMORY_API_KEYS ?? DEFAULT_LOCAL_KEYS);
+  let engine: DynamoLocal | undefined;
+  const endpoint =
+    options.dynamoEndpoint ??
+    (engine = await startDynamoLocal({ dataDir: options.dataDir ?? env.MEMORY_DATA_DIR })).endpoint;
+  try {
+    const tableName = options.tableName ?? env.TABLE_NAME ?? TABLE_NAME_DEFAULT;
+    const client = createDocumentClient({ endpoint });
+    await createTable(client, tableName);
+    const bus = createLocalBus(log);
+    const deps = createDeps({
+      env,
+      log,
+      store: options.overrides?.store ?? createDynamoStore({ client, tableName }),
+      events: bus,
+      metrics: options.overrides?.metrics ?? createRecordingMetrics(),
+      summarizerFactory: summarizerFactoryFromEnv(env),
+    });
+    if (options.overrides?.summarizer) deps.summarizer = options.overrides.summarizer;
+    const app = createHttpApp({ deps, resolveTenant: staticKeyResolver(apiKeys), groups: allRouteGroups });
+    localRoutes(app, { deps, bus, apiKeys });
+    const host = options.host ?? "127.0.0.1";
+    const server: ServerType = await new Promise((resolve) => {
+      const s = serve({ fetch: app.fetch, port: options.port ?? Number(env.PORT ?? 3000), hostname: host }, () =>
+        resolve(s),
+      );
+    });
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : 0;
+    let stopping: Promise<void> | undefined;
+    return {
+      url: `http://${host}:${port}`,
+      port,
+      apiKeys,
+      deps,
+      bus,
+      dynamoEndpoint: endpoint,
+      tableName,
+      stop: () =>
+        (stopping ??= (async () => {
+          await new Promise<void>((r) => server.close(() => r()));
+          await bus.drain();
+          await engine?.stop();
+        })()),
+    };
+  } catch (e) {
+    await engine?.stop();
+    throw e;
+  }
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import {
+  activeMemoryKey,
+  activeMessageKey,
+  inboxPk,
+  memorySk,
+  messageSk,
+  META_ACTIVE,
+  processPk,
+} from "../../core/adapters/dynamodb/keys.js";
+import { archiveUpdate, decodeCursor, encodeCursor, supersedeUpdate } from "../../core/adapters/dynamodb/store.js";
+
+describe("key builders", () => {
+  const key = { tenantId: "acme", processId: "p-1" };
+
+  it("puts every item of a process in one partition", () => {
+    expect(processPk(key)).toBe("T#acme#P#p-1");
+    expect(messageSk("msg_01")).toBe("M#msg_01");
+    expect(memorySk("mem_01")).toBe("S#mem_01");
+  });
+
+  it("orders META before active messages before the active summary on the sparse index", () => {
+    const sorted = [activeMemoryKey("mem_1"), activeMessageKey("msg_1"), META_ACTIVE].sort();
+    expect(sorted).toEqual([META_ACTIVE, activeMessageKey("msg_1"), activeMemoryKey("mem_1")]);
+    for (const k of sorted) expect(k.startsWith("A#")).toBe(true);
+  });
+
+  it("separates tenants even for the same process id", () => {
+    expect(processPk({ tenantId: "a", processId: "p" })).not.toBe(processPk({ tenantId: "b", processId: "p" }));
+    expect(inboxPk("a", "inb_1")).not.toBe(inboxPk("b", "inb_1"));
+  });
+
+  it("builds an archive update that never re-points an archived message", () => {
+    const u = archiveUpdate("t", key, "msg_1", "mem_9", "2026-01-01T00:00:00.000Z");
+    expect(u.ConditionExpression).toContain("attribute_not_exists(archivedInMemoryId)");
+    expect(u.UpdateExpression).toContain("REMOVE lsi1sk");
+    expect(u.Key).toEqual({ pk: "T#acme#P#p-1", sk: "M#msg_1" });
+  });
+
+  it("builds a supersede update that never supersedes twice", () => {
+    const u = supersedeUpdate("t", key, "mem_1", "mem_2", "2026-01-01T00:00:00.000Z");
+    expect(u.ConditionExpression).toContain("attribute_not_exists(supersededAt)");
+    expect(u.ExpressionAttributeValues[":n"]).toBe("mem_2");
+  });
+
+  it("round-trips cursors and rejects one from another listing", () => {
+    const c = encodeCursor({ pk: "T#acme#P#p-1", sk: "M#msg_5" });
+    expect(decodeCursor(c, { attr: "pk", value: "T#acme#P#p-1" })).toEqual({ pk: "T#acme#P#p-1", sk: "M#msg_5" });
+    expect(() => decodeCursor(c, { attr: "pk", value: "T#evil#P#p-1" })).toThrow(/cursor/);
+    expect(() => decodeCursor("not-base64-json")).toThrow(/cursor/);
+  });
+});
