@@ -15,6 +15,8 @@ import type { Metrics } from "../core/ports/metrics.js";
 import type { Store } from "../core/ports/store.js";
 import type { Summarizer } from "../core/ports/summarizer.js";
 import type { ServiceDeps } from "../core/services/deps.js";
+import { createTunablesResolver } from "../core/services/tunables.js";
+import { tunablesFromEnv } from "../core/domain/tunables.js";
 
 export interface RootOptions {
   env?: NodeJS.ProcessEnv;
@@ -41,7 +43,11 @@ export function createDeps(options: RootOptions = {}): ServiceDeps {
       ? createEventBridgePublisher({ busName: env.EVENT_BUS_NAME })
       : { publish: async (e) => log.warn("no EVENT_BUS_NAME: event not published", { detailType: e.detailType }) });
   let summarizer: Promise<Summarizer> | undefined;
+  // A malformed tunable in the environment fails the container at start, not a turn later.
+  const base = tunablesFromEnv(env);
   return {
+    tunables: createTunablesResolver({ store, base }),
+    leaseMs: Number(env.COMPACTION_LEASE_MS ?? 60_000),
     store,
     clock: systemClock,
     ids: createUlidIds(),

@@ -116,6 +116,10 @@ export interface Store {
   /** Archives what a pending memory still lacks, then clears the pending marker. */
   finishPendingArchive(key: ProcessKey, memoryId: string): Promise<{ archived: number }>;
 
+  /** Tunables overrides of a tenant (no project) or of one project; null when none are stored. */
+  getSettings(tenantId: string, projectId?: string): Promise<Record<string, unknown> | null>;
+  putSettings(tenantId: string, projectId: string | undefined, settings: Record<string, unknown>, at: string): Promise<void>;
+
   /** Conditional on the id: a second put of the same id returns the existing item. */
   putInboxItem(
     tenantId: string,

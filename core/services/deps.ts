@@ -5,6 +5,7 @@ import type { Log } from "../ports/logger.js";
 import type { Metrics } from "../ports/metrics.js";
 import type { Store } from "../ports/store.js";
 import type { Summarizer } from "../ports/summarizer.js";
+import type { TunablesResolver } from "./tunables.js";
 
 export interface CoreDeps {
   store: Store;
@@ -16,6 +17,9 @@ export interface CoreDeps {
 export interface ServiceDeps extends CoreDeps {
   events: EventPublisher;
   metrics: Metrics;
+  tunables: TunablesResolver;
+  /** How long a compaction lease lasts; longer than the summarizer's overall deadline. */
+  leaseMs: number;
   /** Built lazily: handlers that never summarize never load an LLM SDK. */
   summarizer: () => Promise<Summarizer>;
 }

@@ -4,15 +4,22 @@ import {
   AppendMessageBody,
   ListMessagesQuery,
   ListProcessesQuery,
+  Id,
   MemoriesQuery,
   PutProcessBody,
 } from "../../core/domain/requests.js";
+import { TunablesOverride } from "../../core/domain/tunables.js";
+import { settledView } from "../../core/services/compaction.js";
+import { composeContext } from "../../core/services/context.js";
 import { listMemories } from "../../core/services/memories.js";
 import { appendMessage, listMessages } from "../../core/services/messages.js";
 import { listProcesses, requireProcess, upsertProcess } from "../../core/services/processes.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { tenantOf, type Env } from "./app.js";
 import { readBody, readId, readQuery } from "./input.js";
+import { z } from "zod";
+
+const SettingsQuery = z.object({ projectId: Id.optional() });
 
 export function coreRoutes(app: Hono<Env>, deps: ServiceDeps) {
   const keyOf = (c: Parameters<typeof tenantOf>[0]) => ({ tenantId: tenantOf(c), processId: readId(c, "processId") });
@@ -48,5 +55,27 @@ export function coreRoutes(app: Hono<Env>, deps: ServiceDeps) {
   app.get("/v1/processes/:processId/memories", async (c) => {
     const key = keyOf(c);
     return c.json({ items: await listMemories(deps, key, readQuery(c, MemoriesQuery)) });
+  });
+
+  app.get("/v1/processes/:processId/context", async (c) => {
+    const key = keyOf(c);
+    return c.json(await composeContext(deps, key, await settledView(deps, key)));
+  });
+
+  /** Tunables overrides of the tenant, or of one project with `?projectId=` (additive to api.md). */
+  app.get("/v1/settings", async (c) => {
+    const { projectId } = readQuery(c, SettingsQuery);
+    const tenantId = tenantOf(c);
+    return c.json({
+      overrides: await deps.tunables.read(tenantId, projectId),
+      effective: await deps.tunables.forProcess(tenantId, projectId),
+    });
+  });
+
+  app.put("/v1/settings", async (c) => {
+    const { projectId } = readQuery(c, SettingsQuery);
+    const body = await readBody(c, TunablesOverride);
+    const effective = await deps.tunables.save(tenantOf(c), projectId, body, deps.clock.now().toISOString());
+    return c.json({ overrides: body, effective });
   });
 }

@@ -1,9 +1,10 @@
 /** Route groups per Lambda function; the local runner serves them all. */
 import type { RouteGroup } from "./app.js";
+import { compactionRoutes } from "./compaction-routes.js";
 import { coreRoutes } from "./core-routes.js";
 
 /** Routes that never summarize (functions/api.ts). */
 export const apiGroups: RouteGroup[] = [coreRoutes];
 /** Routes that may summarize (functions/compaction.ts). */
-export const compactionGroups: RouteGroup[] = [];
+export const compactionGroups: RouteGroup[] = [compactionRoutes];
 export const allRouteGroups: RouteGroup[] = [...apiGroups, ...compactionGroups];

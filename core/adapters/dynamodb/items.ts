@@ -79,6 +79,13 @@ export const InboxRecord = z.object({
   status: InboxItem.shape.status,
 });
 
+export const SettingsItem = z.object({
+  ...keys,
+  type: z.literal("SETTINGS"),
+  settings: z.record(z.string(), z.unknown()),
+  updatedAt: z.string(),
+});
+
 export const toProcess = (m: MetaItem): Process =>
   Process.parse({
     processId: m.processId,

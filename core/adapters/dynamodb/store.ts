@@ -47,6 +47,8 @@ import {
   processPk,
   processesByProject,
   processesByTenant,
+  settingsPk,
+  settingsSk,
   MEMORY_PREFIX,
 } from "./keys.js";
 import {
@@ -55,6 +57,7 @@ import {
   MemoryItem,
   MessageItem,
   MetaItem,
+  SettingsItem,
   parseItem,
   toMemory,
   toMessage,
@@ -597,6 +600,22 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
         if (!isConditionFailure(e)) throw e;
       }
       return { archived: archived.length };
+    },
+
+    async getSettings(tenantId, projectId) {
+      const out = await client.send(
+        new GetCommand({ TableName: tableName, Key: { pk: settingsPk(tenantId), sk: settingsSk(projectId) }, ConsistentRead: true }),
+      );
+      return out.Item ? SettingsItem.parse(out.Item).settings : null;
+    },
+
+    async putSettings(tenantId, projectId, settings, at) {
+      await client.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { pk: settingsPk(tenantId), sk: settingsSk(projectId), type: "SETTINGS", settings, updatedAt: at },
+        }),
+      );
     },
 
     async putInboxItem(tenantId, item) {

@@ -1,0 +1,218 @@
+/**
+ * API keys in the one table: a key is a random secret shown once; only its SHA-256 hex is stored,
+ * under its own partition (`APIKEY#<hash>`), so the authorizer resolves a key with one GetItem and
+ * an IAM condition can confine the authorizer to these items. gsi1 lists a tenant's keys.
+ *
+ * @example
+ * const keys = createApiKeyStore({ client, tableName });
+ * const { key } = await keys.create({ tenantId: "team-a", label: "engine prod" });
+ * await keys.resolve(key); // { tenantId: "team-a", hash: "…" }
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
+import {
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+  type GetCommandInput,
+  type PutCommandInput,
+  type QueryCommandInput,
+  type UpdateCommandInput,
+} from "@aws-sdk/lib-dynamodb";
+import { z } from "zod";
+import { Id } from "../../domain/requests.js";
+import type { Outcome } from "../../ports/store.js";
+import { tableIndexes } from "./table.js";
+
+/** Keys look like `vtm_<43 base64url chars>` (256 random bits); the prefix helps secret scanners. */
+export const API_KEY_PREFIX = "vtm_";
+/** Longer bearer tokens are never hashed or looked up (they cannot be ours). */
+export const MAX_API_KEY_LENGTH = 256;
+export const API_KEY_SK = "KEY";
+export const API_KEY_PK_PREFIX = "APIKEY#";
+
+export const hashApiKey = (key: string): string => createHash("sha256").update(key, "utf8").digest("hex");
+export const isApiKeyHash = (value: string): boolean => /^[0-9a-f]{64}$/.test(value);
+export const generateApiKey = (random: (size: number) => Buffer = randomBytes): string =>
+  `${API_KEY_PREFIX}${random(32).toString("base64url")}`;
+
+export const apiKeyPk = (hash: string) => `${API_KEY_PK_PREFIX}${hash}`;
+/** gsi1 partition listing one tenant's keys; distinct from the `#PROCS` / `#INBOX` listings. */
+export const apiKeysByTenant = (tenantId: string) => `T#${tenantId}#APIKEYS`;
+export const apiKeyListSk = (createdAt: string, hash: string) => `${createdAt}#${hash}`;
+
+export const ApiKeyLabel = z.string().max(200);
+
+export const ApiKeyItem = z.object({
+  pk: z.string(),
+  sk: z.literal(API_KEY_SK),
+  type: z.literal("APIKEY"),
+  hash: z.string().regex(/^[0-9a-f]{64}$/),
+  tenantId: Id,
+  label: z.string(),
+  createdAt: z.string(),
+  revokedAt: z.string().optional(),
+  gsi1pk: z.string(),
+  gsi1sk: z.string(),
+});
+export type ApiKeyItem = z.infer<typeof ApiKeyItem>;
+
+/** What listings show: never the key, only its hash. */
+export interface ApiKeyRecord {
+  hash: string;
+  tenantId: string;
+  label: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export const toApiKeyRecord = (item: ApiKeyItem): ApiKeyRecord => ({
+  hash: item.hash,
+  tenantId: item.tenantId,
+  label: item.label,
+  createdAt: item.createdAt,
+  revokedAt: item.revokedAt ?? null,
+});
+
+/** The stored item for a new key (pure). */
+export function apiKeyItem(input: { hash: string; tenantId: string; label: string; createdAt: string }): ApiKeyItem {
+  return {
+    pk: apiKeyPk(input.hash),
+    sk: API_KEY_SK,
+    type: "APIKEY",
+    hash: input.hash,
+    tenantId: input.tenantId,
+    label: input.label,
+    createdAt: input.createdAt,
+    gsi1pk: apiKeysByTenant(input.tenantId),
+    gsi1sk: apiKeyListSk(input.createdAt, input.hash),
+  };
+}
+
+// The item's listing attributes must stay the ones gsi1 indexes.
+const _gsi1Attributes: [typeof tableIndexes.gsi1.partitionKey, typeof tableIndexes.gsi1.sortKey] = ["gsi1pk", "gsi1sk"];
+void _gsi1Attributes;
+
+/** A key is written once: a hash collision (or a replayed create) never overwrites a tenant. */
+export const createKeyParams = (tableName: string, item: ApiKeyItem): PutCommandInput => ({
+  TableName: tableName,
+  Item: item,
+  ConditionExpression: "attribute_not_exists(pk)",
+});
+
+/** Consistent read: a key works the moment `keys create` returns, and stops when revoked. */
+export const resolveKeyParams = (tableName: string, hash: string): GetCommandInput => ({
+  TableName: tableName,
+  Key: { pk: apiKeyPk(hash), sk: API_KEY_SK },
+  ConsistentRead: true,
+});
+
+/** Revocation keeps the item (audit) and stamps it once. */
+export const revokeKeyParams = (tableName: string, hash: string, at: string): UpdateCommandInput => ({
+  TableName: tableName,
+  Key: { pk: apiKeyPk(hash), sk: API_KEY_SK },
+  UpdateExpression: "SET revokedAt = :at",
+  ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(revokedAt)",
+  ExpressionAttributeValues: { ":at": at },
+  ReturnValues: "ALL_NEW",
+  ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+});
+
+/** Newest first. */
+export const listKeysParams = (tableName: string, tenantId: string): QueryCommandInput => ({
+  TableName: tableName,
+  IndexName: tableIndexes.gsi1.name,
+  KeyConditionExpression: "#pk = :pk",
+  ExpressionAttributeNames: { "#pk": tableIndexes.gsi1.partitionKey },
+  ExpressionAttributeValues: { ":pk": apiKeysByTenant(tenantId) },
+  ScanIndexForward: false,
+});
+
+/** The bearer token of an `Authorization` header value, or null. */
+export function bearerToken(header: string | undefined | null): string | null {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
+  return m?.[1] ?? null;
+}
+
+export interface ApiKeyStoreOptions {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  now?: () => Date;
+  random?: (size: number) => Buffer;
+}
+
+export interface ApiKeyStore {
+  /** Creates a key for the tenant; the returned `key` is the only copy that will ever exist. */
+  create(input: { tenantId: string; label?: string }): Promise<{ key: string; record: ApiKeyRecord }>;
+  /** The tenant of a live key, or null for unknown, revoked or malformed keys. */
+  resolve(key: string): Promise<{ tenantId: string; hash: string } | null>;
+  get(hash: string): Promise<ApiKeyRecord | null>;
+  revoke(hash: string): Promise<Outcome<"not_found" | "already_revoked", { record: ApiKeyRecord }>>;
+  /** Every key of the tenant, revoked included, newest first. */
+  list(tenantId: string): Promise<ApiKeyRecord[]>;
+}
+
+export function createApiKeyStore(options: ApiKeyStoreOptions): ApiKeyStore {
+  const { client, tableName } = options;
+  const now = options.now ?? (() => new Date());
+  const random = options.random ?? randomBytes;
+
+  const get = async (hash: string): Promise<ApiKeyItem | null> => {
+    const out = await client.send(new GetCommand(resolveKeyParams(tableName, hash)));
+    return out.Item ? ApiKeyItem.parse(out.Item) : null;
+  };
+
+  return {
+    async create({ tenantId, label = "" }) {
+      Id.parse(tenantId);
+      ApiKeyLabel.parse(label);
+      const key = generateApiKey(random);
+      const item = apiKeyItem({ hash: hashApiKey(key), tenantId, label, createdAt: now().toISOString() });
+      await client.send(new PutCommand(createKeyParams(tableName, item)));
+      return { key, record: toApiKeyRecord(item) };
+    },
+
+    async resolve(key) {
+      if (key.length === 0 || key.length > MAX_API_KEY_LENGTH) return null;
+      const hash = hashApiKey(key);
+      const item = await get(hash);
+      if (!item || item.revokedAt) return null;
+      return { tenantId: item.tenantId, hash };
+    },
+
+    async get(hash) {
+      if (!isApiKeyHash(hash)) return null;
+      const item = await get(hash);
+      return item ? toApiKeyRecord(item) : null;
+    },
+
+    async revoke(hash) {
+      if (!isApiKeyHash(hash)) return { ok: false, reason: "not_found" };
+      try {
+        const out = await client.send(new UpdateCommand(revokeKeyParams(tableName, hash, now().toISOString())));
+        return { ok: true, record: toApiKeyRecord(ApiKeyItem.parse(out.Attributes)) };
+      } catch (e) {
+        if (e instanceof ConditionalCheckFailedException) {
+          return { ok: false, reason: e.Item ? "already_revoked" : "not_found" };
+        }
+        throw e;
+      }
+    },
+
+    async list(tenantId) {
+      Id.parse(tenantId);
+      const records: ApiKeyRecord[] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const out = await client.send(
+          new QueryCommand({ ...listKeysParams(tableName, tenantId), ExclusiveStartKey: start }),
+        );
+        for (const item of out.Items ?? []) records.push(toApiKeyRecord(ApiKeyItem.parse(item)));
+        start = out.LastEvaluatedKey;
+      } while (start);
+      return records;
+    },
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * One engine turn in one request: append the turn's message (if any), compact if needed, compose
+ * the context, return the active messages. Without a compaction it costs one strongly consistent
+ * Query plus the append's one transaction (and, for workers, the parent lookup).
+ */
+import type { CompactionResult, Message } from "../domain/model.js";
+import type { AppendMessageBody } from "../domain/requests.js";
+import type { ProcessKey } from "../ports/store.js";
+import { compactIfNeeded, resolveContextWindow, settledView, type CompactionRequest } from "./compaction.js";
+import { composeContext, type ComposedContext } from "./context.js";
+import type { ServiceDeps } from "./deps.js";
+import { appendMessage } from "./messages.js";
+
+export interface TurnRequest extends Omit<CompactionRequest, "force" | "instructions"> {
+  message?: AppendMessageBody;
+  query?: string;
+}
+
+export interface TurnResult {
+  compaction: CompactionResult;
+  context: ComposedContext;
+  messages: Message[];
+}
+
+export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnRequest): Promise<TurnResult> {
+  resolveContextWindow(request.model); // a 400 before anything is written
+  const view = await settledView(deps, key);
+  if (request.message) {
+    const { message, created } = await appendMessage(deps, key, request.message, {
+      hasUserMessage: async () => view.state.hasUserMessage,
+    });
+    if (created || !view.messages.some((m) => m.id === message.id)) {
+      if (message.role === "USER") view.state.hasUserMessage = true;
+      if (message.archivedInMemoryId === null) view.messages.push(message);
+    }
+  }
+  const { view: after, ...compaction } = await compactIfNeeded(deps, key, request, { view });
+  const context = await composeContext(deps, key, after);
+  return { compaction, context, messages: after.messages };
+}
