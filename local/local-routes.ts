@@ -24,7 +24,8 @@ interface PutEventsEntry {
 const awsJsonError = (type: string, message: string) => ({ __type: type, message });
 
 export function localRoutes(app: Hono<Env>, { bus }: LocalRouteDeps) {
-  app.post("/local/eventbridge", async (c) => {
+  // The AWS SDK appends a slash to a custom endpoint's path.
+  app.on("POST", ["/local/eventbridge", "/local/eventbridge/"], async (c) => {
     const target = c.req.header("x-amz-target");
     if (target !== "AWSEvents.PutEvents") {
       return c.json(awsJsonError("UnknownOperationException", `unsupported target ${target ?? "(none)"}`), 400);

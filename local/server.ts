@@ -12,6 +12,7 @@ import { createJsonLog, silentLog } from "../core/adapters/log.js";
 import { createRecordingMetrics } from "../core/adapters/metrics/emf-metrics.js";
 import type { Log } from "../core/ports/logger.js";
 import type { ServiceDeps } from "../core/services/deps.js";
+import { handleInboxAnswered, handlePlanCompleted, INBOX_SOURCE, PLAN_SOURCE } from "../core/services/inbox.js";
 import { createHttpApp } from "../functions/http/app.js";
 import { DEFAULT_LOCAL_KEYS, parseApiKeys, staticKeyResolver } from "../functions/http/auth.js";
 import { allRouteGroups } from "../functions/http/groups.js";
@@ -67,6 +68,9 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     });
     if (options.overrides?.summarizer) deps.summarizer = options.overrides.summarizer;
     const app = createHttpApp({ deps, resolveTenant: staticKeyResolver(apiKeys), groups: allRouteGroups });
+    // The same handlers the EventBridge rules reach in AWS.
+    bus.subscribe({ source: PLAN_SOURCE, detailType: "PlanCompleted" }, async (e) => void (await handlePlanCompleted(deps, e.detail)));
+    bus.subscribe({ source: INBOX_SOURCE, detailType: "InboxItemAnswered" }, async (e) => void (await handleInboxAnswered(deps, e.detail)));
     localRoutes(app, { deps, bus, apiKeys });
     const host = options.host ?? "127.0.0.1";
     const server: ServerType = await new Promise((resolve) => {

@@ -95,7 +95,7 @@ export const CompactionBody = z.strictObject({
   model: ModelRef,
   prompt: PromptSize.optional(),
   force: CompactionModeName.exclude(["NONE"]).optional(),
-  instructions: Text(4000).optional(),
+  instructions: Text(2000).optional(),
 });
 export type CompactionBody = z.infer<typeof CompactionBody>;
 

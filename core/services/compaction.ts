@@ -139,7 +139,7 @@ export async function compactRange(deps: ServiceDeps, key: ProcessKey, range: Ra
     processId: key.processId,
     role: "SYSTEM",
     content: `[compaction] Topic "${range.topicLabel}" was completed; ${fold.length} messages were folded into the conversation summary.`,
-    tags: [`RECOMPACTION:${range.topicLabel}`, "STRENGTH:strong"],
+    tags: [`${RANGE_MARKER_PREFIX}${range.topicLabel}`, "STRENGTH:strong"],
     createdAt: last.createdAt,
     archivedInMemoryId: null,
   };
@@ -164,12 +164,18 @@ const inWindow = (m: Message, range: RangeRequest) => {
   return t >= Date.parse(range.from) && t <= Date.parse(range.to);
 };
 
-/** Active, unpinned messages in the window; a tool group with a member outside (or pinned) stays. */
+export const RANGE_MARKER_PREFIX = "RECOMPACTION:";
+const isRangeMarker = (m: Message) => m.tags.some((t) => t.startsWith(RANGE_MARKER_PREFIX));
+
+/**
+ * Active, unpinned messages in the window; a tool group with a member outside (or pinned) stays,
+ * and so do earlier range markers, which keeps a repeated range compaction a no-op.
+ */
 export function selectRange(messages: Message[], range: RangeRequest): Message[] {
   const group = toolGroups(messages);
   const stays = new Set<number>();
   messages.forEach((m, i) => {
-    if (!inWindow(m, range) || effectiveStrength(m) === "pinned") stays.add(group[i]!);
+    if (!inWindow(m, range) || effectiveStrength(m) === "pinned" || isRangeMarker(m)) stays.add(group[i]!);
   });
   return messages.filter((_, i) => !stays.has(group[i]!));
 }

@@ -23,6 +23,10 @@ export function createHttpApp({ deps, resolveTenant, groups }: HttpAppOptions): 
   const app = new Hono<Env>();
   app.onError((err, c) => errorResponse(c, err, deps.log));
   app.notFound((c) => c.json({ error: { code: "route.not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404));
+  app.use("*", async (_c, next) => {
+    await next();
+    deps.metrics.flush();
+  });
   app.get("/health", (c) => c.json({ ok: true }));
   app.use("/v1/*", async (c, next) => {
     const tenant = await resolveTenant(c);

@@ -1,0 +1,300 @@
+/**
+ * The strength-aware selector (spec §3.1, §5.2): which active messages a compaction folds, and how
+ * the folded run is cut into summarizer calls that can never overflow the summarizer's window.
+ */
+import { invalid } from "./errors.js";
+import { anchorFor } from "./mode.js";
+import type { CompactionModeName, Message, Role, ToolCall } from "./model.js";
+import { effectiveStrength, type Strength } from "./strength.js";
+import { messageChars } from "./tokens.js";
+import type { Tunables } from "./tunables.js";
+
+export type ActiveMode = Exclude<CompactionModeName, "NONE">;
+
+/** What selection reads of a message; `Message` satisfies it. */
+export interface SelectableMessage {
+  role: Role;
+  content: string;
+  tags: readonly string[];
+  toolCallId?: string | undefined;
+  toolCalls?: readonly ToolCall[] | undefined;
+}
+
+/**
+ * The §3.1 table. SYSTEM messages follow it like any other role: a system prompt that must survive
+ * is pinned explicitly (engines pin their policy messages on spawn, §5.1), and an untagged
+ * substantive SYSTEM note is as foldable as any normal message.
+ */
+export const FOLD_TABLE: Readonly<Record<Strength, Readonly<Record<ActiveMode, "stay" | "fold">>>> = {
+  pinned: { SOFT: "stay", HARD: "stay", EMERGENCY: "stay" },
+  strong: { SOFT: "stay", HARD: "stay", EMERGENCY: "fold" },
+  normal: { SOFT: "stay", HARD: "fold", EMERGENCY: "fold" },
+  weak: { SOFT: "fold", HARD: "fold", EMERGENCY: "fold" },
+};
+
+/** Whether a message of `strength` may fold in `mode` (before anchor, trigger turn and groups). */
+export function foldsByStrength(strength: Strength, mode: CompactionModeName): boolean {
+  // Pinned first, before any mode logic (§5.2): nothing below may ever change that answer.
+  if (strength === "pinned") return false;
+  if (mode === "NONE") return false;
+  return FOLD_TABLE[strength][mode] === "fold";
+}
+
+/**
+ * The tool group of each message, as the index of the group's first member: an ASSISTANT message
+ * with `toolCalls` and the later TOOL messages whose `toolCallId` names one of its calls share its
+ * index; every other message is its own group. A reused call id belongs to the nearest earlier
+ * call; a TOOL result without a visible call stands alone.
+ */
+export function toolGroups(messages: readonly SelectableMessage[]): number[] {
+  const callOwner = new Map<string, number>();
+  return messages.map((m, i) => {
+    if (m.role === "ASSISTANT" && m.toolCalls !== undefined) {
+      for (const call of m.toolCalls) callOwner.set(call.id, i);
+      return i;
+    }
+    if (m.role === "TOOL" && m.toolCallId !== undefined) return callOwner.get(m.toolCallId) ?? i;
+    return i;
+  });
+}
+
+export type NoOpReason = "mode_none" | "keep_recent" | "nothing_eligible";
+
+export interface Selection<M> {
+  /** Messages to fold into the summary, oldest first. */
+  fold: M[];
+  /** Messages that stay active, oldest first. */
+  keep: M[];
+  /** Why nothing is folded; absent when `fold` is not empty. */
+  reason?: NoOpReason;
+}
+
+export type SelectorTunables = Pick<
+  Tunables,
+  "keepRecent" | "softAnchor" | "hardAnchor" | "emergencyAnchor"
+>;
+
+/**
+ * Splits the active messages (oldest first) into what to fold and what to keep. In order:
+ * NONE folds nothing; with `keepRecent` messages or fewer nothing folds; the anchor (last K per
+ * mode) and the triggering turn (the newest USER message and everything after it) stay; pinned
+ * stays in every mode; the rest follows {@link FOLD_TABLE}; and a tool group (a call with its
+ * results) folds whole or not at all: one member that must stay keeps the whole group.
+ *
+ * @example selectForCompaction(active, "HARD", DEFAULT_TUNABLES).fold
+ */
+export function selectForCompaction<M extends SelectableMessage = Message>(
+  messages: readonly M[],
+  mode: CompactionModeName,
+  tunables: SelectorTunables,
+): Selection<M> {
+  const all = [...messages];
+  if (mode === "NONE") return { fold: [], keep: all, reason: "mode_none" };
+  if (all.length <= tunables.keepRecent) return { fold: [], keep: all, reason: "keep_recent" };
+
+  const n = all.length;
+  const anchorStart = n - Math.min(n, anchorFor(mode, tunables));
+  let triggerStart = n;
+  for (let i = n - 1; i >= 0; i--) {
+    if (all[i]!.role === "USER") {
+      triggerStart = i;
+      break;
+    }
+  }
+  const protectedFrom = Math.min(anchorStart, triggerStart);
+
+  const group = toolGroups(all);
+  const groupStays = new Set<number>();
+  all.forEach((m, i) => {
+    if (i >= protectedFrom || !foldsByStrength(effectiveStrength(m), mode)) groupStays.add(group[i]!);
+  });
+
+  const fold: M[] = [];
+  const keep: M[] = [];
+  all.forEach((m, i) => (groupStays.has(group[i]!) ? keep : fold).push(m));
+  return fold.length === 0 ? { fold, keep, reason: "nothing_eligible" } : { fold, keep };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Chunking the fold into summarizer calls
+// ---------------------------------------------------------------------------------------------
+
+/** What chunking reads of a message; `Message` and the summarizer's source message satisfy it. */
+export interface ChunkableMessage {
+  role: Role;
+  content: string;
+  toolCallId?: string | undefined;
+  toolCalls?: readonly ToolCall[] | undefined;
+}
+
+/**
+ * Characters counted per message on top of its text: the summarizer prompt frames each message
+ * with a header (role, id, time, tool call ids), so a chunk of many tiny messages must fit as well.
+ */
+export const SUMMARY_SOURCE_FRAMING_CHARS = 64;
+
+/** The smallest cap a chunk can have: one framed message with a short stub. */
+export const MIN_CHUNK_CHARS = SUMMARY_SOURCE_FRAMING_CHARS + 64;
+
+/** Chars one message takes in a summarizer call: framing + content + tool call names/arguments. */
+export function sourceChars(message: ChunkableMessage): number {
+  return SUMMARY_SOURCE_FRAMING_CHARS + messageChars(message);
+}
+
+/** Appended where text was cut, so the summarizer (and a reader of the summary) knows. */
+export function truncationMarker(removedChars: number): string {
+  return `\u2026[truncated ${removedChars} chars]`;
+}
+// Longest marker for any removed count below 10^9 chars (above the 400 KB request limit anyway).
+const MARKER_MAX = truncationMarker(999_999_999).length;
+
+/** Keeps the head of `text` within `limit` chars, never splitting a surrogate pair. */
+function head(text: string, limit: number): string {
+  let end = Math.max(0, limit);
+  if (end > 0 && end < text.length) {
+    const code = text.charCodeAt(end - 1);
+    if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+  }
+  return text.slice(0, end);
+}
+
+/** Per-item limits so the items sum to at most `budget`, cutting only the largest ones. */
+function waterFill(lengths: readonly number[], budget: number): number[] {
+  const order = lengths.map((len, i) => ({ len, i })).sort((a, b) => a.len - b.len);
+  const limits = new Array<number>(lengths.length).fill(0);
+  let remaining = Math.max(0, budget);
+  order.forEach(({ len, i }, k) => {
+    const share = Math.floor(remaining / (order.length - k));
+    limits[i] = Math.min(len, share);
+    remaining -= limits[i]!;
+  });
+  return limits;
+}
+
+/**
+ * A copy of `message` whose {@link sourceChars} is at most `maxChars` (given `maxChars >=
+ * SUMMARY_SOURCE_FRAMING_CHARS`), for summarizer input only; stored messages are never changed.
+ * The content and tool-call arguments keep their heads, the largest cut first, each cut marked
+ * with {@link truncationMarker}. When even that cannot fit (many calls with long names), the
+ * message becomes a one-line stub naming its role, size and tool calls.
+ */
+export function truncateForSummary<M extends ChunkableMessage>(message: M, maxChars: number): M {
+  const size = sourceChars(message);
+  if (size <= maxChars) return message;
+
+  const calls = message.toolCalls ?? [];
+  const pieces = [message.content, ...calls.map((c) => c.arguments)];
+  const names = calls.reduce((sum, c) => sum + c.name.length, 0);
+  const budget = maxChars - SUMMARY_SOURCE_FRAMING_CHARS - names - MARKER_MAX * pieces.length;
+  if (budget >= 0) {
+    const limits = waterFill(
+      pieces.map((p) => p.length),
+      budget,
+    );
+    const cut = pieces.map((p, k) => {
+      if (p.length <= limits[k]!) return p;
+      const kept = head(p, limits[k]!);
+      return kept + truncationMarker(p.length - kept.length);
+    });
+    const truncated: ChunkableMessage = { ...message, content: cut[0]! };
+    if (message.toolCalls !== undefined) {
+      truncated.toolCalls = calls.map((c, k) => ({ ...c, arguments: cut[k + 1]! }));
+    }
+    return truncated as M;
+  }
+
+  const callNote = calls.length > 0 ? `, tool calls: ${calls.map((c) => c.name).join(", ")}` : "";
+  const stub = `[${message.role} message of ${size} chars truncated${callNote}]`;
+  const { toolCalls: _dropped, ...rest } = message;
+  return { ...rest, content: head(stub, maxChars - SUMMARY_SOURCE_FRAMING_CHARS) } as M;
+}
+
+export interface SourceChunk<M> {
+  /** The original messages of this chunk, oldest first (their ids go to `sourceRefs`). */
+  messages: M[];
+  /** What the summarizer receives: `messages`, oversize ones truncated to fit. */
+  source: M[];
+  /** Total {@link sourceChars} of `source`; at most the cap. */
+  chars: number;
+  /** True when any message of `source` was truncated. */
+  truncated: boolean;
+}
+
+/** Contiguous runs that must not be split: each tool group with everything between its members. */
+function units<M extends ChunkableMessage>(messages: readonly M[]): M[][] {
+  const group = toolGroups(messages.map((m) => ({ ...m, tags: [] })));
+  const lastOf = new Map<number, number>();
+  group.forEach((g, i) => lastOf.set(g, i));
+  const out: M[][] = [];
+  let i = 0;
+  while (i < messages.length) {
+    let end = lastOf.get(group[i]!)!;
+    for (let j = i; j <= end; j++) end = Math.max(end, lastOf.get(group[j]!)!);
+    out.push(messages.slice(i, end + 1));
+    i = end + 1;
+  }
+  return out;
+}
+
+/**
+ * Cuts a selection (oldest first) into summarizer calls of at most `capChars` {@link sourceChars}
+ * each, in order, without splitting a tool group. A unit larger than the cap gets a chunk of its
+ * own with its largest messages truncated; only when the cap cannot give each of its members
+ * {@link MIN_CHUNK_CHARS} is a (huge) tool group spread over consecutive chunks, because
+ * overflowing the summarizer would fail the whole compaction. Throws `summarizer.cap_too_small`
+ * below {@link MIN_CHUNK_CHARS}.
+ */
+export function chunkBySourceChars<M extends ChunkableMessage>(
+  messages: readonly M[],
+  capChars: number,
+): SourceChunk<M>[] {
+  if (!(capChars >= MIN_CHUNK_CHARS)) {
+    throw invalid(
+      "summarizer.cap_too_small",
+      `summarizer input cap ${capChars} is below the minimum of ${MIN_CHUNK_CHARS} chars`,
+    );
+  }
+  const chunks: SourceChunk<M>[] = [];
+  let current: M[] = [];
+  let currentChars = 0;
+  const flush = () => {
+    if (current.length > 0) {
+      chunks.push({ messages: current, source: current, chars: currentChars, truncated: false });
+    }
+    current = [];
+    currentChars = 0;
+  };
+  const oversize = (unit: M[]) => {
+    flush();
+    const limits = waterFill(unit.map(sourceChars), capChars);
+    const source = unit.map((m, k) => truncateForSummary(m, limits[k]!));
+    const chars = source.reduce((sum, m) => sum + sourceChars(m), 0);
+    // truncateForSummary returns the very same object when a message fits untouched.
+    chunks.push({ messages: unit, source, chars, truncated: source.some((s, k) => s !== unit[k]) });
+  };
+
+  for (const unit of units(messages)) {
+    const size = unit.reduce((sum, m) => sum + sourceChars(m), 0);
+    if (size > capChars) {
+      if (Math.floor(capChars / unit.length) >= MIN_CHUNK_CHARS) oversize(unit);
+      else {
+        // A group too large to share one call even as stubs: one message per slot, in order.
+        for (const m of unit) {
+          const s = sourceChars(m);
+          if (s > capChars) oversize([m]);
+          else {
+            if (currentChars + s > capChars) flush();
+            current.push(m);
+            currentChars += s;
+          }
+        }
+      }
+      continue;
+    }
+    if (currentChars + size > capChars) flush();
+    current.push(...unit);
+    currentChars += size;
+  }
+  flush();
+  return chunks;
+}

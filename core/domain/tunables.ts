@@ -1,0 +1,196 @@
+/**
+ * The compaction tunables of spec §7 with their defaults, validation, layering (defaults < env <
+ * tenant/project/request overrides) and the derived cap on summarizer input.
+ */
+import { z } from "zod";
+import { invalid } from "./errors.js";
+
+const threshold = z
+  .number("must be a number")
+  .gt(0, "must be greater than 0")
+  .lte(1, "must be at most 1");
+const count = z.number("must be a number").int("must be an integer").min(0, "must be >= 0");
+
+const fields = {
+  /** SOFT trigger: prompt tokens / context window. */
+  softThreshold: threshold,
+  /** HARD trigger. */
+  hardThreshold: threshold,
+  /** EMERGENCY trigger. */
+  emergencyThreshold: threshold,
+  /** With this many active messages or fewer, selection is a no-op. */
+  keepRecent: count,
+  /** Messages at the end that stay verbatim, per mode. */
+  softAnchor: count,
+  hardAnchor: count,
+  emergencyAnchor: count,
+  /** Cap on one summarizer call's message input, in characters. */
+  maxSourceChars: z
+    .number("must be a number")
+    .int("must be an integer")
+    .min(1000, "must be >= 1000"),
+  /** Target length of a summary, in tokens. */
+  summaryMaxTokens: z.number("must be a number").int("must be an integer").min(1, "must be >= 1"),
+};
+
+const ordered = (t: {
+  softThreshold: number;
+  hardThreshold: number;
+  emergencyThreshold: number;
+}) => t.softThreshold < t.hardThreshold && t.hardThreshold < t.emergencyThreshold;
+
+export const Tunables = z.strictObject(fields).superRefine((t, ctx) => {
+  if (!ordered(t)) {
+    ctx.addIssue({
+      code: "custom",
+      path: [t.softThreshold >= t.hardThreshold ? "hardThreshold" : "emergencyThreshold"],
+      message: `thresholds must satisfy softThreshold < hardThreshold < emergencyThreshold (got ${t.softThreshold} / ${t.hardThreshold} / ${t.emergencyThreshold})`,
+    });
+  }
+});
+export type Tunables = z.infer<typeof Tunables>;
+
+/** Any subset of the tunables; unknown keys are rejected so a typo cannot pass silently. */
+export const TunablesOverride = z.strictObject(fields).partial();
+export type TunablesOverride = z.infer<typeof TunablesOverride>;
+
+/**
+ * Spec §7 defaults. `maxSourceChars` (the spec leaves it to the code): 60 000 chars is ~15k tokens
+ * at chars/4 (~20k if the text tokenizes at 3 chars/token, like code or JSON). That fits a 32k
+ * summarizer with room for the prompt, the prior summary and the output, keeps one summarizer
+ * call to seconds inside a Lambda timeout, and bounds the squeeze into a 400-token summary to
+ * ~40:1; a larger fold is split into chained calls (selector `chunkBySourceChars`). Smaller
+ * summarizer windows lower it further through {@link summarizerInputCap}.
+ */
+export const DEFAULT_TUNABLES: Tunables = Object.freeze({
+  softThreshold: 0.4,
+  hardThreshold: 0.85,
+  emergencyThreshold: 0.95,
+  keepRecent: 10,
+  softAnchor: 10,
+  hardAnchor: 5,
+  emergencyAnchor: 3,
+  maxSourceChars: 60_000,
+  summaryMaxTokens: 400,
+});
+
+/** The environment variable of each tunable (read by {@link tunablesFromEnv}). */
+export const TUNABLES_ENV: Readonly<Record<keyof Tunables, string>> = Object.freeze({
+  softThreshold: "COMPACTION_SOFT_THRESHOLD",
+  hardThreshold: "COMPACTION_HARD_THRESHOLD",
+  emergencyThreshold: "COMPACTION_EMERGENCY_THRESHOLD",
+  keepRecent: "COMPACTION_KEEP_RECENT",
+  softAnchor: "COMPACTION_SOFT_ANCHOR",
+  hardAnchor: "COMPACTION_HARD_ANCHOR",
+  emergencyAnchor: "COMPACTION_EMERGENCY_ANCHOR",
+  maxSourceChars: "COMPACTION_MAX_SOURCE_CHARS",
+  summaryMaxTokens: "SUMMARY_MAX_TOKENS",
+});
+
+type Label = (field: string) => string;
+
+function fail(issues: readonly z.core.$ZodIssue[], label: Label): never {
+  const named = issues.flatMap((i) =>
+    i.code === "unrecognized_keys"
+      ? i.keys.map((key) => ({ field: key, message: "unknown tunable" }))
+      : [{ field: i.path.length > 0 ? String(i.path[0]) : "(root)", message: i.message }],
+  );
+  const text = named.map((n) => `${label(n.field)}: ${n.message}`).join("; ");
+  throw invalid("tunables.invalid", `Invalid compaction tunables: ${text}`, { fields: named });
+}
+
+function layer(base: Tunables, overrides: readonly (TunablesOverride | undefined)[], label: Label): Tunables {
+  const merged: Record<string, unknown> = { ...base };
+  for (const override of overrides) {
+    if (override === undefined) continue;
+    const parsed = TunablesOverride.safeParse(override);
+    if (!parsed.success) fail(parsed.error.issues, label);
+    for (const [key, value] of Object.entries(parsed.data)) {
+      if (value !== undefined) merged[key] = value;
+    }
+  }
+  const result = Tunables.safeParse(merged);
+  if (!result.success) fail(result.error.issues, label);
+  return result.data;
+}
+
+/**
+ * Layers overrides (later wins) onto `base` and validates each override and the result; ordering
+ * (soft < hard < emergency) is checked after merging, so an override may move one threshold past
+ * another only if it moves the other too. Throws an `input` AppError (`tunables.invalid`) naming
+ * the field.
+ *
+ * @example mergeTunables(DEFAULT_TUNABLES, { hardThreshold: 0.75 })
+ */
+export function mergeTunables(
+  base: Tunables,
+  ...overrides: readonly (TunablesOverride | undefined)[]
+): Tunables {
+  return layer(base, overrides, (field) => field);
+}
+
+/**
+ * `base` (defaults) overridden by the variables of {@link TUNABLES_ENV}. Unset or blank variables
+ * are ignored; a malformed one throws naming the variable.
+ */
+export function tunablesFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  base: Tunables = DEFAULT_TUNABLES,
+): Tunables {
+  const override: Record<string, number> = {};
+  const label: Label = (field) =>
+    field in TUNABLES_ENV ? `${TUNABLES_ENV[field as keyof Tunables]} (${field})` : field;
+  for (const [field, name] of Object.entries(TUNABLES_ENV)) {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === "") continue;
+    const value = Number(raw.trim());
+    if (!Number.isFinite(value)) {
+      throw invalid(
+        "tunables.invalid",
+        `Invalid compaction tunables: ${name} (${field}): expected a number, got '${raw}'`,
+        { fields: [{ field, message: "expected a number" }] },
+      );
+    }
+    override[field] = value;
+  }
+  return layer(base, [override], label);
+}
+
+/**
+ * Tokens of a summarizer call that are not the folded messages: the instruction template with its
+ * per-call framing and an optional caller `instructions` text (keep that under ~2000 chars).
+ */
+export const SUMMARIZER_PROMPT_RESERVE_TOKENS = 1500;
+
+/**
+ * Characters per token assumed when turning the summarizer's free token budget into a char cap.
+ * Below the spec's 4 on purpose: code, JSON and non-English text tokenize denser than prose, and an
+ * underestimate here overflows the summarizer's window.
+ */
+export const SAFE_CHARS_PER_TOKEN = 3;
+
+/**
+ * The char cap for one summarizer call's messages: `maxSourceChars`, lowered when the summarizer
+ * model's window is smaller than that needs. The window must also hold the prompt reserve, the
+ * prior summary (up to 2 x `summaryMaxTokens`, models overshoot) and `maxOutputTokens`. Throws a
+ * `tunables.summarizer_window_too_small` error when fewer than 1000 chars would be left.
+ *
+ * @example summarizerInputCap(DEFAULT_TUNABLES, 8192, 1024) // 14604
+ */
+export function summarizerInputCap(
+  tunables: Tunables,
+  summarizerContextWindow: number,
+  maxOutputTokens: number,
+): number {
+  const reserved = SUMMARIZER_PROMPT_RESERVE_TOKENS + 2 * tunables.summaryMaxTokens + maxOutputTokens;
+  const free = summarizerContextWindow - reserved;
+  const cap = Math.min(tunables.maxSourceChars, Math.floor(free * SAFE_CHARS_PER_TOKEN));
+  if (!Number.isFinite(cap) || cap < 1000) {
+    throw invalid(
+      "tunables.summarizer_window_too_small",
+      `Summarizer context window ${summarizerContextWindow} is too small: it needs at least ${reserved + Math.ceil(1000 / SAFE_CHARS_PER_TOKEN)} tokens (${reserved} reserved for prompt, prior summary and ${maxOutputTokens} output tokens, plus 1000 chars of messages)`,
+      { summarizerContextWindow, maxOutputTokens },
+    );
+  }
+  return cap;
+}

@@ -1,0 +1,123 @@
+/**
+ * Plan completion (spec §3.2): an offer to fold a finished topic, answered once, and the range
+ * compaction that an accepted offer runs. Every handler is idempotent: events arrive at least once.
+ */
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { conflict, notFound } from "../domain/errors.js";
+import type { InboxItem, InboxStatus, Message } from "../domain/model.js";
+import { Id } from "../domain/requests.js";
+import type { CoreDeps, ServiceDeps } from "./deps.js";
+import { compactRange, publishSafely, MEMORY_SOURCE, type RangeResult } from "./compaction.js";
+
+export const PLAN_SOURCE = "vancetope.plan";
+export const INBOX_SOURCE = "vancetope.inbox";
+export const PLAN_MARKER_TAG = "MODE:plan";
+export const OFFER_TAG = "RECOMPACTION_OFFER";
+
+export const PlanCompletedDetail = z.object({
+  tenantId: Id,
+  processId: Id,
+  planId: z.string().min(1).max(256),
+  topicLabel: z.string().min(1).max(200),
+  completedAt: z.iso.datetime({ offset: true }),
+});
+export type PlanCompletedDetail = z.infer<typeof PlanCompletedDetail>;
+
+export const InboxAnsweredDetail = z.object({ tenantId: Id, itemId: Id, accepted: z.boolean() });
+
+/** One item per (process, plan): a duplicate delivery finds the same id and creates nothing. */
+export function offerId(processId: string, planId: string): string {
+  return `inb_${createHash("sha256").update(`${processId}\u0000${planId}`).digest("hex").slice(0, 26)}`;
+}
+
+async function fullHistory(deps: CoreDeps, key: { tenantId: string; processId: string }): Promise<Message[]> {
+  const all: Message[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await deps.store.listMessages(key, { limit: 1000, cursor });
+    all.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return all;
+}
+
+/**
+ * Where the finished plan started: the newest `MODE:plan` message at or before completion, and
+ * whether at least two USER messages (the auto-pinned task included) came before it.
+ */
+export function planStart(history: Message[], completedAt: string): { marker: Message; usersBefore: number } | null {
+  const done = Date.parse(completedAt);
+  let markerIndex = -1;
+  history.forEach((m, i) => {
+    if (m.tags.includes(PLAN_MARKER_TAG) && Date.parse(m.createdAt) <= done) markerIndex = i;
+  });
+  if (markerIndex < 0) return null;
+  const usersBefore = history.slice(0, markerIndex).filter((m) => m.role === "USER").length;
+  return { marker: history[markerIndex]!, usersBefore };
+}
+
+export async function handlePlanCompleted(deps: ServiceDeps, raw: unknown): Promise<{ offered: boolean; item?: InboxItem }> {
+  const parsed = PlanCompletedDetail.safeParse(raw);
+  if (!parsed.success) {
+    // A malformed event would fail the same way on every retry: drop it, loudly.
+    deps.log.error("PlanCompleted ignored: invalid detail", { issues: parsed.error.issues.map((i) => i.message) });
+    return { offered: false };
+  }
+  const detail = parsed.data;
+  const key = { tenantId: detail.tenantId, processId: detail.processId };
+  if (!(await deps.store.getProcess(key))) return { offered: false };
+  const start = planStart(await fullHistory(deps, key), detail.completedAt);
+  if (!start || start.usersBefore < 2) return { offered: false };
+
+  const item: InboxItem = {
+    id: offerId(detail.processId, detail.planId),
+    processId: detail.processId,
+    type: "APPROVAL",
+    tags: [OFFER_TAG],
+    status: "OPEN",
+    payload: { from: start.marker.createdAt, to: new Date(detail.completedAt).toISOString(), topicLabel: detail.topicLabel },
+    createdAt: deps.clock.now().toISOString(),
+  };
+  const put = await deps.store.putInboxItem(detail.tenantId, item);
+  if (put.created) {
+    await publishSafely(deps, {
+      source: MEMORY_SOURCE,
+      detailType: "RecompactionOffered",
+      detail: { tenantId: detail.tenantId, processId: detail.processId, itemId: item.id, topicLabel: detail.topicLabel },
+    });
+  }
+  return { offered: put.created, item: put.item };
+}
+
+export async function listInbox(deps: CoreDeps, tenantId: string, filter: { processId?: string; status?: InboxStatus }) {
+  return deps.store.listInbox(tenantId, filter);
+}
+
+/** OPEN -> ACCEPTED/DECLINED exactly once; a second answer is a 409. */
+export async function answerInboxItem(deps: ServiceDeps, tenantId: string, itemId: string, accepted: boolean): Promise<InboxItem> {
+  const out = await deps.store.answerInboxItem(tenantId, itemId, accepted ? "ACCEPTED" : "DECLINED", deps.clock.now().toISOString());
+  if (!out.ok) {
+    if (out.reason === "not_found") throw notFound("inbox item", itemId);
+    throw conflict("inbox.already_answered", `inbox item '${itemId}' was already answered`);
+  }
+  await publishSafely(deps, { source: INBOX_SOURCE, detailType: "InboxItemAnswered", detail: { tenantId, itemId, accepted } });
+  return out.item;
+}
+
+/**
+ * Runs the range compaction of an accepted offer. Safe to repeat: a second run finds the range
+ * already folded (markers never fold) and does nothing.
+ */
+export async function handleInboxAnswered(deps: ServiceDeps, raw: unknown): Promise<RangeResult | null> {
+  const parsed = InboxAnsweredDetail.safeParse(raw);
+  if (!parsed.success) {
+    deps.log.error("InboxItemAnswered ignored: invalid detail", { issues: parsed.error.issues.map((i) => i.message) });
+    return null;
+  }
+  const { tenantId, itemId } = parsed.data;
+  const item = await deps.store.getInboxItem(tenantId, itemId);
+  // The stored status decides, not the event: a forged or stale `accepted` changes nothing.
+  if (!item || item.status !== "ACCEPTED" || !item.tags.includes(OFFER_TAG)) return null;
+  return compactRange(deps, { tenantId, processId: item.processId }, item.payload);
+}

@@ -1,0 +1,230 @@
+/** Plan completion -> inbox offer -> answer -> range compaction, through events and HTTP. */
+import { EventBridgeClient, PutEventsCommand } from "@aws-sdk/client-eventbridge";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFakeSummarizer } from "../support/fake-summarizer.js";
+import { startTestService } from "../support/service.js";
+
+let ctx: Awaited<ReturnType<typeof startTestService>>;
+let api: Awaited<ReturnType<typeof startTestService>>["api"];
+const fake = createFakeSummarizer();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+beforeAll(async () => {
+  ctx = await startTestService({ overrides: { summarizer: async () => fake } });
+  api = ctx.api;
+});
+afterAll(async () => ctx?.service.stop());
+
+async function say(processId: string, role: string, content: string, tags?: string[]) {
+  const r = await api("POST", `/v1/processes/${processId}/messages`, { body: { role, content, ...(tags ? { tags } : {}) } });
+  expect(r.status).toBe(201);
+  await sleep(3); // distinct milliseconds keep createdAt comparisons unambiguous
+  return r.body.message;
+}
+
+/** A process with `usersBefore` USER turns, then a plan (marker + work), completed now. */
+async function planSession(processId: string, usersBefore: number) {
+  await api("PUT", `/v1/processes/${processId}`, { body: { projectId: "p" } });
+  for (let i = 0; i < usersBefore; i++) {
+    await say(processId, "USER", `earlier topic question ${i}`);
+    await say(processId, "ASSISTANT", `earlier topic answer ${i}`);
+  }
+  const marker = await say(processId, "USER", "Let's plan the database migration", ["MODE:plan"]);
+  const work = [
+    await say(processId, "ASSISTANT", "Step 1: dump the schema"),
+    await say(processId, "USER", "done, next?"),
+    await say(processId, "ASSISTANT", "Step 2: run the migration on staging"),
+  ];
+  const completedAt = new Date().toISOString();
+  await sleep(5);
+  return { marker, work, completedAt };
+}
+
+async function planCompleted(processId: string, completedAt: string, planId = "plan-1", topicLabel = "db-migration") {
+  await ctx.service.bus.deliver({
+    source: "vancetope.plan",
+    detailType: "PlanCompleted",
+    detail: { tenantId: "tenant-a", processId, planId, topicLabel, completedAt },
+  });
+  await ctx.service.bus.drain();
+}
+
+const offersOf = async (processId: string) => (await api("GET", `/v1/inbox?processId=${processId}`)).body.items as any[];
+
+describe("PlanCompleted -> offer", () => {
+  it.each([
+    [0, 0],
+    [1, 0],
+    [2, 1],
+  ])("with %i USER turn(s) before the plan marker (plus none auto-pinned) makes %i offer(s)", async (users, offers) => {
+    const id = `plan-users-${users}`;
+    // The marker itself is a USER message; the earlier USER turns are what counts.
+    const { completedAt } = await planSession(id, users);
+    await planCompleted(id, completedAt);
+    expect(await offersOf(id)).toHaveLength(offers);
+  });
+
+  it("makes one offer from duplicated deliveries, and publishes RecompactionOffered once", async () => {
+    const { marker, completedAt } = await planSession("plan-dup", 2);
+    await Promise.all([planCompleted("plan-dup", completedAt), planCompleted("plan-dup", completedAt)]);
+    await planCompleted("plan-dup", completedAt);
+    const offers = await offersOf("plan-dup");
+    expect(offers).toHaveLength(1);
+    expect(offers[0]).toMatchObject({
+      type: "APPROVAL",
+      tags: ["RECOMPACTION_OFFER"],
+      status: "OPEN",
+      payload: { from: marker.createdAt, to: completedAt, topicLabel: "db-migration" },
+    });
+    const events = (await api("GET", "/local/events", { key: null })).body.items as any[];
+    const offered = events.filter((e) => e.detailType === "RecompactionOffered" && e.detail.processId === "plan-dup");
+    expect(offered).toHaveLength(1);
+    expect(offered[0]).toMatchObject({ source: "vancetope.memory", detail: { itemId: offers[0].id, tenantId: "tenant-a" } });
+  });
+
+  it("ignores a process that does not exist or belongs to another tenant", async () => {
+    const { completedAt } = await planSession("plan-other", 2);
+    await ctx.service.bus.deliver({
+      source: "vancetope.plan",
+      detailType: "PlanCompleted",
+      detail: { tenantId: "tenant-b", processId: "plan-other", planId: "x", topicLabel: "t", completedAt },
+    });
+    await ctx.service.bus.drain();
+    expect((await api("GET", "/v1/inbox", { key: "key-b" })).body.items).toEqual([]);
+  });
+});
+
+describe("answering the offer", () => {
+  it("declines: the item is DECLINED, nothing is compacted", async () => {
+    const { completedAt } = await planSession("ans-decline", 2);
+    await planCompleted("ans-decline", completedAt);
+    const [offer] = await offersOf("ans-decline");
+    const r = await api("POST", `/v1/inbox/${offer.id}/answer`, { body: { accepted: false } });
+    expect(r.body.item.status).toBe("DECLINED");
+    await ctx.service.bus.drain();
+    expect((await api("GET", "/v1/processes/ans-decline/memories")).body.items).toEqual([]);
+    expect((await api("GET", "/v1/processes/ans-decline/messages?view=active")).body.items).toHaveLength(8);
+  });
+
+  it("accepts: folds the range into a chained memory with a marker at the end of the range", async () => {
+    const id = "ans-accept";
+    const { marker, work, completedAt } = await planSession(id, 2);
+    const after = await say(id, "USER", "Now, something else entirely");
+    // A prior summary exists: the range memory must chain it, so nothing leaves the replay.
+    const sliding = await api("POST", `/v1/processes/${id}/compaction`, { body: { model: { contextWindow: 100_000 }, force: "EMERGENCY" } });
+    expect(sliding.body.compacted).toBe(false); // 10 messages <= keepRecent: nothing to fold yet
+    await planCompleted(id, completedAt);
+    const [offer] = await offersOf(id);
+    const [a, b] = await Promise.all([
+      api("POST", `/v1/inbox/${offer.id}/answer`, { body: { accepted: true } }),
+      api("POST", `/v1/inbox/${offer.id}/answer`, { body: { accepted: true } }),
+    ]);
+    expect([a.status, b.status].sort()).toEqual([200, 409]);
+    expect([a, b].find((r) => r.status === 409)!.body.error.code).toBe("inbox.already_answered");
+    await ctx.service.bus.drain();
+
+    const memories = (await api("GET", `/v1/processes/${id}/memories`)).body.items as any[];
+    expect(memories).toHaveLength(1);
+    const memory = memories[0];
+    expect(memory.metadata).toMatchObject({
+      recompaction: true,
+      topicLabel: "db-migration",
+      rangeFromAt: marker.createdAt,
+      rangeToAt: completedAt,
+      compactedMessages: 4,
+    });
+    expect(memory.sourceRefs).toEqual([marker.id, ...work.map((m: any) => m.id)]);
+
+    const all = (await api("GET", `/v1/processes/${id}/messages?limit=1000`)).body.items as any[];
+    const ids = all.map((m) => m.id);
+    const markerMsg = all.find((m) => m.tags.includes("RECOMPACTION:db-migration"));
+    expect(markerMsg.role).toBe("SYSTEM");
+    // Ordered at the end of the range: right after the last folded message, before the later one.
+    expect(ids.indexOf(markerMsg.id)).toBe(ids.indexOf(work[2].id) + 1);
+    expect(ids.indexOf(markerMsg.id)).toBeLessThan(ids.indexOf(after.id));
+    for (const m of all) {
+      if (memory.sourceRefs.includes(m.id)) expect(m.archivedInMemoryId).toBe(memory.id);
+      else expect(m.archivedInMemoryId).toBeNull();
+    }
+    const events = (await api("GET", "/local/events", { key: null })).body.items as any[];
+    expect(events.filter((e) => e.detailType === "MemoryCompacted" && e.detail.processId === id)).toEqual([
+      expect.objectContaining({ detail: expect.objectContaining({ mode: "RANGE", memoryId: memory.id, compactedMessages: 4 }) }),
+    ]);
+    expect(events.some((e) => e.detailType === "InboxItemAnswered" && e.detail.itemId === offer.id)).toBe(true);
+
+    // A duplicated InboxItemAnswered delivery changes nothing.
+    await ctx.service.bus.deliver({ source: "vancetope.inbox", detailType: "InboxItemAnswered", detail: { tenantId: "tenant-a", itemId: offer.id, accepted: true } });
+    await ctx.service.bus.drain();
+    expect((await api("GET", `/v1/processes/${id}/memories`)).body.items).toHaveLength(1);
+  });
+
+  it("chains the prior active summary and supersedes it", async () => {
+    const id = "ans-chain";
+    await api("PUT", `/v1/processes/${id}`, { body: { projectId: "p" } });
+    for (let i = 0; i < 14; i++) await say(id, i % 2 ? "ASSISTANT" : "USER", `old topic turn ${i}`);
+    const first = await api("POST", `/v1/processes/${id}/compaction`, { body: { model: { contextWindow: 100_000 }, force: "HARD" } });
+    expect(first.body.compacted).toBe(true);
+    const from = new Date().toISOString();
+    await sleep(3);
+    await say(id, "USER", "plan: write the report", ["MODE:plan"]);
+    await say(id, "ASSISTANT", "report written");
+    const to = new Date().toISOString();
+    fake.calls.length = 0;
+    const range = await api("POST", `/v1/processes/${id}/compaction/range`, { body: { from, to, topicLabel: "report" } });
+    expect(range.status).toBe(200);
+    expect(range.body.compactedMessages).toBe(2);
+    expect(fake.calls[0]?.priorSummary).toContain("folded"); // the prior summary went in
+    const memories = (await api("GET", `/v1/processes/${id}/memories`)).body.items as any[];
+    expect(memories.map((m) => m.id)).toEqual([range.body.memoryId, first.body.memoryId]);
+    expect(memories[1].supersededByMemoryId).toBe(range.body.memoryId);
+    expect(memories[0].metadata.supersededMemoryId).toBe(first.body.memoryId);
+    const context = await api("GET", `/v1/processes/${id}/context`);
+    expect(context.body.block).toContain(memories[0].content);
+    expect(context.body.block).not.toContain(`${memories[1].content}\n`);
+  });
+
+  it("answers 404 for an unknown or another tenant's item", async () => {
+    const { completedAt } = await planSession("ans-404", 2);
+    await planCompleted("ans-404", completedAt);
+    const [offer] = await offersOf("ans-404");
+    expect((await api("POST", `/v1/inbox/${offer.id}/answer`, { key: "key-b", body: { accepted: true } })).status).toBe(404);
+    expect((await api("POST", "/v1/inbox/inb_nothing/answer", { body: { accepted: true } })).status).toBe(404);
+    expect((await api("POST", `/v1/inbox/${offer.id}/answer`, { body: { accepted: "yes" } })).status).toBe(400);
+  });
+});
+
+describe("local PutEvents endpoint", () => {
+  it("accepts PutEvents from the real EventBridge client and routes PlanCompleted to the handler", async () => {
+    const { completedAt } = await planSession("put-events", 2);
+    const client = new EventBridgeClient({
+      endpoint: `${ctx.service.url}/local/eventbridge`,
+      region: "us-east-1",
+      credentials: { accessKeyId: "local", secretAccessKey: "local" },
+    });
+    const out = await client.send(
+      new PutEventsCommand({
+        Entries: [
+          {
+            Source: "vancetope.plan",
+            DetailType: "PlanCompleted",
+            Detail: JSON.stringify({ tenantId: "tenant-a", processId: "put-events", planId: "p9", topicLabel: "via-sdk", completedAt }),
+          },
+        ],
+      }),
+    );
+    expect(out.FailedEntryCount).toBe(0);
+    expect(out.Entries?.[0]?.EventId).toBeTruthy();
+    await ctx.service.bus.drain();
+    expect((await offersOf("put-events"))[0]?.payload.topicLabel).toBe("via-sdk");
+  });
+
+  it("reports malformed entries as failed entries", async () => {
+    const res = await fetch(`${ctx.service.url}/local/eventbridge`, {
+      method: "POST",
+      headers: { "x-amz-target": "AWSEvents.PutEvents", "content-type": "application/x-amz-json-1.1" },
+      body: JSON.stringify({ Entries: [{ Source: "vancetope.plan", DetailType: "PlanCompleted", Detail: "{nope" }] }),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ FailedEntryCount: 1, Entries: [{ ErrorCode: "MalformedDetail" }] });
+  });
+});

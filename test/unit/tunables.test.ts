@@ -1,0 +1,170 @@
+import { describe, expect, it } from "vitest";
+import { AppError } from "../../core/domain/errors.js";
+import {
+  DEFAULT_TUNABLES,
+  SAFE_CHARS_PER_TOKEN,
+  SUMMARIZER_PROMPT_RESERVE_TOKENS,
+  TUNABLES_ENV,
+  TunablesOverride,
+  mergeTunables,
+  summarizerInputCap,
+  tunablesFromEnv,
+} from "../../core/domain/tunables.js";
+
+function errorOf(fn: () => unknown): AppError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof AppError) return e;
+    throw e;
+  }
+  throw new Error("expected an AppError");
+}
+
+describe("DEFAULT_TUNABLES", () => {
+  it("carries the spec §3.1/§7 defaults", () => {
+    expect(DEFAULT_TUNABLES).toEqual({
+      softThreshold: 0.4,
+      hardThreshold: 0.85,
+      emergencyThreshold: 0.95,
+      keepRecent: 10,
+      softAnchor: 10,
+      hardAnchor: 5,
+      emergencyAnchor: 3,
+      maxSourceChars: 60_000,
+      summaryMaxTokens: 400,
+    });
+  });
+
+  it("cannot be mutated by a caller", () => {
+    expect(() => {
+      (DEFAULT_TUNABLES as { keepRecent: number }).keepRecent = 1;
+    }).toThrow(TypeError);
+    expect(DEFAULT_TUNABLES.keepRecent).toBe(10);
+  });
+});
+
+describe("mergeTunables", () => {
+  it("applies overrides in order, later wins, undefined layers and values are skipped", () => {
+    const merged = mergeTunables(
+      DEFAULT_TUNABLES,
+      { hardThreshold: 0.75, keepRecent: 6 },
+      undefined,
+      { keepRecent: 4, softAnchor: undefined },
+    );
+    expect(merged).toEqual({ ...DEFAULT_TUNABLES, hardThreshold: 0.75, keepRecent: 4 });
+  });
+
+  it("checks threshold order after merging, so moving two thresholds together is allowed", () => {
+    const merged = mergeTunables(DEFAULT_TUNABLES, { softThreshold: 0.9, hardThreshold: 0.95, emergencyThreshold: 1 });
+    expect([merged.softThreshold, merged.hardThreshold, merged.emergencyThreshold]).toEqual([0.9, 0.95, 1]);
+  });
+
+  const invalidCases: [string, Record<string, unknown>, string][] = [
+    ["hard below soft", { hardThreshold: 0.3 }, "hardThreshold"],
+    ["emergency equal to hard", { emergencyThreshold: 0.85 }, "emergencyThreshold"],
+    ["threshold 0", { softThreshold: 0 }, "softThreshold"],
+    ["threshold above 1", { emergencyThreshold: 1.01 }, "emergencyThreshold"],
+    ["non-numeric threshold", { softThreshold: "0.5" }, "softThreshold"],
+    ["fractional anchor", { hardAnchor: 2.5 }, "hardAnchor"],
+    ["negative keepRecent", { keepRecent: -1 }, "keepRecent"],
+    ["maxSourceChars below 1000", { maxSourceChars: 999 }, "maxSourceChars"],
+    ["summaryMaxTokens 0", { summaryMaxTokens: 0 }, "summaryMaxTokens"],
+    ["unknown key", { keeprecent: 3 }, "keeprecent"],
+  ];
+  for (const [label, override, field] of invalidCases) {
+    it(`rejects ${label}, naming ${field}`, () => {
+      const error = errorOf(() => mergeTunables(DEFAULT_TUNABLES, override as TunablesOverride));
+      expect(error.kind).toBe("input");
+      expect(error.code).toBe("tunables.invalid");
+      expect(error.message).toContain(field);
+      expect(error.details).toMatchObject({ fields: [expect.objectContaining({ field })] });
+    });
+  }
+
+  it("accepts anchors and keepRecent of 0 and maxSourceChars of exactly 1000", () => {
+    const merged = mergeTunables(DEFAULT_TUNABLES, { softAnchor: 0, keepRecent: 0, maxSourceChars: 1000 });
+    expect(merged).toMatchObject({ softAnchor: 0, keepRecent: 0, maxSourceChars: 1000 });
+  });
+
+  it("TunablesOverride parses a partial object and rejects unknown keys", () => {
+    expect(TunablesOverride.parse({ hardAnchor: 2 })).toEqual({ hardAnchor: 2 });
+    expect(TunablesOverride.safeParse({ nope: 1 }).success).toBe(false);
+  });
+});
+
+describe("tunablesFromEnv", () => {
+  it("reads every documented variable", () => {
+    const env = {
+      COMPACTION_SOFT_THRESHOLD: "0.5",
+      COMPACTION_HARD_THRESHOLD: "0.7",
+      COMPACTION_EMERGENCY_THRESHOLD: "0.9",
+      COMPACTION_KEEP_RECENT: "6",
+      COMPACTION_SOFT_ANCHOR: "8",
+      COMPACTION_HARD_ANCHOR: "4",
+      COMPACTION_EMERGENCY_ANCHOR: "2",
+      COMPACTION_MAX_SOURCE_CHARS: "20000",
+      SUMMARY_MAX_TOKENS: "300",
+    };
+    expect(tunablesFromEnv(env)).toEqual({
+      softThreshold: 0.5,
+      hardThreshold: 0.7,
+      emergencyThreshold: 0.9,
+      keepRecent: 6,
+      softAnchor: 8,
+      hardAnchor: 4,
+      emergencyAnchor: 2,
+      maxSourceChars: 20_000,
+      summaryMaxTokens: 300,
+    });
+    expect(Object.values(TUNABLES_ENV).sort()).toEqual(Object.keys(env).sort());
+  });
+
+  it("keeps the defaults for unset and blank variables", () => {
+    expect(tunablesFromEnv({})).toEqual(DEFAULT_TUNABLES);
+    expect(tunablesFromEnv({ COMPACTION_KEEP_RECENT: "  ", OTHER: "x" })).toEqual(DEFAULT_TUNABLES);
+  });
+
+  it("names the variable of a value that is not a number", () => {
+    const error = errorOf(() => tunablesFromEnv({ COMPACTION_KEEP_RECENT: "ten" }));
+    expect(error.code).toBe("tunables.invalid");
+    expect(error.message).toContain("COMPACTION_KEEP_RECENT");
+    expect(error.message).toContain("'ten'");
+  });
+
+  it("names the variable of a value that breaks validation", () => {
+    const error = errorOf(() => tunablesFromEnv({ COMPACTION_HARD_THRESHOLD: "0.2" }));
+    expect(error.message).toContain("COMPACTION_HARD_THRESHOLD (hardThreshold)");
+  });
+
+  it("layers onto a given base", () => {
+    const base = mergeTunables(DEFAULT_TUNABLES, { keepRecent: 3 });
+    expect(tunablesFromEnv({ COMPACTION_HARD_ANCHOR: "2" }, base)).toMatchObject({ keepRecent: 3, hardAnchor: 2 });
+  });
+});
+
+describe("summarizerInputCap", () => {
+  it("is maxSourceChars when the summarizer window is large", () => {
+    expect(summarizerInputCap(DEFAULT_TUNABLES, 200_000, 1024)).toBe(60_000);
+  });
+
+  it("shrinks to what a small window leaves after prompt, prior summary and output", () => {
+    const free = 8192 - SUMMARIZER_PROMPT_RESERVE_TOKENS - 2 * 400 - 1024;
+    expect(summarizerInputCap(DEFAULT_TUNABLES, 8192, 1024)).toBe(free * SAFE_CHARS_PER_TOKEN);
+    expect(summarizerInputCap(DEFAULT_TUNABLES, 8192, 1024)).toBe(14_604);
+  });
+
+  it("keeps the whole call inside the window even if every char were ~1/3 token", () => {
+    for (const window of [4096, 8192, 16_384, 32_768]) {
+      const cap = summarizerInputCap(DEFAULT_TUNABLES, window, 1024);
+      const worstCaseTokens = Math.ceil(cap / SAFE_CHARS_PER_TOKEN) + SUMMARIZER_PROMPT_RESERVE_TOKENS + 800 + 1024;
+      expect(worstCaseTokens).toBeLessThanOrEqual(window);
+    }
+  });
+
+  it("throws when the window leaves fewer than 1000 chars", () => {
+    const error = errorOf(() => summarizerInputCap(DEFAULT_TUNABLES, 2048, 1024));
+    expect(error.code).toBe("tunables.summarizer_window_too_small");
+    expect(error.message).toContain("2048");
+  });
+});
