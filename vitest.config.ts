@@ -9,5 +9,6 @@ export default defineConfig({
     // Two cores: files run in parallel forks, each against its own table in one engine.
     pool: "forks",
     maxWorkers: 2,
+    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
   },
 });
