@@ -1,0 +1,77 @@
+/**
+ * Context windows of well-known OpenAI and Anthropic models, in tokens. Used for the summarizer's
+ * own model and, by the compaction service, for the chat model a caller names without a
+ * `contextWindow`. Unknown models get `undefined`: guessing a window would be worse than asking.
+ */
+
+/**
+ * Model-name prefixes and their windows. The longest matching prefix wins, and a prefix only
+ * matches at a name boundary, so `gpt-4` does not claim `gpt-4o` and `o1` does not claim `o1x`.
+ */
+export const MODEL_CONTEXT_WINDOWS: Readonly<Record<string, number>> = {
+  // OpenAI
+  "gpt-3.5-turbo": 16_385,
+  "gpt-4": 8_192,
+  "gpt-4-32k": 32_768,
+  "gpt-4-turbo": 128_000,
+  "gpt-4-1106": 128_000,
+  "gpt-4-0125": 128_000,
+  "gpt-4o": 128_000,
+  "gpt-4o-mini": 128_000,
+  "chatgpt-4o": 128_000,
+  "gpt-4.1": 1_047_576,
+  "gpt-4.1-mini": 1_047_576,
+  "gpt-4.1-nano": 1_047_576,
+  o1: 200_000,
+  "o1-mini": 128_000,
+  "o1-preview": 128_000,
+  o3: 200_000,
+  "o3-mini": 200_000,
+  "o4-mini": 200_000,
+  "gpt-5": 400_000,
+  "gpt-5-chat": 128_000,
+  "gpt-5.1-chat": 128_000,
+  "gpt-5.2-chat": 128_000,
+  "gpt-oss": 131_072,
+  // Anthropic: the 1M-token window of some Sonnet models needs a beta header, so 200k is the
+  // window a plain request gets.
+  claude: 200_000,
+  "claude-2": 100_000,
+  "claude-instant": 100_000,
+};
+
+const PREFIXES = Object.keys(MODEL_CONTEXT_WINDOWS).sort((a, b) => b.length - a.length);
+
+/**
+ * Context window of `model` in tokens, or `undefined` when the model is not known.
+ * Accepts dated snapshots and router-style names.
+ *
+ * @example contextWindowFor("gpt-4o-mini-2024-07-18") // 128000
+ * @example contextWindowFor("anthropic/claude-3-5-haiku-latest") // 200000
+ * @example contextWindowFor("llama3:8b") // undefined
+ */
+export function contextWindowFor(model: string): number | undefined {
+  const name = normaliseModelName(model);
+  if (!name) return undefined;
+  for (const prefix of PREFIXES) {
+    if (name === prefix) return MODEL_CONTEXT_WINDOWS[prefix];
+    if (name.startsWith(prefix) && /[-.:@_]/.test(name.charAt(prefix.length))) {
+      return MODEL_CONTEXT_WINDOWS[prefix];
+    }
+  }
+  return undefined;
+}
+
+/** "OpenAI/GPT-4o" -> "gpt-4o": routers and gateways prefix names with the vendor. */
+function normaliseModelName(model: string): string {
+  const trimmed = model.trim().toLowerCase();
+  const slash = trimmed.lastIndexOf("/");
+  return slash >= 0 ? trimmed.slice(slash + 1) : trimmed;
+}
+
+/**
+ * Window assumed for a summarizer model this registry does not know (typically a local model
+ * behind an OpenAI-compatible server), unless SUMMARIZER_CONTEXT_WINDOW says otherwise. Small on
+ * purpose: too small costs a few extra compactions, too large makes servers truncate silently.
+ */
+export const UNKNOWN_MODEL_CONTEXT_WINDOW = 8_192;
