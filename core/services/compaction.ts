@@ -3,7 +3,7 @@
  * §3.2) share one fold-and-commit routine with the commit protocol of the architecture: lease,
  * summarize, one transaction, roll forward. A failed summary writes a FAILED row and nothing else.
  */
-import { contextWindowFor } from "../adapters/llm/model-windows.js";
+import { contextWindowFor } from "../domain/model-windows.js";
 import { invalid, notFound } from "../domain/errors.js";
 import type { CompactionModeName, CompactionResult, Memory, Message } from "../domain/model.js";
 import { modeForRatio, promptTokens, type PromptSize } from "../domain/mode.js";

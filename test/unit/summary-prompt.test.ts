@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { contextWindowFor } from "../../core/adapters/llm/model-windows.js";
+import { contextWindowFor } from "../../core/domain/model-windows.js";
 import { charsForTokens, truncateToTokenBudget } from "../../core/domain/budget.js";
 import {
   answerTokenLimit,

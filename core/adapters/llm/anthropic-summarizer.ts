@@ -17,7 +17,7 @@ import type {
   Summarizer,
   SummarizerUsage,
 } from "../../ports/summarizer.js";
-import { contextWindowFor, UNKNOWN_MODEL_CONTEXT_WINDOW } from "./model-windows.js";
+import { contextWindowFor, UNKNOWN_MODEL_CONTEXT_WINDOW } from "../../domain/model-windows.js";
 import { callWithRetries, classifySdkError, DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 
 export const DEFAULT_ANTHROPIC_SUMMARIZER_MODEL = "claude-3-5-haiku-latest";

@@ -17,7 +17,7 @@ import type {
   Summarizer,
   SummarizerUsage,
 } from "../../ports/summarizer.js";
-import { contextWindowFor, UNKNOWN_MODEL_CONTEXT_WINDOW } from "./model-windows.js";
+import { contextWindowFor, UNKNOWN_MODEL_CONTEXT_WINDOW } from "../../domain/model-windows.js";
 import { callWithRetries, classifySdkError, DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 
 export const DEFAULT_OPENAI_SUMMARIZER_MODEL = "gpt-4o-mini";
