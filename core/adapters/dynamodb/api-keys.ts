@@ -91,10 +91,6 @@ export function apiKeyItem(input: { hash: string; tenantId: string; label: strin
   };
 }
 
-// The item's listing attributes must stay the ones gsi1 indexes.
-const _gsi1Attributes: [typeof tableIndexes.gsi1.partitionKey, typeof tableIndexes.gsi1.sortKey] = ["gsi1pk", "gsi1sk"];
-void _gsi1Attributes;
-
 /** A key is written once: a hash collision (or a replayed create) never overwrites a tenant. */
 export const createKeyParams = (tableName: string, item: ApiKeyItem): PutCommandInput => ({
   TableName: tableName,

@@ -1,0 +1,61 @@
+/**
+ * The HTTP API's Lambda authorizer (REQUEST type, payload 2.0, simple responses): hashes the bearer
+ * key, reads its item with one GetItem, and hands the tenant to the route as `{ tenantId }`
+ * (`event.requestContext.authorizer.lambda.tenantId`), the only place handlers take it from.
+ *
+ * An unknown, revoked or malformed key is let through WITHOUT a tenant: the HTTP layer's tenant
+ * guard then answers 401 in the API's error format (a deny here would be API Gateway's bare 403).
+ * No tenant means no tenant data: every /v1 route refuses a request without one.
+ */
+import { bearerToken, createApiKeyStore, type ApiKeyStore } from "../core/adapters/dynamodb/api-keys.js";
+import { createDocumentClient } from "../core/adapters/dynamodb/client.js";
+import { TABLE_NAME_DEFAULT } from "../core/adapters/dynamodb/table.js";
+import { createJsonLog } from "../core/adapters/log.js";
+import type { Log } from "../core/ports/logger.js";
+
+/** The parts of the HTTP API authorizer event (payload 2.0) this function reads. */
+export interface AuthorizerEvent {
+  type?: string;
+  routeArn?: string;
+  identitySource?: string[] | null;
+  headers?: Record<string, string | undefined> | null;
+  requestContext?: { requestId?: string };
+}
+
+export interface AuthorizerResult {
+  isAuthorized: boolean;
+  context?: { tenantId: string };
+}
+
+export type Authorizer = (event: AuthorizerEvent) => Promise<AuthorizerResult>;
+
+export function createAuthorizer(deps: { keys: Pick<ApiKeyStore, "resolve">; log: Log }): Authorizer {
+  return async (event) => {
+    // HTTP APIs lower-case header names; the identity source carries the same value.
+    const token = bearerToken(event.headers?.authorization ?? event.identitySource?.[0]);
+    const resolved = token ? await deps.keys.resolve(token) : null;
+    if (!resolved) {
+      deps.log.warn("api key not accepted", {
+        reason: token ? "unknown_or_revoked" : "not_a_bearer_token",
+        requestId: event.requestContext?.requestId,
+      });
+      return { isAuthorized: true };
+    }
+    return { isAuthorized: true, context: { tenantId: resolved.tenantId } };
+  };
+}
+
+let authorize: Authorizer | undefined;
+
+export function createAuthorizerFromEnv(env: NodeJS.ProcessEnv = process.env): Authorizer {
+  return createAuthorizer({
+    keys: createApiKeyStore({
+      client: createDocumentClient({ endpoint: env.DYNAMODB_ENDPOINT }),
+      tableName: env.TABLE_NAME ?? TABLE_NAME_DEFAULT,
+    }),
+    log: createJsonLog(env.POWERTOOLS_SERVICE_NAME ?? "vancetope-memory"),
+  });
+}
+
+/** Lambda entry point; the client is built once per container. */
+export const handler: Authorizer = (event) => (authorize ??= createAuthorizerFromEnv())(event);

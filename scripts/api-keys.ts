@@ -1,0 +1,130 @@
+/**
+ * `npm run keys -- <create|revoke|list>`: manages a stage's API keys in its table (TABLE_NAME;
+ * DYNAMODB_ENDPOINT for DynamoDB Local). A new key is printed once; only its SHA-256 is stored.
+ *
+ * @example
+ * TABLE_NAME=team-a-vancetope-memory-table npm run keys -- create --tenant team-a --label "engine prod"
+ * npm run keys -- revoke --key vtm_…        (or --hash <sha256 hex>)
+ * npm run keys -- list --tenant team-a [--json]
+ */
+import { parseArgs } from "node:util";
+import { pathToFileURL } from "node:url";
+import { createApiKeyStore, hashApiKey, isApiKeyHash, type ApiKeyStore } from "../core/adapters/dynamodb/api-keys.js";
+import { createDocumentClient } from "../core/adapters/dynamodb/client.js";
+import { TABLE_NAME_DEFAULT } from "../core/adapters/dynamodb/table.js";
+import { Id } from "../core/domain/requests.js";
+
+export const USAGE = `usage:
+  keys create --tenant <tenantId> [--label <text>] [--json]   prints a new key once
+  keys revoke --key <key> | --hash <sha256>                    stamps revokedAt (the item stays)
+  keys list --tenant <tenantId> [--json]                       hashes, labels, dates; never keys
+environment: TABLE_NAME (the stage's table, see the TableName stack output),
+             DYNAMODB_ENDPOINT (optional, DynamoDB Local), AWS_REGION / AWS_PROFILE as usual`;
+
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  out: (line: string) => void;
+  err: (line: string) => void;
+  /** Injected by tests; built from env otherwise. */
+  store?: ApiKeyStore;
+}
+
+class UsageError extends Error {}
+
+function storeFrom(env: CliIo["env"]): ApiKeyStore {
+  const tableName = env.TABLE_NAME ?? (env.DYNAMODB_ENDPOINT ? TABLE_NAME_DEFAULT : undefined);
+  if (!tableName) throw new UsageError("TABLE_NAME is not set (use the stage's TableName output)");
+  return createApiKeyStore({ client: createDocumentClient({ endpoint: env.DYNAMODB_ENDPOINT }), tableName });
+}
+
+function tenantArg(value: string | undefined): string {
+  if (!value) throw new UsageError("--tenant is required");
+  const parsed = Id.safeParse(value);
+  if (!parsed.success) throw new UsageError(`--tenant '${value}': ${parsed.error.issues[0]?.message}`);
+  return parsed.data;
+}
+
+/** Runs one command; resolves to the process exit code (0 ok, 1 refused, 2 usage). */
+export async function runKeysCli(argv: string[], io: CliIo): Promise<number> {
+  try {
+    const { positionals, values } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        tenant: { type: "string" },
+        label: { type: "string" },
+        key: { type: "string" },
+        hash: { type: "string" },
+        json: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+    const command = positionals[0];
+    if (values.help || !command) {
+      io.out(USAGE);
+      return values.help ? 0 : 2;
+    }
+    if (positionals.length > 1) throw new UsageError(`unexpected argument '${positionals[1]}'`);
+
+    if (command === "create") {
+      const tenantId = tenantArg(values.tenant);
+      const label = values.label ?? "";
+      if (label.length > 200) throw new UsageError("--label is longer than 200 characters");
+      const store = io.store ?? storeFrom(io.env);
+      const { key, record } = await store.create({ tenantId, label });
+      if (values.json) io.out(JSON.stringify({ key, ...record }));
+      else {
+        io.out(key);
+        io.err(`created key ${record.hash.slice(0, 12)}… for tenant '${tenantId}'${label ? ` (${label})` : ""}`);
+        io.err("store it now: it is shown only this once (the table keeps only its SHA-256)");
+      }
+      return 0;
+    }
+
+    if (command === "revoke") {
+      if (Boolean(values.key) === Boolean(values.hash)) throw new UsageError("revoke needs exactly one of --key or --hash");
+      const hash = values.key ? hashApiKey(values.key) : values.hash!.toLowerCase();
+      if (!isApiKeyHash(hash)) throw new UsageError("--hash must be 64 hex characters");
+      const store = io.store ?? storeFrom(io.env);
+      const out = await store.revoke(hash);
+      if (!out.ok) {
+        io.err(out.reason === "not_found" ? `no key with hash ${hash}` : `key ${hash.slice(0, 12)}… was already revoked`);
+        return 1;
+      }
+      if (values.json) io.out(JSON.stringify(out.record));
+      else io.out(`revoked ${hash} (tenant '${out.record.tenantId}') at ${out.record.revokedAt}`);
+      return 0;
+    }
+
+    if (command === "list") {
+      const tenantId = tenantArg(values.tenant);
+      const store = io.store ?? storeFrom(io.env);
+      const records = await store.list(tenantId);
+      if (values.json) io.out(JSON.stringify(records));
+      else if (records.length === 0) io.out(`no keys for tenant '${tenantId}'`);
+      else {
+        for (const r of records) {
+          io.out([r.hash, r.createdAt, r.revokedAt ? `revoked ${r.revokedAt}` : "active", r.label].join("  ").trimEnd());
+        }
+      }
+      return 0;
+    }
+
+    throw new UsageError(`unknown command '${command}'`);
+  } catch (e) {
+    if (e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+      io.err(`${(e as Error).message}\n${USAGE}`);
+      return 2;
+    }
+    throw e;
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const code = await runKeysCli(process.argv.slice(2), {
+    env: process.env,
+    out: (l) => process.stdout.write(`${l}\n`),
+    err: (l) => process.stderr.write(`${l}\n`),
+  });
+  process.exitCode = code;
+}

@@ -1,0 +1,80 @@
+/**
+ * The stage's EventBridge bus, the rules for the two incoming events and their target functions.
+ * Delivery failures (EventBridge -> Lambda) and handler failures (Lambda's async retries) both end
+ * in one SQS dead-letter queue with an alarm; the handlers are idempotent, so retries are safe.
+ */
+import { Duration } from "aws-cdk-lib";
+import { ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
+import { EventBus, Rule } from "aws-cdk-lib/aws-events";
+import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
+import { AccountPrincipal, PolicyStatement } from "aws-cdk-lib/aws-iam";
+import { SqsDestination } from "aws-cdk-lib/aws-lambda-destinations";
+import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
+import { use, type StackContext } from "sst/constructs";
+import { stageConfigOf } from "./config.js";
+import { EVENT_SOURCES, HANDLERS } from "./handlers.js";
+import { serviceFunction } from "./service-function.js";
+import { Storage } from "./storage.js";
+
+/** The incoming events and the function each one reaches. */
+export const EVENT_RULES = {
+  PlanCompleted: { source: EVENT_SOURCES.plan, handler: "planCompleted" },
+  InboxItemAnswered: { source: EVENT_SOURCES.inbox, handler: "inboxAnswered" },
+} as const;
+
+/** EventBridge's own retries of a failed delivery to Lambda (throttling, service errors). */
+export const TARGET_RETRY = { retryAttempts: 8, maxEventAge: Duration.hours(6) };
+/** Lambda's retries of an asynchronous invocation whose handler threw. */
+export const ASYNC_RETRY = { retryAttempts: 2, maxEventAge: Duration.hours(6) };
+
+export function Events({ stack, app }: StackContext) {
+  const config = stageConfigOf(app);
+  const { table } = use(Storage);
+
+  const bus = new EventBus(stack, "Bus", { eventBusName: app.logicalPrefixedName("bus") });
+  const dlq = new Queue(stack, "EventsDlq", {
+    retentionPeriod: Duration.days(14),
+    encryption: QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+  });
+  dlq.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }).createAlarm(stack, "EventsDlqAlarm", {
+    alarmDescription: "Vancetope Memory: an incoming event failed every retry (see the EventsDlq queue)",
+    threshold: 1,
+    evaluationPeriods: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+
+  const targets: Record<string, ReturnType<typeof serviceFunction>> = {};
+  for (const [detailType, rule] of Object.entries(EVENT_RULES)) {
+    const fn = serviceFunction(stack, `${detailType}Handler`, HANDLERS[rule.handler], {
+      config,
+      table,
+      bus,
+      props: { ...ASYNC_RETRY, onFailure: new SqsDestination(dlq) },
+    });
+    new Rule(stack, `${detailType}Rule`, {
+      eventBus: bus,
+      description: `${rule.source} ${detailType} -> ${HANDLERS[rule.handler].entry}`,
+      eventPattern: { source: [rule.source], detailType: [detailType] },
+      targets: [new LambdaFunction(fn, { ...TARGET_RETRY, deadLetterQueue: dlq })],
+    });
+    targets[detailType] = fn;
+  }
+
+  // Engines in other accounts may put the two incoming event kinds, and only those, on this bus.
+  for (const account of config.eventPublisherAccounts) {
+    bus.addToResourcePolicy(
+      new PolicyStatement({
+        sid: `PutIncomingEventsFrom${account}`,
+        principals: [new AccountPrincipal(account)],
+        actions: ["events:PutEvents"],
+        resources: [bus.eventBusArn],
+        conditions: { StringEquals: { "events:source": Object.values(EVENT_RULES).map((r) => r.source) } },
+      }),
+    );
+  }
+
+  stack.addOutputs({ EventBusName: bus.eventBusName, EventsDlqUrl: dlq.queueUrl });
+  return { bus, dlq, targets };
+}

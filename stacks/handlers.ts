@@ -1,0 +1,88 @@
+/**
+ * Every Lambda of the service and what it may touch: its entry file, whether it summarizes (and so
+ * bundles the LLM SDKs and reads the LLM secrets), which table indexes it queries and which event
+ * sources it publishes. The stacks derive each function's IAM policy from this list and the infra
+ * tests check the templates and bundles against it.
+ */
+import type { tableIndexes } from "../core/adapters/dynamodb/table.js";
+
+export const EVENT_SOURCES = {
+  plan: "vancetope.plan",
+  inbox: "vancetope.inbox",
+  memory: "vancetope.memory",
+} as const;
+
+export type EventSource = (typeof EVENT_SOURCES)[keyof typeof EVENT_SOURCES];
+
+export interface HandlerSpec {
+  /** Entry file, relative to the repository root; it exports `handler`. */
+  entry: string;
+  /** True when the function calls a summarizer: LLM SDKs, SSM secrets, SUMMARIZER env. */
+  summarizes: boolean;
+  /** `read-write`: the service's item actions (never DeleteItem or Scan); `api-keys`: GetItem on key items only. */
+  table: "read-write" | "api-keys";
+  /** Indexes the function queries (their ARNs get dynamodb:Query). */
+  queries: ReadonlyArray<keyof typeof tableIndexes>;
+  /** Event sources the function may put on the bus (an `events:source` condition). */
+  publishes: readonly EventSource[];
+  memoryMb: number;
+  timeoutSeconds: number;
+}
+
+export const HANDLERS = {
+  /** The HTTP routes that never summarize; the answer endpoint publishes InboxItemAnswered. */
+  api: {
+    entry: "functions/api.ts",
+    summarizes: false,
+    table: "read-write",
+    queries: ["lsi1", "gsi1", "gsi2"],
+    publishes: [EVENT_SOURCES.inbox],
+    memoryMb: 1024,
+    timeoutSeconds: 10,
+  },
+  /** The HTTP routes that may summarize; 29 s is API Gateway's integration limit. */
+  compaction: {
+    entry: "functions/compaction.ts",
+    summarizes: true,
+    table: "read-write",
+    queries: ["lsi1"],
+    publishes: [EVENT_SOURCES.memory],
+    memoryMb: 1024,
+    timeoutSeconds: 29,
+  },
+  /** EventBridge PlanCompleted target: posts a recompaction offer (no LLM; reads the base table only). */
+  planCompleted: {
+    entry: "functions/plan-completed.ts",
+    summarizes: false,
+    table: "read-write",
+    queries: [],
+    publishes: [EVENT_SOURCES.memory],
+    memoryMb: 512,
+    timeoutSeconds: 30,
+  },
+  /** EventBridge InboxItemAnswered target: runs the accepted range compaction. */
+  inboxAnswered: {
+    entry: "functions/inbox-answered.ts",
+    summarizes: true,
+    table: "read-write",
+    queries: ["lsi1"],
+    publishes: [EVENT_SOURCES.memory],
+    memoryMb: 1024,
+    timeoutSeconds: 60,
+  },
+  /** The HTTP API's Lambda authorizer: one GetItem per uncached key, nothing else. */
+  authorizer: {
+    entry: "functions/authorizer.ts",
+    summarizes: false,
+    table: "api-keys",
+    queries: [],
+    publishes: [],
+    memoryMb: 256,
+    timeoutSeconds: 5,
+  },
+} as const satisfies Record<string, HandlerSpec>;
+
+export type HandlerName = keyof typeof HANDLERS;
+
+/** SST's handler string for an entry: `functions/api.ts` -> `functions/api.handler`. */
+export const sstHandler = (entry: string) => entry.replace(/\.ts$/, ".handler");

@@ -1,0 +1,90 @@
+/**
+ * Least-privilege IAM statements, derived from each function's HandlerSpec: the table actions it
+ * uses on the table (and Query on exactly the indexes it reads), PutEvents on the bus for its own
+ * event sources, and the LLM key parameters only for the functions that summarize.
+ */
+import { ArnFormat, Stack } from "aws-cdk-lib";
+import type { ITable } from "aws-cdk-lib/aws-dynamodb";
+import type { IEventBus } from "aws-cdk-lib/aws-events";
+import { PolicyStatement } from "aws-cdk-lib/aws-iam";
+import type { Construct } from "constructs";
+import { API_KEY_PK_PREFIX } from "../core/adapters/dynamodb/api-keys.js";
+import { tableIndexes } from "../core/adapters/dynamodb/table.js";
+import type { HandlerSpec } from "./handlers.js";
+import type { StageConfig } from "./stage.js";
+
+/**
+ * What the store does: Get/BatchGet/Query reads, Put/Update writes, ConditionCheck inside
+ * TransactWriteItems (which has no IAM action of its own). Nothing is ever deleted or scanned.
+ */
+export const TABLE_ITEM_ACTIONS = [
+  "dynamodb:GetItem",
+  "dynamodb:BatchGetItem",
+  "dynamodb:Query",
+  "dynamodb:PutItem",
+  "dynamodb:UpdateItem",
+  "dynamodb:ConditionCheckItem",
+];
+
+export const indexArn = (table: ITable, index: keyof typeof tableIndexes) =>
+  `${table.tableArn}/index/${tableIndexes[index].name}`;
+
+export function tableStatements(table: ITable, spec: HandlerSpec): PolicyStatement[] {
+  if (spec.table === "api-keys") {
+    // The authorizer can read API key items and nothing else: no tenant data.
+    return [
+      new PolicyStatement({
+        actions: ["dynamodb:GetItem"],
+        resources: [table.tableArn],
+        conditions: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [`${API_KEY_PK_PREFIX}*`] } },
+      }),
+    ];
+  }
+  const statements = [new PolicyStatement({ actions: TABLE_ITEM_ACTIONS, resources: [table.tableArn] })];
+  if (spec.queries.length > 0) {
+    statements.push(
+      new PolicyStatement({ actions: ["dynamodb:Query"], resources: spec.queries.map((i) => indexArn(table, i)) }),
+    );
+  }
+  return statements;
+}
+
+export function putEventsStatements(bus: IEventBus, spec: HandlerSpec): PolicyStatement[] {
+  if (spec.publishes.length === 0) return [];
+  return [
+    new PolicyStatement({
+      actions: ["events:PutEvents"],
+      resources: [bus.eventBusArn],
+      // A function cannot forge another domain's events (e.g. a PlanCompleted).
+      conditions: { StringEquals: { "events:source": [...spec.publishes] } },
+    }),
+  ];
+}
+
+export const parameterArn = (scope: Construct, name: string) =>
+  Stack.of(scope).formatArn({
+    service: "ssm",
+    resource: "parameter",
+    resourceName: name.replace(/^\//, ""),
+    arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+  });
+
+export function llmSecretStatements(scope: Construct, config: StageConfig): PolicyStatement[] {
+  const statements = [
+    new PolicyStatement({
+      actions: ["ssm:GetParameter"],
+      resources: [config.secretParams.openai, config.secretParams.anthropic].map((n) => parameterArn(scope, n)),
+    }),
+  ];
+  if (config.secretsKmsKeyArn) {
+    // Only for a customer managed key; the default aws/ssm key's policy already allows decryption via SSM.
+    statements.push(
+      new PolicyStatement({
+        actions: ["kms:Decrypt"],
+        resources: [config.secretsKmsKeyArn],
+        conditions: { StringEquals: { "kms:ViaService": `ssm.${Stack.of(scope).region}.amazonaws.com` } },
+      }),
+    );
+  }
+  return statements;
+}

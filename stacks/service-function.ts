@@ -1,0 +1,80 @@
+/**
+ * Builds one of the service's Lambdas from its HandlerSpec: the shared bundling, runtime, a log
+ * group with one month's retention, Powertools settings, and an IAM policy derived from the spec.
+ */
+import { RemovalPolicy } from "aws-cdk-lib";
+import type { ITable } from "aws-cdk-lib/aws-dynamodb";
+import type { IEventBus } from "aws-cdk-lib/aws-events";
+import type { PolicyStatement } from "aws-cdk-lib/aws-iam";
+import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { Function, type FunctionProps, type Stack } from "sst/constructs";
+import { LAMBDA_ARCHITECTURE, LAMBDA_RUNTIME, nodejsBundling } from "./bundling.js";
+import { sstHandler, type HandlerSpec } from "./handlers.js";
+import { llmSecretStatements, putEventsStatements, tableStatements } from "./permissions.js";
+import { METRICS_NAMESPACE, SERVICE_NAME, type StageConfig } from "./stage.js";
+
+export const LOG_RETENTION = RetentionDays.ONE_MONTH;
+
+export interface ServiceFunctionOptions {
+  config: StageConfig;
+  table: ITable;
+  /** Omitted for functions that publish nothing (the authorizer). */
+  bus?: IEventBus;
+  /** Extra CDK function options (async retries, failure destination). */
+  props?: Pick<FunctionProps, "retryAttempts" | "maxEventAge" | "onFailure">;
+}
+
+/** The environment every function gets, plus the LLM settings for those that summarize. */
+export function functionEnvironment(spec: HandlerSpec, o: { config: StageConfig; tableName: string; busName?: string }) {
+  const env: Record<string, string> = {
+    POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+    POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+    TABLE_NAME: o.tableName,
+  };
+  if (spec.publishes.length > 0 && o.busName) env.EVENT_BUS_NAME = o.busName;
+  if (spec.summarizes) {
+    const c = o.config;
+    // Parameter NAMES only: functions/load-secrets.ts fetches the SecureStrings at cold start.
+    env.OPENAI_API_KEY_PARAM = c.secretParams.openai;
+    env.ANTHROPIC_API_KEY_PARAM = c.secretParams.anthropic;
+    if (c.summarizer) env.SUMMARIZER = c.summarizer;
+    if (c.summarizerModel) env.SUMMARIZER_MODEL = c.summarizerModel;
+    if (c.openaiBaseUrl) env.OPENAI_BASE_URL = c.openaiBaseUrl;
+    if (c.anthropicBaseUrl) env.ANTHROPIC_BASE_URL = c.anthropicBaseUrl;
+  }
+  return env;
+}
+
+export function policyStatements(stack: Stack, spec: HandlerSpec, o: ServiceFunctionOptions): PolicyStatement[] {
+  return [
+    ...tableStatements(o.table, spec),
+    ...(o.bus ? putEventsStatements(o.bus, spec) : []),
+    ...(spec.summarizes ? llmSecretStatements(stack, o.config) : []),
+  ];
+}
+
+export function serviceFunction(stack: Stack, id: string, spec: HandlerSpec, o: ServiceFunctionOptions): Function {
+  if (spec.publishes.length > 0 && !o.bus) throw new Error(`${id} publishes events but got no bus`);
+  const logGroup = new LogGroup(stack, `${id}Logs`, {
+    retention: LOG_RETENTION,
+    removalPolicy: o.config.dev ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+  });
+  return new Function(stack, id, {
+    handler: sstHandler(spec.entry),
+    runtime: LAMBDA_RUNTIME,
+    architecture: LAMBDA_ARCHITECTURE,
+    memorySize: spec.memoryMb,
+    timeout: spec.timeoutSeconds,
+    // No X-Ray: it would add xray:Put* on "*" to every role for traces nobody reads yet.
+    tracing: "disabled",
+    nodejs: nodejsBundling,
+    logGroup,
+    environment: functionEnvironment(spec, {
+      config: o.config,
+      tableName: o.table.tableName,
+      busName: o.bus?.eventBusName,
+    }),
+    permissions: policyStatements(stack, spec, o),
+    ...o.props,
+  });
+}

@@ -1,0 +1,72 @@
+/**
+ * Stage naming and the stage-level settings read from the deploying shell. One stage per team
+ * (`npx sst deploy --stage team-a`); dev stages are disposable, every other stage keeps its data.
+ */
+
+/** `dev`, `local`, `dev-*` and `pr-*` are disposable: no deletion protection, data destroyed on remove. */
+export function isDevStage(stage: string): boolean {
+  return stage === "dev" || stage === "local" || stage.startsWith("dev-") || stage.startsWith("pr-");
+}
+
+export const SERVICE_NAME = "vancetope-memory";
+export const METRICS_NAMESPACE = "Vancetope/Memory";
+export const SUMMARIZERS = ["offline", "openai", "anthropic"] as const;
+
+export interface StageConfig {
+  stage: string;
+  dev: boolean;
+  /** Unset: the function picks openai / anthropic / offline by which key parameter exists. */
+  summarizer?: (typeof SUMMARIZERS)[number];
+  summarizerModel?: string;
+  openaiBaseUrl?: string;
+  anthropicBaseUrl?: string;
+  /** SSM SecureString parameter names holding the LLM keys (created by the operator). */
+  secretParams: { openai: string; anthropic: string };
+  /** A customer managed KMS key encrypting those parameters; the default aws/ssm key needs none. */
+  secretsKmsKeyArn?: string;
+  /** Other AWS accounts allowed to put PlanCompleted / InboxItemAnswered events on the bus. */
+  eventPublisherAccounts: string[];
+}
+
+type Env = Record<string, string | undefined>;
+
+const nonEmpty = (v: string | undefined) => (v && v.trim() ? v.trim() : undefined);
+
+/** SSM parameter path of one LLM key for a stage: `/vancetope-memory/<stage>/<provider>-api-key`. */
+export const llmKeyParameterName = (stage: string, provider: "openai" | "anthropic") =>
+  `/${SERVICE_NAME}/${stage}/${provider}-api-key`;
+
+/**
+ * Reads SUMMARIZER, SUMMARIZER_MODEL, OPENAI_BASE_URL, ANTHROPIC_BASE_URL,
+ * VANCETOPE_SECRETS_KMS_KEY_ARN and VANCETOPE_EVENT_PUBLISHER_ACCOUNTS (comma-separated account
+ * ids). The LLM keys themselves are never read here: they live in SSM only.
+ */
+export function readStageConfig(stage: string, env: Env = process.env): StageConfig {
+  if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(stage)) throw new Error(`invalid stage name '${stage}'`);
+  const summarizer = nonEmpty(env.SUMMARIZER);
+  if (summarizer && !(SUMMARIZERS as readonly string[]).includes(summarizer)) {
+    throw new Error(`SUMMARIZER must be one of ${SUMMARIZERS.join(", ")} (got '${summarizer}')`);
+  }
+  const accounts = (env.VANCETOPE_EVENT_PUBLISHER_ACCOUNTS ?? "")
+    .split(",")
+    .map((a) => a.trim())
+    .filter(Boolean);
+  for (const a of accounts) {
+    if (!/^\d{12}$/.test(a)) throw new Error(`VANCETOPE_EVENT_PUBLISHER_ACCOUNTS: '${a}' is not a 12-digit account id`);
+  }
+  const kms = nonEmpty(env.VANCETOPE_SECRETS_KMS_KEY_ARN);
+  if (kms && !/^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/.test(kms)) {
+    throw new Error(`VANCETOPE_SECRETS_KMS_KEY_ARN must be a KMS key ARN (got '${kms}')`);
+  }
+  return {
+    stage,
+    dev: isDevStage(stage),
+    summarizer: summarizer as StageConfig["summarizer"],
+    summarizerModel: nonEmpty(env.SUMMARIZER_MODEL),
+    openaiBaseUrl: nonEmpty(env.OPENAI_BASE_URL),
+    anthropicBaseUrl: nonEmpty(env.ANTHROPIC_BASE_URL),
+    secretParams: { openai: llmKeyParameterName(stage, "openai"), anthropic: llmKeyParameterName(stage, "anthropic") },
+    secretsKmsKeyArn: kms,
+    eventPublisherAccounts: accounts,
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * The LLM key loader the summarizing functions run at cold start: SSM SecureStrings by name,
+ * decrypted, once per container, tolerant of a provider that is not configured.
+ */
+import { GetParameterCommand, ParameterNotFound } from "@aws-sdk/client-ssm";
+import { describe, expect, it } from "vitest";
+import { loadLlmSecrets, type ParameterReader } from "../../functions/load-secrets.js";
+
+function fakeSsm(values: Record<string, string | Error>) {
+  const calls: Array<{ Name?: string; WithDecryption?: boolean }> = [];
+  const client: ParameterReader = {
+    async send(command: GetParameterCommand) {
+      calls.push(command.input);
+      const v = values[command.input.Name!];
+      if (v instanceof Error) throw v;
+      if (v === undefined) throw new ParameterNotFound({ message: "not found", $metadata: {} });
+      return { Parameter: { Value: v } };
+    },
+  };
+  return { client, calls };
+}
+
+const params = { OPENAI_API_KEY_PARAM: "/vancetope-memory/team-a/openai-api-key", ANTHROPIC_API_KEY_PARAM: "/vancetope-memory/team-a/anthropic-api-key" };
+
+describe("loadLlmSecrets", () => {
+  it("does nothing (and calls nothing) without parameter names", async () => {
+    const { client, calls } = fakeSsm({});
+    const env: Record<string, string | undefined> = {};
+    await loadLlmSecrets(env, { client });
+    expect(calls).toEqual([]);
+    expect(env).toEqual({});
+  });
+
+  it("fetches both keys with decryption and sets them, once per container", async () => {
+    const { client, calls } = fakeSsm({ [params.OPENAI_API_KEY_PARAM]: "sk-o", [params.ANTHROPIC_API_KEY_PARAM]: "sk-a" });
+    const env: Record<string, string | undefined> = { ...params };
+    await loadLlmSecrets(env, { client });
+    await loadLlmSecrets(env, { client });
+    expect(env.OPENAI_API_KEY).toBe("sk-o");
+    expect(env.ANTHROPIC_API_KEY).toBe("sk-a");
+    expect(calls).toHaveLength(2);
+    expect(calls.every((c) => c.WithDecryption === true)).toBe(true);
+  });
+
+  it("leaves a provider unconfigured when its parameter does not exist, with a warning", async () => {
+    const { client } = fakeSsm({ [params.OPENAI_API_KEY_PARAM]: "sk-o" });
+    const warnings: unknown[] = [];
+    const env: Record<string, string | undefined> = { ...params };
+    await loadLlmSecrets(env, { client, warn: (m, f) => warnings.push({ m, f }) });
+    expect(env.OPENAI_API_KEY).toBe("sk-o");
+    expect(env.ANTHROPIC_API_KEY).toBeUndefined();
+    expect(warnings).toEqual([{ m: expect.stringContaining("not found"), f: { parameter: params.ANTHROPIC_API_KEY_PARAM } }]);
+  });
+
+  it("keeps a key that is already in the environment and does not fetch it", async () => {
+    const { client, calls } = fakeSsm({ [params.ANTHROPIC_API_KEY_PARAM]: "sk-a" });
+    const env: Record<string, string | undefined> = { ...params, OPENAI_API_KEY: "already" };
+    await loadLlmSecrets(env, { client });
+    expect(env.OPENAI_API_KEY).toBe("already");
+    expect(calls.map((c) => c.Name)).toEqual([params.ANTHROPIC_API_KEY_PARAM]);
+  });
+
+  it("rejects on other failures without touching the environment, and retries on the next call", async () => {
+    const values: Record<string, string | Error> = {
+      [params.OPENAI_API_KEY_PARAM]: "sk-o",
+      [params.ANTHROPIC_API_KEY_PARAM]: Object.assign(new Error("Rate exceeded"), { name: "ThrottlingException" }),
+    };
+    const { client, calls } = fakeSsm(values);
+    const env: Record<string, string | undefined> = { ...params };
+    await expect(loadLlmSecrets(env, { client })).rejects.toThrow("Rate exceeded");
+    expect(env.OPENAI_API_KEY).toBeUndefined();
+    values[params.ANTHROPIC_API_KEY_PARAM] = "sk-a";
+    await loadLlmSecrets(env, { client });
+    expect(env).toMatchObject({ OPENAI_API_KEY: "sk-o", ANTHROPIC_API_KEY: "sk-a" });
+    expect(calls).toHaveLength(4);
+  });
+});

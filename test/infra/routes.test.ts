@@ -1,0 +1,39 @@
+/**
+ * API Gateway's route table (stacks/api.ts) and the handlers' own routes must agree: a route only
+ * in the stack would reach a function that answers 404, a route only in the app would be
+ * unreachable in AWS, and a route in the wrong group would run in a function without its SDKs.
+ */
+import { describe, expect, it } from "vitest";
+import { silentLog } from "../../core/adapters/log.js";
+import { createHttpApp } from "../../functions/http/app.js";
+import { apiGroups, compactionGroups } from "../../functions/http/groups.js";
+import { createDeps } from "../../functions/root.js";
+import { API_ROUTES, PUBLIC_ROUTES } from "../../stacks/api.js";
+
+/** `GET /v1/processes/{processId}` keys of an app's routes (middleware excluded). */
+function routeKeys(groups: typeof apiGroups): string[] {
+  const app = createHttpApp({ deps: createDeps({ env: {}, log: silentLog }), resolveTenant: () => null, groups });
+  return [
+    ...new Set(
+      app.routes
+        .filter((r) => r.method !== "ALL")
+        .map((r) => `${r.method} ${r.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")}`),
+    ),
+  ].sort();
+}
+
+const stackRoutes = (group: "api" | "compaction") =>
+  Object.entries(API_ROUTES)
+    .filter(([, g]) => g === group)
+    .map(([route]) => route)
+    .sort();
+
+describe("API Gateway routes match the handlers' routes", () => {
+  it("sends to the api function exactly the routes its app serves", () => {
+    expect(stackRoutes("api")).toEqual(routeKeys(apiGroups));
+  });
+
+  it("sends to the compaction function exactly its routes (its /health is never reached)", () => {
+    expect(stackRoutes("compaction")).toEqual(routeKeys(compactionGroups).filter((r) => !PUBLIC_ROUTES.includes(r as never)));
+  });
+});

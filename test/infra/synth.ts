@@ -1,0 +1,68 @@
+/**
+ * Synthesizes a stage's stacks offline the way `sst deploy` does (SST's App in deploy mode, the
+ * same addStacks as sst.config.ts), with a fixed account and region instead of AWS credentials.
+ */
+import { Template } from "aws-cdk-lib/assertions";
+import { App, getStack, use, type Stack } from "sst/constructs";
+import { initProject, useProject } from "sst/project.js";
+import { Api, Events, Storage, Web, addStacks } from "../../stacks/index.js";
+
+export const ACCOUNT = "123456789012";
+export const REGION = "eu-west-1";
+
+export interface SynthOptions {
+  /** Deploying-shell variables for this synth (restored afterwards). */
+  env?: Record<string, string | undefined>;
+  /** Run SST's deferred tasks (function bundling, the static site archive), as `sst deploy` does. */
+  finish?: boolean;
+  web?: boolean;
+}
+
+export interface Synthesized {
+  app: App;
+  stacks: { storage: Stack; events: Stack; api: Stack; web?: Stack };
+  templates: { storage: Template; events: Template; api: Template; web?: Template };
+  /** What each functional stack returned (its constructs). */
+  outputs: { events: ReturnType<typeof Events>; api: ReturnType<typeof Api> };
+}
+
+function withEnv<T>(env: Record<string, string | undefined>, run: () => Promise<T>): Promise<T> {
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  const apply = (values: Record<string, string | undefined>) => {
+    for (const [k, v] of Object.entries(values)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  };
+  apply(env);
+  return run().finally(() => apply(saved));
+}
+
+export function synthStage(stage: string, options: SynthOptions = {}): Promise<Synthesized> {
+  return withEnv(options.env ?? {}, async () => {
+    await initProject({ stage, region: REGION });
+    const project = useProject();
+    const app = new App({ mode: "deploy", stage, name: project.config.name, region: project.config.region, account: ACCOUNT });
+    const web = options.web !== false;
+    addStacks(app, { web });
+    if (options.finish) await app.finish();
+    // getStack() reads SST's current app: take every template now, before another synth.
+    const stacks = {
+      storage: getStack(Storage),
+      events: getStack(Events),
+      api: getStack(Api),
+      ...(web ? { web: getStack(Web) } : {}),
+    };
+    return {
+      app,
+      stacks,
+      templates: {
+        storage: Template.fromStack(stacks.storage),
+        events: Template.fromStack(stacks.events),
+        api: Template.fromStack(stacks.api),
+        ...(stacks.web ? { web: Template.fromStack(stacks.web) } : {}),
+      },
+      outputs: { events: use(Events), api: use(Api) },
+    };
+  });
+}
