@@ -38,6 +38,17 @@ export function staticKeyResolver(keys: Map<string, string>): TenantResolver {
   };
 }
 
+/** The first resolver that knows the key wins (local runner: env keys, then keys in the table). */
+export function firstOf(...resolvers: TenantResolver[]): TenantResolver {
+  return async (c) => {
+    for (const resolve of resolvers) {
+      const tenant = await resolve(c);
+      if (tenant) return tenant;
+    }
+    return null;
+  };
+}
+
 /** Reads `requestContext.authorizer.lambda.tenantId` of the HTTP API event (hono/aws-lambda). */
 export const authorizerTenant: TenantResolver = (c) => {
   const event = (c.env as { event?: { requestContext?: { authorizer?: { lambda?: { tenantId?: unknown } } } } })

@@ -1,5 +1,7 @@
 /** The process and message endpoints of api.md over HTTP against the local runner. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiKeyStore, hashApiKey } from "../../core/adapters/dynamodb/api-keys.js";
+import { createDocumentClient } from "../../core/adapters/dynamodb/client.js";
 import { KEY_B, startTestService, type ApiResponse } from "../support/service.js";
 
 let ctx: Awaited<ReturnType<typeof startTestService>>;
@@ -30,6 +32,15 @@ describe("health and auth", () => {
   it("rejects a missing or unknown key with 401", async () => {
     expectError(await api("GET", "/v1/processes", { key: null }), 401, "auth.invalid_key");
     expectError(await api("GET", "/v1/processes", { key: "nope" }), 401, "auth.invalid_key");
+  });
+
+  it("accepts keys created in the table (npm run keys) until they are revoked", async () => {
+    const keys = createApiKeyStore({ client: createDocumentClient({ endpoint: ctx.service.dynamoEndpoint }), tableName: ctx.service.tableName });
+    const { key } = await keys.create({ tenantId: "tenant-c" });
+    await api("PUT", "/v1/processes/table-key-proc", { key, body: { projectId: "p" } });
+    expect((await api("GET", "/v1/processes", { key })).body.items.map((p: any) => p.processId)).toEqual(["table-key-proc"]);
+    await keys.revoke(hashApiKey(key));
+    expectError(await api("GET", "/v1/processes", { key }), 401);
   });
 
   it("hides another tenant's process (404 on read, write and list)", async () => {
