@@ -22,7 +22,14 @@ export interface ParentContext {
   summary: string | null;
 }
 
-const field = (v: string | undefined) => (v === undefined || v.trim() === "" ? "?" : v);
+/**
+ * Spec §4.2 defensive rendering: a missing or blank field is `?`. Whitespace runs (newlines
+ * included) collapse to one space, so a field can never start a heading of its own in the block.
+ */
+const field = (v: string | undefined) => {
+  const text = v?.replace(/\s+/g, " ").trim();
+  return text ? text : "?";
+};
 
 export function renderParent({ parent, summary }: ParentContext): string {
   const identity = [

@@ -96,6 +96,12 @@ export async function compactIfNeeded(
 
   const selection = selectForCompaction(view.messages, mode, tunables);
   if (selection.fold.length === 0) return { ...unchanged, reason: selection.reason ?? "nothing_eligible" };
+  // SOFT is optional hygiene: folding a few acknowledgements would cost a summary call and a
+  // prompt-cache reset to save nothing, so it waits until the fold outweighs a summary.
+  const foldTokens = selection.fold.reduce((n, m) => n + m.tokens, 0);
+  if (mode === "SOFT" && !request.force && foldTokens < tunables.summaryMaxTokens) {
+    return { ...unchanged, reason: "below_min_saving" };
+  }
 
   const outcome = await foldAndCommit(deps, key, view, tunables, {
     fold: selection.fold,
@@ -105,7 +111,8 @@ export async function compactIfNeeded(
     tokensBefore,
   });
   if (!outcome.ok) return { ...unchanged, reason: outcome.reason, ...(outcome.memoryId ? { memoryId: outcome.memoryId } : {}) };
-  const tokensAfter = Math.max(0, tokensBefore - own + replayTokens(outcome.view));
+  // The caller's count and ours may differ; scale theirs by how much the replay shrank.
+  const tokensAfter = own > 0 ? Math.round((tokensBefore * replayTokens(outcome.view)) / own) : tokensBefore;
   return {
     mode,
     compacted: true,
@@ -215,6 +222,7 @@ async function foldAndCommit(
   if (!lease.ok) return { ok: false, reason: lease.reason === "leased" ? "compaction_in_progress" : "concurrent_compaction" };
 
   const prior = newestSummary(view);
+  let committed = false;
   try {
     const summarizer = await deps.summarizer();
     const summary = await summarizeChunks(deps, summarizer, tunables, plan, prior?.content ?? null);
@@ -273,6 +281,7 @@ async function foldAndCommit(
       deps.log.warn("compaction commit conflict", { processId: key.processId });
       return { ok: false, reason: "commit_conflict" };
     }
+    committed = true; // the commit cleared the lease
     if (commit.pendingArchive) await deps.store.finishPendingArchive(key, memory.id);
 
     deps.metrics.compaction(plan.metricMode, plan.fold.length);
@@ -292,8 +301,9 @@ async function foldAndCommit(
     if (!after) throw notFound("process", key.processId);
     return { ok: true, memory, view: after };
   } finally {
-    // A no-op after a commit (the commit cleared the lease); frees it after a failure.
-    await deps.store.releaseLease(key, owner).catch((e) => deps.log.warn("lease release failed", { error: String(e) }));
+    if (!committed) {
+      await deps.store.releaseLease(key, owner).catch((e) => deps.log.warn("lease release failed", { error: String(e) }));
+    }
   }
 }
 

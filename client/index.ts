@@ -1,0 +1,19 @@
+/** The engine-side client of Vancetope Memory: the HTTP client, the wire types, the prompt helpers. */
+export { createMemoryClient, MemoryApiError, type MemoryClient, type MemoryClientOptions } from "./memory-client.js";
+export {
+  CONTINUATION_TEXT,
+  toAnthropicRequest,
+  toOpenAIMessages,
+  type AnthropicContentBlock,
+  type AnthropicMessage,
+  type AnthropicOptions,
+  type AnthropicRequest,
+  type AnthropicTextBlock,
+  type AnthropicToolResultBlock,
+  type AnthropicToolUseBlock,
+  type OpenAIChatMessage,
+  type OpenAIToolCall,
+  type PromptOptions,
+  type TurnLike,
+} from "./prompt-helpers.js";
+export type * from "./types.js";

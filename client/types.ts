@@ -1,0 +1,186 @@
+/**
+ * The wire shapes of the HTTP API (/work/shared/design/api.md, docs/api.md) as plain types, so an
+ * engine can use the client without the service's own code or any runtime dependency.
+ */
+
+export type Role = "USER" | "ASSISTANT" | "SYSTEM" | "TOOL";
+export type CompactionMode = "NONE" | "SOFT" | "HARD" | "EMERGENCY";
+export type StrengthTag = "STRENGTH:weak" | "STRENGTH:normal" | "STRENGTH:strong" | "STRENGTH:pinned";
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** The arguments as the model produced them: a JSON string. */
+  arguments: string;
+}
+
+export interface Message {
+  id: string;
+  processId: string;
+  role: Role;
+  content: string;
+  tags: string[];
+  createdAt: string;
+  archivedInMemoryId: string | null;
+  toolCallId?: string;
+  toolCalls?: ToolCall[];
+  /** The service's token estimate of the message (chars/4 plus overhead). */
+  tokens?: number;
+}
+
+export interface Memory {
+  id: string;
+  kind: "ARCHIVED_CHAT";
+  status: "OK" | "FAILED";
+  content: string;
+  sourceRefs: string[];
+  metadata: {
+    compactedMessages: number;
+    provider: string;
+    model: string;
+    supersededMemoryId?: string;
+    recompaction?: boolean;
+    topicLabel?: string;
+    rangeFromAt?: string;
+    rangeToAt?: string;
+    error?: string;
+    [extra: string]: unknown;
+  };
+  createdAt: string;
+  supersededAt: string | null;
+  supersededByMemoryId?: string;
+}
+
+export interface Process {
+  processId: string;
+  projectId: string;
+  sessionId?: string;
+  parentProcessId?: string;
+  name?: string;
+  recipe?: string;
+  engine?: string;
+  title?: string;
+  allowsCrossProjectSpawn: boolean;
+  createdAt: string;
+}
+
+export interface InboxItem {
+  id: string;
+  processId: string;
+  type: "APPROVAL";
+  tags: string[];
+  status: "OPEN" | "ACCEPTED" | "DECLINED";
+  payload: { from: string; to: string; topicLabel: string };
+  createdAt: string;
+  answeredAt?: string;
+}
+
+export interface CompactionResult {
+  mode: CompactionMode;
+  compacted: boolean;
+  memoryId?: string;
+  compactedMessages: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Why nothing was folded (e.g. `nothing_eligible`, `compaction_in_progress`). */
+  reason?: string;
+}
+
+export interface RangeCompactionResult {
+  memoryId: string | null;
+  compactedMessages: number;
+  markerMessageId: string | null;
+  reason?: string;
+}
+
+export interface ContextSection {
+  /** The `##` heading, e.g. `Earlier Conversation (compacted)` or `Parent Context`. */
+  name: string;
+  content: string;
+  /** `static` sections change only on compaction: they belong before the prompt-cache breakpoint. */
+  cache?: "static" | "dynamic";
+}
+
+/** The memory block for the system prompt. */
+export interface MemoryContext {
+  /** Every section, static ones first; empty when there is nothing to replay. */
+  block: string;
+  sections: ContextSection[];
+  /** The prefix of `block` that is byte-identical between turns until the next compaction. */
+  staticBlock?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor?: string;
+}
+
+export interface ModelRef {
+  provider?: string;
+  name?: string;
+  /** Required unless the service knows `name` (gpt-4o, claude-…). */
+  contextWindow?: number;
+}
+
+/** The size of the prompt the engine is about to send; without it the service estimates the replay. */
+export interface PromptSize {
+  tokens?: number;
+  chars?: number;
+  text?: string;
+}
+
+export interface UpsertProcessInput {
+  projectId: string;
+  sessionId?: string;
+  parentProcessId?: string;
+  name?: string;
+  recipe?: string;
+  engine?: string;
+  title?: string;
+  allowsCrossProjectSpawn?: boolean;
+}
+
+export interface AppendMessageInput {
+  role: Role;
+  content: string;
+  tags?: string[];
+  /** A retry with the same key returns the first message instead of appending twice. */
+  idempotencyKey?: string;
+  toolCallId?: string;
+  toolCalls?: ToolCall[];
+}
+
+export interface CompactInput {
+  model: ModelRef;
+  prompt?: PromptSize;
+  force?: Exclude<CompactionMode, "NONE">;
+  instructions?: string;
+}
+
+export interface CompactRangeInput {
+  from: string;
+  to: string;
+  topicLabel: string;
+}
+
+export interface BeginTurnInput {
+  /** The turn's new message (usually the user's), appended before anything else. */
+  message?: AppendMessageInput;
+  model: ModelRef;
+  prompt?: PromptSize;
+  query?: string;
+}
+
+/** What `POST /v1/processes/{id}/turns` answers: everything an engine needs for its LLM call. */
+export interface Turn {
+  compaction: CompactionResult;
+  /** The memory block (`context.block`) and its cacheable prefix (`context.staticBlock`). */
+  context: MemoryContext;
+  /** The active (unarchived) messages, oldest first, the new message included. */
+  messages: Message[];
+}
+
+export interface SearchHit {
+  message: Message;
+  score: number;
+}

@@ -1,0 +1,172 @@
+/**
+ * The memory block over HTTP (spec §4): summary replay, the worker parent context of §4.2 row by
+ * row, and byte-identical blocks between turns without a compaction.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFakeSummarizer } from "../support/fake-summarizer.js";
+import { makeMemory } from "../support/fixtures.js";
+import { startRecordedService } from "../support/recording-store.js";
+import { KEY_B } from "../support/service.js";
+
+const fake = createFakeSummarizer();
+let ctx: Awaited<ReturnType<typeof startRecordedService>>;
+
+beforeAll(async () => {
+  ctx = await startRecordedService({ overrides: { summarizer: async () => fake } });
+});
+afterAll(async () => ctx?.service.stop());
+
+const api = (...args: Parameters<typeof ctx.api>) => ctx.api(...args);
+const BIG = { contextWindow: 1_000_000 };
+const SUMMARY = "## Earlier Conversation (compacted)";
+const PARENT = "## Parent Context";
+
+async function createProcess(id: string, body: Record<string, unknown>) {
+  expect((await api("PUT", `/v1/processes/${id}`, { body })).status).toBe(200);
+}
+
+/** Appends `n` substantive messages (USER first and last) and folds them into `summary` (HARD). */
+async function compactWith(id: string, summary: string, n = 14) {
+  for (let i = 0; i < n; i++) {
+    const role = i % 2 === 0 || i === n - 1 ? "USER" : "ASSISTANT";
+    await api("POST", `/v1/processes/${id}/messages`, { body: { role, content: `${id} message ${i} about the parser design` } });
+  }
+  fake.script.push({ ok: true, summary });
+  const res = await api("POST", `/v1/processes/${id}/compaction`, { body: { model: BIG, force: "HARD" } });
+  expect(res.body).toMatchObject({ compacted: true, mode: "HARD" });
+  return res.body.memoryId as string;
+}
+
+const context = async (id: string, key?: string) => {
+  const res = await api("GET", `/v1/processes/${id}/context`, key ? { key } : {});
+  expect(res.status).toBe(200);
+  return res.body as { block: string; staticBlock: string; sections: Array<{ name: string; content: string; cache: string }> };
+};
+const turn = async (id: string, body: Record<string, unknown> = {}) => {
+  const res = await api("POST", `/v1/processes/${id}/turns`, { body: { model: BIG, ...body } });
+  expect(res.status).toBe(200);
+  return res.body;
+};
+
+const arthur = { projectId: "plan", name: "Arthur", recipe: "plan-session", engine: "arthur", title: "Ship v2" };
+const identity = "Parent name: Arthur\nParent recipe: plan-session\nParent engine: arthur\nParent title: Ship v2";
+
+describe("summary replay (spec §4.1)", () => {
+  it("shows no section for a process without a summary", async () => {
+    await createProcess("plain", { projectId: "p" });
+    expect(await context("plain")).toEqual({ block: "", staticBlock: "", sections: [] });
+  });
+
+  it("replays only the newest summary after several compactions", async () => {
+    await createProcess("replay", { projectId: "p" });
+    const ids = [];
+    for (const n of [1, 2, 3]) ids.push(await compactWith("replay", `SUMMARY-${n}: parser decisions round ${n}`));
+    const c = await context("replay");
+    expect(c.sections).toEqual([{ name: "Earlier Conversation (compacted)", content: "SUMMARY-3: parser decisions round 3", cache: "static" }]);
+    expect(c.block).toBe(`${SUMMARY}\nSUMMARY-3: parser decisions round 3`);
+    expect(c.block).not.toMatch(/SUMMARY-[12]/);
+    const memories = (await api("GET", "/v1/processes/replay/memories")).body.items;
+    expect(memories.map((m: any) => [m.id, m.supersededAt === null])).toEqual([
+      [ids[2], true],
+      [ids[1], false],
+      [ids[0], false],
+    ]);
+    expect((await turn("replay")).context).toEqual(c);
+  });
+
+  it("takes the newer one when two summaries are briefly active", async () => {
+    await createProcess("race", { projectId: "p" });
+    await compactWith("race", "OLDER SUMMARY");
+    const key = { tenantId: "tenant-a", processId: "race" };
+    await ctx.service.deps.store.putMemory(key, makeMemory("race", { content: "NEWER SUMMARY", tokens: 3 }));
+    await ctx.service.deps.store.putMemory(key, makeMemory("race", { status: "FAILED", content: "", tokens: 0 }));
+    expect((await context("race")).block).toBe(`${SUMMARY}\nNEWER SUMMARY`);
+  });
+});
+
+describe("worker parent context (spec §4.2, one test per row)", () => {
+  beforeAll(async () => {
+    await createProcess("arthur-1", arthur);
+    await compactWith("arthur-1", "PARENT SUMMARY: ship v2 by Friday, Postgres chosen");
+  });
+
+  it("same-project worker with an active parent summary: identity and summary", async () => {
+    await createProcess("worker-same", { projectId: "plan", parentProcessId: "arthur-1", engine: "frankie" });
+    const c = await context("worker-same");
+    expect(c.sections.map((s) => s.name)).toEqual(["Parent Context"]);
+    expect(c.block).toBe(
+      `${PARENT}\n${identity}\n\n### Parent Conversation Summary\nPARENT SUMMARY: ship v2 by Friday, Postgres chosen`,
+    );
+  });
+
+  it("same-project worker whose parent has no summary: identity only, missing fields as ?", async () => {
+    await createProcess("eddie-1", { projectId: "plan", engine: "eddie" });
+    await createProcess("worker-nosum", { projectId: "plan", parentProcessId: "eddie-1" });
+    expect((await context("worker-nosum")).block).toBe(
+      `${PARENT}\nParent name: ?\nParent recipe: ?\nParent engine: eddie\nParent title: ?`,
+    );
+  });
+
+  it("cross-project worker: identity only, and the parent's summary is never read", async () => {
+    await createProcess("worker-cross", { projectId: "other", parentProcessId: "arthur-1", engine: "trillian" });
+    ctx.recording.reset();
+    const viaContext = await context("worker-cross");
+    const viaTurn = (await turn("worker-cross", { message: { role: "USER", content: "start the control loop" } })).context;
+    for (const c of [viaContext, viaTurn]) {
+      expect(c.block).toBe(`${PARENT}\n${identity}`);
+      expect(c.block).not.toContain("PARENT SUMMARY");
+    }
+    expect(ctx.recording.callsFor("arthur-1").map((c) => c.method)).toEqual(["getProcess", "getProcess"]);
+  });
+
+  it("orphaned parent: no section, the call succeeds", async () => {
+    await createProcess("worker-orphan", { projectId: "plan", parentProcessId: "deleted-parent" });
+    expect(await context("worker-orphan")).toEqual({ block: "", staticBlock: "", sections: [] });
+    expect((await turn("worker-orphan", { message: { role: "USER", content: "hello" } })).context.block).toBe("");
+  });
+
+  it("another tenant's process as parent counts as orphaned", async () => {
+    await api("PUT", "/v1/processes/worker-tenant-b", { key: KEY_B, body: { projectId: "plan", parentProcessId: "arthur-1" } });
+    expect((await context("worker-tenant-b", KEY_B)).block).toBe("");
+  });
+
+  it("store down during the lookup: no section, the turn still succeeds with the worker's own summary", async () => {
+    await createProcess("worker-down", { projectId: "plan", parentProcessId: "arthur-1" });
+    await compactWith("worker-down", "WORKER SUMMARY");
+    expect((await context("worker-down")).sections.map((s) => s.name)).toEqual(["Earlier Conversation (compacted)", "Parent Context"]);
+    ctx.recording.fail = (call) =>
+      call.method === "getProcess" && call.processId === "arthur-1" ? new Error("DynamoDB unavailable") : undefined;
+    try {
+      const t = await turn("worker-down", { message: { role: "USER", content: "continue with the parser" } });
+      expect(t.context.block).toBe(`${SUMMARY}\nWORKER SUMMARY`);
+      expect(t.messages.at(-1).content).toBe("continue with the parser");
+      expect((await context("worker-down")).block).toBe(`${SUMMARY}\nWORKER SUMMARY`);
+    } finally {
+      ctx.recording.reset();
+    }
+  });
+});
+
+describe("prompt-cache friendliness", () => {
+  it("keeps the block byte-identical between turns without a compaction, and changes it on one", async () => {
+    await createProcess("cache-1", { projectId: "plan", parentProcessId: "arthur-1", name: "Frankie" });
+    await compactWith("cache-1", "FIRST SUMMARY");
+    const first = await turn("cache-1", { message: { role: "USER", content: "next step?" } });
+    expect(first.compaction.compacted).toBe(false);
+    const blocks = [JSON.stringify(first.context)];
+    for (const content of ["ok thanks!", "what about the lexer?"]) {
+      const t = await turn("cache-1", { message: { role: "USER", content } });
+      expect(t.compaction.compacted).toBe(false);
+      blocks.push(JSON.stringify(t.context));
+    }
+    blocks.push(JSON.stringify(await context("cache-1")));
+    expect(new Set(blocks).size).toBe(1);
+    expect(first.context.staticBlock).toBe(first.context.block);
+    expect(first.context.sections.every((s: any) => s.cache === "static")).toBe(true);
+
+    await compactWith("cache-1", "SECOND SUMMARY", 12);
+    const after = await turn("cache-1");
+    expect(after.context.block).not.toBe(first.context.block);
+    expect(after.context.block.startsWith(`${SUMMARY}\nSECOND SUMMARY\n\n${PARENT}`)).toBe(true);
+  });
+});
