@@ -14,9 +14,11 @@ import type { Log } from "../core/ports/logger.js";
 import type { ServiceDeps } from "../core/services/deps.js";
 import { handleInboxAnswered, handlePlanCompleted, INBOX_SOURCE, PLAN_SOURCE } from "../core/services/inbox.js";
 import { createHttpApp } from "../functions/http/app.js";
-import { DEFAULT_LOCAL_KEYS, parseApiKeys, staticKeyResolver } from "../functions/http/auth.js";
+import { createApiKeyStore } from "../core/adapters/dynamodb/api-keys.js";
+import { bearerKey, DEFAULT_LOCAL_KEYS, firstOf, parseApiKeys, staticKeyResolver } from "../functions/http/auth.js";
 import { allRouteGroups } from "../functions/http/groups.js";
 import { createDeps } from "../functions/root.js";
+import { inspectorRoutes } from "./inspector-routes.js";
 import { localRoutes } from "./local-routes.js";
 import { startDynamoLocal, type DynamoLocal } from "./dynamodb-local.js";
 import { summarizerFactoryFromEnv } from "./summarizer.js";
@@ -67,11 +69,18 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       summarizerFactory: summarizerFactoryFromEnv(env),
     });
     if (options.overrides?.summarizer) deps.summarizer = options.overrides.summarizer;
-    const app = createHttpApp({ deps, resolveTenant: staticKeyResolver(apiKeys), groups: allRouteGroups });
+    // Keys from MEMORY_API_KEYS, then keys created with `npm run keys` (hashed in the table).
+    const tableKeys = createApiKeyStore({ client, tableName });
+    const resolveTenant = firstOf(staticKeyResolver(apiKeys), async (c) => {
+      const key = bearerKey(c);
+      return key ? ((await tableKeys.resolve(key))?.tenantId ?? null) : null;
+    });
+    const app = createHttpApp({ deps, resolveTenant, groups: allRouteGroups });
     // The same handlers the EventBridge rules reach in AWS.
     bus.subscribe({ source: PLAN_SOURCE, detailType: "PlanCompleted" }, async (e) => void (await handlePlanCompleted(deps, e.detail)));
     bus.subscribe({ source: INBOX_SOURCE, detailType: "InboxItemAnswered" }, async (e) => void (await handleInboxAnswered(deps, e.detail)));
     localRoutes(app, { deps, bus, apiKeys });
+    inspectorRoutes(app);
     const host = options.host ?? "127.0.0.1";
     const server: ServerType = await new Promise((resolve) => {
       const s = serve({ fetch: app.fetch, port: options.port ?? Number(env.PORT ?? 3000), hostname: host }, () =>

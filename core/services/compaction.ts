@@ -111,8 +111,7 @@ export async function compactIfNeeded(
     tokensBefore,
   });
   if (!outcome.ok) return { ...unchanged, reason: outcome.reason, ...(outcome.memoryId ? { memoryId: outcome.memoryId } : {}) };
-  // The caller's count and ours may differ; scale theirs by how much the replay shrank.
-  const tokensAfter = own > 0 ? Math.round((tokensBefore * replayTokens(outcome.view)) / own) : tokensBefore;
+  const tokensAfter = outcome.memory.metadata.tokensAfter ?? tokensBefore;
   return {
     mode,
     compacted: true,
@@ -268,6 +267,7 @@ async function foldAndCommit(
       },
       tokens: estimateTokens(summary.text),
     };
+    memory.metadata.tokensAfter = tokensAfterFold(view, plan, memory.tokens);
     const commit = await deps.store.commitCompaction(key, {
       leaseOwner: owner,
       expectedVersion: view.state.version,
@@ -305,6 +305,18 @@ async function foldAndCommit(
       await deps.store.releaseLease(key, owner).catch((e) => deps.log.warn("lease release failed", { error: String(e) }));
     }
   }
+}
+
+/**
+ * The prompt size after the fold, in the caller's units: their count (or ours) scaled by how much
+ * the replay shrank, since the engine's tokenizer and our estimate may differ.
+ */
+function tokensAfterFold(view: ActiveView, plan: FoldPlan, summaryTokens: number): number {
+  const before = replayTokens(view);
+  const folded = new Set(plan.fold.map((m) => m.id));
+  const kept = view.messages.reduce((n, m) => n + (folded.has(m.id) ? 0 : m.tokens), 0);
+  const after = kept + summaryTokens + (plan.marker?.tokens ?? 0);
+  return before > 0 ? Math.round((plan.tokensBefore * after) / before) : after;
 }
 
 type ChunkedSummary =

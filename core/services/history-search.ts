@@ -1,0 +1,178 @@
+/**
+ * History search and recall (audit): ranks every message of a process, archived ones included,
+ * and leads from a memory back to the originals it folded. The index is built per container and
+ * cached per process; see README "History search" for where this stops scaling.
+ */
+import { createHistoryIndex, type HistoryIndex, type HistoryQuery } from "../domain/search-index.js";
+import { notFound } from "../domain/errors.js";
+import type { Memory, Message } from "../domain/model.js";
+import type { ProcessKey } from "../ports/store.js";
+import type { CoreDeps } from "./deps.js";
+import { requireProcess } from "./processes.js";
+
+export interface HistorySearchOptions {
+  /** Processes whose index stays cached (least recently used goes first). */
+  maxProcesses?: number;
+  /** Messages indexed across all cached processes (~1-2 KB of heap each); a larger process is indexed but not kept. */
+  maxMessages?: number;
+  /** Page size of a full history read. */
+  pageSize?: number;
+  /** Page size at the tail, which every search re-reads to pick up new messages. */
+  tailPageSize?: number;
+}
+
+export interface SearchResultItem {
+  message: Message;
+  score: number;
+}
+
+/** Counters for tests and logs: how often the index was built from scratch or extended. */
+export interface HistorySearchStats {
+  builds: number;
+  extended: number;
+  hits: number;
+  evictions: number;
+}
+
+interface Entry {
+  index: HistoryIndex;
+  /** META.version when built: every compaction bumps it, and only compactions insert mid-history (range markers). */
+  version: number;
+  count: number;
+  lastId: string | null;
+  /** Cursor that starts the last non-empty small page (undefined: from the beginning). */
+  tailCursor: string | undefined;
+}
+
+export interface HistorySearch {
+  search(deps: CoreDeps, key: ProcessKey, query: HistoryQuery): Promise<{ items: SearchResultItem[] }>;
+  /** The memory and the messages its `sourceRefs` name (history recall). */
+  sources(deps: CoreDeps, key: ProcessKey, memoryId: string): Promise<{ memory: Memory; items: Message[] }>;
+  stats(): HistorySearchStats;
+}
+
+/**
+ * One per container (built by the route group).
+ *
+ * @example
+ * const history = createHistorySearch({ maxProcesses: 20 });
+ * await history.search(deps, { tenantId, processId }, { q: "migration", limit: 10 });
+ */
+export function createHistorySearch(options: HistorySearchOptions = {}): HistorySearch {
+  const maxProcesses = options.maxProcesses ?? 32;
+  const maxMessages = options.maxMessages ?? 100_000;
+  const pageSize = options.pageSize ?? 1000;
+  const tailPageSize = options.tailPageSize ?? 100;
+  // Map iteration order is insertion order: re-inserting on use makes the first key the LRU one.
+  const cache = new Map<string, Entry>();
+  const queues = new Map<string, Promise<unknown>>();
+  const stats: HistorySearchStats = { builds: 0, extended: 0, hits: 0, evictions: 0 };
+
+  const cacheKey = (key: ProcessKey) => JSON.stringify([key.tenantId, key.processId]);
+
+  /** Reads from `cursor` to the end; `tailCursor` starts the last page that had items. */
+  async function readFrom(deps: CoreDeps, key: ProcessKey, cursor: string | undefined, limit: number) {
+    const messages: Message[] = [];
+    let tailCursor = cursor;
+    let next = cursor;
+    let lastPage = 0;
+    do {
+      const page = await deps.store.listMessages(key, { limit, ...(next ? { cursor: next } : {}) });
+      if (page.items.length > 0) {
+        tailCursor = next;
+        lastPage = page.items.length;
+        messages.push(...page.items);
+      }
+      next = page.nextCursor;
+    } while (next);
+    return { messages, tailCursor, lastPage };
+  }
+
+  async function build(deps: CoreDeps, key: ProcessKey, version: number): Promise<Entry> {
+    stats.builds++;
+    const full = await readFrom(deps, key, undefined, pageSize);
+    let tailCursor = full.tailCursor;
+    // Narrow the tail once, so that each later search re-reads at most `tailPageSize` messages.
+    if (full.lastPage > tailPageSize) tailCursor = (await readFrom(deps, key, tailCursor, tailPageSize)).tailCursor;
+    const last = full.messages[full.messages.length - 1];
+    return { index: createHistoryIndex(full.messages), version, count: full.messages.length, lastId: last?.id ?? null, tailCursor };
+  }
+
+  async function extend(deps: CoreDeps, key: ProcessKey, entry: Entry): Promise<void> {
+    const tail = await readFrom(deps, key, entry.tailCursor, tailPageSize);
+    const fresh = tail.messages.filter((m) => entry.lastId === null || m.id > entry.lastId);
+    if (fresh.length === 0) {
+      stats.hits++;
+      return;
+    }
+    stats.extended++;
+    entry.index.add(fresh);
+    entry.count += fresh.length;
+    entry.lastId = fresh[fresh.length - 1]!.id;
+    entry.tailCursor = tail.tailCursor;
+  }
+
+  function remember(k: string, entry: Entry) {
+    cache.delete(k);
+    if (entry.count > maxMessages) return;
+    cache.set(k, entry);
+    let total = 0;
+    for (const e of cache.values()) total += e.count;
+    for (const [oldest, e] of cache) {
+      if (cache.size <= maxProcesses && total <= maxMessages) break;
+      if (oldest === k) continue;
+      cache.delete(oldest);
+      total -= e.count;
+      stats.evictions++;
+    }
+  }
+
+  /** Searches of one process run one after another, so the cached entry is extended once per change. */
+  function serialized<T>(k: string, run: () => Promise<T>): Promise<T> {
+    const result = (queues.get(k) ?? Promise.resolve()).then(run, run);
+    const settled = result.catch(() => undefined);
+    queues.set(k, settled);
+    void settled.then(() => queues.get(k) === settled && queues.delete(k));
+    return result;
+  }
+
+  async function freshIndex(deps: CoreDeps, key: ProcessKey): Promise<HistoryIndex> {
+    const k = cacheKey(key);
+    return serialized(k, async () => {
+      // Also the tenant check: another tenant's process has no META under this tenant's key.
+      const state = await requireProcess(deps, key);
+      let entry = cache.get(k);
+      if (entry && entry.version === state.version) await extend(deps, key, entry);
+      else entry = await build(deps, key, state.version);
+      remember(k, entry);
+      return entry.index;
+    });
+  }
+
+  return {
+    async search(deps, key, query) {
+      const index = await freshIndex(deps, key);
+      const hits = index.search(query);
+      if (hits.length === 0) return { items: [] };
+      // Read the hits back rather than serving cached copies: archiving changes a message after it was indexed.
+      const byId = new Map((await deps.store.getMessages(key, hits.map((h) => h.id))).map((m) => [m.id, m]));
+      const items: SearchResultItem[] = [];
+      for (const h of hits) {
+        const message = byId.get(h.id);
+        if (message) items.push({ message, score: Math.round(h.score * 1e4) / 1e4 });
+      }
+      return { items };
+    },
+
+    async sources(deps, key, memoryId) {
+      const memory = await deps.store.getMemory(key, memoryId);
+      if (!memory) {
+        await requireProcess(deps, key);
+        throw notFound("memory", memoryId);
+      }
+      return { memory, items: await deps.store.getMessages(key, memory.sourceRefs) };
+    },
+
+    stats: () => ({ ...stats }),
+  };
+}

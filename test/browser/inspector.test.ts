@@ -1,0 +1,293 @@
+/**
+ * The inspector page in headless Chromium against the local runner: what a person sees of a
+ * process with a compaction, a failed compaction and a range recompaction; the key prompt; search;
+ * and a 10,000-message history that renders its first rows quickly in a bounded DOM.
+ */
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFakeSummarizer } from "../support/fake-summarizer.js";
+import { artifactPath, launchChromium, seedBulkHistory } from "../support/browser.js";
+import { KEY_A, startTestService } from "../support/service.js";
+
+let ctx: Awaited<ReturnType<typeof startTestService>>;
+let api: Awaited<ReturnType<typeof startTestService>>["api"];
+let browser: Browser;
+const fake = createFakeSummarizer();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+
+const PROCESS = "insp-1";
+const BIG = "insp-big";
+const BIG_COUNT = 10_000;
+
+interface Seeded {
+  hard: { memoryId: string; compactedMessages: number; tokensBefore: number; tokensAfter: number };
+  failedId: string;
+  rangeId: string;
+}
+let seeded: Seeded;
+
+async function say(processId: string, role: string, content: string, extra: Record<string, unknown> = {}) {
+  const r = await api("POST", `/v1/processes/${processId}/messages`, { body: { role, content, ...extra } });
+  expect(r.status).toBe(201);
+  await sleep(2); // distinct milliseconds keep the range window unambiguous
+  return r.body.message;
+}
+
+async function seedProcess(): Promise<Seeded> {
+  await api("PUT", `/v1/processes/${PROCESS}`, { body: { projectId: "demo", name: "Frankie", title: "Billing migration" } });
+  await say(PROCESS, "USER", "Plan the Postgres migration of the billing database"); // auto-pinned
+  await say(PROCESS, "ASSISTANT", "I will start with a schema dump of the invoices table.");
+  await say(PROCESS, "USER", "ok", { tags: ["STRENGTH:weak"] });
+  await say(PROCESS, "ASSISTANT", "Postgres 16 supports logical replication, so the cut-over can be online.", { tags: ["STRENGTH:strong"] });
+  await say(PROCESS, "USER", "Which tables are the biggest?");
+  await say(PROCESS, "ASSISTANT", "Let me check.", { toolCalls: [{ id: "call-1", name: "sql", arguments: '{"q":"select relname from pg_class"}' }] });
+  await say(PROCESS, "TOOL", "invoices 4.1M rows, payments 2.2M rows", { toolCallId: "call-1" });
+  for (let i = 0; i < 5; i++) await say(PROCESS, i % 2 ? "ASSISTANT" : "USER", `Detail ${i} about the replication slots and the migration window`);
+  await say(PROCESS, "USER", "What is the rollback plan?");
+  const hard = await api("POST", `/v1/processes/${PROCESS}/compaction`, { body: { model: { contextWindow: 128_000 }, force: "HARD" } });
+  expect(hard.body).toMatchObject({ compacted: true, mode: "HARD" });
+
+  for (let i = 0; i < 4; i++) await say(PROCESS, i % 2 ? "ASSISTANT" : "USER", `Rollback step ${i}: keep the old primary for a day`);
+  fake.script.push({ ok: false, error: "model overloaded" });
+  const failed = await api("POST", `/v1/processes/${PROCESS}/compaction`, { body: { model: { contextWindow: 128_000 }, force: "HARD" } });
+  expect(failed.body).toMatchObject({ compacted: false });
+  expect(failed.body.memoryId).toBeDefined();
+
+  const from = (await say(PROCESS, "USER", "Let's plan the DNS cut-over", { tags: ["MODE:plan"] })).createdAt;
+  await say(PROCESS, "ASSISTANT", "Lower the TTL to 60 seconds a day before.");
+  const to = (await say(PROCESS, "ASSISTANT", "Then switch the CNAME and watch the error rate.")).createdAt;
+  const range = await api("POST", `/v1/processes/${PROCESS}/compaction/range`, { body: { from, to, topicLabel: "dns-cutover" } });
+  expect(range.body.compactedMessages).toBeGreaterThan(0);
+  // A pasted log makes the replay large enough to cross the thresholds of a small window.
+  await say(PROCESS, "USER", `Here is the dry-run log:\n${"copy invoices batch ok, 10000 rows, 0 errors\n".repeat(100)}`);
+  await say(PROCESS, "USER", "Good. Anything else for tomorrow?");
+  return { hard: hard.body, failedId: failed.body.memoryId, rangeId: range.body.memoryId };
+}
+
+beforeAll(async () => {
+  ctx = await startTestService({ overrides: { summarizer: async () => fake } });
+  api = ctx.api;
+  // Launch first: without Chromium the file fails here with the install hint.
+  browser = await launchChromium();
+  seeded = await seedProcess();
+  await api("PUT", `/v1/processes/${BIG}`, { body: { projectId: "demo", name: "Long session" } });
+  await seedBulkHistory(ctx.service, { tenantId: "tenant-a", processId: BIG }, BIG_COUNT, (i) => ({
+    role: i % 2 ? "ASSISTANT" : "USER",
+    content: `bulk message ${i + 1}: ${i % 2 ? "an answer about step" : "a question about step"} ${i + 1}`,
+  }));
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await ctx?.service.stop();
+});
+
+async function withKey(): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  await context.addInitScript((key) => localStorage.setItem("vancetope.apiKey", key), KEY_A);
+  // A missing element fails its assertion in seconds, not at the test's timeout.
+  context.setDefaultTimeout(10_000);
+  return context;
+}
+
+const rowsIn = (page: Page) => page.locator("#timeline > li.msg-row");
+
+describe("inspector page", () => {
+  it("asks for the key once, remembers it, and asks again after a 401", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      await page.goto(`${ctx.service.url}/?process=${PROCESS}`);
+      const dialog = page.locator("#key-dialog");
+      await dialog.waitFor({ state: "visible" });
+      await page.fill("#key-input", KEY_A);
+      await page.click("#key-form button[type=submit]");
+      await rowsIn(page).first().waitFor();
+      // Several requests waited for the key; one prompt answered them all.
+      expect(await dialog.isVisible()).toBe(false);
+      expect(await page.evaluate(() => localStorage.getItem("vancetope.apiKey"))).toBe(KEY_A);
+
+      await page.reload();
+      await rowsIn(page).first().waitFor();
+      expect(await dialog.isVisible()).toBe(false);
+
+      await page.evaluate(() => localStorage.setItem("vancetope.apiKey", "revoked-key"));
+      await page.reload();
+      await dialog.waitFor({ state: "visible" });
+      expect(await page.textContent("#key-message")).toMatch(/rejected \(401\)/);
+      expect(await page.evaluate(() => localStorage.getItem("vancetope.apiKey"))).toBeNull();
+      await page.fill("#key-input", KEY_A);
+      await page.click("#key-form button[type=submit]");
+      await rowsIn(page).first().waitFor();
+      expect(await dialog.isVisible()).toBe(false);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("shows badges, archived rows, the compaction stitches, the range marker, the chain, the gauge and search", async () => {
+    const context = await withKey();
+    const page = await context.newPage();
+    try {
+      await page.goto(`${ctx.service.url}/?process=${PROCESS}`);
+      await rowsIn(page).first().waitFor();
+      await page.locator("#chain .memory-row").first().waitFor();
+
+      // The process picker lists it and has it selected.
+      expect(await page.inputValue("#process-select")).toBe(PROCESS);
+
+      // Badges: the auto-pinned task, a weak ack, a strong message, an untagged one.
+      const first = rowsIn(page).first();
+      expect(await first.locator(".badge.role").textContent()).toBe("USER");
+      expect(await first.locator(".badge.strength").textContent()).toBe("pinned");
+      const weak = page.locator("li.msg-row").filter({ has: page.locator(".strength-weak") });
+      expect(await weak.locator(".content").allTextContents()).toEqual(["ok"]);
+      expect(await page.locator("li.msg-row", { hasText: "logical replication" }).locator(".badge.strength").textContent()).toBe("strong");
+      expect(await page.locator("li.msg-row", { hasText: "Which tables are the biggest?" }).locator(".badge.strength").textContent()).toBe("untagged");
+
+      // Archived rows are greyed and link to their memory; the pinned task stays active.
+      const archived = page.locator("li.msg-row.archived");
+      expect(await archived.count()).toBe(seeded.hard.compactedMessages + (await rangeFolded()));
+      expect(await first.getAttribute("class")).not.toMatch(/archived/);
+      expect(await archived.first().locator(".archived-link").getAttribute("href")).toBe(`#mem-${seeded.hard.memoryId}`);
+
+      // The HARD stitch with its numbers; the page's "after" matches what the service returned.
+      const hard = page.locator(`li.stitch[data-memory-id="${seeded.hard.memoryId}"]`);
+      expect(await hard.locator(".stitch-text").textContent()).toBe(
+        `[compaction] HARD · ${seeded.hard.compactedMessages} messages folded · ${fmt(seeded.hard.tokensBefore)} → ${fmt(seeded.hard.tokensAfter)} tokens`,
+      );
+      // It sits right after the last message it folded.
+      const beforeStitch = hard.locator("xpath=preceding-sibling::li[1]");
+      expect(await beforeStitch.getAttribute("class")).toMatch(/archived/);
+      expect(await beforeStitch.getAttribute("data-id")).toBe(await lastSourceRef(seeded.hard.memoryId));
+
+      const failed = page.locator(`li.stitch.failed[data-memory-id="${seeded.failedId}"]`);
+      expect(await failed.textContent()).toMatch(/^\[compaction\] HARD · FAILED, \d+ messages not folded · error: model overloaded mem_/);
+
+      const range = page.locator(`li.stitch[data-memory-id="${seeded.rangeId}"]`);
+      expect(await range.textContent()).toMatch(/\[compaction\] RANGE "dns-cutover" · \d+ messages folded · [\d,]+ → [\d,]+ tokens/);
+      const marker = page.locator("li.msg-row.range-marker");
+      expect(await marker.count()).toBe(1);
+      expect(await marker.locator(".range-title").textContent()).toBe("Range recompaction: dns-cutover");
+      expect(await marker.locator(".badge.tag.range").textContent()).toBe("RECOMPACTION:dns-cutover");
+
+      // Summary chain, newest first: the range summary (active), the FAILED attempt, the superseded HARD one.
+      const chain = page.locator("#chain > li.memory-row");
+      expect(await chain.evaluateAll((rows) => rows.map((r) => r.getAttribute("data-memory-id")))).toEqual([
+        seeded.rangeId,
+        seeded.failedId,
+        seeded.hard.memoryId,
+      ]);
+      expect(await chain.nth(0).locator(".state").textContent()).toBe("active (replayed)");
+      expect(await chain.nth(1).locator(".status").textContent()).toBe("FAILED");
+      expect(await chain.nth(1).locator(".error").textContent()).toBe("error: model overloaded");
+      expect(await chain.nth(2).locator(".state").textContent()).toBe(`superseded by ${seeded.rangeId}`);
+      expect(await chain.nth(2).locator(".facts").textContent()).toContain(`${fmt(seeded.hard.tokensBefore)} → ${fmt(seeded.hard.tokensAfter)} tokens`);
+
+      // The gauge: the replay (active summary + active messages) against the thresholds of a 128k window.
+      const replay = await replayTokens(PROCESS);
+      await expect.poll(() => page.textContent("#gauge-text")).toContain(`Replay ${fmt(replay)} tokens = ${((replay / 128_000) * 100).toFixed(1)}% of 128,000 — below soft (40.0%)`);
+      expect(await page.textContent("#gauge-text")).toContain("Thresholds: soft 51,200 · hard 108,800 · emergency 121,600.");
+      // The range stitch's "after" was the replay then; only the last two messages came since.
+      const rangeAfter = Number((await range.textContent())!.match(/→ ([\d,]+) tokens/)![1]!.replace(/,/g, ""));
+      expect(await rowsIn(page).last().locator(".content").textContent()).toBe("Good. Anything else for tomorrow?");
+      const since = await rowsIn(page).evaluateAll((rows) => rows.slice(-2).map((r) => Number(r.querySelector(".tokens")!.textContent!.replace(/\D/g, ""))));
+      expect(rangeAfter + since[0]! + since[1]!).toBe(replay);
+      expect(replay).toBeGreaterThan(1000);
+      await page.fill("#context-window", "1000");
+      await page.dispatchEvent("#context-window", "change");
+      expect(await page.getAttribute("#gauge", "data-zone")).toBe("emergency");
+      await page.fill("#context-window", "128000");
+      await page.dispatchEvent("#context-window", "change");
+      expect(await page.evaluate(() => localStorage.getItem("vancetope.contextWindow"))).toBe("128000");
+
+      // Search: hits with scores, archived ones marked.
+      await page.fill("#search-q", "postgres invoices");
+      await page.click("#search-form button[type=submit]");
+      await page.locator("#search-results > li.hit").first().waitFor();
+      const hits = page.locator("#search-results > li.hit");
+      expect(await page.textContent("#search-info")).toMatch(/^\d+ hits for “postgres invoices”$/);
+      expect(await hits.locator(".score").allTextContents()).toEqual(expect.arrayContaining([expect.stringMatching(/^score \d+\.\d\d$/)]));
+      const archivedHit = hits.filter({ hasText: "schema dump of the invoices table" });
+      expect(await archivedHit.locator(".archived-badge").textContent()).toBe("archived");
+      expect(await archivedHit.getAttribute("class")).toBe("hit archived");
+      const activeHit = hits.filter({ hasText: "Plan the Postgres migration" });
+      expect(await activeHit.locator(".archived-badge").count()).toBe(0);
+      expect(await activeHit.locator(".badge.strength").textContent()).toBe("pinned");
+
+      await page.screenshot({ path: artifactPath("inspector.png"), fullPage: true });
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("renders a 10,000-message history quickly, a page at a time", async () => {
+    const context = await withKey();
+    const page = await context.newPage();
+    try {
+      const started = Date.now();
+      await page.goto(`${ctx.service.url}/?process=${BIG}`);
+      await rowsIn(page).first().waitFor();
+      const firstRowsMs = Date.now() - started;
+      expect(firstRowsMs).toBeLessThan(5000);
+      expect(await rowsIn(page).first().locator(".content").textContent()).toBe("bulk message 1: a question about step 1");
+      expect(await rowsIn(page).count()).toBe(200);
+
+      // The rest loads behind the first page; the DOM keeps one page of rows.
+      await expect.poll(() => page.textContent("#page-info"), { timeout: 60_000, interval: 250 }).toBe("messages 1–200 of 10,000");
+      await page.click("#page-last");
+      await expect.poll(() => page.textContent("#page-info")).toBe("messages 9,801–10,000 of 10,000");
+      expect(await rowsIn(page).last().locator(".content").textContent()).toBe("bulk message 10000: an answer about step 10000");
+      const domRows = await page.evaluate(() => document.querySelectorAll("#timeline li").length);
+      expect(domRows).toBeLessThanOrEqual(200);
+      expect(await page.textContent("#gauge-text")).toMatch(/Replay [\d,]+ tokens .* \+ 10,000 active messages/);
+
+      // A search hit deep in the history opens its page.
+      await page.fill("#search-q", "step 5123");
+      await page.click("#search-form button[type=submit]");
+      await page.locator("#search-results > li.hit").first().waitFor();
+      await page.locator("#search-results > li.hit", { hasText: "bulk message 5123:" }).locator("button.link").click();
+      await expect.poll(() => page.textContent("#page-info")).toBe("messages 5,001–5,200 of 10,000");
+      expect(await page.locator("li.msg-row.flash .content").textContent()).toContain("bulk message 5123:");
+      await page.screenshot({ path: artifactPath("inspector-10k.png") });
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("serves the page and its files without a key, and a 404 page state for an unknown process", async () => {
+    const res = await fetch(`${ctx.service.url}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+    expect((await fetch(`${ctx.service.url}/inspector.js`)).headers.get("content-type")).toMatch(/^text\/javascript/);
+    expect((await fetch(`${ctx.service.url}/web/inspector.css`)).headers.get("content-type")).toMatch(/^text\/css/);
+    expect(await (await fetch(`${ctx.service.url}/config.js`)).text()).not.toContain("VANCETOPE_API_BASE =");
+
+    const context = await withKey();
+    const page = await context.newPage();
+    try {
+      await page.goto(`${ctx.service.url}/?process=nobody-here`);
+      await page.locator("#status.error").waitFor();
+      expect(await page.textContent("#status")).toContain("“nobody-here” was not found");
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+async function rangeFolded(): Promise<number> {
+  const memories = (await api("GET", `/v1/processes/${PROCESS}/memories`)).body.items as any[];
+  return memories.find((m) => m.id === seeded.rangeId).metadata.compactedMessages;
+}
+
+async function lastSourceRef(memoryId: string): Promise<string> {
+  const { memory } = (await api("GET", `/v1/processes/${PROCESS}/memories/${memoryId}/sources`)).body;
+  return [...memory.sourceRefs].sort().at(-1);
+}
+
+async function replayTokens(processId: string): Promise<number> {
+  const active = (await api("GET", `/v1/processes/${processId}/messages?view=active&limit=1000`)).body.items as any[];
+  const memories = (await api("GET", `/v1/processes/${processId}/memories?includeSuperseded=false`)).body.items as any[];
+  return (memories[0]?.tokens ?? 0) + active.reduce((n, m) => n + m.tokens, 0);
+}

@@ -1,0 +1,95 @@
+/** The history search ranking: stemming, stop words, prefix/fuzzy matching, tag filters, order. */
+import { describe, expect, it } from "vitest";
+import { createHistoryIndex, matchesTag, processTerm, rankMessages, stem } from "../../core/domain/search-index.js";
+
+const msg = (id: string, content: string, tags: string[] = []) => ({ id, content, tags });
+
+describe("stem (Porter)", () => {
+  it.each([
+    ["caresses", "caress"],
+    ["ponies", "poni"],
+    ["cats", "cat"],
+    ["agreed", "agre"],
+    ["running", "run"],
+    ["hopping", "hop"],
+    ["filing", "file"],
+    ["happy", "happi"],
+    ["relational", "relat"],
+    ["conditional", "condit"],
+    ["generalization", "gener"],
+    ["hopeful", "hope"],
+    ["goodness", "good"],
+    ["adjustment", "adjust"],
+    ["adoption", "adopt"],
+    ["controll", "control"],
+    ["compaction", "compact"],
+    ["memories", "memori"],
+    ["memory", "memori"],
+  ])("%s -> %s", (word, expected) => {
+    expect(stem(word)).toBe(expected);
+  });
+
+  it("leaves short words and words with digits alone", () => {
+    expect(stem("is")).toBe("is");
+    expect(stem("gpt4")).toBe("gpt4");
+  });
+});
+
+describe("processTerm", () => {
+  it("drops stop words and contraction pieces, lower-cases and stems the rest", () => {
+    expect(processTerm("The")).toBeNull();
+    expect(processTerm("s")).toBeNull();
+    expect(processTerm("Migrations")).toBe("migrat");
+    expect(processTerm("7")).toBe("7");
+  });
+});
+
+describe("ranking", () => {
+  const history = [
+    msg("m1", "Let's plan the database migration for the billing service", ["MODE:plan"]),
+    msg("m2", "I migrated the users table yesterday", ["STRENGTH:strong"]),
+    msg("m3", "The weather in Lisbon is lovely", ["STRENGTH:weak"]),
+    msg("m4", "[compaction] Topic \"db\" was completed", ["RECOMPACTION:db", "STRENGTH:strong"]),
+    msg("m5", "thanks"),
+  ];
+
+  it("matches inflected forms through the stemmer and ranks the closer message first", () => {
+    const hits = rankMessages(history, { q: "migrating databases", limit: 10 });
+    expect(hits.map((h) => h.id)).toEqual(["m1", "m2"]);
+    expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
+  });
+
+  it("finds a half-typed last word by prefix and a misspelt one by fuzzy matching", () => {
+    expect(rankMessages(history, { q: "lisb", limit: 5 }).map((h) => h.id)).toEqual(["m3"]);
+    expect(rankMessages(history, { q: "weathr Lisbom", limit: 5 }).map((h) => h.id)).toEqual(["m3"]);
+  });
+
+  it("returns nothing for a query of stop words only", () => {
+    expect(rankMessages(history, { q: "the of and", limit: 5 })).toEqual([]);
+  });
+
+  it("filters by an exact tag or a tag prefix ending in *", () => {
+    expect(rankMessages(history, { q: "migration", tag: "MODE:plan", limit: 5 }).map((h) => h.id)).toEqual(["m1"]);
+    expect(rankMessages(history, { q: "completed topic", tag: "RECOMPACTION:*", limit: 5 }).map((h) => h.id)).toEqual(["m4"]);
+    expect(rankMessages(history, { q: "lisbon", tag: "STRENGTH:strong", limit: 5 })).toEqual([]);
+    expect(matchesTag(["STRENGTH:weak"], "STRENGTH:*")).toBe(true);
+    expect(matchesTag(["STRENGTH:weak"], "STRENGTH")).toBe(false);
+  });
+
+  it("respects the limit and breaks score ties by history order", () => {
+    const same = ["a", "b", "c", "d"].map((id) => msg(id, "identical deployment note"));
+    expect(rankMessages(same, { q: "deployment", limit: 3 }).map((h) => h.id)).toEqual(["a", "b", "c"]);
+  });
+
+  it("searches tool call names and arguments", () => {
+    const withTool = { ...msg("t1", "Let me look."), toolCalls: [{ name: "grep_repo", arguments: '{"pattern":"kubernetes"}' }] };
+    expect(rankMessages([withTool, ...history], { q: "kubernetes", limit: 5 }).map((h) => h.id)).toEqual(["t1"]);
+  });
+
+  it("adds new messages to a built index once, ignoring ids it already has", () => {
+    const index = createHistoryIndex(history);
+    expect(index.add([history[0]!, msg("m6", "The migration finished on staging")])).toBe(1);
+    expect(index.size).toBe(6);
+    expect(index.search({ q: "staging", limit: 5 }).map((h) => h.id)).toEqual(["m6"]);
+  });
+});
