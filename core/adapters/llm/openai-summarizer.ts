@@ -4,21 +4,11 @@
  */
 import OpenAI from "openai";
 import { z } from "zod";
-import {
-  answerTokenLimit,
-  buildSummaryPrompt,
-  DEFAULT_SUMMARY_MAX_TOKENS,
-  parseSummaryAnswer,
-  promptTokenCeiling,
-} from "../../domain/summary-prompt.js";
-import type {
-  SummarizeInput,
-  SummarizeOutcome,
-  Summarizer,
-  SummarizerUsage,
-} from "../../ports/summarizer.js";
+import { DEFAULT_SUMMARY_MAX_TOKENS } from "../../domain/summary-prompt.js";
+import type { Summarizer } from "../../ports/summarizer.js";
 import { contextWindowFor, UNKNOWN_MODEL_CONTEXT_WINDOW } from "../../domain/model-windows.js";
-import { callWithRetries, classifySdkError, DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
+import { createRemoteSummarizer } from "./remote-summarizer.js";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 
 export const DEFAULT_OPENAI_SUMMARIZER_MODEL = "gpt-4o-mini";
 
@@ -75,9 +65,6 @@ const ChatCompletionAnswer = z.object({
  */
 export function createOpenAISummarizer(options: OpenAISummarizerOptions = {}): Summarizer {
   const model = options.model ?? DEFAULT_OPENAI_SUMMARIZER_MODEL;
-  const maxOutputTokens = options.maxOutputTokens ?? DEFAULT_SUMMARY_MAX_TOKENS;
-  const contextWindow =
-    options.contextWindow ?? contextWindowFor(model) ?? UNKNOWN_MODEL_CONTEXT_WINDOW;
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
   const official = options.client
     ? isOfficialEndpoint(options.client.baseURL)
@@ -85,9 +72,6 @@ export function createOpenAISummarizer(options: OpenAISummarizerOptions = {}): S
   const tokenLimitParam =
     options.tokenLimitParam ?? (official ? "max_completion_tokens" : "max_tokens");
   const reasoning = official && isReasoningModel(model);
-  const answerTokens =
-    answerTokenLimit(maxOutputTokens) + (reasoning ? REASONING_ALLOWANCE_TOKENS : 0);
-
   const client =
     options.client ??
     new OpenAI({
@@ -99,70 +83,44 @@ export function createOpenAISummarizer(options: OpenAISummarizerOptions = {}): S
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
 
-  async function summarize(input: SummarizeInput): Promise<SummarizeOutcome> {
-    try {
-      return await summarizeOnce(input);
-    } catch (err) {
-      // The port promises no throw; anything unforeseen still ends as a recorded failure.
-      return { ok: false, error: `openai summarizer failed: ${(err as Error)?.message ?? String(err)}` };
-    }
-  }
-
-  async function summarizeOnce(input: SummarizeInput): Promise<SummarizeOutcome> {
-    if (input.messages.length === 0 && !input.priorSummary?.trim()) {
-      return { ok: false, error: "nothing to summarize: no messages and no prior summary" };
-    }
-    const prompt = buildSummaryPrompt(input, {
-      maxSummaryTokens: maxOutputTokens,
-      maxInputTokens: promptTokenCeiling(contextWindow, answerTokens),
-    });
-    const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
-      model,
-      messages: [
-        { role: "system", content: prompt.system },
-        { role: "user", content: prompt.user },
-      ],
-      [tokenLimitParam]: answerTokens,
-      ...(reasoning ? { reasoning_effort: "low" as const } : {}),
-      ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
-    };
-
-    const result = await callWithRetries(
-      policy,
-      ({ signal, timeoutMs }) =>
-        client.chat.completions.create(body, { signal, timeout: timeoutMs, maxRetries: 0 }),
-      (err) => classifySdkError("openai", err),
-    );
-    if (!result.ok) return { ok: false, error: result.error };
-
-    const parsed = ChatCompletionAnswer.safeParse(result.value);
-    if (!parsed.success) {
-      return { ok: false, error: "openai answer has an unexpected shape (no choices[0].message)" };
-    }
-    const choice = parsed.data.choices[0];
-    const usage = toUsage(parsed.data.usage);
-    if (choice?.message.refusal) {
-      return { ok: false, error: `the model refused: ${choice.message.refusal.slice(0, 200)}`, ...usage };
-    }
-    const answer = parseSummaryAnswer(choice?.message.content, maxOutputTokens);
-    if (!answer.ok) {
-      const reason = choice?.finish_reason ? ` (finish_reason=${choice.finish_reason})` : "";
-      return { ok: false, error: `${answer.error}${reason}`, ...usage };
-    }
-    return { ok: true, summary: answer.summary, ...usage };
-  }
-
-  return { provider: "openai", model, contextWindow, maxOutputTokens, summarize };
-}
-
-function toUsage(
-  usage: { prompt_tokens?: number; completion_tokens?: number } | null | undefined,
-): { usage?: SummarizerUsage } {
-  if (!usage) return {};
-  const out: SummarizerUsage = {};
-  if (usage.prompt_tokens !== undefined) out.inputTokens = usage.prompt_tokens;
-  if (usage.completion_tokens !== undefined) out.outputTokens = usage.completion_tokens;
-  return Object.keys(out).length ? { usage: out } : {};
+  return createRemoteSummarizer({
+    provider: "openai",
+    model,
+    contextWindow: options.contextWindow ?? contextWindowFor(model) ?? UNKNOWN_MODEL_CONTEXT_WINDOW,
+    maxOutputTokens: options.maxOutputTokens ?? DEFAULT_SUMMARY_MAX_TOKENS,
+    extraAnswerTokens: reasoning ? REASONING_ALLOWANCE_TOKENS : 0,
+    policy,
+    send: (prompt, answerTokens, { signal, timeoutMs }) =>
+      client.chat.completions.create(
+        {
+          model,
+          messages: [
+            { role: "system", content: prompt.system },
+            { role: "user", content: prompt.user },
+          ],
+          [tokenLimitParam]: answerTokens,
+          ...(reasoning ? { reasoning_effort: "low" as const } : {}),
+          ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+        } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+        { signal, timeout: timeoutMs, maxRetries: 0 },
+      ),
+    read(raw) {
+      const parsed = ChatCompletionAnswer.safeParse(raw);
+      if (!parsed.success) return { ok: false, error: "openai answer has an unexpected shape (no choices[0].message)" };
+      const choice = parsed.data.choices[0];
+      const usage = parsed.data.usage;
+      return {
+        ok: true,
+        text: choice?.message.content,
+        refusal: choice?.message.refusal ?? null,
+        usage: {
+          ...(usage?.prompt_tokens !== undefined ? { inputTokens: usage.prompt_tokens } : {}),
+          ...(usage?.completion_tokens !== undefined ? { outputTokens: usage.completion_tokens } : {}),
+        },
+        ...(choice?.finish_reason ? { stopNote: ` (finish_reason=${choice.finish_reason})` } : {}),
+      };
+    },
+  });
 }
 
 function isOfficialEndpoint(baseURL: string | undefined): boolean {
