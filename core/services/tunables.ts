@@ -3,6 +3,7 @@
  * project settings. Settings items are read from the store and cached per container, so a turn
  * pays for them at most once a minute.
  */
+import { AppError } from "../domain/errors.js";
 import { mergeTunables, TunablesOverride, type Tunables } from "../domain/tunables.js";
 import type { Store } from "../ports/store.js";
 
@@ -12,6 +13,28 @@ export interface TunablesResolver {
   /** Validates and stores an override; the next resolution sees it. */
   save(tenantId: string, projectId: string | undefined, override: unknown, at: string): Promise<Tunables>;
   read(tenantId: string, projectId: string | undefined): Promise<TunablesOverride>;
+}
+
+/**
+ * Stored layers on top of `base`, lenient where `mergeTunables` is strict: each layer was checked
+ * against the layers below it when it was saved, but those can change later (a tenant override
+ * saved after a project's, a new env). A layer whose thresholds no longer fit between the ones
+ * below keeps its other fields and drops its thresholds, so stored settings can never fail every
+ * turn of a process with an error its engine cannot fix. Saving stays strict.
+ */
+export function layerStored(base: Tunables, layers: readonly (TunablesOverride | undefined)[]): Tunables {
+  let result = base;
+  for (const layer of layers) {
+    if (layer === undefined) continue;
+    try {
+      result = mergeTunables(result, layer);
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      const { softThreshold: _s, hardThreshold: _h, emergencyThreshold: _e, ...rest } = layer;
+      result = mergeTunables(result, rest);
+    }
+  }
+  return result;
 }
 
 export function createTunablesResolver(options: {
@@ -40,13 +63,13 @@ export function createTunablesResolver(options: {
   return {
     async forProcess(tenantId, projectId) {
       const [tenant, project] = await Promise.all([load(tenantId), projectId ? load(tenantId, projectId) : undefined]);
-      return mergeTunables(options.base, tenant, project);
+      return layerStored(options.base, [tenant, project]);
     },
     async save(tenantId, projectId, override, at) {
       const parsed = TunablesOverride.parse(override);
-      const others = projectId ? [await load(tenantId), parsed] : [parsed];
+      const below = projectId ? layerStored(options.base, [await load(tenantId)]) : options.base;
       // Validate the merged result too: an override must not break the threshold ordering.
-      const merged = mergeTunables(options.base, ...others);
+      const merged = mergeTunables(below, parsed);
       await options.store.putSettings(tenantId, projectId, parsed, at);
       cache.delete(`${tenantId}\u0000${projectId ?? ""}`);
       return merged;

@@ -1,0 +1,228 @@
+/**
+ * Concurrent compactions of one process against the real DynamoDB Local engine: the lease makes
+ * one caller win and pay for one summary, the others back off, and the invariants hold.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { createLocalBus } from "../../core/adapters/events/local-bus.js";
+import { createMemoryLog } from "../../core/adapters/log.js";
+import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
+import type { Message, Role } from "../../core/domain/model.js";
+import type { Clock } from "../../core/ports/clock.js";
+import type { ProcessKey, Store } from "../../core/ports/store.js";
+import type { SummarizeInput, SummarizeOutcome } from "../../core/ports/summarizer.js";
+import { compactIfNeeded, compactRange, type CompactionRequest } from "../../core/services/compaction.js";
+import type { ServiceDeps } from "../../core/services/deps.js";
+import { appendMessage } from "../../core/services/messages.js";
+import { upsertProcess } from "../../core/services/processes.js";
+import { runTurn } from "../../core/services/turn.js";
+import { createDeps } from "../../functions/root.js";
+import { freshTable } from "../support/dynamo.js";
+import { createFakeSummarizer, type FakeSummarizer } from "../support/fake-summarizer.js";
+import { checkInvariants, readAllMessages } from "../support/invariants.js";
+
+const TENANT = "race";
+let store: Store;
+let seq = 0;
+
+beforeAll(async () => {
+  ({ store } = await freshTable("race"));
+});
+
+/** One "container": its own deps, summarizer, metrics and bus over the shared table. */
+function container(options: { env?: Record<string, string>; delayMs?: number; clock?: Clock } = {}) {
+  const fake: FakeSummarizer = createFakeSummarizer();
+  fake.delayMs = options.delayMs ?? 0;
+  const metrics = createRecordingMetrics();
+  const bus = createLocalBus();
+  const deps = createDeps({ env: options.env ?? {}, store, events: bus, metrics, log: createMemoryLog(), summarizerFactory: async () => fake });
+  if (options.clock) deps.clock = options.clock;
+  return { deps, fake, metrics, bus };
+}
+
+/** A clock the test moves forward, so a lease expires without sleeping (and without flaking). */
+function movableClock() {
+  let offsetMs = 0;
+  return { now: () => new Date(Date.now() + offsetMs), advance: (ms: number) => void (offsetMs += ms) };
+}
+
+/** A summarizer answer that waits for `release()`; `started` resolves when the call has begun. */
+function gate() {
+  let open!: () => void;
+  let begun!: () => void;
+  const opened = new Promise<void>((r) => (open = r));
+  const started = new Promise<void>((r) => (begun = r));
+  const answer = async (input: SummarizeInput): Promise<SummarizeOutcome> => {
+    begun();
+    await opened;
+    return { ok: true, summary: `gated summary of ${input.messages.length} messages` };
+  };
+  return { answer, started, release: () => open() };
+}
+
+async function seeded(deps: ServiceDeps, n = 24): Promise<{ key: ProcessKey; messages: Message[] }> {
+  const key = { tenantId: TENANT, processId: `race-${++seq}` };
+  await upsertProcess(deps, TENANT, key.processId, { projectId: "proj" });
+  const messages = [(await appendMessage(deps, key, { role: "USER", content: "Ship the billing importer." })).message];
+  for (let i = 0; i < n; i++) {
+    const role: Role = (n - 1 - i) % 2 === 0 ? "USER" : "ASSISTANT";
+    messages.push((await appendMessage(deps, key, { role, content: `note ${i}: column ${i} is validated.` })).message);
+  }
+  return { key, messages };
+}
+
+/**
+ * Starts `n` calls at once. `untilSettled(k)` waits until k of them have finished, or 10 s, and
+ * tells which: a broken lease lets more than one call reach the (gated) summarizer.
+ */
+function raceAll<T>(n: number, call: (i: number) => Promise<T>) {
+  let settled = 0;
+  const all = Promise.all(Array.from({ length: n }, (_, i) => call(i).finally(() => void settled++)));
+  return {
+    all,
+    async untilSettled(k: number): Promise<boolean> {
+      const deadline = Date.now() + 10_000;
+      while (settled < k && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      return settled >= k;
+    },
+  };
+}
+
+const HARD: CompactionRequest = { model: { contextWindow: 100_000 }, force: "HARD" };
+const ids = (ms: readonly { id: string }[]) => ms.map((m) => m.id);
+
+describe("concurrent compactions of one process", () => {
+  it("12 calls in one container: one winner, one summarizer call, the rest back off", async () => {
+    const { deps, fake, metrics, bus } = container();
+    const { key, messages } = await seeded(deps);
+    const summary = gate();
+    fake.script.push(summary.answer);
+    const racing = raceAll(12, () => compactIfNeeded(deps, key, HARD));
+    await summary.started;
+    const backedOff = await racing.untilSettled(11); // every loser backs off while the winner holds the lease
+    summary.release();
+    const results = await racing.all;
+    expect(backedOff).toBe(true);
+
+    const winners = results.filter((r) => r.compacted);
+    expect(winners).toHaveLength(1);
+    expect(fake.calls).toHaveLength(1);
+    for (const loser of results.filter((r) => !r.compacted)) {
+      expect(loser).toMatchObject({ reason: "compaction_in_progress", compactedMessages: 0 });
+      expect(loser.memoryId).toBeUndefined();
+    }
+    expect(metrics.runs).toHaveLength(1);
+    expect(bus.published().filter((e) => e.detailType === "MemoryCompacted")).toHaveLength(1);
+    const memories = await store.listMemories(key);
+    expect(memories.map((m) => m.id)).toEqual([winners[0]!.memoryId]);
+    expect(await checkInvariants(store, key, { appendedIds: ids(messages), settled: true, noLease: true })).toEqual([]);
+  });
+
+  it("10 calls spread over three containers: still one summary in all", async () => {
+    const containers = [container(), container(), container()];
+    const { key, messages } = await seeded(containers[0]!.deps);
+    const summary = gate();
+    for (const c of containers) c.fake.script.push(summary.answer);
+    const racing = raceAll(10, (i) => compactIfNeeded(containers[i % 3]!.deps, key, HARD));
+    await summary.started;
+    const backedOff = await racing.untilSettled(9);
+    summary.release();
+    const results = await racing.all;
+    expect(backedOff).toBe(true);
+    expect(results.filter((r) => r.compacted)).toHaveLength(1);
+    expect(containers.reduce((n, c) => n + c.fake.calls.length, 0)).toBe(1);
+    expect(await store.listMemories(key)).toHaveLength(1);
+    expect(await checkInvariants(store, key, { appendedIds: ids(messages), settled: true, noLease: true })).toEqual([]);
+  });
+
+  it("a sliding-window and a range compaction racing: one commits, the invariants hold", async () => {
+    const { deps, fake } = container();
+    const { key, messages } = await seeded(deps);
+    const summary = gate();
+    fake.script.push(summary.answer);
+    const range = { from: messages[1]!.createdAt, to: messages[10]!.createdAt, topicLabel: "importer" };
+    // Each call reports whether it committed a memory.
+    const racing = raceAll(2, async (i) =>
+      i === 0 ? (await compactIfNeeded(deps, key, HARD)).compacted : (await compactRange(deps, key, range)).memoryId !== null,
+    );
+    await summary.started;
+    const backedOff = await racing.untilSettled(1);
+    summary.release();
+    const committed = await racing.all;
+    expect(backedOff).toBe(true);
+    expect(committed.filter(Boolean)).toHaveLength(1);
+    expect(fake.calls).toHaveLength(1);
+    expect(await store.listMemories(key)).toHaveLength(1);
+    expect(await checkInvariants(store, key, { appendedIds: ids(messages), settled: true, noLease: true })).toEqual([]);
+  });
+
+  it("messages appended while a compaction summarizes stay active and are never folded", async () => {
+    const { deps, fake } = container();
+    const { key, messages } = await seeded(deps);
+    const summary = gate();
+    fake.script.push(summary.answer);
+    const compaction = compactIfNeeded(deps, key, HARD);
+    await summary.started; // the fold is chosen and the lease is held
+    const late = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        appendMessage(deps, key, { role: i % 2 ? "USER" : "ASSISTANT", content: `late message ${i}`, tags: ["STRENGTH:weak"] }),
+      ),
+    );
+    summary.release();
+    const result = await compaction;
+    expect(result.compacted).toBe(true);
+    const lateIds = late.map((l) => l.message.id);
+    const folded = fake.calls[0]!.messages.map((m) => m.id);
+    for (const id of lateIds) expect(folded).not.toContain(id);
+    expect(await checkInvariants(store, key, { appendedIds: [...ids(messages), ...lateIds], mustStayActive: lateIds, settled: true })).toEqual([]);
+  });
+
+  it("a lease outlived by its summarizer is taken over, and the late holder's commit is refused", async () => {
+    const clock = movableClock();
+    const a = container({ clock });
+    const b = container({ clock });
+    const { key, messages } = await seeded(a.deps);
+    const slow = gate();
+    a.fake.script.push(slow.answer);
+    const first = compactIfNeeded(a.deps, key, HARD);
+    await slow.started; // A holds the lease and is summarizing
+
+    expect(await compactIfNeeded(b.deps, key, HARD)).toMatchObject({ compacted: false, reason: "compaction_in_progress" });
+    expect(b.fake.calls).toHaveLength(0);
+    clock.advance(a.deps.leaseMs + 1); // A's lease expires while its summarizer still runs
+    const second = await compactIfNeeded(b.deps, key, HARD);
+    slow.release();
+    const late = await first;
+
+    expect(second.compacted).toBe(true);
+    expect(late).toMatchObject({ compacted: false, reason: "commit_conflict" });
+    expect(a.fake.calls).toHaveLength(1); // paid for, but never committed
+    const memories = await store.listMemories(key);
+    expect(memories.map((m) => m.id)).toEqual([second.memoryId]);
+    expect(await checkInvariants(store, key, { appendedIds: ids(messages), settled: true, noLease: true })).toEqual([]);
+  });
+
+  it("parallel turns that append and compact keep every message and one active summary", async () => {
+    const { deps } = container({ delayMs: 100 });
+    const { key, messages } = await seeded(deps, 16);
+    const turns = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        runTurn(deps, key, {
+          message: { role: i % 2 ? "ASSISTANT" : "USER", content: `parallel turn ${i}: the export needs column ${i}` },
+          model: { contextWindow: 100_000 },
+          prompt: { tokens: 90_000 },
+        }),
+      ),
+    );
+    const compactions = turns.filter((t) => t.compaction.compacted);
+    expect(compactions.length).toBeGreaterThanOrEqual(1);
+    for (const t of turns) expect(t.compaction.mode).toBe("HARD");
+    // Each turn's message was stored exactly once, archived or not.
+    const history = await readAllMessages(store, key);
+    for (let i = 0; i < 8; i++) {
+      expect(history.filter((m) => m.content.startsWith(`parallel turn ${i}:`))).toHaveLength(1);
+    }
+    expect(await checkInvariants(store, key, { appendedIds: ids(messages), settled: true, noLease: true })).toEqual([]);
+    const active = (await store.listMemories(key)).filter((m) => m.status === "OK" && m.supersededAt === null);
+    expect(active).toHaveLength(1);
+  });
+});

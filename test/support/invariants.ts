@@ -1,0 +1,191 @@
+/**
+ * The compaction invariants of docs/architecture (commit protocol), checked against what the Store
+ * port returns. `findViolations` is pure over a snapshot so a chaos harness can reuse it on data it
+ * read itself; `checkInvariants` reads the snapshot and checks it in one call.
+ */
+import type { Memory, Message } from "../../core/domain/model.js";
+import { strengthTagOf } from "../../core/domain/strength.js";
+import type { ActiveView, ProcessKey, ProcessState, Store } from "../../core/ports/store.js";
+
+/** Everything the invariants look at: the full history, every memory, and the replay. */
+export interface Snapshot {
+  key: ProcessKey;
+  /** META as `getProcess` returns it; null for an unknown process. */
+  state: ProcessState | null;
+  /** Every message, archived included, oldest first. */
+  messages: Message[];
+  /** Every memory, OK and FAILED, superseded or not. */
+  memories: Memory[];
+  /** What one strongly consistent read of the replay returns (the sparse index). */
+  view: ActiveView | null;
+}
+
+export interface InvariantOptions {
+  /** Ids the caller appended: all must still exist (nothing is ever deleted). */
+  appendedIds?: Iterable<string>;
+  /** Ids that must still be active (anchor, triggering turn, tool groups kept whole...). */
+  mustStayActive?: Iterable<string>;
+  /**
+   * The calls have settled: no pending archive on META, and every message a committed OK memory
+   * folded is archived into it. Leave off while a crash may have left a roll-forward behind.
+   */
+  settled?: boolean;
+  /** No compaction lease is held (after settled calls that did not crash while holding one). */
+  noLease?: boolean;
+}
+
+/** Pages `listMessages` to the end, so a large history is read completely. */
+export async function readAllMessages(store: Store, key: ProcessKey, pageSize = 250): Promise<Message[]> {
+  const all: Message[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.listMessages(key, { limit: pageSize, ...(cursor ? { cursor } : {}) });
+    all.push(...page.items);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return all;
+}
+
+/**
+ * Reads a {@link Snapshot} through the Store port (messages paged, every memory, the replay). The
+ * reads are separate requests, not one snapshot: call it while no compaction is in flight.
+ */
+export async function readAll(store: Store, key: ProcessKey): Promise<Snapshot> {
+  const [state, messages, memories, view] = await Promise.all([
+    store.getProcess(key),
+    readAllMessages(store, key),
+    store.listMemories(key),
+    store.activeView(key),
+  ]);
+  return { key, state, messages, memories, view };
+}
+
+const isPinned = (m: Message) => strengthTagOf(m.tags) === "pinned";
+const byId = <T extends { id: string }>(items: readonly T[]) => new Map(items.map((i) => [i.id, i] as const));
+const newest = <T extends { id: string }>(items: readonly T[]): T | undefined =>
+  items.reduce<T | undefined>((a, b) => (a === undefined || b.id > a.id ? b : a), undefined);
+const sameIds = (a: readonly string[], b: readonly string[]) => {
+  const [x, y] = [[...a].sort(), [...b].sort()];
+  return x.length === y.length && x.every((id, i) => id === y[i]);
+};
+
+/**
+ * Human-readable violations of the invariants in `snapshot`; empty when all hold.
+ *
+ * @example expect(findViolations(await readAll(store, key), { settled: true })).toEqual([])
+ */
+export function findViolations(snapshot: Snapshot, options: InvariantOptions = {}): string[] {
+  const v: string[] = [];
+  const { state, messages, memories, view } = snapshot;
+  const where = `${snapshot.key.tenantId}/${snapshot.key.processId}`;
+  if (!state || !view) return [`${where}: process not found`];
+
+  const memoryById = byId(memories);
+  const messageById = byId(messages);
+  const okMemories = memories.filter((m) => m.status === "OK");
+  const active = okMemories.filter((m) => m.supersededAt === null);
+
+  // At most one active summary per process, and it is the newest OK one (failures never count).
+  if (active.length > 1) v.push(`${active.length} active summaries: ${active.map((m) => m.id).join(", ")}`);
+  const newestOk = newest(okMemories);
+  if (newestOk && newestOk.supersededAt !== null) {
+    v.push(`the newest OK memory ${newestOk.id} is superseded (by ${newestOk.supersededByMemoryId ?? "?"})`);
+  }
+  for (const m of memories) {
+    if (m.status === "FAILED" && m.supersededByMemoryId !== undefined) v.push(`FAILED memory ${m.id} takes part in the chain`);
+    if (m.status === "FAILED" && m.metadata.error === undefined) v.push(`FAILED memory ${m.id} has no metadata.error`);
+  }
+
+  // The replay is the newest OK non-superseded memory; META names it.
+  const replayed = newest(view.summaries);
+  if (view.summaries.some((s) => s.status !== "OK")) v.push("the replay contains a FAILED memory");
+  if (!sameIds(view.summaries.map((s) => s.id), active.map((m) => m.id))) {
+    v.push(`replay summaries [${view.summaries.map((s) => s.id)}] differ from active memories [${active.map((m) => m.id)}]`);
+  }
+  if ((replayed?.id ?? null) !== (newest(active)?.id ?? null)) {
+    v.push(`the replay shows ${replayed?.id ?? "no summary"}, the newest active OK memory is ${newest(active)?.id ?? "none"}`);
+  }
+  if (newestOk && state.activeSummaryId !== newestOk.id) {
+    v.push(`META.activeSummaryId is ${state.activeSummaryId ?? "null"}, the newest OK memory is ${newestOk.id}`);
+  }
+  if (!newestOk && state.activeSummaryId !== null) v.push(`META.activeSummaryId ${state.activeSummaryId} names no OK memory`);
+
+  // The supersede chain is navigable both ways.
+  for (const m of okMemories) {
+    if (m.supersededAt !== null) {
+      const next = m.supersededByMemoryId ? memoryById.get(m.supersededByMemoryId) : undefined;
+      if (!next) v.push(`superseded memory ${m.id} points to missing successor ${m.supersededByMemoryId ?? "(none)"}`);
+      else if (next.metadata.supersededMemoryId !== m.id) {
+        v.push(`successor ${next.id} of ${m.id} names ${next.metadata.supersededMemoryId ?? "no"} predecessor`);
+      }
+    } else if (m.supersededByMemoryId !== undefined) v.push(`memory ${m.id} has supersededByMemoryId but no supersededAt`);
+    const prior = m.metadata.supersededMemoryId;
+    if (prior !== undefined) {
+      const p = memoryById.get(prior);
+      if (!p) v.push(`memory ${m.id} supersedes missing memory ${prior}`);
+      else if (p.supersededByMemoryId !== m.id) v.push(`memory ${prior} is not marked superseded by its successor ${m.id}`);
+    }
+  }
+
+  // Every message is active or archived into an OK memory that exists and folded it.
+  for (const msg of messages) {
+    const into = msg.archivedInMemoryId;
+    if (into === null) continue;
+    if (isPinned(msg)) v.push(`pinned message ${msg.id} was archived into ${into}`);
+    const memory = memoryById.get(into);
+    if (!memory) {
+      v.push(`message ${msg.id} is archived into missing memory ${into}`);
+      continue;
+    }
+    if (memory.status !== "OK") v.push(`message ${msg.id} is archived into FAILED memory ${into}`);
+    if (!inSourceChain(msg.id, memory, memoryById)) v.push(`message ${msg.id} is archived into ${into}, whose sourceRefs chain does not list it`);
+  }
+
+  // Index consistency: the replay holds exactly the unarchived messages.
+  const activeIds = messages.filter((m) => m.archivedInMemoryId === null).map((m) => m.id);
+  if (!sameIds(view.messages.map((m) => m.id), activeIds)) {
+    v.push(`replay messages (${view.messages.length}) differ from unarchived history messages (${activeIds.length})`);
+  }
+
+  for (const id of options.appendedIds ?? []) {
+    if (!messageById.has(id)) v.push(`message ${id} was appended but is gone`);
+  }
+  for (const id of options.mustStayActive ?? []) {
+    const m = messageById.get(id);
+    if (m && m.archivedInMemoryId !== null) v.push(`message ${id} must stay active but was archived into ${m.archivedInMemoryId}`);
+  }
+
+  if (options.settled) {
+    if (state.pendingArchive !== null) v.push(`pending archive of ${state.pendingArchive} left on META`);
+    for (const m of okMemories) {
+      for (const ref of m.sourceRefs) {
+        const msg = messageById.get(ref);
+        if (!msg) v.push(`memory ${m.id} folded ${ref}, which does not exist`);
+        else if (msg.archivedInMemoryId !== m.id) {
+          v.push(`memory ${m.id} folded ${ref}, which is ${msg.archivedInMemoryId ? `archived into ${msg.archivedInMemoryId}` : "still active"}`);
+        }
+      }
+    }
+  }
+  if (options.noLease && state.lease !== null) v.push(`lease held by ${state.lease.owner} until ${state.lease.until}`);
+  return v.map((text) => `${where}: ${text}`);
+}
+
+/** The memory itself or one of its predecessors (metadata.supersededMemoryId) lists the message. */
+function inSourceChain(messageId: string, memory: Memory, memoryById: Map<string, Memory>): boolean {
+  const seen = new Set<string>();
+  for (let m: Memory | undefined = memory; m && !seen.has(m.id); m = memoryById.get(m.metadata.supersededMemoryId ?? "")) {
+    seen.add(m.id);
+    if (m.sourceRefs.includes(messageId)) return true;
+  }
+  return false;
+}
+
+/**
+ * Reads everything of one process through `store` and returns the violated invariants.
+ *
+ * @example expect(await checkInvariants(store, key, { appendedIds, settled: true })).toEqual([])
+ */
+export async function checkInvariants(store: Store, key: ProcessKey, options: InvariantOptions = {}): Promise<string[]> {
+  return findViolations(await readAll(store, key), options);
+}
