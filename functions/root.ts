@@ -28,6 +28,17 @@ export interface RootOptions {
   summarizerFactory?: () => Promise<Summarizer>;
 }
 
+/** A malformed lease length fails the container at start instead of every compaction later. */
+function leaseMsFrom(env: NodeJS.ProcessEnv): number {
+  const raw = env.COMPACTION_LEASE_MS?.trim();
+  if (!raw) return 60_000;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 100 || ms > 900_000) {
+    throw new Error(`COMPACTION_LEASE_MS must be a whole number of milliseconds from 100 to 900000, got '${raw}'`);
+  }
+  return ms;
+}
+
 export function createDeps(options: RootOptions = {}): ServiceDeps {
   const env = options.env ?? process.env;
   const log = options.log ?? createJsonLog();
@@ -47,7 +58,7 @@ export function createDeps(options: RootOptions = {}): ServiceDeps {
   const base = tunablesFromEnv(env);
   return {
     tunables: createTunablesResolver({ store, base }),
-    leaseMs: Number(env.COMPACTION_LEASE_MS ?? 60_000),
+    leaseMs: leaseMsFrom(env),
     store,
     clock: systemClock,
     ids: createUlidIds(),

@@ -30,7 +30,12 @@ const fields = {
     .int("must be an integer")
     .min(1000, "must be >= 1000"),
   /** Target length of a summary, in tokens. */
-  summaryMaxTokens: z.number("must be a number").int("must be an integer").min(1, "must be >= 1"),
+  // Capped: a huge budget would leave no summarizer window for the messages being folded.
+  summaryMaxTokens: z
+    .number("must be a number")
+    .int("must be an integer")
+    .min(1, "must be >= 1")
+    .max(4000, "must be <= 4000"),
 };
 
 const ordered = (t: {
@@ -96,7 +101,11 @@ function fail(issues: readonly z.core.$ZodIssue[], label: Label): never {
       : [{ field: i.path.length > 0 ? String(i.path[0]) : "(root)", message: i.message }],
   );
   const text = named.map((n) => `${label(n.field)}: ${n.message}`).join("; ");
-  throw invalid("tunables.invalid", `Invalid compaction tunables: ${text}`, { fields: named });
+  // Same shape as request validation errors: field names, and the issues with their messages.
+  throw invalid("tunables.invalid", `Invalid compaction tunables: ${text}`, {
+    fields: [...new Set(named.map((n) => n.field))],
+    issues: named,
+  });
 }
 
 function layer(base: Tunables, overrides: readonly (TunablesOverride | undefined)[], label: Label): Tunables {

@@ -14,8 +14,14 @@ const STATUS: Record<ErrorKind, 400 | 401 | 404 | 409 | 413 | 500> = {
 };
 
 export function zodToAppError(e: ZodError, where: string): AppError {
-  const fields = [...new Set(e.issues.map((i) => [where, ...i.path.map(String)].join(".")))];
-  const issues = e.issues.map((i) => ({ field: [where, ...i.path.map(String)].join("."), message: i.message }));
+  // An unknown key is named itself, not just the object that holds it.
+  const issues = e.issues.flatMap((i) => {
+    const at = [where, ...i.path.map(String)];
+    return i.code === "unrecognized_keys"
+      ? i.keys.map((k) => ({ field: [...at, k].join("."), message: "unknown field" }))
+      : [{ field: at.join("."), message: i.message }];
+  });
+  const fields = [...new Set(issues.map((i) => i.field))];
   return new AppError("input", "request.invalid", `invalid ${where}: ${issues.map((i) => `${i.field}: ${i.message}`).join("; ")}`, {
     fields,
     issues,

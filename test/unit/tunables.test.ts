@@ -78,7 +78,7 @@ describe("mergeTunables", () => {
       expect(error.kind).toBe("input");
       expect(error.code).toBe("tunables.invalid");
       expect(error.message).toContain(field);
-      expect(error.details).toMatchObject({ fields: [expect.objectContaining({ field })] });
+      expect(error.details).toMatchObject({ fields: [field], issues: [expect.objectContaining({ field })] });
     });
   }
 
