@@ -1,0 +1,188 @@
+/**
+ * `npm run bench`: runs every benchmark section in one process, side by side, and prints a table
+ * per section plus the targets met or missed. DynamoDB Local is started here (and stopped again,
+ * also on error or Ctrl-C). bench/search-recall.ts, when present, runs as a child step.
+ *
+ *   npm run bench                          full run (~10 minutes on 2 cores)
+ *   BENCH_QUICK=1 npm run bench            smaller sizes, ~1-minute smoke run (or --quick)
+ *   npm run bench -- --only hot-path,cold-start
+ *   npm run bench -- --out test-artifacts/bench   where results.json / results.md go
+ */
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { startDynamoLocal, type DynamoLocal } from "../local/dynamodb-local.js";
+import { runColdStart } from "./cold-start.js";
+import { runCompactionCost } from "./compaction-cost.js";
+import { runHotPath } from "./hot-path.js";
+import { type BenchContext, repoRoot } from "./support/context.js";
+import {
+  renderSectionMarkdown,
+  renderSectionText,
+  renderTableMarkdown,
+  renderTableText,
+  type SectionResult,
+  type Table,
+} from "./support/report.js";
+import { runTokenEstimation } from "./token-estimation.js";
+import { runTokenSavings } from "./token-savings.js";
+
+interface Section {
+  id: string;
+  needsDynamo: boolean;
+  run(ctx: BenchContext): Promise<SectionResult>;
+}
+
+/** CPU-bound sections first, while no JVM shares the cores; then the DynamoDB Local ones. */
+const SECTIONS: Section[] = [
+  { id: "token-estimation", needsDynamo: false, run: runTokenEstimation },
+  { id: "cold-start", needsDynamo: false, run: runColdStart },
+  { id: "hot-path", needsDynamo: true, run: runHotPath },
+  { id: "compaction-cost", needsDynamo: true, run: runCompactionCost },
+  { id: "token-savings", needsDynamo: true, run: runTokenSavings },
+];
+const SEARCH_RECALL = path.join(repoRoot, "bench", "search-recall.ts");
+const ALL_IDS = [...SECTIONS.map((s) => s.id), "search-recall"];
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: "boolean", default: false },
+    only: { type: "string" },
+    skip: { type: "string" },
+    out: { type: "string", default: "test-artifacts/bench" },
+    help: { type: "boolean", short: "h", default: false },
+  },
+});
+
+if (args.help) {
+  console.log(`usage: npm run bench -- [--quick] [--only ${ALL_IDS.join(",")}] [--skip ids] [--out dir]
+env: BENCH_QUICK=1, BENCH_HOT_SIZES, BENCH_HOT_RUNS, BENCH_FOLD_SIZES, BENCH_FOLD_RUNS, BENCH_WINDOWS, BENCH_TURNS, BENCH_COLD_RUNS, LOCOMO_DIR`);
+  process.exit(0);
+}
+
+const list = (s: string | undefined) => (s ? s.split(",").map((x) => x.trim()).filter(Boolean) : undefined);
+const only = list(args.only);
+const skip = list(args.skip) ?? [];
+for (const id of [...(only ?? []), ...skip]) {
+  if (!ALL_IDS.includes(id)) {
+    console.error(`unknown section '${id}'; sections: ${ALL_IDS.join(", ")}`);
+    process.exit(2);
+  }
+}
+const wanted = (id: string) => (only ? only.includes(id) : true) && !skip.includes(id);
+const quick = args.quick || ["1", "true", "yes"].includes((process.env.BENCH_QUICK ?? "").toLowerCase());
+const selected = SECTIONS.filter((s) => wanted(s.id));
+const runSearchRecall = wanted("search-recall") && existsSync(SEARCH_RECALL);
+
+let dynamo: DynamoLocal | undefined;
+let stopping = false;
+async function stopDynamo() {
+  const d = dynamo;
+  dynamo = undefined;
+  await d?.stop();
+}
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    console.error(`\n${signal}: stopping DynamoDB Local`);
+    void stopDynamo().finally(() => process.exit(130));
+  });
+}
+
+const log = (message: string) => console.error(`[bench] ${message}`);
+
+async function ensureDynamo(): Promise<string> {
+  if (!dynamo) {
+    const start = performance.now();
+    dynamo = await startDynamoLocal();
+    log(`DynamoDB Local on ${dynamo.endpoint} (${((performance.now() - start) / 1000).toFixed(1)} s to start)`);
+  }
+  return dynamo.endpoint;
+}
+
+/** bench/search-recall.ts (another module's benchmark) in its own process, output passed through. */
+function runChild(file: string, endpoint: string | undefined): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", file], {
+      cwd: repoRoot,
+      stdio: "inherit",
+      env: {
+        ...process.env,
+        ...(quick ? { BENCH_QUICK: "1" } : {}),
+        ...(endpoint ? { BENCH_DYNAMODB_ENDPOINT: endpoint } : {}),
+      },
+    });
+    child.once("error", reject);
+    child.once("exit", (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+const results: SectionResult[] = [];
+const failures: Array<{ id: string; error: string }> = [];
+const began = performance.now();
+log(`${quick ? "quick" : "full"} run: ${[...selected.map((s) => s.id), ...(runSearchRecall ? ["search-recall"] : [])].join(", ")}`);
+
+try {
+  for (const section of selected) {
+    const ctx: BenchContext = { quick, log, ...(section.needsDynamo ? { endpoint: await ensureDynamo() } : {}) };
+    const start = performance.now();
+    log(`${section.id}: started`);
+    try {
+      const result = await section.run(ctx);
+      result.seconds = (performance.now() - start) / 1000;
+      results.push(result);
+      console.log(`\n${renderSectionText(result)}\n`);
+    } catch (e) {
+      const error = e instanceof Error ? (e.stack ?? e.message) : String(e);
+      failures.push({ id: section.id, error });
+      console.error(`[bench] ${section.id} FAILED:\n${error}`);
+    }
+  }
+  if (runSearchRecall) {
+    log("search-recall: started (child process)");
+    console.log("\n== Search recall (bench/search-recall.ts) ==\n");
+    const code = await runChild(SEARCH_RECALL, dynamo?.endpoint);
+    if (code !== 0) failures.push({ id: "search-recall", error: `exited with code ${code}` });
+  } else if (wanted("search-recall")) {
+    log("search-recall: bench/search-recall.ts not present, skipped");
+  }
+} finally {
+  await stopDynamo();
+}
+
+const targets = results.flatMap((r) => r.targets.map((t) => ({ section: r.id, ...t })));
+const summary: Table = {
+  title: "All targets",
+  columns: ["section", "target", "goal", "measured", "met"],
+  rows: targets.map((t) => [t.section, t.name, t.target, t.measured, t.met ? "yes" : "NO"]),
+};
+const totalSeconds = (performance.now() - began) / 1000;
+if (targets.length > 0) console.log(`\n${renderTableText(summary)}\n`);
+console.log(
+  `${targets.filter((t) => t.met).length} of ${targets.length} targets met; ${failures.length} section(s) failed; ${totalSeconds.toFixed(0)} s in all.`,
+);
+
+const outDir = path.resolve(repoRoot, args.out!);
+mkdirSync(outDir, { recursive: true });
+const machine = `${cpus()[0]?.model ?? "unknown CPU"} x ${cpus().length}, Node ${process.version}, ${process.platform}`;
+writeFileSync(
+  path.join(outDir, "results.json"),
+  `${JSON.stringify({ at: new Date().toISOString(), quick, machine, seconds: totalSeconds, results, failures }, null, 2)}\n`,
+);
+writeFileSync(
+  path.join(outDir, "results.md"),
+  [
+    `# Benchmark run ${new Date().toISOString()} (${quick ? "quick" : "full"})`,
+    `Machine: ${machine}. Total ${totalSeconds.toFixed(0)} s.`,
+    ...results.map(renderSectionMarkdown),
+    ...(targets.length > 0 ? [`### All targets\n\n${renderTableMarkdown(summary)}`] : []),
+    ...(failures.length ? [`### Failures\n\n${failures.map((f) => `- ${f.id}: ${f.error.split("\n")[0]}`).join("\n")}`] : []),
+  ].join("\n\n") + "\n",
+);
+log(`results: ${path.relative(repoRoot, outDir)}/results.{json,md}`);
+process.exitCode = failures.length > 0 ? 1 : 0;
