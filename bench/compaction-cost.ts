@@ -221,7 +221,7 @@ export async function runCompactionCost(ctx: BenchContext): Promise<SectionResul
     targets,
     notes: [
       "Round trips are commands sent through the document client (its `send` is wrapped); reads are the active-view Queries (before and after), the tunables GetItems and the roll-forward's GetItems. Lease writes are the conditional acquire on META and, when one is sent, the release (a failed conditional release still costs a round trip and a write; the column counts them). Commit writes are everything else: the commit transaction, the roll-forward's single-item archives and the pending-marker clear.",
-      "The floor ceil(n/100) is the issue's; the commit transaction also carries the new memory, the superseded summary and META, so the reachable floor is ceil((n+3)/100).",
+      "The floor ceil(n/100) counts archives only; the commit transaction also carries the new memory, the superseded summary and META, so the reachable floor is ceil((n+3)/100).",
       "'WCU reported' sums the ConsumedCapacity DynamoDB Local returns; it under-reports TransactWriteItems (about 6 units for a 20-item transaction of 2.5 KB items). 'WCU priced' applies AWS's rules to the same writes from the items' sizes: 1 WCU per started KB, x2 inside a transaction, plus the LSI entry a write puts, rewrites (META, the active summary) or removes (an archived message).",
       `The commit transaction holds the memory, the superseded summary, META and ${TRANSACTION_LIMIT - 3} archives; the rest are archived by the roll-forward as conditional single-item UpdateItems, 16 at a time.`,
     ],

@@ -63,7 +63,7 @@ export async function runTokenEstimation(ctx: BenchContext): Promise<SectionResu
   const totalX = sum(perMessage.map((m) => m.x));
   const under = perMessage.filter((m) => m.e < m.x).length / perMessage.length;
 
-  // The issue sets no accuracy target; what matters for the service is the direction of the error.
+  // There is no accuracy target; what matters for the service is the direction of the error.
   const targets: Target[] = [];
 
   return {
