@@ -28,11 +28,13 @@ export function Storage({ stack, app }: StackContext) {
     removalPolicy: config.dev ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
   });
   const { lsi1, gsi1, gsi2 } = tableIndexes;
-  // Sparse: only items of the replay carry lsi1sk; ALL so one strongly consistent Query returns them whole.
+  // Sparse: only items of the replay carry lsi1sk; one strongly consistent Query returns them with
+  // every attribute a turn reads (a summary's sourceRefs stay in the base table).
   table.addLocalSecondaryIndex({
     indexName: lsi1.name,
     sortKey: key(lsi1.sortKey),
-    projectionType: ProjectionType.ALL,
+    projectionType: ProjectionType.INCLUDE,
+    nonKeyAttributes: [...lsi1.nonKeyAttributes],
   });
   for (const gsi of [gsi1, gsi2]) {
     table.addGlobalSecondaryIndex({

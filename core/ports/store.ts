@@ -25,7 +25,7 @@ export interface ProcessState {
 /** What one strongly consistent Query over the sparse index returns. */
 export interface ActiveView {
   state: ProcessState;
-  /** Active OK summaries, oldest first: normally zero or one. */
+  /** Active OK summaries, oldest first: normally zero or one. Their `sourceRefs` are not read. */
   summaries: Memory[];
   /** Active (unarchived) messages, oldest first. */
   messages: Message[];

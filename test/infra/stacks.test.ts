@@ -90,7 +90,7 @@ describe("storage: the one table", () => {
             { AttributeName: "pk", KeyType: "HASH" },
             { AttributeName: tableIndexes.lsi1.sortKey, KeyType: "RANGE" },
           ],
-          Projection: { ProjectionType: "ALL" },
+          Projection: { ProjectionType: "INCLUDE", NonKeyAttributes: [...tableIndexes.lsi1.nonKeyAttributes] },
         },
       ],
       GlobalSecondaryIndexes: [tableIndexes.gsi1, tableIndexes.gsi2].map((g) => ({

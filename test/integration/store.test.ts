@@ -141,6 +141,24 @@ describe("active view and archiving", () => {
     expect((await store.activeView(key))?.summaries).toEqual([]);
   });
 
+  it("reads the active summary without its sourceRefs, so a big fold costs later turns nothing", async () => {
+    const measure = async (processId: string, refs: number) => {
+      const key = await newProcess(processId);
+      await store.appendMessage(key, makeMessage(processId));
+      const sourceRefs = Array.from({ length: refs }, (_, i) => `msg_01HZZZZZZZZZZZZZZZZZZZ${String(i).padStart(4, "0")}`);
+      await store.putMemory(key, makeMemory(processId, { sourceRefs }));
+      const view = await store.activeView(key);
+      return { rcu: view!.consumedCapacity!, summary: view!.summaries[0]! };
+    };
+    const small = await measure("refs-1", 1);
+    const big = await measure("refs-1000", 1000);
+    expect(big.rcu).toBe(small.rcu);
+    expect(big.summary.sourceRefs).toEqual([]);
+    // The full memory still has them.
+    const full = await store.getMemory({ tenantId, processId: "refs-1000" }, big.summary.id);
+    expect(full?.sourceRefs).toHaveLength(1000);
+  });
+
   it("reads the active view at a cost that does not grow with archived history", async () => {
     const measure = async (processId: string, archived: number) => {
       const key = await newProcess(processId);

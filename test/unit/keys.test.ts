@@ -50,3 +50,13 @@ describe("key builders", () => {
     expect(() => decodeCursor("not-base64-json")).toThrow(/cursor/);
   });
 });
+
+describe("replay index projection", () => {
+  it("carries every attribute of META, message and memory items except keys and sourceRefs", async () => {
+    const { MetaItem, MessageItem, MemoryItem } = await import("../../core/adapters/dynamodb/items.js");
+    const { REPLAY_PROJECTION } = await import("../../core/adapters/dynamodb/table.js");
+    const attributes = new Set([MetaItem, MessageItem, MemoryItem].flatMap((s) => Object.keys(s.shape)));
+    for (const k of ["pk", "sk", "lsi1sk", "sourceRefs"]) attributes.delete(k);
+    expect([...REPLAY_PROJECTION].sort()).toEqual([...attributes].sort());
+  });
+});

@@ -34,7 +34,7 @@ export async function createTable(client: CommandSender, tableName: string): Pro
               { AttributeName: "pk", KeyType: "HASH" },
               { AttributeName: lsi1.sortKey, KeyType: "RANGE" },
             ],
-            Projection: { ProjectionType: "ALL" },
+            Projection: { ProjectionType: "INCLUDE", NonKeyAttributes: [...lsi1.nonKeyAttributes] },
           },
         ],
         GlobalSecondaryIndexes: [gsi1, gsi2].map((g) => ({

@@ -127,7 +127,13 @@ export const toMemory = (i: MemoryItem): Memory => ({
   tokens: i.tokens,
 });
 
-/** Parses a raw item by its `type`, so one Query can hold several item types. */
+/** A memory as the replay index returns it: without `sourceRefs`, which it does not project. */
+export const ReplayMemoryItem = MemoryItem.extend({ sourceRefs: z.array(z.string()).default([]) });
+
+/**
+ * Parses a raw item of the replay index by its `type`, so one Query can hold several item types.
+ * Memories read this way carry no `sourceRefs` (see REPLAY_PROJECTION in table.ts).
+ */
 export function parseItem(raw: Record<string, unknown>) {
   switch (raw.type) {
     case "META":
@@ -135,7 +141,7 @@ export function parseItem(raw: Record<string, unknown>) {
     case "MSG":
       return { type: "MSG" as const, item: MessageItem.parse(raw) };
     case "MEM":
-      return { type: "MEM" as const, item: MemoryItem.parse(raw) };
+      return { type: "MEM" as const, item: ReplayMemoryItem.parse(raw) };
     default:
       throw new Error(`unexpected item type ${String(raw.type)} at ${String(raw.sk)}`);
   }

@@ -434,6 +434,8 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
         IndexName: tableIndexes.lsi1.name,
         KeyConditionExpression: "pk = :pk AND begins_with(lsi1sk, :a)",
         ExpressionAttributeValues: { ":pk": processPk(key), ":a": "A#" },
+        // Only what the index holds: asking for more would fetch each item from the base table.
+        Select: "ALL_PROJECTED_ATTRIBUTES",
         ConsistentRead: true,
       });
       let meta: MetaItem | undefined;
