@@ -16,6 +16,7 @@ import type { Store } from "../core/ports/store.js";
 import type { Summarizer } from "../core/ports/summarizer.js";
 import type { ServiceDeps } from "../core/services/deps.js";
 import { createTunablesResolver } from "../core/services/tunables.js";
+import { createHistorySearch } from "../core/services/history-search.js";
 import { tunablesFromEnv } from "../core/domain/tunables.js";
 
 export interface RootOptions {
@@ -58,6 +59,7 @@ export function createDeps(options: RootOptions = {}): ServiceDeps {
   const base = tunablesFromEnv(env);
   return {
     tunables: createTunablesResolver({ store, base }),
+    history: createHistorySearch(),
     leaseMs: leaseMsFrom(env),
     store,
     clock: systemClock,

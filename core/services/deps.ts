@@ -5,6 +5,7 @@ import type { Log } from "../ports/logger.js";
 import type { Metrics } from "../ports/metrics.js";
 import type { Store } from "../ports/store.js";
 import type { Summarizer } from "../ports/summarizer.js";
+import type { HistorySearch } from "./history-search.js";
 import type { TunablesResolver } from "./tunables.js";
 
 export interface CoreDeps {
@@ -18,6 +19,8 @@ export interface ServiceDeps extends CoreDeps {
   events: EventPublisher;
   metrics: Metrics;
   tunables: TunablesResolver;
+  /** Full-text index of histories, cached per container (search endpoint, recall in the context). */
+  history: HistorySearch;
   /** How long a compaction lease lasts; longer than the summarizer's overall deadline. */
   leaseMs: number;
   /** Built lazily: handlers that never summarize never load an LLM SDK. */

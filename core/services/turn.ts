@@ -35,6 +35,6 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
     }
   }
   const { view: after, ...compaction } = await compactIfNeeded(deps, key, request, { view });
-  const context = await composeContext(deps, key, after);
+  const context = await composeContext(deps, key, after, { query: request.query });
   return { compaction, context, messages: after.messages };
 }

@@ -20,6 +20,7 @@ import { readBody, readId, readQuery } from "./input.js";
 import { z } from "zod";
 
 const SettingsQuery = z.object({ projectId: Id.optional() });
+const ContextQuery = z.object({ query: z.string().max(4000).optional() });
 
 export function coreRoutes(app: Hono<Env>, deps: ServiceDeps) {
   const keyOf = (c: Parameters<typeof tenantOf>[0]) => ({ tenantId: tenantOf(c), processId: readId(c, "processId") });
@@ -59,7 +60,8 @@ export function coreRoutes(app: Hono<Env>, deps: ServiceDeps) {
 
   app.get("/v1/processes/:processId/context", async (c) => {
     const key = keyOf(c);
-    return c.json(await composeContext(deps, key, await settledView(deps, key)));
+    const { query } = readQuery(c, ContextQuery);
+    return c.json(await composeContext(deps, key, await settledView(deps, key), { query }));
   });
 
   /** Tunables overrides of the tenant, or of one project with `?projectId=` (additive to api.md). */

@@ -2,13 +2,12 @@
 import type { Hono } from "hono";
 import { SearchQuery } from "../../core/domain/requests.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
-import { createHistorySearch } from "../../core/services/history-search.js";
 import { tenantOf, type Env } from "./app.js";
 import { readId, readQuery } from "./input.js";
 
 export function searchRoutes(app: Hono<Env>, deps: ServiceDeps) {
-  // One index cache per app, i.e. per Lambda container.
-  const history = createHistorySearch();
+  // One index cache per container, shared with the recall section of the context.
+  const history = deps.history;
   const keyOf = (c: Parameters<typeof tenantOf>[0]) => ({ tenantId: tenantOf(c), processId: readId(c, "processId") });
 
   app.get("/v1/processes/:processId/history/search", async (c) => {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { makeMemory } from "../support/fixtures.js";
 import { startRecordedService } from "../support/recording-store.js";
-import { KEY_B } from "../support/service.js";
+import { KEY_B, startTestService } from "../support/service.js";
 
 const fake = createFakeSummarizer();
 let ctx: Awaited<ReturnType<typeof startRecordedService>>;
@@ -168,5 +168,41 @@ describe("prompt-cache friendliness", () => {
     const after = await turn("cache-1");
     expect(after.context.block).not.toBe(first.context.block);
     expect(after.context.block.startsWith(`${SUMMARY}\nSECOND SUMMARY\n\n${PARENT}`)).toBe(true);
+  });
+});
+
+describe("recall of archived messages for a query", () => {
+  it("adds matching archived originals as a dynamic section after the cache breakpoint", async () => {
+    const { service, api } = await startTestService({ overrides: { summarizer: async () => createFakeSummarizer() } });
+    try {
+      await api("PUT", "/v1/processes/recall-1", { body: { projectId: "p" } });
+      await api("POST", "/v1/processes/recall-1/messages", { body: { role: "USER", content: "Our staging database password rotates every Tuesday at 04:00 UTC" } });
+      await api("POST", "/v1/processes/recall-1/messages", { body: { role: "ASSISTANT", content: "The deploy window for the billing service is Friday afternoon" } });
+      for (let i = 0; i < 14; i++) {
+        await api("POST", "/v1/processes/recall-1/messages", { body: { role: i % 2 ? "ASSISTANT" : "USER", content: `unrelated chatter about lunch options number ${i}`, tags: ["STRENGTH:normal"] } });
+      }
+      for (let i = 0; i < 4; i++) await api("POST", "/v1/processes/recall-1/messages", { body: { role: "USER", content: `more chatter ${i}` } });
+      const folded = await api("POST", "/v1/processes/recall-1/compaction", { body: { model: { contextWindow: 100_000 }, force: "HARD" } });
+      expect(folded.body.compacted).toBe(true);
+
+      const plain = await api("GET", "/v1/processes/recall-1/context");
+      const recalled = await api("GET", "/v1/processes/recall-1/context?query=when%20is%20the%20billing%20deploy%20window");
+      const section = recalled.body.sections.find((s: any) => s.name === "Recalled From History");
+      expect(section).toMatchObject({ cache: "dynamic" });
+      expect(section.content).toContain("deploy window for the billing service");
+      // The static part, and so the prompt cache, is untouched by the query.
+      expect(recalled.body.staticBlock).toBe(plain.body.staticBlock);
+      expect(recalled.body.block.startsWith(plain.body.staticBlock)).toBe(true);
+      expect(recalled.body.block.indexOf("## Recalled From History")).toBeGreaterThan(recalled.body.staticBlock.length - 1);
+
+      // Active messages are already in the prompt: they are never recalled.
+      const active = await api("GET", "/v1/processes/recall-1/context?query=more%20chatter");
+      expect(active.body.sections.some((s: any) => s.name === "Recalled From History" && s.content.includes("more chatter"))).toBe(false);
+
+      const turn = await api("POST", "/v1/processes/recall-1/turns", { body: { model: { contextWindow: 100_000 }, query: "billing deploy window" } });
+      expect(turn.body.context.block).toContain("deploy window for the billing service");
+    } finally {
+      await service.stop();
+    }
   });
 });
