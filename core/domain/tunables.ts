@@ -7,7 +7,8 @@ import { invalid } from "./errors.js";
 
 const threshold = z
   .number("must be a number")
-  .gt(0, "must be greater than 0")
+  // A floor well above 0: DynamoDB cannot store magnitudes below 1e-130 (a denormal 5e-324 was a 500).
+  .gte(0.001, "must be at least 0.001")
   .lte(1, "must be at most 1");
 const count = z.number("must be a number").int("must be an integer").min(0, "must be >= 0");
 

@@ -119,5 +119,14 @@ export async function handleInboxAnswered(deps: ServiceDeps, raw: unknown): Prom
   const item = await deps.store.getInboxItem(tenantId, itemId);
   // The stored status decides, not the event: a forged or stale `accepted` changes nothing.
   if (!item || item.status !== "ACCEPTED" || !item.tags.includes(OFFER_TAG)) return null;
-  return compactRange(deps, { tenantId, processId: item.processId }, item.payload);
+  const result = await compactRange(deps, { tenantId, processId: item.processId }, item.payload);
+  // Backing off (another compaction holds the lease or committed first) or a failed summary must
+  // not acknowledge the event: the accepted offer would be lost. Failing the delivery makes
+  // EventBridge/Lambda deliver it again; a later run finds the range folded or folds it.
+  if (result.compactedMessages === 0 && result.reason !== undefined && result.reason !== "nothing_in_range") {
+    throw conflict("compaction.retry_later", `range compaction of accepted offer '${itemId}' did not run (${result.reason}); deliver again`, {
+      reason: result.reason,
+    });
+  }
+  return result;
 }

@@ -1,7 +1,7 @@
 /**
  * An in-process event bus for the local runner and tests: it records what was published (for
  * `GET /local/events`) and delivers matching events to subscribers asynchronously, at least once,
- * the way EventBridge rules reach Lambda targets.
+ * the way EventBridge rules reach Lambda targets: a handler that fails gets the event again.
  */
 import type { DomainEvent, EventPublisher } from "../../ports/events.js";
 import type { Log } from "../../ports/logger.js";
@@ -22,17 +22,37 @@ export interface LocalBus extends EventPublisher {
   drain(): Promise<void>;
 }
 
-export function createLocalBus(log?: Log): LocalBus {
+export interface LocalBusOptions {
+  /**
+   * Waits before redelivering to a handler that failed, one per retry (Lambda's asynchronous
+   * invocation retries a failed event twice). Default: 1 s, then 5 s.
+   */
+  retryDelaysMs?: readonly number[];
+}
+
+export function createLocalBus(log?: Log, options: LocalBusOptions = {}): LocalBus {
   const records: RecordedEvent[] = [];
   const subscribers: Array<{ source: string; detailType: string; handler: EventHandler }> = [];
   const inFlight = new Set<Promise<void>>();
+  const delays = options.retryDelaysMs ?? [1_000, 5_000];
+
+  const deliverWithRetries = async (handler: EventHandler, event: DomainEvent) => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await handler(event);
+      } catch (e) {
+        log?.error("event handler failed", { detailType: event.detailType, attempt: attempt + 1, error: String(e) });
+        if (attempt >= delays.length) return;
+        await new Promise((r) => setTimeout(r, delays[attempt]));
+      }
+    }
+  };
 
   const dispatch = (event: DomainEvent) => {
     for (const s of subscribers) {
       if (s.source !== event.source || s.detailType !== event.detailType) continue;
       const p = Promise.resolve()
-        .then(() => s.handler(event))
-        .catch((e) => log?.error("event handler failed", { detailType: event.detailType, error: String(e) }))
+        .then(() => deliverWithRetries(s.handler, event))
         .finally(() => inFlight.delete(p));
       inFlight.add(p);
     }

@@ -1,0 +1,147 @@
+/**
+ * The chaos harness (test/support/chaos/) as part of `npm test`: a short seeded run against the
+ * run's DynamoDB Local with faults injected must end with zero violations; the plan is repeatable
+ * from its seed; the CLI prints the documented last line; a store that breaks the protocol on
+ * purpose is caught (the harness is not vacuous); and what the harness found stays fixed. The long
+ * run is `npm run chaos` (docs/reliability.md).
+ */
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { silentLog } from "../../core/adapters/log.js";
+import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
+import type { Store } from "../../core/ports/store.js";
+import { answerInboxItem, handleInboxAnswered, handlePlanCompleted } from "../../core/services/inbox.js";
+import { appendMessage } from "../../core/services/messages.js";
+import { upsertProcess } from "../../core/services/processes.js";
+import { createDeps } from "../../functions/root.js";
+import { createChaosSummarizer } from "../support/chaos/summarizer.js";
+import { formatReport, runChaos } from "../support/chaos/harness.js";
+import { FAULT_METHODS, planChaos, SUMMARIZER_OUTCOMES } from "../support/chaos/plan.js";
+import { dynamoEndpoint, freshTable } from "../support/dynamo.js";
+
+const LAST_LINE = /^chaos: seed (\d+), (\d+) operations, (\d+) faults, (\d+) violations$/;
+
+describe("the chaos plan", () => {
+  it("is fixed by the seed: same seed, same operations and faults; another seed, another plan", () => {
+    const a = planChaos({ seed: 11, turns: 400 });
+    const b = planChaos({ seed: 11, turns: 400 });
+    expect(b).toEqual(a);
+    expect(planChaos({ seed: 12, turns: 400 }).digest).not.toBe(a.digest);
+    expect(a.engines.reduce((n, e) => n + e.ops.length, 0)).toBe(400);
+  });
+
+  it("plans faults at every step of the commit protocol and every summarizer failure", () => {
+    const plan = planChaos({ seed: 11, turns: 2000 });
+    const ops = plan.engines.flatMap((e) => e.ops);
+    const faults = [...ops.map((o) => o.fault), ...ops.flatMap((o) => (o.spec.kind === "burst" ? o.spec.members.map((m) => m.fault) : []))];
+    for (const method of FAULT_METHODS) {
+      for (const when of method === "markArchived" ? ["before"] : ["before", "after"]) {
+        expect(faults.some((f) => f?.method === method && f.when === when), `${method} ${when}`).toBe(true);
+      }
+    }
+    expect(faults.some((f) => f?.crash)).toBe(true);
+    const outcomes = new Set(ops.flatMap((o) => o.summarizer.map((s) => s.outcome)));
+    for (const outcome of SUMMARIZER_OUTCOMES) expect(outcomes.has(outcome), outcome).toBe(true);
+    const kinds = new Set(ops.map((o) => o.spec.kind));
+    for (const kind of ["append", "group", "turn", "compact", "range", "plan", "context", "burst", "flood", "replayArchive", "restart"]) {
+      expect(kinds.has(kind as never), kind).toBe(true);
+    }
+  });
+});
+
+describe("a short seeded chaos run", () => {
+  it("injects faults, crashes containers and ends with zero violations", async () => {
+    const report = await runChaos({ seed: 20261129, turns: 160, engines: 4, endpoint: dynamoEndpoint() });
+    const lines = formatReport(report);
+    expect(report.violations, lines.join("\n")).toEqual([]);
+    expect(lines.at(-1)).toBe(`chaos: seed 20261129, ${report.operations} operations, ${report.faults} faults, 0 violations`);
+
+    const kinds = Object.keys(report.faultsByKind);
+    expect(report.faults).toBeGreaterThanOrEqual(15);
+    expect(kinds.some((k) => k.startsWith("store:"))).toBe(true);
+    expect(kinds.some((k) => k.startsWith("summarizer:"))).toBe(true);
+    expect(report.crashes).toBeGreaterThan(0);
+    expect(report.retries).toBeGreaterThan(0);
+    expect(report.compactions.committed).toBeGreaterThan(0);
+    expect(report.operations).toBeGreaterThan(160);
+  }, 90_000);
+
+  it("npm run chaos prints the documented last line and exits 0", async () => {
+    const { code, stdout } = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        ["--import", "tsx", fileURLToPath(new URL("../../scripts/chaos.ts", import.meta.url)), "--seed", "5", "--turns", "16", "--engines", "2", "--endpoint", dynamoEndpoint(), "--quiet"],
+        { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" } },
+      );
+      let out = "";
+      child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+      child.on("error", reject);
+      child.on("exit", (c) => resolve({ code: c, stdout: out }));
+    });
+    const last = stdout.trimEnd().split("\n").at(-1)!;
+    expect(last, stdout).toMatch(LAST_LINE);
+    expect(LAST_LINE.exec(last)![4]).toBe("0");
+    expect(code).toBe(0);
+  }, 60_000);
+});
+
+describe("the harness catches a broken store", () => {
+  it("reports duplicated appends and folds that were never archived", async () => {
+    // Idempotency keys ignored, and commits that archive nothing: both must show as violations.
+    const broken = (store: Store): Store => ({
+      ...store,
+      appendMessage: (key, message) => store.appendMessage(key, message),
+      commitCompaction: (key, commit) => store.commitCompaction(key, { ...commit, archiveIds: [] }),
+    });
+    const report = await runChaos({ seed: 3, turns: 40, engines: 2, endpoint: dynamoEndpoint(), wrapStore: broken });
+    const text = report.violations.join("\n");
+    expect(text).toMatch(/is stored \d+ times|acknowledged under \d+ different ids/);
+    expect(text).toMatch(/folded msg_\w+, which is still active/);
+    expect(formatReport(report).at(-1)).toMatch(new RegExp(`, ${report.violations.length} violations$`));
+  }, 60_000);
+});
+
+describe("regressions the harness found", () => {
+  it("an accepted offer whose range compaction backs off fails the delivery (to be redelivered) instead of being lost", async () => {
+    const { store } = await freshTable("regress");
+    const deps = createDeps({
+      env: { COMPACTION_LEASE_MS: "200" },
+      store,
+      events: { publish: async () => {} },
+      metrics: createRecordingMetrics(),
+      log: silentLog,
+      summarizerFactory: async () => createChaosSummarizer({ steps: [], leaseMs: 200 }),
+    });
+    const key = { tenantId: "regress", processId: "offer-1" };
+    await upsertProcess(deps, key.tenantId, key.processId, { projectId: "p" });
+    const say = async (role: "USER" | "ASSISTANT", content: string, tags?: string[]) => {
+      await appendMessage(deps, key, { role, content, ...(tags ? { tags } : {}) });
+      await new Promise((r) => setTimeout(r, 2));
+    };
+    for (let i = 0; i < 3; i++) {
+      await say("USER", `question ${i} about invoices`);
+      await say("ASSISTANT", `answer ${i} about invoices`);
+    }
+    await say("USER", "Let's plan the export.", ["MODE:plan"]);
+    await say("ASSISTANT", "Step 1: dump the table.");
+    await say("USER", "Step 2: verify the dump.");
+    const completedAt = new Date().toISOString();
+    const { item } = await handlePlanCompleted(deps, { tenantId: key.tenantId, processId: key.processId, planId: "p1", topicLabel: "export", completedAt });
+    await answerInboxItem(deps, key.tenantId, item!.id, true);
+
+    // Another compaction holds the lease (a crashed container's, until it expires).
+    const state = (await store.getProcess(key))!;
+    const now = new Date();
+    expect(await store.acquireLease(key, { owner: "other", now: now.toISOString(), until: new Date(now.getTime() + 200).toISOString(), expectedVersion: state.version })).toEqual({ ok: true });
+    const detail = { tenantId: key.tenantId, itemId: item!.id, accepted: true };
+    await expect(handleInboxAnswered(deps, detail)).rejects.toMatchObject({ code: "compaction.retry_later" });
+
+    // The redelivery, once the lease expired, folds the range.
+    await new Promise((r) => setTimeout(r, 250));
+    const result = await handleInboxAnswered(deps, detail);
+    expect(result).toMatchObject({ compactedMessages: 3 });
+    // A duplicate delivery afterwards is acknowledged: there is nothing left in the range.
+    expect(await handleInboxAnswered(deps, detail)).toMatchObject({ compactedMessages: 0, reason: "nothing_in_range" });
+  });
+});

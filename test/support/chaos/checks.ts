@@ -1,0 +1,215 @@
+/**
+ * Checks the chaos harness (and the commit-protocol property test) adds to the invariants of
+ * test/support/invariants.ts: what the caller saw acknowledged is stored exactly once, each memory
+ * folded only what its mode may fold, a tool call and its results stay together, the anchor and
+ * the triggering turn of a compaction were spared, and the replay is the newest OK summary plus
+ * the active messages. Pure functions over snapshots, except the replay check, which calls the
+ * service the way an engine does.
+ */
+import { buildSections, renderBlock, SUMMARY_HEADING } from "../../../core/domain/context-block.js";
+import type { Memory, Message } from "../../../core/domain/model.js";
+import { toolGroups } from "../../../core/domain/selector.js";
+import { effectiveStrength, type Strength } from "../../../core/domain/strength.js";
+import type { Tunables } from "../../../core/domain/tunables.js";
+import type { ProcessKey, Store } from "../../../core/ports/store.js";
+import { RANGE_MARKER_PREFIX } from "../../../core/services/compaction.js";
+import type { Snapshot } from "../invariants.js";
+import { NONCE_TAG } from "./plan.js";
+
+export const keyString = (k: ProcessKey) => `${k.tenantId}/${k.processId}`;
+export const nonceOf = (m: Pick<Message, "tags">) => m.tags.find((t) => t.startsWith(NONCE_TAG))?.slice(NONCE_TAG.length);
+export const isRangeMarker = (m: Pick<Message, "tags">) => m.tags.some((t) => t.startsWith(RANGE_MARKER_PREFIX));
+
+/** What the spec's §3.1 table lets each mode fold (written out again, not imported from the selector). */
+const MAY_FOLD: Record<string, readonly Strength[]> = {
+  SOFT: ["weak"],
+  HARD: ["weak", "normal"],
+  EMERGENCY: ["weak", "normal", "strong"],
+};
+
+/**
+ * Appends the caller sent, by nonce: every acknowledged one is stored exactly once under the id
+ * the caller got (idempotent retries included); an unacknowledged one at most once.
+ */
+export interface AppendLedger {
+  /** nonce -> ids the service acknowledged for it (more than one id is itself a violation). */
+  acked: Map<string, Set<string>>;
+  /** nonces sent at least once (acknowledged or not). */
+  sent: Set<string>;
+}
+
+export const emptyLedger = (): AppendLedger => ({ acked: new Map(), sent: new Set() });
+
+export function ack(ledger: AppendLedger, nonce: string, id: string) {
+  ledger.sent.add(nonce);
+  const ids = ledger.acked.get(nonce) ?? new Set<string>();
+  ids.add(id);
+  ledger.acked.set(nonce, ids);
+}
+
+export function ackedIds(ledger: AppendLedger): string[] {
+  return [...ledger.acked.values()].flatMap((s) => [...s]);
+}
+
+export function ledgerViolations(snapshot: Snapshot, ledger: AppendLedger): string[] {
+  const where = keyString(snapshot.key);
+  const v: string[] = [];
+  const byNonce = new Map<string, Message[]>();
+  const okMemories = snapshot.memories.filter((m) => m.status === "OK");
+  for (const m of snapshot.messages) {
+    const nonce = nonceOf(m);
+    if (nonce === undefined) {
+      // Only the range path writes messages of its own: a SYSTEM marker next to its memory.
+      const topic = m.tags.find((t) => t.startsWith(RANGE_MARKER_PREFIX))?.slice(RANGE_MARKER_PREFIX.length);
+      const owner = topic !== undefined && okMemories.some((mem) => mem.metadata.recompaction && mem.metadata.topicLabel === topic);
+      if (m.role !== "SYSTEM" || !owner || !m.id.endsWith(".r")) v.push(`message ${m.id} has no known origin (not appended, not a range marker)`);
+      continue;
+    }
+    byNonce.set(nonce, [...(byNonce.get(nonce) ?? []), m]);
+  }
+  for (const [nonce, stored] of byNonce) {
+    if (!ledger.sent.has(nonce)) v.push(`message ${stored[0]!.id} carries nonce ${nonce} that was never sent here`);
+    if (stored.length > 1) v.push(`append ${nonce} is stored ${stored.length} times: ${stored.map((m) => m.id).join(", ")}`);
+  }
+  for (const [nonce, ids] of ledger.acked) {
+    const stored = byNonce.get(nonce) ?? [];
+    if (ids.size > 1) v.push(`append ${nonce} was acknowledged under ${ids.size} different ids: ${[...ids].join(", ")}`);
+    if (stored.length === 0) v.push(`acknowledged append ${nonce} (${[...ids].join(", ")}) is lost`);
+    else if (!ids.has(stored[0]!.id)) v.push(`append ${nonce} is stored as ${stored[0]!.id}, acknowledged as ${[...ids].join(", ")}`);
+  }
+  return v.map((t) => `${where}: ${t}`);
+}
+
+/**
+ * Per memory: a sliding-window memory folded only what its mode may fold and nothing pinned; a
+ * range memory only unpinned messages inside its window and no marker; no memory folded a message
+ * twice or miscounted.
+ */
+export function memoryRuleViolations(snapshot: Snapshot): string[] {
+  const where = keyString(snapshot.key);
+  const v: string[] = [];
+  const byId = new Map(snapshot.messages.map((m) => [m.id, m] as const));
+  for (const mem of snapshot.memories) {
+    if (new Set(mem.sourceRefs).size !== mem.sourceRefs.length) v.push(`memory ${mem.id} lists a message twice`);
+    if (mem.metadata.compactedMessages !== mem.sourceRefs.length) {
+      v.push(`memory ${mem.id} says ${mem.metadata.compactedMessages} messages, lists ${mem.sourceRefs.length}`);
+    }
+    const mode = mem.metadata.mode;
+    for (const ref of mem.sourceRefs) {
+      const m = byId.get(ref);
+      if (!m) {
+        v.push(`memory ${mem.id} folded ${ref}, which does not exist`);
+        continue;
+      }
+      const strength = effectiveStrength(m);
+      if (strength === "pinned") v.push(`memory ${mem.id} folded pinned message ${ref}`);
+      if (mem.metadata.recompaction) {
+        const t = Date.parse(m.createdAt);
+        if (t < Date.parse(mem.metadata.rangeFromAt ?? "") || t > Date.parse(mem.metadata.rangeToAt ?? "")) {
+          v.push(`range memory ${mem.id} folded ${ref} (${m.createdAt}) outside ${mem.metadata.rangeFromAt}..${mem.metadata.rangeToAt}`);
+        }
+        if (isRangeMarker(m)) v.push(`range memory ${mem.id} folded the marker ${ref}`);
+      } else if (mode && MAY_FOLD[mode] && !MAY_FOLD[mode]!.includes(strength)) {
+        v.push(`${mode} memory ${mem.id} folded ${strength} message ${ref}`);
+      }
+    }
+  }
+  return v.map((t) => `${where}: ${t}`);
+}
+
+/** A tool call and its results (appended in one go) are archived together or not at all. */
+export function toolGroupViolations(snapshot: Snapshot): string[] {
+  const groups = toolGroups(snapshot.messages);
+  const into = new Map<number, Set<string | null>>();
+  snapshot.messages.forEach((m, i) => {
+    if (m.role !== "ASSISTANT" && m.role !== "TOOL") return;
+    const g = groups[i]!;
+    into.set(g, (into.get(g) ?? new Set()).add(m.archivedInMemoryId));
+  });
+  const v: string[] = [];
+  for (const [g, targets] of into) {
+    if (targets.size > 1) {
+      v.push(`${keyString(snapshot.key)}: tool group of ${snapshot.messages[g]!.id} is split across ${[...targets].map(String).join(", ")}`);
+    }
+  }
+  return v;
+}
+
+/**
+ * One compaction seen from the caller's side, with the active messages it started from: it must
+ * not have folded the last `anchor` messages, the triggering turn (the newest USER message and
+ * what follows), anything pinned, or anything when there were `keepRecent` messages or fewer.
+ */
+export function anchorViolations(
+  key: ProcessKey,
+  before: readonly Message[],
+  memory: Memory,
+  mode: "SOFT" | "HARD" | "EMERGENCY",
+  tunables: Pick<Tunables, "keepRecent" | "softAnchor" | "hardAnchor" | "emergencyAnchor">,
+): string[] {
+  const v: string[] = [];
+  const anchor = { SOFT: tunables.softAnchor, HARD: tunables.hardAnchor, EMERGENCY: tunables.emergencyAnchor }[mode];
+  if (before.length <= tunables.keepRecent) v.push(`${mode} memory ${memory.id} folded with only ${before.length} active messages`);
+  const protectedIds = new Set(before.slice(Math.max(0, before.length - anchor)).map((m) => m.id));
+  let lastUser = -1;
+  before.forEach((m, i) => m.role === "USER" && (lastUser = i));
+  if (lastUser >= 0) for (const m of before.slice(lastUser)) protectedIds.add(m.id);
+  for (const m of before) if (effectiveStrength(m) === "pinned") protectedIds.add(m.id);
+  const known = new Set(before.map((m) => m.id));
+  for (const ref of memory.sourceRefs) {
+    if (protectedIds.has(ref)) v.push(`${mode} memory ${memory.id} folded ${ref} from the anchor, the triggering turn or the pins`);
+    if (!known.has(ref)) v.push(`${mode} memory ${memory.id} folded ${ref}, which was not active when it started`);
+  }
+  return v.map((t) => `${keyString(key)}: ${t}`);
+}
+
+/** The newest OK, not superseded memory: what the replay must show. */
+export function expectedSummary(memories: readonly Memory[]): Memory | null {
+  const active = memories.filter((m) => m.status === "OK" && m.supersededAt === null);
+  return active.reduce<Memory | null>((a, b) => (a === null || b.id > a.id ? b : a), null);
+}
+
+/**
+ * The context block a process must get, built from an independent read of the store: the newest
+ * OK summary and, for a worker, the parent's identity plus (same project only) its summary.
+ */
+export async function expectedBlock(store: Store, key: ProcessKey, memories: readonly Memory[]): Promise<string> {
+  const state = await store.getProcess(key);
+  let parent = null;
+  const parentId = state?.process.parentProcessId;
+  if (parentId) {
+    const parentKey = { tenantId: key.tenantId, processId: parentId };
+    const p = await store.getProcess(parentKey);
+    if (p) {
+      const sameProject = p.process.projectId === state!.process.projectId;
+      const summary = sameProject ? expectedSummary(await store.listMemories(parentKey))?.content ?? null : null;
+      parent = { parent: p.process, summary };
+    }
+  }
+  return renderBlock(buildSections({ summary: expectedSummary(memories)?.content ?? null, parent })).block;
+}
+
+/** A composed context against the expectation: the block, and the summary section's text. */
+export function replayViolations(
+  key: ProcessKey,
+  got: { block: string; sections: Array<{ name: string; content: string }> },
+  expected: { block: string; summary: Memory | null },
+  how: string,
+): string[] {
+  const v: string[] = [];
+  const section = got.sections.find((s) => s.name === SUMMARY_HEADING);
+  if ((section?.content ?? null) !== (expected.summary?.content ?? null)) {
+    v.push(`${how}: the replayed summary is ${section ? JSON.stringify(section.content.slice(0, 60)) : "absent"}, the newest OK memory is ${expected.summary?.id ?? "none"}`);
+  }
+  if (got.block !== expected.block) v.push(`${how}: the context block differs from the newest OK summary plus the parent section`);
+  return v.map((t) => `${keyString(key)}: ${t}`);
+}
+
+/** The active messages a caller got equal the unarchived messages of the full history, in order. */
+export function activeSetViolations(key: ProcessKey, got: readonly Pick<Message, "id">[], history: readonly Message[], how: string): string[] {
+  const want = history.filter((m) => m.archivedInMemoryId === null).map((m) => m.id);
+  const have = got.map((m) => m.id);
+  return have.length === want.length && have.every((id, i) => id === want[i])
+    ? []
+    : [`${keyString(key)}: ${how}: the active messages (${have.length}) differ from the unarchived history (${want.length})`];
+}
