@@ -17,7 +17,13 @@ export const Id = z
   .max(128)
   .regex(/^[A-Za-z0-9][A-Za-z0-9._:@-]*$/, "use letters, digits and . _ : @ - (max 128)");
 
-const Text = (max: number) => z.string().max(max);
+/** Lone UTF-16 surrogates cannot be stored as UTF-8 (DynamoDB rejects them): a 400, not a 500. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+export const Unicode = z.string().refine((s) => !LONE_SURROGATE.test(s), {
+  message: "must be valid Unicode (no lone surrogates)",
+});
+
+const Text = (max: number) => Unicode.max(max);
 
 export const PutProcessBody = z.strictObject({
   projectId: Id,
@@ -33,9 +39,7 @@ export type PutProcessBody = z.infer<typeof PutProcessBody>;
 
 const STRENGTHS = ["weak", "normal", "strong", "pinned"];
 
-export const Tag = z
-  .string()
-  .min(1)
+export const Tag = Unicode.min(1)
   .max(128)
   .regex(/^[^\p{Cc}]+$/u, "tags hold no control characters")
   .refine((t) => !t.startsWith("STRENGTH:") || STRENGTHS.includes(t.slice(9)), {
@@ -44,7 +48,7 @@ export const Tag = z
 
 const MessageFields = z.strictObject({
   role: Role,
-  content: z.string(),
+  content: Unicode,
   tags: z.array(Tag).max(MAX_TAGS).optional(),
   idempotencyKey: Id.optional(),
   toolCallId: Text(256).min(1).optional(),
@@ -126,7 +130,7 @@ export const InboxQuery = z.object({
 export const AnswerBody = z.strictObject({ accepted: z.boolean() });
 
 export const SearchQuery = z.object({
-  q: z.string().min(1).max(1000),
+  q: Unicode.min(1).max(1000),
   tag: Tag.optional(),
   limit: Limit(100, 20),
 });

@@ -67,7 +67,9 @@ export function resolveContextWindow(model: CompactionRequest["model"]): number 
 export async function settledView(deps: ServiceDeps, key: ProcessKey, view?: ActiveView): Promise<ActiveView> {
   let current = view ?? (await deps.store.activeView(key));
   if (!current) throw notFound("process", key.processId);
-  if (current.state.pendingArchive) {
+  // Loop: another compaction may commit (and leave its own pending archive) while we roll forward.
+  for (let rounds = 0; current.state.pendingArchive; rounds++) {
+    if (rounds >= 5) throw new Error(`process ${key.processId}: pending archive did not settle`);
     await deps.store.finishPendingArchive(key, current.state.pendingArchive);
     current = await deps.store.activeView(key);
     if (!current) throw notFound("process", key.processId);

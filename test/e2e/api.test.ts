@@ -114,7 +114,11 @@ describe("messages", () => {
     expectError(await post("chat-bad", { role: "USER", content: "é".repeat(140_000) }), 413, "message.too_large");
     expectError(await api("POST", "/v1/processes/chat-bad/messages", { rawBody: JSON.stringify({ role: "USER", content: "x".repeat(500_000) }) }), 413, "request.too_large");
     expectError(await post("no-such-process", { role: "USER", content: "x" }), 404);
-    expect(await history("chat-bad")).toEqual([]);
+    const lone = await api("POST", "/v1/processes/chat-bad/messages", { rawBody: '{"role":"USER","content":"half a pair \\ud83d here"}' });
+    expectError(lone, 400, "request.invalid");
+    expect(lone.body.error.details.fields).toEqual(["body.content"]);
+    expect((await post("chat-bad", { role: "USER", content: "a whole pair 😀 is fine" })).status).toBe(201);
+    expect((await history("chat-bad")).map((m) => m.content)).toEqual(["a whole pair 😀 is fine"]);
   });
 });
 
