@@ -251,7 +251,7 @@ export async function runHotPath(ctx: BenchContext): Promise<SectionResult> {
   }
   ctx.log(`hot-path: ${runs} rounds in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
-  // The active summary's sourceRefs travel with every replay read (the LSI projects ALL): one
+  // Whether the active summary's sourceRefs ride along with the replay read (they should not): one
   // process whose newest fold was 1,000 messages, measured against the same active set.
   const bigFold = sizes.includes(1_000) ? await seedProcess(t, 1_000, 1_000) : undefined;
   const bigFoldViews: Array<{ rcu: number; items: number }> = [];
@@ -402,7 +402,7 @@ export async function runHotPath(ctx: BenchContext): Promise<SectionResult> {
       `Messages are synthetic (USER ~${USER_CHARS} chars, ASSISTANT ~${ASSISTANT_CHARS} chars); archived history is seeded with BatchWriteItem from the store's own item builders as folds of ${FOLD} messages, each with its superseded summary. After every measured turn the probe message is deleted (outside the timing) so each run sees the identical active set.`,
       "The control is a Query for META alone (1 item, base table) on the same partition. DynamoDB Local's Query time grows with the size of the partition even when it returns one item (its storage is SQLite); GetItem does not. On DynamoDB a Query's cost and latency follow the data it reads, which is what the RCU columns show.",
       "'vs 0 archived' is the median over rounds of the ratio to the 0-archived run of the same round (the sizes run interleaved, in rotating order), so load from other processes on the machine cancels out.",
-      "The active summary at 0 archived folded nothing, so it carries no sourceRefs; at every other size it is the summary of the last fold of 100 messages and carries 100 ids (~3 KB) - the one difference in the active set, visible as +1 RCU. The replay reads sourceRefs because the LSI projects ALL attributes.",
+      "The active summary at 0 archived folded nothing, so it carries no sourceRefs; at every other size it is the summary of the last fold of 100 messages and carries 100 ids (~3 KB). The replay index does not project sourceRefs, so they cost the turn nothing.",
       "DynamoDB Local returns the whole partition in one page; DynamoDB stops a page at 1 MB read, so the naive read would need the 'pages on AWS' round trips in series.",
     ],
     data: { sizes, runs, rows, bigFoldViews },
