@@ -46,7 +46,8 @@ export function observedStore(t: BenchTable): { store: Store; activeViews: Activ
 export function benchDeps(options: { store: Store; clock?: Clock; summarizer?: Summarizer }): ServiceDeps {
   const summarizer = options.summarizer ?? createOfflineSummarizer();
   const deps = createDeps({
-    env: {},
+    // Only the fold target passes through, so `COMPACTION_FOLD_TARGET=0.5 npm run bench` compares it.
+    env: process.env.COMPACTION_FOLD_TARGET ? { COMPACTION_FOLD_TARGET: process.env.COMPACTION_FOLD_TARGET } : {},
     store: options.store,
     log: silentLog,
     metrics: createRecordingMetrics(),

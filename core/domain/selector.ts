@@ -115,6 +115,26 @@ export function selectForCompaction<M extends SelectableMessage = Message>(
   return fold.length === 0 ? { fold, keep, reason: "nothing_eligible" } : { fold, keep };
 }
 
+/**
+ * The oldest part of a selection that frees at least `tokensToFree`, never splitting a tool group
+ * (the `foldTarget` tunable). The whole selection when even that is not enough.
+ *
+ * @example foldOldestUntil(selection.fold, 3_000)
+ */
+export function foldOldestUntil<M extends SelectableMessage & { tokens: number }>(fold: readonly M[], tokensToFree: number): M[] {
+  const group = toolGroups(fold);
+  let freed = 0;
+  let end = 0;
+  while (end < fold.length && freed < tokensToFree) {
+    freed += fold[end]!.tokens;
+    end++;
+  }
+  // Take the rest of the last group, so a call and its results fold together.
+  const lastGroup = end > 0 ? group[end - 1] : undefined;
+  while (end < fold.length && group[end] === lastGroup) end++;
+  return fold.slice(0, Math.max(end, Math.min(1, fold.length)));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Chunking the fold into summarizer calls
 // ---------------------------------------------------------------------------------------------

@@ -37,6 +37,12 @@ const fields = {
     .int("must be an integer")
     .min(1, "must be >= 1")
     .max(4000, "must be <= 4000"),
+  /**
+   * 0 (default): HARD and EMERGENCY fold everything the selector allows, as the specification
+   * says. Above 0: they fold only the oldest eligible messages needed to bring the prompt down to
+   * this share of the window, so more recent turns stay verbatim (more frequent, smaller folds).
+   */
+  foldTarget: z.number("must be a number").gte(0, "must be >= 0").lt(1, "must be below 1"),
 };
 
 const ordered = (t: {
@@ -46,6 +52,13 @@ const ordered = (t: {
 }) => t.softThreshold < t.hardThreshold && t.hardThreshold < t.emergencyThreshold;
 
 export const Tunables = z.strictObject(fields).superRefine((t, ctx) => {
+  if (t.foldTarget > 0 && t.foldTarget >= t.hardThreshold) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["foldTarget"],
+      message: `foldTarget must be 0 (off) or below hardThreshold (got ${t.foldTarget} / ${t.hardThreshold})`,
+    });
+  }
   if (!ordered(t)) {
     ctx.addIssue({
       code: "custom",
@@ -78,6 +91,7 @@ export const DEFAULT_TUNABLES: Tunables = Object.freeze({
   emergencyAnchor: 3,
   maxSourceChars: 60_000,
   summaryMaxTokens: 400,
+  foldTarget: 0,
 });
 
 /** The environment variable of each tunable (read by {@link tunablesFromEnv}). */
@@ -91,6 +105,7 @@ export const TUNABLES_ENV: Readonly<Record<keyof Tunables, string>> = Object.fre
   emergencyAnchor: "COMPACTION_EMERGENCY_ANCHOR",
   maxSourceChars: "COMPACTION_MAX_SOURCE_CHARS",
   summaryMaxTokens: "SUMMARY_MAX_TOKENS",
+  foldTarget: "COMPACTION_FOLD_TARGET",
 });
 
 type Label = (field: string) => string;

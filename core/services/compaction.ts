@@ -7,7 +7,7 @@ import { contextWindowFor } from "../domain/model-windows.js";
 import { invalid, notFound } from "../domain/errors.js";
 import type { CompactionModeName, CompactionResult, Memory, Message } from "../domain/model.js";
 import { modeForRatio, promptTokens, type PromptSize } from "../domain/mode.js";
-import { chunkBySourceChars, selectForCompaction, toolGroups } from "../domain/selector.js";
+import { chunkBySourceChars, foldOldestUntil, selectForCompaction, toolGroups } from "../domain/selector.js";
 import { effectiveStrength } from "../domain/strength.js";
 import { estimateTokens, messageTokens } from "../domain/tokens.js";
 import { summarizerInputCap, type Tunables } from "../domain/tunables.js";
@@ -105,8 +105,13 @@ export async function compactIfNeeded(
     return { ...unchanged, reason: "below_min_saving" };
   }
 
+  const fold =
+    tunables.foldTarget > 0 && (mode === "HARD" || mode === "EMERGENCY")
+      ? foldOldestUntil(selection.fold, tokensToReachTarget(tunables, contextWindow, own, tokensBefore))
+      : selection.fold;
+
   const outcome = await foldAndCommit(deps, key, view, tunables, {
-    fold: selection.fold,
+    fold,
     metricMode: mode.toLowerCase() as CompactionMetricMode,
     eventMode: mode,
     instructions: request.instructions,
@@ -118,11 +123,21 @@ export async function compactIfNeeded(
     mode,
     compacted: true,
     memoryId: outcome.memory.id,
-    compactedMessages: selection.fold.length,
+    compactedMessages: fold.length,
     tokensBefore,
     tokensAfter,
     view: outcome.view,
   };
+}
+
+/**
+ * Our tokens to fold so that the prompt lands at `foldTarget` of the window, counting the summary
+ * that replaces them. The caller's count is converted to our units first.
+ */
+function tokensToReachTarget(tunables: Tunables, contextWindow: number, own: number, tokensBefore: number): number {
+  const toOwn = tokensBefore > 0 ? own / tokensBefore : 1;
+  const target = tunables.foldTarget * contextWindow * toOwn;
+  return own - target + tunables.summaryMaxTokens;
 }
 
 /**

@@ -252,3 +252,37 @@ describe("POST /v1/processes/{id}/turns", () => {
     expect(res.body.context.block).toContain("## Earlier Conversation (compacted)");
   });
 });
+
+describe("foldTarget: fold only down to a share of the window", () => {
+  it("keeps more recent turns verbatim than a full HARD fold, and lands near the target", async () => {
+    const { service, api } = await startTestService({ overrides: { summarizer: async () => createFakeSummarizer() } });
+    try {
+      const seed = async (id: string) => {
+        await api("PUT", `/v1/processes/${id}`, { body: { projectId: id } });
+        for (let i = 0; i < 40; i++) {
+          await api("POST", `/v1/processes/${id}/messages`, { body: { role: i % 2 ? "ASSISTANT" : "USER", content: `turn ${i} `.padEnd(400, "x") } });
+        }
+      };
+      await seed("ft-off");
+      await seed("ft-on");
+      expect((await api("PUT", "/v1/settings?projectId=ft-on", { body: { foldTarget: 0.5 } })).status).toBe(200);
+      const window = { contextWindow: 4_500 }; // 40 messages of ~104 tokens: ratio ~0.92, HARD
+      const off = (await api("POST", "/v1/processes/ft-off/compaction", { body: { model: window } })).body;
+      const on = (await api("POST", "/v1/processes/ft-on/compaction", { body: { model: window } })).body;
+      expect([off.mode, on.mode]).toEqual(["HARD", "HARD"]);
+      expect(on.compacted && off.compacted).toBe(true);
+      expect(on.compactedMessages).toBeLessThan(off.compactedMessages);
+      expect(on.tokensAfter).toBeGreaterThan(off.tokensAfter);
+      expect(on.tokensAfter).toBeLessThanOrEqual(0.5 * 4_500);
+      const activeOn = (await api("GET", "/v1/processes/ft-on/messages?view=active")).body.items.length;
+      const activeOff = (await api("GET", "/v1/processes/ft-off/messages?view=active")).body.items.length;
+      expect(activeOn).toBeGreaterThan(activeOff);
+      // An invalid target is refused, naming the field.
+      const bad = await api("PUT", "/v1/settings", { body: { foldTarget: 0.9 } });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.details.fields).toContain("foldTarget");
+    } finally {
+      await service.stop();
+    }
+  });
+});

@@ -4,6 +4,7 @@ import {
   MIN_CHUNK_CHARS,
   SUMMARY_SOURCE_FRAMING_CHARS,
   chunkBySourceChars,
+  foldOldestUntil,
   selectForCompaction,
   sourceChars,
   toolGroups,
@@ -359,5 +360,42 @@ describe("truncateForSummary", () => {
     expect(t.toolCalls).toBeUndefined();
     expect(t.content.startsWith("[ASSISTANT message of")).toBe(true);
     expect(sourceChars(t)).toBeLessThanOrEqual(300);
+  });
+});
+
+describe("foldOldestUntil (the foldTarget tunable)", () => {
+  const m = (id: string, tokens: number, extra: Partial<Message> = {}): Message => ({
+    id,
+    processId: "p",
+    role: "USER",
+    content: id,
+    tags: [],
+    createdAt: "2026-01-01T00:00:00.000Z",
+    archivedInMemoryId: null,
+    tokens,
+    ...extra,
+  });
+
+  it("takes the oldest messages until enough tokens are freed", () => {
+    const fold = [m("a", 100), m("b", 100), m("c", 100), m("d", 100)];
+    expect(foldOldestUntil(fold, 150).map((x) => x.id)).toEqual(["a", "b"]);
+    expect(foldOldestUntil(fold, 200).map((x) => x.id)).toEqual(["a", "b"]);
+  });
+
+  it("folds the whole selection when even that frees too little, and at least one message", () => {
+    const fold = [m("a", 10), m("b", 10)];
+    expect(foldOldestUntil(fold, 1_000).map((x) => x.id)).toEqual(["a", "b"]);
+    expect(foldOldestUntil(fold, -5).map((x) => x.id)).toEqual(["a"]);
+    expect(foldOldestUntil([], 100)).toEqual([]);
+  });
+
+  it("never separates a tool call from its results", () => {
+    const fold = [
+      m("a", 100),
+      m("call", 100, { role: "ASSISTANT", toolCalls: [{ id: "t1", name: "grep", arguments: "{}" }] }),
+      m("result", 100, { role: "TOOL", toolCallId: "t1" }),
+      m("d", 100),
+    ];
+    expect(foldOldestUntil(fold, 150).map((x) => x.id)).toEqual(["a", "call", "result"]);
   });
 });

@@ -33,6 +33,7 @@ describe("DEFAULT_TUNABLES", () => {
       emergencyAnchor: 3,
       maxSourceChars: 60_000,
       summaryMaxTokens: 400,
+      foldTarget: 0, // off: HARD/EMERGENCY fold all the selector allows, as the spec says
     });
   });
 
@@ -105,6 +106,7 @@ describe("tunablesFromEnv", () => {
       COMPACTION_EMERGENCY_ANCHOR: "2",
       COMPACTION_MAX_SOURCE_CHARS: "20000",
       SUMMARY_MAX_TOKENS: "300",
+      COMPACTION_FOLD_TARGET: "0.5",
     };
     expect(tunablesFromEnv(env)).toEqual({
       softThreshold: 0.5,
@@ -116,6 +118,7 @@ describe("tunablesFromEnv", () => {
       emergencyAnchor: 2,
       maxSourceChars: 20_000,
       summaryMaxTokens: 300,
+      foldTarget: 0.5,
     });
     expect(Object.values(TUNABLES_ENV).sort()).toEqual(Object.keys(env).sort());
   });
