@@ -94,14 +94,26 @@ export async function listInbox(deps: CoreDeps, tenantId: string, filter: { proc
   return deps.store.listInbox(tenantId, filter);
 }
 
-/** OPEN -> ACCEPTED/DECLINED exactly once; a second answer is a 409. */
+const alreadyAnswered = (itemId: string) => conflict("inbox.already_answered", `inbox item '${itemId}' was already answered`);
+
+/**
+ * OPEN -> ACCEPTED/DECLINED exactly once; a second answer is a 409.
+ *
+ * The event goes out before the answer is stored, so a stored answer always has its event: a
+ * crash in between leaves the item OPEN (answer again), and a failed publish is a 500 with nothing
+ * stored. An event whose answer lost a race or never landed changes nothing, because the handler
+ * acts on the stored status only (and waits while the item is still OPEN).
+ */
 export async function answerInboxItem(deps: ServiceDeps, tenantId: string, itemId: string, accepted: boolean): Promise<InboxItem> {
+  const current = await deps.store.getInboxItem(tenantId, itemId);
+  if (!current) throw notFound("inbox item", itemId);
+  if (current.status !== "OPEN") throw alreadyAnswered(itemId);
+  await deps.events.publish({ source: INBOX_SOURCE, detailType: "InboxItemAnswered", detail: { tenantId, itemId, accepted } });
   const out = await deps.store.answerInboxItem(tenantId, itemId, accepted ? "ACCEPTED" : "DECLINED", deps.clock.now().toISOString());
   if (!out.ok) {
     if (out.reason === "not_found") throw notFound("inbox item", itemId);
-    throw conflict("inbox.already_answered", `inbox item '${itemId}' was already answered`);
+    throw alreadyAnswered(itemId);
   }
-  await publishSafely(deps, { source: INBOX_SOURCE, detailType: "InboxItemAnswered", detail: { tenantId, itemId, accepted } });
   return out.item;
 }
 
@@ -117,6 +129,12 @@ export async function handleInboxAnswered(deps: ServiceDeps, raw: unknown): Prom
   }
   const { tenantId, itemId } = parsed.data;
   const item = await deps.store.getInboxItem(tenantId, itemId);
+  // The event is published just before the answer is stored: an OPEN item may be a moment away
+  // from ACCEPTED, so fail the delivery and let it come again. (If the answer never lands, the
+  // retries run out and the item stays OPEN, to be answered again.)
+  if (item?.status === "OPEN" && parsed.data.accepted) {
+    throw conflict("compaction.retry_later", `inbox item '${itemId}' is not answered yet; deliver again`);
+  }
   // The stored status decides, not the event: a forged or stale `accepted` changes nothing.
   if (!item || item.status !== "ACCEPTED" || !item.tags.includes(OFFER_TAG)) return null;
   const result = await compactRange(deps, { tenantId, processId: item.processId }, item.payload);

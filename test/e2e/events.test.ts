@@ -1,7 +1,11 @@
 /** Plan completion -> inbox offer -> answer -> range compaction, through events and HTTP. */
 import { EventBridgeClient, PutEventsCommand } from "@aws-sdk/client-eventbridge";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDocumentClient } from "../../core/adapters/dynamodb/client.js";
+import { createDynamoStore } from "../../core/adapters/dynamodb/store.js";
+import { dynamoEndpoint } from "../support/dynamo.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
+import { createFaultyStore } from "../support/faulty-store.js";
 import { startTestService } from "../support/service.js";
 
 let ctx: Awaited<ReturnType<typeof startTestService>>;
@@ -226,5 +230,50 @@ describe("local PutEvents endpoint", () => {
     });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ FailedEntryCount: 1, Entries: [{ ErrorCode: "MalformedDetail" }] });
+  });
+});
+
+describe("answer and event are never split", () => {
+  it("publishes before storing: a crash in between leaves the offer OPEN and answerable, and nothing is lost", async () => {
+    const tableName = `svc-crash-${Date.now()}`;
+    const faulty = createFaultyStore(createDynamoStore({ client: createDocumentClient({ endpoint: dynamoEndpoint() }), tableName }));
+    const crash = await startTestService({ tableName, overrides: { store: faulty, summarizer: async () => fake } });
+    const api2 = crash.api;
+    try {
+      await api2("PUT", "/v1/processes/split-1", { body: { projectId: "p" } });
+      const post2 = async (role: string, content: string, tags?: string[]) =>
+        (await api2("POST", "/v1/processes/split-1/messages", { body: { role, content, ...(tags ? { tags } : {}) } })).body.message;
+      await post2("USER", "first topic");
+      await sleep(3);
+      await post2("USER", "second topic");
+      await sleep(3);
+      await post2("USER", "plan the launch", ["MODE:plan"]);
+      await sleep(3);
+      await post2("ASSISTANT", "launch planned");
+      const completedAt = new Date().toISOString();
+      await crash.service.bus.deliver({
+        source: "vancetope.plan",
+        detailType: "PlanCompleted",
+        detail: { tenantId: "tenant-a", processId: "split-1", planId: "plan-x", topicLabel: "launch", completedAt },
+      });
+      await crash.service.bus.drain();
+      const [offer] = (await api2("GET", "/v1/inbox?processId=split-1")).body.items;
+
+      // The container dies after publishing, before the answer is stored.
+      faulty.inject({ method: "answerInboxItem", when: "before" });
+      const failed = await api2("POST", `/v1/inbox/${offer.id}/answer`, { body: { accepted: true } });
+      expect(failed.status).toBe(500);
+      expect((await api2("GET", "/v1/inbox?processId=split-1")).body.items[0].status).toBe("OPEN");
+
+      // The engine answers again: stored, published, and the range is folded.
+      const again = await api2("POST", `/v1/inbox/${offer.id}/answer`, { body: { accepted: true } });
+      expect(again.body.item.status).toBe("ACCEPTED");
+      await crash.service.bus.drain();
+      const memories = (await api2("GET", "/v1/processes/split-1/memories")).body.items;
+      expect(memories).toHaveLength(1);
+      expect(memories[0].metadata).toMatchObject({ recompaction: true, topicLabel: "launch" });
+    } finally {
+      await crash.service.stop();
+    }
   });
 });
