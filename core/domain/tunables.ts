@@ -42,7 +42,11 @@ const fields = {
    * says. Above 0: they fold only the oldest eligible messages needed to bring the prompt down to
    * this share of the window, so more recent turns stay verbatim (more frequent, smaller folds).
    */
-  foldTarget: z.number("must be a number").gte(0, "must be >= 0").lt(1, "must be below 1"),
+  foldTarget: z
+    .number("must be a number")
+    .lt(1, "must be below 1")
+    // Like the thresholds: no tiny magnitudes (DynamoDB cannot store numbers below 1e-130).
+    .refine((v) => v === 0 || v >= 0.01, "must be 0 (off) or at least 0.01"),
 };
 
 const ordered = (t: {

@@ -281,6 +281,8 @@ describe("foldTarget: fold only down to a share of the window", () => {
       const bad = await api("PUT", "/v1/settings", { body: { foldTarget: 0.9 } });
       expect(bad.status).toBe(400);
       expect(bad.body.error.details.fields).toContain("foldTarget");
+      const tiny = await api("PUT", "/v1/settings", { rawBody: '{"foldTarget":5e-324}' });
+      expect(tiny.status).toBe(400);
     } finally {
       await service.stop();
     }
