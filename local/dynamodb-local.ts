@@ -9,6 +9,10 @@ import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import path from "node:path";
 
+// Every local tool (runner, demo, benchmarks, chaos) loads this module. The pinned AWS SDK supports
+// Node 20; its notice about releases after January 2027 is noise on a developer's terminal.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+
 export interface DynamoLocal {
   endpoint: string;
   port: number;

@@ -1,9 +1,6 @@
 /** `npm start`: the whole service on this machine, until SIGINT/SIGTERM. */
 import { startLocalService } from "./server.js";
 
-// The pinned AWS SDK supports Node 20; its notice about future releases is noise here.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
-
 const service = await startLocalService();
 const [key, tenant] = [...service.apiKeys][0]!;
 const summarizer = await service.deps.summarizer();
