@@ -19,7 +19,7 @@ import {
   type TransactWriteCommandInput,
 } from "@aws-sdk/lib-dynamodb";
 import { invalid } from "../../domain/errors.js";
-import type { InboxItem, Memory, Message, Page, Process } from "../../domain/model.js";
+import type { Memory, Message, Page, Process } from "../../domain/model.js";
 import type {
   ActiveView,
   CompactionCommit,
@@ -698,4 +698,3 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
   return store;
 }
 
-export type { InboxItem };
