@@ -7,17 +7,15 @@
  *
  * Each case runs on a fresh process (and fresh containers), so cases never see each other.
  */
-import { BatchWriteCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { messageToItem } from "../../core/adapters/dynamodb/store.js";
-import { createUlidIds } from "../../core/adapters/ids.js";
+import { draftMessages, writeMessages } from "../support/seed.js";
 import { silentLog } from "../../core/adapters/log.js";
 import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
-import type { Message, Role } from "../../core/domain/model.js";
+import type { Role } from "../../core/domain/model.js";
 import type { AppendMessageBody } from "../../core/domain/requests.js";
 import { DEFAULT_TUNABLES } from "../../core/domain/tunables.js";
-import { messageTokens } from "../../core/domain/tokens.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import { compactIfNeeded, compactRange, settledView, type CompactionRequest } from "../../core/services/compaction.js";
 import { composeContext } from "../../core/services/context.js";
@@ -201,31 +199,14 @@ function createCase() {
 
   /** More messages than one transaction can archive, written straight to the table (25 per BatchWrite). */
   async function bulk(n: number) {
-    const ulids = createUlidIds();
-    const messages = Array.from({ length: n }, (_, i): Message => {
-      const at = new Date();
-      const id = `${key.processId}.${nonce++}`;
-      const m = {
-        id: ulids.message(at),
-        processId: key.processId,
-        role: (i === n - 1 ? "USER" : "ASSISTANT") as Role,
-        content: `imported row ${i}: checked`,
-        tags: [`${NONCE_TAG}${id}`],
-        createdAt: at.toISOString(),
-        archivedInMemoryId: null,
-      };
-      ack(ledger, id, m.id);
-      return { ...m, tokens: messageTokens(m) };
-    });
-    for (let i = 0; i < messages.length; i += 25) {
-      let items: Record<string, unknown[]> | undefined = {
-        [tableName]: messages.slice(i, i + 25).map((m) => ({ PutRequest: { Item: messageToItem(key, m) } })),
-      };
-      while (items && Object.keys(items).length) {
-        const out = await client.send(new BatchWriteCommand({ RequestItems: items as never }));
-        items = out.UnprocessedItems as typeof items;
-      }
-    }
+    const nonces = Array.from({ length: n }, () => `${key.processId}.${nonce++}`);
+    const messages = draftMessages(key, n, (i) => ({
+      role: i === n - 1 ? "USER" : "ASSISTANT",
+      content: `imported row ${i}: checked`,
+      tags: [`${NONCE_TAG}${nonces[i]}`],
+    }));
+    messages.forEach((m, i) => ack(ledger, nonces[i]!, m.id));
+    await writeMessages(client, tableName, key, messages);
   }
 
   async function run(c: Command) {

@@ -3,15 +3,13 @@
  * before or after a call), against the real DynamoDB Local engine: the invariants hold right after
  * the fault, and the next call finishes the work (roll forward, lease expiry, retry).
  */
-import { BatchWriteCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
-import { messageToItem } from "../../core/adapters/dynamodb/store.js";
+import { seedImported } from "../support/seed.js";
 import { createLocalBus } from "../../core/adapters/events/local-bus.js";
-import { createUlidIds } from "../../core/adapters/ids.js";
 import { createMemoryLog } from "../../core/adapters/log.js";
 import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import type { Message, Role } from "../../core/domain/model.js";
-import { messageTokens } from "../../core/domain/tokens.js";
 import type { EventPublisher } from "../../core/ports/events.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import { compactIfNeeded, settledView, type CompactionRequest } from "../../core/services/compaction.js";
@@ -41,34 +39,6 @@ beforeAll(async () => {
   ({ store, client, tableName } = await freshTable("faults"));
 });
 
-/** Writes messages straight to the table, 25 per BatchWrite (much faster than appends one by one). */
-async function seedDirect(key: ProcessKey, n: number): Promise<Message[]> {
-  const ulids = createUlidIds();
-  const messages = Array.from({ length: n }, (_, i): Message => {
-    const at = new Date();
-    const draft = {
-      id: ulids.message(at),
-      processId: key.processId,
-      role: (i === n - 1 ? "USER" : "ASSISTANT") as Role,
-      content: `fact ${i}: batch ${i} imported`,
-      tags: [],
-      createdAt: at.toISOString(),
-      archivedInMemoryId: null,
-    };
-    return { ...draft, tokens: messageTokens(draft) };
-  });
-  for (let i = 0; i < messages.length; i += 25) {
-    let request: Record<string, unknown[]> | undefined = {
-      [tableName]: messages.slice(i, i + 25).map((m) => ({ PutRequest: { Item: messageToItem(key, m) } })),
-    };
-    while (request && Object.keys(request).length) {
-      const out = await client.send(new BatchWriteCommand({ RequestItems: request as never }));
-      request = out.UnprocessedItems as typeof request;
-    }
-  }
-  return messages;
-}
-
 /**
  * A process with a pinned original task and `n` more messages (the last one USER), and deps whose
  * store is a FaultyStore over the shared table. HARD then folds all but the pinned and the last 5.
@@ -92,7 +62,7 @@ async function setup(n: number, options: { events?: EventPublisher } = {}) {
   await upsertProcess(deps, TENANT, key.processId, { projectId: "proj" });
   const original = (await appendMessage(deps, key, { role: "USER", content: "Import last year's invoices." })).message;
   let rest: Message[];
-  if (n > 40) rest = await seedDirect(key, n);
+  if (n > 40) rest = await seedImported(client, tableName, key, n);
   else {
     rest = [];
     for (let i = 0; i < n; i++) {

@@ -3,12 +3,12 @@
  * engine: modes and the selector table, anchors, keepRecent, the triggering turn, tool groups, the
  * summary chain, failures, chunking, large folds, observability and tunables.
  */
-import { BatchWriteCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedImported } from "../support/seed.js";
 import { createDocumentClient } from "../../core/adapters/dynamodb/client.js";
-import { createDynamoStore, messageToItem, TRANSACTION_LIMIT } from "../../core/adapters/dynamodb/store.js";
+import { createDynamoStore, TRANSACTION_LIMIT } from "../../core/adapters/dynamodb/store.js";
 import { createLocalBus } from "../../core/adapters/events/local-bus.js";
-import { createUlidIds } from "../../core/adapters/ids.js";
 import { createOpenAISummarizer } from "../../core/adapters/llm/openai-summarizer.js";
 import { createMemoryLog } from "../../core/adapters/log.js";
 import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
@@ -497,33 +497,6 @@ describe("chunking a fold for a small summarizer", () => {
 });
 
 describe("a fold larger than one transaction", () => {
-  /** Writes messages straight to the table (25 per BatchWrite): seeding 500 appends one by one is slow. */
-  async function seed(key: ProcessKey, n: number): Promise<Message[]> {
-    const ulids = createUlidIds();
-    const messages = Array.from({ length: n }, (_, i): Message => {
-      const at = new Date();
-      const draft = {
-        id: ulids.message(at),
-        processId: key.processId,
-        role: (i === n - 1 ? "USER" : "ASSISTANT") as Role,
-        content: `fact ${i}: batch ${i} imported`,
-        tags: [],
-        createdAt: at.toISOString(),
-        archivedInMemoryId: null,
-      };
-      return { ...draft, tokens: messageTokens(draft) };
-    });
-    for (let i = 0; i < messages.length; i += 25) {
-      const items = messages.slice(i, i + 25).map((m) => ({ PutRequest: { Item: messageToItem(key, m) } }));
-      let request: Record<string, unknown[]> | undefined = { [tableName]: items };
-      while (request && Object.keys(request).length) {
-        const out = await client.send(new BatchWriteCommand({ RequestItems: request as never }));
-        request = out.UnprocessedItems as typeof request;
-      }
-    }
-    return messages;
-  }
-
   it("folds 500 messages: the commit transaction holds at most 100 items and the rest rolls forward", async () => {
     // A client of our own, to observe the size of every transaction the store sends.
     const observed = createDocumentClient({ endpoint });
@@ -539,7 +512,7 @@ describe("a fold larger than one transaction", () => {
     const observedStore = createDynamoStore({ client: observed, tableName });
     const { deps, fake } = harness({ store: observedStore });
     const key = await newProcess(deps);
-    const messages = await seed(key, 505);
+    const messages = await seedImported(client, tableName, key, 505);
 
     const result = await compactIfNeeded(deps, key, hard());
     expect(result).toMatchObject({ compacted: true, compactedMessages: 500 });
