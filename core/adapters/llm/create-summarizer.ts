@@ -169,26 +169,14 @@ export function createSummarizer(
     maxOutputTokens: config.maxOutputTokens,
     ...(config.contextWindow !== undefined ? { contextWindow: config.contextWindow } : {}),
   };
-  switch (config.provider) {
-    case "offline":
-      return createOfflineSummarizer(shared);
-    case "openai":
-      return createOpenAISummarizer({
-        ...shared,
-        model: config.model,
-        retry: config.retry,
-        ...(config.apiKey ? { apiKey: config.apiKey } : {}),
-        ...(config.baseURL ? { baseURL: config.baseURL } : {}),
-        ...(deps.fetch ? { fetch: deps.fetch } : {}),
-      });
-    case "anthropic":
-      return createAnthropicSummarizer({
-        ...shared,
-        model: config.model,
-        retry: config.retry,
-        ...(config.apiKey ? { apiKey: config.apiKey } : {}),
-        ...(config.baseURL ? { baseURL: config.baseURL } : {}),
-        ...(deps.fetch ? { fetch: deps.fetch } : {}),
-      });
-  }
+  if (config.provider === "offline") return createOfflineSummarizer(shared);
+  const remote = {
+    ...shared,
+    model: config.model,
+    retry: config.retry,
+    ...(config.apiKey ? { apiKey: config.apiKey } : {}),
+    ...(config.baseURL ? { baseURL: config.baseURL } : {}),
+    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+  };
+  return config.provider === "openai" ? createOpenAISummarizer(remote) : createAnthropicSummarizer(remote);
 }
