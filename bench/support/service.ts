@@ -60,17 +60,8 @@ export function benchDeps(options: { store: Store; clock?: Clock; summarizer?: S
 // ---------------------------------------------------------------------------------------------
 // Deterministic synthetic content.
 
-/** mulberry32: a tiny seeded PRNG, so every run seeds the same bytes. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The chaos harness's seeded PRNG (mulberry32), so every run seeds the same bytes. */
+export { mulberry32 as prng } from "../../test/support/chaos/rng.js";
 
 const WORDS = (
   "the deploy pipeline failed again on the staging cluster because the migration script expects " +
