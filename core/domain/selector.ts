@@ -58,6 +58,20 @@ export function toolGroups(messages: readonly SelectableMessage[]): number[] {
   });
 }
 
+/** Index of the newest USER message (the start of the triggering turn), or `messages.length`. */
+export function triggeringTurnStart(messages: readonly Pick<SelectableMessage, "role">[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === "USER") return i;
+  return messages.length;
+}
+
+/**
+ * Whether a message is part of a tool exchange: an ASSISTANT message with tool calls, or a TOOL
+ * result (answering a visible call or one whose call was folded earlier).
+ */
+function isToolExchange(m: SelectableMessage): boolean {
+  return m.role === "TOOL" || (m.role === "ASSISTANT" && (m.toolCalls?.length ?? 0) > 0);
+}
+
 export type NoOpReason = "mode_none" | "keep_recent" | "nothing_eligible";
 
 export interface Selection<M> {
@@ -77,7 +91,8 @@ export type SelectorTunables = Pick<
 /**
  * Splits the active messages (oldest first) into what to fold and what to keep. In order:
  * NONE folds nothing; with `keepRecent` messages or fewer nothing folds; the anchor (last K per
- * mode) and the triggering turn (the newest USER message and everything after it) stay; pinned
+ * mode) and the triggering turn stay (the newest USER message and everything after it, except
+ * that in HARD and EMERGENCY the turn's tool groups older than the anchor may fold); pinned
  * stays in every mode; the rest follows {@link FOLD_TABLE}; and a tool group (a call with its
  * results) folds whole or not at all: one member that must stay keeps the whole group.
  *
@@ -94,19 +109,16 @@ export function selectForCompaction<M extends SelectableMessage = Message>(
 
   const n = all.length;
   const anchorStart = n - Math.min(n, anchorFor(mode, tunables));
-  let triggerStart = n;
-  for (let i = n - 1; i >= 0; i--) {
-    if (all[i]!.role === "USER") {
-      triggerStart = i;
-      break;
-    }
-  }
-  const protectedFrom = Math.min(anchorStart, triggerStart);
-
+  const triggerStart = triggeringTurnStart(all);
   const group = toolGroups(all);
+  const foldsInTurn = mode === "HARD" || mode === "EMERGENCY";
+  // docs/compaction.md "Inside the current turn": the turn's own USER message and its non-tool
+  // messages always stay; in HARD and EMERGENCY its older tool groups follow the table.
+  const protectedByTurn = (i: number) => i >= triggerStart && (i === triggerStart || !foldsInTurn || !isToolExchange(all[i]!));
+
   const groupStays = new Set<number>();
   all.forEach((m, i) => {
-    if (i >= protectedFrom || !foldsByStrength(effectiveStrength(m), mode)) groupStays.add(group[i]!);
+    if (i >= anchorStart || protectedByTurn(i) || !foldsByStrength(effectiveStrength(m), mode)) groupStays.add(group[i]!);
   });
 
   const fold: M[] = [];

@@ -219,14 +219,30 @@ describe("anchor, keepRecent and the triggering turn", () => {
     // Weak, trivial and far outside EMERGENCY's anchor of 3: only the trigger rule keeps them.
     const trigger = await say(deps, key, "USER", "ok", { tags: ["STRENGTH:weak"] });
     const after: Message[] = [];
-    for (let i = 0; i < 4; i++) {
-      after.push(await say(deps, key, "ASSISTANT", "Let me check.", { toolCalls: [{ id: `q${i}`, name: "search", arguments: "{}" }], tags: ["STRENGTH:weak"] }));
-      after.push(await say(deps, key, "TOOL", `result ${i}`, { toolCallId: `q${i}`, tags: ["STRENGTH:weak"] }));
-    }
+    for (let i = 0; i < 8; i++) after.push(await say(deps, key, "ASSISTANT", i % 2 ? "Let me check." : `step ${i} done`, { tags: ["STRENGTH:weak"] }));
     const result = await compactIfNeeded(deps, key, { model: { contextWindow: WINDOW }, force: "EMERGENCY" });
     expect(result).toMatchObject({ compacted: true, compactedMessages: 6 });
     expect(foldedIds(fake)).toEqual(ids(older));
     expect(await checkInvariants(store, key, { settled: true, mustStayActive: [trigger.id, ...ids(after)] })).toEqual([]);
+  });
+
+  it("folds the triggering turn's tool groups older than the anchor in EMERGENCY, whole groups only", async () => {
+    const { deps, fake } = harness();
+    const key = await newProcess(deps);
+    await say(deps, key, "USER", "Tune the search ranking.");
+    const trigger = await say(deps, key, "USER", "Go through every ranking test.");
+    const narration = await say(deps, key, "ASSISTANT", "I will read the tests one by one and note what fails.");
+    const groups: Message[][] = [];
+    for (let i = 0; i < 4; i++) {
+      const callMessage = await say(deps, key, "ASSISTANT", "", { toolCalls: [{ id: `q${i}`, name: "read_file", arguments: `{"path":"t${i}.ts"}` }] });
+      groups.push([callMessage, await say(deps, key, "TOOL", `contents of t${i}.ts: ${"x".repeat(200)}`, { toolCallId: `q${i}` })]);
+    }
+    // EMERGENCY's anchor of 3 reaches into the third group (its result), so that group stays whole.
+    const result = await compactIfNeeded(deps, key, { model: { contextWindow: WINDOW }, force: "EMERGENCY" });
+    expect(result).toMatchObject({ compacted: true, compactedMessages: 4 });
+    expect(foldedIds(fake)).toEqual(ids([...groups[0]!, ...groups[1]!]));
+    const stay = [trigger, narration, ...groups[2]!, ...groups[3]!];
+    expect(await checkInvariants(store, key, { settled: true, mustStayActive: ids(stay) })).toEqual([]);
   });
 
   it("folds a tool call with its results or keeps them together", async () => {

@@ -109,6 +109,9 @@ const anchorOf = (mode: CompactionModeName, t: Tunables) =>
 
 const lastUserIndex = (messages: readonly Message[]) => messages.map((m) => m.role).lastIndexOf("USER");
 
+/** A tool call message or a tool result: what HARD and EMERGENCY may fold inside the current turn. */
+const isToolExchange = (m: Message) => m.role === "TOOL" || (m.role === "ASSISTANT" && (m.toolCalls?.length ?? 0) > 0);
+
 /** Positions of `sub`'s elements in `all`, asserting they are members. */
 const positions = (sub: readonly Message[], all: readonly Message[]) => sub.map((m) => all.indexOf(m));
 
@@ -151,13 +154,37 @@ describe("selectForCompaction properties", () => {
     );
   });
 
-  it("never folds the triggering turn (the newest USER message and everything after it)", () => {
+  it("never folds the newest USER message, nor any message of the triggering turn outside its tool groups", () => {
     fc.assert(
       fc.property(messagesArb, modeArb, tunablesArb, (messages, mode, t) => {
         const { fold } = selectForCompaction(messages, mode, t);
         const trigger = lastUserIndex(messages);
         if (trigger < 0) return;
-        expect(positions(fold, messages).filter((p) => p >= trigger)).toEqual([]);
+        const inTurn = positions(fold, messages).filter((p) => p >= trigger);
+        expect(inTurn.filter((p) => p === trigger || !isToolExchange(messages[p]!))).toEqual([]);
+        // SOFT keeps the whole turn; only HARD and EMERGENCY fold its older tool groups.
+        if (mode === "SOFT") expect(inTurn).toEqual([]);
+      }),
+      runs,
+    );
+  });
+
+  it("changes nothing for conversations without tool calls: the whole triggering turn stays", () => {
+    const plainArb = fc
+      .array(singleArb.filter((d) => d[0]!.role !== "TOOL"), { maxLength: 24 })
+      .map(build);
+    fc.assert(
+      fc.property(plainArb, modeArb, tunablesArb, (messages, mode, t) => {
+        const selection = selectForCompaction(messages, mode, t);
+        const n = messages.length;
+        if (mode === "NONE" || n <= t.keepRecent) return;
+        const trigger = lastUserIndex(messages);
+        // The rule before tool groups could fold inside the turn: everything from the earlier of
+        // the anchor and the newest USER message stays, the rest follows the table.
+        const limit = Math.min(n - Math.min(n, anchorOf(mode, t)), trigger < 0 ? n : trigger);
+        const table: Record<string, string[]> = { SOFT: ["weak"], HARD: ["weak", "normal"], EMERGENCY: ["weak", "normal", "strong"] };
+        const expected = messages.filter((m, i) => i < limit && table[mode]!.includes(effectiveStrength(m)));
+        expect(selection.fold).toEqual(expected);
       }),
       runs,
     );
@@ -201,8 +228,10 @@ describe("selectForCompaction properties", () => {
         const n = messages.length;
         if (mode === "NONE" || n <= t.keepRecent) return;
         const trigger = lastUserIndex(messages);
-        const limit = Math.min(n - Math.min(n, anchorOf(mode, t)), trigger < 0 ? n : trigger);
-        const alone = messages.map((m, i) => i < limit && folds[mode]![effectiveStrength(m)]!);
+        const anchorStart = n - Math.min(n, anchorOf(mode, t));
+        const turnKeeps = (i: number) =>
+          trigger >= 0 && i >= trigger && (i === trigger || mode === "SOFT" || !isToolExchange(messages[i]!));
+        const alone = messages.map((m, i) => i < anchorStart && !turnKeeps(i) && folds[mode]![effectiveStrength(m)]!);
         // Close over groups: a call folds only if all its results may, and vice versa.
         const owners = ownerOf(messages);
         const ok = [...alone];

@@ -163,16 +163,40 @@ describe("selectForCompaction: the triggering turn", () => {
     expect(selection.keep).toEqual([trigger]);
   });
 
-  it("never folds the ASSISTANT and TOOL messages after the newest USER message", () => {
+  it("never folds the ASSISTANT and TOOL messages after the newest USER message in SOFT", () => {
+    const older = [msg("USER", "ok"), msg("ASSISTANT", "Let me check.")];
+    const trigger = msg("USER", "thanks");
+    const narration = msg("ASSISTANT", "Working on it...");
+    const toolCall = msg("ASSISTANT", "", { toolCalls: [call("c1")], tags: ["STRENGTH:weak"] });
+    const result = msg("TOOL", "ok", { toolCallId: "c1" });
+    const tail = [trigger, narration, toolCall, result];
+    const selection = selectForCompaction([...older, ...tail], "SOFT", noAnchor);
+    expect(ids(selection.fold)).toEqual(ids(older));
+    expect(ids(selection.keep)).toEqual(ids(tail));
+  });
+
+  it.each(["HARD", "EMERGENCY"] as const)("in %s folds the turn's tool groups older than the anchor, never its other messages", (mode) => {
     const older = [msg("USER", "ok"), msg("ASSISTANT", "Let me check.")];
     const trigger = msg("USER", "thanks");
     const narration = msg("ASSISTANT", "Working on it...");
     const toolCall = msg("ASSISTANT", "", { toolCalls: [call("c1")] });
-    const result = msg("TOOL", "ok", { toolCallId: "c1" });
-    const tail = [trigger, narration, toolCall, result];
-    const selection = selectForCompaction([...older, ...tail], "EMERGENCY", noAnchor);
-    expect(ids(selection.fold)).toEqual(ids(older));
-    expect(ids(selection.keep)).toEqual(ids(tail));
+    const result = msg("TOOL", SUBSTANTIVE, { toolCallId: "c1" });
+    const selection = selectForCompaction([...older, trigger, narration, toolCall, result], mode, noAnchor);
+    expect(ids(selection.fold)).toEqual(ids([...older, toolCall, result]));
+    expect(ids(selection.keep)).toEqual(ids([trigger, narration]));
+  });
+
+  it("keeps a turn's tool group whose result is inside the anchor, and a strong one in HARD", () => {
+    const trigger = msg("USER", "Refactor the parser.");
+    const strongCall = msg("ASSISTANT", "", { toolCalls: [call("s1")], tags: ["STRENGTH:strong"] });
+    const strongResult = msg("TOOL", SUBSTANTIVE, { toolCallId: "s1" });
+    const oldCall = msg("ASSISTANT", "", { toolCalls: [call("c1")] });
+    const oldResult = msg("TOOL", SUBSTANTIVE, { toolCallId: "c1" });
+    const lateCall = msg("ASSISTANT", "", { toolCalls: [call("c2")] });
+    const lateResult = msg("TOOL", SUBSTANTIVE, { toolCallId: "c2" });
+    const tunables = { ...noAnchor, hardAnchor: 1 };
+    const selection = selectForCompaction([trigger, strongCall, strongResult, oldCall, oldResult, lateCall, lateResult], "HARD", tunables);
+    expect(ids(selection.fold)).toEqual(ids([oldCall, oldResult]));
   });
 
   it("without any USER message, only the anchor protects the tail", () => {

@@ -153,7 +153,14 @@ export function anchorViolations(
   const protectedIds = new Set(before.slice(Math.max(0, before.length - anchor)).map((m) => m.id));
   let lastUser = -1;
   before.forEach((m, i) => m.role === "USER" && (lastUser = i));
-  if (lastUser >= 0) for (const m of before.slice(lastUser)) protectedIds.add(m.id);
+  // docs/compaction.md "Inside the current turn": the newest USER message and the turn's non-tool
+  // messages always stay; SOFT keeps the whole turn.
+  const toolExchange = (m: Message) => m.role === "TOOL" || (m.role === "ASSISTANT" && (m.toolCalls?.length ?? 0) > 0);
+  if (lastUser >= 0) {
+    before.slice(lastUser).forEach((m, k) => {
+      if (k === 0 || mode === "SOFT" || !toolExchange(m)) protectedIds.add(m.id);
+    });
+  }
   for (const m of before) if (effectiveStrength(m) === "pinned") protectedIds.add(m.id);
   const known = new Set(before.map((m) => m.id));
   for (const ref of memory.sourceRefs) {
