@@ -18,6 +18,7 @@ export const API_ROUTES = {
   "GET /v1/processes": "api",
   "POST /v1/processes/{processId}/messages": "api",
   "GET /v1/processes/{processId}/messages": "api",
+  "GET /v1/processes/{processId}/messages/{messageId}": "api",
   "GET /v1/processes/{processId}/context": "api",
   "GET /v1/processes/{processId}/memories": "api",
   "GET /v1/processes/{processId}/memories/{memoryId}/sources": "api",

@@ -81,6 +81,8 @@ export interface Store {
   /** Every message, archived included, oldest first. */
   listMessages(key: ProcessKey, options: ListOptions): Promise<Page<Message>>;
   getMessages(key: ProcessKey, ids: string[]): Promise<Message[]>;
+  /** One message, archived or not (strongly consistent); null when the process has no such message. */
+  getMessage(key: ProcessKey, messageId: string): Promise<Message | null>;
   /** META + active summary + active messages in one strongly consistent Query. */
   activeView(key: ProcessKey): Promise<ActiveView | null>;
   /** Conditional and idempotent: an already archived message is skipped, never re-pointed. */

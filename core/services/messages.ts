@@ -9,6 +9,7 @@ import { hasStrengthTag } from "../domain/strength.js";
 import { messageTokens } from "../domain/tokens.js";
 import type { ProcessKey } from "../ports/store.js";
 import type { CoreDeps } from "./deps.js";
+import { requireProcess } from "./processes.js";
 
 export const PINNED_TAG = "STRENGTH:pinned";
 
@@ -71,6 +72,14 @@ export async function appendMessage(
   const out = await deps.store.appendMessage(key, message, body.idempotencyKey);
   if (!out.ok) throw notFound("process", key.processId);
   return { message: out.message, created: out.created };
+}
+
+/** One message in full, active or archived; 404 for an unknown process or message alike. */
+export async function getMessage(deps: CoreDeps, key: ProcessKey, messageId: string): Promise<Message> {
+  const message = await deps.store.getMessage(key, messageId);
+  if (message) return message;
+  await requireProcess(deps, key);
+  throw notFound("message", messageId);
 }
 
 /** Active view pages by message id over the one Query's result; the full history pages in DynamoDB. */

@@ -12,7 +12,7 @@ import { TunablesOverride } from "../../core/domain/tunables.js";
 import { settledView } from "../../core/services/compaction.js";
 import { composeContext } from "../../core/services/context.js";
 import { listMemories } from "../../core/services/memories.js";
-import { appendMessage, listMessages } from "../../core/services/messages.js";
+import { appendMessage, getMessage, listMessages } from "../../core/services/messages.js";
 import { listProcesses, requireProcess, upsertProcess } from "../../core/services/processes.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { tenantOf, type Env } from "./app.js";
@@ -51,6 +51,11 @@ export function coreRoutes(app: Hono<Env>, deps: ServiceDeps) {
   app.get("/v1/processes/:processId/messages", async (c) => {
     const key = keyOf(c);
     return c.json(await listMessages(deps, key, readQuery(c, ListMessagesQuery)));
+  });
+
+  app.get("/v1/processes/:processId/messages/:messageId", async (c) => {
+    const key = keyOf(c);
+    return c.json({ message: await getMessage(deps, key, readId(c, "messageId")) });
   });
 
   app.get("/v1/processes/:processId/memories", async (c) => {

@@ -428,6 +428,8 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
       return found.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     },
 
+    getMessage,
+
     async activeView(key): Promise<ActiveView | null> {
       const { items, consumed } = await queryAll({
         TableName: tableName,

@@ -1,0 +1,69 @@
+/**
+ * Per-message and per-summary controls of api.md over HTTP against the local runner: reading one
+ * message in full.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Message } from "../../core/domain/model.js";
+import { createFakeSummarizer } from "../support/fake-summarizer.js";
+import { KEY_A, KEY_B, startTestService, type ApiResponse } from "../support/service.js";
+
+const fake = createFakeSummarizer();
+let ctx: Awaited<ReturnType<typeof startTestService>>;
+let api: Awaited<ReturnType<typeof startTestService>>["api"];
+
+beforeAll(async () => {
+  ctx = await startTestService({ overrides: { summarizer: async () => fake } });
+  api = ctx.api;
+});
+afterAll(async () => ctx?.service.stop());
+
+const MODEL = { contextWindow: 100_000 };
+
+/** A process with a (pinned) task and `n` substantive messages, the last one USER; returns their ids. */
+async function chat(id: string, n = 16): Promise<string[]> {
+  expect((await api("PUT", `/v1/processes/${id}`, { body: { projectId: "proj" } })).status).toBe(200);
+  const ids: string[] = [];
+  const task = await api("POST", `/v1/processes/${id}/messages`, { body: { role: "USER", content: "Plan the warehouse move." } });
+  ids.push(task.body.message.id);
+  for (let i = 0; i < n; i++) {
+    const role = (n - 1 - i) % 2 === 0 ? "USER" : "ASSISTANT";
+    const res = await api("POST", `/v1/processes/${id}/messages`, { body: { role, content: `item ${i}: shelf ${i} moves on day ${i % 3}.` } });
+    expect(res.status).toBe(201);
+    ids.push(res.body.message.id);
+  }
+  return ids;
+}
+
+function expectError(res: ApiResponse, status: number, code?: string) {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  if (code) expect(res.body.error.code).toBe(code);
+}
+
+describe("GET /v1/processes/{id}/messages/{messageId}", () => {
+  it("answers one message in full, active or archived", async () => {
+    const ids = await chat("g-one");
+    const active = await api("GET", `/v1/processes/g-one/messages/${ids[0]}`);
+    expect(active.status).toBe(200);
+    expect(Message.parse(active.body.message)).toMatchObject({
+      id: ids[0],
+      processId: "g-one",
+      role: "USER",
+      content: "Plan the warehouse move.",
+      tags: ["STRENGTH:pinned"],
+      archivedInMemoryId: null,
+    });
+    const folded = await api("POST", "/v1/processes/g-one/compaction", { body: { model: MODEL, force: "HARD" } });
+    expect(folded.body.compacted).toBe(true);
+    const archived = await api("GET", `/v1/processes/g-one/messages/${ids[1]}`);
+    expect(archived.status).toBe(200);
+    expect(archived.body.message).toMatchObject({ id: ids[1], content: "item 0: shelf 0 moves on day 0.", archivedInMemoryId: folded.body.memoryId });
+  });
+
+  it("is 404 for an unknown message, an unknown process and another tenant's message", async () => {
+    const ids = await chat("g-private", 2);
+    expectError(await api("GET", "/v1/processes/g-private/messages/no-such-message"), 404, "message.not_found");
+    expectError(await api("GET", `/v1/processes/no-such-process/messages/${ids[0]}`), 404, "process.not_found");
+    expectError(await api("GET", `/v1/processes/g-private/messages/${ids[0]}`, { key: KEY_B }), 404);
+    expect((await api("GET", `/v1/processes/g-private/messages/${ids[0]}`, { key: KEY_A })).status).toBe(200);
+  });
+});
