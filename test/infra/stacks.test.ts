@@ -295,11 +295,11 @@ describe("api: routes, authorizer and groups", () => {
 describe("functions: runtime, sizes, settings, logs", () => {
   const names = Object.keys(HANDLERS) as HandlerName[];
 
-  it.each(names)("%s runs its entry on Node 20 (arm64) with its memory, timeout and one-month logs", (name) => {
+  it.each(names)("%s runs its entry on Node 22 (arm64) with its memory, timeout and one-month logs", (name) => {
     const { template, id } = functionsOf(prod)[name];
     const spec = HANDLERS[name];
     const p = props(template, id);
-    expect(p.Runtime).toBe("nodejs20.x");
+    expect(p.Runtime).toBe("nodejs22.x");
     expect(p.Handler).toBe(spec.entry.replace(/\.ts$/, ".handler"));
     expect(p.Architectures).toEqual(["arm64"]);
     expect(p.MemorySize).toBe(spec.memoryMb);
