@@ -1,0 +1,96 @@
+/**
+ * The client as engines get it: `npm pack` of `client/`, installed from the tarball into an empty
+ * project offline, then a consumer file type-checked against the shipped declarations and run
+ * against the local runner.
+ */
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { installPackedClient, TSC, type PackedClient } from "../support/packed-client.js";
+import { KEY_A, startTestService } from "../support/service.js";
+
+let ctx: Awaited<ReturnType<typeof startTestService>>;
+let pkg: PackedClient;
+
+beforeAll(async () => {
+  [ctx, pkg] = await Promise.all([startTestService(), installPackedClient()]);
+}, 180_000);
+afterAll(async () => {
+  await ctx?.service.stop();
+  await pkg?.remove();
+});
+
+const CONSUMER = `
+import { createMemoryClient, MemoryApiError, toOpenAIMessages, type Turn } from "@vancetope/memory-client";
+
+declare const process: { env: Record<string, string | undefined> };
+
+const memory = createMemoryClient({ baseUrl: process.env.MEMORY_URL!, apiKey: process.env.MEMORY_API_KEY! });
+await memory.upsertProcess("packed-1", { projectId: "packed" });
+const turn: Turn = await memory.beginTurn("packed-1", {
+  message: { role: "USER", content: "Hello from an installed package" },
+  model: { name: "tiny", contextWindow: 4000 },
+});
+await memory.appendMessage("packed-1", { role: "ASSISTANT", content: "Hello back" });
+const missing = await memory.getProcess("nope").catch((e: unknown) => e);
+console.log(JSON.stringify({
+  prompt: toOpenAIMessages(turn, { system: "Be brief." }),
+  active: (await memory.listMessages("packed-1", { view: "active" })).items.map((m) => m.content),
+  missing: missing instanceof MemoryApiError ? missing.code : String(missing),
+}));
+`;
+
+const TSCONFIG = {
+  compilerOptions: {
+    target: "ES2022",
+    module: "NodeNext",
+    moduleResolution: "NodeNext",
+    lib: ["ES2022", "DOM"],
+    types: [],
+    strict: true,
+    // Check the package's own declarations too, not only the consumer.
+    skipLibCheck: false,
+    outDir: "out",
+  },
+  files: ["consumer.ts", "misuse.ts"],
+};
+
+describe("@vancetope/memory-client from its tarball", () => {
+  it("ships built ESM with declarations, a README and no runtime dependencies", async () => {
+    const { stdout } = await pkg.exec("tar", ["-tzf", pkg.tarball]);
+    const files = stdout.split("\n").filter(Boolean);
+    expect(files).toEqual(expect.arrayContaining(["package/package.json", "package/README.md", "package/dist/index.js", "package/dist/index.d.ts"]));
+    expect(files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([]);
+    const manifest = JSON.parse(await readFile(join(pkg.dir, "node_modules/@vancetope/memory-client/package.json"), "utf8"));
+    expect(manifest).toMatchObject({ name: "@vancetope/memory-client", type: "module", version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+    expect(manifest.dependencies ?? {}).toEqual({});
+    expect(manifest.exports["."]).toEqual({ types: "./dist/index.d.ts", default: "./dist/index.js" });
+    for (const name of Object.keys(manifest.peerDependencies ?? {})) {
+      expect(manifest.peerDependenciesMeta?.[name]?.optional, `${name} is an optional peer`).toBe(true);
+    }
+    // Nothing else was installed: the optional peers stay out of an engine that does not use them.
+    expect(await readdir(join(pkg.dir, "node_modules"))).toEqual(expect.not.arrayContaining(["ai", "@openai", "@modelcontextprotocol"]));
+    expect(await readdir(join(pkg.dir, "node_modules/@vancetope"))).toEqual(["memory-client"]);
+  });
+
+  it("type-checks a consumer file against the shipped declarations and runs it against the local runner", async () => {
+    await writeFile(join(pkg.dir, "consumer.ts"), CONSUMER);
+    // A second file misuses the types: the same tsc run must report it, and only it.
+    await writeFile(join(pkg.dir, "misuse.ts"), `import { createMemoryClient } from "@vancetope/memory-client";\ncreateMemoryClient({ baseUrl: 1, apiKey: "k" });\n`);
+    await writeFile(join(pkg.dir, "tsconfig.json"), JSON.stringify(TSCONFIG));
+    const tsc = await pkg.exec(process.execPath, [TSC, "-p", "tsconfig.json"]).then(
+      () => ({ stdout: "" }),
+      (e: { stdout: string }) => e,
+    );
+    expect(tsc.stdout.trim().split("\n")).toEqual([expect.stringMatching(/^misuse\.ts\(2,\d+\): error TS2322: Type 'number' is not assignable to type 'string'/)]);
+
+    const { stdout } = await pkg.exec(process.execPath, ["out/consumer.js"], { MEMORY_URL: ctx.service.url, MEMORY_API_KEY: KEY_A });
+    const out = JSON.parse(stdout);
+    expect(out.prompt).toEqual([
+      { role: "system", content: "Be brief." },
+      { role: "user", content: "Hello from an installed package" },
+    ]);
+    expect(out.active).toEqual(["Hello from an installed package", "Hello back"]);
+    expect(out.missing).toBe("process.not_found");
+  });
+});
