@@ -67,6 +67,8 @@ export interface MemoryClient {
     processId: string,
     query?: { view?: "active" | "all"; limit?: number; cursor?: string },
   ): Promise<Page<Message>>;
+  /** One message by id, archived or not. */
+  getMessage(processId: string, messageId: string): Promise<Message>;
   compact(processId: string, input: CompactInput): Promise<CompactionResult>;
   compactRange(processId: string, input: CompactRangeInput): Promise<RangeCompactionResult>;
   getContext(processId: string, query?: { query?: string }): Promise<MemoryContext>;
@@ -161,6 +163,9 @@ export function createMemoryClient(options: MemoryClientOptions): MemoryClient {
     },
 
     listMessages: (processId, query = {}) => get<Page<Message>>(`${processPath(processId)}/messages`, query),
+
+    getMessage: async (processId, messageId) =>
+      (await get<{ message: Message }>(`${processPath(processId)}/messages/${id(messageId)}`)).message,
 
     compact: (processId, input) => post<CompactionResult>(`${processPath(processId)}/compaction`, input),
 

@@ -22,6 +22,7 @@ afterAll(async () => {
 
 const CONSUMER = `
 import { createMemoryClient, MemoryApiError, toOpenAIMessages, type Turn } from "@vancetope/memory-client";
+import { createMemoryToolHandler, memoryTools } from "@vancetope/memory-client/tools";
 
 declare const process: { env: Record<string, string | undefined> };
 
@@ -33,10 +34,13 @@ const turn: Turn = await memory.beginTurn("packed-1", {
 });
 await memory.appendMessage("packed-1", { role: "ASSISTANT", content: "Hello back" });
 const missing = await memory.getProcess("nope").catch((e: unknown) => e);
+const search = await createMemoryToolHandler({ client: memory, processId: "packed-1" })("search_history", '{"query":"installed package"}');
 console.log(JSON.stringify({
   prompt: toOpenAIMessages(turn, { system: "Be brief." }),
   active: (await memory.listMessages("packed-1", { view: "active" })).items.map((m) => m.content),
   missing: missing instanceof MemoryApiError ? missing.code : String(missing),
+  tools: memoryTools.map((t) => t.openai.function.name),
+  found: JSON.parse(search.content).results.map((r: { excerpt: string }) => r.excerpt),
 }));
 `;
 
@@ -73,6 +77,14 @@ describe("@vancetope/memory-client from its tarball", () => {
     expect(await readdir(join(pkg.dir, "node_modules/@vancetope"))).toEqual(["memory-client"]);
   });
 
+  it("installs the vancetope-memory-mcp binary, which names its missing optional peer", async () => {
+    const failed = await pkg
+      .exec(join(pkg.dir, "node_modules/.bin/vancetope-memory-mcp"), [], { MEMORY_URL: ctx.service.url, MEMORY_API_KEY: KEY_A })
+      .then(() => ({ code: 0, stderr: "" }), (e: { code: number; stderr: string }) => e);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain("needs @modelcontextprotocol/sdk 1.x and zod");
+  });
+
   it("type-checks a consumer file against the shipped declarations and runs it against the local runner", async () => {
     await writeFile(join(pkg.dir, "consumer.ts"), CONSUMER);
     // A second file misuses the types: the same tsc run must report it, and only it.
@@ -92,5 +104,7 @@ describe("@vancetope/memory-client from its tarball", () => {
     ]);
     expect(out.active).toEqual(["Hello from an installed package", "Hello back"]);
     expect(out.missing).toBe("process.not_found");
+    expect(out.tools).toEqual(["search_history", "get_message"]);
+    expect(out.found).toEqual(["Hello from an installed package"]);
   });
 });
