@@ -1,0 +1,152 @@
+/**
+ * The AI SDK middleware with the real `ai` package: `generateText`/`streamText` over
+ * `wrapLanguageModel` and the SDK's own mock model, against the local runner. Each test asserts
+ * the prompt the model received and what the service stored.
+ */
+import { generateText, stepCountIs, streamText, tool, wrapLanguageModel } from "ai";
+import { convertArrayToReadableStream, MockLanguageModelV3 } from "ai/test";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { memoryMiddleware } from "../../client/ai-sdk.js";
+import { createMemoryClient, type MemoryClient } from "../../client/index.js";
+import { KEY_A, startTestService } from "../support/service.js";
+
+let ctx: Awaited<ReturnType<typeof startTestService>>;
+let memory: MemoryClient;
+
+beforeAll(async () => {
+  ctx = await startTestService();
+  memory = createMemoryClient({ baseUrl: ctx.service.url, apiKey: KEY_A });
+});
+afterAll(async () => ctx?.service.stop());
+
+const usage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 5, text: 5, reasoning: 0 },
+};
+const answer = (text: string) => ({ content: [{ type: "text" as const, text }], finishReason: { unified: "stop" as const, raw: "stop" }, usage, warnings: [] });
+const CACHE = { anthropic: { cacheControl: { type: "ephemeral" } } };
+const active = async (processId: string) => (await memory.listMessages(processId, { view: "active", limit: 1000 })).items;
+
+describe("memoryMiddleware", () => {
+  it("replaces the caller's history with the replay: summary before the breakpoint, then the active messages", async () => {
+    await memory.upsertProcess("ai-1", { projectId: "ai" });
+    await memory.appendMessage("ai-1", { role: "USER", content: "We are migrating the billing service to Postgres." });
+    const from = new Date().toISOString();
+    await memory.appendMessage("ai-1", { role: "ASSISTANT", content: "Step one: dump the invoices table." });
+    await memory.appendMessage("ai-1", { role: "USER", content: "The dump took an hour." });
+    const to = new Date().toISOString();
+    await memory.compactRange("ai-1", { from, to, topicLabel: "migration start" });
+    await memory.appendMessage("ai-1", { role: "ASSISTANT", content: "Next: replicate and cut over." });
+    const { block } = await memory.getContext("ai-1");
+
+    const model = new MockLanguageModelV3({ modelId: "mock-model", doGenerate: answer("Cut over on Sunday night.") });
+    const { text } = await generateText({
+      model: wrapLanguageModel({ model, middleware: memoryMiddleware({ client: memory, processId: "ai-1", contextWindow: 8000 }) }),
+      system: "You are Frankie.",
+      // A stale history from the caller: the service's replay replaces it.
+      messages: [
+        { role: "user", content: "stale message the service never saw" },
+        { role: "assistant", content: "stale answer" },
+        { role: "user", content: "When do we cut over?" },
+      ],
+    });
+
+    expect(text).toBe("Cut over on Sunday night.");
+    expect(model.doGenerateCalls).toHaveLength(1);
+    expect(model.doGenerateCalls[0]!.prompt).toEqual([
+      { role: "system", content: `You are Frankie.\n\n${block}`, providerOptions: CACHE },
+      { role: "user", content: [{ type: "text", text: "We are migrating the billing service to Postgres." }] },
+      { role: "system", content: '[compaction] Topic "migration start" was completed; 2 messages were folded into the conversation summary.' },
+      { role: "assistant", content: [{ type: "text", text: "Next: replicate and cut over." }] },
+      { role: "user", content: [{ type: "text", text: "When do we cut over?" }] },
+    ]);
+    expect(block).toContain("## Earlier Conversation (compacted)");
+    expect((await active("ai-1")).map((m) => [m.role, m.content]).slice(-2)).toEqual([
+      ["USER", "When do we cut over?"],
+      ["ASSISTANT", "Cut over on Sunday night."],
+    ]);
+  });
+
+  it("stores a tool loop once: the user message, the call, the result, the answer", async () => {
+    await memory.upsertProcess("ai-2", { projectId: "ai" });
+    const model = new MockLanguageModelV3({
+      modelId: "mock-model",
+      doGenerate: [
+        {
+          content: [{ type: "tool-call", toolCallId: "call-7", toolName: "weather", input: JSON.stringify({ city: "Lisbon" }) }],
+          finishReason: { unified: "tool-calls", raw: "tool_calls" },
+          usage,
+          warnings: [],
+        },
+        answer("Sunny, 24 degrees."),
+      ],
+    });
+    const { text } = await generateText({
+      model: wrapLanguageModel({ model, middleware: memoryMiddleware({ client: memory, processId: "ai-2", contextWindow: 8000, cacheControl: false }) }),
+      prompt: "Weather in Lisbon?",
+      tools: { weather: tool({ inputSchema: z.object({ city: z.string() }), execute: async ({ city }) => ({ city, sky: "sunny", celsius: 24 }) }) },
+      stopWhen: stepCountIs(3),
+    });
+
+    expect(text).toBe("Sunny, 24 degrees.");
+    expect(model.doGenerateCalls[1]!.prompt).toEqual([
+      { role: "user", content: [{ type: "text", text: "Weather in Lisbon?" }] },
+      { role: "assistant", content: [{ type: "tool-call", toolCallId: "call-7", toolName: "weather", input: { city: "Lisbon" } }] },
+      {
+        role: "tool",
+        content: [{ type: "tool-result", toolCallId: "call-7", toolName: "weather", output: { type: "text", value: '{"city":"Lisbon","sky":"sunny","celsius":24}' } }],
+      },
+    ]);
+    expect((await active("ai-2")).map((m) => ({ role: m.role, content: m.content, toolCallId: m.toolCallId, toolCalls: m.toolCalls }))).toEqual([
+      { role: "USER", content: "Weather in Lisbon?", toolCallId: undefined, toolCalls: undefined },
+      { role: "ASSISTANT", content: "", toolCallId: undefined, toolCalls: [{ id: "call-7", name: "weather", arguments: '{"city":"Lisbon"}' }] },
+      { role: "TOOL", content: '{"city":"Lisbon","sky":"sunny","celsius":24}', toolCallId: "call-7", toolCalls: undefined },
+      { role: "ASSISTANT", content: "Sunny, 24 degrees.", toolCallId: undefined, toolCalls: undefined },
+    ]);
+  });
+
+  it("streams: the answer is stored once the stream has been read", async () => {
+    await memory.upsertProcess("ai-3", { projectId: "ai" });
+    const model = new MockLanguageModelV3({
+      modelId: "mock-model",
+      doStream: {
+        stream: convertArrayToReadableStream([
+          { type: "text-start", id: "t" },
+          { type: "text-delta", id: "t", delta: "Hello " },
+          { type: "text-delta", id: "t", delta: "there." },
+          { type: "text-end", id: "t" },
+          { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage },
+        ]),
+      },
+    });
+    const result = streamText({
+      model: wrapLanguageModel({ model, middleware: memoryMiddleware({ client: memory, processId: "ai-3", contextWindow: 8000 }) }),
+      system: "Be brief.",
+      prompt: "Say hello.",
+    });
+    expect(await result.text).toBe("Hello there.");
+    expect(model.doStreamCalls[0]!.prompt).toEqual([
+      { role: "system", content: "Be brief.", providerOptions: CACHE },
+      { role: "user", content: [{ type: "text", text: "Say hello." }] },
+    ]);
+    expect((await active("ai-3")).map((m) => m.content)).toEqual(["Say hello.", "Hello there."]);
+  });
+
+  it("compacts on the turn that crosses a threshold, and the model gets the summary instead", async () => {
+    await memory.upsertProcess("ai-4", { projectId: "ai" });
+    const model = new MockLanguageModelV3({ modelId: "mock-model", doGenerate: answer("Noted; the regression test is in.") });
+    const wrapped = wrapLanguageModel({ model, middleware: memoryMiddleware({ client: memory, processId: "ai-4", contextWindow: 1500 }) });
+    let turns = 0;
+    while (!model.doGenerateCalls.at(-1)?.prompt.some((m) => m.role === "system" && m.content.includes("Earlier Conversation"))) {
+      if (++turns > 40) throw new Error("no compaction within 40 turns");
+      await generateText({ model: wrapped, prompt: `Turn ${turns}: settle edge case ${turns} of the tokenizer and add a regression test for it by Friday.` });
+    }
+    const prompt = model.doGenerateCalls.at(-1)!.prompt;
+    const stored = (await memory.listMessages("ai-4", { limit: 1000 })).items;
+    expect(stored).toHaveLength(2 * turns);
+    // The model saw only the active messages, and the summary that stands for the rest.
+    expect(prompt.filter((m) => m.role !== "system").length).toBeLessThan(stored.length);
+    expect(prompt.at(-1)).toEqual({ role: "user", content: [{ type: "text", text: expect.stringMatching(new RegExp(`^Turn ${turns}:`)) }] });
+  });
+});
