@@ -4,6 +4,7 @@
  * history. Types only from `ai`; nothing is imported at run time.
  */
 import type { LanguageModelMiddleware } from "ai";
+import { idempotencyKey } from "./idempotency-key.js";
 import type { MemoryClient } from "./memory-client.js";
 import { toOpenAIMessages } from "./prompt-helpers.js";
 import type { AppendMessageInput, ModelRef, ToolCall, Turn } from "./types.js";
@@ -203,9 +204,4 @@ function parseArguments(args: string): unknown {
   } catch {
     return args;
   }
-}
-
-/** Idempotency keys allow `A-Z a-z 0-9 . _ : @ -` and 128 characters. */
-export function idempotencyKey(raw: string): string {
-  return raw.replace(/[^A-Za-z0-9._:@-]/g, "_").replace(/^[^A-Za-z0-9]/, "k").slice(0, 128);
 }
