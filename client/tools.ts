@@ -7,13 +7,13 @@
 import { MemoryApiError, type MemoryClient } from "./memory-client.js";
 import type { Message } from "./types.js";
 
-/** The subset of JSON Schema the tools use. */
-export interface JsonSchemaObject {
+/** The subset of JSON Schema the tools use (a type, not an interface: the SDKs want an index signature). */
+export type JsonSchemaObject = {
   type: "object";
   properties: Record<string, { type: "string" | "integer"; description: string; minLength?: number; minimum?: number; maximum?: number }>;
   required: string[];
   additionalProperties: false;
-}
+};
 
 export interface MemoryTool<Name extends string = string> {
   name: Name;

@@ -25,7 +25,7 @@ function fakeModel(script: (request: ModelRequest, n: number) => ModelResponse["
   return {
     requests,
     async getResponse(request) {
-      requests.push(structuredClone({ ...request, signal: undefined, tracing: undefined, tools: [], handoffs: [], outputType: undefined }) as ModelRequest);
+      requests.push(structuredClone({ ...request, signal: undefined, tracing: undefined, tools: [], handoffs: [], outputType: undefined }) as unknown as ModelRequest);
       return { usage: new Usage(), output: script(request, requests.length - 1), responseId: `resp_${requests.length}` };
     },
     // eslint-disable-next-line require-yield
