@@ -38,6 +38,10 @@ export type MemoryStatus = z.infer<typeof MemoryStatus>;
 export const CompactionModeName = z.enum(["NONE", "SOFT", "HARD", "EMERGENCY"]);
 export type CompactionModeName = z.infer<typeof CompactionModeName>;
 
+/** A salient unit (name, number, date, identifier, ...) of folded messages that a summary no longer carries. */
+export const LossUnit = z.object({ text: z.string(), messageIds: z.array(z.string()) });
+export type LossUnit = z.infer<typeof LossUnit>;
+
 export const MemoryMetadata = z.object({
   compactedMessages: z.number().int().nonnegative(),
   provider: z.string(),
@@ -55,6 +59,23 @@ export const MemoryMetadata = z.object({
   tokensBefore: z.number().optional(),
   tokensAfter: z.number().optional(),
   summarizerCalls: z.number().optional(),
+  /**
+   * What the fold lost: how many salient units the folded messages held, how many the summary
+   * still carries, and the most salient dropped ones (the full list: `GET .../memories/{id}`).
+   */
+  loss: z
+    .object({ units: z.number().int(), kept: z.number().int(), dropped: z.array(LossUnit) })
+    .optional(),
+  /** On a FAILED row written by the quality gate: which check failed, and on what. */
+  qualityGate: z.object({ check: z.string(), detail: z.string().optional(), attempts: z.number().int() }).optional(),
+  /** Tags the strength analyzer wrote before this fold, and what its model call cost. */
+  strengthAnalyzer: z
+    .object({
+      analyzer: z.string(),
+      tagged: z.number().int(),
+      usage: z.object({ inputTokens: z.number().optional(), outputTokens: z.number().optional() }).optional(),
+    })
+    .optional(),
 });
 export type MemoryMetadata = z.infer<typeof MemoryMetadata>;
 
@@ -71,6 +92,13 @@ export const Memory = z.object({
   supersededByMemoryId: z.string().optional(),
   /** Token estimate of `content`, so a turn can sum the replay without re-counting. */
   tokens: z.number().int().nonnegative(),
+  /**
+   * Per line of `content`, the ids of the messages it came from. Stored beside the summary and
+   * outside the replay index: the replayed text carries no citations.
+   */
+  citations: z.array(z.array(z.string())).optional(),
+  /** Every dropped unit of the loss report (bounded), most salient first; not in the replay index. */
+  droppedUnits: z.array(LossUnit).optional(),
 });
 export type Memory = z.infer<typeof Memory>;
 

@@ -8,6 +8,8 @@ export interface SummarySourceMessage {
   createdAt: string;
   toolCallId?: string;
   toolCalls?: ToolCall[];
+  /** Strong or pinned: the summary must keep what it says (the quality gate checks its units). */
+  important?: boolean;
 }
 
 export interface SummarizeInput {
@@ -19,6 +21,11 @@ export interface SummarizeInput {
   instructions?: string;
   /** Optional topic for range compactions. */
   topicLabel?: string;
+  /**
+   * Names, numbers, dates and identifiers the summary must carry word for word (those of strong
+   * and pinned sources; on a retry, the ones the first attempt dropped).
+   */
+  mustKeep?: string[];
 }
 
 export interface SummarizerUsage {
@@ -27,7 +34,16 @@ export interface SummarizerUsage {
 }
 
 export type SummarizeOutcome =
-  | { ok: true; summary: string; usage?: SummarizerUsage }
+  | {
+      ok: true;
+      summary: string;
+      usage?: SummarizerUsage;
+      /**
+       * Per line of `summary` (split on "\n"), the ids of the input messages it came from. The
+       * service checks them against the fold and stores them beside the summary, never in it.
+       */
+      citations?: string[][];
+    }
   | { ok: false; error: string; usage?: SummarizerUsage };
 
 export interface Summarizer {

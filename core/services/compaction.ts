@@ -13,7 +13,9 @@ import { estimateTokens, messageTokens } from "../domain/tokens.js";
 import { summarizerInputCap, type Tunables } from "../domain/tunables.js";
 import type { CompactionMetricMode } from "../ports/metrics.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
-import type { SummarizerUsage } from "../ports/summarizer.js";
+import { checkSummary, retryInstructions, type QualityVerdict } from "../domain/quality-gate.js";
+import { importantUnits, lossReport } from "../domain/salient-units.js";
+import type { SummarizeInput, Summarizer, SummarizerUsage, SummarySourceMessage } from "../ports/summarizer.js";
 import type { ServiceDeps } from "./deps.js";
 
 export const MEMORY_SOURCE = "vancetope.memory";
@@ -241,7 +243,7 @@ async function foldAndCommit(
   let committed = false;
   try {
     const summarizer = await deps.summarizer();
-    const summary = await summarizeChunks(deps, summarizer, tunables, plan, prior?.content ?? null);
+    const summary = await summarizeChecked(deps, summarizer, tunables, plan, prior?.content ?? null);
     const at = deps.clock.now();
     const base = {
       processId: key.processId,
@@ -265,13 +267,15 @@ async function foldAndCommit(
         id: deps.ids.memory(at),
         status: "FAILED",
         content: "",
-        metadata: { ...metadata, error: summary.error },
+        metadata: { ...metadata, error: summary.error, ...(summary.gate ? { qualityGate: summary.gate } : {}) },
         tokens: 0,
       };
       await deps.store.putMemory(key, failed);
       deps.log.warn("compaction failed: summarizer", { processId: key.processId, memoryId: failed.id, error: summary.error });
       return { ok: false, reason: `summarizer_failed: ${summary.error}`, memoryId: failed.id };
     }
+    const loss = lossReport(sourcesOf(plan.fold), summary.text);
+    const citations = await provenance(deps, key, prior, plan.fold, summary);
     const memory: Memory = {
       ...base,
       id: deps.ids.memory(at),
@@ -281,8 +285,11 @@ async function foldAndCommit(
         ...metadata,
         ...(prior ? { supersededMemoryId: prior.id } : {}),
         tokensBefore: plan.tokensBefore,
+        loss: { units: loss.units, kept: loss.kept, dropped: loss.dropped.slice(0, LOSS_PREVIEW).map(boundedLoss) },
       },
       tokens: estimateTokens(summary.text),
+      citations,
+      droppedUnits: loss.dropped.slice(0, LOSS_STORED).map(boundedLoss),
     };
     memory.metadata.tokensAfter = tokensAfterFold(view, plan, memory.tokens);
     const commit = await deps.store.commitCompaction(key, {
@@ -337,54 +344,188 @@ function tokensAfterFold(view: ActiveView, plan: FoldPlan, summaryTokens: number
 }
 
 type ChunkedSummary =
-  | { ok: true; text: string; calls: number; usage?: SummarizerUsage }
-  | { ok: false; error: string; calls: number; usage?: SummarizerUsage };
+  | {
+      ok: true;
+      text: string;
+      calls: number;
+      usage?: SummarizerUsage;
+      /** Per line of `text`, as the summarizer cited (unchecked). */
+      citations?: string[][];
+      /** Citations of the lines of earlier chunk outputs, by line text (later chunks may copy them). */
+      carried: Map<string, string[]>;
+    }
+  | { ok: false; error: string; calls: number; usage?: SummarizerUsage; gate?: { check: string; detail?: string; attempts: number } };
 
-/** Folds the selection oldest-first in chunks that fit the summarizer, chaining each result. */
-async function summarizeChunks(
+/** The dropped units kept in `metadata.loss` (replayed with the view) and in the full list. */
+const LOSS_PREVIEW = 20;
+const LOSS_STORED = 300;
+/** At most this many units of strong and pinned sources are required of a summary. */
+const REQUIRED_UNITS = 25;
+
+const boundedLoss = (u: { text: string; messageIds: string[] }) => ({ text: u.text.slice(0, 200), messageIds: u.messageIds.slice(0, 20) });
+
+const isImportant = (m: Message) => {
+  const s = effectiveStrength(m);
+  return s === "strong" || s === "pinned";
+};
+
+const sourcesOf = (fold: readonly Message[]) =>
+  fold.map((m) => ({ id: m.id, content: m.content, important: isImportant(m) }));
+
+function toSource(m: Message): SummarySourceMessage {
+  return {
+    id: m.id,
+    role: m.role,
+    content: m.content,
+    createdAt: m.createdAt,
+    ...(m.toolCallId ? { toolCallId: m.toolCallId } : {}),
+    ...(m.toolCalls ? { toolCalls: m.toolCalls } : {}),
+    ...(isImportant(m) ? { important: true } : {}),
+  };
+}
+
+const addUsage = (a: SummarizerUsage | undefined, b: SummarizerUsage | undefined): SummarizerUsage | undefined =>
+  b
+    ? { inputTokens: (a?.inputTokens ?? 0) + (b.inputTokens ?? 0), outputTokens: (a?.outputTokens ?? 0) + (b.outputTokens ?? 0) }
+    : a;
+
+async function callSummarizer(summarizer: Summarizer, input: SummarizeInput) {
+  try {
+    return await summarizer.summarize(input);
+  } catch (e) {
+    // The port promises not to throw; an adapter bug must still not leave state behind.
+    return { ok: false as const, error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/**
+ * Summarizes, then runs the quality gate (docs/compaction.md): a failing summary is retried once
+ * (the last chunk, with what failed and the missing units named); a second failure is a FAILED
+ * row with `quality_gate: <check>`.
+ */
+async function summarizeChecked(
   deps: ServiceDeps,
-  summarizer: Awaited<ReturnType<ServiceDeps["summarizer"]>>,
+  summarizer: Summarizer,
   tunables: Tunables,
   plan: FoldPlan,
   priorSummary: string | null,
 ): Promise<ChunkedSummary> {
+  const required = importantUnits(sourcesOf(plan.fold), REQUIRED_UNITS);
+  const first = await summarizeChunks(summarizer, tunables, plan, priorSummary, required);
+  if (!first.ok) return first;
+  const maxTokens = summarizer.maxOutputTokens;
+  const verdict = checkSummary(first.result.text, { maxTokens, required });
+  if (verdict.ok) return first.result;
+
+  deps.log.warn("summary failed the quality gate, retrying once", { check: verdict.check, detail: verdict.detail });
+  const retryNote = retryInstructions(verdict, maxTokens);
+  const input: SummarizeInput = {
+    ...first.lastInput,
+    instructions: [first.lastInput.instructions, retryNote].filter(Boolean).join("\n\n"),
+    mustKeep: [...new Set([...(first.lastInput.mustKeep ?? []), ...(verdict.missing ?? [])])],
+  };
+  const again = await callSummarizer(summarizer, input);
+  const calls = first.result.calls + 1;
+  const usage = addUsage(first.result.usage, again.usage);
+  if (!again.ok) return { ok: false, error: again.error, calls, ...(usage ? { usage } : {}) };
+  const second: QualityVerdict = checkSummary(again.summary, { maxTokens, required });
+  if (!second.ok) {
+    return {
+      ok: false,
+      error: `quality_gate: ${second.check}`,
+      calls,
+      ...(usage ? { usage } : {}),
+      gate: { check: second.check, detail: second.detail.slice(0, 300), attempts: 2 },
+    };
+  }
+  return {
+    ok: true,
+    text: again.summary,
+    calls,
+    ...(usage ? { usage } : {}),
+    ...(again.citations ? { citations: again.citations } : {}),
+    carried: first.result.carried,
+  };
+}
+
+/** Folds the selection oldest-first in chunks that fit the summarizer, chaining each result. */
+async function summarizeChunks(
+  summarizer: Summarizer,
+  tunables: Tunables,
+  plan: FoldPlan,
+  priorSummary: string | null,
+  mustKeep: string[],
+): Promise<{ ok: true; result: Extract<ChunkedSummary, { ok: true }>; lastInput: SummarizeInput } | Extract<ChunkedSummary, { ok: false }>> {
   const cap = summarizerInputCap(tunables, summarizer.contextWindow, summarizer.maxOutputTokens);
   const chunks = chunkBySourceChars(plan.fold, cap);
   let running = priorSummary;
   let calls = 0;
   let usage: SummarizerUsage | undefined;
+  let citations: string[][] | undefined;
+  const carried = new Map<string, string[]>();
+  let lastInput: SummarizeInput | undefined;
   for (const chunk of chunks) {
     calls++;
-    let outcome;
-    try {
-      outcome = await summarizer.summarize({
-        priorSummary: running,
-        messages: chunk.source.map((m) => ({
-          id: m.id,
-          role: m.role,
-          content: m.content,
-          createdAt: m.createdAt,
-          ...(m.toolCallId ? { toolCallId: m.toolCallId } : {}),
-          ...(m.toolCalls ? { toolCalls: m.toolCalls } : {}),
-        })),
-        ...(plan.instructions ? { instructions: plan.instructions } : {}),
-        ...(plan.topicLabel ? { topicLabel: plan.topicLabel } : {}),
-      });
-    } catch (e) {
-      // The port promises not to throw; an adapter bug must still not leave state behind.
-      outcome = { ok: false as const, error: e instanceof Error ? e.message : String(e) };
-    }
-    if (outcome.usage) {
-      usage = {
-        inputTokens: (usage?.inputTokens ?? 0) + (outcome.usage.inputTokens ?? 0),
-        outputTokens: (usage?.outputTokens ?? 0) + (outcome.usage.outputTokens ?? 0),
-      };
-    }
+    if (running !== null && citations) remember(carried, running, citations);
+    lastInput = {
+      priorSummary: running,
+      messages: chunk.source.map(toSource),
+      ...(plan.instructions ? { instructions: plan.instructions } : {}),
+      ...(plan.topicLabel ? { topicLabel: plan.topicLabel } : {}),
+      ...(mustKeep.length > 0 ? { mustKeep } : {}),
+    };
+    const outcome = await callSummarizer(summarizer, lastInput);
+    usage = addUsage(usage, outcome.usage);
     if (!outcome.ok) return { ok: false, error: outcome.error, calls, ...(usage ? { usage } : {}) };
     running = outcome.summary;
+    citations = outcome.citations;
   }
-  if (running === null || running.trim() === "") return { ok: false, error: "empty summary", calls };
-  return { ok: true, text: running, calls, ...(usage ? { usage } : {}) };
+  if (running === null || running.trim() === "" || !lastInput) {
+    // Not retried: the summarizer answered nothing, and a reworded request does not change that.
+    return { ok: false, error: "quality_gate: empty (empty summary)", calls, ...(usage ? { usage } : {}), gate: { check: "empty", attempts: 1 } };
+  }
+  return {
+    ok: true,
+    result: { ok: true, text: running, calls, ...(usage ? { usage } : {}), ...(citations ? { citations } : {}), carried },
+    lastInput,
+  };
+}
+
+function remember(carried: Map<string, string[]>, text: string, citations: string[][]) {
+  text.split("\n").forEach((line, i) => {
+    const ids = citations[i];
+    if (line.trim() && ids && ids.length > 0) carried.set(line.trim(), ids);
+  });
+}
+
+/**
+ * Per line of the new summary, the messages it came from: the summarizer's citations, checked
+ * (ids outside the fold are dropped), plus the citations of an identical line in the prior
+ * summary or an earlier chunk's output (a line carried over keeps its sources). A failure to read
+ * the prior summary's citations only loses that inheritance.
+ */
+async function provenance(
+  deps: ServiceDeps,
+  key: ProcessKey,
+  prior: Memory | null,
+  fold: readonly Message[],
+  summary: Extract<ChunkedSummary, { ok: true }>,
+): Promise<string[][]> {
+  const carried = new Map(summary.carried);
+  if (prior) {
+    try {
+      const full = await deps.store.getMemory(key, prior.id);
+      if (full?.citations) remember(carried, full.content, full.citations);
+    } catch (e) {
+      deps.log.warn("prior citations unavailable", { memoryId: prior.id, error: String(e) });
+    }
+  }
+  const inFold = new Set(fold.map((m) => m.id));
+  return summary.text.split("\n").map((line, i) => {
+    const own = (summary.citations?.[i] ?? []).filter((id) => inFold.has(id));
+    const inherited = carried.get(line.trim()) ?? [];
+    return [...new Set([...own, ...inherited])];
+  });
 }
 
 /** Events are notifications: a publish failure is logged, it never undoes a committed compaction. */

@@ -26,7 +26,13 @@ export function createFakeSummarizer(overrides: Partial<Pick<Summarizer, "contex
       if (typeof next === "function") return next(input);
       if (next) return next;
       const prior = input.priorSummary ? `${input.priorSummary} | ` : "";
-      return { ok: true, summary: `${prior}folded ${input.messages.map((m) => m.id).join(",")}`, usage: { inputTokens: 10, outputTokens: 5 } };
+      // Like a real summarizer: within its budget (chars/4), and carrying what it must keep.
+      const keep = input.mustKeep?.length ? ` | keeps ${input.mustKeep.join("; ")}` : "";
+      let summary = `${prior}folded ${input.messages.map((m) => m.id).join(",")}${keep}`;
+      if (summary.length > fake.maxOutputTokens * 4) {
+        summary = `folded ${input.messages.length} messages ${input.messages[0]?.id}..${input.messages.at(-1)?.id}${keep}`;
+      }
+      return { ok: true, summary, usage: { inputTokens: 10, outputTokens: 5 } };
     },
   };
   return fake;

@@ -52,11 +52,11 @@ describe("key builders", () => {
 });
 
 describe("replay index projection", () => {
-  it("carries every attribute of META, message and memory items except keys and sourceRefs", async () => {
+  it("carries every attribute of META, message and memory items except keys, sourceRefs, citations and droppedUnits", async () => {
     const { MetaItem, MessageItem, MemoryItem } = await import("../../core/adapters/dynamodb/items.js");
     const { REPLAY_PROJECTION } = await import("../../core/adapters/dynamodb/table.js");
     const attributes = new Set([MetaItem, MessageItem, MemoryItem].flatMap((s) => Object.keys(s.shape)));
-    for (const k of ["pk", "sk", "lsi1sk", "sourceRefs"]) attributes.delete(k);
+    for (const k of ["pk", "sk", "lsi1sk", "sourceRefs", "citations", "droppedUnits"]) attributes.delete(k);
     expect([...REPLAY_PROJECTION].sort()).toEqual([...attributes].sort());
   });
 });

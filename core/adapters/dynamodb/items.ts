@@ -3,7 +3,7 @@
  * converters turn a saved item into the domain shape and back.
  */
 import { z } from "zod";
-import { InboxItem, Memory, MemoryMetadata, Message, Process, Role, ToolCall } from "../../domain/model.js";
+import { InboxItem, LossUnit, Memory, MemoryMetadata, Message, Process, Role, ToolCall } from "../../domain/model.js";
 
 const keys = { pk: z.string(), sk: z.string(), lsi1sk: z.string().optional() };
 
@@ -62,6 +62,8 @@ export const MemoryItem = z.object({
   supersededAt: z.string().optional(),
   supersededByMemoryId: z.string().optional(),
   tokens: z.number().int(),
+  citations: z.array(z.array(z.string())).optional(),
+  droppedUnits: z.array(LossUnit).optional(),
 });
 export type MemoryItem = z.infer<typeof MemoryItem>;
 
@@ -125,6 +127,8 @@ export const toMemory = (i: MemoryItem): Memory => ({
   supersededAt: i.supersededAt ?? null,
   ...(i.supersededByMemoryId ? { supersededByMemoryId: i.supersededByMemoryId } : {}),
   tokens: i.tokens,
+  ...(i.citations ? { citations: i.citations } : {}),
+  ...(i.droppedUnits ? { droppedUnits: i.droppedUnits } : {}),
 });
 
 /** A memory as the replay index returns it: without `sourceRefs`, which it does not project. */

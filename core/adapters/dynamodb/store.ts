@@ -155,6 +155,8 @@ export function memoryToItem(key: ProcessKey, m: Memory): MemoryItem {
     supersededAt: m.supersededAt ?? undefined,
     supersededByMemoryId: m.supersededByMemoryId,
     tokens: m.tokens,
+    citations: m.citations,
+    droppedUnits: m.droppedUnits,
   });
 }
 

@@ -6,6 +6,19 @@
  */
 import { charsForTokens, truncateToTokenBudget } from "../../domain/budget.js";
 import { estimateTokens } from "../../domain/tokens.js";
+import {
+  buildVocab,
+  DATE_RE,
+  IDENT_RE,
+  carrierText,
+  carries,
+  namesOf,
+  norm,
+  NOT_NAMES,
+  NUMBER_RE,
+  unitKey,
+  type Vocab,
+} from "../../domain/salient-units.js";
 import { DEFAULT_SUMMARY_MAX_TOKENS } from "../../domain/summary-prompt.js";
 import type {
   SummarizeInput,
@@ -41,7 +54,9 @@ export function createOfflineSummarizer(options: OfflineSummarizerOptions = {}):
         return { ok: false, error: "nothing to summarize: no messages and no prior summary" };
       }
       try {
-        return { ok: true, summary: extractiveSummary(input, maxOutputTokens) };
+        const { text, citations } = extractiveSummaryWithSources(input, maxOutputTokens);
+        // Lines carried over from the prior summary cite nothing here (the service inherits theirs).
+        return { ok: true, summary: text, ...(citations.some((c) => c.length > 0) ? { citations } : {}) };
       } catch (err) {
         // Pure code should not throw; if it does, the caller must record a failure, not crash.
         return { ok: false, error: `offline summarizer failed: ${(err as Error).message}` };
@@ -67,25 +82,19 @@ interface Unit {
   /** Gain that does not depend on coverage (cues, recency, topic words). */
   bonus: number;
   prior: boolean;
+  /** Id of the message the unit came from (prior-summary lines have none). */
+  source?: string;
 }
 
 interface Ctx {
   /** Words of the topic label and instructions: units that mention them are preferred. */
   focus: Set<string>;
   vocab: Vocab;
+  /** Keys of units the summary must carry ({@link SummarizeInput.mustKeep}). */
+  mustKeep: string[];
 }
 
-/**
- * What the whole input says about capitalisation: a word seen capitalised mid-sentence is a name
- * ("Caroline"), a word also seen in lower case is an ordinary word that merely opened a sentence
- * ("Painting").
- */
-interface Vocab {
-  capitalisedMidSentence: Set<string>;
-  lowerCase: Set<string>;
-}
-
-const WEIGHT = { day: 4, date: 3, number: 2.5, entity: 2, term: 0.5, focus: 3 } as const;
+const WEIGHT = { day: 4, date: 3, number: 2.5, entity: 2, term: 0.5, focus: 3, mustKeep: 20 } as const;
 
 /** Least a unit must add (besides its day heading): one name, number or date, or three new words. */
 const MIN_GAIN = 1.25;
@@ -96,49 +105,12 @@ const MAX_UNIT_CHARS = 220;
 /** Added to a unit's cost when it opens a new day heading ("2023-05-08\n"). */
 const DAY_HEADING_CHARS = 11;
 
-const MONTHS =
-  "january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec";
-const WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday";
-const DATE_RE = new RegExp(
-  [
-    "\\b\\d{4}-\\d{2}-\\d{2}\\b",
-    `\\b\\d{1,2}(?:st|nd|rd|th)?\\s+(?:of\\s+)?(?:${MONTHS})\\b\\.?(?:,?\\s+\\d{4})?`,
-    `\\b(?:${MONTHS})\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?\\b(?:,?\\s+\\d{4})?`,
-    `\\b(?:${MONTHS})\\s+\\d{4}\\b`,
-    `\\b(?:last|next|this)\\s+(?:week|weekend|month|year|summer|winter|spring|fall|autumn|${WEEKDAYS})\\b`,
-    `\\b(?:${WEEKDAYS})\\b`,
-    "\\b(?:yesterday|today|tomorrow|tonight)\\b",
-    "\\b\\d{1,2}(?::\\d{2})?\\s?(?:am|pm)\\b",
-    "\\b(?:19|20)\\d{2}\\b",
-  ].join("|"),
-  "gi",
-);
-const NUMBER_RE = /[$€£]?\b\d+(?:[.,:/]\d+)*(?:\s?(?:%|k|m|bn|ms|s|gb|mb|kb|usd|eur))?\b/gi;
-/** Code-like identifiers (file.ts, snake_case, a/b paths, camelCase): names in technical chats. */
-const IDENT_RE = /\b[A-Za-z_][\w-]*[._/][\w./-]*[A-Za-z0-9]\b|\b[a-z]+[A-Z]\w*\b/g;
-/** Words of a sentence, in order, for spotting capitalised names. */
-const TOKEN_RE = /[\p{L}][\p{L}'’+-]*|\d[\w.,:/-]*|[^\s\p{L}\d]+/gu;
 const WORD_RE = /\b[a-z][a-z'’-]{4,}\b/g;
 
 const DECISION_RE =
   /\b(?:decided|decide to|agreed|agree to|we(?:'ll| will) go with|let's go with|let's use|going with|chose|chosen|settled on|approved|confirmed|final answer|the plan is)\b/i;
 const TASK_RE =
   /\b(?:todo|to-do|need to|needs to|have to|has to|must|remember to|remind|follow up|next step|deadline|due|by (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|next week|the end of)|i(?:'ll| will)|we(?:'ll| will)|going to|plan(?:ning)? to|can you|could you|please)\b/i;
-
-/** Capitalised words that are usually sentence openers or pronouns, not names. */
-const NOT_NAMES = new Set(
-  (
-    "i i'm i've i'll i'd im ive the a an and but or so yes no yeah yep hey hi hello wow oh ah okay ok well " +
-    "that that's thats this these those there there's it it's its my me we we're we've you you're you've your " +
-    "he she they they're their his her our what what's when where why how who which thanks thank great cool " +
-    "awesome nice sure also just let let's if in on at for to of with as not do does did can could would should " +
-    "will have has had is are was were be been all any some one sounds love good glad haha lol definitely " +
-    "totally really absolutely congrats congratulations btw plus anyway now then here maybe probably actually " +
-    "even still sorry please hope take keep from after before by since until while though although because " +
-    "yours mine he's she's i'd don't didn't can't isn't aren't wasn't won't it'd it'll that'll who's " +
-    "same exactly true right wait look see check mine omg aww ooh hmm whoa yay anyways agreed done"
-  ).split(" "),
-);
 
 const STOP_TERMS = new Set(
   (
@@ -157,10 +129,22 @@ const STOP_TERMS = new Set(
  * always gives the same text.
  */
 export function extractiveSummary(input: SummarizeInput, maxTokens: number): string {
+  return extractiveSummaryWithSources(input, maxTokens).text;
+}
+
+/**
+ * {@link extractiveSummary} with, per line of the text, the ids of the messages the line came
+ * from (empty for the header, day headings and lines carried over from the prior summary).
+ */
+export function extractiveSummaryWithSources(
+  input: SummarizeInput,
+  maxTokens: number,
+): { text: string; citations: string[][] } {
   const budget = charsForTokens(maxTokens);
   const ctx: Ctx = {
     focus: focusTerms(`${input.topicLabel ?? ""} ${input.instructions ?? ""}`),
     vocab: buildVocab([input.priorSummary ?? "", ...input.messages.map((m) => m.content)]),
+    mustKeep: (input.mustKeep ?? []).map(unitKey).filter(Boolean),
   };
 
   const priorParsed = parsePrior(input.priorSummary, ctx);
@@ -182,13 +166,14 @@ export function extractiveSummary(input: SummarizeInput, maxTokens: number): str
   );
 
   const selected = select(units, budget - header.length - 1);
-  let text = render(header, selected);
+  let rendered = render(header, selected);
   // The cost model is an estimate (shared headings); drop the weakest picks until it truly fits.
-  while (estimateTokens(text) > maxTokens && selected.length > 0) {
+  while (estimateTokens(rendered.text) > maxTokens && selected.length > 0) {
     selected.splice(weakestIndex(selected), 1);
-    text = render(header, selected);
+    rendered = render(header, selected);
   }
-  return truncateToTokenBudget(text, maxTokens);
+  const text = truncateToTokenBudget(rendered.text, maxTokens);
+  return { text, citations: rendered.citations.slice(0, text.split("\n").length) };
 }
 
 function select(units: Unit[], budget: number): Unit[] {
@@ -271,18 +256,24 @@ function headerLine(count: number, first: string, last: string, topic: string | 
   return `Offline extract of ${count} messages${span}${about}:`;
 }
 
-function render(header: string, units: Unit[]): string {
+function render(header: string, units: Unit[]): { text: string; citations: string[][] } {
   const lines = [header];
+  const citations: string[][] = [[]];
   let day = "";
   for (const u of units) {
     if (u.day && u.day !== day) {
       lines.push(u.day);
+      citations.push([]);
       day = u.day;
     }
     lines.push(lineFor(u));
+    citations.push(u.source ? [u.source] : []);
   }
-  if (units.length === 0) lines.push("- (only acknowledgements and small talk)");
-  return lines.join("\n");
+  if (units.length === 0) {
+    lines.push("- (only acknowledgements and small talk)");
+    citations.push([]);
+  }
+  return { text: lines.join("\n"), citations };
 }
 
 function lineFor(u: Unit): string {
@@ -308,7 +299,9 @@ function messageUnits(
   for (const sentence of splitSentences(message.content)) {
     const text = clipSentence(sentence);
     if (text) {
-      out.push(makeUnit(orderBase + out.length, label, day, text, recency, ctx, false, message.role));
+      const unit = makeUnit(orderBase + out.length, label, day, text, recency, ctx, false, message.role);
+      unit.source = message.id;
+      out.push(unit);
     }
   }
   for (const call of message.toolCalls ?? []) {
@@ -316,6 +309,7 @@ function messageUnits(
     const text = `called ${call.name}(${args.length > 100 ? `${args.slice(0, 100)}…` : args})`;
     const unit = makeUnit(orderBase + out.length, label, day, text, recency, ctx, false, message.role);
     unit.bonus += 1; // what was done matters even when the arguments carry no names
+    unit.source = message.id;
     out.push(unit);
   }
   return out;
@@ -333,6 +327,11 @@ function makeUnit(
 ): Unit {
   const keys = keysOf(text, ctx.vocab);
   if (day) keys.set(`day:${day}`, WEIGHT.day);
+  if (ctx.mustKeep.length > 0) {
+    // A coverage key: the first line that carries a required unit earns it, later ones do not.
+    const prepared = carrierText(text);
+    for (const key of ctx.mustKeep) if (carries(prepared, { key })) keys.set(`must:${key}`, WEIGHT.mustKeep);
+  }
   const decision = DECISION_RE.test(text);
   const task = !decision && TASK_RE.test(text) && (role !== "TOOL");
   let bonus = decision ? 2.5 : task ? 1.5 + 1.5 * recency : 0;
@@ -375,74 +374,6 @@ function keysOf(text: string, vocab: Vocab): Map<string, number> {
   return keys;
 }
 
-/** Names in `text`: runs of capitalised words judged proper nouns, each word and the whole run. */
-function namesOf(text: string, vocab: Vocab): string[] {
-  const names: string[] = [];
-  let run: string[] = [];
-  const flush = () => {
-    if (run.length > 0) {
-      names.push(...run.map(norm));
-      if (run.length > 1) names.push(norm(run.join(" ")));
-    }
-    run = [];
-  };
-  let initial = true;
-  for (const m of text.matchAll(TOKEN_RE)) {
-    const token = m[0];
-    if (!/^\p{L}/u.test(token)) {
-      flush();
-      if (/[.!?:"“]/.test(token)) initial = true;
-      continue;
-    }
-    const word = cleanWord(token);
-    if (isName(word, initial, vocab)) run.push(word);
-    else flush();
-    initial = false;
-  }
-  flush();
-  return names;
-}
-
-function isName(word: string, initial: boolean, vocab: Vocab): boolean {
-  const lower = word.toLowerCase();
-  if (NOT_NAMES.has(lower) || MONTH_OR_DAY.has(lower) || word.length < 2) return false;
-  if (/^[A-Z]{2,}\+?$/.test(word)) return true; // acronyms: LGBTQ, AWS, PDF
-  if (!/^\p{Lu}/u.test(word)) return false;
-  if (!initial) return true;
-  // A sentence opener is a name only if the input also uses it as one, or never as a plain word.
-  if (vocab.capitalisedMidSentence.has(lower)) return true;
-  return !vocab.lowerCase.has(lower) && !/(?:ing|ed|ly|s)$/.test(lower);
-}
-
-function buildVocab(texts: string[]): Vocab {
-  const vocab: Vocab = { capitalisedMidSentence: new Set(), lowerCase: new Set() };
-  for (const text of texts) {
-    for (const line of text.split("\n")) {
-      let initial = true;
-      for (const m of line.matchAll(TOKEN_RE)) {
-        const token = m[0];
-        if (!/^\p{L}/u.test(token)) {
-          if (/[.!?:"“]/.test(token)) initial = true;
-          continue;
-        }
-        const word = cleanWord(token);
-        const lower = word.toLowerCase();
-        if (word === lower) vocab.lowerCase.add(lower);
-        else if (!initial && /^\p{Lu}/u.test(word) && !/^[A-Z]{2,}/.test(word)) {
-          vocab.capitalisedMidSentence.add(lower);
-        }
-        initial = false;
-      }
-    }
-  }
-  return vocab;
-}
-
-/** "Caroline's" -> "Caroline", "LGBTQ+" -> "LGBTQ+", trailing hyphens and quotes dropped. */
-function cleanWord(token: string): string {
-  return token.replace(/[’']s$/i, "").replace(/[-'’]+$/, "");
-}
-
 /** At least four words, or a number, a date or an identifier: enough to state something. */
 function substantive(text: string, keys: Map<string, number>): boolean {
   const words = text.split(/\s+/).filter((w) => /\p{L}|\d/u.test(w)).length;
@@ -451,7 +382,6 @@ function substantive(text: string, keys: Map<string, number>): boolean {
   return /^called /.test(text);
 }
 
-const MONTH_OR_DAY = new Set([...MONTHS.split("|"), ...WEEKDAYS.split("|")]);
 
 function termsOf(text: string): string[] {
   const out: string[] = [];
@@ -563,6 +493,3 @@ function oneLine(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
-function norm(text: string): string {
-  return text.toLowerCase().replace(/[.,]$/, "").replace(/\s+/g, " ").trim();
-}

@@ -42,6 +42,7 @@ export function createRemoteSummarizer(spec: RemoteSummarizerSpec): Summarizer {
     const prompt = buildSummaryPrompt(input, {
       maxSummaryTokens: spec.maxOutputTokens,
       maxInputTokens: promptTokenCeiling(spec.contextWindow, answerTokens),
+      citations: input.messages.length > 0,
     });
     const result = await callWithRetries(
       spec.policy,
@@ -53,9 +54,11 @@ export function createRemoteSummarizer(spec: RemoteSummarizerSpec): Summarizer {
     if (!read.ok) return read;
     const usage = read.usage && Object.keys(read.usage).length ? { usage: read.usage } : {};
     if (read.refusal) return { ok: false, error: `the model refused: ${read.refusal.slice(0, 200)}`, ...usage };
-    const answer = parseSummaryAnswer(read.text, spec.maxOutputTokens);
+    const answer = parseSummaryAnswer(read.text, spec.maxOutputTokens, input.messages.length);
     if (!answer.ok) return { ok: false, error: `${answer.error}${read.stopNote ?? ""}`, ...usage };
-    return { ok: true, summary: answer.summary, ...usage };
+    // Numbers were checked against the transcript's range; map them back to message ids.
+    const citations = answer.citations?.map((line) => line.map((n) => input.messages[n - 1]!.id));
+    return { ok: true, summary: answer.summary, ...(citations ? { citations } : {}), ...usage };
   }
 
   return {

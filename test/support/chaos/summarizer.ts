@@ -59,5 +59,6 @@ function render(input: SummarizeInput): string {
   const last = input.messages[input.messages.length - 1]?.id ?? "-";
   const prior = input.priorSummary ? ` | before: ${input.priorSummary.slice(0, 160)}` : "";
   const topic = input.topicLabel ? ` topic=${input.topicLabel}` : "";
-  return `S${++counter}: folded ${input.messages.length} messages ${first}..${last}${topic}${prior}`;
+  const keep = input.mustKeep?.length ? ` keeps ${input.mustKeep.join("; ")}` : "";
+  return `S${++counter}: folded ${input.messages.length} messages ${first}..${last}${topic}${keep}${prior}`;
 }
