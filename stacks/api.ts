@@ -21,6 +21,7 @@ export const API_ROUTES = {
   "GET /v1/processes/{processId}/messages/{messageId}": "api",
   "GET /v1/processes/{processId}/context": "api",
   "GET /v1/processes/{processId}/memories": "api",
+  "GET /v1/processes/{processId}/memories/{memoryId}": "api",
   "GET /v1/processes/{processId}/memories/{memoryId}/sources": "api",
   "GET /v1/processes/{processId}/history/search": "api",
   "GET /v1/settings": "api",

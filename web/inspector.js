@@ -421,16 +421,66 @@ function renderChain(v) {
             m.status === "OK" ? `summary ${fmt(m.tokens)} tok` : null,
             `${md.provider}/${md.model}`,
             md.topicLabel ? `topic "${md.topicLabel}"` : null,
+            md.loss ? `kept ${fmt(md.loss.kept)} of ${fmt(md.loss.units)} units` : null,
           ]
             .filter(Boolean)
             .join(" · "),
         ),
         md.error ? h("div", { class: "error" }, `error: ${md.error}`) : null,
         m.content ? h("details", {}, h("summary", {}, `${m.id}: summary text`), h("div", { class: "content" }, m.content)) : h("div", { class: "id" }, m.id),
+        m.status === "OK" && md.loss ? fidelityDetails(v, m) : null,
       );
     }),
   );
   if (v.memories.length === 0) list.append(h("li", { class: "empty-row" }, "No compaction yet."));
+}
+
+/** Links to the source messages of a dropped unit or a summary line. */
+function sourceLinks(v, ids) {
+  if (ids.length === 0) return h("span", { class: "no-source" }, "(earlier summary)");
+  return ids.map((id) => h("button", { type: "button", class: "link source-link", "data-id": id, onclick: () => showMessage(v, id) }, id));
+}
+
+/**
+ * What a compaction dropped and where each summary line came from, read on demand from
+ * GET …/memories/{id} (the list carries only the first dropped units).
+ */
+function fidelityDetails(v, m) {
+  const loss = m.metadata.loss;
+  const dropped = loss.units - loss.kept;
+  const body = h("div", { class: "fidelity-body" }, "Loading…");
+  const details = h(
+    "details",
+    { class: "fidelity" },
+    h("summary", {}, `dropped ${fmt(dropped)} units · per-line sources`),
+    body,
+  );
+  let loaded = false;
+  details.addEventListener("toggle", async () => {
+    if (!details.open || loaded) return;
+    loaded = true;
+    try {
+      const detail = await api(`/v1/processes/${enc(v.processId)}/memories/${enc(m.id)}`);
+      body.replaceChildren(
+        h("h4", {}, `Dropped (${fmt(detail.loss?.dropped.length ?? 0)} of ${fmt(dropped)}, most salient first)`),
+        h(
+          "ul",
+          { class: "dropped" },
+          ...(detail.loss?.dropped ?? []).map((d) => h("li", {}, h("code", {}, d.text), " ", sourceLinks(v, d.messageIds))),
+        ),
+        h("h4", {}, "Summary lines and their sources"),
+        h(
+          "ol",
+          { class: "provenance" },
+          ...detail.provenance.map((p) => h("li", {}, h("span", { class: "line" }, p.text), " ", p.messageIds.length ? sourceLinks(v, p.messageIds) : null)),
+        ),
+      );
+    } catch (err) {
+      loaded = false;
+      body.replaceChildren(h("span", { class: "error" }, `could not load: ${err.message}`));
+    }
+  });
+  return details;
 }
 
 async function runSearch(v, e) {

@@ -62,8 +62,12 @@ export function namesOf(text: string, vocab: Vocab): string[] {
   });
 }
 
-/** Runs of capitalised words judged proper nouns, as written ("Caroline", "Golden Gate Bridge"). */
-export function nameRuns(text: string, vocab: Vocab): string[] {
+/**
+ * Runs of capitalised words judged proper nouns, as written ("Caroline", "Golden Gate Bridge").
+ * `strict`: a sentence opener counts only when the input also capitalises it mid-sentence, so
+ * labels such as "Decision:" or "Step 3:" are not taken for names.
+ */
+export function nameRuns(text: string, vocab: Vocab, strict = false): string[] {
   const runs: string[] = [];
   let run: string[] = [];
   const flush = () => {
@@ -79,7 +83,8 @@ export function nameRuns(text: string, vocab: Vocab): string[] {
       continue;
     }
     const word = cleanWord(token);
-    if (isName(word, initial, vocab)) run.push(word);
+    const name = isName(word, initial, vocab) && (!strict || !initial || vocab.capitalisedMidSentence.has(word.toLowerCase()) || /^[A-Z]{2,}/.test(word));
+    if (name) run.push(word);
     else flush();
     initial = false;
   }
@@ -145,7 +150,7 @@ export interface SalientUnit {
   kind: UnitKind;
 }
 
-const URL_RE = /\bhttps?:\/\/[^\s<>"'`)\]]+/gi;
+const URL_RE = /\b[a-z][a-z0-9+.-]*:\/\/[^\s<>"'`)\]]+/gi;
 /** Quoted phrases (with at least one space: single quoted words are names or identifiers). */
 const QUOTE_RE = /"([^"\n]{3,80})"|“([^”\n]{3,80})”|`([^`\n]{3,80})`/g;
 /** Worth more in a loss report: exact strings a model cannot reconstruct once they are gone. */
@@ -193,7 +198,7 @@ export function salientUnits(text: string, vocab: Vocab): SalientUnit[] {
     if (/^\d$/.test(m[0])) continue;
     add(m[0], "number");
   }
-  for (const run of nameRuns(text, vocab)) add(run, "name");
+  for (const run of nameRuns(text, vocab, true)) add(run, "name");
   return [...out.values()];
 }
 

@@ -1,8 +1,15 @@
 /** The summary chain of a process, newest first, for audit and the inspector. */
-import type { Memory } from "../domain/model.js";
+import { notFound } from "../domain/errors.js";
+import type { LossUnit, Memory } from "../domain/model.js";
 import type { ProcessKey } from "../ports/store.js";
 import type { CoreDeps } from "./deps.js";
 import { requireProcess } from "./processes.js";
+
+/** A memory as listed: without the per-line citations and the full loss list (one request away). */
+export function withoutDetail(memory: Memory): Memory {
+  const { citations: _citations, droppedUnits: _dropped, ...rest } = memory;
+  return rest;
+}
 
 export async function listMemories(
   deps: CoreDeps,
@@ -11,10 +18,37 @@ export async function listMemories(
 ): Promise<Memory[]> {
   const memories = await deps.store.listMemories(key);
   if (memories.length === 0) await requireProcess(deps, key);
-  return memories.filter(
-    (m) =>
-      m.kind === filter.kind &&
-      (filter.includeFailed || m.status === "OK") &&
-      (filter.includeSuperseded || m.supersededAt === null),
-  );
+  return memories
+    .filter(
+      (m) =>
+        m.kind === filter.kind &&
+        (filter.includeFailed || m.status === "OK") &&
+        (filter.includeSuperseded || m.supersededAt === null),
+    )
+    .map(withoutDetail);
+}
+
+export interface MemoryDetail {
+  memory: Memory;
+  /** What the fold lost: every dropped unit stored (not only the preview in `metadata.loss`). */
+  loss: { units: number; kept: number; dropped: LossUnit[] } | null;
+  /** Per line of the summary (1-based), the messages it came from. */
+  provenance: Array<{ line: number; text: string; messageIds: string[] }>;
+}
+
+/** One memory with its full loss report and per-line provenance (docs/compaction.md). */
+export async function memoryDetail(deps: CoreDeps, key: ProcessKey, memoryId: string): Promise<MemoryDetail> {
+  const memory = await deps.store.getMemory(key, memoryId);
+  if (!memory) {
+    await requireProcess(deps, key);
+    throw notFound("memory", memoryId);
+  }
+  const preview = memory.metadata.loss;
+  const loss = preview ? { units: preview.units, kept: preview.kept, dropped: memory.droppedUnits ?? preview.dropped } : null;
+  const lines = memory.content ? memory.content.split("\n") : [];
+  return {
+    memory: withoutDetail(memory),
+    loss,
+    provenance: lines.map((text, i) => ({ line: i + 1, text, messageIds: memory.citations?.[i] ?? [] })),
+  };
 }

@@ -11,7 +11,7 @@ import {
 import { TunablesOverride } from "../../core/domain/tunables.js";
 import { settledView } from "../../core/services/compaction.js";
 import { composeContext } from "../../core/services/context.js";
-import { listMemories } from "../../core/services/memories.js";
+import { listMemories, memoryDetail } from "../../core/services/memories.js";
 import { appendMessage, getMessage, listMessages } from "../../core/services/messages.js";
 import { listProcesses, requireProcess, upsertProcess } from "../../core/services/processes.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
@@ -61,6 +61,12 @@ export function coreRoutes(app: Hono<Env>, deps: ServiceDeps) {
   app.get("/v1/processes/:processId/memories", async (c) => {
     const key = keyOf(c);
     return c.json({ items: await listMemories(deps, key, readQuery(c, MemoriesQuery)) });
+  });
+
+  /** One memory with its full loss report and per-line provenance (additive to api.md). */
+  app.get("/v1/processes/:processId/memories/:memoryId", async (c) => {
+    const key = keyOf(c);
+    return c.json(await memoryDetail(deps, key, readId(c, "memoryId")));
   });
 
   app.get("/v1/processes/:processId/context", async (c) => {

@@ -185,6 +185,19 @@ describe("inspector page", () => {
       expect(await chain.nth(2).locator(".state").textContent()).toBe(`superseded by ${seeded.rangeId}`);
       expect(await chain.nth(2).locator(".facts").textContent()).toContain(`${fmt(seeded.hard.tokensBefore)} → ${fmt(seeded.hard.tokensAfter)} tokens`);
 
+      // What the HARD fold dropped, read on demand, each unit linking to the message that said it.
+      const detail = (await api("GET", `/v1/processes/${PROCESS}/memories/${seeded.hard.memoryId}`)).body;
+      expect(await chain.nth(2).locator(".facts").textContent()).toContain(`kept ${detail.loss.kept} of ${detail.loss.units} units`);
+      await chain.nth(2).locator("details.fidelity > summary").click();
+      const droppedRows = chain.nth(2).locator("ul.dropped > li");
+      await droppedRows.first().waitFor();
+      expect(await droppedRows.count()).toBe(detail.loss.dropped.length);
+      expect(await droppedRows.first().locator("code").textContent()).toBe(detail.loss.dropped[0].text);
+      const source = detail.loss.dropped[0].messageIds[0];
+      await droppedRows.first().locator(".source-link").first().click();
+      await page.locator(`#msg-${source}.flash`).waitFor();
+      expect(await chain.nth(2).locator("ol.provenance > li").count()).toBe(detail.provenance.length);
+
       // The gauge: the replay (active summary + active messages) against the thresholds of a 128k window.
       const replay = await replayTokens(PROCESS);
       await expect.poll(() => page.textContent("#gauge-text")).toContain(`Replay ${fmt(replay)} tokens = ${((replay / 128_000) * 100).toFixed(1)}% of 128,000 — below soft (40.0%)`);

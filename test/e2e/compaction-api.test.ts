@@ -288,3 +288,27 @@ describe("foldTarget: fold only down to a share of the window", () => {
     }
   });
 });
+
+describe("GET /v1/processes/{id}/memories/{memoryId}", () => {
+  it("answers the memory with its full loss report and per-line provenance; 404 for unknown ids and other tenants", async () => {
+    await chat("c-detail");
+    const res = await compaction("c-detail", { model: MODEL, prompt: { tokens: 90_000 } });
+    const id = res.body.memoryId as string;
+    const detail = await api("GET", `/v1/processes/c-detail/memories/${id}`);
+    expect(detail.status).toBe(200);
+    expect(Memory.parse(detail.body.memory).id).toBe(id);
+    // The fake's summary names ids, not the shelves and days of the folded items: all dropped.
+    expect(detail.body.loss.units).toBeGreaterThan(0);
+    expect(detail.body.loss.units).toBe(detail.body.loss.kept + detail.body.loss.dropped.length);
+    expect(detail.body.loss.dropped[0]).toEqual({ text: expect.any(String), messageIds: expect.arrayContaining([expect.any(String)]) });
+    expect(detail.body.provenance).toEqual([{ line: 1, text: detail.body.memory.content, messageIds: [] }]);
+    expect(detail.body.memory.metadata.loss.dropped.length).toBeLessThanOrEqual(20);
+
+    const listed = (await memories("c-detail")).body.items[0];
+    expect(listed).not.toHaveProperty("citations");
+    expect(listed).not.toHaveProperty("droppedUnits");
+
+    expectError(await api("GET", `/v1/processes/c-detail/memories/mem_unknown`), 404);
+    expectError(await api("GET", `/v1/processes/c-detail/memories/${id}`, { key: KEY_B }), 404);
+  });
+});
