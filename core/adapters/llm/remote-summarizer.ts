@@ -57,7 +57,8 @@ export function createRemoteSummarizer(spec: RemoteSummarizerSpec): Summarizer {
     const answer = parseSummaryAnswer(read.text, spec.maxOutputTokens, input.messages.length);
     if (!answer.ok) return { ok: false, error: `${answer.error}${read.stopNote ?? ""}`, ...usage };
     // Numbers were checked against the transcript's range; map them back to message ids.
-    const citations = answer.citations?.map((line) => line.map((n) => input.messages[n - 1]!.id));
+    const cited = answer.citations?.some((line) => line.length > 0) ? answer.citations : undefined;
+    const citations = cited?.map((line) => line.map((n) => input.messages[n - 1]!.id));
     return { ok: true, summary: answer.summary, ...(citations ? { citations } : {}), ...usage };
   }
 
