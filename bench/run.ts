@@ -19,6 +19,7 @@ import { startDynamoLocal, type DynamoLocal } from "../local/dynamodb-local.js";
 import { runColdStart } from "./cold-start.js";
 import { runCompactionCost } from "./compaction-cost.js";
 import { runHotPath } from "./hot-path.js";
+import { runOfflineSummary } from "./offline-summary.js";
 import { type BenchContext, repoRoot } from "./support/context.js";
 import {
   renderSectionMarkdown,
@@ -40,6 +41,7 @@ interface Section {
 /** CPU-bound sections first, while no JVM shares the cores; then the DynamoDB Local ones. */
 const SECTIONS: Section[] = [
   { id: "token-estimation", needsDynamo: false, run: runTokenEstimation },
+  { id: "offline-summary", needsDynamo: false, run: runOfflineSummary },
   { id: "cold-start", needsDynamo: false, run: runColdStart },
   { id: "hot-path", needsDynamo: true, run: runHotPath },
   { id: "compaction-cost", needsDynamo: true, run: runCompactionCost },

@@ -5,49 +5,21 @@
  *
  *   npx tsx bench/search-recall.ts [--write]     (--write updates docs/benchmarks.md)
  *
- * The data is read in place from ../shared/data/locomo next to the repository, or LOCOMO_DIR
- * (never copied into the repository).
+ * The conversations come from bench/support/locomo.ts: LoCoMo from data/locomo/ (`npm run
+ * data:locomo`) or LOCOMO_DIR; without it, the built-in generated conversations, said so on stderr
+ * (and --write refuses: the section's figures are LoCoMo's).
  */
-import { readFileSync, readdirSync, writeFileSync, existsSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import MiniSearch from "minisearch";
 import { createHistoryIndex, type IndexableMessage } from "../core/domain/search-index.js";
+import { conversationsOrBuiltIn } from "./support/locomo.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const dataDir = process.env.LOCOMO_DIR ? path.resolve(process.env.LOCOMO_DIR) : path.resolve(repoRoot, "../shared/data/locomo");
 const KS = [1, 5, 10] as const;
 /** Plain BM25 over single turns, all ten conversations (the data folder's README). */
 const REFERENCE = { 1: 0.319, 5: 0.551, 10: 0.625 } as const;
-
-interface Turn {
-  speaker: string;
-  dia_id: string;
-  text: string;
-}
-interface Qa {
-  question: string;
-  evidence?: string[];
-  category: number;
-}
-interface Conversation {
-  conversation?: Record<string, unknown>;
-  qa: Qa[];
-  [k: string]: unknown;
-}
-
-/** Session turns in order; the files keep them at the top level (or under `conversation`). */
-function turnsOf(doc: Conversation): Turn[] {
-  const conv = (doc.conversation ?? doc) as Record<string, unknown>;
-  const sessions = Object.keys(conv)
-    .map((k) => /^session_(\d+)$/.exec(k))
-    .filter((m): m is RegExpExecArray => m !== null && Array.isArray(conv[m[0]]))
-    .sort((a, b) => Number(a[1]) - Number(b[1]));
-  return sessions.flatMap((m) => conv[m[0]] as Turn[]);
-}
-
-/** Evidence ids are sometimes written together ("D8:6; D9:17"). */
-const evidenceIds = (qa: Qa) => (qa.evidence ?? []).flatMap((e) => e.split(/[;,\s]+/)).filter((e) => /^D\d+:\d+$/.test(e));
 
 interface Tally {
   questions: number;
@@ -71,31 +43,28 @@ const plainBm25: Ranker = (messages) => {
   return (q) => mini.search(q).slice(0, 10).map((r) => r.id as string);
 };
 
-if (!existsSync(dataDir)) {
-  console.error(`search-recall: LoCoMo data not found at ${dataDir} (set LOCOMO_DIR)`);
-  process.exit(1);
-}
+const data = conversationsOrBuiltIn();
+if (!data.locomo) console.error(`search-recall: ${data.source}`);
 
 function run(options: { withAdversarial: boolean; ranker?: Ranker; withSpeaker?: boolean }) {
   const ranker = options.ranker ?? historySearch;
-  const files = readdirSync(dataDir).filter((f) => f.endsWith(".json")).sort();
+  const files = data.conversations.map((c) => c.id);
   const total = emptyTally();
   const perCategory = new Map<number, Tally>();
   let turns = 0;
   let skippedNoEvidence = 0;
   let skippedAdversarial = 0;
   const started = performance.now();
-  for (const file of files) {
-    const doc = JSON.parse(readFileSync(path.join(dataDir, file), "utf8")) as Conversation;
-    const messages: IndexableMessage[] = turnsOf(doc).map((t) => ({
-      id: t.dia_id,
+  for (const conversation of data.conversations) {
+    const messages: IndexableMessage[] = conversation.turns.map((t) => ({
+      id: t.diaId,
       content: options.withSpeaker ? `${t.speaker}: ${t.text}` : t.text,
       tags: [],
     }));
     turns += messages.length;
     const search = ranker(messages);
-    for (const qa of doc.qa) {
-      const evidence = new Set(evidenceIds(qa));
+    for (const qa of conversation.qa) {
+      const evidence = new Set(qa.evidence);
       if (evidence.size === 0) {
         skippedNoEvidence++;
         continue;
@@ -125,7 +94,7 @@ const plain = run({ withAdversarial: true, ranker: plainBm25 });
 const speaker = run({ withAdversarial: true, withSpeaker: true });
 const row = (label: string, data: string, r: ReturnType<typeof run>) =>
   `| ${label} | ${data} | ${r.total.questions} | ${KS.map((k) => fmt(recall(r.total, k))).join(" | ")} |`;
-const ours = `${all.files.length} conversations (${all.files.map((f) => f.replace(".json", "")).join(", ")})`;
+const ours = `${all.files.length} conversations (${all.files.join(", ")})`;
 
 const rows = [
   `| plain BM25 (reference, README of the data folder) | all 10 conversations | 1,538 | ${fmt(REFERENCE[1])} | ${fmt(REFERENCE[5])} | ${fmt(REFERENCE[10])} |`,
@@ -164,13 +133,15 @@ ${categoryRows.join("\n")}
 ${all.turns.toLocaleString("en-US")} turns indexed; indexing and ${all.total.questions} queries took ${Math.round(all.ms)} ms on the
 development machine. The reference is on all ten conversations and ours on three; the plain BM25
 row on the same three is the like-for-like baseline (plain BM25 scores lower on these three than
-the reference does on ten). Reproduce with \`npx tsx bench/search-recall.ts\` (data read in place from
-\`../shared/data/locomo\`; \`--write\` updates this section).
+the reference does on ten). Reproduce with \`npx tsx bench/search-recall.ts\` (LoCoMo from
+\`data/locomo/\`, filled by \`npm run data:locomo\`, or \`LOCOMO_DIR\`; \`--write\` updates this section).
 `;
 
 console.log(section);
 
-if (process.argv.includes("--write")) {
+if (process.argv.includes("--write") && !data.locomo) {
+  console.error("search-recall: --write ignored: these figures are from the built-in conversations, not LoCoMo");
+} else if (process.argv.includes("--write")) {
   const file = path.join(repoRoot, "docs/benchmarks.md");
   const heading = "## Search recall (LoCoMo)";
   if (!existsSync(file)) {

@@ -5,7 +5,7 @@
  */
 import { charsPerTokenCounter, createTokenCounter, MESSAGE_OVERHEAD_TOKENS, type TokenCounter } from "../core/domain/tokens.js";
 import type { BenchContext } from "./support/context.js";
-import { loadConversations, locomoDir } from "./support/locomo.js";
+import { conversationsOrBuiltIn } from "./support/locomo.js";
 import type { SectionResult, Target } from "./support/report.js";
 import { delta, fmt, mean, median, pct, sum, times } from "./support/stats.js";
 
@@ -23,11 +23,9 @@ function speed(counter: TokenCounter, texts: readonly string[], bytes: number, r
 }
 
 export async function runTokenEstimation(ctx: BenchContext): Promise<SectionResult> {
-  const conversations = loadConversations();
+  const { conversations, locomo, source } = conversationsOrBuiltIn();
+  if (!locomo) ctx.log(`token-estimation: ${source}`);
   const command = `${ctx.quick ? "BENCH_QUICK=1 " : ""}npm run bench -- --only token-estimation`;
-  if (conversations.length === 0) {
-    return { id: "token-estimation", title: "Token estimation: chars/4 vs o200k_base", command, tables: [], targets: [], notes: [`skipped: no conversations under ${locomoDir()}`], data: null };
-  }
   const importStart = performance.now();
   const exact = await createTokenCounter("gpt-4o");
   const importMs = performance.now() - importStart;
@@ -72,7 +70,7 @@ export async function runTokenEstimation(ctx: BenchContext): Promise<SectionResu
     command,
     tables: [
       {
-        title: `Accuracy on ${fmt(texts.length)} LoCoMo messages (${fmt(bytes / 1024, 0)} KB)`,
+        title: `Accuracy on ${fmt(texts.length)} ${locomo ? "LoCoMo" : "built-in (generated)"} messages (${fmt(bytes / 1024, 0)} KB)`,
         columns: ["measure", "chars/4 vs o200k_base"],
         rows: [
           ["mean error per message (signed)", delta(signed)],
@@ -95,6 +93,7 @@ export async function runTokenEstimation(ctx: BenchContext): Promise<SectionResu
     ],
     targets,
     notes: [
+      `Conversations: ${source}.`,
       "Errors are (chars/4 - exact) / exact. chars/4 is `Math.ceil(text.length / 4)` (core/domain/tokens.ts estimateTokens); the exact counter is createTokenCounter(\"gpt-4o\").",
       "A positive error is an overestimate: chars/4 then reports a fuller window than the model sees, so compaction triggers early (safe, but it spends summarizer calls sooner than needed).",
     ],

@@ -12,7 +12,7 @@ import type { Summarizer } from "../core/ports/summarizer.js";
 import { runTurn } from "../core/services/turn.js";
 import { type BenchContext, envInt, envInts, requireEndpoint } from "./support/context.js";
 import { freshTable } from "./support/dynamo.js";
-import { createVerbatimIndex, loadConversations, locomoDir, type LocomoConversation } from "./support/locomo.js";
+import { answered, conversationsOrBuiltIn, createVerbatimIndex, type LocomoConversation } from "./support/locomo.js";
 import type { SectionResult, Table, Target } from "./support/report.js";
 import { benchDeps, observedStore } from "./support/service.js";
 import { fmt, mean, pct, sum, times } from "./support/stats.js";
@@ -126,7 +126,7 @@ async function replay(ctx: BenchContext, endpoint: string, conv: LocomoConversat
   }
 
   const inTranscript = createVerbatimIndex(texts.join("\n"));
-  const verbatim = conv.qa.filter((q) => inTranscript(q.answer));
+  const verbatim = answered(conv).filter((q) => inTranscript(q.answer));
   const inActive = createVerbatimIndex(active.map((m) => m.content).join("\n"));
   const inOurs = createVerbatimIndex(`${block}\n${active.map((m) => m.content).join("\n")}`);
   const inTruncated = createVerbatimIndex(truncate(texts, texts.length - 1, window).join("\n"));
@@ -171,19 +171,9 @@ async function pool<T>(jobs: Array<() => Promise<T>>, limit: number): Promise<T[
 
 export async function runTokenSavings(ctx: BenchContext): Promise<SectionResult> {
   const endpoint = requireEndpoint(ctx);
-  const all = loadConversations();
+  const { conversations: all, locomo, source } = conversationsOrBuiltIn();
+  if (!locomo) ctx.log(`token-savings: ${source}`);
   const command = `${ctx.quick ? "BENCH_QUICK=1 " : ""}npm run bench -- --only token-savings`;
-  if (all.length === 0) {
-    return {
-      id: "token-savings",
-      title: "Token savings on LoCoMo conversations",
-      command,
-      tables: [],
-      targets: [],
-      notes: [`skipped: no conv-*.json under ${locomoDir()} (set LOCOMO_DIR)`],
-      data: null,
-    };
-  }
   // Quick: the first 200 turns of the shortest conversation.
   const maxTurns = envInt("BENCH_TURNS", ctx.quick ? 200 : Number.MAX_SAFE_INTEGER);
   const conversations = (ctx.quick ? [all.reduce((a, b) => (b.turns.length < a.turns.length ? b : a))] : all).map((c) => ({
@@ -315,12 +305,12 @@ export async function runTokenSavings(ctx: BenchContext): Promise<SectionResult>
 
   return {
     id: "token-savings",
-    title: "Token savings on LoCoMo conversations (chars/4)",
+    title: `Token savings on ${locomo ? "LoCoMo" : "the built-in generated"} conversations (chars/4)`,
     command,
     tables,
     targets,
     notes: [
-      `Conversations: ${conversations.map((c) => `${c.id} (${c.turns.length} turns, ${fmt(sum(c.turns.map((t) => t.text.length)))} chars)`).join(", ")}, read from ${locomoDir()}. speaker_a is USER, speaker_b ASSISTANT; each turn's text is the message, its session time + 30 s per turn its clock.`,
+      `Conversations: ${conversations.map((c) => `${c.id} (${c.turns.length} turns, ${fmt(sum(c.turns.map((t) => t.text.length)))} chars)`).join(", ")}, from ${source}. speaker_a is USER, speaker_b ASSISTANT; each turn's text is the message, its session time + 30 s per turn its clock.`,
       "Tokens are chars/4 (the spec's estimate) everywhere in this section. Ours: each turn calls runTurn with prompt.chars = the replay the engine holds (context block + active messages) + the new message; the prompt counted is the context block plus the active messages it returns. Truncation: the newest messages whose chars fit window x 4. Full replay: every message so far.",
       "Summarizer tokens: the prompt an LLM summarizer would get for the same fold (core/domain/summary-prompt.ts: system + user, incl. the prior summary), and the summary the offline summarizer wrote. An LLM would also write a scratch <analysis> block (up to 400 more output tokens per call at the default budget).",
       "The final replay is a snapshot of a sawtooth: a HARD fold keeps only the summary, pinned messages and the last 5, so right after one the replay is far below the window, while truncation always fills it. 'Final prompt tokens' shows the sizes the retention was measured on.",

@@ -1,12 +1,12 @@
 /**
  * The offline summarizer: budget, determinism, what it keeps, folding, and a side-by-side
- * measurement against "keep the first N characters" on real LoCoMo conversations (read at run
- * time from ../shared/data/locomo, never copied into the repository).
+ * measurement against "keep the first N characters" on long conversations. The tests use the
+ * built-in generated conversations (bench/support/generated-conversation.ts), which live in the
+ * repository; the same measurement on LoCoMo is the offline-summary benchmark (docs/benchmarks.md).
  */
-import { existsSync, readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { generatedConversations } from "../../bench/support/generated-conversation.js";
+import { chunksOf, measureRetention, toSourceMessages } from "../../bench/support/summary-retention.js";
 import { createSummarizerFromEnv, resolveSummarizerConfig } from "../../core/adapters/llm/create-summarizer.js";
 import {
   createOfflineSummarizer,
@@ -16,110 +16,6 @@ import {
 import { AppError } from "../../core/domain/errors.js";
 import { estimateTokens } from "../../core/domain/tokens.js";
 import type { SummarySourceMessage } from "../../core/ports/summarizer.js";
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const locomoDir = path.resolve(repoRoot, "../shared/data/locomo");
-const CONVERSATIONS = ["conv-26", "conv-30", "conv-41"] as const;
-
-// ---------------------------------------------------------------------------------------------
-// LoCoMo loading and the evaluation measures (deliberately simpler than, and independent of, the
-// summarizer's own extraction).
-
-interface LocomoTurn {
-  speaker: string;
-  dia_id: string;
-  text: string;
-}
-interface LocomoQa {
-  answer?: string | number;
-  evidence?: string[];
-}
-interface Conversation {
-  name: string;
-  messages: SummarySourceMessage[];
-  qa: LocomoQa[];
-}
-
-const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
-
-/** "1:56 pm on 8 May, 2023" -> Date (UTC). */
-function parseSessionTime(text: string): Date {
-  const m = /^(\d{1,2}):(\d{2}) (am|pm) on (\d{1,2}) (\w+), (\d{4})$/.exec(text.trim());
-  if (!m) throw new Error(`unexpected LoCoMo date: ${text}`);
-  const hour = (Number(m[1]) % 12) + (m[3] === "pm" ? 12 : 0);
-  return new Date(Date.UTC(Number(m[6]), MONTHS.indexOf(m[5]!), Number(m[4]), hour, Number(m[2])));
-}
-
-function loadConversation(name: string): Conversation {
-  const raw = JSON.parse(readFileSync(path.join(locomoDir, `${name}.json`), "utf8")) as Record<string, unknown>;
-  const messages: SummarySourceMessage[] = [];
-  for (let s = 1; s <= 100; s++) {
-    const turns = raw[`session_${s}`] as LocomoTurn[] | undefined;
-    if (!turns) continue;
-    const start = parseSessionTime(String(raw[`session_${s}_date_time`]));
-    turns.forEach((t, i) => {
-      messages.push({
-        id: t.dia_id,
-        // The first speaker plays the user, the second the assistant: who said what must survive.
-        role: t.speaker === raw.speaker_a ? "USER" : "ASSISTANT",
-        content: t.text,
-        createdAt: new Date(start.getTime() + i * 30_000).toISOString(),
-      });
-    });
-  }
-  return { name, messages, qa: raw.qa as LocomoQa[] };
-}
-
-/** Capitalised words not opening a sentence (names, places), plus multi-digit numbers. */
-function entitiesOf(text: string): string[] {
-  const out: string[] = [];
-  for (const sentence of text.split(/(?<=[.!?])\s+|\n/)) {
-    sentence.split(/\s+/).forEach((word, i) => {
-      const w = word.replace(/^[^\p{L}\d]+|[^\p{L}\d]+$/gu, "").replace(/['’]s$/, "");
-      if (!w) return;
-      if (/^\d{2,}$/.test(w)) out.push(w);
-      else if (i > 0 && /^\p{Lu}/u.test(w) && !/^I(['’]|$)/.test(w) && !MONTHS.includes(w)) out.push(w.toLowerCase());
-    });
-  }
-  return out;
-}
-
-const DATE_WORDS = new RegExp(
-  `\\b(?:${MONTHS.join("|")}|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|yesterday|today|tomorrow|(?:19|20)\\d{2}|(?:last|next) (?:week|weekend|month|year|summer))\\b`,
-  "gi",
-);
-
-/** The days the turns happened on, plus the date words they contain. */
-function datesOf(messages: SummarySourceMessage[]): Set<string> {
-  const dates = new Set(messages.map((m) => m.createdAt.slice(0, 10)));
-  for (const m of messages) for (const d of m.content.matchAll(DATE_WORDS)) dates.add(d[0].toLowerCase());
-  return dates;
-}
-
-function mentions(text: string, needle: string): boolean {
-  const escaped = needle.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`(?<![\\p{L}\\d])${escaped}(?![\\p{L}\\d])`, "iu").test(text);
-}
-
-function share(items: Set<string>, text: string): number {
-  if (items.size === 0) return 1;
-  return [...items].filter((e) => mentions(text, e)).length / items.size;
-}
-
-/** The baseline: the same turns rendered the same way, cut after the first N characters. */
-function firstChars(messages: SummarySourceMessage[], chars: number): string {
-  let out = "";
-  let day = "";
-  for (const m of messages) {
-    const d = m.createdAt.slice(0, 10);
-    if (d !== day) {
-      out += `${d}\n`;
-      day = d;
-    }
-    out += `- ${m.role === "USER" ? "User" : "Assistant"}: ${m.content}\n`;
-  }
-  return out.slice(0, chars);
-}
 
 // ---------------------------------------------------------------------------------------------
 
@@ -296,17 +192,17 @@ describe("offline summarizer behaviour", () => {
   });
 });
 
-describe("offline summarizer on LoCoMo conversations", () => {
-  it("finds the data set at ../shared/data/locomo relative to the repository root", () => {
-    expect(existsSync(path.join(locomoDir, "conv-26.json")), `missing ${locomoDir}`).toBe(true);
-  });
+describe("offline summarizer on long conversations (built-in, generated)", () => {
+  const conversations = generatedConversations();
+  const chunks = chunksOf(conversations);
 
-  const conversations = existsSync(locomoDir) ? CONVERSATIONS.map(loadConversation) : [];
-  const chunks = conversations.flatMap((c) =>
-    [60, 120].flatMap((size) =>
-      [0, 100, 200, 300].map((start) => ({ conv: c, label: `${c.name}[${start}..${start + size})`, messages: c.messages.slice(start, start + size) })),
-    ),
-  );
+  it("has three long conversations to cut into chunks", () => {
+    expect(conversations.map((c) => [c.id, c.turns.length])).toEqual([
+      ["gen-1", 419],
+      ["gen-2", 409],
+      ["gen-3", 466],
+    ]);
+  });
 
   it("fits every chunk into the budget (200, 400 and 1000 tokens)", () => {
     expect(chunks.length).toBe(24);
@@ -314,7 +210,7 @@ describe("offline summarizer on LoCoMo conversations", () => {
       for (const chunk of chunks) {
         const summary = extractiveSummary({ priorSummary: null, messages: chunk.messages }, budget);
         expect(estimateTokens(summary), `${chunk.label} @${budget}`).toBeLessThanOrEqual(budget);
-        // Small budgets are used, not wasted: chunks hold 7-19k chars. At 1000 tokens the
+        // Small budgets are used, not wasted: chunks hold 3.6-9k chars. At 1000 tokens the
         // summarizer may stop early rather than pad the summary with small talk.
         if (budget <= 400) {
           expect(estimateTokens(summary), `${chunk.label} @${budget}`).toBeGreaterThan(budget * 0.9);
@@ -324,73 +220,32 @@ describe("offline summarizer on LoCoMo conversations", () => {
   });
 
   it("keeps names, numbers and dates of the folded turns better than the first N characters", () => {
-    const budget = 400;
-    const rows: string[] = [];
-    const total = { entOffline: 0, entPrefix: 0, dateOffline: 0, datePrefix: 0, ansOffline: 0, ansPrefix: 0, answers: 0 };
-    for (const chunk of chunks) {
-      const summary = extractiveSummary({ priorSummary: null, messages: chunk.messages }, budget);
-      const prefix = firstChars(chunk.messages, summary.length);
-      const entities = new Set(chunk.messages.flatMap((m) => entitiesOf(m.content)));
-      const dates = datesOf(chunk.messages);
-      // Answers to the benchmark's questions whose evidence lies in the chunk and that appear
-      // word for word in it.
-      const ids = new Set(chunk.messages.map((m) => m.id));
-      const text = chunk.messages.map((m) => m.content).join("\n");
-      const answers = chunk.conv.qa
-        .filter((q) => q.answer !== undefined && (q.evidence ?? []).length > 0 && q.evidence!.every((e) => ids.has(e)))
-        .map((q) => String(q.answer))
-        .filter((a) => mentions(text, a));
-
-      const e = [share(entities, summary), share(entities, prefix)];
-      const d = [share(dates, summary), share(dates, prefix)];
-      const a = [answers.filter((x) => mentions(summary, x)).length, answers.filter((x) => mentions(prefix, x)).length];
-      total.entOffline += e[0]!;
-      total.entPrefix += e[1]!;
-      total.dateOffline += d[0]!;
-      total.datePrefix += d[1]!;
-      total.ansOffline += a[0]!;
-      total.ansPrefix += a[1]!;
-      total.answers += answers.length;
-      rows.push(
-        `${chunk.label.padEnd(18)} ${String(chunk.messages.length).padStart(3)} turns  entities ${entities.size
-          .toString()
-          .padStart(2)}: offline ${e[0]!.toFixed(2)} prefix ${e[1]!.toFixed(2)}  dates ${dates.size
-          .toString()
-          .padStart(2)}: offline ${d[0]!.toFixed(2)} prefix ${d[1]!.toFixed(2)}  answers ${answers.length}: offline ${a[0]} prefix ${a[1]}`,
-      );
-    }
-    const n = chunks.length;
-    const mean = {
-      entOffline: total.entOffline / n,
-      entPrefix: total.entPrefix / n,
-      dateOffline: total.dateOffline / n,
-      datePrefix: total.datePrefix / n,
-    };
+    const r = measureRetention(chunks, 400);
     console.log(
       [
-        `offline-extractive-v1 vs first-N-chars, ${budget}-token budget, ${n} LoCoMo chunks (same length each side):`,
-        ...rows,
-        `mean entity retention: offline ${mean.entOffline.toFixed(3)}, prefix ${mean.entPrefix.toFixed(3)}`,
-        `mean date retention:   offline ${mean.dateOffline.toFixed(3)}, prefix ${mean.datePrefix.toFixed(3)}`,
-        `verbatim QA answers kept: offline ${total.ansOffline}/${total.answers}, prefix ${total.ansPrefix}/${total.answers}`,
+        `offline-extractive-v1 vs first-N-chars, ${r.budget}-token budget, ${r.rows.length} generated chunks (same length each side):`,
+        `mean entity retention: offline ${r.meanEntity[0].toFixed(3)}, prefix ${r.meanEntity[1].toFixed(3)}`,
+        `mean date retention:   offline ${r.meanDate[0].toFixed(3)}, prefix ${r.meanDate[1].toFixed(3)}`,
+        `verbatim QA answers kept: offline ${r.answersKept[0]}/${r.answers}, prefix ${r.answersKept[1]}/${r.answers}`,
       ].join("\n"),
     );
-    expect(mean.entOffline).toBeGreaterThan(mean.entPrefix + 0.15);
-    expect(mean.dateOffline).toBeGreaterThan(mean.datePrefix + 0.15);
-    expect(total.ansOffline).toBeGreaterThan(total.ansPrefix);
+    expect(r.answers).toBeGreaterThan(0);
+    expect(r.meanEntity[0]).toBeGreaterThan(r.meanEntity[1] + 0.15);
+    expect(r.meanDate[0]).toBeGreaterThan(r.meanDate[1] + 0.15);
+    expect(r.answersKept[0]).toBeGreaterThan(r.answersKept[1]);
   });
 
   it("stays within budget when a whole conversation is folded chunk after chunk, and old days survive", () => {
-    const conv = conversations.find((c) => c.name === "conv-26")!;
+    const messages = toSourceMessages(conversations.find((c) => c.id === "gen-1")!);
     let prior: string | null = null;
     const chain: string[] = [];
-    for (let start = 0; start < conv.messages.length; start += 60) {
-      prior = extractiveSummary({ priorSummary: prior, messages: conv.messages.slice(start, start + 60) }, 400);
+    for (let start = 0; start < messages.length; start += 60) {
+      prior = extractiveSummary({ priorSummary: prior, messages: messages.slice(start, start + 60) }, 400);
       chain.push(prior);
       expect(estimateTokens(prior)).toBeLessThanOrEqual(400);
     }
     const last = chain[chain.length - 1]!;
-    expect(last).toMatch(new RegExp(`^Offline extract of ${conv.messages.length} messages \\(2023-05-08 to `));
+    expect(last).toMatch(new RegExp(`^Offline extract of ${messages.length} messages \\(2023-05-08 to `));
     // The first session's day is still there after every later fold.
     expect(last.split("\n")).toContain("2023-05-08");
   });
