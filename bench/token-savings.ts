@@ -180,7 +180,7 @@ export async function runTokenSavings(ctx: BenchContext): Promise<SectionResult>
     ...c,
     turns: c.turns.slice(0, maxTurns),
   }));
-  // 4,000 and 8,000 are the data README's truncation references.
+  // 4,000 and 8,000 are the windows of the truncation reference (all ten conversations).
   const windows = envInts("BENCH_WINDOWS", [4_000, 8_000, 16_000]);
   const jobs = conversations.flatMap((c) => windows.map((w) => () => replay(ctx, endpoint, c, w)));
   const results = await pool(jobs, 3);
@@ -314,7 +314,7 @@ export async function runTokenSavings(ctx: BenchContext): Promise<SectionResult>
       "Tokens are chars/4 (the spec's estimate) everywhere in this section. Ours: each turn calls runTurn with prompt.chars = the replay the engine holds (context block + active messages) + the new message; the prompt counted is the context block plus the active messages it returns. Truncation: the newest messages whose chars fit window x 4. Full replay: every message so far.",
       "Summarizer tokens: the prompt an LLM summarizer would get for the same fold (core/domain/summary-prompt.ts: system + user, incl. the prior summary), and the summary the offline summarizer wrote. An LLM would also write a scratch <analysis> block (up to 400 more output tokens per call at the default budget).",
       "The final replay is a snapshot of a sawtooth: a HARD fold keeps only the summary, pinned messages and the last 5, so right after one the replay is far below the window, while truncation always fills it. 'Final prompt tokens' shows the sizes the retention was measured on.",
-      "Word for word: case-insensitive, whitespace-normalised, no letter or digit directly before or after the answer. The data README's reference on all ten conversations: 577 of 1,542 answers verbatim; the newest 4,000 tokens keep 34.3%, 8,000 tokens 54.6%.",
+      "Word for word: case-insensitive, whitespace-normalised, no letter or digit directly before or after the answer. The reference on all ten conversations of locomo10.json: 577 of 1,542 answers verbatim; the newest 4,000 tokens keep 34.3%, 8,000 tokens 54.6%.",
     ],
     data: { windows, results, byWindow },
   };
