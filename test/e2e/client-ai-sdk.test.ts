@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { memoryMiddleware } from "../../client/ai-sdk.js";
 import { createMemoryClient, type MemoryClient } from "../../client/index.js";
+import { countingClient } from "../support/counting-client.js";
 import { KEY_A, startTestService } from "../support/service.js";
 
 let ctx: Awaited<ReturnType<typeof startTestService>>;
@@ -68,8 +69,9 @@ describe("memoryMiddleware", () => {
     ]);
   });
 
-  it("stores a tool loop once: the user message, the call, the result, the answer", async () => {
+  it("stores a tool loop once: the user message, the call, the result, the answer, in two requests per model call", async () => {
     await memory.upsertProcess("ai-2", { projectId: "ai" });
+    const counted = countingClient(ctx.service.url, KEY_A);
     const model = new MockLanguageModelV3({
       modelId: "mock-model",
       doGenerate: [
@@ -83,13 +85,20 @@ describe("memoryMiddleware", () => {
       ],
     });
     const { text } = await generateText({
-      model: wrapLanguageModel({ model, middleware: memoryMiddleware({ client: memory, processId: "ai-2", contextWindow: 8000, cacheControl: false }) }),
+      model: wrapLanguageModel({ model, middleware: memoryMiddleware({ client: counted.client, processId: "ai-2", contextWindow: 8000, cacheControl: false }) }),
       prompt: "Weather in Lisbon?",
       tools: { weather: tool({ inputSchema: z.object({ city: z.string() }), execute: async ({ city }) => ({ city, sky: "sunny", celsius: 24 }) }) },
       stopWhen: stepCountIs(3),
     });
 
     expect(text).toBe("Sunny, 24 degrees.");
+    // Per model call: the turn (user message, then the tool result) and the answer.
+    expect(counted.requests).toEqual([
+      "POST /v1/processes/ai-2/turns",
+      "POST /v1/processes/ai-2/messages",
+      "POST /v1/processes/ai-2/turns",
+      "POST /v1/processes/ai-2/messages",
+    ]);
     expect(model.doGenerateCalls[1]!.prompt).toEqual([
       { role: "user", content: [{ type: "text", text: "Weather in Lisbon?" }] },
       { role: "assistant", content: [{ type: "tool-call", toolCallId: "call-7", toolName: "weather", input: { city: "Lisbon" } }] },

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createMemoryClient, type MemoryClient } from "../../client/index.js";
 import { createMemorySession, toMessages } from "../../client/openai-agents.js";
+import { countingClient } from "../support/counting-client.js";
 import { KEY_A, startTestService } from "../support/service.js";
 
 let ctx: Awaited<ReturnType<typeof startTestService>>;
@@ -61,8 +62,12 @@ describe("createMemorySession", () => {
       model,
       tools: [tool({ name: "lookup_order", description: "Find an order", parameters: z.object({ id: z.string() }), execute: async ({ id }) => `order ${id}: shipped yesterday` })],
     });
-    const session = createMemorySession({ client: memory, processId: "agents-1", model: { name: "fake", contextWindow: 8000 } });
+    const counted = countingClient(ctx.service.url, KEY_A);
+    const session = createMemorySession({ client: counted.client, processId: "agents-1", model: { name: "fake", contextWindow: 8000 } });
     const result = await run(agent, "Where is order 42?", { session });
+
+    // One turn for the history, then one append per stored message: user, call, result, answer.
+    expect(counted.requests).toEqual(["POST /v1/processes/agents-1/turns", ...Array(4).fill("POST /v1/processes/agents-1/messages")]);
 
     expect(result.finalOutput).toBe("Order 42 left Porto yesterday.");
     expect(model.requests[0]!.systemInstructions).toBe("You answer order questions.");

@@ -69,6 +69,10 @@ describe("@vancetope/memory-client from its tarball", () => {
     expect(manifest).toMatchObject({ name: "@vancetope/memory-client", type: "module", version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
     expect(manifest.dependencies ?? {}).toEqual({});
     expect(manifest.exports["."]).toEqual({ types: "./dist/index.d.ts", default: "./dist/index.js" });
+    // Every entry point and the binary point at files that were packed.
+    const targets = Object.values(manifest.exports as Record<string, string | Record<string, string>>).flatMap((t) => (typeof t === "string" ? [t] : Object.values(t)));
+    expect(Object.keys(manifest.exports)).toEqual([".", "./tools", "./mcp", "./ai-sdk", "./openai-agents", "./package.json"]);
+    for (const target of [...targets, manifest.bin["vancetope-memory-mcp"]]) expect(files).toContain(`package/${target.replace(/^\.\//, "")}`);
     for (const name of Object.keys(manifest.peerDependencies ?? {})) {
       expect(manifest.peerDependenciesMeta?.[name]?.optional, `${name} is an optional peer`).toBe(true);
     }
