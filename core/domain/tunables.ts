@@ -47,6 +47,11 @@ const fields = {
     .lt(1, "must be below 1")
     // Like the thresholds: no tiny magnitudes (DynamoDB cannot store numbers below 1e-130).
     .refine((v) => v === 0 || v >= 0.01, "must be 0 (off) or at least 0.01"),
+  /**
+   * Most tokens `## Recalled From History` may add for a turn's query; the turn also keeps the
+   * prompt below `hardThreshold`. 0 turns recall off.
+   */
+  recallMaxTokens: z.number("must be a number").int("must be an integer").min(0, "must be >= 0").max(100_000, "must be <= 100000"),
 };
 
 const ordered = (t: {
@@ -96,6 +101,7 @@ export const DEFAULT_TUNABLES: Tunables = Object.freeze({
   maxSourceChars: 60_000,
   summaryMaxTokens: 400,
   foldTarget: 0,
+  recallMaxTokens: 1000,
 });
 
 /** The environment variable of each tunable (read by {@link tunablesFromEnv}). */
@@ -110,6 +116,7 @@ export const TUNABLES_ENV: Readonly<Record<keyof Tunables, string>> = Object.fre
   maxSourceChars: "COMPACTION_MAX_SOURCE_CHARS",
   summaryMaxTokens: "SUMMARY_MAX_TOKENS",
   foldTarget: "COMPACTION_FOLD_TARGET",
+  recallMaxTokens: "RECALL_MAX_TOKENS",
 });
 
 type Label = (field: string) => string;

@@ -7,6 +7,9 @@ import type { ActiveView, ProcessKey, ProcessState } from "../ports/store.js";
 import { newestSummary } from "./compaction.js";
 import type { CoreDeps } from "./deps.js";
 import type { HistorySearch } from "./history-search.js";
+import { selectRecall } from "../domain/recall.js";
+import { DEFAULT_TUNABLES, type Tunables } from "../domain/tunables.js";
+import type { TunablesResolver } from "./tunables.js";
 
 export interface ComposedContext {
   block: string;
@@ -39,30 +42,38 @@ export async function parentContext(deps: CoreDeps, tenantId: string, worker: Pr
 }
 
 export const RECALL_HEADING = "Recalled From History";
-/** Archived messages recalled for a query, and the characters kept of each. */
-const RECALL_LIMIT = 3;
-const RECALL_CHARS = 600;
+/** Search hits considered for recall: more than fit, since some are active or already shown. */
+const RECALL_CANDIDATES = 40;
 
 /**
- * Archived originals that match the turn's query (the summary may have lost the detail). Active
- * messages are already in the prompt, so only archived hits count. A dynamic section: it goes
- * after the cache breakpoint. Search trouble skips the section; the turn still succeeds.
+ * Tokens recall may add to a turn: `recallMaxTokens`, but never so many that the prompt passes
+ * the hard threshold (`promptTokens` is the prompt after any compaction of this turn).
+ */
+export function recallBudget(tunables: Pick<Tunables, "recallMaxTokens" | "hardThreshold">, contextWindow: number, promptTokens: number): number {
+  const room = Math.floor(tunables.hardThreshold * contextWindow) - promptTokens;
+  return Math.max(0, Math.min(tunables.recallMaxTokens, room));
+}
+
+/**
+ * Archived originals that match the turn's query (the summary may have lost the detail), best
+ * first, each cut around its matching passage, within `budgetTokens` (docs/turns.md, "Recall").
+ * Active messages are already in the prompt, and passages the replayed summary already holds are
+ * skipped. A dynamic section: it goes after the cache breakpoint. Search trouble skips the
+ * section; the turn still succeeds.
  */
 export async function recallSection(
   deps: CoreDeps & { history?: HistorySearch },
   key: ProcessKey,
   query: string | undefined,
+  options: { budgetTokens: number; summary: string | null } = { budgetTokens: DEFAULT_TUNABLES.recallMaxTokens, summary: null },
 ): Promise<ContextSection | null> {
-  if (!query?.trim() || !deps.history) return null;
+  if (!query?.trim() || !deps.history || options.budgetTokens <= 0) return null;
   try {
-    const { items } = await deps.history.search(deps, key, { q: query, limit: RECALL_LIMIT * 4 });
-    const archived = items.filter((i) => i.message.archivedInMemoryId !== null).slice(0, RECALL_LIMIT);
-    if (archived.length === 0) return null;
-    const lines = archived.map(({ message: m }) => {
-      const text = m.content.length > RECALL_CHARS ? `${m.content.slice(0, RECALL_CHARS)}…` : m.content;
-      return `- [${m.createdAt}] ${m.role}: ${text.replace(/\s+/g, " ")}`;
-    });
-    return { name: RECALL_HEADING, content: lines.join("\n"), cache: "dynamic" };
+    const { items } = await deps.history.search(deps, key, { q: query, limit: RECALL_CANDIDATES });
+    const archived = items.filter((i) => i.message.archivedInMemoryId !== null).map((i) => i.message);
+    const lines = selectRecall(archived, { query, budgetTokens: options.budgetTokens, summary: options.summary });
+    if (lines.length === 0) return null;
+    return { name: RECALL_HEADING, content: lines.map((l) => l.line).join("\n"), cache: "dynamic" };
   } catch (e) {
     deps.log.warn("history recall skipped", { processId: key.processId, error: String(e) });
     return null;
@@ -74,15 +85,28 @@ export async function recallSection(
  * archived messages that match it.
  */
 export async function composeContext(
-  deps: CoreDeps & { history?: HistorySearch },
+  deps: CoreDeps & { history?: HistorySearch; tunables?: TunablesResolver },
   key: ProcessKey,
   view: ActiveView,
-  options: { query?: string | undefined } = {},
+  options: { query?: string | undefined; recallTokens?: number } = {},
 ): Promise<ComposedContext> {
+  const summary = newestSummary(view)?.content ?? null;
+  const budgetTokens = options.query?.trim() ? (options.recallTokens ?? (await recallMaxTokens(deps, key, view))) : 0;
   const [parent, recall] = await Promise.all([
     parentContext(deps, key.tenantId, view.state),
-    recallSection(deps, key, options.query),
+    recallSection(deps, key, options.query, { budgetTokens, summary }),
   ]);
-  const sections = buildSections({ summary: newestSummary(view)?.content ?? null, parent, extra: recall ? [recall] : [] });
+  const sections = buildSections({ summary, parent, extra: recall ? [recall] : [] });
   return { ...renderBlock(sections), sections };
+}
+
+/** The process's `recallMaxTokens` (the default when settings cannot be read: recall is optional). */
+async function recallMaxTokens(deps: CoreDeps & { tunables?: TunablesResolver }, key: ProcessKey, view: ActiveView): Promise<number> {
+  if (!deps.tunables) return DEFAULT_TUNABLES.recallMaxTokens;
+  try {
+    return (await deps.tunables.forProcess(key.tenantId, view.state.process.projectId)).recallMaxTokens;
+  } catch (e) {
+    deps.log.warn("recall settings unavailable", { processId: key.processId, error: String(e) });
+    return DEFAULT_TUNABLES.recallMaxTokens;
+  }
 }

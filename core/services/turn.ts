@@ -7,7 +7,7 @@ import type { CompactionResult, Message } from "../domain/model.js";
 import type { AppendMessageBody } from "../domain/requests.js";
 import type { ProcessKey } from "../ports/store.js";
 import { compactIfNeeded, resolveContextWindow, settledView, type CompactionRequest } from "./compaction.js";
-import { composeContext, type ComposedContext } from "./context.js";
+import { composeContext, recallBudget, type ComposedContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
 import { appendMessage } from "./messages.js";
 
@@ -23,7 +23,7 @@ export interface TurnResult {
 }
 
 export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnRequest): Promise<TurnResult> {
-  resolveContextWindow(request.model); // a 400 before anything is written
+  const contextWindow = resolveContextWindow(request.model); // a 400 before anything is written
   const view = await settledView(deps, key);
   if (request.message) {
     const { message, created } = await appendMessage(deps, key, request.message, {
@@ -35,6 +35,10 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
     }
   }
   const { view: after, ...compaction } = await compactIfNeeded(deps, key, request, { view });
-  const context = await composeContext(deps, key, after, { query: request.query });
+  // Recall fills the room left below the hard threshold, up to recallMaxTokens.
+  const recallTokens = request.query?.trim()
+    ? recallBudget(await deps.tunables.forProcess(key.tenantId, after.state.process.projectId), contextWindow, compaction.tokensAfter)
+    : 0;
+  const context = await composeContext(deps, key, after, { query: request.query, recallTokens });
   return { compaction, context, messages: after.messages };
 }

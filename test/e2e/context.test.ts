@@ -206,3 +206,36 @@ describe("recall of archived messages for a query", () => {
     }
   });
 });
+
+describe("recall sized to the window", () => {
+  it("fills the room below the hard threshold up to recallMaxTokens, and 0 turns it off", async () => {
+    const { service, api } = await startTestService({ overrides: { summarizer: async () => createFakeSummarizer() } });
+    try {
+      await api("PUT", "/v1/processes/recall-2", { body: { projectId: "p" } });
+      for (let i = 0; i < 24; i++) {
+        const content = `Deploy note ${i}: the billing deploy window for region ${i} is slot ${300 + i}, ${"with a long explanation of the rollout ".repeat(3)}`;
+        await api("POST", "/v1/processes/recall-2/messages", { body: { role: i % 2 ? "ASSISTANT" : "USER", content, tags: ["STRENGTH:normal"] } });
+      }
+      expect((await api("POST", "/v1/processes/recall-2/compaction", { body: { model: { contextWindow: 100_000 }, force: "HARD" } })).body.compacted).toBe(true);
+
+      const section = (body: any) => body.context.sections.find((s: any) => s.name === "Recalled From History");
+      const turn = (tokens: number) =>
+        api("POST", "/v1/processes/recall-2/turns", { body: { model: { contextWindow: 2_000 }, prompt: { tokens }, query: "billing deploy window" } });
+      // 1,500 of 2,000 tokens: 200 tokens are left below the hard threshold (1,700).
+      const tight = await turn(1_500);
+      expect(tight.body.compaction.compacted).toBe(false);
+      const tightTokens = Math.ceil(section(tight.body).content.length / 4);
+      expect(tightTokens).toBeGreaterThan(50);
+      expect(1_500 + tightTokens).toBeLessThanOrEqual(1_700);
+      // With room, up to recallMaxTokens (1,000 by default): more than the three hits of old.
+      const roomy = await turn(200);
+      expect(section(roomy.body).content.split("\n").length).toBeGreaterThan(3);
+      expect(Math.ceil(section(roomy.body).content.length / 4)).toBeLessThanOrEqual(1_000);
+
+      expect((await api("PUT", "/v1/settings?projectId=p", { body: { recallMaxTokens: 0 } })).status).toBe(200);
+      expect(section((await turn(200)).body)).toBeUndefined();
+    } finally {
+      await service.stop();
+    }
+  });
+});

@@ -34,6 +34,7 @@ describe("DEFAULT_TUNABLES", () => {
       maxSourceChars: 60_000,
       summaryMaxTokens: 400,
       foldTarget: 0, // off: HARD/EMERGENCY fold all the selector allows, as the spec says
+      recallMaxTokens: 1000,
     });
   });
 
@@ -107,6 +108,7 @@ describe("tunablesFromEnv", () => {
       COMPACTION_MAX_SOURCE_CHARS: "20000",
       SUMMARY_MAX_TOKENS: "300",
       COMPACTION_FOLD_TARGET: "0.5",
+      RECALL_MAX_TOKENS: "600",
     };
     expect(tunablesFromEnv(env)).toEqual({
       softThreshold: 0.5,
@@ -119,6 +121,7 @@ describe("tunablesFromEnv", () => {
       maxSourceChars: 20_000,
       summaryMaxTokens: 300,
       foldTarget: 0.5,
+      recallMaxTokens: 600,
     });
     expect(Object.values(TUNABLES_ENV).sort()).toEqual(Object.keys(env).sort());
   });

@@ -1,0 +1,110 @@
+/**
+ * Sizing `## Recalled From History` (docs/turns.md, "Recall"): the best archived matches for the
+ * turn's query, each cut around the passage that matches, until a token budget is spent, skipping
+ * what the replayed summary already says. Pure: the service does the search and the I/O.
+ */
+import type { Message } from "./model.js";
+import { CHARS_PER_TOKEN } from "./tokens.js";
+
+/** Longest excerpt of one message, in characters: a long message gives its best passage, not all of it. */
+export const RECALL_ITEM_MAX_CHARS = 800;
+/** Shortest excerpt worth a line: below this the budget is spent. */
+const MIN_EXCERPT_CHARS = 80;
+
+const TERM_RE = /[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu;
+const STOP = new Set(
+  "the and for are was were with that this what when where which who whom how did does you your our their his her its she him they them from have has had not but all any can will would about into than then there these those been being just also very".split(
+    " ",
+  ),
+);
+
+/** Lower-case query words worth matching (three letters or more, not stop words). */
+export function queryTerms(query: string): string[] {
+  const out = new Set<string>();
+  for (const m of query.toLowerCase().matchAll(TERM_RE)) {
+    const w = m[0].replace(/[’']s$/, "");
+    if (w.length >= 3 && !STOP.has(w)) out.add(w);
+  }
+  return [...out];
+}
+
+/**
+ * The part of `content` of at most `maxChars` that holds the most query terms, widened to word
+ * boundaries, with `…` where it was cut. Short contents come back whole (whitespace collapsed).
+ */
+export function excerptAround(content: string, terms: readonly string[], maxChars: number): string {
+  const text = content.replace(/\s+/g, " ").trim();
+  if (text.length <= maxChars) return text;
+  const lower = text.toLowerCase();
+  const hits: number[] = [];
+  for (const term of terms) {
+    for (let i = lower.indexOf(term); i >= 0; i = lower.indexOf(term, i + term.length)) hits.push(i);
+  }
+  hits.sort((a, b) => a - b);
+  // The window start that covers the most hits (two pointers over the sorted positions).
+  let bestStart = 0;
+  let bestCount = 0;
+  for (let i = 0, j = 0; i < hits.length; i++) {
+    while (hits[j]! < hits[i]! - maxChars * 0.6) j++;
+    if (i - j + 1 > bestCount) {
+      bestCount = i - j + 1;
+      // Centre the hits: a little context before the first one.
+      bestStart = Math.max(0, hits[j]! - Math.floor(maxChars * 0.2));
+    }
+  }
+  let start = Math.min(bestStart, text.length - maxChars);
+  let end = start + maxChars;
+  if (start > 0) {
+    const space = text.indexOf(" ", start);
+    start = space >= 0 && space < start + 20 ? space + 1 : start;
+  }
+  if (end < text.length) {
+    const space = text.lastIndexOf(" ", end);
+    end = space > end - 20 ? space : end;
+  }
+  return `${start > 0 ? "…" : ""}${text.slice(start, end).trim()}${end < text.length ? "…" : ""}`;
+}
+
+const norm = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+
+/** True when every sentence of `excerpt` already appears in the replayed summary. */
+function alreadyShown(excerpt: string, summaryNorm: string): boolean {
+  if (!summaryNorm) return false;
+  const sentences = excerpt
+    .replace(/…/g, " ")
+    .split(/(?<=[.!?])\s+/)
+    .map(norm)
+    .filter((s) => s.length >= 12);
+  return sentences.length > 0 && sentences.every((s) => summaryNorm.includes(s));
+}
+
+export interface RecallLine {
+  message: Message;
+  line: string;
+  tokens: number;
+}
+
+/**
+ * The recall lines for `hits` (best first), within `budgetTokens` (chars/4 of the lines), skipping
+ * archived messages whose matching passage the summary already shows.
+ */
+export function selectRecall(
+  hits: readonly Message[],
+  options: { query: string; budgetTokens: number; summary: string | null },
+): RecallLine[] {
+  const terms = queryTerms(options.query);
+  const summaryNorm = options.summary ? ` ${norm(options.summary)} ` : "";
+  let left = Math.floor(options.budgetTokens * CHARS_PER_TOKEN);
+  const out: RecallLine[] = [];
+  for (const m of hits) {
+    const prefix = `- [${m.createdAt}] ${m.role}: `;
+    const room = Math.min(RECALL_ITEM_MAX_CHARS, left - prefix.length - 1);
+    if (room < MIN_EXCERPT_CHARS && room < m.content.length) break;
+    const excerpt = excerptAround(m.content, terms, room);
+    if (!excerpt || alreadyShown(excerpt, summaryNorm)) continue;
+    const line = `${prefix}${excerpt}`;
+    out.push({ message: m, line, tokens: Math.ceil((line.length + 1) / CHARS_PER_TOKEN) });
+    left -= line.length + 1;
+  }
+  return out;
+}

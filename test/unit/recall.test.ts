@@ -1,0 +1,66 @@
+/** Recall sizing: excerpts cut around the match, a token budget, and nothing the summary already shows. */
+import { describe, expect, it } from "vitest";
+import type { Message } from "../../core/domain/model.js";
+import { excerptAround, queryTerms, RECALL_ITEM_MAX_CHARS, selectRecall } from "../../core/domain/recall.js";
+import { recallBudget } from "../../core/services/context.js";
+
+const msg = (id: string, content: string): Message => ({
+  id,
+  processId: "p",
+  role: "USER",
+  content,
+  tags: [],
+  createdAt: "2024-05-01T10:00:00.000Z",
+  archivedInMemoryId: "mem_1",
+  tokens: Math.ceil(content.length / 4),
+});
+
+describe("excerptAround", () => {
+  it("keeps the passage that matches, not the start of a long message", () => {
+    const text = `${"Unrelated setup talk about lunch. ".repeat(40)}The billing deploy window is Friday 14:00 UTC. ${"More chatter about plants. ".repeat(40)}`;
+    const cut = excerptAround(text, queryTerms("when is the billing deploy window?"), 200);
+    expect(cut).toContain("The billing deploy window is Friday 14:00 UTC.");
+    expect(cut.length).toBeLessThanOrEqual(202);
+    expect(cut.startsWith("…")).toBe(true);
+    expect(cut.endsWith("…")).toBe(true);
+  });
+
+  it("returns short messages whole", () => {
+    expect(excerptAround("Deploy on  Friday.", ["deploy"], 200)).toBe("Deploy on Friday.");
+  });
+});
+
+describe("selectRecall", () => {
+  const hits = Array.from({ length: 30 }, (_, i) => msg(`m${i}`, `Note ${i}: the deploy window moved to slot ${100 + i} after review ${i}.`));
+
+  it("fills the token budget with the best hits in order, and no more", () => {
+    const lines = selectRecall(hits, { query: "deploy window", budgetTokens: 100, summary: null });
+    const used = lines.reduce((n, l) => n + l.tokens, 0);
+    expect(lines.length).toBeGreaterThan(3); // a budget, not a fixed count of three
+    expect(used).toBeLessThanOrEqual(100);
+    expect(lines.map((l) => l.message.id)).toEqual(hits.slice(0, lines.length).map((m) => m.id));
+    expect(selectRecall(hits, { query: "deploy window", budgetTokens: 0, summary: null })).toEqual([]);
+  });
+
+  it("skips a hit whose passage the replayed summary already holds", () => {
+    const summary = "- User: Note 0: the deploy window moved to slot 100 after review 0.";
+    const lines = selectRecall(hits.slice(0, 2), { query: "deploy window", budgetTokens: 500, summary });
+    expect(lines.map((l) => l.message.id)).toEqual(["m1"]);
+  });
+
+  it("cuts each long hit to at most RECALL_ITEM_MAX_CHARS", () => {
+    const long = msg("big", `${"filler words here. ".repeat(200)}deploy window details. ${"tail words. ".repeat(200)}`);
+    const [line] = selectRecall([long], { query: "deploy window", budgetTokens: 5000, summary: null });
+    expect(line!.line).toContain("deploy window details.");
+    expect(line!.line.length).toBeLessThan(RECALL_ITEM_MAX_CHARS + 60);
+  });
+});
+
+describe("recallBudget", () => {
+  it("is recallMaxTokens, but never pushes the prompt past the hard threshold", () => {
+    const t = { recallMaxTokens: 1000, hardThreshold: 0.85 };
+    expect(recallBudget(t, 100_000, 10_000)).toBe(1000);
+    expect(recallBudget(t, 4000, 3000)).toBe(400);
+    expect(recallBudget(t, 4000, 3500)).toBe(0);
+  });
+});
