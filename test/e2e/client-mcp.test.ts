@@ -86,8 +86,11 @@ describe("vancetope-memory-mcp over stdio", () => {
     expect(plain.sections).toEqual(["Earlier Conversation (compacted)"]);
     expect(plain.block).toContain("## Earlier Conversation (compacted)");
     const recalled = json(await call("get_context", { processId: "mcp-1", query: "Marta exceptions" }));
-    expect(recalled.sections).toEqual(["Earlier Conversation (compacted)", "Recalled From History"]);
+    // The offline summary already carries the note, and recall skips what the replay shows
+    // (docs/turns.md, "Recall"): the note is in the block once, not twice.
+    expect(recalled.sections).toEqual(["Earlier Conversation (compacted)"]);
     expect(recalled.block).toContain("ask Marta for exceptions");
+    expect(recalled.block.split("ask Marta for exceptions")).toHaveLength(2);
   });
 
   it("answers bad input and missing things with tool errors that name them", async () => {
