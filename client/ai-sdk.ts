@@ -61,17 +61,20 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): LanguageMode
       // Tool results go one request each; the last one (or the user's message) rides on the turn.
       for (const m of newMessages.slice(0, -1)) await client.appendMessage(processId, m);
       const modelRef: ModelRef = { name: options.modelName ?? model.modelId, ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}) };
-      const last = newMessages.at(-1);
-      const turn = await client.beginTurn(processId, { ...(last ? { message: last } : {}), model: modelRef });
+      const message = newMessages.at(-1);
+      const turn = await client.beginTurn(processId, { ...(message ? { message } : {}), model: modelRef });
       const prompt = toPrompt(turn, system, options.cacheControl ?? true);
       // The user's message as the caller wrote it (files, provider options), not its stored text.
       if (newUserMessage && prompt.at(-1)?.role === "user") prompt[prompt.length - 1] = newUserMessage;
+      // A trailing assistant message is a prefill: sent as is, stored with the answer that continues it.
+      const last = params.prompt.at(-1);
+      if (last?.role === "assistant") prompt.push(last);
       return { ...params, prompt };
     },
 
-    async wrapGenerate({ doGenerate }) {
+    async wrapGenerate({ doGenerate, params }) {
       const result: GenerateResult = await doGenerate();
-      const text = result.content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
+      const text = prefillOf(params.prompt) + result.content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("");
       const calls = result.content.flatMap((p) =>
         p.type === "tool-call" && !p.providerExecuted ? [{ id: p.toolCallId, name: p.toolName, arguments: p.input }] : [],
       );
@@ -79,9 +82,9 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): LanguageMode
       return result;
     },
 
-    async wrapStream({ doStream }) {
+    async wrapStream({ doStream, params }) {
       const { stream, ...rest } = await doStream();
-      let text = "";
+      let text = prefillOf(params.prompt);
       const calls: ToolCall[] = [];
       const recorder = new TransformStream<StreamPart, StreamPart>({
         transform(part, controller) {
@@ -127,6 +130,12 @@ function readPrompt(prompt: Prompt): { system: string; newMessages: AppendMessag
     );
   }
   return { system: system.join("\n\n"), newMessages: results };
+}
+
+/** The text of a trailing assistant message (a prefill), which the model's answer continues. */
+function prefillOf(prompt: Prompt): string {
+  const last = prompt.at(-1);
+  return last?.role === "assistant" ? last.content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("") : "";
 }
 
 /** The replay as a provider-spec prompt. */

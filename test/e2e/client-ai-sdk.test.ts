@@ -142,6 +142,21 @@ describe("memoryMiddleware", () => {
     expect((await active("ai-3")).map((m) => m.content)).toEqual(["Say hello.", "Hello there."]);
   });
 
+  it("sends a trailing assistant prefill as is, and stores it with the answer that continues it", async () => {
+    await memory.upsertProcess("ai-5", { projectId: "ai" });
+    const model = new MockLanguageModelV3({ modelId: "mock-model", doGenerate: answer(' "answer": 42 }') });
+    await generateText({
+      model: wrapLanguageModel({ model, middleware: memoryMiddleware({ client: memory, processId: "ai-5", contextWindow: 8000 }) }),
+      messages: [
+        { role: "user", content: "Reply in JSON." },
+        { role: "assistant", content: "{" },
+      ],
+    });
+    expect(model.doGenerateCalls[0]!.prompt.at(-1)).toMatchObject({ role: "assistant", content: [{ type: "text", text: "{" }] });
+    // Nothing new from the user: the turn appends nothing; the stored answer is the whole assistant message.
+    expect((await active("ai-5")).map((m) => [m.role, m.content])).toEqual([["ASSISTANT", '{ "answer": 42 }']]);
+  });
+
   it("compacts on the turn that crosses a threshold, and the model gets the summary instead", async () => {
     await memory.upsertProcess("ai-4", { projectId: "ai" });
     const model = new MockLanguageModelV3({ modelId: "mock-model", doGenerate: answer("Noted; the regression test is in.") });
