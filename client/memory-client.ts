@@ -16,6 +16,7 @@ import type {
   Process,
   RangeCompactionResult,
   SearchHit,
+  Strength,
   Turn,
   UpsertProcessInput,
 } from "./types.js";
@@ -69,6 +70,11 @@ export interface MemoryClient {
   ): Promise<Page<Message>>;
   /** One message by id, archived or not. */
   getMessage(processId: string, messageId: string): Promise<Message>;
+  /**
+   * Sets the message's one STRENGTH tag (`null` removes it). Only an active message can change:
+   * an archived one throws MemoryApiError 409 `message.archived`.
+   */
+  setMessageStrength(processId: string, messageId: string, strength: Strength | null): Promise<Message>;
   compact(processId: string, input: CompactInput): Promise<CompactionResult>;
   compactRange(processId: string, input: CompactRangeInput): Promise<RangeCompactionResult>;
   getContext(processId: string, query?: { query?: string }): Promise<MemoryContext>;
@@ -97,7 +103,7 @@ export function createMemoryClient(options: MemoryClientOptions): MemoryClient {
   const id = encodeURIComponent;
 
   async function call<T>(
-    method: "GET" | "PUT" | "POST",
+    method: "GET" | "PUT" | "POST" | "PATCH",
     path: string,
     init: { query?: Record<string, QueryValue>; body?: unknown } = {},
   ): Promise<{ status: number; body: T }> {
@@ -166,6 +172,10 @@ export function createMemoryClient(options: MemoryClientOptions): MemoryClient {
 
     getMessage: async (processId, messageId) =>
       (await get<{ message: Message }>(`${processPath(processId)}/messages/${id(messageId)}`)).message,
+
+    setMessageStrength: async (processId, messageId, strength) =>
+      (await call<{ message: Message }>("PATCH", `${processPath(processId)}/messages/${id(messageId)}`, { body: { strength } })).body
+        .message,
 
     compact: (processId, input) => post<CompactionResult>(`${processPath(processId)}/compaction`, input),
 

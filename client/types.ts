@@ -5,6 +5,7 @@
 
 export type Role = "USER" | "ASSISTANT" | "SYSTEM" | "TOOL";
 export type CompactionMode = "NONE" | "SOFT" | "HARD" | "EMERGENCY";
+export type Strength = "weak" | "normal" | "strong" | "pinned";
 export type StrengthTag = "STRENGTH:weak" | "STRENGTH:normal" | "STRENGTH:strong" | "STRENGTH:pinned";
 
 export interface ToolCall {

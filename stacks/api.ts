@@ -19,6 +19,7 @@ export const API_ROUTES = {
   "POST /v1/processes/{processId}/messages": "api",
   "GET /v1/processes/{processId}/messages": "api",
   "GET /v1/processes/{processId}/messages/{messageId}": "api",
+  "PATCH /v1/processes/{processId}/messages/{messageId}": "api",
   "GET /v1/processes/{processId}/context": "api",
   "GET /v1/processes/{processId}/memories": "api",
   "GET /v1/processes/{processId}/memories/{memoryId}": "api",
@@ -67,7 +68,7 @@ export function Api({ stack, app }: StackContext) {
     cors: {
       allowOrigins: ["*"],
       allowHeaders: ["authorization", "content-type"],
-      allowMethods: ["GET", "PUT", "POST"],
+      allowMethods: ["GET", "PUT", "POST", "PATCH"],
       maxAge: "1 day",
     },
     accessLog: { retention: "one_month" },

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { CompactionModeName, Role, ToolCall } from "./model.js";
+import { STRENGTHS } from "./strength.js";
 
 /** Largest request body accepted (bytes); DynamoDB's item limit is 400 KB. */
 export const MAX_BODY_BYTES = 400 * 1024;
@@ -37,12 +38,11 @@ export const PutProcessBody = z.strictObject({
 });
 export type PutProcessBody = z.infer<typeof PutProcessBody>;
 
-const STRENGTHS = ["weak", "normal", "strong", "pinned"];
 
 export const Tag = Unicode.min(1)
   .max(128)
   .regex(/^[^\p{Cc}]+$/u, "tags hold no control characters")
-  .refine((t) => !t.startsWith("STRENGTH:") || STRENGTHS.includes(t.slice(9)), {
+  .refine((t) => !t.startsWith("STRENGTH:") || (STRENGTHS as readonly string[]).includes(t.slice(9)), {
     message: "STRENGTH tags are STRENGTH:weak|normal|strong|pinned",
   });
 
@@ -136,3 +136,9 @@ export const SearchQuery = z.object({
 });
 
 export const contentBytes = (s: string) => Buffer.byteLength(s, "utf8");
+
+/** PATCH of one message: its one STRENGTH tag (`null` removes it, so the trivial patterns apply again). */
+export const PatchMessageBody = z.strictObject({
+  strength: z.enum(STRENGTHS).nullable(),
+});
+export type PatchMessageBody = z.infer<typeof PatchMessageBody>;

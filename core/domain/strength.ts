@@ -46,6 +46,17 @@ export function hasStrengthTag(tags: readonly string[]): boolean {
   return strengthTagOf(tags) !== null;
 }
 
+/**
+ * `tags` with every strength tag (valid or not) replaced by the one for `strength`, or by none
+ * when it is null; other tags keep their order.
+ *
+ * @example withStrength(["MODE:plan", "STRENGTH:weak"], "pinned") // ["MODE:plan", "STRENGTH:pinned"]
+ */
+export function withStrength(tags: readonly string[], strength: Strength | null): string[] {
+  const rest = tags.filter((t) => t.trim().slice(0, STRENGTH_TAG_PREFIX.length).toUpperCase() !== STRENGTH_TAG_PREFIX);
+  return strength === null ? rest : [...rest, strengthTag(strength)];
+}
+
 /** Tags that look like strength tags but name no strength (`STRENGTH:high`): reject at the boundary. */
 export function malformedStrengthTags(tags: readonly string[]): string[] {
   return tags.filter(

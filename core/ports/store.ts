@@ -83,6 +83,16 @@ export interface Store {
   getMessages(key: ProcessKey, ids: string[]): Promise<Message[]>;
   /** One message, archived or not (strongly consistent); null when the process has no such message. */
   getMessage(key: ProcessKey, messageId: string): Promise<Message | null>;
+  /**
+   * Replaces the tags of an active message if they are still `expectedTags`, and bumps META.version
+   * in the same transaction so that a compaction that read the old tags cannot commit.
+   * `pending_archive`: a roll-forward is unfinished (finish it, then retry).
+   */
+  updateMessageTags(
+    key: ProcessKey,
+    messageId: string,
+    change: { tags: string[]; expectedTags: string[] },
+  ): Promise<Outcome<"not_found" | "archived" | "tags_changed" | "pending_archive">>;
   /** META + active summary + active messages in one strongly consistent Query. */
   activeView(key: ProcessKey): Promise<ActiveView | null>;
   /** Conditional and idempotent: an already archived message is skipped, never re-pointed. */

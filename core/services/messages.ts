@@ -2,10 +2,10 @@
  * Appending and listing messages. Append applies the auto-pin rule of spec §5.3 and the
  * idempotency key; listing serves the full history or the active (replay) view.
  */
-import { AppError, notFound } from "../domain/errors.js";
+import { AppError, conflict, notFound } from "../domain/errors.js";
 import type { Message, Page } from "../domain/model.js";
 import { MAX_CONTENT_BYTES, contentBytes, type AppendMessageBody } from "../domain/requests.js";
-import { hasStrengthTag } from "../domain/strength.js";
+import { hasStrengthTag, withStrength, type Strength } from "../domain/strength.js";
 import { messageTokens } from "../domain/tokens.js";
 import type { ProcessKey } from "../ports/store.js";
 import type { CoreDeps } from "./deps.js";
@@ -81,6 +81,42 @@ export async function getMessage(deps: CoreDeps, key: ProcessKey, messageId: str
   await requireProcess(deps, key);
   throw notFound("message", messageId);
 }
+
+/**
+ * Sets the message's one STRENGTH tag (null removes it). Only an active message changes: the write
+ * is conditional on the message being unarchived and its tags unchanged since read, and it bumps
+ * META.version, so a compaction that selected the message under its old strength cannot commit
+ * (docs/compaction.md, "Changing a message's strength"). An unfinished roll-forward is finished
+ * first, so a message that a committed fold still has to archive answers 409, never gets pinned.
+ */
+export async function setMessageStrength(
+  deps: CoreDeps,
+  key: ProcessKey,
+  messageId: string,
+  strength: Strength | null,
+  settle: (key: ProcessKey) => Promise<unknown>,
+): Promise<Message> {
+  for (let attempt = 1; ; attempt++) {
+    await settle(key);
+    const current = await getMessage(deps, key, messageId);
+    if (current.archivedInMemoryId !== null) throw archivedConflict(current);
+    const tags = withStrength(current.tags, strength);
+    if (sameTags(tags, current.tags)) return current;
+    const out = await deps.store.updateMessageTags(key, messageId, { tags, expectedTags: current.tags });
+    if (out.ok) return { ...current, tags };
+    if (out.reason === "not_found") throw notFound("message", messageId);
+    if (out.reason === "archived") throw archivedConflict(current);
+    // tags_changed (a concurrent PATCH) or pending_archive (a fold just committed): read again.
+    if (attempt >= 5) throw conflict("message.busy", `message '${messageId}' kept changing; try again`);
+  }
+}
+
+const sameTags = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((t, i) => t === b[i]);
+
+const archivedConflict = (m: Message) =>
+  conflict("message.archived", `message '${m.id}' is archived${m.archivedInMemoryId ? ` in memory '${m.archivedInMemoryId}'` : ""}; only an active message can change`, {
+    archivedInMemoryId: m.archivedInMemoryId,
+  });
 
 /** Active view pages by message id over the one Query's result; the full history pages in DynamoDB. */
 export async function listMessages(

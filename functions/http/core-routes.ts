@@ -5,6 +5,7 @@ import {
   ListMessagesQuery,
   ListProcessesQuery,
   Id,
+  PatchMessageBody,
   MemoriesQuery,
   PutProcessBody,
 } from "../../core/domain/requests.js";
@@ -12,7 +13,7 @@ import { TunablesOverride } from "../../core/domain/tunables.js";
 import { settledView } from "../../core/services/compaction.js";
 import { composeContext } from "../../core/services/context.js";
 import { listMemories, memoryDetail } from "../../core/services/memories.js";
-import { appendMessage, getMessage, listMessages } from "../../core/services/messages.js";
+import { appendMessage, getMessage, listMessages, setMessageStrength } from "../../core/services/messages.js";
 import { listProcesses, requireProcess, upsertProcess } from "../../core/services/processes.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { tenantOf, type Env } from "./app.js";
@@ -56,6 +57,14 @@ export function coreRoutes(app: Hono<Env>, deps: ServiceDeps) {
   app.get("/v1/processes/:processId/messages/:messageId", async (c) => {
     const key = keyOf(c);
     return c.json({ message: await getMessage(deps, key, readId(c, "messageId")) });
+  });
+
+  app.patch("/v1/processes/:processId/messages/:messageId", async (c) => {
+    const key = keyOf(c);
+    const messageId = readId(c, "messageId");
+    const { strength } = await readBody(c, PatchMessageBody);
+    const settle = (k: typeof key) => settledView(deps, k);
+    return c.json({ message: await setMessageStrength(deps, key, messageId, strength, settle) });
   });
 
   app.get("/v1/processes/:processId/memories", async (c) => {

@@ -105,6 +105,15 @@ describe("typed methods", () => {
     expect(range.memoryId).toEqual(expect.any(String));
     expect((await memory.getContext("client-2")).sections.map((s) => s.name)).toEqual(["Earlier Conversation (compacted)"]);
 
+    const folded = (await memory.listMessages("client-2", { view: "all" })).items.find((m) => m.archivedInMemoryId === range.memoryId)!;
+    expect(await memory.getMessage("client-2", folded.id)).toEqual(folded);
+    expect(await memory.setMessageStrength("client-2", folded.id, "pinned").catch((e: MemoryApiError) => [e.status, e.code])).toEqual([
+      409,
+      "message.archived",
+    ]);
+    expect((await memory.setMessageStrength("client-2", first.message.id, null)).tags).toEqual([]);
+    expect((await memory.setMessageStrength("client-2", first.message.id, "pinned")).tags).toEqual(["STRENGTH:pinned"]);
+
     const hits = await memory.searchHistory("client-2", { q: "topic detail", limit: 10 });
     expect(hits.items.length).toBeGreaterThan(0);
     expect(hits.items.some((h) => h.message.archivedInMemoryId === range.memoryId && typeof h.score === "number")).toBe(true);

@@ -1,6 +1,6 @@
 /**
  * Per-message and per-summary controls of api.md over HTTP against the local runner: reading one
- * message in full.
+ * message in full and changing its strength.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Message } from "../../core/domain/model.js";
@@ -65,5 +65,43 @@ describe("GET /v1/processes/{id}/messages/{messageId}", () => {
     expectError(await api("GET", `/v1/processes/no-such-process/messages/${ids[0]}`), 404, "process.not_found");
     expectError(await api("GET", `/v1/processes/g-private/messages/${ids[0]}`, { key: KEY_B }), 404);
     expect((await api("GET", `/v1/processes/g-private/messages/${ids[0]}`, { key: KEY_A })).status).toBe(200);
+  });
+});
+
+describe("PATCH /v1/processes/{id}/messages/{messageId}", () => {
+  const patch = (pid: string, mid: string, body: unknown, key = KEY_A) =>
+    api("PATCH", `/v1/processes/${pid}/messages/${mid}`, { body: body as Record<string, unknown>, key });
+
+  it("sets the one STRENGTH tag (200 with the message); null removes it; the active view and the next compaction see it", async () => {
+    const ids = await chat("p-pin");
+    const pinned = await patch("p-pin", ids[1]!, { strength: "pinned" });
+    expect(pinned.status).toBe(200);
+    expect(Message.parse(pinned.body.message)).toMatchObject({ id: ids[1], tags: ["STRENGTH:pinned"], archivedInMemoryId: null });
+    expect((await patch("p-pin", ids[0]!, { strength: null })).body.message.tags).toEqual([]);
+    expect((await patch("p-pin", ids[2]!, { strength: "weak" })).body.message.tags).toEqual(["STRENGTH:weak"]);
+    const active = (await api("GET", "/v1/processes/p-pin/messages?view=active&limit=100")).body.items as any[];
+    expect(active.find((m) => m.id === ids[1])!.tags).toEqual(["STRENGTH:pinned"]);
+
+    const folded = await api("POST", "/v1/processes/p-pin/compaction", { body: { model: MODEL, force: "HARD" } });
+    expect(folded.body.compacted).toBe(true);
+    expect((await api("GET", `/v1/processes/p-pin/messages/${ids[1]}`)).body.message.archivedInMemoryId).toBeNull();
+    // The first message lost its auto-pin and was folded like any other.
+    expect((await api("GET", `/v1/processes/p-pin/messages/${ids[0]}`)).body.message.archivedInMemoryId).toBe(folded.body.memoryId);
+  });
+
+  it("is 409 message.archived for an archived message, 404 for unknown or another tenant's, 400 for a bad body", async () => {
+    const ids = await chat("p-bad");
+    const folded = await api("POST", "/v1/processes/p-bad/compaction", { body: { model: MODEL, force: "HARD" } });
+    const archived = await patch("p-bad", ids[1]!, { strength: "pinned" });
+    expectError(archived, 409, "message.archived");
+    expect(archived.body.error.details).toEqual({ archivedInMemoryId: folded.body.memoryId });
+    expectError(await patch("p-bad", "no-such-message", { strength: "pinned" }), 404, "message.not_found");
+    expectError(await patch("no-such-process", ids[0]!, { strength: "pinned" }), 404, "process.not_found");
+    expectError(await patch("p-bad", ids[0]!, { strength: "weak" }, KEY_B), 404);
+    for (const body of [{ strength: "mega" }, {}, { strength: "pinned", tags: [] }]) {
+      const res = await patch("p-bad", ids[0]!, body);
+      expectError(res, 400, "request.invalid");
+    }
+    expect((await api("GET", `/v1/processes/p-bad/messages/${ids[0]}`)).body.message.tags).toEqual(["STRENGTH:pinned"]);
   });
 });

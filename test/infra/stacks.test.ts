@@ -278,7 +278,7 @@ describe("api: routes, authorizer and groups", () => {
       CorsConfiguration: {
         AllowOrigins: ["*"],
         AllowHeaders: ["authorization", "content-type"],
-        AllowMethods: ["GET", "PUT", "POST"],
+        AllowMethods: ["GET", "PUT", "POST", "PATCH"],
         MaxAge: 86400,
       },
     });

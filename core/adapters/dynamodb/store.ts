@@ -432,6 +432,45 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
 
     getMessage,
 
+    async updateMessageTags(key, messageId, { tags, expectedTags }) {
+      const pk = processPk(key);
+      try {
+        await sendTransaction([
+          {
+            Update: {
+              TableName: tableName,
+              Key: { pk, sk: messageSk(messageId) },
+              UpdateExpression: "SET tags = :t",
+              ConditionExpression: "attribute_exists(sk) AND attribute_not_exists(archivedInMemoryId) AND tags = :old",
+              ExpressionAttributeValues: { ":t": tags, ":old": expectedTags },
+              ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+            },
+          },
+          {
+            Update: {
+              TableName: tableName,
+              Key: { pk, sk: META_SK },
+              UpdateExpression: "SET version = version + :one",
+              ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(pendingArchive)",
+              ExpressionAttributeValues: { ":one": 1 },
+              ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+            },
+          },
+        ]);
+      } catch (e) {
+        if (!(e instanceof TransactionCanceledException)) throw e;
+        const [msg, meta] = e.CancellationReasons ?? [];
+        if (msg?.Code === "ConditionalCheckFailed") {
+          if (!msg.Item) return { ok: false, reason: "not_found" };
+          const old = MessageItem.parse(unmarshall(msg.Item as never));
+          return { ok: false, reason: old.archivedInMemoryId !== undefined ? "archived" : "tags_changed" };
+        }
+        if (meta?.Code === "ConditionalCheckFailed") return { ok: false, reason: meta.Item ? "pending_archive" : "not_found" };
+        throw e;
+      }
+      return { ok: true };
+    },
+
     async activeView(key): Promise<ActiveView | null> {
       const { items, consumed } = await queryAll({
         TableName: tableName,
