@@ -6,17 +6,16 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createLocalBus } from "../../core/adapters/events/local-bus.js";
 import { createMemoryLog } from "../../core/adapters/log.js";
 import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
-import type { Message, Role } from "../../core/domain/model.js";
+import type { Message } from "../../core/domain/model.js";
 import type { Clock } from "../../core/ports/clock.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
-import type { SummarizeInput, SummarizeOutcome } from "../../core/ports/summarizer.js";
 import { compactIfNeeded, compactRange, type CompactionRequest } from "../../core/services/compaction.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { appendMessage } from "../../core/services/messages.js";
-import { upsertProcess } from "../../core/services/processes.js";
 import { runTurn } from "../../core/services/turn.js";
 import { createDeps } from "../../functions/root.js";
 import { freshTable } from "../support/dynamo.js";
+import { gate, seedChat } from "../support/race.js";
 import { createFakeSummarizer, type FakeSummarizer } from "../support/fake-summarizer.js";
 import { checkInvariants, readAllMessages } from "../support/invariants.js";
 
@@ -45,29 +44,9 @@ function movableClock() {
   return { now: () => new Date(Date.now() + offsetMs), advance: (ms: number) => void (offsetMs += ms) };
 }
 
-/** A summarizer answer that waits for `release()`; `started` resolves when the call has begun. */
-function gate() {
-  let open!: () => void;
-  let begun!: () => void;
-  const opened = new Promise<void>((r) => (open = r));
-  const started = new Promise<void>((r) => (begun = r));
-  const answer = async (input: SummarizeInput): Promise<SummarizeOutcome> => {
-    begun();
-    await opened;
-    return { ok: true, summary: `gated summary of ${input.messages.length} messages` };
-  };
-  return { answer, started, release: () => open() };
-}
-
 async function seeded(deps: ServiceDeps, n = 24): Promise<{ key: ProcessKey; messages: Message[] }> {
   const key = { tenantId: TENANT, processId: `race-${++seq}` };
-  await upsertProcess(deps, TENANT, key.processId, { projectId: "proj" });
-  const messages = [(await appendMessage(deps, key, { role: "USER", content: "Ship the billing importer." })).message];
-  for (let i = 0; i < n; i++) {
-    const role: Role = (n - 1 - i) % 2 === 0 ? "USER" : "ASSISTANT";
-    messages.push((await appendMessage(deps, key, { role, content: `note ${i}: column ${i} is validated.` })).message);
-  }
-  return { key, messages };
+  return { key, messages: await seedChat(deps, key, n) };
 }
 
 /**
