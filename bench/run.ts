@@ -16,6 +16,7 @@ import { cpus } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { startDynamoLocal, type DynamoLocal } from "../local/dynamodb-local.js";
+import { runBackgroundCompaction } from "./background-compaction.js";
 import { runColdStart } from "./cold-start.js";
 import { runCompactionCost } from "./compaction-cost.js";
 import { runHotPath } from "./hot-path.js";
@@ -46,6 +47,7 @@ const SECTIONS: Section[] = [
   { id: "hot-path", needsDynamo: true, run: runHotPath },
   { id: "compaction-cost", needsDynamo: true, run: runCompactionCost },
   { id: "token-savings", needsDynamo: true, run: runTokenSavings },
+  { id: "background-compaction", needsDynamo: true, run: runBackgroundCompaction },
 ];
 const SEARCH_RECALL = path.join(repoRoot, "bench", "search-recall.ts");
 const ALL_IDS = [...SECTIONS.map((s) => s.id), "search-recall"];

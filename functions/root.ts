@@ -16,6 +16,7 @@ import type { Store } from "../core/ports/store.js";
 import type { Summarizer } from "../core/ports/summarizer.js";
 import type { ServiceDeps } from "../core/services/deps.js";
 import { createTunablesResolver } from "../core/services/tunables.js";
+import { DEFAULT_COMPACTION_SETTINGS, type CompactionSettings } from "../core/services/background.js";
 import { createHistorySearch } from "../core/services/history-search.js";
 import { tunablesFromEnv } from "../core/domain/tunables.js";
 
@@ -40,6 +41,33 @@ function leaseMsFrom(env: NodeJS.ProcessEnv): number {
   return ms;
 }
 
+/** A whole number of milliseconds from `min` to `max`, or the default when unset. */
+function msFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < min || ms > max) {
+    throw new Error(`${name} must be a whole number of milliseconds from ${min} to ${max}, got '${raw}'`);
+  }
+  return ms;
+}
+
+/** COMPACTION_EXECUTION and the worker's timings (docs/compaction.md, "Off the turn's critical path"). */
+export function compactionSettingsFrom(env: NodeJS.ProcessEnv): CompactionSettings {
+  const execution = env.COMPACTION_EXECUTION?.trim() || DEFAULT_COMPACTION_SETTINGS.execution;
+  if (execution !== "inline" && execution !== "background") {
+    throw new Error(`COMPACTION_EXECUTION must be 'background' or 'inline', got '${execution}'`);
+  }
+  const d = DEFAULT_COMPACTION_SETTINGS;
+  return {
+    execution,
+    manualBudgetMs: msFrom(env, "COMPACTION_MANUAL_BUDGET_MS", d.manualBudgetMs, 1, 25_000),
+    preparedTtlMs: msFrom(env, "COMPACTION_PREPARED_TTL_MS", d.preparedTtlMs, 1_000, 7 * 24 * 3_600_000),
+    queueTimeoutMs: msFrom(env, "COMPACTION_QUEUE_TIMEOUT_MS", d.queueTimeoutMs, 1_000, 24 * 3_600_000),
+    leaseWaitMs: msFrom(env, "COMPACTION_LEASE_WAIT_MS", d.leaseWaitMs, 0, 600_000),
+  };
+}
+
 export function createDeps(options: RootOptions = {}): ServiceDeps {
   const env = options.env ?? process.env;
   const log = options.log ?? createJsonLog();
@@ -61,6 +89,7 @@ export function createDeps(options: RootOptions = {}): ServiceDeps {
     tunables: createTunablesResolver({ store, base }),
     history: createHistorySearch(),
     leaseMs: leaseMsFrom(env),
+    compaction: compactionSettingsFrom(env),
     store,
     clock: systemClock,
     ids: createUlidIds(),

@@ -1,13 +1,19 @@
 /** The composition root of the functions that summarize: secrets first, then the summarizer. */
 import { createSummarizerFromEnv } from "../core/adapters/llm/create-summarizer.js";
 import { loadLlmSecrets } from "./load-secrets.js";
+import { createWorkerInvoker } from "../core/adapters/events/worker-invoker.js";
 import { createDeps } from "./root.js";
 
-export function createSummarizingDeps() {
-  return createDeps({
+export function createSummarizingDeps(env: NodeJS.ProcessEnv = process.env) {
+  const deps = createDeps({
+    env,
     summarizerFactory: async () => {
       await loadLlmSecrets();
-      return createSummarizerFromEnv(process.env);
+      return createSummarizerFromEnv(env);
     },
   });
+  // The functions that queue folds reach the worker by an asynchronous invoke.
+  const worker = env.COMPACTION_WORKER_FUNCTION?.trim();
+  if (worker) deps.events = createWorkerInvoker({ functionName: worker, next: deps.events });
+  return deps;
 }

@@ -45,12 +45,12 @@ export const THROTTLE = { rate: 100, burst: 200 };
 export function Api({ stack, app }: StackContext) {
   const config = stageConfigOf(app);
   const { table } = use(Storage);
-  const { bus } = use(Events);
+  const { bus, worker } = use(Events);
 
   const authorizer = serviceFunction(stack, "Authorizer", HANDLERS.authorizer, { config, table });
   const groups = {
     api: serviceFunction(stack, "ApiRoutes", HANDLERS.api, { config, table, bus }),
-    compaction: serviceFunction(stack, "CompactionRoutes", HANDLERS.compaction, { config, table, bus }),
+    compaction: serviceFunction(stack, "CompactionRoutes", HANDLERS.compaction, { config, table, bus, worker }),
   };
 
   const api = new HttpApi(stack, "Http", {

@@ -75,6 +75,15 @@ export function Events({ stack, app }: StackContext) {
     );
   }
 
+  // The compaction worker (docs/compaction.md): reached by an asynchronous invoke from the
+  // functions that queue folds, with Lambda's retries and the same dead-letter queue.
+  const worker = serviceFunction(stack, "CompactionWorker", HANDLERS.compactionWorker, {
+    config,
+    table,
+    bus,
+    props: { ...ASYNC_RETRY, onFailure: new SqsDestination(dlq) },
+  });
+
   stack.addOutputs({ EventBusName: bus.eventBusName, EventsDlqUrl: dlq.queueUrl });
-  return { bus, dlq, targets };
+  return { bus, dlq, targets, worker };
 }

@@ -27,7 +27,14 @@ export interface HandlerSpec {
   publishes: readonly EventSource[];
   memoryMb: number;
   timeoutSeconds: number;
+  /** Extra environment of this function only. */
+  environment?: Readonly<Record<string, string>>;
+  /** True when the function queues folds: it may invoke the compaction worker (and only that). */
+  queuesFolds?: boolean;
 }
+
+/** The worker's timeout; its lease outlasts it, so a job still running is never taken over. */
+export const WORKER_TIMEOUT_SECONDS = 300;
 
 export const HANDLERS = {
   /** The HTTP routes that never summarize; the answer endpoint publishes InboxItemAnswered. */
@@ -40,10 +47,14 @@ export const HANDLERS = {
     memoryMb: 1024,
     timeoutSeconds: 10,
   },
-  /** The HTTP routes that may summarize; 29 s is API Gateway's integration limit. */
+  /**
+   * The HTTP routes that may summarize; 29 s is API Gateway's integration limit. Turns queue folds
+   * for the worker instead of summarizing (docs/compaction.md).
+   */
   compaction: {
     entry: "functions/compaction.ts",
     summarizes: true,
+    queuesFolds: true,
     table: "read-write",
     queries: ["lsi1"],
     publishes: [EVENT_SOURCES.memory],
@@ -69,6 +80,21 @@ export const HANDLERS = {
     publishes: [EVENT_SOURCES.memory],
     memoryMb: 1024,
     timeoutSeconds: 60,
+  },
+  /**
+   * The compaction worker, invoked asynchronously with a CompactionRequested event: prepares queued
+   * folds (never replayed until a turn commits them) and runs queued manual compactions, off the
+   * request path (docs/compaction.md).
+   */
+  compactionWorker: {
+    entry: "functions/compaction-worker.ts",
+    summarizes: true,
+    table: "read-write",
+    queries: ["lsi1"],
+    publishes: [EVENT_SOURCES.memory],
+    memoryMb: 1024,
+    timeoutSeconds: WORKER_TIMEOUT_SECONDS,
+    environment: { COMPACTION_LEASE_MS: String((WORKER_TIMEOUT_SECONDS + 30) * 1000) },
   },
   /** The HTTP API's Lambda authorizer: one GetItem per uncached key, nothing else. */
   authorizer: {

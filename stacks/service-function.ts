@@ -5,7 +5,8 @@
 import { RemovalPolicy } from "aws-cdk-lib";
 import type { ITable } from "aws-cdk-lib/aws-dynamodb";
 import type { IEventBus } from "aws-cdk-lib/aws-events";
-import type { PolicyStatement } from "aws-cdk-lib/aws-iam";
+import { PolicyStatement } from "aws-cdk-lib/aws-iam";
+import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Function, type FunctionProps, type Stack } from "sst/constructs";
 import { LAMBDA_ARCHITECTURE, LAMBDA_RUNTIME, nodejsBundling } from "./bundling.js";
@@ -20,18 +21,22 @@ export interface ServiceFunctionOptions {
   table: ITable;
   /** Omitted for functions that publish nothing (the authorizer). */
   bus?: IEventBus;
+  /** The compaction worker, for functions that queue folds. */
+  worker?: IFunction;
   /** Extra CDK function options (async retries, failure destination). */
   props?: Pick<FunctionProps, "retryAttempts" | "maxEventAge" | "onFailure">;
 }
 
 /** The environment every function gets, plus the LLM settings for those that summarize. */
-export function functionEnvironment(spec: HandlerSpec, o: { config: StageConfig; tableName: string; busName?: string }) {
+export function functionEnvironment(spec: HandlerSpec, o: { config: StageConfig; tableName: string; busName?: string; workerName?: string }) {
   const env: Record<string, string> = {
     POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
     POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
     TABLE_NAME: o.tableName,
+    ...spec.environment,
   };
   if (spec.publishes.length > 0 && o.busName) env.EVENT_BUS_NAME = o.busName;
+  if (spec.queuesFolds && o.workerName) env.COMPACTION_WORKER_FUNCTION = o.workerName;
   if (spec.summarizes) {
     const c = o.config;
     // Parameter NAMES only: functions/load-secrets.ts fetches the SecureStrings at cold start.
@@ -50,11 +55,14 @@ export function policyStatements(stack: Stack, spec: HandlerSpec, o: ServiceFunc
     ...tableStatements(o.table, spec),
     ...(o.bus ? putEventsStatements(o.bus, spec) : []),
     ...(spec.summarizes ? llmSecretStatements(stack, o.config) : []),
+    // Queuing a fold is an asynchronous invoke of the worker, and of nothing else.
+    ...(spec.queuesFolds && o.worker ? [new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [o.worker.functionArn] })] : []),
   ];
 }
 
 export function serviceFunction(stack: Stack, id: string, spec: HandlerSpec, o: ServiceFunctionOptions): Function {
   if (spec.publishes.length > 0 && !o.bus) throw new Error(`${id} publishes events but got no bus`);
+  if (spec.queuesFolds && !o.worker) throw new Error(`${id} queues folds but got no worker`);
   const logGroup = new LogGroup(stack, `${id}Logs`, {
     retention: LOG_RETENTION,
     removalPolicy: o.config.dev ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
@@ -73,6 +81,7 @@ export function serviceFunction(stack: Stack, id: string, spec: HandlerSpec, o: 
       config: o.config,
       tableName: o.table.tableName,
       busName: o.bus?.eventBusName,
+      workerName: o.worker?.functionName,
     }),
     permissions: policyStatements(stack, spec, o),
     ...o.props,

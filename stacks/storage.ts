@@ -6,6 +6,7 @@
 import { RemovalPolicy } from "aws-cdk-lib";
 import { AttributeType, BillingMode, ProjectionType, Table } from "aws-cdk-lib/aws-dynamodb";
 import type { StackContext } from "sst/constructs";
+import { TTL_ATTRIBUTE } from "../core/adapters/dynamodb/keys.js";
 import { tableAttributes, tableIndexes } from "../core/adapters/dynamodb/table.js";
 import { stageConfigOf } from "./config.js";
 
@@ -26,6 +27,8 @@ export function Storage({ stack, app }: StackContext) {
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     deletionProtection: !config.dev,
     removalPolicy: config.dev ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+    // Only queued and prepared folds that were never committed carry it (docs/compaction.md).
+    timeToLiveAttribute: TTL_ATTRIBUTE,
   });
   const { lsi1, gsi1, gsi2 } = tableIndexes;
   // Sparse: only items of the replay carry lsi1sk; one strongly consistent Query returns them with

@@ -386,7 +386,13 @@ function renderGauge(v) {
     `Thresholds: soft ${fmt(soft * window)} · hard ${fmt(hard * window)} · emergency ${fmt(emergency * window)}.`;
 }
 
+/** Queued, prepared and discarded folds of the background worker (docs/compaction.md): never replayed. */
+const isBackgroundFold = (m) => m.status === "QUEUED" || m.status === "PREPARED" || m.status === "DISCARDED";
+
 function stateLabel(m, state) {
+  if (state === "queued") return `queued for ${m.metadata.preparedFor ?? "?"} (the worker prepares it)`;
+  if (state === "prepared") return `prepared for ${m.metadata.preparedFor ?? "?"}, not replayed (a turn commits it without a model call)`;
+  if (state === "discarded") return `discarded: ${m.metadata.discardReason ?? "?"}`;
   if (state === "superseded") return `superseded${m.supersededByMemoryId ? ` by ${m.supersededByMemoryId}` : ""}`;
   if (state === "active") return "active (replayed)";
   if (state === "not-replayed") return "active, not replayed (a newer summary won a race)";
@@ -400,7 +406,15 @@ function renderChain(v) {
   list.replaceChildren(
     ...v.memories.map((m) => {
       const md = m.metadata;
-      const state = m.status === "FAILED" ? "failed" : m.supersededAt ? "superseded" : m === active ? "active" : "not-replayed";
+      const state = isBackgroundFold(m)
+        ? m.status.toLowerCase()
+        : m.status === "FAILED"
+          ? "failed"
+          : m.supersededAt
+            ? "superseded"
+            : m === active
+              ? "active"
+              : "not-replayed";
       return h(
         "li",
         { class: `memory-row ${state}`, id: `mem-${m.id}`, "data-memory-id": m.id },
@@ -416,8 +430,10 @@ function renderChain(v) {
           "div",
           { class: "facts" },
           [
-            `${md.compactedMessages} messages ${m.status === "FAILED" ? "not folded" : "folded"}`,
-            beforeAfterText(v, m),
+            `${md.compactedMessages} messages ${m.status === "OK" ? "folded" : m.status === "PREPARED" ? "prepared" : "not folded"}`,
+            isBackgroundFold(m) ? null : beforeAfterText(v, m),
+            md.producedBy ? `produced ${md.producedBy}` : null,
+            md.summarizerMs !== undefined ? `summarizer ${fmt(md.summarizerMs)} ms` : null,
             m.status === "OK" ? `summary ${fmt(m.tokens)} tok` : null,
             `${md.provider}/${md.model}`,
             md.topicLabel ? `topic "${md.topicLabel}"` : null,
@@ -542,14 +558,15 @@ async function openProcess(processId) {
     first.catch(() => {}); // awaited below; this only keeps an early failure from being reported twice
     const [{ process }, memories] = await Promise.all([
       api(`/v1/processes/${enc(processId)}`),
-      api(`/v1/processes/${enc(processId)}/memories?includeFailed=true`),
+      api(`/v1/processes/${enc(processId)}/memories?includeFailed=true&includePrepared=true`),
     ]);
     if (view !== v) return;
     v.process = process;
     v.memories = memories.items;
     for (const m of v.memories) {
       v.memoryById.set(m.id, m);
-      if (m.sourceRefs.length === 0) continue;
+      // A background fold archived nothing: it gets no stitch in the timeline.
+      if (m.sourceRefs.length === 0 || isBackgroundFold(m)) continue;
       const anchor = maxId(m.sourceRefs);
       const list = v.stitchesAt.get(anchor) ?? [];
       list.push(m);

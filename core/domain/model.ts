@@ -32,7 +32,11 @@ export type Message = z.infer<typeof Message>;
 export const MemoryKind = z.enum(["ARCHIVED_CHAT"]);
 export type MemoryKind = z.infer<typeof MemoryKind>;
 
-export const MemoryStatus = z.enum(["OK", "FAILED"]);
+/**
+ * OK and FAILED are summaries and failures; QUEUED, PREPARED and DISCARDED are background folds
+ * (docs/compaction.md, "Off the turn's critical path"), never replayed.
+ */
+export const MemoryStatus = z.enum(["OK", "FAILED", "QUEUED", "PREPARED", "DISCARDED"]);
 export type MemoryStatus = z.infer<typeof MemoryStatus>;
 
 export const CompactionModeName = z.enum(["NONE", "SOFT", "HARD", "EMERGENCY"]);
@@ -76,6 +80,24 @@ export const MemoryMetadata = z.object({
       usage: z.object({ inputTokens: z.number().optional(), outputTokens: z.number().optional() }).optional(),
     })
     .optional(),
+  /** Wall time of all summarizer calls of this fold (parallel chunks and the merge), in ms. */
+  summarizerMs: z.number().optional(),
+  /** How the fold was produced: summarized in the request, committed from a prepared fold, or by the worker. */
+  producedBy: z.enum(["inline", "prepared", "worker"]).optional(),
+  /** Queued and prepared folds (never replayed): the mode they were prepared for and their life. */
+  preparedFor: z.string().optional(),
+  job: z.enum(["prepare", "manual"]).optional(),
+  queuedAt: z.string().optional(),
+  preparedAt: z.string().optional(),
+  expiresAt: z.string().optional(),
+  contextWindow: z.number().optional(),
+  /** The META version a queued fold was queued at: the worker only runs it on that state. */
+  queuedAtVersion: z.number().optional(),
+  /** A queued manual compaction: whether it was forced, and its instructions. */
+  forced: z.boolean().optional(),
+  instructions: z.string().optional(),
+  discardReason: z.string().optional(),
+  discardedAt: z.string().optional(),
 });
 export type MemoryMetadata = z.infer<typeof MemoryMetadata>;
 
@@ -139,6 +161,12 @@ export const CompactionResult = z.object({
   tokensBefore: z.number().int().nonnegative(),
   tokensAfter: z.number().int().nonnegative(),
   reason: z.string().optional(),
+  /**
+   * A turn whose prompt would exceed the emergency threshold while its fold is queued: how many of
+   * the oldest foldable messages the answer left out (the stored history keeps them), and their
+   * tokens in the caller's unit.
+   */
+  trimmed: z.object({ messages: z.number().int().nonnegative(), tokens: z.number().int().nonnegative() }).optional(),
 });
 export type CompactionResult = z.infer<typeof CompactionResult>;
 

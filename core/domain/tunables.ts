@@ -17,6 +17,11 @@ const fields = {
   softThreshold: threshold,
   /** HARD trigger. */
   hardThreshold: threshold,
+  /**
+   * From this ratio a background worker prepares the fold HARD will need, so that reaching HARD
+   * commits it without a summarizer call. At or above hardThreshold nothing is prepared ahead.
+   */
+  prepareThreshold: threshold,
   /** EMERGENCY trigger. */
   emergencyThreshold: threshold,
   /** With this many active messages or fewer, selection is a no-op. */
@@ -52,6 +57,15 @@ const fields = {
    * prompt below `hardThreshold`. 0 turns recall off.
    */
   recallMaxTokens: z.number("must be a number").int("must be an integer").min(0, "must be >= 0").max(100_000, "must be <= 100000"),
+  /**
+   * How many chunks of a large fold are summarized at once (then merged with the prior summary in
+   * one more call). 1 chains the chunks one after the other, each getting the previous output.
+   */
+  summarizerConcurrency: z
+    .number("must be a number")
+    .int("must be an integer")
+    .min(1, "must be >= 1")
+    .max(16, "must be <= 16"),
 };
 
 const ordered = (t: {
@@ -93,6 +107,7 @@ export type TunablesOverride = z.infer<typeof TunablesOverride>;
 export const DEFAULT_TUNABLES: Tunables = Object.freeze({
   softThreshold: 0.4,
   hardThreshold: 0.85,
+  prepareThreshold: 0.7,
   emergencyThreshold: 0.95,
   keepRecent: 10,
   softAnchor: 10,
@@ -102,12 +117,14 @@ export const DEFAULT_TUNABLES: Tunables = Object.freeze({
   summaryMaxTokens: 400,
   foldTarget: 0,
   recallMaxTokens: 1000,
+  summarizerConcurrency: 8,
 });
 
 /** The environment variable of each tunable (read by {@link tunablesFromEnv}). */
 export const TUNABLES_ENV: Readonly<Record<keyof Tunables, string>> = Object.freeze({
   softThreshold: "COMPACTION_SOFT_THRESHOLD",
   hardThreshold: "COMPACTION_HARD_THRESHOLD",
+  prepareThreshold: "COMPACTION_PREPARE_THRESHOLD",
   emergencyThreshold: "COMPACTION_EMERGENCY_THRESHOLD",
   keepRecent: "COMPACTION_KEEP_RECENT",
   softAnchor: "COMPACTION_SOFT_ANCHOR",
@@ -117,6 +134,7 @@ export const TUNABLES_ENV: Readonly<Record<keyof Tunables, string>> = Object.fre
   summaryMaxTokens: "SUMMARY_MAX_TOKENS",
   foldTarget: "COMPACTION_FOLD_TARGET",
   recallMaxTokens: "RECALL_MAX_TOKENS",
+  summarizerConcurrency: "COMPACTION_SUMMARIZER_CONCURRENCY",
 });
 
 type Label = (field: string) => string;

@@ -27,6 +27,8 @@ export interface ActiveView {
   state: ProcessState;
   /** Active OK summaries, oldest first: normally zero or one. Their `sourceRefs` are not read. */
   summaries: Memory[];
+  /** Queued and prepared folds (never replayed), oldest first: normally zero or one. No `sourceRefs`. */
+  folds: Memory[];
   /** Active (unarchived) messages, oldest first. */
   messages: Message[];
   /** Read capacity the Query consumed, when the store reports it. */
@@ -51,6 +53,8 @@ export interface CompactionCommit {
   archiveIds: string[];
   /** An extra message written in the same transaction (the range marker). */
   marker?: Message;
+  /** `memory` replaces a background fold of the same id that must still have this status. */
+  fromFold?: "QUEUED" | "PREPARED";
   at: string;
 }
 
@@ -103,6 +107,13 @@ export interface Store {
   ): Promise<{ archived: string[]; skipped: string[] }>;
 
   putMemory(key: ProcessKey, memory: Memory): Promise<void>;
+  /**
+   * Writes a background fold (QUEUED, PREPARED, or FAILED when its summary failed): `new` puts it
+   * only if the id is free, otherwise only while the stored row still has status `expect`.
+   */
+  storeFold(key: ProcessKey, fold: Memory, expect: "new" | "QUEUED"): Promise<Outcome<"status_changed">>;
+  /** QUEUED or PREPARED -> DISCARDED (out of the replay index), with the reason; conditional. */
+  discardFold(key: ProcessKey, foldId: string, reason: string, at: string): Promise<Outcome<"status_changed">>;
   getMemory(key: ProcessKey, memoryId: string): Promise<Memory | null>;
   /** Every memory of the process, newest first. */
   listMemories(key: ProcessKey): Promise<Memory[]>;

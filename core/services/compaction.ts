@@ -83,11 +83,18 @@ export async function settledView(deps: ServiceDeps, key: ProcessKey, view?: Act
  * Spec §3.1: estimate, pick the mode from the thresholds, select, fold. `options.view` lets the
  * turn path reuse the active view it already read.
  */
+export interface FoldOptions {
+  /** The lease owner token to use (a caller that may have to abandon the fold passes its own). */
+  leaseOwner?: string;
+  /** Commit as this queued fold (same id, only while it is still QUEUED): the worker's manual job. */
+  queuedFoldId?: string;
+}
+
 export async function compactIfNeeded(
   deps: ServiceDeps,
   key: ProcessKey,
   request: CompactionRequest,
-  options: { view?: ActiveView } = {},
+  options: { view?: ActiveView } & FoldOptions = {},
 ): Promise<CompactionResult & { view: ActiveView }> {
   const contextWindow = resolveContextWindow(request.model);
   const view = await settledView(deps, key, options.view);
@@ -118,6 +125,8 @@ export async function compactIfNeeded(
     eventMode: mode,
     instructions: request.instructions,
     tokensBefore,
+    ...(options.leaseOwner ? { owner: options.leaseOwner } : {}),
+    ...(options.queuedFoldId ? { memoryId: options.queuedFoldId, fromFold: "QUEUED" as const, producedBy: "worker" as const } : {}),
   });
   if (!outcome.ok) return { ...unchanged, reason: outcome.reason, ...(outcome.memoryId ? { memoryId: outcome.memoryId } : {}) };
   const tokensAfter = outcome.memory.metadata.tokensAfter ?? tokensBefore;
@@ -136,7 +145,7 @@ export async function compactIfNeeded(
  * Our tokens to fold so that the prompt lands at `foldTarget` of the window, counting the summary
  * that replaces them. The caller's count is converted to our units first.
  */
-function tokensToReachTarget(tunables: Tunables, contextWindow: number, own: number, tokensBefore: number): number {
+export function tokensToReachTarget(tunables: Tunables, contextWindow: number, own: number, tokensBefore: number): number {
   const toOwn = tokensBefore > 0 ? own / tokensBefore : 1;
   const target = tunables.foldTarget * contextWindow * toOwn;
   return own - target + tunables.summaryMaxTokens;
@@ -214,6 +223,11 @@ interface FoldPlan {
   tokensBefore: number;
   metadata?: Partial<Memory["metadata"]>;
   marker?: Message;
+  owner?: string;
+  /** The id of the stored summary (default: a new one) and the fold row it replaces. */
+  memoryId?: string;
+  fromFold?: "QUEUED";
+  producedBy?: "inline" | "worker";
 }
 
 type FoldOutcome =
@@ -228,7 +242,7 @@ async function foldAndCommit(
   tunables: Tunables,
   plan: FoldPlan,
 ): Promise<FoldOutcome> {
-  const owner = deps.ids.token();
+  const owner = plan.owner ?? deps.ids.token();
   const now = deps.clock.now();
   const lease = await deps.store.acquireLease(key, {
     owner,
@@ -243,7 +257,10 @@ async function foldAndCommit(
   let committed = false;
   try {
     const summarizer = await deps.summarizer();
+    const started = Date.now();
     const summary = await summarizeChecked(deps, summarizer, tunables, plan, prior?.content ?? null);
+    const summarizerMs = Date.now() - started;
+    deps.metrics.summarizerWallTime(plan.metricMode, summarizerMs);
     const at = deps.clock.now();
     const base = {
       processId: key.processId,
@@ -257,7 +274,9 @@ async function foldAndCommit(
       provider: summarizer.provider,
       model: summarizer.model,
       mode: plan.eventMode,
+      producedBy: plan.producedBy ?? ("inline" as const),
       summarizerCalls: summary.calls,
+      summarizerMs,
       ...(summary.usage ? { usage: summary.usage } : {}),
       ...plan.metadata,
     };
@@ -274,22 +293,21 @@ async function foldAndCommit(
       deps.log.warn("compaction failed: summarizer", { processId: key.processId, memoryId: failed.id, error: summary.error });
       return { ok: false, reason: `summarizer_failed: ${summary.error}`, memoryId: failed.id };
     }
-    const loss = lossReport(sourcesOf(plan.fold), summary.text);
-    const citations = await provenance(deps, key, prior, plan.fold, summary);
+    const fields = await summaryFields(deps, key, prior, plan.fold, summary);
     const memory: Memory = {
       ...base,
-      id: deps.ids.memory(at),
+      id: plan.memoryId ?? deps.ids.memory(at),
       status: "OK",
-      content: summary.text,
+      content: fields.content,
       metadata: {
         ...metadata,
         ...(prior ? { supersededMemoryId: prior.id } : {}),
         tokensBefore: plan.tokensBefore,
-        loss: { units: loss.units, kept: loss.kept, dropped: loss.dropped.slice(0, LOSS_PREVIEW).map(boundedLoss) },
+        loss: fields.loss,
       },
-      tokens: estimateTokens(summary.text),
-      citations,
-      droppedUnits: loss.dropped.slice(0, LOSS_STORED).map(boundedLoss),
+      tokens: fields.tokens,
+      citations: fields.citations,
+      droppedUnits: fields.droppedUnits,
     };
     memory.metadata.tokensAfter = tokensAfterFold(view, plan, memory.tokens);
     const commit = await deps.store.commitCompaction(key, {
@@ -299,6 +317,7 @@ async function foldAndCommit(
       priorSummaryId: prior?.id ?? null,
       archiveIds: memory.sourceRefs,
       ...(plan.marker ? { marker: plan.marker } : {}),
+      ...(plan.fromFold ? { fromFold: plan.fromFold } : {}),
       at: at.toISOString(),
     });
     if (!commit.ok) {
@@ -306,23 +325,7 @@ async function foldAndCommit(
       return { ok: false, reason: "commit_conflict" };
     }
     committed = true; // the commit cleared the lease
-    if (commit.pendingArchive) await deps.store.finishPendingArchive(key, memory.id);
-
-    deps.metrics.compaction(plan.metricMode, plan.fold.length);
-    deps.log.info("compaction ok", {
-      processId: key.processId,
-      mode: plan.metricMode,
-      messagesFolded: plan.fold.length,
-      summaryChars: memory.content.length,
-      memoryId: memory.id,
-    });
-    await publishSafely(deps, {
-      source: MEMORY_SOURCE,
-      detailType: "MemoryCompacted",
-      detail: { tenantId: key.tenantId, processId: key.processId, memoryId: memory.id, mode: plan.eventMode, compactedMessages: plan.fold.length },
-    });
-    const after = await deps.store.activeView(key);
-    if (!after) throw notFound("process", key.processId);
+    const after = await afterCommit(deps, key, memory, { pendingArchive: commit.pendingArchive, metricMode: plan.metricMode });
     return { ok: true, memory, view: after };
   } finally {
     if (!committed) {
@@ -332,10 +335,66 @@ async function foldAndCommit(
 }
 
 /**
+ * What follows every committed fold, however it was produced: finish the archive roll-forward,
+ * count it, log it, announce it (MemoryCompacted says how it was produced), re-read the view.
+ */
+export async function afterCommit(
+  deps: ServiceDeps,
+  key: ProcessKey,
+  memory: Memory,
+  o: { pendingArchive: boolean; metricMode: CompactionMetricMode },
+): Promise<ActiveView> {
+  if (o.pendingArchive) await deps.store.finishPendingArchive(key, memory.id);
+  const folded = memory.sourceRefs.length;
+  deps.metrics.compaction(o.metricMode, folded);
+  deps.log.info("compaction ok", {
+    processId: key.processId,
+    mode: o.metricMode,
+    messagesFolded: folded,
+    summaryChars: memory.content.length,
+    memoryId: memory.id,
+    producedBy: memory.metadata.producedBy,
+  });
+  await publishSafely(deps, {
+    source: MEMORY_SOURCE,
+    detailType: "MemoryCompacted",
+    detail: {
+      tenantId: key.tenantId,
+      processId: key.processId,
+      memoryId: memory.id,
+      mode: memory.metadata.mode,
+      compactedMessages: folded,
+      producedBy: memory.metadata.producedBy,
+    },
+  });
+  const after = await deps.store.activeView(key);
+  if (!after) throw notFound("process", key.processId);
+  return after;
+}
+
+/** The stored parts of a good summary: its text, tokens, loss report and per-line provenance. */
+export async function summaryFields(
+  deps: ServiceDeps,
+  key: ProcessKey,
+  prior: Memory | null,
+  fold: readonly Message[],
+  summary: Extract<ChunkedSummary, { ok: true }>,
+) {
+  const loss = lossReport(sourcesOf(fold), summary.text);
+  return {
+    content: summary.text,
+    tokens: estimateTokens(summary.text),
+    loss: { units: loss.units, kept: loss.kept, dropped: loss.dropped.slice(0, LOSS_PREVIEW).map(boundedLoss) },
+    citations: await provenance(deps, key, prior, fold, summary),
+    droppedUnits: loss.dropped.slice(0, LOSS_STORED).map(boundedLoss),
+  };
+}
+
+/**
  * The prompt size after the fold, in the caller's units: their count (or ours) scaled by how much
  * the replay shrank, since the engine's tokenizer and our estimate may differ.
  */
-function tokensAfterFold(view: ActiveView, plan: FoldPlan, summaryTokens: number): number {
+export function tokensAfterFold(view: ActiveView, plan: Pick<FoldPlan, "fold" | "marker" | "tokensBefore">, summaryTokens: number): number {
   const before = replayTokens(view);
   const folded = new Set(plan.fold.map((m) => m.id));
   const kept = view.messages.reduce((n, m) => n + (folded.has(m.id) ? 0 : m.tokens), 0);
@@ -343,7 +402,7 @@ function tokensAfterFold(view: ActiveView, plan: FoldPlan, summaryTokens: number
   return before > 0 ? Math.round((plan.tokensBefore * after) / before) : after;
 }
 
-type ChunkedSummary =
+export type ChunkedSummary =
   | {
       ok: true;
       text: string;
@@ -403,11 +462,11 @@ async function callSummarizer(summarizer: Summarizer, input: SummarizeInput) {
  * (the last chunk, with what failed and the missing units named); a second failure is a FAILED
  * row with `quality_gate: <check>`.
  */
-async function summarizeChecked(
+export async function summarizeChecked(
   deps: ServiceDeps,
   summarizer: Summarizer,
   tunables: Tunables,
-  plan: FoldPlan,
+  plan: Pick<FoldPlan, "fold" | "instructions" | "topicLabel">,
   priorSummary: string | null,
 ): Promise<ChunkedSummary> {
   const required = importantUnits(sourcesOf(plan.fold), REQUIRED_UNITS);
@@ -448,16 +507,44 @@ async function summarizeChecked(
   };
 }
 
-/** Folds the selection oldest-first in chunks that fit the summarizer, chaining each result. */
+/** What the merge call is told about its input (docs/compaction.md, "Summarizing"). */
+export const MERGE_INSTRUCTIONS =
+  "The messages to fold are summaries of consecutive parts of the conversation, oldest first. Merge them with the prior summary into one summary.";
+
+/** Runs `fn` over `items` with at most `limit` calls in flight; results keep the input order. */
+async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  });
+  await Promise.all(lanes);
+  return results;
+}
+
+type ChunkRun = { ok: true; result: Extract<ChunkedSummary, { ok: true }>; lastInput: SummarizeInput } | Extract<ChunkedSummary, { ok: false }>;
+
+/**
+ * Folds the selection into one summary. One chunk: one call with the prior summary. More chunks:
+ * with `summarizerConcurrency` 1 they are chained (call k+1 gets call k's output); above 1 they are
+ * summarized in parallel (at most that many at once, without the prior summary) and one more call
+ * merges the partial summaries with the prior one, so the wall time is about two calls, not n.
+ */
 async function summarizeChunks(
   summarizer: Summarizer,
   tunables: Tunables,
-  plan: FoldPlan,
+  plan: Pick<FoldPlan, "fold" | "instructions" | "topicLabel">,
   priorSummary: string | null,
   mustKeep: string[],
-): Promise<{ ok: true; result: Extract<ChunkedSummary, { ok: true }>; lastInput: SummarizeInput } | Extract<ChunkedSummary, { ok: false }>> {
+): Promise<ChunkRun> {
   const cap = summarizerInputCap(tunables, summarizer.contextWindow, summarizer.maxOutputTokens);
   const chunks = chunkBySourceChars(plan.fold, cap);
+  if (chunks.length > 1 && tunables.summarizerConcurrency > 1) {
+    return summarizeInParallel(summarizer, tunables, plan, priorSummary, mustKeep, cap, chunks.map((c) => c.source.map(toSource)));
+  }
   let running = priorSummary;
   let calls = 0;
   let usage: SummarizerUsage | undefined;
@@ -487,6 +574,69 @@ async function summarizeChunks(
   return {
     ok: true,
     result: { ok: true, text: running, calls, ...(usage ? { usage } : {}), ...(citations ? { citations } : {}), carried },
+    lastInput,
+  };
+}
+
+/**
+ * The parallel path of {@link summarizeChunks}: every chunk without the prior summary, then the
+ * partial summaries (as SYSTEM messages, oldest first) merged with the prior summary in one call;
+ * a second parallel round only when n partial summaries exceed one call's cap. Lines the merge
+ * copies keep the citations of the chunk output they came from.
+ */
+async function summarizeInParallel(
+  summarizer: Summarizer,
+  tunables: Tunables,
+  plan: Pick<FoldPlan, "instructions" | "topicLabel">,
+  priorSummary: string | null,
+  mustKeep: string[],
+  cap: number,
+  firstRound: SummarySourceMessage[][],
+): Promise<ChunkRun> {
+  let calls = 0;
+  let usage: SummarizerUsage | undefined;
+  const carried = new Map<string, string[]>();
+  const extra = {
+    ...(plan.instructions ? { instructions: plan.instructions } : {}),
+    ...(plan.topicLabel ? { topicLabel: plan.topicLabel } : {}),
+  };
+  let inputs = firstRound;
+  let parts: SummarySourceMessage[] = [];
+  for (let round = 1; ; round++) {
+    const outcomes = await mapBounded(inputs, tunables.summarizerConcurrency, (messages) => {
+      calls++;
+      return callSummarizer(summarizer, { priorSummary: null, messages, ...extra });
+    });
+    for (const o of outcomes) usage = addUsage(usage, o.usage);
+    const failed = outcomes.find((o) => !o.ok);
+    if (failed && !failed.ok) return { ok: false, error: failed.error, calls, ...(usage ? { usage } : {}) };
+    parts = outcomes.map((o, k) => {
+      const text = o.ok ? o.summary : "";
+      if (o.ok && o.citations) remember(carried, text, o.citations);
+      const last = inputs[k]![inputs[k]!.length - 1]!;
+      return { id: `part-${round}-${k + 1}`, role: "SYSTEM" as const, content: `Summary of part ${k + 1} of ${outcomes.length}:\n${text}`, createdAt: last.createdAt };
+    });
+    const regrouped = chunkBySourceChars(parts, cap);
+    if (regrouped.length === 1 || round >= 3) break;
+    inputs = regrouped.map((c) => c.source);
+  }
+  const lastInput: SummarizeInput = {
+    priorSummary,
+    messages: parts,
+    instructions: plan.instructions ? `${MERGE_INSTRUCTIONS}\n${plan.instructions}` : MERGE_INSTRUCTIONS,
+    ...(plan.topicLabel ? { topicLabel: plan.topicLabel } : {}),
+    ...(mustKeep.length > 0 ? { mustKeep } : {}),
+  };
+  calls++;
+  const merged = await callSummarizer(summarizer, lastInput);
+  usage = addUsage(usage, merged.usage);
+  if (!merged.ok) return { ok: false, error: merged.error, calls, ...(usage ? { usage } : {}) };
+  if (merged.summary.trim() === "") {
+    return { ok: false, error: "quality_gate: empty (empty summary)", calls, ...(usage ? { usage } : {}), gate: { check: "empty", attempts: 1 } };
+  }
+  return {
+    ok: true,
+    result: { ok: true, text: merged.summary, calls, ...(usage ? { usage } : {}), ...(merged.citations ? { citations: merged.citations } : {}), carried },
     lastInput,
   };
 }

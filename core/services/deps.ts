@@ -5,6 +5,7 @@ import type { Log } from "../ports/logger.js";
 import type { Metrics } from "../ports/metrics.js";
 import type { Store } from "../ports/store.js";
 import type { Summarizer } from "../ports/summarizer.js";
+import type { CompactionSettings } from "./background.js";
 import type { HistorySearch } from "./history-search.js";
 import type { TunablesResolver } from "./tunables.js";
 
@@ -23,6 +24,8 @@ export interface ServiceDeps extends CoreDeps {
   history: HistorySearch;
   /** How long a compaction lease lasts; longer than the summarizer's overall deadline. */
   leaseMs: number;
+  /** Where folds are summarized (in the turn or by the worker), and the worker's timings. */
+  compaction: CompactionSettings;
   /** Built lazily: handlers that never summarize never load an LLM SDK. */
   summarizer: () => Promise<Summarizer>;
 }

@@ -14,7 +14,7 @@ export function withoutDetail(memory: Memory): Memory {
 export async function listMemories(
   deps: CoreDeps,
   key: ProcessKey,
-  filter: { kind: "ARCHIVED_CHAT"; includeSuperseded: boolean; includeFailed: boolean },
+  filter: { kind: "ARCHIVED_CHAT"; includeSuperseded: boolean; includeFailed: boolean; includePrepared?: boolean },
 ): Promise<Memory[]> {
   const memories = await deps.store.listMemories(key);
   if (memories.length === 0) await requireProcess(deps, key);
@@ -22,7 +22,10 @@ export async function listMemories(
     .filter(
       (m) =>
         m.kind === filter.kind &&
-        (filter.includeFailed || m.status === "OK") &&
+        (m.status === "OK" ||
+          (filter.includeFailed && m.status === "FAILED") ||
+          // Background folds (docs/compaction.md): queued, prepared, and the discarded ones.
+          (filter.includePrepared === true && (m.status === "QUEUED" || m.status === "PREPARED" || m.status === "DISCARDED"))) &&
         (filter.includeSuperseded || m.supersededAt === null),
     )
     .map(withoutDetail);

@@ -1,12 +1,13 @@
 /**
- * One engine turn in one request: append the turn's message (if any), compact if needed, compose
- * the context, return the active messages. Without a compaction it costs one strongly consistent
+ * One engine turn in one request: append the turn's message (if any), compact if needed (in the
+ * background by default: docs/compaction.md), compose the context, return the active messages. Without a compaction it costs one strongly consistent
  * Query plus the append's one transaction (and, for workers, the parent lookup).
  */
 import type { CompactionResult, Message } from "../domain/model.js";
 import type { AppendMessageBody } from "../domain/requests.js";
 import type { ProcessKey } from "../ports/store.js";
-import { compactIfNeeded, resolveContextWindow, settledView, type CompactionRequest } from "./compaction.js";
+import { compactForTurn } from "./background.js";
+import { resolveContextWindow, settledView, type CompactionRequest } from "./compaction.js";
 import { composeContext, recallBudget, type ComposedContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
 import { appendMessage } from "./messages.js";
@@ -34,11 +35,15 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
       if (message.archivedInMemoryId === null) view.messages.push(message);
     }
   }
-  const { view: after, ...compaction } = await compactIfNeeded(deps, key, request, { view });
-  // Recall fills the room left below the hard threshold, up to recallMaxTokens.
+  const { view: after, messages, ...compaction } = await compactForTurn(deps, key, request, { view });
+  // Recall fills the room left below the hard threshold, up to recallMaxTokens (after any trim).
   const recallTokens = request.query?.trim()
-    ? recallBudget(await deps.tunables.forProcess(key.tenantId, after.state.process.projectId), contextWindow, compaction.tokensAfter)
+    ? recallBudget(
+        await deps.tunables.forProcess(key.tenantId, after.state.process.projectId),
+        contextWindow,
+        compaction.tokensAfter - (compaction.trimmed?.tokens ?? 0),
+      )
     : 0;
   const context = await composeContext(deps, key, after, { query: request.query, recallTokens });
-  return { compaction, context, messages: after.messages };
+  return { compaction, context, messages };
 }

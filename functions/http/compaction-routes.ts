@@ -1,7 +1,8 @@
 /** Routes that may summarize: compaction, range compaction, and the per-turn call. */
 import type { Hono } from "hono";
 import { CompactionBody, RangeCompactionBody, TurnBody } from "../../core/domain/requests.js";
-import { compactIfNeeded, compactRange } from "../../core/services/compaction.js";
+import { compactManually } from "../../core/services/background.js";
+import { compactRange } from "../../core/services/compaction.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { runTurn } from "../../core/services/turn.js";
 import { tenantOf, type Env } from "./app.js";
@@ -11,8 +12,8 @@ export function compactionRoutes(app: Hono<Env>, deps: ServiceDeps) {
   app.post("/v1/processes/:processId/compaction", async (c) => {
     const key = { tenantId: tenantOf(c), processId: readId(c, "processId") };
     const body = await readBody(c, CompactionBody);
-    const { view: _view, ...result } = await compactIfNeeded(deps, key, body);
-    return c.json(result);
+    const { status, result } = await compactManually(deps, key, body);
+    return c.json(result, status);
   });
 
   app.post("/v1/processes/:processId/compaction/range", async (c) => {

@@ -269,6 +269,29 @@ describe("inspector page", () => {
     }
   });
 
+  it("shows a queued-then-prepared background fold in the chain, never as the replayed summary", async () => {
+    const id = "insp-prepared";
+    await api("PUT", `/v1/processes/${id}`, { body: { projectId: "demo" } });
+    await say(id, "USER", "Plan the data-center move.");
+    for (let i = 0; i < 14; i++) await say(id, i % 2 ? "USER" : "ASSISTANT", `rack ${i} moves on day ${i % 4}.`);
+    // At 75% of the window the turn queues a HARD fold; the in-process worker prepares it.
+    const turn = await api("POST", `/v1/processes/${id}/turns`, { body: { model: { contextWindow: 10_000 }, prompt: { tokens: 7_500 } } });
+    expect(turn.body.compaction.reason).toBe("compaction_queued");
+    await ctx.service.bus.drain();
+    const context = await withKey();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${ctx.service.url}/?process=${id}`);
+      const row = page.locator(`#chain > li.memory-row.prepared[data-memory-id="${turn.body.compaction.memoryId}"]`);
+      await row.waitFor();
+      expect(await row.locator(".status").textContent()).toBe("PREPARED");
+      expect(await row.locator(".state").textContent()).toBe("prepared for HARD, not replayed (a turn commits it without a model call)");
+      expect(await page.locator("li.stitch").count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
+
   it("serves the page and its files without a key, and a 404 page state for an unknown process", async () => {
     const res = await fetch(`${ctx.service.url}/`);
     expect(res.status).toBe(200);

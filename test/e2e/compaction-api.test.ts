@@ -16,7 +16,8 @@ let api: Awaited<ReturnType<typeof startTestService>>["api"];
 beforeAll(async () => {
   ctx = await startTestService({
     overrides: { summarizer: async () => fake },
-    env: { MEMORY_API_KEYS: `${KEY_A}=tenant-a,${KEY_B}=tenant-b,${KEY_C}=tenant-c,${KEY_D}=tenant-d` },
+    // Turns summarize in the request here (the inline mode); the background mode has its own tests.
+    env: { MEMORY_API_KEYS: `${KEY_A}=tenant-a,${KEY_B}=tenant-b,${KEY_C}=tenant-c,${KEY_D}=tenant-d`, COMPACTION_EXECUTION: "inline" },
   });
   api = ctx.api;
 });
@@ -132,7 +133,7 @@ describe("POST /v1/processes/{id}/compaction", () => {
       {
         source: "vancetope.memory",
         detailType: "MemoryCompacted",
-        detail: { tenantId: "tenant-a", processId: "c-event", memoryId: res.body.memoryId, mode: "HARD", compactedMessages: 11 },
+        detail: { tenantId: "tenant-a", processId: "c-event", memoryId: res.body.memoryId, mode: "HARD", compactedMessages: 11, producedBy: "inline" },
         time: expect.any(String),
       },
     ]);

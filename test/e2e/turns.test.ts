@@ -11,7 +11,8 @@ const fake = createFakeSummarizer();
 let ctx: Awaited<ReturnType<typeof startRecordedService>>;
 
 beforeAll(async () => {
-  ctx = await startRecordedService({ overrides: { summarizer: async () => fake } });
+  // These turns compact in the request (the inline mode): the round trips below are that path's.
+  ctx = await startRecordedService({ overrides: { summarizer: async () => fake }, env: { COMPACTION_EXECUTION: "inline" } });
 });
 afterAll(async () => ctx?.service.stop());
 

@@ -290,4 +290,9 @@ describe.each(RUNTIMES)("deployed bundles answer without AWS on $label", ({ bina
     const { result } = await loadInFreshNode(built.inboxAnswered.file, { "detail-type": "InboxItemAnswered", detail: {} }, binary);
     expect(result).toEqual({ skipped: true });
   }, 30_000);
+
+  it("compactionWorker: a malformed CompactionRequested is skipped (and reads nothing)", async () => {
+    const { result } = await loadInFreshNode(built.compactionWorker.file, { "detail-type": "CompactionRequested", detail: { foldId: 7 } }, binary);
+    expect(result).toEqual({ skipped: "invalid detail" });
+  }, 30_000);
 });

@@ -64,6 +64,7 @@ function functionsOf(s: Synthesized): Record<HandlerName, { template: Template; 
     authorizer: { template: s.templates.api, id: logicalId(api.functions.authorizer) },
     planCompleted: { template: s.templates.events, id: logicalId(events.targets.PlanCompleted!) },
     inboxAnswered: { template: s.templates.events, id: logicalId(events.targets.InboxItemAnswered!) },
+    compactionWorker: { template: s.templates.events, id: logicalId(events.worker) },
   };
 }
 
@@ -105,6 +106,12 @@ describe("storage: the one table", () => {
     const table = Object.values(prod.templates.storage.findResources("AWS::DynamoDB::Table"))[0]!;
     expect(table.Properties.AttributeDefinitions).toHaveLength(7);
     expect(table.Properties.ProvisionedThroughput).toBeUndefined();
+  });
+
+  it("expires queued and prepared folds by TTL (committed summaries carry no TTL attribute)", () => {
+    prod.templates.storage.hasResourceProperties("AWS::DynamoDB::Table", {
+      TimeToLiveSpecification: { AttributeName: "expiresAtEpoch", Enabled: true },
+    });
   });
 
   it("outside dev stages is deletion-protected and retained", () => {
@@ -318,6 +325,36 @@ describe("functions: runtime, sizes, settings, logs", () => {
     expect(HANDLERS.inboxAnswered.timeoutSeconds).toBe(60);
   });
 
+  it("gives the compaction worker minutes, a lease that outlasts its timeout, retries and the DLQ", () => {
+    const { template, id } = functionsOf(prod).compactionWorker;
+    const p = props(template, id);
+    expect(p.Timeout).toBe(300);
+    expect(Number(p.Environment.Variables.COMPACTION_LEASE_MS)).toBeGreaterThan(300_000);
+    expect(p.Environment.Variables.OPENAI_API_KEY_PARAM).toBe("/vancetope-memory/team-a/openai-api-key");
+    // A job that throws (another holder kept the lease) is retried by Lambda, then parked in the DLQ.
+    const dlqId = Object.keys(template.findResources("AWS::SQS::Queue"))[0]!;
+    template.hasResourceProperties("AWS::Lambda::EventInvokeConfig", {
+      FunctionName: { Ref: id },
+      MaximumRetryAttempts: 2,
+      MaximumEventAgeInSeconds: 6 * 3600,
+      DestinationConfig: { OnFailure: { Destination: { "Fn::GetAtt": [dlqId, "Arn"] } } },
+    });
+    // No rule and no outside principal reaches it: only the functions that queue folds may invoke it.
+    expect(JSON.stringify(prod.templates.events.findResources("AWS::Events::Rule"))).not.toContain(id);
+    const perms = Object.values(template.findResources("AWS::Lambda::Permission")).filter((r) => JSON.stringify(r).includes(id));
+    expect(perms).toEqual([]);
+  });
+
+  it("lets the compaction routes invoke the worker: they know its name, and only turns queue folds", () => {
+    const { template, id } = functionsOf(prod).compaction;
+    expect(props(template, id).Environment.Variables.COMPACTION_WORKER_FUNCTION).toBeDefined();
+    for (const name of ["api", "planCompleted", "inboxAnswered", "compactionWorker", "authorizer"] as const) {
+      const f = functionsOf(prod)[name];
+      expect(props(f.template, f.id).Environment?.Variables?.COMPACTION_WORKER_FUNCTION).toBeUndefined();
+      expect(grantsOf(f.template, f.id).filter((g) => g.action.startsWith("lambda:"))).toEqual([]);
+    }
+  });
+
   it("dev stages drop function logs with the stage", () => {
     const { template, id } = functionsOf(dev).api;
     const logGroupId = props(template, id).LoggingConfig.LogGroup.Ref as string;
@@ -377,9 +414,10 @@ describe("IAM: each function gets only what it uses", () => {
   const expected: Record<HandlerName, string[]> = {
     authorizer: ["dynamodb:GetItem table"],
     api: [...items, "dynamodb:Query index:lsi1", "dynamodb:Query index:gsi1", "dynamodb:Query index:gsi2", "events:PutEvents bus"],
-    compaction: [...items, "dynamodb:Query index:lsi1", "events:PutEvents bus", ...secrets],
+    compaction: [...items, "dynamodb:Query index:lsi1", "events:PutEvents bus", ...secrets, "lambda:InvokeFunction worker"],
     planCompleted: [...items, "events:PutEvents bus", ...dlq],
     inboxAnswered: [...items, "dynamodb:Query index:lsi1", "events:PutEvents bus", ...secrets, ...dlq],
+    compactionWorker: [...items, "dynamodb:Query index:lsi1", "events:PutEvents bus", ...secrets, ...dlq],
   };
 
   it.each(Object.keys(expected) as HandlerName[])("%s: exactly its table actions, indexes, bus and secrets", (name) => {
@@ -406,6 +444,7 @@ describe("IAM: each function gets only what it uses", () => {
     ["compaction", ["vancetope.memory"]],
     ["planCompleted", ["vancetope.memory"]],
     ["inboxAnswered", ["vancetope.memory"]],
+    ["compactionWorker", ["vancetope.memory"]],
   ] as const)("%s may put only %j events on the bus", (name, sources) => {
     const { template, id } = functionsOf(prod)[name];
     const put = grantsOf(template, id).filter((g) => g.action === "events:PutEvents");
@@ -462,6 +501,7 @@ describe("bundles: what sst deploy uploads", () => {
       authorizer: api.functions.authorizer,
       planCompleted: events.targets.PlanCompleted!,
       inboxAnswered: events.targets.InboxItemAnswered!,
+      compactionWorker: events.worker,
     };
     for (const [name, fn] of Object.entries(fns) as Array<[HandlerName, (typeof fns)["api"]]>) {
       const entry = HANDLERS[name].entry;

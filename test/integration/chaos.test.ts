@@ -65,7 +65,22 @@ describe("a short seeded chaos run", () => {
     expect(report.retries).toBeGreaterThan(0);
     expect(report.compactions.committed).toBeGreaterThan(0);
     expect(report.operations).toBeGreaterThan(160);
-  }, 90_000);
+  }, 180_000); // about 60 s alone; the two shared cores of a full run can double it
+
+  it("with the background worker: crashes around the prepared summary, duplicate and late deliveries, stale folds, zero violations", async () => {
+    const report = await runChaos({ seed: 11, turns: 120, engines: 2, endpoint: dynamoEndpoint(), execution: "background" });
+    const lines = formatReport(report);
+    expect(report.violations, lines.join("\n")).toEqual([]);
+    const kinds = report.faultsByKind;
+    // The worker ran, crashed before and after storing a prepared summary, and saw duplicates.
+    expect(report.worker.prepared ?? 0, lines.join("\n")).toBeGreaterThan(0);
+    expect(kinds["store:storeFold:before"] ?? 0).toBeGreaterThan(0);
+    expect(kinds["store:storeFold:after"] ?? 0).toBeGreaterThan(0);
+    expect(report.worker.skipped ?? 0).toBeGreaterThan(0);
+    // Turns committed prepared folds without a model call, and stale ones were discarded.
+    expect(report.compactions.preparedUsed).toBeGreaterThan(0);
+    expect(report.compactions.folds.DISCARDED ?? 0).toBeGreaterThan(0);
+  }, 150_000);
 
   it("npm run chaos prints the documented last line and exits 0", async () => {
     const { code, stdout } = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {

@@ -181,7 +181,8 @@ describe("concurrent compactions of one process", () => {
   });
 
   it("parallel turns that append and compact keep every message and one active summary", async () => {
-    const { deps } = container({ delayMs: 100 });
+    // Turns that summarize in the request (the inline execution mode).
+    const { deps } = container({ delayMs: 100, env: { COMPACTION_EXECUTION: "inline" } });
     const { key, messages } = await seeded(deps, 16);
     const turns = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>

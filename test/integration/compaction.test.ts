@@ -18,6 +18,7 @@ import { sourceChars } from "../../core/domain/selector.js";
 import { messageTokens } from "../../core/domain/tokens.js";
 import { DEFAULT_TUNABLES, summarizerInputCap } from "../../core/domain/tunables.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
+import type { SummarizeInput } from "../../core/ports/summarizer.js";
 import { compactIfNeeded, replayTokens, settledView, type CompactionRequest } from "../../core/services/compaction.js";
 import { composeContext } from "../../core/services/context.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
@@ -465,10 +466,13 @@ describe("the request and its result", () => {
 });
 
 describe("chunking a fold for a small summarizer", () => {
+  /** Chunks one after the other, each given the previous output (summarizerConcurrency 1). */
+  const CHAINED = { COMPACTION_SUMMARIZER_CONCURRENCY: "1" };
+
   it("makes several chained summarizer calls, each under the input cap", async () => {
     const fake = createFakeSummarizer({ contextWindow: 4_000, maxOutputTokens: 200 });
     fake.script = Array.from({ length: 20 }, (_, k) => async () => ({ ok: true as const, summary: `chunk summary ${k}` }));
-    const { deps } = harness({ fake });
+    const { deps } = harness({ fake, env: CHAINED });
     const cap = summarizerInputCap(DEFAULT_TUNABLES, fake.contextWindow, fake.maxOutputTokens);
     const key = await newProcess(deps);
     await say(deps, key, "USER", "Review the vendor contracts.");
@@ -494,7 +498,7 @@ describe("chunking a fold for a small summarizer", () => {
   it("fails as a whole when a later chunk fails: one FAILED row, nothing archived", async () => {
     const fake = createFakeSummarizer({ contextWindow: 4_000, maxOutputTokens: 200 });
     fake.script = [{ ok: true, summary: "first chunk" }, { ok: false, error: "second chunk refused" }];
-    const { deps } = harness({ fake });
+    const { deps } = harness({ fake, env: CHAINED });
     const key = await newProcess(deps);
     await say(deps, key, "USER", "Review the vendor contracts.");
     for (let i = 0; i < 24; i++) {
@@ -507,6 +511,87 @@ describe("chunking a fold for a small summarizer", () => {
     const memories = await store.listMemories(key);
     expect(memories).toHaveLength(1);
     expect(memories[0]).toMatchObject({ status: "FAILED", metadata: { error: "second chunk refused", summarizerCalls: 2 } });
+    expect(await activeIds(key)).toEqual(before);
+    expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
+  });
+});
+
+describe("summarizing a large fold in parallel", () => {
+  async function contracts(deps: ServiceDeps) {
+    const key = await newProcess(deps);
+    await say(deps, key, "USER", "Review the vendor contracts.");
+    for (let i = 0; i < 24; i++) {
+      await say(deps, key, i % 2 ? "USER" : "ASSISTANT", `Clause ${i}: ${"the supplier shall deliver on time and in full. ".repeat(8)}`);
+    }
+    return key;
+  }
+
+  it("summarizes the chunks concurrently (bounded) and merges them with the prior summary in one more call", async () => {
+    const fake = createFakeSummarizer({ contextWindow: 4_000, maxOutputTokens: 200 });
+    let inFlight = 0;
+    let peak = 0;
+    fake.script = Array.from({ length: 40 }, () => async (input: SummarizeInput) => {
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      await new Promise((r) => setTimeout(r, 30));
+      inFlight--;
+      return { ok: true as const, summary: `sum(${input.messages.map((m) => m.id).join(",")})` };
+    });
+    const { deps, metrics } = harness({ fake, env: { COMPACTION_SUMMARIZER_CONCURRENCY: "2" } });
+    const cap = summarizerInputCap(DEFAULT_TUNABLES, fake.contextWindow, fake.maxOutputTokens);
+    const key = await contracts(deps);
+    const result = await compactIfNeeded(deps, key, hard());
+    expect(result.compacted).toBe(true);
+
+    const chunkCalls = fake.calls.slice(0, -1);
+    const merge = fake.calls[fake.calls.length - 1]!;
+    expect(chunkCalls.length).toBeGreaterThanOrEqual(3);
+    expect(peak).toBe(2);
+    for (const call of chunkCalls) {
+      expect(call.priorSummary).toBeNull();
+      expect(call.messages.reduce((n, m) => n + sourceChars(m), 0)).toBeLessThanOrEqual(cap);
+    }
+    // Every folded message went to exactly one chunk call, in order.
+    const memory = (await store.getMemory(key, result.memoryId!))!;
+    expect(chunkCalls.flatMap((c) => c.messages.map((m) => m.id))).toEqual(memory.sourceRefs);
+    // The merge call gets the partial summaries, oldest first, and stores its own output.
+    expect(merge.instructions).toContain("Merge them");
+    expect(merge.messages.map((m) => m.content.split("\n")[1])).toEqual(chunkCalls.map((c) => `sum(${c.messages.map((m) => m.id).join(",")})`));
+    expect(memory.content).toBe(`sum(${merge.messages.map((m) => m.id).join(",")})`);
+    expect(memory.metadata.summarizerCalls).toBe(fake.calls.length);
+    expect(memory.metadata.summarizerMs).toBeGreaterThan(0);
+    expect(metrics.wallTimes).toEqual([{ mode: "hard", ms: memory.metadata.summarizerMs }]);
+  });
+
+  it("passes the prior summary to the merge call only", async () => {
+    const fake = createFakeSummarizer({ contextWindow: 4_000, maxOutputTokens: 200 });
+    const { deps } = harness({ fake });
+    const key = await contracts(deps);
+    const first = await compactIfNeeded(deps, key, hard());
+    const prior = (await store.getMemory(key, first.memoryId!))!;
+    await sayMany(deps, key, 24, [], `Clause ${"the supplier shall deliver on time and in full. ".repeat(8)}`);
+    fake.calls.length = 0;
+    const second = await compactIfNeeded(deps, key, hard());
+    expect(second.compacted).toBe(true);
+    expect(fake.calls.length).toBeGreaterThanOrEqual(3);
+    expect(fake.calls.slice(0, -1).every((c) => c.priorSummary === null)).toBe(true);
+    expect(fake.calls[fake.calls.length - 1]!.priorSummary).toBe(prior.content);
+    const memory = (await store.getMemory(key, second.memoryId!))!;
+    expect(memory.metadata.supersededMemoryId).toBe(prior.id);
+  });
+
+  it("fails as a whole when one parallel chunk fails: one FAILED row, nothing archived, no merge call", async () => {
+    const fake = createFakeSummarizer({ contextWindow: 4_000, maxOutputTokens: 200 });
+    fake.script = [{ ok: true, summary: "first chunk" }, { ok: false, error: "second chunk refused" }];
+    const { deps } = harness({ fake });
+    const key = await contracts(deps);
+    const before = await activeIds(key);
+    const result = await compactIfNeeded(deps, key, hard());
+    expect(result).toMatchObject({ compacted: false, reason: "summarizer_failed: second chunk refused" });
+    expect(fake.calls.every((c) => !c.instructions?.includes("Merge them"))).toBe(true);
+    const memories = await store.listMemories(key);
+    expect(memories).toHaveLength(1);
+    expect(memories[0]).toMatchObject({ status: "FAILED", metadata: { error: "second chunk refused" } });
     expect(await activeIds(key)).toEqual(before);
     expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
   });
@@ -564,7 +649,7 @@ describe("observability", () => {
       expect.objectContaining({
         source: "vancetope.memory",
         detailType: "MemoryCompacted",
-        detail: { tenantId: TENANT, processId: key.processId, memoryId: memory.id, mode: "HARD", compactedMessages: result.compactedMessages },
+        detail: { tenantId: TENANT, processId: key.processId, memoryId: memory.id, mode: "HARD", compactedMessages: result.compactedMessages, producedBy: "inline" },
       }),
     ]);
 

@@ -98,7 +98,7 @@ export function findViolations(snapshot: Snapshot, options: InvariantOptions = {
 
   // The replay is the newest OK non-superseded memory; META names it.
   const replayed = newest(view.summaries);
-  if (view.summaries.some((s) => s.status !== "OK")) v.push("the replay contains a FAILED memory");
+  if (view.summaries.some((s) => s.status !== "OK")) v.push(`the replay contains a ${view.summaries.find((s) => s.status !== "OK")!.status} memory`);
   if (!sameIds(view.summaries.map((s) => s.id), active.map((m) => m.id))) {
     v.push(`replay summaries [${view.summaries.map((s) => s.id)}] differ from active memories [${active.map((m) => m.id)}]`);
   }
@@ -109,6 +109,19 @@ export function findViolations(snapshot: Snapshot, options: InvariantOptions = {
     v.push(`META.activeSummaryId is ${state.activeSummaryId ?? "null"}, the newest OK memory is ${newestOk.id}`);
   }
   if (!newestOk && state.activeSummaryId !== null) v.push(`META.activeSummaryId ${state.activeSummaryId} names no OK memory`);
+
+  // Background folds (QUEUED, PREPARED, DISCARDED) are never replayed; the index holds exactly the
+  // queued and prepared ones, and nothing was ever archived into them (checked below).
+  const pending = memories.filter((m) => m.status === "QUEUED" || m.status === "PREPARED").map((m) => m.id);
+  if (!sameIds(view.folds.map((f) => f.id), pending)) v.push(`pending folds in the index [${view.folds.map((f) => f.id)}] differ from QUEUED/PREPARED memories [${pending}]`);
+
+  // The chain never forks: no two OK memories replace the same predecessor (or both start it).
+  const successors = new Map<string, string[]>();
+  for (const m of okMemories) {
+    const prior = m.metadata.supersededMemoryId ?? "(start)";
+    successors.set(prior, [...(successors.get(prior) ?? []), m.id]);
+  }
+  for (const [prior, next] of successors) if (next.length > 1) v.push(`the chain forks at ${prior}: ${next.join(", ")}`);
 
   // The supersede chain is navigable both ways.
   for (const m of okMemories) {
@@ -137,7 +150,7 @@ export function findViolations(snapshot: Snapshot, options: InvariantOptions = {
       v.push(`message ${msg.id} is archived into missing memory ${into}`);
       continue;
     }
-    if (memory.status !== "OK") v.push(`message ${msg.id} is archived into FAILED memory ${into}`);
+    if (memory.status !== "OK") v.push(`message ${msg.id} is archived into ${memory.status} memory ${into}`);
     if (!inSourceChain(msg.id, memory, memoryById)) v.push(`message ${msg.id} is archived into ${into}, whose sourceRefs chain does not list it`);
   }
 

@@ -26,6 +26,7 @@ describe("DEFAULT_TUNABLES", () => {
     expect(DEFAULT_TUNABLES).toEqual({
       softThreshold: 0.4,
       hardThreshold: 0.85,
+      prepareThreshold: 0.7,
       emergencyThreshold: 0.95,
       keepRecent: 10,
       softAnchor: 10,
@@ -35,6 +36,7 @@ describe("DEFAULT_TUNABLES", () => {
       summaryMaxTokens: 400,
       foldTarget: 0, // off: HARD/EMERGENCY fold all the selector allows, as the spec says
       recallMaxTokens: 1000,
+      summarizerConcurrency: 8,
     });
   });
 
@@ -109,6 +111,8 @@ describe("tunablesFromEnv", () => {
       SUMMARY_MAX_TOKENS: "300",
       COMPACTION_FOLD_TARGET: "0.5",
       RECALL_MAX_TOKENS: "600",
+      COMPACTION_PREPARE_THRESHOLD: "0.6",
+      COMPACTION_SUMMARIZER_CONCURRENCY: "3",
     };
     expect(tunablesFromEnv(env)).toEqual({
       softThreshold: 0.5,
@@ -122,6 +126,8 @@ describe("tunablesFromEnv", () => {
       summaryMaxTokens: 300,
       foldTarget: 0.5,
       recallMaxTokens: 600,
+      prepareThreshold: 0.6,
+      summarizerConcurrency: 3,
     });
     expect(Object.values(TUNABLES_ENV).sort()).toEqual(Object.keys(env).sort());
   });

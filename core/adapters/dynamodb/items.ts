@@ -54,7 +54,7 @@ export const MemoryItem = z.object({
   id: z.string(),
   processId: z.string(),
   kind: z.literal("ARCHIVED_CHAT"),
-  status: z.enum(["OK", "FAILED"]),
+  status: z.enum(["OK", "FAILED", "QUEUED", "PREPARED", "DISCARDED"]),
   content: z.string(),
   sourceRefs: z.array(z.string()),
   metadata: MemoryMetadata,

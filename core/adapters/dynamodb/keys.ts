@@ -17,6 +17,10 @@ export const activeMessageKey = (id: string) => `${ACTIVE_PREFIX}M#${id}`;
 export const MEMORY_PREFIX = "S#";
 export const memorySk = (id: string) => `${MEMORY_PREFIX}${id}`;
 export const activeMemoryKey = (id: string) => `${ACTIVE_PREFIX}S#${id}`;
+/** A queued or prepared fold: read with the replay, never replayed (status tells it apart). */
+export const pendingFoldKey = (id: string) => `${ACTIVE_PREFIX}P#${id}`;
+/** TTL attribute (epoch seconds) of queued and prepared folds; a committed fold has none. */
+export const TTL_ATTRIBUTE = "expiresAtEpoch";
 
 export const idempotencySk = (key: string) => `IDEM#${key}`;
 

@@ -36,6 +36,8 @@ import {
   MESSAGE_PREFIX,
   activeMemoryKey,
   activeMessageKey,
+  pendingFoldKey,
+  TTL_ATTRIBUTE,
   idempotencySk,
   inboxByProcess,
   inboxByTenant,
@@ -137,12 +139,15 @@ export function messageToItem(key: ProcessKey, m: Message): MessageItem {
   });
 }
 
+const isPendingFold = (m: Pick<Memory, "status">) => m.status === "QUEUED" || m.status === "PREPARED";
+
 export function memoryToItem(key: ProcessKey, m: Memory): MemoryItem {
   const active = m.status === "OK" && m.supersededAt === null;
-  return MemoryItem.parse({
+  const expires = isPendingFold(m) && m.metadata.expiresAt ? Math.ceil(Date.parse(m.metadata.expiresAt) / 1000) : undefined;
+  const item = MemoryItem.parse({
     pk: processPk(key),
     sk: memorySk(m.id),
-    ...(active ? { lsi1sk: activeMemoryKey(m.id) } : {}),
+    ...(active ? { lsi1sk: activeMemoryKey(m.id) } : isPendingFold(m) ? { lsi1sk: pendingFoldKey(m.id) } : {}),
     type: "MEM",
     id: m.id,
     processId: m.processId,
@@ -158,6 +163,9 @@ export function memoryToItem(key: ProcessKey, m: Memory): MemoryItem {
     citations: m.citations,
     droppedUnits: m.droppedUnits,
   });
+  // DynamoDB's TTL deletes a queued or prepared fold nobody used; not part of the item schema
+  // (the replay index does not project it: turns read metadata.expiresAt).
+  return expires !== undefined ? ({ ...item, [TTL_ATTRIBUTE]: expires } as MemoryItem) : item;
 }
 
 const toState = (meta: MetaItem): ProcessState => ({
@@ -483,15 +491,17 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
       });
       let meta: MetaItem | undefined;
       const summaries: Memory[] = [];
+      const folds: Memory[] = [];
       const messages: Message[] = [];
       for (const raw of items) {
         const parsed = parseItem(raw);
         if (parsed.type === "META") meta = parsed.item;
         else if (parsed.type === "MSG") messages.push(toMessage(parsed.item));
+        else if (isPendingFold(parsed.item)) folds.push(toMemory(parsed.item));
         else summaries.push(toMemory(parsed.item));
       }
       if (!meta) return null;
-      return { state: toState(meta), summaries, messages, consumedCapacity: consumed, itemsRead: items.length };
+      return { state: toState(meta), summaries, folds, messages, consumedCapacity: consumed, itemsRead: items.length };
     },
 
     markArchived: (key, ids, memoryId) => markArchived(key, ids, memoryId),
@@ -504,6 +514,42 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
           ConditionExpression: "attribute_not_exists(sk)",
         }),
       );
+    },
+
+    async storeFold(key, fold, expect) {
+      try {
+        await client.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: memoryToItem(key, fold),
+            ConditionExpression: expect === "new" ? "attribute_not_exists(sk)" : "#status = :expected",
+            ...(expect === "new" ? {} : { ExpressionAttributeNames: { "#status": "status" }, ExpressionAttributeValues: { ":expected": expect } }),
+          }),
+        );
+        return { ok: true };
+      } catch (e) {
+        if (!isConditionFailure(e)) throw e;
+        return { ok: false, reason: "status_changed" };
+      }
+    },
+
+    async discardFold(key, foldId, reason, at) {
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { pk: processPk(key), sk: memorySk(foldId) },
+            UpdateExpression: "SET #status = :d, metadata.discardReason = :r, metadata.discardedAt = :at REMOVE lsi1sk",
+            ConditionExpression: "#status IN (:q, :p)",
+            ExpressionAttributeNames: { "#status": "status" },
+            ExpressionAttributeValues: { ":d": "DISCARDED", ":r": reason, ":at": at, ":q": "QUEUED", ":p": "PREPARED" },
+          }),
+        );
+        return { ok: true };
+      } catch (e) {
+        if (!isConditionFailure(e)) throw e;
+        return { ok: false, reason: "status_changed" };
+      }
     },
 
     async getMemory(key, memoryId) {
@@ -580,12 +626,20 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
 
     async commitCompaction(key, c: CompactionCommit) {
       const pk = processPk(key);
+      // A fold prepared in the background becomes the summary in place: only while still PREPARED
+      // (or QUEUED, for a queued manual compaction the worker runs), so it is committed once.
       const fixed: Tx[] = [
         {
           Put: {
             TableName: tableName,
             Item: memoryToItem(key, c.memory),
-            ConditionExpression: "attribute_not_exists(sk)",
+            ...(c.fromFold
+              ? {
+                  ConditionExpression: "#status = :from",
+                  ExpressionAttributeNames: { "#status": "status" },
+                  ExpressionAttributeValues: { ":from": c.fromFold },
+                }
+              : { ConditionExpression: "attribute_not_exists(sk)" }),
           },
         },
       ];

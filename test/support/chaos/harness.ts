@@ -36,6 +36,7 @@ import {
 import { appendMessage } from "../../../core/services/messages.js";
 import { upsertProcess } from "../../../core/services/processes.js";
 import { runTurn } from "../../../core/services/turn.js";
+import { COMPACTION_REQUESTED, handleCompactionRequested } from "../../../core/services/background.js";
 import { createHttpApp } from "../../../functions/http/app.js";
 import { staticKeyResolver } from "../../../functions/http/auth.js";
 import { allRouteGroups } from "../../../functions/http/groups.js";
@@ -89,6 +90,13 @@ export interface ChaosOptions {
   progress?: (line: string) => void;
   /** Replaces the real store under test (the harness's own test breaks it on purpose). */
   wrapStore?: (store: Store) => Store;
+  /**
+   * `inline` (default): turns summarize in the request, so the plan's faults meet every step of
+   * the commit protocol. `background`: turns queue folds and commit prepared ones; the harness
+   * delivers CompactionRequested to the worker (twice, late, crashing before and after it stores
+   * the prepared summary) between operations.
+   */
+  execution?: "inline" | "background";
 }
 
 export interface ChaosReport {
@@ -102,6 +110,8 @@ export interface ChaosReport {
   /** Faults that actually fired: store faults + summarizer faults + duplicated deliveries/appends. */
   faults: number;
   faultsByKind: Record<string, number>;
+  /** Acknowledged CompactionRequested deliveries by outcome (prepared, committed, failed, skipped). */
+  worker: Record<string, number>;
   crashes: number;
   restarts: number;
   retries: number;
@@ -110,7 +120,17 @@ export interface ChaosReport {
    * rows, memories whose archives did not fit one transaction (rolled forward). `backedOff`:
    * compaction calls that found a lease or a newer version and paid for no summary.
    */
-  compactions: { committed: number; byMode: Record<string, number>; failedRows: number; rolledForward: number; backedOff: number };
+  compactions: {
+    committed: number;
+    byMode: Record<string, number>;
+    failedRows: number;
+    rolledForward: number;
+    backedOff: number;
+    /** Background folds left at the end, by status (QUEUED, PREPARED, DISCARDED). */
+    folds: Record<string, number>;
+    /** Committed summaries that were prepared by the worker and committed by a turn without a model call. */
+    preparedUsed: number;
+  };
   /** `nothingLeft`: accepted offers whose range had already been folded by other compactions. */
   offers: { created: number; accepted: number; declined: number; rangeCompacted: number; nothingLeft: number; deadLettered: number };
   violations: string[];
@@ -129,7 +149,7 @@ interface Container {
 
 interface PublishedEvent extends DomainEvent {
   container: string;
-  /** Handler deliveries that returned normally (InboxItemAnswered only). */
+  /** Handler deliveries that returned normally (InboxItemAnswered and CompactionRequested). */
   delivered: number;
 }
 
@@ -158,7 +178,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     restarts: 0,
     retries: 0,
     faultsByKind: {},
-    compactions: { committed: 0, byMode: {}, failedRows: 0, rolledForward: 0, backedOff: 0 },
+    worker: {},
+    compactions: { committed: 0, byMode: {}, failedRows: 0, rolledForward: 0, backedOff: 0, folds: {}, preparedUsed: 0 },
     offers: { created: 0, accepted: 0, declined: 0, rangeCompacted: 0, nothingLeft: 0, deadLettered: 0 },
     violations: new Set(),
   };
@@ -172,6 +193,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     operations: stats.operations,
     faults: Object.values(stats.faultsByKind).reduce((a, b) => a + b, 0),
     faultsByKind: stats.faultsByKind,
+    worker: stats.worker,
     crashes: stats.crashes,
     restarts: stats.restarts,
     retries: stats.retries,
@@ -210,6 +232,7 @@ interface Stats {
   restarts: number;
   retries: number;
   faultsByKind: Record<string, number>;
+  worker: Record<string, number>;
   compactions: ChaosReport["compactions"];
   offers: ChaosReport["offers"];
   violations: Set<string>;
@@ -228,7 +251,9 @@ interface Engine {
   opsRun: number;
 }
 
-type OpFaults = { fault: StoreFaultPlan | null; summarizer: readonly SummarizerStep[] };
+/** A planned store fault, or one the harness adds for the worker (storeFold: the prepared summary). */
+type HarnessFault = Omit<StoreFaultPlan, "method"> & { method: StoreFaultPlan["method"] | "storeFold" };
+type OpFaults = { fault: HarnessFault | null; summarizer: readonly SummarizerStep[] };
 const NO_FAULTS: OpFaults = { fault: null, summarizer: [] };
 
 /** An error the service raised on purpose so the event is delivered again (see inbox.ts). */
@@ -240,7 +265,7 @@ function describe(e: unknown): string {
   return String(e);
 }
 
-function toFault(plan: StoreFaultPlan): Fault {
+function toFault(plan: HarnessFault): Fault {
   if (plan.method === "markArchived") {
     // The service reaches markArchived inside a roll-forward: crash half way through one.
     return {
@@ -259,7 +284,7 @@ function toFault(plan: StoreFaultPlan): Fault {
 }
 
 /** Fault counters are keyed by what the plan asked for (markArchived: the mid-roll-forward crash). */
-const faultLabel = (plan: StoreFaultPlan) => (plan.method === "markArchived" ? "store:markArchived(mid-roll-forward)" : `store:${plan.method}:${plan.when}`);
+const faultLabel = (plan: HarnessFault) => (plan.method === "markArchived" ? "store:markArchived(mid-roll-forward)" : `store:${plan.method}:${plan.when}`);
 
 const detailOf = (e: DomainEvent) => e.detail as { tenantId: string; itemId: string; processId: string; memoryId: string };
 
@@ -282,7 +307,14 @@ async function executePlan(plan: ChaosPlan, inner: Store, options: ChaosOptions,
   const newContainer = (): Container => {
     const id = `c${++containers}`;
     const deps = createDeps({
-      env: { COMPACTION_LEASE_MS: String(leaseMs) },
+      // The worker does not wait for a lease here: the harness redelivers, like Lambda's retries.
+      env: {
+        COMPACTION_LEASE_MS: String(leaseMs),
+        COMPACTION_EXECUTION: options.execution ?? "inline",
+        COMPACTION_LEASE_WAIT_MS: "0",
+        // Background: prepare from the plan's SOFT prompts (0.5) on, so the worker has work on most turns.
+        ...(options.execution === "background" ? { COMPACTION_PREPARE_THRESHOLD: "0.45", COMPACTION_KEEP_RECENT: "4" } : {}),
+      },
       store: inner,
       events: { publish: async (event) => void events.push({ ...event, container: id, delivered: 0 }) },
       metrics: createRecordingMetrics(),
@@ -596,8 +628,51 @@ async function executePlan(plan: ChaosPlan, inner: Store, options: ChaosOptions,
     else for (let i = 0; i < copies; i++) await one(i);
   }
 
+  let workerDeliveries = 0;
+  /**
+   * Delivers one CompactionRequested to the worker `copies` times (a duplicate is concurrent when
+   * the op says so), each redelivered on error. Every third delivery crashes its container before
+   * or after the worker stores the prepared summary.
+   */
+  async function deliverFold(e: Engine, event: PublishedEvent, op: OpPlan | null, copies: number) {
+    if (copies > 1) count("duplicate-delivery", copies - 1);
+    const one = async (copy: number) => {
+      for (let n = 1; n <= 3; n++) {
+        const k = ++workerDeliveries;
+        const crash: OpFaults | null =
+          copy === 0 && n === 1 && k % 3 === 0 ? { fault: { method: "storeFold", when: k % 2 ? "before" : "after", nth: 1, crash: true }, summarizer: [] } : null;
+        const faults = crash ?? (copy === 0 && n === 1 && op && op.fault?.method !== "appendMessage" ? { fault: null, summarizer: op.summarizer } : NO_FAULTS);
+        const r = await attempt(e, faults, (deps) => handleCompactionRequested(deps, event.detail));
+        if (r.ok) {
+          event.delivered++;
+          const out = r.value;
+          const outcome = "done" in out ? out.done : "skipped";
+          stats.worker[outcome] = (stats.worker[outcome] ?? 0) + 1;
+          return;
+        }
+        if (!(r.error instanceof InjectedFault) && !isRetryable(r.error)) {
+          violate([`${where(e)}: CompactionRequested handler failed: ${describe(r.error)}`]);
+        }
+        await sleep(leaseMs + 20);
+      }
+    };
+    if (op?.concurrentDeliveries) await Promise.all(Array.from({ length: copies }, (_, i) => one(i)));
+    else for (let i = 0; i < copies; i++) await one(i);
+  }
+
+  /** The worker's share: the process's CompactionRequested events nobody handled yet, newest first (older ones arrive late). */
+  async function deliverFolds(e: Engine, op: OpPlan | null = null) {
+    const mine = events
+      .filter((ev) => ev.detailType === COMPACTION_REQUESTED && ev.delivered === 0 && sameProcess(ev, e))
+      .reverse();
+    for (const event of mine) await deliverFold(e, event, op, op?.deliveries ?? 1);
+  }
+
+  const sameProcess = (ev: PublishedEvent, e: Engine) => detailOf(ev).tenantId === e.key.tenantId && detailOf(ev).processId === e.key.processId;
+
   /** Delivers every InboxItemAnswered of the engine's process that no handler acknowledged yet. */
   async function deliverPending(e: Engine, op: OpPlan | null = null) {
+    if (options.execution === "background") await deliverFolds(e, op);
     const mine = events.filter((ev) => {
       const d = detailOf(ev);
       return (
@@ -675,6 +750,9 @@ async function executePlan(plan: ChaosPlan, inner: Store, options: ChaosOptions,
     engines.map(async (e) => {
       for (const op of e.plan.ops) {
         await runOp(e, op);
+        // The worker gets the requests after every other op: the rest arrive late, after another op
+        // (a turn, a forced compaction, a range offer) may have raced or outdated them.
+        if (options.execution === "background" && e.opsRun % 2 === 1) await deliverFolds(e, op);
         if (++e.opsRun % (options.checkEvery ?? 1) === 0) violate(snapshotViolations(e, await readAll(inner, e.key), false));
         if (e.opsRun % 50 === 0) options.progress?.(`  ${where(e)}: ${e.opsRun}/${e.plan.ops.length} operations`);
       }
@@ -685,6 +763,21 @@ async function executePlan(plan: ChaosPlan, inner: Store, options: ChaosOptions,
 
   await sleep(leaseMs + 50);
   for (const e of engines) await deliverPending(e);
+  if (options.execution === "background") {
+    // Late duplicates of every request the worker already handled change nothing.
+    for (const e of engines) {
+      for (const ev of events.filter((x) => x.detailType === COMPACTION_REQUESTED && sameProcess(x, e))) {
+        const before = await readAll(inner, e.key);
+        const r = await attempt(e, NO_FAULTS, (deps) => handleCompactionRequested(deps, ev.detail));
+        if (!r.ok) continue; // a fold still waiting for its lease; settled below
+        if ("done" in r.value && r.value.done === "committed" && ev.delivered > 0) violate([`${where(e)}: a late CompactionRequested committed fold ${r.value.foldId} again`]);
+        if ("skipped" in r.value && JSON.stringify(await readAll(inner, e.key)) !== JSON.stringify(before) && r.value.skipped.startsWith("fold is")) {
+          violate([`${where(e)}: a late CompactionRequested for a handled fold changed the process`]);
+        }
+        ev.delivered++;
+      }
+    }
+  }
   const clean = newContainer();
   // A turn with nothing to add rolls a pending archive forward, like an engine's next call.
   await Promise.all(
@@ -758,6 +851,11 @@ async function executePlan(plan: ChaosPlan, inner: Store, options: ChaosOptions,
         stats.compactions.failedRows++;
         continue;
       }
+      if (m.status !== "OK") {
+        stats.compactions.folds[m.status] = (stats.compactions.folds[m.status] ?? 0) + 1;
+        continue;
+      }
+      if (m.metadata.producedBy === "prepared") stats.compactions.preparedUsed++;
       stats.compactions.committed++;
       const mode = m.metadata.mode ?? "?";
       stats.compactions.byMode[mode] = (stats.compactions.byMode[mode] ?? 0) + 1;

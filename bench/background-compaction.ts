@@ -1,0 +1,269 @@
+/**
+ * Compaction off the turn's critical path (docs/compaction.md): a long session driven turn by turn
+ * through the real OpenAI adapter against a local wire server that answers after a fixed delay,
+ * with the summarizer called inside the turn (inline) and by the worker (background), side by side;
+ * and a 1,000-message fold at a 128k window, chained vs parallel, against one summarizer call.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { createOpenAISummarizer } from "../core/adapters/llm/openai-summarizer.js";
+import type { CompactionResult } from "../core/domain/model.js";
+import { estimateTokens } from "../core/domain/tokens.js";
+import type { DomainEvent } from "../core/ports/events.js";
+import type { Summarizer } from "../core/ports/summarizer.js";
+import { handleCompactionRequested } from "../core/services/background.js";
+import { compactIfNeeded } from "../core/services/compaction.js";
+import type { ServiceDeps } from "../core/services/deps.js";
+import { appendMessage } from "../core/services/messages.js";
+import { upsertProcess } from "../core/services/processes.js";
+import { runTurn } from "../core/services/turn.js";
+import { silentLog } from "../core/adapters/log.js";
+import { createRecordingMetrics } from "../core/adapters/metrics/emf-metrics.js";
+import { createDynamoStore } from "../core/adapters/dynamodb/store.js";
+import { createDeps } from "../functions/root.js";
+import { chatCompletionBody, startLlmWireServer, type LlmWireServer } from "../test/support/llm-wire-server.js";
+import { type BenchContext, envInt, requireEndpoint } from "./support/context.js";
+import { batchPut, freshTable } from "./support/dynamo.js";
+import type { SectionResult, Table, Target } from "./support/report.js";
+import { idFactory, makeMessage, messageItem, prng, syntheticText } from "./support/service.js";
+import { fmt, percentile, times } from "./support/stats.js";
+
+const SUMMARY = `<summary>${"The team moved the deploy to Friday, restored the dropped column, and owes Maria the rollback plan. ".repeat(6)}</summary>`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A wire server whose every chat completion answers SUMMARY after `delayMs`. */
+async function slowModel(delayMs: number): Promise<LlmWireServer> {
+  const server = await startLlmWireServer();
+  server.setFallback({ delayMs, body: chatCompletionBody(SUMMARY, { promptTokens: 1000, completionTokens: 200 }) });
+  return server;
+}
+
+const openai = (server: LlmWireServer): Summarizer =>
+  createOpenAISummarizer({ baseURL: `${server.url}/v1`, apiKey: "bench", model: "gpt-4o-mini", retry: { maxAttempts: 1, attemptTimeoutMs: 60_000, deadlineMs: 120_000 } });
+
+interface TurnSample {
+  ms: number;
+  compacted: boolean;
+  queued: boolean;
+  trimmed: number;
+  /** The prompt the answer lets the engine build, in our estimate, against the window. */
+  returnedTokens: number;
+}
+
+interface SessionRun {
+  mode: "inline" | "background";
+  window: number;
+  delayMs: number;
+  turns: TurnSample[];
+  /** Summarizer calls made while a turn was in progress (its own async context). */
+  callsInTurns: number;
+  callsInWorker: number;
+  preparedUsed: number;
+  preparedDiscarded: number;
+}
+
+/**
+ * One engine session: every turn appends a USER message, asks for the turn (timed), pauses like an
+ * engine calling its model, then appends the ASSISTANT reply. Message sizes scale with the window,
+ * so each window sees several folds.
+ */
+async function runSession(endpoint: string, o: { mode: "inline" | "background"; window: number; delayMs: number; turns: number; pauseMs: number }): Promise<SessionRun> {
+  const server = await slowModel(o.delayMs);
+  const t = await freshTable(endpoint, `bg-${o.mode}-${o.window}`);
+  const inTurn = new AsyncLocalStorage<boolean>();
+  const counts = { turns: 0, worker: 0 };
+  const real = openai(server);
+  const summarizer: Summarizer = {
+    ...real,
+    summarize: (input) => {
+      if (inTurn.getStore()) counts.turns++;
+      else counts.worker++;
+      return real.summarize(input);
+    },
+  };
+  const queue: DomainEvent[] = [];
+  const metrics = createRecordingMetrics();
+  const deps: ServiceDeps = createDeps({
+    env: { COMPACTION_EXECUTION: o.mode },
+    store: createDynamoStore({ client: t.client, tableName: t.tableName }),
+    log: silentLog,
+    metrics,
+    // The worker runs outside the turn's async context, as its own Lambda would.
+    events: { publish: async (e) => void queue.push(e) },
+    summarizerFactory: async () => summarizer,
+  });
+  let running = true;
+  const jobs = new Set<Promise<unknown>>();
+  const worker = (async () => {
+    while (running || queue.length > 0 || jobs.size > 0) {
+      const next = queue.shift();
+      if (next?.detailType === "CompactionRequested") {
+        const job = inTurn.run(false, () => handleCompactionRequested(deps, next.detail)).catch(() => {});
+        jobs.add(job);
+        void job.finally(() => jobs.delete(job));
+      }
+      await sleep(20);
+    }
+  })();
+
+  const key = { tenantId: "bench", processId: `session-${o.mode}-${o.window}-${o.delayMs}` };
+  await upsertProcess(deps, key.tenantId, key.processId, { projectId: "bench" });
+  const rand = prng(o.window + o.delayMs);
+  const chars = Math.round((o.window / 70) * 4); // ~1/70 of the window per message
+  await appendMessage(deps, key, { role: "USER", content: "Keep the release on track and tell me what is blocking it." });
+  const samples: TurnSample[] = [];
+  for (let i = 0; i < o.turns; i++) {
+    const started = performance.now();
+    const out = await inTurn.run(true, () =>
+      runTurn(deps, key, { message: { role: "USER", content: syntheticText(rand, chars) }, model: { contextWindow: o.window } }),
+    );
+    const elapsed = performance.now() - started;
+    const c: CompactionResult = out.compaction;
+    samples.push({
+      ms: elapsed,
+      compacted: c.compacted,
+      queued: c.reason === "compaction_queued",
+      trimmed: c.trimmed?.messages ?? 0,
+      returnedTokens: estimateTokens(out.context.block) + out.messages.reduce((n, m) => n + m.tokens, 0),
+    });
+    await sleep(o.pauseMs);
+    await appendMessage(deps, key, { role: "ASSISTANT", content: syntheticText(rand, chars) });
+  }
+  running = false;
+  await worker;
+  await server.close();
+  return {
+    mode: o.mode,
+    window: o.window,
+    delayMs: o.delayMs,
+    turns: samples,
+    callsInTurns: counts.turns,
+    callsInWorker: counts.worker,
+    preparedUsed: metrics.prepared.filter((p) => p === "used").length,
+    preparedDiscarded: metrics.prepared.filter((p) => p !== "used").length,
+  };
+}
+
+const q = (values: number[]) =>
+  values.length === 0 ? ["-", "-", "-", "-"] : [50, 95, 99, 100].map((p) => fmt(p === 100 ? Math.max(...values) : percentile(values, p), 0));
+
+/** A 1,000-message fold at a 128k window: wall time chained and parallel, against one call. */
+async function bigFold(endpoint: string, delayMs: number, concurrency: number) {
+  const server = await slowModel(delayMs);
+  const t = await freshTable(endpoint, `bigfold-${concurrency}`);
+  const deps = createDeps({
+    env: { COMPACTION_SUMMARIZER_CONCURRENCY: String(concurrency) },
+    store: createDynamoStore({ client: t.client, tableName: t.tableName }),
+    log: silentLog,
+    metrics: createRecordingMetrics(),
+    events: { publish: async () => {} },
+    summarizerFactory: async () => openai(server),
+  });
+  const key = { tenantId: "bench", processId: `bigfold-${concurrency}-${delayMs}` };
+  await upsertProcess(deps, key.tenantId, key.processId, { projectId: "bench" });
+  const ids = idFactory("msg");
+  const rand = prng(1000 + concurrency);
+  const base = Date.now() - 2_000_000;
+  const items = Array.from({ length: 1000 }, (_, i) => {
+    const at = new Date(base + i * 1000);
+    return messageItem(key, makeMessage(key, ids(at), at, i % 2 ? "ASSISTANT" : "USER", syntheticText(rand, 380)));
+  });
+  await batchPut(t, items);
+  const started = performance.now();
+  const out = await compactIfNeeded(deps, key, { model: { contextWindow: 128_000 }, force: "HARD" });
+  const wall = performance.now() - started;
+  const calls = server.requests.length;
+  await server.close();
+  if (!out.compacted) throw new Error(`the 1,000-message fold did not commit: ${out.reason}`);
+  return { wall, calls, folded: out.compactedMessages };
+}
+
+export async function runBackgroundCompaction(ctx: BenchContext): Promise<SectionResult> {
+  const endpoint = requireEndpoint(ctx);
+  const turns = envInt("BENCH_BG_TURNS", ctx.quick ? 50 : 110);
+  const pauseMs = envInt("BENCH_BG_PAUSE_MS", 400);
+  const delays = ctx.quick ? [1000] : [1000, 5000];
+  const windows = [8_000, 32_000];
+  const runs: SessionRun[] = [];
+  for (const delayMs of delays) {
+    ctx.log(`background-compaction: sessions with a ${delayMs} ms summarizer, ${turns} turns each`);
+    // Inline and background, both windows, side by side in one run.
+    const batch = await Promise.all(
+      windows.flatMap((window) => (["inline", "background"] as const).map((mode) => runSession(endpoint, { mode, window, delayMs, turns, pauseMs }))),
+    );
+    runs.push(...batch);
+  }
+
+  const latency: Table = {
+    title: "Turn latency (ms): every turn, turns that compact, turns that do not",
+    columns: ["summarizer delay", "window", "mode", "all p50/p95/p99/max", "compacting p50/p95/p99/max", "not compacting p50/p95/p99/max", "p99 all / p99 not compacting", "summarizer calls in turns"],
+    rows: runs.map((r) => {
+      const all = r.turns.map((s) => s.ms);
+      const compacting = r.turns.filter((s) => s.compacted).map((s) => s.ms);
+      const quiet = r.turns.filter((s) => !s.compacted).map((s) => s.ms);
+      return [
+        `${r.delayMs} ms`,
+        String(r.window),
+        r.mode,
+        q(all).join(" / "),
+        q(compacting).join(" / "),
+        q(quiet).join(" / "),
+        times(percentile(all, 99) / percentile(quiet, 99), 2),
+        String(r.callsInTurns),
+      ];
+    }),
+  };
+  const safety: Table = {
+    title: "Prompts, trimming and prepared folds",
+    columns: ["summarizer delay", "window", "mode", "turns", "folds committed", "returned prompt > window", "turns trimmed", "messages trimmed (max)", "prepared used / discarded or expired"],
+    rows: runs.map((r) => [
+      `${r.delayMs} ms`,
+      String(r.window),
+      r.mode,
+      String(r.turns.length),
+      String(r.turns.filter((s) => s.compacted).length),
+      String(r.turns.filter((s) => s.returnedTokens > r.window).length),
+      String(r.turns.filter((s) => s.trimmed > 0).length),
+      String(Math.max(0, ...r.turns.map((s) => s.trimmed))),
+      r.mode === "background" ? `${r.preparedUsed} / ${r.preparedDiscarded}` : "-",
+    ]),
+  };
+
+  ctx.log("background-compaction: a 1,000-message fold at 128k, chained vs parallel");
+  const foldDelay = 1000;
+  const chained = await bigFold(endpoint, foldDelay, 1);
+  const parallel = await bigFold(endpoint, foldDelay, 8);
+  const fold: Table = {
+    title: `A 1,000-message fold at a 128k window (summarizer answers after ${foldDelay} ms)`,
+    columns: ["strategy", "summarizer calls", "wall time", "x one call"],
+    rows: [
+      ["chained (summarizerConcurrency 1)", String(chained.calls), `${fmt(chained.wall)} ms`, times(chained.wall / foldDelay, 2)],
+      ["parallel chunks + merge (default 8)", String(parallel.calls), `${fmt(parallel.wall)} ms`, times(parallel.wall / foldDelay, 2)],
+    ],
+  };
+
+  const bg = runs.filter((r) => r.mode === "background");
+  const worstRatio = Math.max(...bg.map((r) => percentile(r.turns.map((s) => s.ms), 99) / percentile(r.turns.filter((s) => !s.compacted).map((s) => s.ms), 99)));
+  const targets: Target[] = [
+    { name: "p99 of all turns / p99 of turns that do not compact (background, worst run)", target: "<= 1.5x", measured: times(worstRatio, 2), met: worstRatio <= 1.5 },
+    { name: "turns that waited for a summarizer (background)", target: "0", measured: String(bg.reduce((n, r) => n + r.callsInTurns, 0)), met: bg.every((r) => r.callsInTurns === 0) },
+    {
+      name: "turns whose returned prompt exceeded the window (background)",
+      target: "0",
+      measured: String(bg.reduce((n, r) => n + r.turns.filter((s) => s.returnedTokens > r.window).length, 0)),
+      met: bg.every((r) => r.turns.every((s) => s.returnedTokens <= r.window)),
+    },
+    { name: "1,000-message fold at 128k, parallel: wall time / one call", target: "<= 3x", measured: times(parallel.wall / foldDelay, 2), met: parallel.wall <= 3 * foldDelay },
+  ];
+  return {
+    id: "background-compaction",
+    title: "Compaction off the turn's critical path",
+    command: "npm run bench -- --only background-compaction",
+    tables: [latency, safety, fold],
+    targets,
+    notes: [
+      `Each session: ${turns} turns on the built-in synthetic conversation (messages of ~1/70 of the window), an engine pause of ${pauseMs} ms between the turn and its reply, the real OpenAI adapter against a local wire server that answers every call after the fixed delay. Inline and background runs of both windows ran at the same time, against the same DynamoDB Local.`,
+      "A turn 'compacts' when it committed a fold (inline: summarized in the turn; background: committed a prepared fold without a model call). Returned prompt = our estimate of the memory block plus the messages the turn answered with.",
+    ],
+    data: { runs: runs.map((r) => ({ ...r, turns: r.turns })), chained, parallel },
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * Trimming a turn's answer while its fold is still queued (docs/compaction.md, "Off the turn's
+ * critical path"): the answer, never the stored history, leaves out the oldest messages that an
+ * EMERGENCY fold could take (never pinned ones, never the triggering turn, tool groups whole) until
+ * the prompt is below the emergency threshold.
+ */
+import type { Message } from "./model.js";
+import { foldOldestUntil, selectForCompaction, type SelectorTunables } from "./selector.js";
+
+export interface Trim {
+  /** The messages to answer with, oldest first. */
+  kept: Message[];
+  /** What was left out: messages, and their tokens in the caller's unit. */
+  trimmed: { messages: number; tokens: number };
+}
+
+/**
+ * @param tokens the prompt size in the caller's unit
+ * @param limit the largest prompt allowed, in the caller's unit (below the emergency threshold)
+ * @param scale caller tokens per token of our own estimate (`tokens / replay estimate`)
+ */
+export function trimToFit(
+  messages: Message[],
+  tunables: SelectorTunables,
+  o: { tokens: number; limit: number; scale: number },
+): Trim {
+  if (o.tokens <= o.limit) return { kept: messages, trimmed: { messages: 0, tokens: 0 } };
+  // keepRecent does not apply: a prompt that overflows the window is worse than a short answer.
+  const candidates = selectForCompaction(messages, "EMERGENCY", { ...tunables, keepRecent: 0 }).fold;
+  if (candidates.length === 0) return { kept: messages, trimmed: { messages: 0, tokens: 0 } };
+  const ownToFree = Math.ceil((o.tokens - o.limit) / (o.scale > 0 ? o.scale : 1));
+  const left = new Set(foldOldestUntil(candidates, ownToFree).map((m) => m.id));
+  const ownFreed = messages.reduce((n, m) => n + (left.has(m.id) ? m.tokens : 0), 0);
+  return {
+    kept: messages.filter((m) => !left.has(m.id)),
+    trimmed: { messages: left.size, tokens: Math.ceil(ownFreed * o.scale) },
+  };
+}

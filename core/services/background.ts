@@ -1,0 +1,499 @@
+/**
+ * Compaction off the turn's critical path (docs/compaction.md, "Off the turn's critical path").
+ *
+ * A fold row moves QUEUED -> PREPARED -> OK, or ends DISCARDED or FAILED:
+ * - a turn (or a manual compaction over its budget) queues it and publishes CompactionRequested;
+ * - the worker summarizes it under the lease and stores it PREPARED (never replayed, with a TTL),
+ *   or, for a queued manual compaction, commits it;
+ * - a later turn commits a PREPARED fold through the commit protocol without a summarizer call,
+ *   only if it still fits: it chains the active summary and every message it covers is active.
+ * Every transition is a conditional write on the row's status, so a fold is committed once.
+ */
+import { z } from "zod";
+import { conflict } from "../domain/errors.js";
+import type { CompactionModeName, CompactionResult, Memory, Message } from "../domain/model.js";
+import { modeForRatio, promptTokens } from "../domain/mode.js";
+import { Id } from "../domain/requests.js";
+import { foldOldestUntil, foldsByStrength, selectForCompaction } from "../domain/selector.js";
+import { effectiveStrength } from "../domain/strength.js";
+import { trimToFit } from "../domain/trim.js";
+import type { Tunables } from "../domain/tunables.js";
+import type { CompactionMetricMode } from "../ports/metrics.js";
+import type { ActiveView, ProcessKey } from "../ports/store.js";
+import {
+  MEMORY_SOURCE,
+  afterCommit,
+  compactIfNeeded,
+  newestSummary,
+  publishSafely,
+  replayTokens,
+  resolveContextWindow,
+  settledView,
+  summarizeChecked,
+  summaryFields,
+  tokensAfterFold,
+  tokensToReachTarget,
+  type CompactionRequest,
+} from "./compaction.js";
+import type { ServiceDeps } from "./deps.js";
+
+export const COMPACTION_REQUESTED = "CompactionRequested";
+
+/** How compaction runs in this deployment (createDeps reads them from the environment). */
+export interface CompactionSettings {
+  /** `background` (default): no turn calls a summarizer. `inline`: a turn summarizes itself. */
+  execution: "inline" | "background";
+  /** A manual compaction answers within this, or 202 queued (well inside API Gateway's 29 s). */
+  manualBudgetMs: number;
+  /** A queued or prepared fold nobody committed expires after this (and DynamoDB's TTL deletes it). */
+  preparedTtlMs: number;
+  /** A fold still QUEUED after this is taken for lost (worker crash, dead-letter) and queued again. */
+  queueTimeoutMs: number;
+  /** How long the worker waits for another holder's lease before failing the delivery. */
+  leaseWaitMs: number;
+}
+
+export const DEFAULT_COMPACTION_SETTINGS: CompactionSettings = Object.freeze({
+  execution: "background",
+  manualBudgetMs: 20_000,
+  preparedTtlMs: 3_600_000,
+  queueTimeoutMs: 600_000,
+  leaseWaitMs: 30_000,
+});
+
+export type TurnCompaction = CompactionResult & { view: ActiveView; messages: Message[] };
+
+const metricMode = (mode: string) => mode.toLowerCase() as CompactionMetricMode;
+const foldTokens = (messages: readonly Message[]) => messages.reduce((n, m) => n + m.tokens, 0);
+
+/**
+ * The turn's compaction step. Inline: {@link compactIfNeeded} as is. Background: commit a prepared
+ * fold that fits, queue the fold the prompt needs when none is prepared, and trim the answer below
+ * the emergency threshold while the fold is not ready.
+ */
+export async function compactForTurn(
+  deps: ServiceDeps,
+  key: ProcessKey,
+  request: CompactionRequest,
+  options: { view?: ActiveView } = {},
+): Promise<TurnCompaction> {
+  if (deps.compaction.execution === "inline") {
+    const out = await compactIfNeeded(deps, key, request, options);
+    return { ...out, messages: out.view.messages };
+  }
+  const contextWindow = resolveContextWindow(request.model);
+  let view = await settledView(deps, key, options.view);
+  const tunables = await deps.tunables.forProcess(key.tenantId, view.state.process.projectId);
+  const own = replayTokens(view);
+  const tokensBefore = promptTokens(request.prompt, own).tokens;
+  const scale = own > 0 ? tokensBefore / own : 1;
+  const mode = modeForRatio(tokensBefore / contextWindow, tunables);
+  let result: CompactionResult = { mode, compacted: false, compactedMessages: 0, tokensBefore, tokensAfter: tokensBefore };
+  let live = await settleFolds(deps, key, view);
+  if (mode === "NONE") return { ...result, view, messages: view.messages };
+
+  // A prepared fold is committed when its threshold is reached (a SOFT one already at SOFT).
+  if (live?.status === "PREPARED" && (mode !== "SOFT" || live.metadata.preparedFor === "SOFT")) {
+    const outcome = await commitPrepared(deps, key, view, live, { mode, tokensBefore });
+    live = null;
+    if (outcome.ok) {
+      view = outcome.view;
+      result = {
+        mode,
+        compacted: true,
+        memoryId: outcome.memory.id,
+        compactedMessages: outcome.memory.sourceRefs.length,
+        tokensBefore,
+        tokensAfter: outcome.memory.metadata.tokensAfter ?? tokensBefore,
+      };
+    } else if ("fold" in outcome) {
+      result.reason = outcome.reason;
+      live = outcome.fold;
+    }
+  }
+
+  // What the prompt needs now: queue it unless a fold is already on its way.
+  const tokensNow = result.compacted ? result.tokensAfter : tokensBefore;
+  const wanted = wantedFold(tokensNow / contextWindow, tunables);
+  if (wanted && !live) {
+    const fold = selectForCompaction(view.messages, wanted, tunables).fold;
+    const worthIt = fold.length > 0 && (wanted !== "SOFT" || foldTokens(fold) >= tunables.summaryMaxTokens);
+    if (worthIt) {
+      live = await queueFold(deps, key, view, { mode: wanted, job: "prepare", contextWindow, tokensBefore: tokensNow });
+    } else if (!result.compacted && !result.reason) {
+      result.reason = fold.length === 0 ? (selectForCompaction(view.messages, wanted, tunables).reason ?? "nothing_eligible") : "below_min_saving";
+    }
+  }
+  if (!result.compacted && !result.reason && live) {
+    const due = tokensNow / contextWindow >= tunables.hardThreshold || live.metadata.preparedFor === "SOFT";
+    result.reason = live.status === "QUEUED" || due ? "compaction_queued" : "compaction_prepared";
+    result.memoryId = live.id;
+  }
+
+  // Until the fold lands, the answer (never the history) stays below the emergency threshold.
+  const limit = Math.ceil(tunables.emergencyThreshold * contextWindow) - 1;
+  const trim = trimToFit(view.messages, tunables, { tokens: tokensNow, limit, scale });
+  if (trim.trimmed.messages > 0) result.trimmed = trim.trimmed;
+  return { ...result, view, messages: trim.kept };
+}
+
+/** The fold the prompt needs at `ratio`: HARD already from prepareThreshold, SOFT below that. */
+export function wantedFold(ratio: number, t: Tunables): Exclude<CompactionModeName, "NONE"> | null {
+  if (ratio >= t.emergencyThreshold) return "EMERGENCY";
+  if (ratio >= Math.min(t.prepareThreshold, t.hardThreshold)) return "HARD";
+  if (ratio >= t.softThreshold) return "SOFT";
+  return null;
+}
+
+/**
+ * Discards the folds that can no longer be used (expired, lost in the queue, queued or prepared on
+ * a state that changed since, duplicates) and returns the one still live, if any.
+ */
+async function settleFolds(deps: ServiceDeps, key: ProcessKey, view: ActiveView): Promise<Memory | null> {
+  const now = deps.clock.now().getTime();
+  const activeId = newestSummary(view)?.id ?? null;
+  const live: Memory[] = [];
+  for (const fold of view.folds) {
+    const expired = fold.metadata.expiresAt !== undefined && Date.parse(fold.metadata.expiresAt) <= now;
+    const lost = fold.status === "QUEUED" && Date.parse(fold.metadata.queuedAt ?? fold.createdAt) + deps.compaction.queueTimeoutMs <= now;
+    const stale =
+      fold.status === "QUEUED"
+        ? fold.metadata.queuedAtVersion !== view.state.version
+        : (fold.metadata.supersededMemoryId ?? null) !== activeId;
+    if (expired || lost) await discard(deps, key, fold, expired ? "expired" : "queue_timeout", expired ? "expired" : "discarded");
+    else if (stale) await discard(deps, key, fold, "stale: a compaction committed since it was queued", "discarded");
+    else live.push(fold);
+  }
+  // Normally one. After a race, keep a prepared one over a queued one, else the newest.
+  live.sort((a, b) => (a.status === b.status ? (a.id < b.id ? 1 : -1) : a.status === "PREPARED" ? -1 : 1));
+  for (const extra of live.slice(1)) await discard(deps, key, extra, "duplicate", "discarded");
+  return live[0] ?? null;
+}
+
+async function discard(deps: ServiceDeps, key: ProcessKey, fold: Memory, reason: string, outcome: "discarded" | "expired") {
+  const out = await deps.store.discardFold(key, fold.id, reason, deps.clock.now().toISOString());
+  if (out.ok) {
+    deps.metrics.preparedFold(outcome);
+    deps.log.info("fold discarded", { processId: key.processId, foldId: fold.id, status: fold.status, reason });
+  }
+}
+
+/**
+ * Discards every queued and prepared fold of a process (e.g. after its history was changed by
+ * hand): the next turn prepares a new one from the state as it is then.
+ */
+export async function discardPreparedFolds(deps: ServiceDeps, key: ProcessKey, reason: string): Promise<number> {
+  const view = await deps.store.activeView(key);
+  let discarded = 0;
+  for (const fold of view?.folds ?? []) {
+    const out = await deps.store.discardFold(key, fold.id, reason, deps.clock.now().toISOString());
+    if (out.ok) {
+      discarded++;
+      deps.metrics.preparedFold("discarded");
+    }
+  }
+  return discarded;
+}
+
+type PreparedCommit =
+  | { ok: true; memory: Memory; view: ActiveView }
+  | { ok: false; reason: "stale" }
+  | { ok: false; reason: string; fold: Memory };
+
+/** Commits a PREPARED fold in the turn: the commit protocol without the summarizer step. */
+async function commitPrepared(
+  deps: ServiceDeps,
+  key: ProcessKey,
+  view: ActiveView,
+  fold: Memory,
+  o: { mode: CompactionModeName; tokensBefore: number },
+): Promise<PreparedCommit> {
+  const prior = newestSummary(view);
+  // The replay index does not carry sourceRefs: read the fold itself (only on the committing turn).
+  const full = await deps.store.getMemory(key, fold.id);
+  if (!full || full.status !== "PREPARED") return { ok: false, reason: "stale" };
+  const active = new Map(view.messages.map((m) => [m.id, m]));
+  // Still active, and still foldable by its strength now (a message pinned since stays).
+  const mode = (full.metadata.preparedFor ?? "HARD") as CompactionModeName;
+  const foldable = (id: string) => active.has(id) && foldsByStrength(effectiveStrength(active.get(id)!), mode);
+  if (!full.sourceRefs.every(foldable) || (full.metadata.supersededMemoryId ?? null) !== (prior?.id ?? null)) {
+    await discard(deps, key, full, "stale: a message it covers is no longer active", "discarded");
+    return { ok: false, reason: "stale" };
+  }
+  const owner = deps.ids.token();
+  const now = deps.clock.now();
+  const lease = await deps.store.acquireLease(key, {
+    owner,
+    now: now.toISOString(),
+    until: new Date(now.getTime() + deps.leaseMs).toISOString(),
+    expectedVersion: view.state.version,
+  });
+  if (!lease.ok) return { ok: false, reason: lease.reason === "leased" ? "compaction_in_progress" : "concurrent_compaction", fold };
+  const { expiresAt: _expires, discardReason: _reason, ...metadata } = full.metadata;
+  const memory: Memory = {
+    ...full,
+    status: "OK",
+    createdAt: now.toISOString(),
+    supersededAt: null,
+    metadata: { ...metadata, mode: o.mode, producedBy: "prepared", tokensBefore: o.tokensBefore },
+  };
+  const folded = full.sourceRefs.map((id) => active.get(id)!);
+  memory.metadata.tokensAfter = tokensAfterFold(view, { fold: folded, tokensBefore: o.tokensBefore }, memory.tokens);
+  const commit = await deps.store.commitCompaction(key, {
+    leaseOwner: owner,
+    expectedVersion: view.state.version,
+    memory,
+    priorSummaryId: prior?.id ?? null,
+    archiveIds: full.sourceRefs,
+    fromFold: "PREPARED",
+    at: now.toISOString(),
+  });
+  if (!commit.ok) {
+    await deps.store.releaseLease(key, owner).catch((e) => deps.log.warn("lease release failed", { error: String(e) }));
+    deps.log.warn("compaction commit conflict", { processId: key.processId, foldId: fold.id });
+    return { ok: false, reason: "commit_conflict", fold };
+  }
+  deps.metrics.preparedFold("used");
+  const after = await afterCommit(deps, key, memory, { pendingArchive: commit.pendingArchive, metricMode: metricMode(o.mode) });
+  return { ok: true, memory, view: after };
+}
+
+export interface QueueRequest {
+  mode: Exclude<CompactionModeName, "NONE">;
+  job: "prepare" | "manual";
+  contextWindow: number;
+  tokensBefore: number;
+  forced?: boolean;
+  instructions?: string | undefined;
+}
+
+/** Stores a QUEUED fold for the state of `view` and asks the worker for it. */
+export async function queueFold(deps: ServiceDeps, key: ProcessKey, view: ActiveView, q: QueueRequest): Promise<Memory> {
+  const at = deps.clock.now();
+  const fold: Memory = {
+    id: deps.ids.memory(at),
+    processId: key.processId,
+    kind: "ARCHIVED_CHAT",
+    status: "QUEUED",
+    content: "",
+    sourceRefs: [],
+    metadata: {
+      compactedMessages: 0,
+      provider: "",
+      model: "",
+      preparedFor: q.mode,
+      job: q.job,
+      queuedAt: at.toISOString(),
+      expiresAt: new Date(at.getTime() + deps.compaction.preparedTtlMs).toISOString(),
+      contextWindow: q.contextWindow,
+      tokensBefore: q.tokensBefore,
+      queuedAtVersion: view.state.version,
+      ...(q.forced ? { forced: true } : {}),
+      ...(q.instructions ? { instructions: q.instructions } : {}),
+    },
+    createdAt: at.toISOString(),
+    supersededAt: null,
+    tokens: 0,
+  };
+  await deps.store.storeFold(key, fold, "new");
+  // A lost request is not lost work: the fold stays QUEUED and a later turn queues it again
+  // once queueTimeoutMs has passed.
+  await publishSafely(deps, {
+    source: MEMORY_SOURCE,
+    detailType: COMPACTION_REQUESTED,
+    detail: { tenantId: key.tenantId, processId: key.processId, foldId: fold.id, mode: q.mode, job: q.job },
+  });
+  return fold;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The worker
+
+export const CompactionRequestedDetail = z.object({ tenantId: Id, processId: Id, foldId: z.string().min(1).max(64) });
+
+export type WorkerOutcome =
+  | { done: "prepared" | "committed" | "failed"; foldId: string }
+  | { skipped: string; foldId?: string };
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Runs one queued fold. Safe to deliver twice or late: only a fold still QUEUED, on the state it
+ * was queued for, is worked on; the lease keeps one job per process at a time; each result is a
+ * conditional write on the fold's status. Throws (so the delivery is retried) only while another
+ * holder keeps the lease.
+ */
+export async function handleCompactionRequested(deps: ServiceDeps, raw: unknown): Promise<WorkerOutcome> {
+  const parsed = CompactionRequestedDetail.safeParse(raw);
+  if (!parsed.success) {
+    deps.log.error("CompactionRequested ignored: invalid detail", { issues: parsed.error.issues.map((i) => i.message) });
+    return { skipped: "invalid detail" };
+  }
+  const { tenantId, processId, foldId } = parsed.data;
+  const key = { tenantId, processId };
+  const deadline = Date.now() + deps.compaction.leaseWaitMs;
+  for (;;) {
+    const fold = await deps.store.getMemory(key, foldId);
+    if (!fold || fold.status !== "QUEUED") return { skipped: fold ? `fold is ${fold.status}` : "fold not found", foldId };
+    if (fold.metadata.expiresAt && Date.parse(fold.metadata.expiresAt) <= deps.clock.now().getTime()) {
+      await discard(deps, key, fold, "expired", "expired");
+      return { skipped: "expired", foldId };
+    }
+    const view = await settledView(deps, key);
+    if (view.state.version !== fold.metadata.queuedAtVersion) {
+      await discard(deps, key, fold, "stale: a compaction committed since it was queued", "discarded");
+      return { skipped: "stale", foldId };
+    }
+    const outcome = fold.metadata.job === "manual" ? await runManual(deps, key, view, fold) : await prepare(deps, key, view, fold);
+    if (outcome !== "leased") return outcome;
+    if (Date.now() >= deadline) {
+      throw conflict("compaction.retry_later", `process '${processId}' is being compacted; deliver fold '${foldId}' again`);
+    }
+    await sleep(250);
+  }
+}
+
+/** A queued manual compaction: the fold is summarized and committed here, as the queued row's id. */
+async function runManual(deps: ServiceDeps, key: ProcessKey, view: ActiveView, fold: Memory): Promise<WorkerOutcome | "leased"> {
+  const m = fold.metadata;
+  const result = await compactIfNeeded(
+    deps,
+    key,
+    {
+      model: { contextWindow: m.contextWindow! },
+      prompt: { tokens: m.tokensBefore ?? 0 },
+      ...(m.forced ? { force: m.preparedFor as Exclude<CompactionModeName, "NONE"> } : {}),
+      ...(m.instructions ? { instructions: m.instructions } : {}),
+    },
+    { view, queuedFoldId: fold.id },
+  );
+  if (result.compacted) return { done: "committed", foldId: fold.id };
+  if (result.reason === "compaction_in_progress") return "leased";
+  await discard(deps, key, fold, result.reason ?? "nothing to fold", "discarded");
+  return { done: "failed", foldId: fold.id };
+}
+
+/** A prepare job: summarize what the fold's mode selects now, store it PREPARED (never replayed). */
+async function prepare(deps: ServiceDeps, key: ProcessKey, view: ActiveView, fold: Memory): Promise<WorkerOutcome | "leased"> {
+  const mode = (fold.metadata.preparedFor ?? "HARD") as Exclude<CompactionModeName, "NONE">;
+  const tunables = await deps.tunables.forProcess(key.tenantId, view.state.process.projectId);
+  const selection = selectForCompaction(view.messages, mode, tunables);
+  const own = replayTokens(view);
+  const messages =
+    tunables.foldTarget > 0 && mode !== "SOFT" && fold.metadata.contextWindow
+      ? foldOldestUntil(selection.fold, tokensToReachTarget(tunables, fold.metadata.contextWindow, own, fold.metadata.tokensBefore ?? own))
+      : selection.fold;
+  if (messages.length === 0) {
+    await discard(deps, key, fold, selection.reason ?? "nothing_eligible", "discarded");
+    return { skipped: "nothing to fold", foldId: fold.id };
+  }
+  const owner = deps.ids.token();
+  const now = deps.clock.now();
+  const lease = await deps.store.acquireLease(key, {
+    owner,
+    now: now.toISOString(),
+    until: new Date(now.getTime() + deps.leaseMs).toISOString(),
+    expectedVersion: view.state.version,
+  });
+  if (!lease.ok) {
+    if (lease.reason === "leased") return "leased";
+    await discard(deps, key, fold, "stale: a compaction committed since it was queued", "discarded");
+    return { skipped: "stale", foldId: fold.id };
+  }
+  try {
+    const prior = newestSummary(view);
+    const summarizer = await deps.summarizer();
+    const started = Date.now();
+    const summary = await summarizeChecked(deps, summarizer, tunables, { fold: messages }, prior?.content ?? null);
+    const summarizerMs = Date.now() - started;
+    deps.metrics.summarizerWallTime(metricMode(mode), summarizerMs);
+    const at = deps.clock.now();
+    const metadata = {
+      ...fold.metadata,
+      compactedMessages: messages.length,
+      provider: summarizer.provider,
+      model: summarizer.model,
+      mode,
+      summarizerCalls: summary.calls,
+      summarizerMs,
+      ...(summary.usage ? { usage: summary.usage } : {}),
+    };
+    if (!summary.ok) {
+      const failed: Memory = {
+        ...fold,
+        status: "FAILED",
+        sourceRefs: messages.map((m) => m.id),
+        metadata: { ...metadata, error: summary.error, ...(summary.gate ? { qualityGate: summary.gate } : {}) },
+      };
+      await deps.store.storeFold(key, failed, "QUEUED");
+      deps.log.warn("compaction failed: summarizer", { processId: key.processId, memoryId: fold.id, error: summary.error });
+      return { done: "failed", foldId: fold.id };
+    }
+    const fields = await summaryFields(deps, key, prior, messages, summary);
+    const prepared: Memory = {
+      ...fold,
+      status: "PREPARED",
+      content: fields.content,
+      sourceRefs: messages.map((m) => m.id),
+      tokens: fields.tokens,
+      citations: fields.citations,
+      droppedUnits: fields.droppedUnits,
+      metadata: {
+        ...metadata,
+        loss: fields.loss,
+        preparedAt: at.toISOString(),
+        expiresAt: new Date(at.getTime() + deps.compaction.preparedTtlMs).toISOString(),
+        ...(prior ? { supersededMemoryId: prior.id } : {}),
+      },
+    };
+    const stored = await deps.store.storeFold(key, prepared, "QUEUED");
+    if (!stored.ok) return { skipped: "discarded while summarizing", foldId: fold.id };
+    deps.log.info("fold prepared", { processId: key.processId, foldId: fold.id, mode, messages: messages.length, summarizerMs });
+    return { done: "prepared", foldId: fold.id };
+  } finally {
+    await deps.store.releaseLease(key, owner).catch((e) => deps.log.warn("lease release failed", { error: String(e) }));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Manual compaction within a budget
+
+/**
+ * `POST .../compaction`: the fold runs in the request; when it is not done within
+ * `manualBudgetMs` the request gives up its lease (so its own late commit is refused), queues the
+ * same compaction for the worker and answers 202 `compaction_queued`. The queued fold only runs on
+ * the state the request started from, so a fold that did commit in between is not repeated.
+ */
+export async function compactManually(
+  deps: ServiceDeps,
+  key: ProcessKey,
+  request: CompactionRequest,
+): Promise<{ status: 200 | 202; result: CompactionResult }> {
+  const contextWindow = resolveContextWindow(request.model);
+  const view = await settledView(deps, key);
+  const owner = deps.ids.token();
+  const work = compactIfNeeded(deps, key, request, { view: structuredClone(view), leaseOwner: owner });
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), deps.compaction.manualBudgetMs)));
+  const first = await Promise.race([work, expired]).finally(() => clearTimeout(timer));
+  if (first) {
+    const { view: _view, ...result } = first;
+    return { status: 200, result };
+  }
+  work.catch((e) => deps.log.warn("abandoned compaction failed", { processId: key.processId, error: String(e) }));
+  await deps.store.releaseLease(key, owner);
+  const tunables = await deps.tunables.forProcess(key.tenantId, view.state.process.projectId);
+  const tokensBefore = promptTokens(request.prompt, replayTokens(view)).tokens;
+  const mode = request.force ?? modeForRatio(tokensBefore / contextWindow, tunables);
+  const base = { mode, compacted: false, compactedMessages: 0, tokensBefore, tokensAfter: tokensBefore };
+  if (mode === "NONE") return { status: 200, result: base };
+  const fold = await queueFold(deps, key, view, {
+    mode,
+    job: "manual",
+    contextWindow,
+    tokensBefore,
+    forced: request.force !== undefined,
+    instructions: request.instructions,
+  });
+  return { status: 202, result: { ...base, reason: "compaction_queued", memoryId: fold.id } };
+}

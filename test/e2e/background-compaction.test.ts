@@ -1,0 +1,76 @@
+/**
+ * The background mode over HTTP on the local runner (its worker runs in process, started by the
+ * bus): a turn queues a fold, GET .../memories?includePrepared=true shows it, a manual compaction
+ * over its budget answers 202 and the worker commits it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFakeSummarizer } from "../support/fake-summarizer.js";
+import { startTestService } from "../support/service.js";
+
+const fake = createFakeSummarizer();
+let ctx: Awaited<ReturnType<typeof startTestService>>;
+let api: Awaited<ReturnType<typeof startTestService>>["api"];
+
+beforeAll(async () => {
+  ctx = await startTestService({ overrides: { summarizer: async () => fake }, env: { COMPACTION_MANUAL_BUDGET_MS: "300" } });
+  api = ctx.api;
+});
+afterAll(async () => ctx?.service.stop());
+
+async function chat(id: string, n = 16) {
+  expect((await api("PUT", `/v1/processes/${id}`, { body: { projectId: "p" } })).status).toBe(200);
+  await api("POST", `/v1/processes/${id}/messages`, { body: { role: "USER", content: "Move the archive to cold storage." } });
+  for (let i = 0; i < n; i++) {
+    await api("POST", `/v1/processes/${id}/messages`, { body: { role: i % 2 ? "USER" : "ASSISTANT", content: `box ${i} goes to shelf ${i % 3}.` } });
+  }
+}
+
+const memories = async (id: string, query = "") => (await api("GET", `/v1/processes/${id}/memories${query}`)).body.items as any[];
+
+describe("background compaction over HTTP", () => {
+  it("a turn queues; the worker prepares; memories?includePrepared=true shows it; the HARD turn commits it", async () => {
+    await chat("bg-http");
+    fake.calls.length = 0;
+    const queued = await api("POST", "/v1/processes/bg-http/turns", { body: { model: { contextWindow: 10_000 }, prompt: { tokens: 7_500 } } });
+    expect(queued.status).toBe(200);
+    expect(queued.body.compaction).toMatchObject({ compacted: false, reason: "compaction_queued" });
+    await ctx.service.bus.drain();
+    expect(await memories("bg-http")).toEqual([]);
+    const listed = await memories("bg-http", "?includePrepared=true");
+    expect(listed).toEqual([expect.objectContaining({ id: queued.body.compaction.memoryId, status: "PREPARED" })]);
+    const calls = fake.calls.length;
+
+    const hard = await api("POST", "/v1/processes/bg-http/turns", { body: { model: { contextWindow: 10_000 }, prompt: { tokens: 9_000 } } });
+    expect(hard.body.compaction).toMatchObject({ mode: "HARD", compacted: true, memoryId: queued.body.compaction.memoryId });
+    expect(fake.calls.length).toBe(calls);
+    const events = (await api("GET", "/local/events", { key: null })).body.items as any[];
+    const mine = events.filter((e) => e.detail.processId === "bg-http").map((e) => [e.detailType, e.detail.producedBy ?? e.detail.job]);
+    expect(mine).toEqual([
+      ["CompactionRequested", "prepare"],
+      ["MemoryCompacted", "prepared"],
+    ]);
+  });
+
+  it("POST .../compaction answers 202 compaction_queued past its budget, and the worker finishes it", async () => {
+    await chat("bg-manual");
+    fake.delayMs = 800;
+    try {
+      const res = await api("POST", "/v1/processes/bg-manual/compaction", { body: { model: { contextWindow: 10_000 }, force: "HARD" } });
+      expect(res.status).toBe(202);
+      expect(res.body).toMatchObject({ mode: "HARD", compacted: false, reason: "compaction_queued" });
+      await ctx.service.bus.drain();
+      await new Promise((r) => setTimeout(r, 1_000)); // the abandoned in-request fold finishes and is refused
+      const ok = await memories("bg-manual");
+      expect(ok).toEqual([expect.objectContaining({ id: res.body.memoryId, status: "OK", metadata: expect.objectContaining({ producedBy: "worker" }) })]);
+    } finally {
+      fake.delayMs = 0;
+    }
+  });
+
+  it("rejects a bad includePrepared flag with a 400 naming it", async () => {
+    await chat("bg-flag", 2);
+    const res = await api("GET", "/v1/processes/bg-flag/memories?includePrepared=maybe");
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.body.error)).toContain("includePrepared");
+  });
+});

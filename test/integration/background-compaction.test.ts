@@ -1,0 +1,254 @@
+/**
+ * Compaction off the turn's critical path (docs/compaction.md), against DynamoDB Local: turns queue
+ * folds and never call the summarizer, the worker prepares them, a later turn commits a prepared
+ * fold without a model call when it still fits, and the answer is trimmed while the fold is queued.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { createLocalBus } from "../../core/adapters/events/local-bus.js";
+import { createMemoryLog } from "../../core/adapters/log.js";
+import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
+import type { Message, Role } from "../../core/domain/model.js";
+import type { ProcessKey, Store } from "../../core/ports/store.js";
+import { COMPACTION_REQUESTED, compactManually, discardPreparedFolds, handleCompactionRequested } from "../../core/services/background.js";
+import { compactIfNeeded, MEMORY_SOURCE } from "../../core/services/compaction.js";
+import type { ServiceDeps } from "../../core/services/deps.js";
+import { listMemories } from "../../core/services/memories.js";
+import { appendMessage, setMessageStrength } from "../../core/services/messages.js";
+import { upsertProcess } from "../../core/services/processes.js";
+import { runTurn } from "../../core/services/turn.js";
+import { createDeps } from "../../functions/root.js";
+import { freshTable } from "../support/dynamo.js";
+import { createFakeSummarizer } from "../support/fake-summarizer.js";
+import { checkInvariants } from "../support/invariants.js";
+
+const TENANT = "bg";
+const WINDOW = 10_000;
+let store: Store;
+let seq = 0;
+
+beforeAll(async () => {
+  ({ store } = await freshTable("bg"));
+});
+
+/** Deps in the default (background) mode with the worker subscribed to the bus, as in the local runner. */
+function harness(options: { env?: Record<string, string>; worker?: boolean } = {}) {
+  const fake = createFakeSummarizer();
+  const metrics = createRecordingMetrics();
+  const bus = createLocalBus(undefined, { retryDelaysMs: [50, 100] });
+  const deps = createDeps({ env: options.env ?? {}, store, events: bus, metrics, log: createMemoryLog(), summarizerFactory: async () => fake });
+  const worked: unknown[] = [];
+  if (options.worker !== false) {
+    bus.subscribe({ source: MEMORY_SOURCE, detailType: COMPACTION_REQUESTED }, async (e) => void worked.push(await handleCompactionRequested(deps, e.detail)));
+  }
+  return { deps, fake, metrics, bus, worked };
+}
+
+async function seeded(deps: ServiceDeps, n: number): Promise<{ key: ProcessKey; messages: Message[] }> {
+  const key = { tenantId: TENANT, processId: `bg-${++seq}` };
+  await upsertProcess(deps, TENANT, key.processId, { projectId: "proj" });
+  const messages = [(await appendMessage(deps, key, { role: "USER", content: "Plan the warehouse move." })).message];
+  for (let i = 0; i < n; i++) {
+    const role: Role = (n - 1 - i) % 2 === 0 ? "USER" : "ASSISTANT";
+    messages.push((await appendMessage(deps, key, { role, content: `step ${i}: shelf ${i} goes to aisle ${i % 7} on day ${i % 5}.` })).message);
+  }
+  return { key, messages };
+}
+
+const turn = (tokens: number, content?: string) => ({
+  ...(content ? { message: { role: "USER" as const, content } } : {}),
+  model: { contextWindow: WINDOW },
+  prompt: { tokens },
+});
+
+const foldsOf = async (key: ProcessKey) => (await store.listMemories(key)).filter((m) => m.status !== "OK");
+
+describe("turns in the background mode", () => {
+  it("below prepareThreshold nothing is queued; from it the turn queues a HARD fold without calling the summarizer", async () => {
+    const { deps, fake, bus } = harness({ worker: false });
+    const { key } = await seeded(deps, 30);
+    const quiet = await runTurn(deps, key, turn(3_000));
+    expect(quiet.compaction).toMatchObject({ mode: "NONE", compacted: false });
+    const early = await runTurn(deps, key, turn(7_200, "Which aisle first?"));
+    expect(early.compaction).toMatchObject({ mode: "SOFT", compacted: false, reason: "compaction_queued" });
+    expect(fake.calls).toHaveLength(0);
+    const [fold] = await foldsOf(key);
+    expect(fold).toMatchObject({ id: early.compaction.memoryId, status: "QUEUED", metadata: { preparedFor: "HARD", job: "prepare" } });
+    expect(bus.published().filter((e) => e.detailType === COMPACTION_REQUESTED)).toEqual([
+      expect.objectContaining({ detail: { tenantId: TENANT, processId: key.processId, foldId: fold!.id, mode: "HARD", job: "prepare" } }),
+    ]);
+    // A second turn finds the fold on its way and queues nothing more.
+    const again = await runTurn(deps, key, turn(7_300));
+    expect(again.compaction.reason).toBe("compaction_queued");
+    expect(await foldsOf(key)).toHaveLength(1);
+  });
+
+  it("the worker prepares the fold (never replayed); reaching HARD commits it with no summarizer call", async () => {
+    const { deps, fake, bus, metrics } = harness();
+    const { key, messages } = await seeded(deps, 30);
+    await runTurn(deps, key, turn(7_200, "Which aisle first?"));
+    await bus.drain();
+    expect(fake.calls).toHaveLength(1);
+    const [prepared] = await foldsOf(key);
+    expect(prepared).toMatchObject({ status: "PREPARED", metadata: { preparedFor: "HARD" } });
+    expect(prepared!.sourceRefs.length).toBeGreaterThan(0);
+    expect(prepared!.sourceRefs).not.toContain(messages[0]!.id); // the pinned task stays
+    // Never replayed: not in the context, not an active summary, not in the default listing.
+    const view = await store.activeView(key);
+    expect(view!.summaries).toEqual([]);
+    expect(view!.folds.map((f) => f.id)).toEqual([prepared!.id]);
+    expect(await listMemories(deps, key, { kind: "ARCHIVED_CHAT", includeSuperseded: true, includeFailed: true })).toEqual([]);
+    const between = await runTurn(deps, key, turn(7_800, "And then?"));
+    expect(between.compaction).toMatchObject({ mode: "SOFT", compacted: false, reason: "compaction_prepared" });
+    expect(between.context.block).not.toContain("Earlier Conversation");
+
+    const late = (await appendMessage(deps, key, { role: "ASSISTANT", content: "Aisle 3 is free now." })).message;
+    const hard = await runTurn(deps, key, turn(8_700, "Go on."));
+    expect(fake.calls).toHaveLength(1); // no model call in the turn
+    expect(hard.compaction).toMatchObject({ mode: "HARD", compacted: true, memoryId: prepared!.id, compactedMessages: prepared!.sourceRefs.length });
+    expect(hard.context.block).toContain("## Earlier Conversation (compacted)");
+    expect(hard.messages.map((m) => m.id)).toContain(late.id); // appended after preparing: still active
+    const memory = (await store.getMemory(key, prepared!.id))!;
+    expect(memory).toMatchObject({ status: "OK", metadata: { producedBy: "prepared", mode: "HARD", preparedFor: "HARD" } });
+    expect(memory.metadata.expiresAt).toBeUndefined();
+    expect(metrics.prepared).toEqual(["used"]);
+    expect(bus.published().filter((e) => e.detailType === "MemoryCompacted")).toEqual([
+      expect.objectContaining({ detail: expect.objectContaining({ memoryId: prepared!.id, producedBy: "prepared", mode: "HARD" }) }),
+    ]);
+    await bus.drain();
+    expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
+  });
+
+  it("discards a prepared fold that no longer fits (a message it covers was folded since) and queues a new one", async () => {
+    const { deps, fake, bus, metrics } = harness();
+    const { key } = await seeded(deps, 30);
+    await runTurn(deps, key, turn(7_200, "Which aisle first?"));
+    await bus.drain();
+    const [prepared] = await foldsOf(key);
+    // A manual compaction in between changes the chain: the prepared fold is stale.
+    const manual = await compactIfNeeded(deps, key, { model: { contextWindow: WINDOW }, force: "EMERGENCY" });
+    expect(manual.compacted).toBe(true);
+    for (let i = 0; i < 12; i++) await appendMessage(deps, key, { role: i % 2 ? "USER" : "ASSISTANT", content: `More shelves arrived: batch ${i}.` });
+    const callsBefore = fake.calls.length;
+    const hard = await runTurn(deps, key, turn(8_700, "Go on."));
+    expect(fake.calls.length).toBe(callsBefore);
+    expect(hard.compaction).toMatchObject({ mode: "HARD", compacted: false, reason: "compaction_queued" });
+    expect((await store.getMemory(key, prepared!.id))!).toMatchObject({ status: "DISCARDED", metadata: { discardReason: expect.stringContaining("stale") } });
+    expect(metrics.prepared).toContain("discarded");
+    await bus.drain();
+    const live = (await foldsOf(key)).filter((f) => f.status === "PREPARED");
+    expect(live).toHaveLength(1);
+    expect(live[0]!.metadata.supersededMemoryId).toBe(manual.memoryId);
+    expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
+  });
+
+  it("a prepared fold covering a message pinned since is discarded, and the pinned message stays active", async () => {
+    const { deps, fake, bus } = harness();
+    const { key } = await seeded(deps, 30);
+    await runTurn(deps, key, turn(7_200, "Which aisle first?"));
+    await bus.drain();
+    const [prepared] = await foldsOf(key);
+    const covered = prepared!.sourceRefs[3]!;
+    await setMessageStrength(deps, key, covered, "pinned", async () => {});
+    const calls = fake.calls.length;
+    const hard = await runTurn(deps, key, turn(8_700, "Go on."));
+    expect(fake.calls.length).toBe(calls);
+    expect(hard.compaction).toMatchObject({ compacted: false, reason: "compaction_queued" });
+    expect((await store.getMemory(key, prepared!.id))!.status).toBe("DISCARDED");
+    expect(hard.messages.map((m) => m.id)).toContain(covered);
+    await bus.drain();
+    expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
+  });
+
+  it("an expired prepared fold is discarded as expired and prepared again", async () => {
+    const { deps, bus, metrics } = harness({ env: { COMPACTION_PREPARED_TTL_MS: "1000" } });
+    const { key } = await seeded(deps, 30);
+    await runTurn(deps, key, turn(7_200, "Which aisle first?"));
+    await bus.drain();
+    const [prepared] = await foldsOf(key);
+    const clock = { now: () => new Date(Date.now() + 5_000) };
+    deps.clock = clock;
+    const hard = await runTurn(deps, key, turn(8_700, "Go on."));
+    expect(hard.compaction).toMatchObject({ compacted: false, reason: "compaction_queued" });
+    expect((await store.getMemory(key, prepared!.id))!.status).toBe("DISCARDED");
+    expect(metrics.prepared).toEqual(["expired"]);
+    await bus.drain();
+  });
+
+  it("while the fold is queued, the answer leaves out the oldest foldable messages until it is below the emergency threshold", async () => {
+    const { deps, fake } = harness({ worker: false });
+    const { key, messages } = await seeded(deps, 40);
+    const own = messages.reduce((n, m) => n + m.tokens, 0);
+    // The engine counts twice our estimate; the prompt is at 99% of the window.
+    const res = await runTurn(deps, key, { model: { contextWindow: Math.ceil((own * 2) / 0.99) }, prompt: { tokens: own * 2 } });
+    const window = Math.ceil((own * 2) / 0.99);
+    expect(fake.calls).toHaveLength(0);
+    expect(res.compaction).toMatchObject({ mode: "EMERGENCY", compacted: false, reason: "compaction_queued" });
+    const trimmed = res.compaction.trimmed!;
+    expect(trimmed.messages).toBeGreaterThan(0);
+    expect(res.messages).toHaveLength(messages.length - trimmed.messages);
+    // What is left out is the oldest foldable: never the pinned task, never the triggering turn.
+    const kept = new Set(res.messages.map((m) => m.id));
+    expect(kept.has(messages[0]!.id)).toBe(true);
+    expect(kept.has(messages.at(-1)!.id)).toBe(true);
+    const left = messages.filter((m) => !kept.has(m.id));
+    expect(left).toEqual(messages.slice(1, 1 + left.length));
+    // The returned prompt is below the emergency threshold; the stored history is untouched.
+    const returned = own * 2 - trimmed.tokens;
+    expect(returned / window).toBeLessThan(0.95);
+    expect(trimmed.tokens).toBe(Math.ceil(left.reduce((n, m) => n + m.tokens, 0) * 2));
+    expect((await store.activeView(key))!.messages).toHaveLength(messages.length);
+  });
+
+  it("duplicate and late deliveries of CompactionRequested are harmless", async () => {
+    const { deps, fake, bus, worked } = harness();
+    const { key } = await seeded(deps, 30);
+    await runTurn(deps, key, turn(7_200, "Which aisle first?"));
+    const request = bus.published().find((e) => e.detailType === COMPACTION_REQUESTED)!;
+    await bus.deliver(request);
+    await bus.drain();
+    expect(fake.calls).toHaveLength(1);
+    expect(worked).toEqual(expect.arrayContaining([expect.objectContaining({ done: "prepared" }), expect.objectContaining({ skipped: "fold is PREPARED" })]));
+    await runTurn(deps, key, turn(8_700, "Go on."));
+    expect(await handleCompactionRequested(deps, request.detail)).toMatchObject({ skipped: "fold is OK" });
+    expect(fake.calls).toHaveLength(1);
+    expect((await store.listMemories(key)).filter((m) => m.status === "OK")).toHaveLength(1);
+    expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
+  });
+
+  it("discardPreparedFolds drops every queued or prepared fold of a process", async () => {
+    const { deps, bus } = harness();
+    const { key } = await seeded(deps, 30);
+    await runTurn(deps, key, turn(7_200, "Which aisle first?"));
+    await bus.drain();
+    expect(await discardPreparedFolds(deps, key, "history changed")).toBe(1);
+    expect((await store.activeView(key))!.folds).toEqual([]);
+    expect((await foldsOf(key))[0]).toMatchObject({ status: "DISCARDED", metadata: { discardReason: "history changed" } });
+  });
+});
+
+describe("manual compaction within a budget", () => {
+  it("answers the finished fold when it completes within the budget", async () => {
+    const { deps } = harness({ env: { COMPACTION_MANUAL_BUDGET_MS: "5000" } });
+    const { key } = await seeded(deps, 20);
+    const out = await compactManually(deps, key, { model: { contextWindow: WINDOW }, force: "HARD" });
+    expect(out.status).toBe(200);
+    expect(out.result).toMatchObject({ compacted: true, mode: "HARD" });
+  });
+
+  it("answers 202 compaction_queued past the budget; the worker commits it once, as the queued row", async () => {
+    const { deps, fake, bus, metrics } = harness({ env: { COMPACTION_MANUAL_BUDGET_MS: "100" } });
+    const { key } = await seeded(deps, 20);
+    fake.delayMs = 400;
+    const out = await compactManually(deps, key, { model: { contextWindow: WINDOW }, force: "HARD", instructions: "Keep aisle numbers." });
+    expect(out.status).toBe(202);
+    expect(out.result).toMatchObject({ compacted: false, reason: "compaction_queued", mode: "HARD" });
+    await bus.drain();
+    await new Promise((r) => setTimeout(r, 500)); // the abandoned in-request fold finishes and is refused
+    const ok = (await store.listMemories(key)).filter((m) => m.status === "OK");
+    expect(ok.map((m) => m.id)).toEqual([out.result.memoryId]);
+    expect(ok[0]!.metadata).toMatchObject({ producedBy: "worker", mode: "HARD" });
+    expect(fake.calls.at(-1)!.instructions).toContain("Keep aisle numbers.");
+    expect(metrics.runs).toHaveLength(1);
+    expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
+  });
+});
