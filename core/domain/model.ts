@@ -99,6 +99,11 @@ export const Memory = z.object({
   citations: z.array(z.array(z.string())).optional(),
   /** Every dropped unit of the loss report (bounded), most salient first; not in the replay index. */
   droppedUnits: z.array(LossUnit).optional(),
+  /**
+   * Units of strong and pinned messages this summary was required to keep; the next fold requires
+   * them again while the summary still carries them, so they survive recompaction. Not replayed.
+   */
+  keepUnits: z.array(z.string()).optional(),
 });
 export type Memory = z.infer<typeof Memory>;
 

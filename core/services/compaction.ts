@@ -14,7 +14,7 @@ import { summarizerInputCap, type Tunables } from "../domain/tunables.js";
 import type { CompactionMetricMode } from "../ports/metrics.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
 import { checkSummary, retryInstructions, type QualityVerdict } from "../domain/quality-gate.js";
-import { importantUnits, lossReport } from "../domain/salient-units.js";
+import { carrierText, carries, importantUnits, lossReport, unitKey } from "../domain/salient-units.js";
 import type { SummarizeInput, Summarizer, SummarizerUsage, SummarySourceMessage } from "../ports/summarizer.js";
 import type { ServiceDeps } from "./deps.js";
 
@@ -243,7 +243,9 @@ async function foldAndCommit(
   let committed = false;
   try {
     const summarizer = await deps.summarizer();
-    const summary = await summarizeChecked(deps, summarizer, tunables, plan, prior?.content ?? null);
+    const priorDetail = await priorDetailOf(deps, key, prior);
+    const required = requiredUnits(plan.fold, prior, priorDetail?.keepUnits);
+    const summary = await summarizeChecked(deps, summarizer, tunables, plan, prior?.content ?? null, required);
     const at = deps.clock.now();
     const base = {
       processId: key.processId,
@@ -275,7 +277,7 @@ async function foldAndCommit(
       return { ok: false, reason: `summarizer_failed: ${summary.error}`, memoryId: failed.id };
     }
     const loss = lossReport(sourcesOf(plan.fold), summary.text);
-    const citations = await provenance(deps, key, prior, plan.fold, summary);
+    const citations = provenance(priorDetail, plan.fold, summary);
     const memory: Memory = {
       ...base,
       id: deps.ids.memory(at),
@@ -290,6 +292,7 @@ async function foldAndCommit(
       tokens: estimateTokens(summary.text),
       citations,
       droppedUnits: loss.dropped.slice(0, LOSS_STORED).map(boundedLoss),
+      ...(required.length > 0 ? { keepUnits: required } : {}),
     };
     memory.metadata.tokensAfter = tokensAfterFold(view, plan, memory.tokens);
     const commit = await deps.store.commitCompaction(key, {
@@ -359,8 +362,43 @@ type ChunkedSummary =
 /** The dropped units kept in `metadata.loss` (replayed with the view) and in the full list. */
 const LOSS_PREVIEW = 20;
 const LOSS_STORED = 300;
-/** At most this many units of strong and pinned sources are required of a summary. */
+/** At most this many units of the strong and pinned sources of one fold are required of its summary. */
 const REQUIRED_UNITS = 25;
+/** At most this many required units in all, with those carried from earlier folds. */
+const REQUIRED_UNITS_TOTAL = 40;
+
+/**
+ * What the summary must keep: the units of the strong and pinned messages it folds, then those an
+ * earlier summary was required to keep and still carries (so they survive every later fold).
+ */
+function requiredUnits(fold: readonly Message[], prior: Memory | null, priorKeep: readonly string[] | undefined): string[] {
+  const own = importantUnits(sourcesOf(fold), REQUIRED_UNITS);
+  const carried = prior && priorKeep ? priorKeep.filter((u) => carries(carrierText(prior.content), { key: unitKey(u) })) : [];
+  const seen = new Set(own.map(unitKey));
+  const out = [...own];
+  for (const u of carried) {
+    if (out.length >= REQUIRED_UNITS_TOTAL) break;
+    if (!seen.has(unitKey(u))) {
+      seen.add(unitKey(u));
+      out.push(u);
+    }
+  }
+  return out;
+}
+
+/**
+ * The prior summary as stored in full (its citations and required units live outside the replay
+ * index). One read per fold; a failure only loses what they would carry forward.
+ */
+async function priorDetailOf(deps: ServiceDeps, key: ProcessKey, prior: Memory | null): Promise<Memory | null> {
+  if (!prior) return null;
+  try {
+    return await deps.store.getMemory(key, prior.id);
+  } catch (e) {
+    deps.log.warn("prior summary detail unavailable", { memoryId: prior.id, error: String(e) });
+    return null;
+  }
+}
 
 const boundedLoss = (u: { text: string; messageIds: string[] }) => ({ text: u.text.slice(0, 200), messageIds: u.messageIds.slice(0, 20) });
 
@@ -409,8 +447,8 @@ async function summarizeChecked(
   tunables: Tunables,
   plan: FoldPlan,
   priorSummary: string | null,
+  required: string[],
 ): Promise<ChunkedSummary> {
-  const required = importantUnits(sourcesOf(plan.fold), REQUIRED_UNITS);
   const first = await summarizeChunks(summarizer, tunables, plan, priorSummary, required);
   if (!first.ok) return first;
   const maxTokens = summarizer.maxOutputTokens;
@@ -501,25 +539,15 @@ function remember(carried: Map<string, string[]>, text: string, citations: strin
 /**
  * Per line of the new summary, the messages it came from: the summarizer's citations, checked
  * (ids outside the fold are dropped), plus the citations of an identical line in the prior
- * summary or an earlier chunk's output (a line carried over keeps its sources). A failure to read
- * the prior summary's citations only loses that inheritance.
+ * summary or an earlier chunk's output (a line carried over keeps its sources).
  */
-async function provenance(
-  deps: ServiceDeps,
-  key: ProcessKey,
+function provenance(
   prior: Memory | null,
   fold: readonly Message[],
   summary: Extract<ChunkedSummary, { ok: true }>,
-): Promise<string[][]> {
+): string[][] {
   const carried = new Map(summary.carried);
-  if (prior) {
-    try {
-      const full = await deps.store.getMemory(key, prior.id);
-      if (full?.citations) remember(carried, full.content, full.citations);
-    } catch (e) {
-      deps.log.warn("prior citations unavailable", { memoryId: prior.id, error: String(e) });
-    }
-  }
+  if (prior?.citations) remember(carried, prior.content, prior.citations);
   const inFold = new Set(fold.map((m) => m.id));
   return summary.text.split("\n").map((line, i) => {
     const own = (summary.citations?.[i] ?? []).filter((id) => inFold.has(id));

@@ -7,7 +7,7 @@ import { requireProcess } from "./processes.js";
 
 /** A memory as listed: without the per-line citations and the full loss list (one request away). */
 export function withoutDetail(memory: Memory): Memory {
-  const { citations: _citations, droppedUnits: _dropped, ...rest } = memory;
+  const { citations: _citations, droppedUnits: _dropped, keepUnits: _keep, ...rest } = memory;
   return rest;
 }
 

@@ -64,6 +64,7 @@ export const MemoryItem = z.object({
   tokens: z.number().int(),
   citations: z.array(z.array(z.string())).optional(),
   droppedUnits: z.array(LossUnit).optional(),
+  keepUnits: z.array(z.string()).optional(),
 });
 export type MemoryItem = z.infer<typeof MemoryItem>;
 
@@ -129,6 +130,7 @@ export const toMemory = (i: MemoryItem): Memory => ({
   tokens: i.tokens,
   ...(i.citations ? { citations: i.citations } : {}),
   ...(i.droppedUnits ? { droppedUnits: i.droppedUnits } : {}),
+  ...(i.keepUnits ? { keepUnits: i.keepUnits } : {}),
 });
 
 /** A memory as the replay index returns it: without `sourceRefs`, which it does not project. */

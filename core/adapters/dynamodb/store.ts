@@ -157,6 +157,7 @@ export function memoryToItem(key: ProcessKey, m: Memory): MemoryItem {
     tokens: m.tokens,
     citations: m.citations,
     droppedUnits: m.droppedUnits,
+    keepUnits: m.keepUnits,
   });
 }
 
