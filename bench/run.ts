@@ -31,6 +31,7 @@ import {
 } from "./support/report.js";
 import { runTokenEstimation } from "./token-estimation.js";
 import { runTokenSavings } from "./token-savings.js";
+import { runFidelity } from "./fidelity.js";
 
 interface Section {
   id: string;
@@ -46,6 +47,7 @@ const SECTIONS: Section[] = [
   { id: "hot-path", needsDynamo: true, run: runHotPath },
   { id: "compaction-cost", needsDynamo: true, run: runCompactionCost },
   { id: "token-savings", needsDynamo: true, run: runTokenSavings },
+  { id: "fidelity", needsDynamo: true, run: runFidelity },
 ];
 const SEARCH_RECALL = path.join(repoRoot, "bench", "search-recall.ts");
 const ALL_IDS = [...SECTIONS.map((s) => s.id), "search-recall"];
