@@ -32,7 +32,7 @@ export interface Message {
 export interface Memory {
   id: string;
   kind: "ARCHIVED_CHAT";
-  status: "OK" | "FAILED";
+  status: "OK" | "FAILED" | "REVERTED";
   content: string;
   sourceRefs: string[];
   metadata: {
@@ -184,4 +184,13 @@ export interface Turn {
 export interface SearchHit {
   message: Message;
   score: number;
+}
+
+/** The answer of `POST .../memories/{memoryId}/revert`. */
+export interface RevertResult {
+  memory: Memory;
+  /** How many messages are active again. */
+  restoredMessages: number;
+  /** The summary replayed now, or null when none is. */
+  activeSummaryId: string | null;
 }

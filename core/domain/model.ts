@@ -32,7 +32,7 @@ export type Message = z.infer<typeof Message>;
 export const MemoryKind = z.enum(["ARCHIVED_CHAT"]);
 export type MemoryKind = z.infer<typeof MemoryKind>;
 
-export const MemoryStatus = z.enum(["OK", "FAILED"]);
+export const MemoryStatus = z.enum(["OK", "FAILED", "REVERTED"]);
 export type MemoryStatus = z.infer<typeof MemoryStatus>;
 
 export const CompactionModeName = z.enum(["NONE", "SOFT", "HARD", "EMERGENCY"]);
@@ -76,6 +76,10 @@ export const MemoryMetadata = z.object({
       usage: z.object({ inputTokens: z.number().optional(), outputTokens: z.number().optional() }).optional(),
     })
     .optional(),
+  /** The SYSTEM marker a range compaction inserted (archived into the memory if it is reverted). */
+  markerMessageId: z.string().optional(),
+  /** When the compaction was undone (status REVERTED). */
+  revertedAt: z.string().optional(),
 });
 export type MemoryMetadata = z.infer<typeof MemoryMetadata>;
 

@@ -120,6 +120,7 @@ export const MemoriesQuery = z.object({
   kind: z.enum(["ARCHIVED_CHAT"]).default("ARCHIVED_CHAT"),
   includeSuperseded: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
   includeFailed: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
+  includeReverted: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
 });
 
 export const InboxQuery = z.object({

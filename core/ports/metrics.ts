@@ -3,5 +3,7 @@ export type CompactionMetricMode = "soft" | "hard" | "emergency" | "range";
 
 export interface Metrics {
   compaction(mode: CompactionMetricMode, compactedMessages: number): void;
+  /** One undone compaction and how many messages it made active again. */
+  revert(restoredMessages: number): void;
   flush(): void;
 }

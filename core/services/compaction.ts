@@ -118,6 +118,9 @@ export async function compactIfNeeded(
     eventMode: mode,
     instructions: request.instructions,
     tokensBefore,
+    // After an undo the same fold waits until the replay grew by the minimum saving; a manual
+    // compaction and EMERGENCY (the prompt must never overflow) do not wait (docs/compaction.md).
+    ...(request.force || mode === "EMERGENCY" ? {} : { holdCheckTokens: own }),
   });
   if (!outcome.ok) return { ...unchanged, reason: outcome.reason, ...(outcome.memoryId ? { memoryId: outcome.memoryId } : {}) };
   const tokensAfter = outcome.memory.metadata.tokensAfter ?? tokensBefore;
@@ -175,7 +178,7 @@ export async function compactRange(deps: ServiceDeps, key: ProcessKey, range: Ra
     eventMode: "RANGE",
     topicLabel: range.topicLabel,
     tokensBefore,
-    metadata: { recompaction: true, topicLabel: range.topicLabel, rangeFromAt: range.from, rangeToAt: range.to },
+    metadata: { recompaction: true, topicLabel: range.topicLabel, rangeFromAt: range.from, rangeToAt: range.to, markerMessageId: marker.id },
     marker: { ...marker, tokens: messageTokens(marker) },
   });
   if (!outcome.ok) {
@@ -214,7 +217,16 @@ interface FoldPlan {
   tokensBefore: number;
   metadata?: Partial<Memory["metadata"]>;
   marker?: Message;
+  /** Own replay tokens to check against a revert hold (automatic compactions only). */
+  holdCheckTokens?: number;
 }
+
+const LEASE_REFUSAL = {
+  leased: "compaction_in_progress",
+  version_changed: "concurrent_compaction",
+  not_found: "concurrent_compaction",
+  revert_hold: "reverted_recently",
+} as const;
 
 type FoldOutcome =
   | { ok: true; memory: Memory; view: ActiveView }
@@ -235,9 +247,10 @@ async function foldAndCommit(
     now: now.toISOString(),
     until: new Date(now.getTime() + deps.leaseMs).toISOString(),
     expectedVersion: view.state.version,
+    ...(plan.holdCheckTokens !== undefined ? { replayTokens: plan.holdCheckTokens } : {}),
   });
   // Another compaction holds the process or just finished: back off instead of paying for a summary.
-  if (!lease.ok) return { ok: false, reason: lease.reason === "leased" ? "compaction_in_progress" : "concurrent_compaction" };
+  if (!lease.ok) return { ok: false, reason: LEASE_REFUSAL[lease.reason] };
 
   const prior = newestSummary(view);
   let committed = false;

@@ -14,7 +14,7 @@ export function withoutDetail(memory: Memory): Memory {
 export async function listMemories(
   deps: CoreDeps,
   key: ProcessKey,
-  filter: { kind: "ARCHIVED_CHAT"; includeSuperseded: boolean; includeFailed: boolean },
+  filter: { kind: "ARCHIVED_CHAT"; includeSuperseded: boolean; includeFailed: boolean; includeReverted?: boolean },
 ): Promise<Memory[]> {
   const memories = await deps.store.listMemories(key);
   if (memories.length === 0) await requireProcess(deps, key);
@@ -22,7 +22,7 @@ export async function listMemories(
     .filter(
       (m) =>
         m.kind === filter.kind &&
-        (filter.includeFailed || m.status === "OK") &&
+        (m.status === "OK" || (m.status === "FAILED" && filter.includeFailed) || (m.status === "REVERTED" && filter.includeReverted === true)) &&
         (filter.includeSuperseded || m.supersededAt === null),
     )
     .map(withoutDetail);

@@ -92,7 +92,7 @@ export function findViolations(snapshot: Snapshot, options: InvariantOptions = {
     v.push(`the newest OK memory ${newestOk.id} is superseded (by ${newestOk.supersededByMemoryId ?? "?"})`);
   }
   for (const m of memories) {
-    if (m.status === "FAILED" && m.supersededByMemoryId !== undefined) v.push(`FAILED memory ${m.id} takes part in the chain`);
+    if (m.status !== "OK" && m.supersededByMemoryId !== undefined) v.push(`${m.status} memory ${m.id} takes part in the chain`);
     if (m.status === "FAILED" && m.metadata.error === undefined) v.push(`FAILED memory ${m.id} has no metadata.error`);
   }
 
@@ -127,7 +127,18 @@ export function findViolations(snapshot: Snapshot, options: InvariantOptions = {
     }
   }
 
-  // Every message is active or archived into an OK memory that exists and folded it.
+  // The chain never forks: no two OK memories supersede the same one (a REVERTED one is off the chain).
+  const successors = new Map<string, string>();
+  for (const m of okMemories) {
+    const prior = m.metadata.supersededMemoryId;
+    if (prior === undefined) continue;
+    const other = successors.get(prior);
+    if (other) v.push(`the chain forks: ${other} and ${m.id} both supersede ${prior}`);
+    successors.set(prior, m.id);
+  }
+
+  // Every message is active or archived into an OK memory that exists and folded it; only a
+  // reverted range compaction's marker is archived into its REVERTED memory.
   for (const msg of messages) {
     const into = msg.archivedInMemoryId;
     if (into === null) continue;
@@ -135,6 +146,10 @@ export function findViolations(snapshot: Snapshot, options: InvariantOptions = {
     const memory = memoryById.get(into);
     if (!memory) {
       v.push(`message ${msg.id} is archived into missing memory ${into}`);
+      continue;
+    }
+    if (memory.status === "REVERTED") {
+      if (memory.metadata.markerMessageId !== msg.id) v.push(`message ${msg.id} is archived into REVERTED memory ${into}`);
       continue;
     }
     if (memory.status !== "OK") v.push(`message ${msg.id} is archived into FAILED memory ${into}`);
@@ -157,6 +172,14 @@ export function findViolations(snapshot: Snapshot, options: InvariantOptions = {
 
   if (options.settled) {
     if (state.pendingArchive !== null) v.push(`pending archive of ${state.pendingArchive} left on META`);
+    // After settling, exactly the messages of reverted summaries are no longer archived into them.
+    for (const m of memories.filter((x) => x.status === "REVERTED")) {
+      for (const ref of m.sourceRefs) {
+        const msg = messageById.get(ref);
+        if (!msg) v.push(`reverted memory ${m.id} folded ${ref}, which does not exist`);
+        else if (msg.archivedInMemoryId === m.id) v.push(`reverted memory ${m.id} still holds ${ref} archived`);
+      }
+    }
     for (const m of okMemories) {
       for (const ref of m.sourceRefs) {
         const msg = messageById.get(ref);

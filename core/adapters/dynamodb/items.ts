@@ -3,7 +3,7 @@
  * converters turn a saved item into the domain shape and back.
  */
 import { z } from "zod";
-import { InboxItem, LossUnit, Memory, MemoryMetadata, Message, Process, Role, ToolCall } from "../../domain/model.js";
+import { InboxItem, LossUnit, Memory, MemoryMetadata, MemoryStatus, Message, Process, Role, ToolCall } from "../../domain/model.js";
 
 const keys = { pk: z.string(), sk: z.string(), lsi1sk: z.string().optional() };
 
@@ -54,7 +54,7 @@ export const MemoryItem = z.object({
   id: z.string(),
   processId: z.string(),
   kind: z.literal("ARCHIVED_CHAT"),
-  status: z.enum(["OK", "FAILED"]),
+  status: MemoryStatus,
   content: z.string(),
   sourceRefs: z.array(z.string()),
   metadata: MemoryMetadata,
