@@ -25,8 +25,15 @@ export interface Message {
   archivedInMemoryId: string | null;
   toolCallId?: string;
   toolCalls?: ToolCall[];
-  /** The service's token estimate of the message (chars/4 plus overhead). */
+  /** The service's token estimate of the message (chars/4 plus overhead; a placeholder's once cleared). */
   tokens?: number;
+  /**
+   * Set on a TOOL result cleared from the replay: `content` in a replay is then a placeholder, and
+   * `getMessage(processId, id)` returns the full result.
+   */
+  cleared?: { at: string; toolName: string; chars: number; tokens: number };
+  /** Only in a replay: a placeholder result for a tool call whose result never arrived. */
+  missingResult?: true;
 }
 
 export interface Memory {
@@ -85,6 +92,8 @@ export interface CompactionResult {
   tokensAfter: number;
   /** Why nothing was folded (e.g. `nothing_eligible`, `compaction_in_progress`). */
   reason?: string;
+  /** Tool results this call cleared from the replay before deciding on a fold. */
+  clearedMessages?: number;
 }
 
 export interface RangeCompactionResult {

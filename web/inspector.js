@@ -264,7 +264,11 @@ function messageRow(v, m) {
       archived
         ? h("a", { class: "archived-link", href: `#mem-${m.archivedInMemoryId}`, title: "the memory this message was folded into" }, `archived in ${m.archivedInMemoryId}`)
         : null,
-      h("span", { class: "tokens" }, `${fmt(m.tokens)} tok`),
+      // A cleared tool result: the replay shows a placeholder; the content below is the stored original.
+      m.cleared
+        ? badge("cleared", "cleared", `cleared from the replay at ${m.cleared.at}: ${m.cleared.toolName}, ${fmt(m.cleared.chars)} chars (~${fmt(m.cleared.tokens)} tokens); the prompt shows a placeholder`)
+        : null,
+      h("span", { class: "tokens" }, m.cleared ? `${fmt(m.tokens)} tok (was ${fmt(m.cleared.tokens)})` : `${fmt(m.tokens)} tok`),
       archived ? null : pinToggle(v, m, strength),
       h("time", { datetime: m.createdAt, title: m.id }, new Date(m.createdAt).toLocaleString()),
     ),

@@ -14,6 +14,20 @@ export const ToolCall = z.object({
 });
 export type ToolCall = z.infer<typeof ToolCall>;
 
+/**
+ * A TOOL result whose content the replay no longer shows (docs/compaction.md, "Tool-result
+ * clearing"): the stored content stays whole; these fields make the placeholder stable.
+ */
+export const ClearedResult = z.object({
+  at: z.string(),
+  /** The tool whose result this is, from its call when it was cleared. */
+  toolName: z.string(),
+  /** Size of the full content, in characters and in estimated tokens (what it cost before). */
+  chars: z.number().int().nonnegative(),
+  tokens: z.number().int().nonnegative(),
+});
+export type ClearedResult = z.infer<typeof ClearedResult>;
+
 export const Message = z.object({
   id: z.string(),
   processId: z.string(),
@@ -24,8 +38,15 @@ export const Message = z.object({
   archivedInMemoryId: z.string().nullable(),
   toolCallId: z.string().optional(),
   toolCalls: z.array(ToolCall).optional(),
-  /** Token estimate computed once at append (see core/domain/tokens.ts). */
+  /**
+   * What the message costs in the replay: estimated once at append (see core/domain/tokens.ts),
+   * and the placeholder's estimate once the result is cleared.
+   */
   tokens: z.number().int().nonnegative(),
+  /** Set once a TOOL result is cleared; the replay then shows a placeholder instead of `content`. */
+  cleared: ClearedResult.optional(),
+  /** Only in a replay: a placeholder result for a call whose result never arrived (never stored). */
+  missingResult: z.literal(true).optional(),
 });
 export type Message = z.infer<typeof Message>;
 
@@ -148,6 +169,8 @@ export const CompactionResult = z.object({
   tokensBefore: z.number().int().nonnegative(),
   tokensAfter: z.number().int().nonnegative(),
   reason: z.string().optional(),
+  /** TOOL results this call cleared from the replay before deciding on a fold (absent: none). */
+  clearedMessages: z.number().int().nonnegative().optional(),
 });
 export type CompactionResult = z.infer<typeof CompactionResult>;
 

@@ -1,5 +1,6 @@
 /** Low-cardinality counters of what compaction did (EMF in Lambda). */
-export type CompactionMetricMode = "soft" | "hard" | "emergency" | "range";
+/** `clear` counts a tool-result clearing round (its messages value: results cleared). */
+export type CompactionMetricMode = "soft" | "hard" | "emergency" | "range" | "clear";
 
 export interface Metrics {
   compaction(mode: CompactionMetricMode, compactedMessages: number): void;

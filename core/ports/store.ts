@@ -2,7 +2,7 @@
  * The Store port: everything the services persist. The DynamoDB adapter implements it against one
  * table (core/adapters/dynamodb); expected conflicts come back as `{ ok: false, reason }`.
  */
-import type { InboxItem, InboxStatus, Memory, Message, Page, Process } from "../domain/model.js";
+import type { ClearedResult, InboxItem, InboxStatus, Memory, Message, Page, Process } from "../domain/model.js";
 
 export interface ProcessKey {
   tenantId: string;
@@ -118,6 +118,16 @@ export interface Store {
     messageIds: string[],
     memoryId: string,
   ): Promise<{ archived: string[]; skipped: string[] }>;
+
+  /**
+   * Clears TOOL results from the replay (docs/compaction.md, "Tool-result clearing"): records
+   * `cleared` and the placeholder's `tokens` on each message, content untouched. Conditional and
+   * idempotent: a message already cleared, archived or missing is skipped.
+   */
+  markCleared(
+    key: ProcessKey,
+    items: ReadonlyArray<{ id: string; cleared: ClearedResult; tokens: number }>,
+  ): Promise<{ cleared: string[]; skipped: string[] }>;
 
   putMemory(key: ProcessKey, memory: Memory): Promise<void>;
   getMemory(key: ProcessKey, memoryId: string): Promise<Memory | null>;

@@ -7,6 +7,7 @@ import { contextWindowFor } from "../domain/model-windows.js";
 import { invalid, notFound } from "../domain/errors.js";
 import type { CompactionModeName, CompactionResult, Memory, Message } from "../domain/model.js";
 import { modeForRatio, promptTokens, type PromptSize } from "../domain/mode.js";
+import { replayed } from "../domain/replay.js";
 import { chunkBySourceChars, foldOldestUntil, selectForCompaction, toolGroups } from "../domain/selector.js";
 import { effectiveStrength } from "../domain/strength.js";
 import { estimateTokens, messageTokens } from "../domain/tokens.js";
@@ -16,6 +17,7 @@ import type { ActiveView, ProcessKey } from "../ports/store.js";
 import { checkSummary, retryInstructions, type QualityVerdict } from "../domain/quality-gate.js";
 import { carrierText, carries, importantUnits, lossReport, unitKey } from "../domain/salient-units.js";
 import type { SummarizeInput, Summarizer, SummarizerUsage, SummarySourceMessage } from "../ports/summarizer.js";
+import { clearIfNeeded } from "./clearing.js";
 import type { ServiceDeps } from "./deps.js";
 
 export const MEMORY_SOURCE = "vancetope.memory";
@@ -90,12 +92,26 @@ export async function compactIfNeeded(
   options: { view?: ActiveView } = {},
 ): Promise<CompactionResult & { view: ActiveView }> {
   const contextWindow = resolveContextWindow(request.model);
-  const view = await settledView(deps, key, options.view);
+  let view = await settledView(deps, key, options.view);
   const tunables = await deps.tunables.forProcess(key.tenantId, view.state.process.projectId);
+  const tokensBefore = promptTokens(request.prompt, replayTokens(view)).tokens;
+  // The cheap tier first: clearing old tool results needs no model call (a forced fold skips it).
+  const clearing = request.force
+    ? { view, clearedMessages: 0, tokensAfter: tokensBefore }
+    : await clearIfNeeded(deps, key, view, tunables, contextWindow, tokensBefore);
+  view = clearing.view;
   const own = replayTokens(view);
-  const tokensBefore = promptTokens(request.prompt, own).tokens;
-  const mode = request.force ?? modeForRatio(tokensBefore / contextWindow, tunables);
-  const unchanged = { mode, compacted: false, compactedMessages: 0, tokensBefore, tokensAfter: tokensBefore, view };
+  const tokensNow = clearing.tokensAfter;
+  const mode = request.force ?? modeForRatio(tokensNow / contextWindow, tunables);
+  const unchanged = {
+    mode,
+    compacted: false,
+    compactedMessages: 0,
+    tokensBefore,
+    tokensAfter: tokensNow,
+    ...(clearing.clearedMessages > 0 ? { clearedMessages: clearing.clearedMessages } : {}),
+    view,
+  };
   if (mode === "NONE") return unchanged;
 
   const selection = selectForCompaction(view.messages, mode, tunables);
@@ -109,7 +125,7 @@ export async function compactIfNeeded(
 
   const fold =
     tunables.foldTarget > 0 && (mode === "HARD" || mode === "EMERGENCY")
-      ? foldOldestUntil(selection.fold, tokensToReachTarget(tunables, contextWindow, own, tokensBefore))
+      ? foldOldestUntil(selection.fold, tokensToReachTarget(tunables, contextWindow, own, tokensNow))
       : selection.fold;
 
   const outcome = await foldAndCommit(deps, key, view, tunables, {
@@ -117,19 +133,18 @@ export async function compactIfNeeded(
     metricMode: mode.toLowerCase() as CompactionMetricMode,
     eventMode: mode,
     instructions: request.instructions,
-    tokensBefore,
+    tokensBefore: tokensNow,
     // After an undo the same fold waits until the replay grew by the minimum saving; a manual
     // compaction and EMERGENCY (the prompt must never overflow) do not wait (docs/compaction.md).
     ...(request.force || mode === "EMERGENCY" ? {} : { holdCheckTokens: own }),
   });
   if (!outcome.ok) return { ...unchanged, reason: outcome.reason, ...(outcome.memoryId ? { memoryId: outcome.memoryId } : {}) };
-  const tokensAfter = outcome.memory.metadata.tokensAfter ?? tokensBefore;
+  const tokensAfter = outcome.memory.metadata.tokensAfter ?? tokensNow;
   return {
-    mode,
+    ...unchanged,
     compacted: true,
     memoryId: outcome.memory.id,
     compactedMessages: fold.length,
-    tokensBefore,
     tokensAfter,
     view: outcome.view,
   };
@@ -420,8 +435,9 @@ const isImportant = (m: Message) => {
   return s === "strong" || s === "pinned";
 };
 
+// What the summarizer sees: a cleared result as its placeholder (see summarizeChunks).
 const sourcesOf = (fold: readonly Message[]) =>
-  fold.map((m) => ({ id: m.id, content: m.content, important: isImportant(m) }));
+  fold.map((m) => ({ id: m.id, content: replayed(m).content, important: isImportant(m) }));
 
 function toSource(m: Message): SummarySourceMessage {
   return {
@@ -508,7 +524,9 @@ async function summarizeChunks(
   mustKeep: string[],
 ): Promise<{ ok: true; result: Extract<ChunkedSummary, { ok: true }>; lastInput: SummarizeInput } | Extract<ChunkedSummary, { ok: false }>> {
   const cap = summarizerInputCap(tunables, summarizer.contextWindow, summarizer.maxOutputTokens);
-  const chunks = chunkBySourceChars(plan.fold, cap);
+  // A cleared result is summarized as its placeholder: the model had stopped seeing its content,
+  // and the placeholder keeps the message id through which the full text can still be fetched.
+  const chunks = chunkBySourceChars(plan.fold.map(replayed), cap);
   let running = priorSummary;
   let calls = 0;
   let usage: SummarizerUsage | undefined;

@@ -355,6 +355,33 @@ describe("inspector page", () => {
       await context.close();
     }
   });
+
+  it("marks tool results cleared from the replay, with their size before and after", async () => {
+    const id = "insp-clear";
+    await api("PUT", `/v1/processes/${id}`, { body: { projectId: "demo", name: "Agent loop" } });
+    await say(id, "USER", "Read the whole billing module.");
+    for (let i = 0; i < 8; i++) {
+      await say(id, "ASSISTANT", "", { toolCalls: [{ id: `r${i}`, name: "read_file", arguments: `{"path":"billing/${i}.ts"}` }] });
+      await say(id, "TOOL", `export const rate${i} = 0.${i};\n`.repeat(200), { toolCallId: `r${i}` });
+    }
+    const turn = await api("POST", `/v1/processes/${id}/turns`, { body: { model: { contextWindow: 16_000 } } });
+    expect(turn.body.compaction.clearedMessages).toBe(5);
+    const context = await withKey();
+    const page = await context.newPage();
+    try {
+      await page.goto(`${ctx.service.url}/?process=${id}`);
+      await rowsIn(page).first().waitFor();
+      const cleared = page.locator("#timeline > li.msg-row:has(.badge.cleared)");
+      expect(await cleared.count()).toBe(5);
+      const first = turn.body.messages.find((m: { cleared?: unknown }) => m.cleared);
+      expect(await cleared.first().locator(".tokens").textContent()).toBe(`${fmt(first.tokens)} tok (was ${fmt(first.cleared.tokens)})`);
+      expect(await cleared.first().locator(".badge.cleared").getAttribute("title")).toContain("read_file");
+      // The row shows the stored original, not the placeholder.
+      expect(await cleared.first().locator(".content").textContent()).toContain("export const rate0");
+    } finally {
+      await context.close();
+    }
+  });
 });
 
 async function rangeFolded(): Promise<number> {

@@ -35,6 +35,11 @@ describe("DEFAULT_TUNABLES", () => {
       summaryMaxTokens: 400,
       foldTarget: 0, // off: HARD/EMERGENCY fold all the selector allows, as the spec says
       recallMaxTokens: 1000,
+      foldCurrentTurn: 1,
+      clearThreshold: 0.6,
+      keepToolResults: 3,
+      clearMinResultTokens: 250,
+      clearMinSaving: 0.05,
     });
   });
 
@@ -109,6 +114,11 @@ describe("tunablesFromEnv", () => {
       SUMMARY_MAX_TOKENS: "300",
       COMPACTION_FOLD_TARGET: "0.5",
       RECALL_MAX_TOKENS: "600",
+      COMPACTION_FOLD_CURRENT_TURN: "0",
+      CLEAR_THRESHOLD: "0.55",
+      CLEAR_KEEP_TOOL_RESULTS: "5",
+      CLEAR_MIN_RESULT_TOKENS: "100",
+      CLEAR_MIN_SAVING: "0.1",
     };
     expect(tunablesFromEnv(env)).toEqual({
       softThreshold: 0.5,
@@ -122,6 +132,11 @@ describe("tunablesFromEnv", () => {
       summaryMaxTokens: 300,
       foldTarget: 0.5,
       recallMaxTokens: 600,
+      foldCurrentTurn: 0,
+      clearThreshold: 0.55,
+      keepToolResults: 5,
+      clearMinResultTokens: 100,
+      clearMinSaving: 0.1,
     });
     expect(Object.values(TUNABLES_ENV).sort()).toEqual(Object.keys(env).sort());
   });

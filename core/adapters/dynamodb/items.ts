@@ -3,7 +3,7 @@
  * converters turn a saved item into the domain shape and back.
  */
 import { z } from "zod";
-import { InboxItem, LossUnit, Memory, MemoryMetadata, MemoryStatus, Message, Process, Role, ToolCall } from "../../domain/model.js";
+import { ClearedResult, InboxItem, LossUnit, Memory, MemoryMetadata, MemoryStatus, Message, Process, Role, ToolCall } from "../../domain/model.js";
 
 const keys = { pk: z.string(), sk: z.string(), lsi1sk: z.string().optional() };
 
@@ -45,6 +45,7 @@ export const MessageItem = z.object({
   toolCallId: z.string().optional(),
   toolCalls: z.array(ToolCall).optional(),
   tokens: z.number().int(),
+  cleared: ClearedResult.optional(),
 });
 export type MessageItem = z.infer<typeof MessageItem>;
 
@@ -114,6 +115,7 @@ export const toMessage = (i: MessageItem): Message => ({
   ...(i.toolCallId !== undefined ? { toolCallId: i.toolCallId } : {}),
   ...(i.toolCalls !== undefined ? { toolCalls: i.toolCalls } : {}),
   tokens: i.tokens,
+  ...(i.cleared !== undefined ? { cleared: i.cleared } : {}),
 });
 
 export const toMemory = (i: MemoryItem): Memory => ({

@@ -134,6 +134,7 @@ export function messageToItem(key: ProcessKey, m: Message): MessageItem {
     toolCallId: m.toolCallId,
     toolCalls: m.toolCalls,
     tokens: m.tokens,
+    cleared: m.cleared,
   });
 }
 
@@ -527,6 +528,30 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
     },
 
     markArchived: (key, ids, memoryId) => markArchived(key, ids, memoryId),
+
+    async markCleared(key, items) {
+      const cleared: string[] = [];
+      const skipped: string[] = [];
+      await inBatches([...items], WRITE_CONCURRENCY, async ({ id, cleared: record, tokens }) => {
+        try {
+          await client.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: { pk: processPk(key), sk: messageSk(id) },
+              UpdateExpression: "SET cleared = :c, tokens = :t",
+              // Only an active, not yet cleared message: a concurrent round or fold wins cleanly.
+              ConditionExpression: "attribute_exists(lsi1sk) AND attribute_not_exists(cleared)",
+              ExpressionAttributeValues: { ":c": record, ":t": tokens },
+            }),
+          );
+          cleared.push(id);
+        } catch (e) {
+          if (!isConditionFailure(e)) throw e;
+          skipped.push(id);
+        }
+      });
+      return { cleared, skipped };
+    },
 
     async putMemory(key, memory) {
       await client.send(

@@ -58,6 +58,7 @@ export const REPLAY_PROJECTION = [
   "toolCallId",
   "toolCalls",
   "tokens",
+  "cleared",
   // memories
   "kind",
   "status",
