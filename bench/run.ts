@@ -16,6 +16,7 @@ import { cpus } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { startDynamoLocal, type DynamoLocal } from "../local/dynamodb-local.js";
+import { runAgentLoop } from "./agent-loop.js";
 import { runColdStart } from "./cold-start.js";
 import { runCompactionCost } from "./compaction-cost.js";
 import { runHotPath } from "./hot-path.js";
@@ -48,6 +49,7 @@ const SECTIONS: Section[] = [
   { id: "compaction-cost", needsDynamo: true, run: runCompactionCost },
   { id: "token-savings", needsDynamo: true, run: runTokenSavings },
   { id: "fidelity", needsDynamo: true, run: runFidelity },
+  { id: "agent-loop", needsDynamo: true, run: runAgentLoop },
 ];
 const SEARCH_RECALL = path.join(repoRoot, "bench", "search-recall.ts");
 const ALL_IDS = [...SECTIONS.map((s) => s.id), "search-recall"];
