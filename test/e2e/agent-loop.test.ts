@@ -30,7 +30,8 @@ async function loop(id: string, pairs: number) {
   }
 }
 
-describe("an agent loop over HTTP", () => {
+// Each test sends dozens of requests: generous time for a loaded machine.
+describe("an agent loop over HTTP", { timeout: 120_000 }, () => {
   it("clears old tool results in the replay and serves each one in full by its message id", async () => {
     await loop("loop-1", 20);
     const turn = await api("POST", "/v1/processes/loop-1/turns", { body: { model: MODEL } });

@@ -62,7 +62,8 @@ async function agentLoop(deps: ServiceDeps, key: ProcessKey, n: number, kb = 5, 
 
 const model = { model: { contextWindow: WINDOW } };
 
-describe("tool-result clearing", () => {
+// Each test appends dozens of messages: generous time for a loaded machine.
+describe("tool-result clearing", { timeout: 120_000 }, () => {
   it("from clearThreshold clears every older result in one round, without a model call, and keeps the stored content", async () => {
     const { deps, fake, metrics, bus } = harness();
     const key = await newProcess(deps);
