@@ -17,6 +17,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { startDynamoLocal, type DynamoLocal } from "../local/dynamodb-local.js";
 import { runBackgroundCompaction } from "./background-compaction.js";
+import { runAgentLoop } from "./agent-loop.js";
 import { runColdStart } from "./cold-start.js";
 import { runCompactionCost } from "./compaction-cost.js";
 import { runHotPath } from "./hot-path.js";
@@ -32,6 +33,7 @@ import {
 } from "./support/report.js";
 import { runTokenEstimation } from "./token-estimation.js";
 import { runTokenSavings } from "./token-savings.js";
+import { runFidelity } from "./fidelity.js";
 
 interface Section {
   id: string;
@@ -48,6 +50,8 @@ const SECTIONS: Section[] = [
   { id: "compaction-cost", needsDynamo: true, run: runCompactionCost },
   { id: "token-savings", needsDynamo: true, run: runTokenSavings },
   { id: "background-compaction", needsDynamo: true, run: runBackgroundCompaction },
+  { id: "fidelity", needsDynamo: true, run: runFidelity },
+  { id: "agent-loop", needsDynamo: true, run: runAgentLoop },
 ];
 const SEARCH_RECALL = path.join(repoRoot, "bench", "search-recall.ts");
 const ALL_IDS = [...SECTIONS.map((s) => s.id), "search-recall"];

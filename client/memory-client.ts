@@ -15,6 +15,7 @@ import type {
   Page,
   Process,
   RangeCompactionResult,
+  RevertResult,
   SearchHit,
   Strength,
   Turn,
@@ -80,8 +81,14 @@ export interface MemoryClient {
   getContext(processId: string, query?: { query?: string }): Promise<MemoryContext>;
   listMemories(
     processId: string,
-    query?: { kind?: "ARCHIVED_CHAT"; includeSuperseded?: boolean; includeFailed?: boolean },
+    query?: { kind?: "ARCHIVED_CHAT"; includeSuperseded?: boolean; includeFailed?: boolean; includeReverted?: boolean },
   ): Promise<{ items: Memory[] }>;
+  /**
+   * Undoes the newest compaction: its messages are active again and the summary it superseded is
+   * replayed again. 409 (`memory.not_newest`, `memory.failed`, `memory.reverted`, `process.busy`)
+   * throws MemoryApiError.
+   */
+  revertMemory(processId: string, memoryId: string): Promise<RevertResult>;
   searchHistory(processId: string, query: { q: string; tag?: string; limit?: number }): Promise<{ items: SearchHit[] }>;
   listInbox(query?: { processId?: string; status?: InboxItem["status"] }): Promise<{ items: InboxItem[] }>;
   answerInboxItem(itemId: string, input: { accepted: boolean }): Promise<InboxItem>;
@@ -184,6 +191,8 @@ export function createMemoryClient(options: MemoryClientOptions): MemoryClient {
     getContext: (processId, query = {}) => get<MemoryContext>(`${processPath(processId)}/context`, query),
 
     listMemories: (processId, query = {}) => get<{ items: Memory[] }>(`${processPath(processId)}/memories`, query),
+
+    revertMemory: (processId, memoryId) => post<RevertResult>(`${processPath(processId)}/memories/${id(memoryId)}/revert`, {}),
 
     searchHistory: (processId, query) => get<{ items: SearchHit[] }>(`${processPath(processId)}/history/search`, query),
 

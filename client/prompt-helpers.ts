@@ -3,7 +3,7 @@
  * Completions and Anthropic Messages APIs, with the memory block placed for prompt caching.
  * Plain types only: no dependency on either SDK (their request types accept these shapes).
  */
-import type { Message, Turn } from "./types.js";
+import type { Message, ToolCall, Turn } from "./types.js";
 
 /** What the helpers read of a turn; `getContext` + `listMessages(view=active)` give the same. */
 export type TurnLike = Pick<Turn, "context" | "messages">;
@@ -32,8 +32,10 @@ export type OpenAIChatMessage =
  * messages in order. OpenAI caches the longest previously seen prefix automatically, and that
  * prefix stays byte-identical until the next compaction because the block comes first.
  *
- * A TOOL message whose call is not in the list (no `toolCallId`, or its ASSISTANT call is
- * gone) becomes a user message that says it is a tool result: OpenAI rejects such tool messages.
+ * Each ASSISTANT message with tool calls is followed by exactly one `tool` message per call id:
+ * its result wherever it sits in the history, or a placeholder when it has none. A TOOL message
+ * whose call is not in the list (no `toolCallId`, or its ASSISTANT call is gone) becomes a user
+ * message that says it is a tool result: OpenAI rejects such tool messages.
  *
  * @example
  * const completion = await openai.chat.completions.create({
@@ -45,8 +47,7 @@ export function toOpenAIMessages(turn: TurnLike, options: PromptOptions = {}): O
   const out: OpenAIChatMessage[] = [];
   const head = [options.system, turn.context.block].filter((s): s is string => !!s && s.trim() !== "").join("\n\n");
   if (head) out.push({ role: "system", content: head });
-  const calls = new Set<string>();
-  for (const m of turn.messages) {
+  for (const { message: m, answers } of pairToolResults(turn.messages)) {
     switch (m.role) {
       case "SYSTEM":
         out.push({ role: "system", content: m.content });
@@ -55,21 +56,22 @@ export function toOpenAIMessages(turn: TurnLike, options: PromptOptions = {}): O
         out.push({ role: "user", content: m.content });
         break;
       case "ASSISTANT": {
-        if (m.toolCalls?.length) {
-          for (const c of m.toolCalls) calls.add(c.id);
+        const calls = uniqueCalls(m);
+        if (calls.length > 0) {
           out.push({
             role: "assistant",
             content: m.content === "" ? null : m.content,
-            tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })),
+            tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })),
           });
+          for (const a of answers ?? []) out.push({ role: "tool", content: a.content, tool_call_id: a.toolCallId });
         } else {
           out.push({ role: "assistant", content: m.content });
         }
         break;
       }
       case "TOOL":
-        if (m.toolCallId && calls.has(m.toolCallId)) out.push({ role: "tool", content: m.content, tool_call_id: m.toolCallId });
-        else out.push({ role: "user", content: orphanToolResult(m) });
+        // Only results whose call is not in the list get here: OpenAI rejects such tool messages.
+        out.push({ role: "user", content: orphanToolResult(m) });
         break;
     }
   }
@@ -130,7 +132,8 @@ export const CONTINUATION_TEXT = "(The conversation continues; earlier turns are
  * `system`: the engine's system prompt and the static part of the memory block, the last of them
  * carrying `cache_control: { type: "ephemeral" }`; after the breakpoint, the dynamic part of the
  * block and the chat's SYSTEM messages. `messages`: USER and ASSISTANT text, ASSISTANT tool calls
- * as `tool_use` blocks, TOOL results as user messages with `tool_result` blocks; consecutive
+ * as `tool_use` blocks, each answered by a `tool_result` block in the very next user message
+ * (its result wherever it sits in the history, or a placeholder when it has none); consecutive
  * messages of one role are merged (Anthropic requires alternation, tool results first in a user
  * message), and a conversation that starts with the assistant gets {@link CONTINUATION_TEXT}.
  *
@@ -151,14 +154,13 @@ export function toAnthropicRequest(turn: TurnLike, options: AnthropicOptions = {
   if (dynamicBlock) system.push({ type: "text", text: dynamicBlock });
 
   const messages: AnthropicMessage[] = [];
-  const uses = new Set<string>();
   const push = (role: AnthropicMessage["role"], blocks: AnthropicContentBlock[]) => {
     if (blocks.length === 0) return;
     const prev = messages[messages.length - 1];
     if (prev && prev.role === role) prev.content.push(...blocks);
     else messages.push({ role, content: [...blocks] });
   };
-  for (const m of turn.messages) {
+  for (const { message: m, answers } of pairToolResults(turn.messages)) {
     switch (m.role) {
       case "SYSTEM":
         if (m.content.trim() !== "") system.push({ type: "text", text: m.content });
@@ -167,19 +169,17 @@ export function toAnthropicRequest(turn: TurnLike, options: AnthropicOptions = {
         push("user", textBlocks(m.content));
         break;
       case "ASSISTANT": {
-        const calls = (m.toolCalls ?? []).map((c): AnthropicToolUseBlock => {
-          uses.add(c.id);
-          return { type: "tool_use", id: c.id, name: c.name, input: toolInput(c.arguments) };
-        });
+        const calls = uniqueCalls(m).map((c): AnthropicToolUseBlock => ({ type: "tool_use", id: c.id, name: c.name, input: toolInput(c.arguments) }));
         push("assistant", [...textBlocks(m.content), ...calls]);
+        // The results go in the very next user message, so a call is never left unanswered.
+        push(
+          "user",
+          (answers ?? []).map((a) => ({ type: "tool_result", tool_use_id: a.toolCallId, ...(a.content !== "" ? { content: a.content } : {}) })),
+        );
         break;
       }
       case "TOOL":
-        if (m.toolCallId && uses.has(m.toolCallId)) {
-          push("user", [{ type: "tool_result", tool_use_id: m.toolCallId, ...(m.content !== "" ? { content: m.content } : {}) }]);
-        } else {
-          push("user", textBlocks(orphanToolResult(m)));
-        }
+        push("user", textBlocks(orphanToolResult(m)));
         break;
     }
   }
@@ -209,6 +209,66 @@ function toolInput(args: string): Record<string, unknown> {
   } catch {
     return args.trim() === "" ? {} : { raw: args };
   }
+}
+
+// ------------------------------------------------------------------------- tool-call pairing
+
+/** Stands in for the result of a call that has none in the list (the service's replay words it alike). */
+export function missingResultText(call: Pick<ToolCall, "id" | "name">): string {
+  return `[no result was recorded for the ${call.name} call ${call.id}]`;
+}
+
+interface Answer {
+  toolCallId: string;
+  content: string;
+}
+
+/** A message to send, and for an ASSISTANT message with tool calls, one answer per call id. */
+interface Paired {
+  message: Message;
+  answers?: Answer[];
+}
+
+/** An ASSISTANT message's tool calls, a repeated call id only once (providers reject duplicates). */
+function uniqueCalls(m: Message): ToolCall[] {
+  const seen = new Set<string>();
+  return (m.toolCalls ?? []).filter((c) => !seen.has(c.id) && seen.add(c.id));
+}
+
+/**
+ * Both providers want each tool call answered right after it, once per call id. So each
+ * ASSISTANT message with tool calls takes, for every call, the first later TOOL message that
+ * answers it (before another call reuses the id), wherever it sits in the history; a call with no
+ * such result gets {@link missingResultText}. TOOL messages left over (their call is gone, or a
+ * second result for one call) come back on their own, for the caller to send as plain text.
+ */
+function pairToolResults(messages: readonly Message[]): Paired[] {
+  const taken = new Set<number>();
+  const out: Paired[] = [];
+  messages.forEach((m, i) => {
+    if (m.role === "TOOL") {
+      if (!taken.has(i)) out.push({ message: m });
+      return;
+    }
+    const calls = m.role === "ASSISTANT" ? uniqueCalls(m) : [];
+    if (calls.length === 0) {
+      out.push({ message: m });
+      return;
+    }
+    const answers = calls.map((call): Answer => {
+      for (let j = i + 1; j < messages.length; j++) {
+        const n = messages[j]!;
+        if (n.role === "ASSISTANT" && n.toolCalls?.some((c) => c.id === call.id)) break;
+        if (n.role === "TOOL" && n.toolCallId === call.id && !taken.has(j)) {
+          taken.add(j);
+          return { toolCallId: call.id, content: n.content };
+        }
+      }
+      return { toolCallId: call.id, content: missingResultText(call) };
+    });
+    out.push({ message: m, answers });
+  });
+  return out;
 }
 
 function orphanToolResult(m: Message): string {

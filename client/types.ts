@@ -25,14 +25,21 @@ export interface Message {
   archivedInMemoryId: string | null;
   toolCallId?: string;
   toolCalls?: ToolCall[];
-  /** The service's token estimate of the message (chars/4 plus overhead). */
+  /** The service's token estimate of the message (chars/4 plus overhead; a placeholder's once cleared). */
   tokens?: number;
+  /**
+   * Set on a TOOL result cleared from the replay: `content` in a replay is then a placeholder, and
+   * `getMessage(processId, id)` returns the full result.
+   */
+  cleared?: { at: string; toolName: string; chars: number; tokens: number };
+  /** Only in a replay: a placeholder result for a tool call whose result never arrived. */
+  missingResult?: true;
 }
 
 export interface Memory {
   id: string;
   kind: "ARCHIVED_CHAT";
-  status: "OK" | "FAILED";
+  status: "OK" | "FAILED" | "REVERTED";
   content: string;
   sourceRefs: string[];
   metadata: {
@@ -85,6 +92,8 @@ export interface CompactionResult {
   tokensAfter: number;
   /** Why nothing was folded (e.g. `nothing_eligible`, `compaction_in_progress`). */
   reason?: string;
+  /** Tool results this call cleared from the replay before deciding on a fold. */
+  clearedMessages?: number;
 }
 
 export interface RangeCompactionResult {
@@ -184,4 +193,13 @@ export interface Turn {
 export interface SearchHit {
   message: Message;
   score: number;
+}
+
+/** The answer of `POST .../memories/{memoryId}/revert`. */
+export interface RevertResult {
+  memory: Memory;
+  /** How many messages are active again. */
+  restoredMessages: number;
+  /** The summary replayed now, or null when none is. */
+  activeSummaryId: string | null;
 }

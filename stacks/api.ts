@@ -24,6 +24,7 @@ export const API_ROUTES = {
   "GET /v1/processes/{processId}/memories": "api",
   "GET /v1/processes/{processId}/memories/{memoryId}": "api",
   "GET /v1/processes/{processId}/memories/{memoryId}/sources": "api",
+  "POST /v1/processes/{processId}/memories/{memoryId}/revert": "api",
   "GET /v1/processes/{processId}/history/search": "api",
   "GET /v1/settings": "api",
   "PUT /v1/settings": "api",

@@ -75,10 +75,17 @@ function askKey(message) {
   return keyPrompt;
 }
 
-async function api(path) {
+/** GET by default; `send` is { method, body } for the controls that change state (pin, undo). */
+async function api(path, send) {
   for (;;) {
     const key = localStorage.getItem(KEY_STORAGE) || (await askKey());
-    const res = await fetch(API_BASE + path, { headers: { authorization: `Bearer ${key}`, accept: "application/json" } });
+    const headers = { authorization: `Bearer ${key}`, accept: "application/json" };
+    if (send?.body !== undefined) headers["content-type"] = "application/json";
+    const res = await fetch(API_BASE + path, {
+      method: send?.method ?? "GET",
+      headers,
+      body: send?.body === undefined ? undefined : JSON.stringify(send.body),
+    });
     if (res.status === 401) {
       if (localStorage.getItem(KEY_STORAGE) === key) localStorage.removeItem(KEY_STORAGE);
       await askKey("That key was rejected (401). Enter a valid API key.");
@@ -257,7 +264,12 @@ function messageRow(v, m) {
       archived
         ? h("a", { class: "archived-link", href: `#mem-${m.archivedInMemoryId}`, title: "the memory this message was folded into" }, `archived in ${m.archivedInMemoryId}`)
         : null,
-      h("span", { class: "tokens" }, `${fmt(m.tokens)} tok`),
+      // A cleared tool result: the replay shows a placeholder; the content below is the stored original.
+      m.cleared
+        ? badge("cleared", "cleared", `cleared from the replay at ${m.cleared.at}: ${m.cleared.toolName}, ${fmt(m.cleared.chars)} chars (~${fmt(m.cleared.tokens)} tokens); the prompt shows a placeholder`)
+        : null,
+      h("span", { class: "tokens" }, m.cleared ? `${fmt(m.tokens)} tok (was ${fmt(m.cleared.tokens)})` : `${fmt(m.tokens)} tok`),
+      archived ? null : pinToggle(v, m, strength),
       h("time", { datetime: m.createdAt, title: m.id }, new Date(m.createdAt).toLocaleString()),
     ),
     topic !== null && m.role === "SYSTEM" ? h("div", { class: "range-title" }, `Range recompaction: ${topic}`) : null,
@@ -269,18 +281,73 @@ function messageRow(v, m) {
   );
 }
 
+/**
+ * Pins an active message (or removes its STRENGTH tag again) through PATCH …/messages/{id}; the row
+ * is redrawn from the message the API answers with. An archived message cannot change (409).
+ */
+function pinToggle(v, m, strength) {
+  const pinned = strength === "pinned";
+  return h(
+    "button",
+    {
+      type: "button",
+      class: "link pin-toggle",
+      title: pinned ? "remove the STRENGTH tag (the default rules apply again)" : "keep this message verbatim through every compaction",
+      onclick: async (e) => {
+        e.target.disabled = true;
+        try {
+          const { message } = await api(`/v1/processes/${enc(v.processId)}/messages/${enc(m.id)}`, {
+            method: "PATCH",
+            body: { strength: pinned ? null : "pinned" },
+          });
+          if (view !== v) return;
+          const i = v.indexById.get(message.id);
+          if (i !== undefined) v.messages[i] = message;
+          showStatus("");
+          await renderTimeline(v);
+        } catch (err) {
+          e.target.disabled = false;
+          showStatus(`Could not ${pinned ? "unpin" : "pin"} ${m.id}: ${err.message}`, "error");
+        }
+      },
+    },
+    pinned ? "unpin" : "pin",
+  );
+}
+
+/** Undoes the active summary's compaction after a confirmation, then reloads the process. */
+async function undoCompaction(v, memory) {
+  const ok = window.confirm(
+    `Undo compaction ${memory.id}? Its ${memory.metadata.compactedMessages} folded messages become active again and the summary before it is replayed.`,
+  );
+  if (!ok) return;
+  try {
+    const res = await api(`/v1/processes/${enc(v.processId)}/memories/${enc(memory.id)}/revert`, { method: "POST" });
+    if (view !== v) return;
+    await openProcess(v.processId);
+    showStatus(`Undone: ${fmt(res.restoredMessages)} messages are active again.`);
+  } catch (err) {
+    showStatus(`Could not undo ${memory.id}: ${err.message}`, "error");
+  }
+}
+
 function stitchRow(v, memory) {
   const md = memory.metadata;
   const failed = memory.status === "FAILED";
+  const reverted = memory.status === "REVERTED";
   const parts = [
     `[compaction] ${modeOf(memory)}${md.topicLabel ? ` "${md.topicLabel}"` : ""}`,
-    failed ? `FAILED, ${md.compactedMessages} messages not folded` : `${md.compactedMessages} messages folded`,
+    failed
+      ? `FAILED, ${md.compactedMessages} messages not folded`
+      : reverted
+        ? `REVERTED, ${md.compactedMessages} messages restored`
+        : `${md.compactedMessages} messages folded`,
     beforeAfterText(v, memory),
     failed && md.error ? `error: ${md.error}` : null,
   ].filter(Boolean);
   return h(
     "li",
-    { class: `stitch${failed ? " failed" : ""}`, "data-memory-id": memory.id },
+    { class: `stitch${failed ? " failed" : ""}${reverted ? " reverted" : ""}`, "data-memory-id": memory.id },
     h("span", { class: "stitch-text" }, parts.join(" · ")),
     " ",
     h("a", { href: `#mem-${memory.id}` }, memory.id),
@@ -396,6 +463,7 @@ function stateLabel(m, state) {
   if (state === "superseded") return `superseded${m.supersededByMemoryId ? ` by ${m.supersededByMemoryId}` : ""}`;
   if (state === "active") return "active (replayed)";
   if (state === "not-replayed") return "active, not replayed (a newer summary won a race)";
+  if (state === "reverted") return `reverted${m.metadata.revertedAt ? ` ${new Date(m.metadata.revertedAt).toLocaleString()}` : ""} (never replayed)`;
   return state;
 }
 
@@ -410,11 +478,13 @@ function renderChain(v) {
         ? m.status.toLowerCase()
         : m.status === "FAILED"
           ? "failed"
-          : m.supersededAt
-            ? "superseded"
-            : m === active
-              ? "active"
-              : "not-replayed";
+          : m.status === "REVERTED"
+            ? "reverted"
+            : m.supersededAt
+              ? "superseded"
+              : m === active
+                ? "active"
+                : "not-replayed";
       return h(
         "li",
         { class: `memory-row ${state}`, id: `mem-${m.id}`, "data-memory-id": m.id },
@@ -425,12 +495,15 @@ function renderChain(v) {
           badge(`state state-${state}`, stateLabel(m, state)),
           badge("mode", modeOf(m)),
           h("time", { datetime: m.createdAt }, new Date(m.createdAt).toLocaleString()),
+          state === "active"
+            ? h("button", { type: "button", class: "undo", title: "undo this compaction (POST …/revert)", onclick: () => undoCompaction(v, m) }, "undo")
+            : null,
         ),
         h(
           "div",
           { class: "facts" },
           [
-            `${md.compactedMessages} messages ${m.status === "OK" ? "folded" : m.status === "PREPARED" ? "prepared" : "not folded"}`,
+            `${md.compactedMessages} messages ${m.status === "OK" ? "folded" : m.status === "PREPARED" ? "prepared" : m.status === "REVERTED" ? "restored" : "not folded"}`,
             isBackgroundFold(m) ? null : beforeAfterText(v, m),
             md.producedBy ? `produced ${md.producedBy}` : null,
             md.summarizerMs !== undefined ? `summarizer ${fmt(md.summarizerMs)} ms` : null,
@@ -558,7 +631,7 @@ async function openProcess(processId) {
     first.catch(() => {}); // awaited below; this only keeps an early failure from being reported twice
     const [{ process }, memories] = await Promise.all([
       api(`/v1/processes/${enc(processId)}`),
-      api(`/v1/processes/${enc(processId)}/memories?includeFailed=true&includePrepared=true`),
+      api(`/v1/processes/${enc(processId)}/memories?includeFailed=true&includePrepared=true&includeReverted=true`),
     ]);
     if (view !== v) return;
     v.process = process;

@@ -43,11 +43,14 @@ export function observedStore(t: BenchTable): { store: Store; activeViews: Activ
   return { store, activeViews };
 }
 
-export function benchDeps(options: { store: Store; clock?: Clock; summarizer?: Summarizer }): ServiceDeps {
+export function benchDeps(options: { store: Store; clock?: Clock; summarizer?: Summarizer; env?: Record<string, string> }): ServiceDeps {
   const summarizer = options.summarizer ?? createOfflineSummarizer();
   const deps = createDeps({
     // Only the fold target passes through, so `COMPACTION_FOLD_TARGET=0.5 npm run bench` compares it.
-    env: process.env.COMPACTION_FOLD_TARGET ? { COMPACTION_FOLD_TARGET: process.env.COMPACTION_FOLD_TARGET } : {},
+    env: {
+      ...(process.env.COMPACTION_FOLD_TARGET ? { COMPACTION_FOLD_TARGET: process.env.COMPACTION_FOLD_TARGET } : {}),
+      ...options.env,
+    },
     store: options.store,
     log: silentLog,
     metrics: createRecordingMetrics(),

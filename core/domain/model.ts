@@ -14,6 +14,20 @@ export const ToolCall = z.object({
 });
 export type ToolCall = z.infer<typeof ToolCall>;
 
+/**
+ * A TOOL result whose content the replay no longer shows (docs/compaction.md, "Tool-result
+ * clearing"): the stored content stays whole; these fields make the placeholder stable.
+ */
+export const ClearedResult = z.object({
+  at: z.string(),
+  /** The tool whose result this is, from its call when it was cleared. */
+  toolName: z.string(),
+  /** Size of the full content, in characters and in estimated tokens (what it cost before). */
+  chars: z.number().int().nonnegative(),
+  tokens: z.number().int().nonnegative(),
+});
+export type ClearedResult = z.infer<typeof ClearedResult>;
+
 export const Message = z.object({
   id: z.string(),
   processId: z.string(),
@@ -24,8 +38,15 @@ export const Message = z.object({
   archivedInMemoryId: z.string().nullable(),
   toolCallId: z.string().optional(),
   toolCalls: z.array(ToolCall).optional(),
-  /** Token estimate computed once at append (see core/domain/tokens.ts). */
+  /**
+   * What the message costs in the replay: estimated once at append (see core/domain/tokens.ts),
+   * and the placeholder's estimate once the result is cleared.
+   */
   tokens: z.number().int().nonnegative(),
+  /** Set once a TOOL result is cleared; the replay then shows a placeholder instead of `content`. */
+  cleared: ClearedResult.optional(),
+  /** Only in a replay: a placeholder result for a call whose result never arrived (never stored). */
+  missingResult: z.literal(true).optional(),
 });
 export type Message = z.infer<typeof Message>;
 
@@ -33,10 +54,11 @@ export const MemoryKind = z.enum(["ARCHIVED_CHAT"]);
 export type MemoryKind = z.infer<typeof MemoryKind>;
 
 /**
- * OK and FAILED are summaries and failures; QUEUED, PREPARED and DISCARDED are background folds
- * (docs/compaction.md, "Off the turn's critical path"), never replayed.
+ * OK and FAILED are summaries and failures; REVERTED is an undone compaction kept for audit;
+ * QUEUED, PREPARED and DISCARDED are background folds (docs/compaction.md, "Off the turn's
+ * critical path"). Only OK is ever replayed.
  */
-export const MemoryStatus = z.enum(["OK", "FAILED", "QUEUED", "PREPARED", "DISCARDED"]);
+export const MemoryStatus = z.enum(["OK", "FAILED", "REVERTED", "QUEUED", "PREPARED", "DISCARDED"]);
 export type MemoryStatus = z.infer<typeof MemoryStatus>;
 
 export const CompactionModeName = z.enum(["NONE", "SOFT", "HARD", "EMERGENCY"]);
@@ -98,6 +120,10 @@ export const MemoryMetadata = z.object({
   instructions: z.string().optional(),
   discardReason: z.string().optional(),
   discardedAt: z.string().optional(),
+  /** The SYSTEM marker a range compaction inserted (archived into the memory if it is reverted). */
+  markerMessageId: z.string().optional(),
+  /** When the compaction was undone (status REVERTED). */
+  revertedAt: z.string().optional(),
 });
 export type MemoryMetadata = z.infer<typeof MemoryMetadata>;
 
@@ -121,6 +147,11 @@ export const Memory = z.object({
   citations: z.array(z.array(z.string())).optional(),
   /** Every dropped unit of the loss report (bounded), most salient first; not in the replay index. */
   droppedUnits: z.array(LossUnit).optional(),
+  /**
+   * Units of strong and pinned messages this summary was required to keep; the next fold requires
+   * them again while the summary still carries them, so they survive recompaction. Not replayed.
+   */
+  keepUnits: z.array(z.string()).optional(),
 });
 export type Memory = z.infer<typeof Memory>;
 
@@ -167,6 +198,8 @@ export const CompactionResult = z.object({
    * tokens in the caller's unit.
    */
   trimmed: z.object({ messages: z.number().int().nonnegative(), tokens: z.number().int().nonnegative() }).optional(),
+  /** TOOL results this call cleared from the replay before deciding on a fold (absent: none). */
+  clearedMessages: z.number().int().nonnegative().optional(),
 });
 export type CompactionResult = z.infer<typeof CompactionResult>;
 

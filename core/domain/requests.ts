@@ -121,6 +121,7 @@ export const MemoriesQuery = z.object({
   includeSuperseded: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
   includeFailed: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
   includePrepared: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
+  includeReverted: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
 });
 
 export const InboxQuery = z.object({

@@ -83,10 +83,8 @@ export interface Selection<M> {
   reason?: NoOpReason;
 }
 
-export type SelectorTunables = Pick<
-  Tunables,
-  "keepRecent" | "softAnchor" | "hardAnchor" | "emergencyAnchor"
->;
+export type SelectorTunables = Pick<Tunables, "keepRecent" | "softAnchor" | "hardAnchor" | "emergencyAnchor"> &
+  Partial<Pick<Tunables, "foldCurrentTurn">>;
 
 /**
  * Splits the active messages (oldest first) into what to fold and what to keep. In order:
@@ -111,7 +109,7 @@ export function selectForCompaction<M extends SelectableMessage = Message>(
   const anchorStart = n - Math.min(n, anchorFor(mode, tunables));
   const triggerStart = triggeringTurnStart(all);
   const group = toolGroups(all);
-  const foldsInTurn = mode === "HARD" || mode === "EMERGENCY";
+  const foldsInTurn = (mode === "HARD" || mode === "EMERGENCY") && tunables.foldCurrentTurn !== 0;
   // docs/compaction.md "Inside the current turn": the turn's own USER message and its non-tool
   // messages always stay; in HARD and EMERGENCY its older tool groups follow the table.
   const protectedByTurn = (i: number) => i >= triggerStart && (i === triggerStart || !foldsInTurn || !isToolExchange(all[i]!));

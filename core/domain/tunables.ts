@@ -66,6 +66,19 @@ const fields = {
     .int("must be an integer")
     .min(1, "must be >= 1")
     .max(16, "must be <= 16"),
+  /**
+   * 1 (default): HARD and EMERGENCY may fold the current turn's tool groups older than the anchor.
+   * 0: the whole triggering turn stays, whatever the mode (the rule before agent loops).
+   */
+  foldCurrentTurn: z.number("must be a number").int("must be an integer").min(0, "must be 0 or 1").max(1, "must be 0 or 1"),
+  /** Tool-result clearing starts from this ratio of prompt tokens to the window. */
+  clearThreshold: threshold,
+  /** The newest TOOL results that are never cleared. */
+  keepToolResults: count,
+  /** Results smaller than this (tokens) are never cleared: their placeholder would save little. */
+  clearMinResultTokens: count,
+  /** A clearing round waits until it frees at least this share of the window (0.001 to 1). */
+  clearMinSaving: threshold,
 };
 
 const ordered = (t: {
@@ -118,6 +131,11 @@ export const DEFAULT_TUNABLES: Tunables = Object.freeze({
   foldTarget: 0,
   recallMaxTokens: 1000,
   summarizerConcurrency: 8,
+  foldCurrentTurn: 1,
+  clearThreshold: 0.6,
+  keepToolResults: 3,
+  clearMinResultTokens: 250,
+  clearMinSaving: 0.05,
 });
 
 /** The environment variable of each tunable (read by {@link tunablesFromEnv}). */
@@ -135,6 +153,11 @@ export const TUNABLES_ENV: Readonly<Record<keyof Tunables, string>> = Object.fre
   foldTarget: "COMPACTION_FOLD_TARGET",
   recallMaxTokens: "RECALL_MAX_TOKENS",
   summarizerConcurrency: "COMPACTION_SUMMARIZER_CONCURRENCY",
+  foldCurrentTurn: "COMPACTION_FOLD_CURRENT_TURN",
+  clearThreshold: "CLEAR_THRESHOLD",
+  keepToolResults: "CLEAR_KEEP_TOOL_RESULTS",
+  clearMinResultTokens: "CLEAR_MIN_RESULT_TOKENS",
+  clearMinSaving: "CLEAR_MIN_SAVING",
 });
 
 type Label = (field: string) => string;

@@ -1,5 +1,6 @@
 /** Low-cardinality counters of what compaction did (EMF in Lambda). */
-export type CompactionMetricMode = "soft" | "hard" | "emergency" | "range";
+/** `clear` counts a tool-result clearing round (its messages value: results cleared). */
+export type CompactionMetricMode = "soft" | "hard" | "emergency" | "range" | "clear";
 
 /** What became of a prepared fold. */
 export type PreparedFoldOutcome = "used" | "discarded" | "expired";
@@ -9,5 +10,7 @@ export interface Metrics {
   /** Wall time of the summarizer calls of one fold (prepared, inline or in the worker). */
   summarizerWallTime(mode: CompactionMetricMode, ms: number): void;
   preparedFold(outcome: PreparedFoldOutcome): void;
+  /** One undone compaction and how many messages it made active again. */
+  revert(restoredMessages: number): void;
   flush(): void;
 }

@@ -2,7 +2,7 @@
  * The Store port: everything the services persist. The DynamoDB adapter implements it against one
  * table (core/adapters/dynamodb); expected conflicts come back as `{ ok: false, reason }`.
  */
-import type { InboxItem, InboxStatus, Memory, Message, Page, Process } from "../domain/model.js";
+import type { ClearedResult, InboxItem, InboxStatus, Memory, Message, Page, Process } from "../domain/model.js";
 
 export interface ProcessKey {
   tenantId: string;
@@ -58,6 +58,23 @@ export interface CompactionCommit {
   at: string;
 }
 
+/** Undoes the newest compaction (docs/compaction.md, "Undoing a compaction"). */
+export interface RevertCommit {
+  leaseOwner: string;
+  expectedVersion: number;
+  /** The active OK memory to revert; it becomes REVERTED. */
+  memoryId: string;
+  /** The summary it superseded, active again (null: no summary is active afterwards). */
+  priorSummaryId: string | null;
+  /** The memory's sourceRefs, oldest first: made active again; more than fit one transaction roll forward. */
+  restoreIds: string[];
+  /** A range compaction's marker message, archived into the reverted memory. */
+  markerId?: string;
+  /** Own replay tokens from which an automatic compaction may fold again (the revert hold). */
+  holdTokens: number;
+  at: string;
+}
+
 export interface ListOptions {
   limit: number;
   cursor?: string;
@@ -106,6 +123,16 @@ export interface Store {
     memoryId: string,
   ): Promise<{ archived: string[]; skipped: string[] }>;
 
+  /**
+   * Clears TOOL results from the replay (docs/compaction.md, "Tool-result clearing"): records
+   * `cleared` and the placeholder's `tokens` on each message, content untouched. Conditional and
+   * idempotent: a message already cleared, archived or missing is skipped.
+   */
+  markCleared(
+    key: ProcessKey,
+    items: ReadonlyArray<{ id: string; cleared: ClearedResult; tokens: number }>,
+  ): Promise<{ cleared: string[]; skipped: string[] }>;
+
   putMemory(key: ProcessKey, memory: Memory): Promise<void>;
   /**
    * Writes a background fold (QUEUED, PREPARED, or FAILED when its summary failed): `new` puts it
@@ -125,18 +152,26 @@ export interface Store {
     at: string,
   ): Promise<Outcome<"already_superseded" | "not_found">>;
 
-  /** Granted when no live lease exists and META still has `expectedVersion`. */
+  /**
+   * Granted when no live lease exists and META still has `expectedVersion`. With `replayTokens`
+   * (an automatic compaction), also only when no revert hold above that count is recorded.
+   */
   acquireLease(
     key: ProcessKey,
-    lease: { owner: string; until: string; now: string; expectedVersion: number },
-  ): Promise<Outcome<"leased" | "version_changed" | "not_found">>;
+    lease: { owner: string; until: string; now: string; expectedVersion: number; replayTokens?: number },
+  ): Promise<Outcome<"leased" | "version_changed" | "not_found" | "revert_hold">>;
   releaseLease(key: ProcessKey, owner: string): Promise<void>;
   /** One transaction: memory + META + supersede + as many archives as fit; the rest are pending. */
   commitCompaction(
     key: ProcessKey,
     commit: CompactionCommit,
   ): Promise<Outcome<"conflict", { pendingArchive: boolean }>>;
-  /** Archives what a pending memory still lacks, then clears the pending marker. */
+  /** One transaction: REVERTED memory + META + prior summary + marker + as many restores as fit. */
+  revertCompaction(key: ProcessKey, commit: RevertCommit): Promise<Outcome<"conflict", { pendingArchive: boolean }>>;
+  /**
+   * Finishes the roll-forward META names: archives what an OK memory's fold still lacks, or, for a
+   * REVERTED memory, restores what its revert still lacks; then clears the pending marker.
+   */
   finishPendingArchive(key: ProcessKey, memoryId: string): Promise<{ archived: number }>;
 
   /** Tunables overrides of a tenant (no project) or of one project; null when none are stored. */

@@ -31,10 +31,12 @@ import {
   settledView,
   summarizeChecked,
   summaryFields,
+  foldNeeds,
   tokensAfterFold,
   tokensToReachTarget,
   type CompactionRequest,
 } from "./compaction.js";
+import { clearIfNeeded } from "./clearing.js";
 import type { ServiceDeps } from "./deps.js";
 
 export const COMPACTION_REQUESTED = "CompactionRequested";
@@ -84,11 +86,22 @@ export async function compactForTurn(
   const contextWindow = resolveContextWindow(request.model);
   let view = await settledView(deps, key, options.view);
   const tunables = await deps.tunables.forProcess(key.tenantId, view.state.process.projectId);
+  const tokensAtStart = promptTokens(request.prompt, replayTokens(view)).tokens;
+  // The cheap tier first, as inline: clearing old tool results needs no model call.
+  const clearing = await clearIfNeeded(deps, key, view, tunables, contextWindow, tokensAtStart);
+  view = clearing.view;
   const own = replayTokens(view);
-  const tokensBefore = promptTokens(request.prompt, own).tokens;
+  const tokensBefore = clearing.tokensAfter;
   const scale = own > 0 ? tokensBefore / own : 1;
   const mode = modeForRatio(tokensBefore / contextWindow, tunables);
-  let result: CompactionResult = { mode, compacted: false, compactedMessages: 0, tokensBefore, tokensAfter: tokensBefore };
+  let result: CompactionResult = {
+    mode,
+    compacted: false,
+    compactedMessages: 0,
+    tokensBefore: tokensAtStart,
+    tokensAfter: tokensBefore,
+    ...(clearing.clearedMessages > 0 ? { clearedMessages: clearing.clearedMessages } : {}),
+  };
   let live = await settleFolds(deps, key, view);
   if (mode === "NONE") return { ...result, view, messages: view.messages };
 
@@ -99,6 +112,7 @@ export async function compactForTurn(
     if (outcome.ok) {
       view = outcome.view;
       result = {
+        ...result,
         mode,
         compacted: true,
         memoryId: outcome.memory.id,
@@ -404,7 +418,8 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, view: ActiveView, fol
     const prior = newestSummary(view);
     const summarizer = await deps.summarizer();
     const started = Date.now();
-    const summary = await summarizeChecked(deps, summarizer, tunables, { fold: messages }, prior?.content ?? null);
+    const needs = await foldNeeds(deps, key, prior, messages);
+    const summary = await summarizeChecked(deps, summarizer, tunables, { fold: messages }, prior?.content ?? null, needs.required);
     const summarizerMs = Date.now() - started;
     deps.metrics.summarizerWallTime(metricMode(mode), summarizerMs);
     const at = deps.clock.now();
@@ -429,7 +444,7 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, view: ActiveView, fol
       deps.log.warn("compaction failed: summarizer", { processId: key.processId, memoryId: fold.id, error: summary.error });
       return { done: "failed", foldId: fold.id };
     }
-    const fields = await summaryFields(deps, key, prior, messages, summary);
+    const fields = summaryFields(needs, messages, summary);
     const prepared: Memory = {
       ...fold,
       status: "PREPARED",
@@ -438,6 +453,7 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, view: ActiveView, fol
       tokens: fields.tokens,
       citations: fields.citations,
       droppedUnits: fields.droppedUnits,
+      ...(fields.keepUnits ? { keepUnits: fields.keepUnits } : {}),
       metadata: {
         ...metadata,
         loss: fields.loss,

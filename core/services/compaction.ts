@@ -7,6 +7,7 @@ import { contextWindowFor } from "../domain/model-windows.js";
 import { invalid, notFound } from "../domain/errors.js";
 import type { CompactionModeName, CompactionResult, Memory, Message } from "../domain/model.js";
 import { modeForRatio, promptTokens, type PromptSize } from "../domain/mode.js";
+import { replayed } from "../domain/replay.js";
 import { chunkBySourceChars, foldOldestUntil, selectForCompaction, toolGroups } from "../domain/selector.js";
 import { effectiveStrength } from "../domain/strength.js";
 import { estimateTokens, messageTokens } from "../domain/tokens.js";
@@ -14,8 +15,9 @@ import { summarizerInputCap, type Tunables } from "../domain/tunables.js";
 import type { CompactionMetricMode } from "../ports/metrics.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
 import { checkSummary, retryInstructions, type QualityVerdict } from "../domain/quality-gate.js";
-import { importantUnits, lossReport } from "../domain/salient-units.js";
+import { carrierText, carries, importantUnits, lossReport, unitKey } from "../domain/salient-units.js";
 import type { SummarizeInput, Summarizer, SummarizerUsage, SummarySourceMessage } from "../ports/summarizer.js";
+import { clearIfNeeded } from "./clearing.js";
 import type { ServiceDeps } from "./deps.js";
 
 export const MEMORY_SOURCE = "vancetope.memory";
@@ -97,12 +99,26 @@ export async function compactIfNeeded(
   options: { view?: ActiveView } & FoldOptions = {},
 ): Promise<CompactionResult & { view: ActiveView }> {
   const contextWindow = resolveContextWindow(request.model);
-  const view = await settledView(deps, key, options.view);
+  let view = await settledView(deps, key, options.view);
   const tunables = await deps.tunables.forProcess(key.tenantId, view.state.process.projectId);
+  const tokensBefore = promptTokens(request.prompt, replayTokens(view)).tokens;
+  // The cheap tier first: clearing old tool results needs no model call (a forced fold skips it).
+  const clearing = request.force
+    ? { view, clearedMessages: 0, tokensAfter: tokensBefore }
+    : await clearIfNeeded(deps, key, view, tunables, contextWindow, tokensBefore);
+  view = clearing.view;
   const own = replayTokens(view);
-  const tokensBefore = promptTokens(request.prompt, own).tokens;
-  const mode = request.force ?? modeForRatio(tokensBefore / contextWindow, tunables);
-  const unchanged = { mode, compacted: false, compactedMessages: 0, tokensBefore, tokensAfter: tokensBefore, view };
+  const tokensNow = clearing.tokensAfter;
+  const mode = request.force ?? modeForRatio(tokensNow / contextWindow, tunables);
+  const unchanged = {
+    mode,
+    compacted: false,
+    compactedMessages: 0,
+    tokensBefore,
+    tokensAfter: tokensNow,
+    ...(clearing.clearedMessages > 0 ? { clearedMessages: clearing.clearedMessages } : {}),
+    view,
+  };
   if (mode === "NONE") return unchanged;
 
   const selection = selectForCompaction(view.messages, mode, tunables);
@@ -116,7 +132,7 @@ export async function compactIfNeeded(
 
   const fold =
     tunables.foldTarget > 0 && (mode === "HARD" || mode === "EMERGENCY")
-      ? foldOldestUntil(selection.fold, tokensToReachTarget(tunables, contextWindow, own, tokensBefore))
+      ? foldOldestUntil(selection.fold, tokensToReachTarget(tunables, contextWindow, own, tokensNow))
       : selection.fold;
 
   const outcome = await foldAndCommit(deps, key, view, tunables, {
@@ -124,18 +140,20 @@ export async function compactIfNeeded(
     metricMode: mode.toLowerCase() as CompactionMetricMode,
     eventMode: mode,
     instructions: request.instructions,
-    tokensBefore,
+    tokensBefore: tokensNow,
     ...(options.leaseOwner ? { owner: options.leaseOwner } : {}),
     ...(options.queuedFoldId ? { memoryId: options.queuedFoldId, fromFold: "QUEUED" as const, producedBy: "worker" as const } : {}),
+    // After an undo the same fold waits until the replay grew by the minimum saving; a manual
+    // compaction and EMERGENCY (the prompt must never overflow) do not wait (docs/compaction.md).
+    ...(request.force || mode === "EMERGENCY" ? {} : { holdCheckTokens: own }),
   });
   if (!outcome.ok) return { ...unchanged, reason: outcome.reason, ...(outcome.memoryId ? { memoryId: outcome.memoryId } : {}) };
-  const tokensAfter = outcome.memory.metadata.tokensAfter ?? tokensBefore;
+  const tokensAfter = outcome.memory.metadata.tokensAfter ?? tokensNow;
   return {
-    mode,
+    ...unchanged,
     compacted: true,
     memoryId: outcome.memory.id,
     compactedMessages: fold.length,
-    tokensBefore,
     tokensAfter,
     view: outcome.view,
   };
@@ -184,7 +202,7 @@ export async function compactRange(deps: ServiceDeps, key: ProcessKey, range: Ra
     eventMode: "RANGE",
     topicLabel: range.topicLabel,
     tokensBefore,
-    metadata: { recompaction: true, topicLabel: range.topicLabel, rangeFromAt: range.from, rangeToAt: range.to },
+    metadata: { recompaction: true, topicLabel: range.topicLabel, rangeFromAt: range.from, rangeToAt: range.to, markerMessageId: marker.id },
     marker: { ...marker, tokens: messageTokens(marker) },
   });
   if (!outcome.ok) {
@@ -228,7 +246,16 @@ interface FoldPlan {
   memoryId?: string;
   fromFold?: "QUEUED";
   producedBy?: "inline" | "worker";
+  /** Own replay tokens to check against a revert hold (automatic compactions only). */
+  holdCheckTokens?: number;
 }
+
+const LEASE_REFUSAL = {
+  leased: "compaction_in_progress",
+  version_changed: "concurrent_compaction",
+  not_found: "concurrent_compaction",
+  revert_hold: "reverted_recently",
+} as const;
 
 type FoldOutcome =
   | { ok: true; memory: Memory; view: ActiveView }
@@ -249,16 +276,18 @@ async function foldAndCommit(
     now: now.toISOString(),
     until: new Date(now.getTime() + deps.leaseMs).toISOString(),
     expectedVersion: view.state.version,
+    ...(plan.holdCheckTokens !== undefined ? { replayTokens: plan.holdCheckTokens } : {}),
   });
   // Another compaction holds the process or just finished: back off instead of paying for a summary.
-  if (!lease.ok) return { ok: false, reason: lease.reason === "leased" ? "compaction_in_progress" : "concurrent_compaction" };
+  if (!lease.ok) return { ok: false, reason: LEASE_REFUSAL[lease.reason] };
 
   const prior = newestSummary(view);
   let committed = false;
   try {
     const summarizer = await deps.summarizer();
     const started = Date.now();
-    const summary = await summarizeChecked(deps, summarizer, tunables, plan, prior?.content ?? null);
+    const needs = await foldNeeds(deps, key, prior, plan.fold);
+    const summary = await summarizeChecked(deps, summarizer, tunables, plan, prior?.content ?? null, needs.required);
     const summarizerMs = Date.now() - started;
     deps.metrics.summarizerWallTime(plan.metricMode, summarizerMs);
     const at = deps.clock.now();
@@ -293,7 +322,7 @@ async function foldAndCommit(
       deps.log.warn("compaction failed: summarizer", { processId: key.processId, memoryId: failed.id, error: summary.error });
       return { ok: false, reason: `summarizer_failed: ${summary.error}`, memoryId: failed.id };
     }
-    const fields = await summaryFields(deps, key, prior, plan.fold, summary);
+    const fields = summaryFields(needs, plan.fold, summary);
     const memory: Memory = {
       ...base,
       id: plan.memoryId ?? deps.ids.memory(at),
@@ -308,6 +337,7 @@ async function foldAndCommit(
       tokens: fields.tokens,
       citations: fields.citations,
       droppedUnits: fields.droppedUnits,
+      ...(fields.keepUnits ? { keepUnits: fields.keepUnits } : {}),
     };
     memory.metadata.tokensAfter = tokensAfterFold(view, plan, memory.tokens);
     const commit = await deps.store.commitCompaction(key, {
@@ -372,21 +402,27 @@ export async function afterCommit(
   return after;
 }
 
-/** The stored parts of a good summary: its text, tokens, loss report and per-line provenance. */
-export async function summaryFields(
-  deps: ServiceDeps,
-  key: ProcessKey,
-  prior: Memory | null,
-  fold: readonly Message[],
-  summary: Extract<ChunkedSummary, { ok: true }>,
-) {
+/** What a fold's summary needs before it is written: the prior summary in full and the units it must keep. */
+export interface FoldNeeds {
+  priorDetail: Memory | null;
+  required: string[];
+}
+
+export async function foldNeeds(deps: ServiceDeps, key: ProcessKey, prior: Memory | null, fold: readonly Message[]): Promise<FoldNeeds> {
+  const priorDetail = await priorDetailOf(deps, key, prior);
+  return { priorDetail, required: requiredUnits(fold, prior, priorDetail?.keepUnits) };
+}
+
+/** The stored parts of a good summary: its text, tokens, loss report, per-line provenance and required units. */
+export function summaryFields(needs: FoldNeeds, fold: readonly Message[], summary: Extract<ChunkedSummary, { ok: true }>) {
   const loss = lossReport(sourcesOf(fold), summary.text);
   return {
     content: summary.text,
     tokens: estimateTokens(summary.text),
     loss: { units: loss.units, kept: loss.kept, dropped: loss.dropped.slice(0, LOSS_PREVIEW).map(boundedLoss) },
-    citations: await provenance(deps, key, prior, fold, summary),
+    citations: provenance(needs.priorDetail, fold, summary),
     droppedUnits: loss.dropped.slice(0, LOSS_STORED).map(boundedLoss),
+    ...(needs.required.length > 0 ? { keepUnits: needs.required } : {}),
   };
 }
 
@@ -418,8 +454,43 @@ export type ChunkedSummary =
 /** The dropped units kept in `metadata.loss` (replayed with the view) and in the full list. */
 const LOSS_PREVIEW = 20;
 const LOSS_STORED = 300;
-/** At most this many units of strong and pinned sources are required of a summary. */
+/** At most this many units of the strong and pinned sources of one fold are required of its summary. */
 const REQUIRED_UNITS = 25;
+/** At most this many required units in all, with those carried from earlier folds. */
+const REQUIRED_UNITS_TOTAL = 40;
+
+/**
+ * What the summary must keep: the units of the strong and pinned messages it folds, then those an
+ * earlier summary was required to keep and still carries (so they survive every later fold).
+ */
+function requiredUnits(fold: readonly Message[], prior: Memory | null, priorKeep: readonly string[] | undefined): string[] {
+  const own = importantUnits(sourcesOf(fold), REQUIRED_UNITS);
+  const carried = prior && priorKeep ? priorKeep.filter((u) => carries(carrierText(prior.content), { key: unitKey(u) })) : [];
+  const seen = new Set(own.map(unitKey));
+  const out = [...own];
+  for (const u of carried) {
+    if (out.length >= REQUIRED_UNITS_TOTAL) break;
+    if (!seen.has(unitKey(u))) {
+      seen.add(unitKey(u));
+      out.push(u);
+    }
+  }
+  return out;
+}
+
+/**
+ * The prior summary as stored in full (its citations and required units live outside the replay
+ * index). One read per fold; a failure only loses what they would carry forward.
+ */
+async function priorDetailOf(deps: ServiceDeps, key: ProcessKey, prior: Memory | null): Promise<Memory | null> {
+  if (!prior) return null;
+  try {
+    return await deps.store.getMemory(key, prior.id);
+  } catch (e) {
+    deps.log.warn("prior summary detail unavailable", { memoryId: prior.id, error: String(e) });
+    return null;
+  }
+}
 
 const boundedLoss = (u: { text: string; messageIds: string[] }) => ({ text: u.text.slice(0, 200), messageIds: u.messageIds.slice(0, 20) });
 
@@ -428,8 +499,9 @@ const isImportant = (m: Message) => {
   return s === "strong" || s === "pinned";
 };
 
+// What the summarizer sees: a cleared result as its placeholder (see summarizeChunks).
 const sourcesOf = (fold: readonly Message[]) =>
-  fold.map((m) => ({ id: m.id, content: m.content, important: isImportant(m) }));
+  fold.map((m) => ({ id: m.id, content: replayed(m).content, important: isImportant(m) }));
 
 function toSource(m: Message): SummarySourceMessage {
   return {
@@ -468,8 +540,8 @@ export async function summarizeChecked(
   tunables: Tunables,
   plan: Pick<FoldPlan, "fold" | "instructions" | "topicLabel">,
   priorSummary: string | null,
+  required: string[],
 ): Promise<ChunkedSummary> {
-  const required = importantUnits(sourcesOf(plan.fold), REQUIRED_UNITS);
   const first = await summarizeChunks(summarizer, tunables, plan, priorSummary, required);
   if (!first.ok) return first;
   const maxTokens = summarizer.maxOutputTokens;
@@ -541,7 +613,9 @@ async function summarizeChunks(
   mustKeep: string[],
 ): Promise<ChunkRun> {
   const cap = summarizerInputCap(tunables, summarizer.contextWindow, summarizer.maxOutputTokens);
-  const chunks = chunkBySourceChars(plan.fold, cap);
+  // A cleared result is summarized as its placeholder: the model had stopped seeing its content,
+  // and the placeholder keeps the message id through which the full text can still be fetched.
+  const chunks = chunkBySourceChars(plan.fold.map(replayed), cap);
   if (chunks.length > 1 && tunables.summarizerConcurrency > 1) {
     return summarizeInParallel(summarizer, tunables, plan, priorSummary, mustKeep, cap, chunks.map((c) => c.source.map(toSource)));
   }
@@ -651,25 +725,15 @@ function remember(carried: Map<string, string[]>, text: string, citations: strin
 /**
  * Per line of the new summary, the messages it came from: the summarizer's citations, checked
  * (ids outside the fold are dropped), plus the citations of an identical line in the prior
- * summary or an earlier chunk's output (a line carried over keeps its sources). A failure to read
- * the prior summary's citations only loses that inheritance.
+ * summary or an earlier chunk's output (a line carried over keeps its sources).
  */
-async function provenance(
-  deps: ServiceDeps,
-  key: ProcessKey,
+function provenance(
   prior: Memory | null,
   fold: readonly Message[],
   summary: Extract<ChunkedSummary, { ok: true }>,
-): Promise<string[][]> {
+): string[][] {
   const carried = new Map(summary.carried);
-  if (prior) {
-    try {
-      const full = await deps.store.getMemory(key, prior.id);
-      if (full?.citations) remember(carried, full.content, full.citations);
-    } catch (e) {
-      deps.log.warn("prior citations unavailable", { memoryId: prior.id, error: String(e) });
-    }
-  }
+  if (prior?.citations) remember(carried, prior.content, prior.citations);
   const inFold = new Set(fold.map((m) => m.id));
   return summary.text.split("\n").map((line, i) => {
     const own = (summary.citations?.[i] ?? []).filter((id) => inFold.has(id));

@@ -55,22 +55,29 @@ export function recallBudget(tunables: Pick<Tunables, "recallMaxTokens" | "hardT
 }
 
 /**
- * Archived originals that match the turn's query (the summary may have lost the detail), best
- * first, each cut around its matching passage, within `budgetTokens` (docs/turns.md, "Recall").
- * Active messages are already in the prompt, and passages the replayed summary already holds are
- * skipped. A dynamic section: it goes after the cache breakpoint. Search trouble skips the
+ * Archived originals, and cleared tool results, that match the turn's query (the summary or the
+ * placeholder may have lost the detail), best first, each cut around its matching passage, within
+ * `budgetTokens` (docs/turns.md, "Recall"). Other active messages are already in the prompt, and
+ * passages the replayed summary already holds are skipped. A dynamic section: it goes after the cache breakpoint. Search trouble skips the
  * section; the turn still succeeds.
  */
 export async function recallSection(
   deps: CoreDeps & { history?: HistorySearch },
   key: ProcessKey,
   query: string | undefined,
-  options: { budgetTokens: number; summary: string | null } = { budgetTokens: DEFAULT_TUNABLES.recallMaxTokens, summary: null },
+  options: { budgetTokens: number; summary: string | null; clearedIds?: ReadonlySet<string> } = {
+    budgetTokens: DEFAULT_TUNABLES.recallMaxTokens,
+    summary: null,
+  },
 ): Promise<ContextSection | null> {
   if (!query?.trim() || !deps.history || options.budgetTokens <= 0) return null;
   try {
     const { items } = await deps.history.search(deps, key, { q: query, limit: RECALL_CANDIDATES });
-    const archived = items.filter((i) => i.message.archivedInMemoryId !== null).map((i) => i.message);
+    // Cleared results are active but out of the prompt too; they are known by the view's ids,
+    // since the search index may hold a copy from before the clearing.
+    const archived = items
+      .filter((i) => i.message.archivedInMemoryId !== null || options.clearedIds?.has(i.message.id))
+      .map((i) => i.message);
     const lines = selectRecall(archived, { query, budgetTokens: options.budgetTokens, summary: options.summary });
     if (lines.length === 0) return null;
     return { name: RECALL_HEADING, content: lines.map((l) => l.line).join("\n"), cache: "dynamic" };
@@ -94,7 +101,11 @@ export async function composeContext(
   const budgetTokens = options.query?.trim() ? (options.recallTokens ?? (await recallMaxTokens(deps, key, view))) : 0;
   const [parent, recall] = await Promise.all([
     parentContext(deps, key.tenantId, view.state),
-    recallSection(deps, key, options.query, { budgetTokens, summary }),
+    recallSection(deps, key, options.query, {
+      budgetTokens,
+      summary,
+      clearedIds: new Set(view.messages.filter((m) => m.cleared).map((m) => m.id)),
+    }),
   ]);
   const sections = buildSections({ summary, parent, extra: recall ? [recall] : [] });
   return { ...renderBlock(sections), sections };

@@ -7,14 +7,14 @@ import { requireProcess } from "./processes.js";
 
 /** A memory as listed: without the per-line citations and the full loss list (one request away). */
 export function withoutDetail(memory: Memory): Memory {
-  const { citations: _citations, droppedUnits: _dropped, ...rest } = memory;
+  const { citations: _citations, droppedUnits: _dropped, keepUnits: _keep, ...rest } = memory;
   return rest;
 }
 
 export async function listMemories(
   deps: CoreDeps,
   key: ProcessKey,
-  filter: { kind: "ARCHIVED_CHAT"; includeSuperseded: boolean; includeFailed: boolean; includePrepared?: boolean },
+  filter: { kind: "ARCHIVED_CHAT"; includeSuperseded: boolean; includeFailed: boolean; includePrepared?: boolean; includeReverted?: boolean },
 ): Promise<Memory[]> {
   const memories = await deps.store.listMemories(key);
   if (memories.length === 0) await requireProcess(deps, key);
@@ -24,6 +24,7 @@ export async function listMemories(
         m.kind === filter.kind &&
         (m.status === "OK" ||
           (filter.includeFailed && m.status === "FAILED") ||
+          (filter.includeReverted === true && m.status === "REVERTED") ||
           // Background folds (docs/compaction.md): queued, prepared, and the discarded ones.
           (filter.includePrepared === true && (m.status === "QUEUED" || m.status === "PREPARED" || m.status === "DISCARDED"))) &&
         (filter.includeSuperseded || m.supersededAt === null),

@@ -5,6 +5,7 @@
 import { AppError, conflict, notFound } from "../domain/errors.js";
 import type { Message, Page } from "../domain/model.js";
 import { MAX_CONTENT_BYTES, contentBytes, type AppendMessageBody } from "../domain/requests.js";
+import { replayMessages } from "../domain/replay.js";
 import { hasStrengthTag, withStrength, type Strength } from "../domain/strength.js";
 import { messageTokens } from "../domain/tokens.js";
 import type { ProcessKey } from "../ports/store.js";
@@ -134,7 +135,9 @@ export async function listMessages(
   const view = await deps.store.activeView(key);
   if (!view) throw notFound("process", key.processId);
   const after = options.cursor ? decodeActiveCursor(options.cursor) : undefined;
-  const rest = after ? view.messages.filter((m) => m.id > after) : view.messages;
+  // The active view is the replay: placeholders for cleared and missing results (ids sort in place).
+  const replay = replayMessages(view.messages);
+  const rest = after ? replay.filter((m) => m.id > after) : replay;
   const items = rest.slice(0, options.limit);
   const last = items[items.length - 1];
   return {

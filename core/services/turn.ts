@@ -4,6 +4,7 @@
  * Query plus the append's one transaction (and, for workers, the parent lookup).
  */
 import type { CompactionResult, Message } from "../domain/model.js";
+import { replayMessages } from "../domain/replay.js";
 import type { AppendMessageBody } from "../domain/requests.js";
 import type { ProcessKey } from "../ports/store.js";
 import { compactForTurn } from "./background.js";
@@ -45,5 +46,6 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
       )
     : 0;
   const context = await composeContext(deps, key, after, { query: request.query, recallTokens });
-  return { compaction, context, messages };
+  // The replay: cleared results as placeholders, every tool call answered (docs/compaction.md).
+  return { compaction, context, messages: replayMessages(messages) };
 }

@@ -13,6 +13,7 @@ import { TunablesOverride } from "../../core/domain/tunables.js";
 import { settledView } from "../../core/services/compaction.js";
 import { composeContext } from "../../core/services/context.js";
 import { listMemories, memoryDetail } from "../../core/services/memories.js";
+import { revertMemory } from "../../core/services/revert.js";
 import { appendMessage, getMessage, listMessages, setMessageStrength } from "../../core/services/messages.js";
 import { listProcesses, requireProcess, upsertProcess } from "../../core/services/processes.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
@@ -76,6 +77,11 @@ export function coreRoutes(app: Hono<Env>, deps: ServiceDeps) {
   app.get("/v1/processes/:processId/memories/:memoryId", async (c) => {
     const key = keyOf(c);
     return c.json(await memoryDetail(deps, key, readId(c, "memoryId")));
+  });
+
+  app.post("/v1/processes/:processId/memories/:memoryId/revert", async (c) => {
+    const key = keyOf(c);
+    return c.json(await revertMemory(deps, key, readId(c, "memoryId")));
   });
 
   app.get("/v1/processes/:processId/context", async (c) => {

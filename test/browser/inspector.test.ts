@@ -1,7 +1,7 @@
 /**
  * The inspector page in headless Chromium against the local runner: what a person sees of a
  * process with a compaction, a failed compaction and a range recompaction; the key prompt; search;
- * and a 10,000-message history that renders its first rows quickly in a bounded DOM.
+ * pinning a message and undoing a compaction; and a 10,000-message history that renders its first rows quickly in a bounded DOM.
  */
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -235,6 +235,74 @@ describe("inspector page", () => {
     }
   });
 
+  it("pins and unpins an active message, and undoes the active compaction after a confirmation", async () => {
+    const UNDO = "insp-undo";
+    await api("PUT", `/v1/processes/${UNDO}`, { body: { projectId: "demo", name: "Undo" } });
+    for (let i = 0; i < 14; i++) await say(UNDO, i % 2 ? "ASSISTANT" : "USER", `Undo detail ${i} about the invoice export`);
+    const fold = await api("POST", `/v1/processes/${UNDO}/compaction`, { body: { model: { contextWindow: 128_000 }, force: "HARD" } });
+    expect(fold.body, JSON.stringify(fold.body)).toMatchObject({ compacted: true });
+    const later = await say(UNDO, "USER", "Keep this exact wording: export at 02:00 UTC");
+
+    const context = await withKey();
+    const page = await context.newPage();
+    const dialogs: string[] = [];
+    let answer = false;
+    page.on("dialog", (d) => {
+      dialogs.push(d.message());
+      void (answer ? d.accept() : d.dismiss());
+    });
+    try {
+      await page.goto(`${ctx.service.url}/?process=${UNDO}`);
+      await page.locator("#chain .memory-row").first().waitFor();
+      const archivedRows = page.locator("li.msg-row.archived");
+      const folded = fold.body.compactedMessages as number;
+      expect(folded).toBeGreaterThan(0);
+      expect(await archivedRows.count()).toBe(folded);
+      // Archived rows offer no pin: they cannot change.
+      expect(await archivedRows.locator(".pin-toggle").count()).toBe(0);
+
+      // Pin: the badge changes and the service stored the tag.
+      const row = page.locator(`#msg-${later.id}`);
+      expect(await row.locator(".badge.strength").textContent()).toBe("untagged");
+      await row.locator("button.pin-toggle", { hasText: "pin" }).click();
+      await expect.poll(() => row.locator(".badge.strength").textContent()).toBe("pinned");
+      expect((await api("GET", `/v1/processes/${UNDO}/messages/${later.id}`)).body.message.tags).toContain("STRENGTH:pinned");
+      // Unpin: the tag is gone again.
+      await row.locator("button.pin-toggle", { hasText: "unpin" }).click();
+      await expect.poll(() => row.locator(".badge.strength").textContent()).toBe("untagged");
+      expect((await api("GET", `/v1/processes/${UNDO}/messages/${later.id}`)).body.message.tags.some((t: string) => t.startsWith("STRENGTH:"))).toBe(false);
+
+      // Undo is offered on the active summary only; dismissing the confirmation changes nothing.
+      const active = page.locator(`#chain > li.memory-row[data-memory-id="${fold.body.memoryId}"]`);
+      expect(await page.locator("#chain button.undo").count()).toBe(1);
+      await active.locator("button.undo").click();
+      await expect.poll(() => dialogs.length).toBe(1);
+      expect(dialogs[0]).toContain(`Undo compaction ${fold.body.memoryId}?`);
+      expect(await archivedRows.count()).toBe(folded);
+      expect((await api("GET", `/v1/processes/${UNDO}/memories`)).body.items.map((m: any) => m.status)).toEqual(["OK"]);
+
+      // Accepting it reverts: the folded messages are active again, the summary shows as REVERTED.
+      answer = true;
+      await active.locator("button.undo").click();
+      await expect.poll(() => page.textContent("#status")).toBe(`Undone: ${folded} messages are active again.`);
+      const reverted = page.locator(`#chain > li.memory-row[data-memory-id="${fold.body.memoryId}"]`);
+      await expect.poll(() => reverted.locator(".badge.status").textContent()).toBe("REVERTED");
+      expect(await reverted.getAttribute("class")).toContain("reverted");
+      expect(await reverted.locator(".state").textContent()).toMatch(/^reverted .*\(never replayed\)$/);
+      expect(await page.locator("#chain button.undo").count()).toBe(0);
+      expect(await archivedRows.count()).toBe(0);
+      expect(await rowsIn(page).count()).toBe(15);
+      expect(await page.locator(`li.stitch.reverted[data-memory-id="${fold.body.memoryId}"] .stitch-text`).textContent()).toContain(
+        `REVERTED, ${folded} messages restored`,
+      );
+      const listed = (await api("GET", `/v1/processes/${UNDO}/memories?includeReverted=true`)).body.items;
+      expect(listed.map((m: any) => [m.id, m.status])).toEqual([[fold.body.memoryId, "REVERTED"]]);
+      expect((await api("GET", `/v1/processes/${UNDO}/messages?view=active&limit=100`)).body.items).toHaveLength(15);
+    } finally {
+      await context.close();
+    }
+  });
+
   it("renders a 10,000-message history quickly, a page at a time", async () => {
     const context = await withKey();
     const page = await context.newPage();
@@ -306,6 +374,33 @@ describe("inspector page", () => {
       await page.goto(`${ctx.service.url}/?process=nobody-here`);
       await page.locator("#status.error").waitFor();
       expect(await page.textContent("#status")).toContain("“nobody-here” was not found");
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("marks tool results cleared from the replay, with their size before and after", async () => {
+    const id = "insp-clear";
+    await api("PUT", `/v1/processes/${id}`, { body: { projectId: "demo", name: "Agent loop" } });
+    await say(id, "USER", "Read the whole billing module.");
+    for (let i = 0; i < 8; i++) {
+      await say(id, "ASSISTANT", "", { toolCalls: [{ id: `r${i}`, name: "read_file", arguments: `{"path":"billing/${i}.ts"}` }] });
+      await say(id, "TOOL", `export const rate${i} = 0.${i};\n`.repeat(200), { toolCallId: `r${i}` });
+    }
+    const turn = await api("POST", `/v1/processes/${id}/turns`, { body: { model: { contextWindow: 16_000 } } });
+    expect(turn.body.compaction.clearedMessages).toBe(5);
+    const context = await withKey();
+    const page = await context.newPage();
+    try {
+      await page.goto(`${ctx.service.url}/?process=${id}`);
+      await rowsIn(page).first().waitFor();
+      const cleared = page.locator("#timeline > li.msg-row:has(.badge.cleared)");
+      expect(await cleared.count()).toBe(5);
+      const first = turn.body.messages.find((m: { cleared?: unknown }) => m.cleared);
+      expect(await cleared.first().locator(".tokens").textContent()).toBe(`${fmt(first.tokens)} tok (was ${fmt(first.cleared.tokens)})`);
+      expect(await cleared.first().locator(".badge.cleared").getAttribute("title")).toContain("read_file");
+      // The row shows the stored original, not the placeholder.
+      expect(await cleared.first().locator(".content").textContent()).toContain("export const rate0");
     } finally {
       await context.close();
     }

@@ -117,6 +117,11 @@ describe("typed methods", () => {
     const hits = await memory.searchHistory("client-2", { q: "topic detail", limit: 10 });
     expect(hits.items.length).toBeGreaterThan(0);
     expect(hits.items.some((h) => h.message.archivedInMemoryId === range.memoryId && typeof h.score === "number")).toBe(true);
+    const undo = await memory.revertMemory("client-2", range.memoryId!);
+    expect(undo).toMatchObject({ restoredMessages: 4, activeSummaryId: null, memory: { id: range.memoryId, status: "REVERTED" } });
+    expect((await memory.listMemories("client-2", { includeReverted: true })).items.map((m) => m.status)).toEqual(["REVERTED"]);
+    expect(await memory.revertMemory("client-2", range.memoryId!).catch((e: MemoryApiError) => [e.status, e.code])).toEqual([409, "memory.reverted"]);
+
     expect((await memory.listInbox({ processId: "client-2" })).items).toEqual([]);
     expect(await memory.answerInboxItem("inb_missing", { accepted: true }).catch((e: MemoryApiError) => e.status)).toBe(404);
   });

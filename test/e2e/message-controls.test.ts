@@ -1,6 +1,6 @@
 /**
  * Per-message and per-summary controls of api.md over HTTP against the local runner: reading one
- * message in full and changing its strength.
+ * message in full, changing its strength, and undoing a compaction.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Message } from "../../core/domain/model.js";
@@ -103,5 +103,59 @@ describe("PATCH /v1/processes/{id}/messages/{messageId}", () => {
       expectError(res, 400, "request.invalid");
     }
     expect((await api("GET", `/v1/processes/p-bad/messages/${ids[0]}`)).body.message.tags).toEqual(["STRENGTH:pinned"]);
+  });
+});
+
+describe("POST /v1/processes/{id}/memories/{memoryId}/revert", () => {
+  const revert = (pid: string, mid: string, key = KEY_A) => api("POST", `/v1/processes/${pid}/memories/${mid}/revert`, { key });
+  const compact = async (pid: string) => (await api("POST", `/v1/processes/${pid}/compaction`, { body: { model: MODEL, force: "HARD" } })).body;
+
+  it("answers 200 { memory, restoredMessages, activeSummaryId }, restores the messages, and lists the memory only with includeReverted", async () => {
+    const ids = await chat("r-ok");
+    const first = await compact("r-ok");
+    for (let i = 0; i < 12; i++) await api("POST", "/v1/processes/r-ok/messages", { body: { role: i % 2 ? "USER" : "ASSISTANT", content: `more ${i}` } });
+    const second = await compact("r-ok");
+    const res = await revert("r-ok", second.memoryId);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toEqual({
+      memory: expect.objectContaining({ id: second.memoryId, status: "REVERTED" }),
+      restoredMessages: second.compactedMessages,
+      activeSummaryId: first.memoryId,
+    });
+    const listed = async (q: string) => ((await api("GET", `/v1/processes/r-ok/memories${q}`)).body.items as any[]).map((m) => m.id);
+    expect(await listed("")).toEqual([first.memoryId]);
+    expect(await listed("?includeReverted=true")).toEqual([second.memoryId, first.memoryId]);
+    const context = await api("GET", "/v1/processes/r-ok/context");
+    expect(context.body.block).toContain(`folded ${ids[1]}`); // the first summary is replayed again
+    const events = (await api("GET", "/local/events")).body.items as any[];
+    expect(events.filter((e) => e.detailType === "MemoryReverted").map((e) => e.detail)).toContainEqual({
+      tenantId: "tenant-a",
+      processId: "r-ok",
+      memoryId: second.memoryId,
+      restoredMessages: second.compactedMessages,
+      activeSummaryId: first.memoryId,
+    });
+  });
+
+  it("is 409 for an older, a FAILED or an already reverted memory, 404 for unknown or another tenant's", async () => {
+    await chat("r-bad");
+    const first = await compact("r-bad");
+    for (let i = 0; i < 12; i++) await api("POST", "/v1/processes/r-bad/messages", { body: { role: i % 2 ? "USER" : "ASSISTANT", content: `more ${i}` } });
+    const second = await compact("r-bad");
+    for (let i = 0; i < 8; i++) await api("POST", "/v1/processes/r-bad/messages", { body: { role: i % 2 ? "ASSISTANT" : "USER", content: `late ${i}` } });
+    fake.script.push({ ok: false, error: "model overloaded" });
+    const failed = await compact("r-bad");
+    expect(failed.memoryId).toEqual(expect.any(String));
+
+    const older = await revert("r-bad", first.memoryId);
+    expectError(older, 409, "memory.not_newest");
+    expect(older.body.error.details).toEqual({ activeSummaryId: second.memoryId });
+    expectError(await revert("r-bad", failed.memoryId), 409, "memory.failed");
+    expectError(await revert("r-bad", "no-such-memory"), 404, "memory.not_found");
+    expectError(await revert("no-such-process", second.memoryId), 404, "process.not_found");
+    expectError(await revert("r-bad", second.memoryId, KEY_B), 404);
+    expect((await revert("r-bad", second.memoryId)).status).toBe(200);
+    expectError(await revert("r-bad", second.memoryId), 409, "memory.reverted");
+    expect((await revert("r-bad", first.memoryId)).body.activeSummaryId).toBeNull();
   });
 });

@@ -212,5 +212,10 @@ describe("the quality gate with any summarizer", () => {
     const b = await memoryDetail(deps, key, second.memoryId!);
     const line = a.provenance.find((p) => p.messageIds.includes(strong.id))!;
     expect(b.provenance.find((p) => p.text === line.text)?.messageIds).toEqual([strong.id]);
+    // The strong message's units were required of the first summary; the second fold, which
+    // folds no strong message, must keep them too (they survive recompaction).
+    const second_ = (await store.getMemory(key, second.memoryId!))!;
+    expect(second_.keepUnits).toEqual(expect.arrayContaining(["s3://acme-billing-exports", "$4,200", "12 March 2025"]));
+    expect(second_.content).toContain("s3://acme-billing-exports");
   });
 });

@@ -92,7 +92,7 @@ export function findViolations(snapshot: Snapshot, options: InvariantOptions = {
     v.push(`the newest OK memory ${newestOk.id} is superseded (by ${newestOk.supersededByMemoryId ?? "?"})`);
   }
   for (const m of memories) {
-    if (m.status === "FAILED" && m.supersededByMemoryId !== undefined) v.push(`FAILED memory ${m.id} takes part in the chain`);
+    if (m.status !== "OK" && m.supersededByMemoryId !== undefined) v.push(`${m.status} memory ${m.id} takes part in the chain`);
     if (m.status === "FAILED" && m.metadata.error === undefined) v.push(`FAILED memory ${m.id} has no metadata.error`);
   }
 
@@ -115,13 +115,9 @@ export function findViolations(snapshot: Snapshot, options: InvariantOptions = {
   const pending = memories.filter((m) => m.status === "QUEUED" || m.status === "PREPARED").map((m) => m.id);
   if (!sameIds(view.folds.map((f) => f.id), pending)) v.push(`pending folds in the index [${view.folds.map((f) => f.id)}] differ from QUEUED/PREPARED memories [${pending}]`);
 
-  // The chain never forks: no two OK memories replace the same predecessor (or both start it).
-  const successors = new Map<string, string[]>();
-  for (const m of okMemories) {
-    const prior = m.metadata.supersededMemoryId ?? "(start)";
-    successors.set(prior, [...(successors.get(prior) ?? []), m.id]);
-  }
-  for (const [prior, next] of successors) if (next.length > 1) v.push(`the chain forks at ${prior}: ${next.join(", ")}`);
+  // The chain never forks: no two OK memories start it.
+  const starts = okMemories.filter((m) => m.metadata.supersededMemoryId === undefined).map((m) => m.id);
+  if (starts.length > 1) v.push(`the chain forks at (start): ${starts.join(", ")}`);
 
   // The supersede chain is navigable both ways.
   for (const m of okMemories) {
@@ -140,7 +136,18 @@ export function findViolations(snapshot: Snapshot, options: InvariantOptions = {
     }
   }
 
-  // Every message is active or archived into an OK memory that exists and folded it.
+  // The chain never forks: no two OK memories supersede the same one (a REVERTED one is off the chain).
+  const successors = new Map<string, string>();
+  for (const m of okMemories) {
+    const prior = m.metadata.supersededMemoryId;
+    if (prior === undefined) continue;
+    const other = successors.get(prior);
+    if (other) v.push(`the chain forks: ${other} and ${m.id} both supersede ${prior}`);
+    successors.set(prior, m.id);
+  }
+
+  // Every message is active or archived into an OK memory that exists and folded it; only a
+  // reverted range compaction's marker is archived into its REVERTED memory.
   for (const msg of messages) {
     const into = msg.archivedInMemoryId;
     if (into === null) continue;
@@ -148,6 +155,10 @@ export function findViolations(snapshot: Snapshot, options: InvariantOptions = {
     const memory = memoryById.get(into);
     if (!memory) {
       v.push(`message ${msg.id} is archived into missing memory ${into}`);
+      continue;
+    }
+    if (memory.status === "REVERTED") {
+      if (memory.metadata.markerMessageId !== msg.id) v.push(`message ${msg.id} is archived into REVERTED memory ${into}`);
       continue;
     }
     if (memory.status !== "OK") v.push(`message ${msg.id} is archived into ${memory.status} memory ${into}`);
@@ -170,6 +181,14 @@ export function findViolations(snapshot: Snapshot, options: InvariantOptions = {
 
   if (options.settled) {
     if (state.pendingArchive !== null) v.push(`pending archive of ${state.pendingArchive} left on META`);
+    // After settling, exactly the messages of reverted summaries are no longer archived into them.
+    for (const m of memories.filter((x) => x.status === "REVERTED")) {
+      for (const ref of m.sourceRefs) {
+        const msg = messageById.get(ref);
+        if (!msg) v.push(`reverted memory ${m.id} folded ${ref}, which does not exist`);
+        else if (msg.archivedInMemoryId === m.id) v.push(`reverted memory ${m.id} still holds ${ref} archived`);
+      }
+    }
     for (const m of okMemories) {
       for (const ref of m.sourceRefs) {
         const msg = messageById.get(ref);

@@ -56,7 +56,7 @@ describe("replay index projection", () => {
     const { MetaItem, MessageItem, MemoryItem } = await import("../../core/adapters/dynamodb/items.js");
     const { REPLAY_PROJECTION } = await import("../../core/adapters/dynamodb/table.js");
     const attributes = new Set([MetaItem, MessageItem, MemoryItem].flatMap((s) => Object.keys(s.shape)));
-    for (const k of ["pk", "sk", "lsi1sk", "sourceRefs", "citations", "droppedUnits"]) attributes.delete(k);
+    for (const k of ["pk", "sk", "lsi1sk", "sourceRefs", "citations", "droppedUnits", "keepUnits"]) attributes.delete(k);
     expect([...REPLAY_PROJECTION].sort()).toEqual([...attributes].sort());
   });
 });

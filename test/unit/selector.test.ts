@@ -186,6 +186,13 @@ describe("selectForCompaction: the triggering turn", () => {
     expect(ids(selection.keep)).toEqual(ids([trigger, narration]));
   });
 
+  it("keeps the whole turn in every mode with foldCurrentTurn 0", () => {
+    const older = [msg("USER", "ok"), msg("ASSISTANT", "Let me check.")];
+    const tail = [msg("USER", "thanks"), msg("ASSISTANT", "", { toolCalls: [call("c1")] }), msg("TOOL", SUBSTANTIVE, { toolCallId: "c1" })];
+    const selection = selectForCompaction([...older, ...tail], "EMERGENCY", { ...noAnchor, foldCurrentTurn: 0 });
+    expect(ids(selection.fold)).toEqual(ids(older));
+  });
+
   it("keeps a turn's tool group whose result is inside the anchor, and a strong one in HARD", () => {
     const trigger = msg("USER", "Refactor the parser.");
     const strongCall = msg("ASSISTANT", "", { toolCalls: [call("s1")], tags: ["STRENGTH:strong"] });

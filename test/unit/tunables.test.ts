@@ -37,6 +37,11 @@ describe("DEFAULT_TUNABLES", () => {
       foldTarget: 0, // off: HARD/EMERGENCY fold all the selector allows, as the spec says
       recallMaxTokens: 1000,
       summarizerConcurrency: 8,
+      foldCurrentTurn: 1,
+      clearThreshold: 0.6,
+      keepToolResults: 3,
+      clearMinResultTokens: 250,
+      clearMinSaving: 0.05,
     });
   });
 
@@ -113,6 +118,11 @@ describe("tunablesFromEnv", () => {
       RECALL_MAX_TOKENS: "600",
       COMPACTION_PREPARE_THRESHOLD: "0.6",
       COMPACTION_SUMMARIZER_CONCURRENCY: "3",
+      COMPACTION_FOLD_CURRENT_TURN: "0",
+      CLEAR_THRESHOLD: "0.55",
+      CLEAR_KEEP_TOOL_RESULTS: "5",
+      CLEAR_MIN_RESULT_TOKENS: "100",
+      CLEAR_MIN_SAVING: "0.1",
     };
     expect(tunablesFromEnv(env)).toEqual({
       softThreshold: 0.5,
@@ -128,6 +138,11 @@ describe("tunablesFromEnv", () => {
       recallMaxTokens: 600,
       prepareThreshold: 0.6,
       summarizerConcurrency: 3,
+      foldCurrentTurn: 0,
+      clearThreshold: 0.55,
+      keepToolResults: 5,
+      clearMinResultTokens: 100,
+      clearMinSaving: 0.1,
     });
     expect(Object.values(TUNABLES_ENV).sort()).toEqual(Object.keys(env).sort());
   });

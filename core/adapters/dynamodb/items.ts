@@ -3,7 +3,7 @@
  * converters turn a saved item into the domain shape and back.
  */
 import { z } from "zod";
-import { InboxItem, LossUnit, Memory, MemoryMetadata, Message, Process, Role, ToolCall } from "../../domain/model.js";
+import { ClearedResult, InboxItem, LossUnit, Memory, MemoryMetadata, MemoryStatus, Message, Process, Role, ToolCall } from "../../domain/model.js";
 
 const keys = { pk: z.string(), sk: z.string(), lsi1sk: z.string().optional() };
 
@@ -45,6 +45,7 @@ export const MessageItem = z.object({
   toolCallId: z.string().optional(),
   toolCalls: z.array(ToolCall).optional(),
   tokens: z.number().int(),
+  cleared: ClearedResult.optional(),
 });
 export type MessageItem = z.infer<typeof MessageItem>;
 
@@ -54,7 +55,7 @@ export const MemoryItem = z.object({
   id: z.string(),
   processId: z.string(),
   kind: z.literal("ARCHIVED_CHAT"),
-  status: z.enum(["OK", "FAILED", "QUEUED", "PREPARED", "DISCARDED"]),
+  status: MemoryStatus,
   content: z.string(),
   sourceRefs: z.array(z.string()),
   metadata: MemoryMetadata,
@@ -64,6 +65,7 @@ export const MemoryItem = z.object({
   tokens: z.number().int(),
   citations: z.array(z.array(z.string())).optional(),
   droppedUnits: z.array(LossUnit).optional(),
+  keepUnits: z.array(z.string()).optional(),
 });
 export type MemoryItem = z.infer<typeof MemoryItem>;
 
@@ -113,6 +115,7 @@ export const toMessage = (i: MessageItem): Message => ({
   ...(i.toolCallId !== undefined ? { toolCallId: i.toolCallId } : {}),
   ...(i.toolCalls !== undefined ? { toolCalls: i.toolCalls } : {}),
   tokens: i.tokens,
+  ...(i.cleared !== undefined ? { cleared: i.cleared } : {}),
 });
 
 export const toMemory = (i: MemoryItem): Memory => ({
@@ -129,6 +132,7 @@ export const toMemory = (i: MemoryItem): Memory => ({
   tokens: i.tokens,
   ...(i.citations ? { citations: i.citations } : {}),
   ...(i.droppedUnits ? { droppedUnits: i.droppedUnits } : {}),
+  ...(i.keepUnits ? { keepUnits: i.keepUnits } : {}),
 });
 
 /** A memory as the replay index returns it: without `sourceRefs`, which it does not project. */

@@ -136,6 +136,7 @@ export function messageToItem(key: ProcessKey, m: Message): MessageItem {
     toolCallId: m.toolCallId,
     toolCalls: m.toolCalls,
     tokens: m.tokens,
+    cleared: m.cleared,
   });
 }
 
@@ -162,6 +163,7 @@ export function memoryToItem(key: ProcessKey, m: Memory): MemoryItem {
     tokens: m.tokens,
     citations: m.citations,
     droppedUnits: m.droppedUnits,
+    keepUnits: m.keepUnits,
   });
   // DynamoDB's TTL deletes a queued or prepared fold nobody used; not part of the item schema
   // (the replay index does not project it: turns read metadata.expiresAt).
@@ -187,6 +189,23 @@ export function archiveUpdate(tableName: string, key: ProcessKey, id: string, me
     ExpressionAttributeValues: { ":m": memoryId, ":at": at },
   };
 }
+
+/** Restore of one message folded by `memoryId`: active again, conditional on still being archived there. */
+export function restoreUpdate(tableName: string, key: ProcessKey, id: string, memoryId: string) {
+  return {
+    TableName: tableName,
+    Key: { pk: processPk(key), sk: messageSk(id) },
+    UpdateExpression: "SET lsi1sk = :a REMOVE archivedInMemoryId, archivedAt",
+    ConditionExpression: "archivedInMemoryId = :m",
+    ExpressionAttributeValues: { ":a": activeMessageKey(id), ":m": memoryId },
+  };
+}
+
+/**
+ * META attribute of the revert hold (docs/compaction.md, "Undoing a compaction"): only the lease
+ * condition reads it, so it stays out of MetaItem and out of the replay index's projection.
+ */
+export const REVERT_HOLD_ATTRIBUTE = "revertHoldTokens";
 
 export function supersedeUpdate(tableName: string, key: ProcessKey, oldId: string, newId: string, at: string) {
   return {
@@ -263,6 +282,20 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
       }
     });
     return { archived, skipped };
+  }
+
+  /** Conditional and idempotent: only a message still archived into `memoryId` is restored. */
+  async function restoreArchived(key: ProcessKey, messageIds: string[], memoryId: string) {
+    const archived: string[] = [];
+    await inBatches(messageIds, WRITE_CONCURRENCY, async (id) => {
+      try {
+        await client.send(new UpdateCommand(restoreUpdate(tableName, key, id, memoryId)));
+        archived.push(id);
+      } catch (e) {
+        if (!isConditionFailure(e)) throw e;
+      }
+    });
+    return { archived };
   }
 
   const store: Store = {
@@ -506,6 +539,30 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
 
     markArchived: (key, ids, memoryId) => markArchived(key, ids, memoryId),
 
+    async markCleared(key, items) {
+      const cleared: string[] = [];
+      const skipped: string[] = [];
+      await inBatches([...items], WRITE_CONCURRENCY, async ({ id, cleared: record, tokens }) => {
+        try {
+          await client.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: { pk: processPk(key), sk: messageSk(id) },
+              UpdateExpression: "SET cleared = :c, tokens = :t",
+              // Only an active, not yet cleared message: a concurrent round or fold wins cleanly.
+              ConditionExpression: "attribute_exists(lsi1sk) AND attribute_not_exists(cleared)",
+              ExpressionAttributeValues: { ":c": record, ":t": tokens },
+            }),
+          );
+          cleared.push(id);
+        } catch (e) {
+          if (!isConditionFailure(e)) throw e;
+          skipped.push(id);
+        }
+      });
+      return { cleared, skipped };
+    },
+
     async putMemory(key, memory) {
       await client.send(
         new PutCommand({
@@ -585,7 +642,8 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
       }
     },
 
-    async acquireLease(key, { owner, until, now, expectedVersion }) {
+    async acquireLease(key, { owner, until, now, expectedVersion, replayTokens }) {
+      const hold = replayTokens !== undefined;
       try {
         await client.send(
           new UpdateCommand({
@@ -593,8 +651,10 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
             Key: { pk: processPk(key), sk: META_SK },
             UpdateExpression: "SET leaseOwner = :o, leaseUntil = :u",
             ConditionExpression:
-              "attribute_exists(pk) AND version = :v AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)",
-            ExpressionAttributeValues: { ":o": owner, ":u": until, ":v": expectedVersion, ":now": now },
+              "attribute_exists(pk) AND version = :v AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)" +
+              (hold ? " AND (attribute_not_exists(#hold) OR #hold <= :rt)" : ""),
+            ...(hold ? { ExpressionAttributeNames: { "#hold": REVERT_HOLD_ATTRIBUTE } } : {}),
+            ExpressionAttributeValues: { ":o": owner, ":u": until, ":v": expectedVersion, ":now": now, ...(hold ? { ":rt": replayTokens } : {}) },
             ReturnValuesOnConditionCheckFailure: "ALL_OLD",
           }),
         );
@@ -603,7 +663,9 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
         if (!isConditionFailure(e)) throw e;
         const old = failedItem(e);
         if (!old) return { ok: false, reason: "not_found" };
-        return { ok: false, reason: old.version !== expectedVersion ? "version_changed" : "leased" };
+        if (old.version !== expectedVersion) return { ok: false, reason: "version_changed" };
+        const leased = typeof old.leaseUntil === "string" && old.leaseUntil >= now;
+        return { ok: false, reason: leased ? "leased" : "revert_hold" };
       }
     },
 
@@ -664,8 +726,10 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
         Update: {
           TableName: tableName,
           Key: { pk, sk: META_SK },
-          UpdateExpression: `SET ${metaSet.join(", ")} REMOVE leaseOwner, leaseUntil`,
+          // A new fold ends any revert hold: the undone fold is history now.
+          UpdateExpression: `SET ${metaSet.join(", ")} REMOVE leaseOwner, leaseUntil, #hold`,
           ConditionExpression: "leaseOwner = :o AND version = :v",
+          ExpressionAttributeNames: { "#hold": REVERT_HOLD_ATTRIBUTE },
           ExpressionAttributeValues: values,
         },
       };
@@ -679,11 +743,73 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
       }
     },
 
+    async revertCompaction(key, r) {
+      const pk = processPk(key);
+      const fixed: Tx[] = [
+        {
+          Update: {
+            TableName: tableName,
+            Key: { pk, sk: memorySk(r.memoryId) },
+            UpdateExpression: "SET #status = :reverted, #md.revertedAt = :at REMOVE lsi1sk",
+            ConditionExpression: "#status = :ok AND attribute_not_exists(supersededAt)",
+            ExpressionAttributeNames: { "#status": "status", "#md": "metadata" },
+            ExpressionAttributeValues: { ":reverted": "REVERTED", ":ok": "OK", ":at": r.at },
+          },
+        },
+      ];
+      if (r.priorSummaryId) {
+        fixed.push({
+          Update: {
+            TableName: tableName,
+            Key: { pk, sk: memorySk(r.priorSummaryId) },
+            UpdateExpression: "SET lsi1sk = :a REMOVE supersededAt, supersededByMemoryId",
+            ConditionExpression: "supersededByMemoryId = :m",
+            ExpressionAttributeValues: { ":a": activeMemoryKey(r.priorSummaryId), ":m": r.memoryId },
+          },
+        });
+      }
+      if (r.markerId) fixed.push({ Update: archiveUpdate(tableName, key, r.markerId, r.memoryId, r.at) });
+      const room = TRANSACTION_LIMIT - fixed.length - 1; // one more for META
+      const now = r.restoreIds.slice(0, room);
+      const pending = r.restoreIds.length > now.length;
+      const set = ["version = version + :one", "#hold = :hold"];
+      const values: Record<string, unknown> = { ":one": 1, ":hold": r.holdTokens, ":o": r.leaseOwner, ":v": r.expectedVersion };
+      if (r.priorSummaryId) {
+        set.push("activeSummaryId = :prior");
+        values[":prior"] = r.priorSummaryId;
+      }
+      if (pending) {
+        // The same roll-forward marker as a fold: finishPendingArchive sees the memory is REVERTED.
+        set.push("pendingArchive = :mid", "pendingArchiveFrom = :from");
+        values[":mid"] = r.memoryId;
+        values[":from"] = now.length;
+      }
+      const meta: Tx = {
+        Update: {
+          TableName: tableName,
+          Key: { pk, sk: META_SK },
+          UpdateExpression: `SET ${set.join(", ")} REMOVE leaseOwner, leaseUntil${r.priorSummaryId ? "" : ", activeSummaryId"}`,
+          ConditionExpression: "leaseOwner = :o AND version = :v",
+          ExpressionAttributeNames: { "#hold": REVERT_HOLD_ATTRIBUTE },
+          ExpressionAttributeValues: values,
+        },
+      };
+      const restores: Tx[] = now.map((id) => ({ Update: restoreUpdate(tableName, key, id, r.memoryId) }));
+      try {
+        await sendTransaction([...fixed, meta, ...restores]);
+        return { ok: true, pendingArchive: pending };
+      } catch (e) {
+        if (e instanceof TransactionCanceledException) return { ok: false, reason: "conflict" };
+        throw e;
+      }
+    },
+
     async finishPendingArchive(key, memoryId) {
       const [meta, memory] = await Promise.all([getMeta(key), store.getMemory(key, memoryId)]);
       if (!meta || meta.pendingArchive !== memoryId || !memory) return { archived: 0 };
       const rest = memory.sourceRefs.slice(meta.pendingArchiveFrom ?? 0);
-      const { archived } = await markArchived(key, rest, memoryId, memory.createdAt);
+      const { archived } =
+        memory.status === "REVERTED" ? await restoreArchived(key, rest, memoryId) : await markArchived(key, rest, memoryId, memory.createdAt);
       try {
         await client.send(
           new UpdateCommand({

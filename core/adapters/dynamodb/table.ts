@@ -24,7 +24,7 @@ export const tableAttributes = [
 
 /**
  * The non-key attributes the replay index carries: every attribute of the META, message and
- * memory items except `sourceRefs`, `citations` and `droppedUnits`, which only the inspector and
+ * memory items except `sourceRefs`, `citations`, `droppedUnits` and `keepUnits`, which only folds, the inspector and
  * `GET .../memories/{id}` read (a unit test keeps this list in step with the item schemas).
  */
 export const REPLAY_PROJECTION = [
@@ -58,6 +58,7 @@ export const REPLAY_PROJECTION = [
   "toolCallId",
   "toolCalls",
   "tokens",
+  "cleared",
   // memories
   "kind",
   "status",

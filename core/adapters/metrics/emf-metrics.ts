@@ -1,6 +1,7 @@
 /**
  * Compaction metrics as CloudWatch EMF through Powertools: `vance.memory.compaction` (count) and
- * `vance.memory.compaction.messages` (one value per run), both with the dimension `mode`;
+ * `vance.memory.compaction.messages` (one value per run), both with the dimension `mode`; and
+ * `vance.memory.revert` / `vance.memory.revert.messages` for undone compactions;
  * `vance.memory.summarizer.wall_ms` per fold (dimension `mode`) and `vance.memory.prepared_fold`
  * (dimension `outcome`: used, discarded, expired).
  */
@@ -14,24 +15,33 @@ export function createEmfMetrics(options: { namespace?: string; serviceName?: st
   });
   return {
     compaction(mode: CompactionMetricMode, compactedMessages: number) {
-      // One EMF document per run keeps the `mode` dimension on both metrics.
-      const single = metrics.singleMetric();
-      single.addDimension("mode", mode);
-      single.addMetric("vance.memory.compaction", MetricUnit.Count, 1);
-      single.addMetric("vance.memory.compaction.messages", MetricUnit.Count, compactedMessages);
+      // Both metrics in one EMF document under one `mode` dimension, published at once. Not
+      // `singleMetric()`: it publishes on every `addMetric` and clears the dimensions, so the
+      // second metric would go out with only `service`.
+      metrics.addDimension("mode", mode);
+      metrics.addMetric("vance.memory.compaction", MetricUnit.Count, 1);
+      metrics.addMetric("vance.memory.compaction.messages", MetricUnit.Count, compactedMessages);
+      metrics.publishStoredMetrics();
     },
-    summarizerWallTime(mode, ms) {
-      const single = metrics.singleMetric();
-      single.addDimension("mode", mode);
-      single.addMetric("vance.memory.summarizer.wall_ms", MetricUnit.Milliseconds, ms);
+    summarizerWallTime(mode: CompactionMetricMode, ms: number) {
+      metrics.addDimension("mode", mode);
+      metrics.addMetric("vance.memory.summarizer.wall_ms", MetricUnit.Milliseconds, ms);
+      metrics.publishStoredMetrics();
     },
-    preparedFold(outcome) {
+    preparedFold(outcome: PreparedFoldOutcome) {
+      metrics.addDimension("outcome", outcome);
+      metrics.addMetric("vance.memory.prepared_fold", MetricUnit.Count, 1);
+      metrics.publishStoredMetrics();
+    },
+    revert(restoredMessages: number) {
       const single = metrics.singleMetric();
-      single.addDimension("outcome", outcome);
-      single.addMetric("vance.memory.prepared_fold", MetricUnit.Count, 1);
+      single.addMetric("vance.memory.revert", MetricUnit.Count, 1);
+      single.addMetric("vance.memory.revert.messages", MetricUnit.Count, restoredMessages);
     },
     flush() {
-      metrics.publishStoredMetrics();
+      // Runs publish as they happen; this only catches anything left buffered (without the
+      // "no metrics to publish" warning on every invocation that compacted nothing).
+      if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
     },
   };
 }
@@ -39,15 +49,18 @@ export function createEmfMetrics(options: { namespace?: string; serviceName?: st
 /** Records metrics in memory (tests, the chaos harness). */
 export function createRecordingMetrics() {
   const runs: Array<{ mode: CompactionMetricMode; compactedMessages: number }> = [];
+  const reverts: number[] = [];
   const wallTimes: Array<{ mode: CompactionMetricMode; ms: number }> = [];
   const prepared: PreparedFoldOutcome[] = [];
-  const metrics: Metrics & { runs: typeof runs; wallTimes: typeof wallTimes; prepared: typeof prepared } = {
+  const metrics: Metrics & { runs: typeof runs; reverts: typeof reverts; wallTimes: typeof wallTimes; prepared: typeof prepared } = {
     runs,
+    reverts,
     wallTimes,
     prepared,
     compaction: (mode, compactedMessages) => void runs.push({ mode, compactedMessages }),
     summarizerWallTime: (mode, ms) => void wallTimes.push({ mode, ms }),
     preparedFold: (outcome) => void prepared.push(outcome),
+    revert: (restoredMessages) => void reverts.push(restoredMessages),
     flush: () => {},
   };
   return metrics;

@@ -1,0 +1,282 @@
+/**
+ * Fidelity on real conversations (docs/benchmarks.md, "Fidelity"): every LoCoMo conversation
+ * replayed turn by turn through the real `runTurn` (DynamoDB Local, offline summarizer) at 4k, 8k
+ * and 16k windows, then measured side by side against the simplest baselines:
+ * 1. QA answers in the prompt when the question is the turn's query: ours (summary + recall +
+ *    active messages) vs truncation at 0.85 of the window plus BM25's top 3 older turns;
+ * 2. answers in the final replay without a query vs truncation at 0.85, with both prompts' tokens;
+ * 3. units of strong messages still carried after each of five recompaction generations.
+ */
+import { createOfflineSummarizer } from "../core/adapters/llm/offline-summarizer.js";
+import type { Message } from "../core/domain/model.js";
+import { rankMessages } from "../core/domain/search-index.js";
+import { importantUnits, carrierText, carries, unitKey } from "../core/domain/salient-units.js";
+import { CHARS_PER_TOKEN } from "../core/domain/tokens.js";
+import { compactIfNeeded, settledView } from "../core/services/compaction.js";
+import { composeContext, recallBudget } from "../core/services/context.js";
+import { appendMessage } from "../core/services/messages.js";
+import { runTurn } from "../core/services/turn.js";
+import { type BenchContext, envInts, requireEndpoint } from "./support/context.js";
+import { freshTable } from "./support/dynamo.js";
+import { answered, conversationsOrBuiltIn, createVerbatimIndex, type LocomoConversation } from "./support/locomo.js";
+import type { SectionResult, Table, Target } from "./support/report.js";
+import { benchDeps, observedStore } from "./support/service.js";
+import { fmt, mean, pct, sum, times } from "./support/stats.js";
+
+const tokens = (text: string) => Math.ceil(text.length / CHARS_PER_TOKEN);
+
+/**
+ * The summary budget for a window: the default 400, or with `BENCH_SUMMARY_SHARE` (e.g. 0.05) that
+ * share of the window between 400 and 4,000 tokens (the summary-budget experiment).
+ */
+function summaryBudget(window: number): number {
+  const share = Number(process.env.BENCH_SUMMARY_SHARE ?? "");
+  return Number.isFinite(share) && share > 0 ? Math.min(4000, Math.max(400, Math.round(share * window))) : 400;
+}
+
+/** Deps with the summary budget of `window` (summarizer output and the tunable alike). */
+function depsFor(store: Parameters<typeof benchDeps>[0]["store"], clock: { now(): Date }, window: number) {
+  const budget = summaryBudget(window);
+  return benchDeps({
+    store,
+    clock,
+    summarizer: createOfflineSummarizer({ maxOutputTokens: budget }),
+    env: { SUMMARY_MAX_TOKENS: String(budget), ...(process.env.RECALL_MAX_TOKENS ? { RECALL_MAX_TOKENS: process.env.RECALL_MAX_TOKENS } : {}) },
+  });
+}
+
+/** The newest texts whose chars fit `budgetTokens` (the newest one always); returns their start index. */
+function truncationStart(texts: readonly string[], budgetTokens: number): number {
+  let chars = 0;
+  let i = texts.length - 1;
+  for (; i >= 0; i--) {
+    if (i < texts.length - 1 && chars + texts[i]!.length > budgetTokens * CHARS_PER_TOKEN) break;
+    chars += texts[i]!.length;
+  }
+  return i + 1;
+}
+
+interface QaResult {
+  conversation: string;
+  window: number;
+  questions: number;
+  oursWithQuery: number;
+  baselineWithQuery: number;
+  oursQueryTokens: number[];
+  baselineQueryTokens: number[];
+  oursFinal: number;
+  truncationFinal: number;
+  oursFinalTokens: number;
+  truncationFinalTokens: number;
+}
+
+async function measureConversation(ctx: BenchContext, endpoint: string, conv: LocomoConversation, window: number): Promise<QaResult> {
+  const started = performance.now();
+  const t = await freshTable(endpoint, `fid-${window}`);
+  const { store } = observedStore(t);
+  let now = conv.turns[0]!.at;
+  const deps = depsFor(store, { now: () => new Date(now.getTime()) }, window);
+  const key = { tenantId: "bench", processId: `${conv.id}-${window}` };
+  await store.upsertProcess(key.tenantId, { processId: key.processId, projectId: "locomo" }, now.toISOString());
+
+  let block = "";
+  let active: Message[] = [];
+  for (const turn of conv.turns) {
+    now = turn.at;
+    const promptChars = block.length + sum(active.map((m) => m.content.length)) + turn.text.length;
+    const result = await runTurn(deps, key, {
+      model: { contextWindow: window },
+      prompt: { chars: promptChars },
+      message: { role: turn.speaker === conv.speakerA ? "USER" : "ASSISTANT", content: turn.text },
+    });
+    block = result.context.block;
+    active = result.messages;
+  }
+
+  const texts = conv.turns.map((turn) => turn.text);
+  const inTranscript = createVerbatimIndex(texts.join("\n"));
+  const verbatim = answered(conv).filter((q) => inTranscript(q.answer));
+  const activeText = active.map((m) => m.content).join("\n");
+  const finalOurs = `${block}\n${activeText}`;
+  const truncated = texts.slice(truncationStart(texts, 0.85 * window));
+  const truncatedText = truncated.join("\n");
+  const inFinal = createVerbatimIndex(finalOurs);
+  const inTruncated = createVerbatimIndex(truncatedText);
+
+  // The baseline's BM25 runs over the turns truncation left out, like ours runs over the archive.
+  const older = texts.slice(0, texts.length - truncated.length).map((content, i) => ({ id: `t${String(i).padStart(5, "0")}`, content, tags: [] as string[] }));
+  const view = await settledView(deps, key);
+  const tunables = await deps.tunables.forProcess(key.tenantId, "locomo");
+  const ownTokens = tokens(finalOurs);
+  const result: QaResult = {
+    conversation: conv.id,
+    window,
+    questions: verbatim.length,
+    oursWithQuery: 0,
+    baselineWithQuery: 0,
+    oursQueryTokens: [],
+    baselineQueryTokens: [],
+    oursFinal: verbatim.filter((q) => inFinal(q.answer)).length,
+    truncationFinal: verbatim.filter((q) => inTruncated(q.answer)).length,
+    oursFinalTokens: ownTokens,
+    truncationFinalTokens: tokens(truncatedText),
+  };
+  for (const q of verbatim) {
+    const composed = await composeContext(deps, key, view, { query: q.question, recallTokens: recallBudget(tunables, window, ownTokens) });
+    const ours = `${composed.block}\n${activeText}`;
+    const top = rankMessages(older, { q: q.question, limit: 3 }).map((h) => older[Number(h.id.slice(1))]!.content);
+    const baseline = `${top.join("\n")}\n${truncatedText}`;
+    if (createVerbatimIndex(ours)(q.answer)) result.oursWithQuery++;
+    if (createVerbatimIndex(baseline)(q.answer)) result.baselineWithQuery++;
+    result.oursQueryTokens.push(tokens(ours));
+    result.baselineQueryTokens.push(tokens(baseline));
+  }
+  ctx.log(`fidelity: ${conv.id} @ ${window}: ${conv.turns.length} turns, ${verbatim.length} questions in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return result;
+}
+
+interface GenerationResult {
+  conversation: string;
+  /** Per generation 1..5: share of the strong messages' units (all, and the required ones) carried. */
+  all: number[];
+  required: number[];
+  units: number;
+  requiredUnits: number;
+}
+
+/** Turns per generation: the first is folded with its QA evidence turns tagged strong. */
+const GENERATION_TURNS = 40;
+
+async function measureGenerations(endpoint: string, conv: LocomoConversation): Promise<GenerationResult> {
+  const t = await freshTable(endpoint, "fid-gen");
+  const { store } = observedStore(t);
+  let now = conv.turns[0]!.at;
+  const deps = depsFor(store, { now: () => new Date(now.getTime()) }, 4_000);
+  const key = { tenantId: "bench", processId: `${conv.id}-gen` };
+  await store.upsertProcess(key.tenantId, { processId: key.processId, projectId: "locomo" }, now.toISOString());
+  const evidence = new Set(conv.qa.flatMap((q) => q.evidence));
+  const strong: Message[] = [];
+  const result: GenerationResult = { conversation: conv.id, all: [], required: [], units: 0, requiredUnits: 0 };
+  let all: string[] = [];
+  let required: string[] = [];
+  for (let g = 0; g < 5; g++) {
+    for (const turn of conv.turns.slice(g * GENERATION_TURNS, (g + 1) * GENERATION_TURNS)) {
+      now = turn.at;
+      const tags = g === 0 && evidence.has(turn.diaId) ? ["STRENGTH:strong"] : [];
+      const { message } = await appendMessage(deps, key, { role: turn.speaker === conv.speakerA ? "USER" : "ASSISTANT", content: turn.text, tags });
+      if (tags.length) strong.push(message);
+    }
+    const folded = await compactIfNeeded(deps, key, { model: { contextWindow: 100_000 }, force: "EMERGENCY" });
+    if (!folded.compacted) throw new Error(`generation ${g + 1} of ${conv.id} did not fold: ${folded.reason}`);
+    if (g === 0) {
+      const refs = new Set((await store.getMemory(key, folded.memoryId!))!.sourceRefs);
+      const sources = strong.filter((m) => refs.has(m.id)).map((m) => ({ id: m.id, content: m.content, important: true }));
+      all = importantUnits(sources, Number.MAX_SAFE_INTEGER);
+      required = importantUnits(sources, 25);
+      result.units = all.length;
+      result.requiredUnits = required.length;
+    }
+    const summary = carrierText((await store.getMemory(key, folded.memoryId!))!.content);
+    const share = (units: string[]) => (units.length === 0 ? 1 : units.filter((u) => carries(summary, { key: unitKey(u) })).length / units.length);
+    result.all.push(share(all));
+    result.required.push(share(required));
+  }
+  return result;
+}
+
+export async function runFidelity(ctx: BenchContext): Promise<SectionResult> {
+  const endpoint = requireEndpoint(ctx);
+  const { conversations: all, locomo, source } = conversationsOrBuiltIn();
+  const command = "LOCOMO_DIR=<folder with conv-*.json> npm run bench -- --only fidelity";
+  const conversations = ctx.quick ? all.slice(0, 1) : all;
+  const windows = envInts("BENCH_WINDOWS", [4_000, 8_000, 16_000]);
+  const results: QaResult[] = [];
+  for (const window of windows) {
+    results.push(...(await Promise.all(conversations.map((c) => measureConversation(ctx, endpoint, c, window)))));
+  }
+  const generations = await Promise.all(conversations.map((c) => measureGenerations(endpoint, c)));
+
+  const byWindow = windows.map((window) => {
+    const rs = results.filter((r) => r.window === window);
+    const s = (pick: (r: QaResult) => number) => sum(rs.map(pick));
+    return {
+      window,
+      questions: s((r) => r.questions),
+      oursWithQuery: s((r) => r.oursWithQuery),
+      baselineWithQuery: s((r) => r.baselineWithQuery),
+      oursQueryTokens: mean(rs.flatMap((r) => r.oursQueryTokens)),
+      baselineQueryTokens: mean(rs.flatMap((r) => r.baselineQueryTokens)),
+      oursFinal: s((r) => r.oursFinal),
+      truncationFinal: s((r) => r.truncationFinal),
+      oursFinalTokens: mean(rs.map((r) => r.oursFinalTokens)),
+      truncationFinalTokens: mean(rs.map((r) => r.truncationFinalTokens)),
+    };
+  });
+  const k = (w: number) => `${fmt(w / 1000, w % 1000 === 0 ? 0 : 1)}k`;
+  const genMean = (pick: (g: GenerationResult) => number[], i: number) => mean(generations.map((g) => pick(g)[i]!));
+
+  const tables: Table[] = [
+    {
+      title: "QA answers in the prompt when the question is the turn's query (verbatim answers only)",
+      columns: ["window", "questions", "ours: summary + recall + active", "truncation 0.85 + BM25 top 3", "ours / baseline", "mean prompt tokens ours / baseline"],
+      rows: byWindow.map((w) => [
+        k(w.window),
+        fmt(w.questions),
+        `${fmt(w.oursWithQuery)} (${pct(w.oursWithQuery / w.questions)})`,
+        `${fmt(w.baselineWithQuery)} (${pct(w.baselineWithQuery / w.questions)})`,
+        times(w.oursWithQuery / Math.max(1, w.baselineWithQuery), 2),
+        `${fmt(w.oursQueryTokens)} / ${fmt(w.baselineQueryTokens)}`,
+      ]),
+    },
+    {
+      title: "QA answers in the final replay without a query",
+      columns: ["window", "questions", "ours", "truncation 0.85", "ours / truncation", "final prompt tokens ours / truncation (mean per conversation)"],
+      rows: byWindow.map((w) => [
+        k(w.window),
+        fmt(w.questions),
+        fmt(w.oursFinal),
+        fmt(w.truncationFinal),
+        times(w.oursFinal / Math.max(1, w.truncationFinal), 2),
+        `${fmt(w.oursFinalTokens)} / ${fmt(w.truncationFinalTokens)}`,
+      ]),
+    },
+    {
+      title: `Units of strong messages carried over five recompaction generations (${GENERATION_TURNS} turns per generation, EMERGENCY folds, QA evidence turns of generation 1 tagged strong)`,
+      columns: ["generation", `all units of strong messages (${sum(generations.map((g) => g.units))})`, `required units (top 25; ${sum(generations.map((g) => g.requiredUnits))})`],
+      rows: [0, 1, 2, 3, 4].map((i) => [String(i + 1), pct(genMean((g) => g.all, i)), pct(genMean((g) => g.required, i))]),
+    },
+  ];
+  const targets: Target[] = [
+    ...byWindow.map((w) => ({
+      name: `${k(w.window)}: answers in the prompt with the question as query vs truncation 0.85 + BM25 top 3`,
+      target: ">= 1.2x",
+      measured: `${w.oursWithQuery} vs ${w.baselineWithQuery} (${times(w.oursWithQuery / Math.max(1, w.baselineWithQuery), 2)})`,
+      met: w.oursWithQuery >= 1.2 * w.baselineWithQuery,
+    })),
+    ...byWindow.map((w) => ({
+      name: `${k(w.window)}: answers in the final replay vs truncation 0.85`,
+      target: ">= truncation",
+      measured: `${w.oursFinal} vs ${w.truncationFinal}`,
+      met: w.oursFinal >= w.truncationFinal,
+    })),
+    {
+      name: "strong units carried after five generations (all units)",
+      target: ">= 95%",
+      measured: `${pct(genMean((g) => g.all, 4))} (required top 25: ${pct(genMean((g) => g.required, 4))})`,
+      met: genMean((g) => g.all, 4) >= 0.95,
+    },
+  ];
+  return {
+    id: "fidelity",
+    title: `Fidelity on ${locomo ? "LoCoMo" : "the built-in generated"} conversations (chars/4)`,
+    command,
+    tables,
+    targets,
+    notes: [
+      `Conversations: ${conversations.map((c) => `${c.id} (${c.turns.length} turns)`).join(", ")} (${source}); replayed as in the token-savings section (offline summarizer, default tunables; summary budget ${windows.map((w) => `${summaryBudget(w)} at ${k(w)}`).join(", ")}; recallMaxTokens ${process.env.RECALL_MAX_TOKENS ?? "1000"}).`,
+      "With a query: after the whole conversation, each QA question whose answer is verbatim in the transcript is the query of a context read with the recall budget a turn would get (recallMaxTokens, never past the hard threshold); the prompt is the context block + the active messages. Baseline: the newest turns that fit 0.85 x window, plus the 3 best BM25 matches (the service's own index) among the older turns.",
+      "Generations: the strong units are the salient units (names, numbers, dates, identifiers, quotes) of the strong messages generation 1 folded; 'required' is the 25 most mentioned, which the quality gate requires and later folds carry forward.",
+    ],
+    data: { windows, results, byWindow, generations },
+  };
+}

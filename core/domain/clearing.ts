@@ -1,0 +1,66 @@
+/**
+ * Tool-result clearing (docs/compaction.md, "Tool-result clearing"): which older TOOL results the
+ * replay shows as placeholders instead of their content. No model call: the stored message keeps
+ * its full content, and only the replay changes.
+ */
+import type { ClearedResult, Message } from "./model.js";
+import { clearedTokens } from "./replay.js";
+import { effectiveStrength } from "./strength.js";
+import { toolGroups } from "./selector.js";
+import type { Tunables } from "./tunables.js";
+
+export type ClearingTunables = Pick<Tunables, "keepToolResults" | "clearMinResultTokens" | "clearMinSaving">;
+
+/** Named in a placeholder when the result's call is no longer active (folded earlier). */
+export const UNKNOWN_TOOL = "a tool";
+
+export interface ClearCandidate {
+  message: Message;
+  cleared: ClearedResult;
+  /** What the message costs in the replay once cleared (its placeholder). */
+  tokensAfter: number;
+}
+
+export interface ClearingPlan {
+  /** Results to clear, oldest first; empty when the round is not worth it. */
+  clear: ClearCandidate[];
+  /** Replay tokens the round frees. */
+  tokensFreed: number;
+  /** Why nothing is cleared; absent when `clear` is not empty. */
+  reason?: "nothing_clearable" | "below_min_saving";
+}
+
+/**
+ * The clearing round for the active messages (oldest first): every TOOL result outside the newest
+ * `keepToolResults`, not pinned or strong, not cleared yet, holding at least
+ * `clearMinResultTokens`, and smaller once cleared. The round is all of them or nothing: it must
+ * free at least `clearMinSaving` x `contextWindow` tokens (a batch, never one result per turn,
+ * since every round changes the prompt prefix and costs a cache write).
+ *
+ * @example planClearing(view.messages, tunables, 128_000, new Date().toISOString())
+ */
+export function planClearing(
+  messages: readonly Message[],
+  tunables: ClearingTunables,
+  contextWindow: number,
+  at: string,
+): ClearingPlan {
+  const results = messages.map((m, i) => ({ m, i })).filter(({ m }) => m.role === "TOOL");
+  const older = results.slice(0, Math.max(0, results.length - tunables.keepToolResults));
+  const group = toolGroups(messages);
+  const clear: ClearCandidate[] = [];
+  for (const { m, i } of older) {
+    if (m.cleared || m.tokens < tunables.clearMinResultTokens) continue;
+    const strength = effectiveStrength(m);
+    if (strength === "pinned" || strength === "strong") continue;
+    const owner = messages[group[i]!]!;
+    const toolName = owner.toolCalls?.find((c) => c.id === m.toolCallId)?.name ?? UNKNOWN_TOOL;
+    const cleared: ClearedResult = { at, toolName, chars: m.content.length, tokens: m.tokens };
+    const tokensAfter = clearedTokens(m, cleared);
+    if (tokensAfter < m.tokens) clear.push({ message: m, cleared, tokensAfter });
+  }
+  const tokensFreed = clear.reduce((n, c) => n + c.message.tokens - c.tokensAfter, 0);
+  if (clear.length === 0) return { clear: [], tokensFreed: 0, reason: "nothing_clearable" };
+  if (tokensFreed < tunables.clearMinSaving * contextWindow) return { clear: [], tokensFreed: 0, reason: "below_min_saving" };
+  return { clear, tokensFreed };
+}

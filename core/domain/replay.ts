@@ -1,0 +1,92 @@
+/**
+ * What the replay shows of the active messages (docs/compaction.md, "Tool-result clearing" and
+ * "Never an orphan"): a cleared TOOL result becomes a short, stable placeholder, and a tool call
+ * whose result never arrived gets a placeholder result, so every call in the replay is answered.
+ * Pure: the stored messages are never changed by this.
+ */
+import type { ClearedResult, Message, ToolCall } from "./model.js";
+import { messageTokens } from "./tokens.js";
+
+/**
+ * The text a cleared result shows in the replay. Built only from what was stored when it was
+ * cleared (tool name, size, ids), so it is byte-identical on every later turn and the prompt
+ * prefix stays cacheable.
+ *
+ * @example clearedPlaceholder({ id: "01J…", processId: "p1" }, { toolName: "read_file", chars: 6144, tokens: 1540, at: "…" })
+ * // "[tool result cleared: read_file, 6144 chars; full text: message 01J… (GET /v1/processes/p1/messages/01J…)]"
+ */
+export function clearedPlaceholder(message: Pick<Message, "id" | "processId">, cleared: ClearedResult): string {
+  // Short on purpose: a long loop replays hundreds of these, and each one costs tokens every turn.
+  return `[tool result cleared: ${cleared.toolName}, ${cleared.chars} chars; full text: message ${message.id} (GET /v1/processes/${message.processId}/messages/${message.id})]`;
+}
+
+/** The content of the placeholder result that answers a call whose result never arrived. */
+export function missingResultText(call: Pick<ToolCall, "id" | "name">): string {
+  return `[no result was recorded for the ${call.name} call ${call.id}]`;
+}
+
+/** Tokens a cleared result costs in the replay: its placeholder with the per-message framing. */
+export function clearedTokens(message: Pick<Message, "id" | "processId">, cleared: ClearedResult): number {
+  return messageTokens({ content: clearedPlaceholder(message, cleared) });
+}
+
+/** A message as the replay shows it: a cleared result's content is its placeholder. */
+export function replayed(message: Message): Message {
+  if (!message.cleared) return message;
+  return { ...message, content: clearedPlaceholder(message, message.cleared) };
+}
+
+/**
+ * The replay of the active messages (oldest first): cleared results as placeholders, and right
+ * after each ASSISTANT message with tool calls, a placeholder TOOL result (marked
+ * `missingResult: true`, id `<call message id>.r<k>`) for each of its calls that no later active
+ * TOOL message answers. A TOOL result whose call was folded earlier is returned as it is; the
+ * client helpers send it as plain text, since no provider accepts a result without its call.
+ *
+ * @example replayMessages(view.messages)
+ */
+export function replayMessages(messages: readonly Message[]): Message[] {
+  const answered = new Set<string>();
+  // A result answers the nearest earlier call with its id, so scan newest first.
+  const answeredAt = new Map<number, Set<string>>();
+  const pending = new Set<string>();
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role === "TOOL" && m.toolCallId !== undefined) pending.add(m.toolCallId);
+    if (m.role === "ASSISTANT" && m.toolCalls) {
+      const here = new Set<string>();
+      for (const call of m.toolCalls) {
+        if (pending.has(call.id)) {
+          here.add(call.id);
+          answered.add(call.id);
+        }
+      }
+      for (const id of here) pending.delete(id);
+      answeredAt.set(i, here);
+    }
+  }
+
+  const out: Message[] = [];
+  messages.forEach((m, i) => {
+    out.push(replayed(m));
+    if (m.role !== "ASSISTANT" || !m.toolCalls) return;
+    const here = answeredAt.get(i)!;
+    m.toolCalls.forEach((call, k) => {
+      if (here.has(call.id)) return;
+      here.add(call.id); // a call id repeated within one message is answered once
+      const draft = {
+        id: `${m.id}.r${k}`,
+        processId: m.processId,
+        role: "TOOL" as const,
+        content: missingResultText(call),
+        tags: [],
+        createdAt: m.createdAt,
+        archivedInMemoryId: null,
+        toolCallId: call.id,
+        missingResult: true as const,
+      };
+      out.push({ ...draft, tokens: messageTokens(draft) });
+    });
+  });
+  return out;
+}

@@ -1,0 +1,128 @@
+/**
+ * Undoing the newest compaction of a process (docs/compaction.md, "Undoing a compaction"): its
+ * folded messages become active again in their original order, the summary it superseded is the
+ * active one again, and the undone summary stays for audit as REVERTED. Same commit protocol as a
+ * fold: lease, one transaction, roll forward for the rest.
+ */
+import { conflict, notFound } from "../domain/errors.js";
+import type { Memory, Message } from "../domain/model.js";
+import type { ActiveView, ProcessKey } from "../ports/store.js";
+import { publishSafely, RANGE_MARKER_PREFIX, MEMORY_SOURCE, replayTokens, settledView } from "./compaction.js";
+import type { ServiceDeps } from "./deps.js";
+import { requireProcess } from "./processes.js";
+
+export interface RevertResult {
+  memory: Memory;
+  restoredMessages: number;
+  activeSummaryId: string | null;
+}
+
+/** How often a revert that finds a lease (a compaction summarizing) waits and tries again. */
+const LEASE_ATTEMPTS = 5;
+
+export async function revertMemory(deps: ServiceDeps, key: ProcessKey, memoryId: string): Promise<RevertResult> {
+  for (let attempt = 1; ; attempt++) {
+    const view = await settledView(deps, key);
+    const memory = await deps.store.getMemory(key, memoryId);
+    if (!memory) {
+      await requireProcess(deps, key);
+      throw notFound("memory", memoryId);
+    }
+    refuseUnlessNewest(memory, view);
+    const outcome = await tryRevert(deps, key, view, memory);
+    if (outcome.ok) return outcome.result;
+    if (attempt >= LEASE_ATTEMPTS) {
+      throw conflict("process.busy", `a compaction of process '${key.processId}' is in progress; try again`);
+    }
+    // Another compaction or revert holds the lease or just committed: read again (it may have
+    // made this memory older or reverted it) after a short wait.
+    if (outcome.reason === "leased") await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+  }
+}
+
+function refuseUnlessNewest(memory: Memory, view: ActiveView) {
+  if (memory.status === "REVERTED") throw conflict("memory.reverted", `memory '${memory.id}' is already reverted`);
+  if (memory.status === "FAILED") throw conflict("memory.failed", `memory '${memory.id}' is a FAILED compaction; it changed nothing to undo`);
+  if (memory.supersededAt !== null || view.state.activeSummaryId !== memory.id) {
+    throw conflict("memory.not_newest", `only the newest active summary can be reverted; it is '${view.state.activeSummaryId ?? "none"}'`, {
+      activeSummaryId: view.state.activeSummaryId,
+    });
+  }
+}
+
+type Attempt = { ok: true; result: RevertResult } | { ok: false; reason: "leased" | "changed" };
+
+async function tryRevert(deps: ServiceDeps, key: ProcessKey, view: ActiveView, memory: Memory): Promise<Attempt> {
+  const priorId = memory.metadata.supersededMemoryId ?? null;
+  const [prior, folded, tunables] = await Promise.all([
+    priorId ? deps.store.getMemory(key, priorId) : Promise.resolve(null),
+    deps.store.getMessages(key, memory.sourceRefs),
+    deps.tunables.forProcess(key.tenantId, view.state.process.projectId),
+  ]);
+  const marker = rangeMarkerOf(memory, view.messages);
+  // The replay after the undo, in the service's own estimate; automatic compaction waits until it
+  // has grown by the minimum saving, or the undone fold would simply be repeated by the next turn.
+  const after =
+    replayTokens(view) - memory.tokens + (prior?.tokens ?? 0) + folded.reduce((n, m) => n + m.tokens, 0) - (marker?.tokens ?? 0);
+
+  const owner = deps.ids.token();
+  const now = deps.clock.now();
+  const lease = await deps.store.acquireLease(key, {
+    owner,
+    now: now.toISOString(),
+    until: new Date(now.getTime() + deps.leaseMs).toISOString(),
+    expectedVersion: view.state.version,
+  });
+  if (!lease.ok) return { ok: false, reason: lease.reason === "leased" ? "leased" : "changed" };
+
+  let committed = false;
+  try {
+    const at = deps.clock.now().toISOString();
+    const commit = await deps.store.revertCompaction(key, {
+      leaseOwner: owner,
+      expectedVersion: view.state.version,
+      memoryId: memory.id,
+      priorSummaryId: prior?.id ?? null,
+      restoreIds: memory.sourceRefs,
+      ...(marker ? { markerId: marker.id } : {}),
+      holdTokens: after + tunables.summaryMaxTokens,
+      at,
+    });
+    if (!commit.ok) {
+      deps.log.warn("revert commit conflict", { processId: key.processId, memoryId: memory.id });
+      return { ok: false, reason: "changed" };
+    }
+    committed = true; // the commit cleared the lease
+    if (commit.pendingArchive) await deps.store.finishPendingArchive(key, memory.id);
+
+    const restoredMessages = memory.sourceRefs.length;
+    const activeSummaryId = prior?.id ?? null;
+    deps.metrics.revert(restoredMessages);
+    deps.log.info("revert ok", { processId: key.processId, memoryId: memory.id, restoredMessages, activeSummaryId });
+    await publishSafely(deps, {
+      source: MEMORY_SOURCE,
+      detailType: "MemoryReverted",
+      detail: { tenantId: key.tenantId, processId: key.processId, memoryId: memory.id, restoredMessages, activeSummaryId },
+    });
+    const reverted: Memory = { ...memory, status: "REVERTED", metadata: { ...memory.metadata, revertedAt: at } };
+    return { ok: true, result: { memory: reverted, restoredMessages, activeSummaryId } };
+  } finally {
+    if (!committed) {
+      await deps.store.releaseLease(key, owner).catch((e) => deps.log.warn("lease release failed", { error: String(e) }));
+    }
+  }
+}
+
+/**
+ * The SYSTEM marker a range compaction inserted, while it is still active. Memories written before
+ * the marker's id was recorded are matched by its tag and the range's time window.
+ */
+function rangeMarkerOf(memory: Memory, active: Message[]): Message | null {
+  const md = memory.metadata;
+  if (!md.recompaction) return null;
+  if (md.markerMessageId) return active.find((m) => m.id === md.markerMessageId) ?? null;
+  const tag = `${RANGE_MARKER_PREFIX}${md.topicLabel ?? ""}`;
+  const inRange = (m: Message) =>
+    (!md.rangeFromAt || m.createdAt >= md.rangeFromAt) && (!md.rangeToAt || m.createdAt <= md.rangeToAt);
+  return active.filter((m) => m.role === "SYSTEM" && m.tags.includes(tag) && inRange(m)).at(-1) ?? null;
+}

@@ -1,0 +1,193 @@
+/**
+ * Tool-result clearing through the service against DynamoDB Local: the tier before summarizing
+ * (docs/compaction.md, "Tool-result clearing"), its batches, placeholders, records and races.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { createLocalBus } from "../../core/adapters/events/local-bus.js";
+import { createMemoryLog } from "../../core/adapters/log.js";
+import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
+import type { Message } from "../../core/domain/model.js";
+import { clearedPlaceholder } from "../../core/domain/replay.js";
+import { DEFAULT_TUNABLES } from "../../core/domain/tunables.js";
+import type { ProcessKey, Store } from "../../core/ports/store.js";
+import { clearIfNeeded } from "../../core/services/clearing.js";
+import { compactIfNeeded, replayTokens } from "../../core/services/compaction.js";
+import { composeContext } from "../../core/services/context.js";
+import type { ServiceDeps } from "../../core/services/deps.js";
+import { appendMessage, listMessages } from "../../core/services/messages.js";
+import { upsertProcess } from "../../core/services/processes.js";
+import { runTurn } from "../../core/services/turn.js";
+import { createDeps } from "../../functions/root.js";
+import { freshTable } from "../support/dynamo.js";
+import { createFakeSummarizer } from "../support/fake-summarizer.js";
+import { checkInvariants } from "../support/invariants.js";
+
+const TENANT = "clr";
+const WINDOW = 32_000;
+let store: Store;
+let seq = 0;
+
+beforeAll(async () => {
+  ({ store } = await freshTable("clr"));
+});
+
+function harness(env: Record<string, string> = {}) {
+  const fake = createFakeSummarizer();
+  const metrics = createRecordingMetrics();
+  const bus = createLocalBus();
+  const deps = createDeps({ env, store, events: bus, metrics, log: createMemoryLog(), summarizerFactory: async () => fake });
+  return { deps, fake, metrics, bus };
+}
+
+async function newProcess(deps: ServiceDeps): Promise<ProcessKey> {
+  const processId = `clr-${++seq}`;
+  await upsertProcess(deps, TENANT, processId, { projectId: "proj" });
+  return { tenantId: TENANT, processId };
+}
+
+/** Distinct text per result, so search can tell them apart. */
+const fileText = (i: number, kb: number) => `file${i}.ts marker-${i}-zebra\n${`line ${i} of the module;\n`.repeat((kb * 1024) / 24)}`;
+
+/** An agent loop: one USER message, then `n` call/result pairs of `kb` KB each. */
+async function agentLoop(deps: ServiceDeps, key: ProcessKey, n: number, kb = 5, from = 0) {
+  const out: Message[] = [];
+  if (from === 0) out.push((await appendMessage(deps, key, { role: "USER", content: "Read every module and list the unused exports." })).message);
+  for (let i = from; i < from + n; i++) {
+    const name = i % 3 === 0 ? "grep" : "read_file";
+    out.push((await appendMessage(deps, key, { role: "ASSISTANT", content: "", toolCalls: [{ id: `c${i}`, name, arguments: `{"path":"file${i}.ts"}` }] })).message);
+    out.push((await appendMessage(deps, key, { role: "TOOL", content: fileText(i, kb), toolCallId: `c${i}` })).message);
+  }
+  return out;
+}
+
+const model = { model: { contextWindow: WINDOW } };
+
+// Each test appends dozens of messages: generous time for a loaded machine.
+describe("tool-result clearing", { timeout: 120_000 }, () => {
+  it("from clearThreshold clears every older result in one round, without a model call, and keeps the stored content", async () => {
+    const { deps, fake, metrics, bus } = harness();
+    const key = await newProcess(deps);
+    // 6 x 5 KB: ~7 700 tokens, below 0.6 x 32k; nothing happens yet.
+    await agentLoop(deps, key, 6);
+    const quiet = await compactIfNeeded(deps, key, model);
+    expect(quiet).toMatchObject({ mode: "NONE", compacted: false });
+    expect(quiet.clearedMessages).toBeUndefined();
+
+    await agentLoop(deps, key, 14, 5, 6); // 20 results, ~26 000 tokens: above 0.6 of the window
+    const before = replayTokens((await store.activeView(key))!);
+    const turn = await runTurn(deps, key, model);
+    expect(turn.compaction).toMatchObject({ compacted: false, clearedMessages: 17 });
+    expect(turn.compaction.tokensAfter).toBeLessThan(turn.compaction.tokensBefore / 3);
+    expect(fake.calls).toEqual([]);
+
+    const results = turn.messages.filter((m) => m.role === "TOOL");
+    expect(results.slice(0, 17).every((m) => m.cleared && m.content === clearedPlaceholder(m, m.cleared))).toBe(true);
+    expect(results.slice(17).every((m) => !m.cleared && m.content.startsWith("file"))).toBe(true);
+    expect(results[1]!.content).toContain("read_file, ");
+    expect(results[0]!.content).toContain("grep, ");
+    expect(replayTokens((await store.activeView(key))!)).toBeLessThan(before / 3);
+
+    // The stored message keeps its full content; the full history shows it with its record.
+    const all = await listMessages(deps, key, { view: "all", limit: 100 });
+    const first = all.items.find((m) => m.id === results[0]!.id)!;
+    expect(first.content).toBe(fileText(0, 5));
+    expect(first.cleared).toMatchObject({ toolName: "grep", chars: fileText(0, 5).length });
+
+    expect(metrics.runs).toEqual([{ mode: "clear", compactedMessages: 17 }]);
+    const events = bus.published().filter((e) => e.detailType === "ToolResultsCleared");
+    expect(events).toHaveLength(1);
+    expect(events[0]!.detail).toMatchObject({ tenantId: TENANT, processId: key.processId, clearedMessages: 17 });
+    expect(events[0]!.detail.messageIds).toEqual(results.slice(0, 17).map((m) => m.id));
+    expect(await checkInvariants(store, key, { settled: true })).toEqual([]);
+  });
+
+  it("shows the same placeholder bytes on every later turn, so the prompt prefix stays cacheable", async () => {
+    const { deps } = harness();
+    const key = await newProcess(deps);
+    await agentLoop(deps, key, 20);
+    const first = await runTurn(deps, key, model);
+    await agentLoop(deps, key, 1, 5, 20);
+    const second = await runTurn(deps, key, model);
+    const prefix = (ms: Message[]) => ms.slice(0, first.messages.length).map((m) => m.content);
+    expect(prefix(second.messages)).toEqual(prefix(first.messages));
+  });
+
+  it("clears in batches worth clearMinSaving of the window, never one result per turn", async () => {
+    const { deps, metrics } = harness();
+    const key = await newProcess(deps);
+    await agentLoop(deps, key, 20);
+    await runTurn(deps, key, model);
+    // Keep the prompt above clearThreshold through the engine's own count, one pair per turn.
+    for (let i = 20; i < 30; i++) {
+      await agentLoop(deps, key, 1, 5, i);
+      await runTurn(deps, key, { ...model, prompt: { tokens: 0.7 * WINDOW } });
+    }
+    const rounds = metrics.runs.filter((r) => r.mode === "clear").map((r) => r.compactedMessages);
+    // Each ~1 300-token result alone is below 5% of 32k (1 600 tokens): rounds clear two or more.
+    expect(rounds.length).toBeGreaterThan(1);
+    expect(rounds.slice(1).every((n) => n >= 2)).toBe(true);
+    expect(rounds.length).toBeLessThan(1 + 10);
+  });
+
+  it("leaves pinned, strong and small results alone, and everything below clearThreshold", async () => {
+    const { deps } = harness({ CLEAR_THRESHOLD: "0.5" });
+    const key = await newProcess(deps);
+    await appendMessage(deps, key, { role: "USER", content: "Audit the repository." });
+    await appendMessage(deps, key, { role: "ASSISTANT", content: "", toolCalls: [{ id: "p", name: "read_file", arguments: "{}" }] });
+    const pinned = (await appendMessage(deps, key, { role: "TOOL", content: fileText(90, 4), toolCallId: "p", tags: ["STRENGTH:pinned"] })).message;
+    await appendMessage(deps, key, { role: "ASSISTANT", content: "", toolCalls: [{ id: "s", name: "read_file", arguments: "{}" }] });
+    const strong = (await appendMessage(deps, key, { role: "TOOL", content: fileText(91, 4), toolCallId: "s", tags: ["STRENGTH:strong"] })).message;
+    await appendMessage(deps, key, { role: "ASSISTANT", content: "", toolCalls: [{ id: "t", name: "ls", arguments: "{}" }] });
+    const small = (await appendMessage(deps, key, { role: "TOOL", content: "a.ts b.ts", toolCallId: "t" })).message;
+    await agentLoop(deps, key, 16, 5, 100);
+    const turn = await runTurn(deps, key, model);
+    expect(turn.compaction.clearedMessages).toBe(13);
+    const byId = new Map(turn.messages.map((m) => [m.id, m]));
+    for (const kept of [pinned, strong, small]) expect(byId.get(kept.id)!.content).toBe(kept.content);
+  });
+
+  it("lets history search find a cleared result, and recalls it into the context for a matching query", async () => {
+    const { deps } = harness();
+    const key = await newProcess(deps);
+    await agentLoop(deps, key, 20);
+    await runTurn(deps, key, model);
+    const found = await deps.history.search(deps, key, { q: "marker-2-zebra", limit: 5 });
+    expect(found.items[0]!.message.content).toContain("marker-2-zebra");
+    const context = await composeContext(deps, key, (await store.activeView(key))!, { query: "marker-2-zebra" });
+    expect(context.block).toContain("marker-2-zebra");
+  });
+
+  it("summarizes a cleared result as its placeholder when a later fold takes it", async () => {
+    const { deps, fake } = harness();
+    const key = await newProcess(deps);
+    await agentLoop(deps, key, 20);
+    await runTurn(deps, key, model);
+    const folded = await compactIfNeeded(deps, key, { ...model, force: "HARD" });
+    expect(folded.compacted).toBe(true);
+    const sent = fake.calls.flatMap((c) => c.messages).filter((m) => m.role === "TOOL");
+    expect(sent.length).toBeGreaterThan(0);
+    expect(sent.every((m) => m.content.startsWith("[tool result cleared"))).toBe(true);
+    expect(await checkInvariants(store, key, { settled: true })).toEqual([]);
+  });
+
+  it("clears each result once when two containers run a round at the same time", async () => {
+    const a = harness();
+    const b = harness();
+    const key = await newProcess(a.deps);
+    await agentLoop(a.deps, key, 24);
+    const view = (await store.activeView(key))!;
+    const tokens = replayTokens(view);
+    const [x, y] = await Promise.all([
+      clearIfNeeded(a.deps, key, structuredClone(view), DEFAULT_TUNABLES, WINDOW, tokens),
+      clearIfNeeded(b.deps, key, structuredClone(view), DEFAULT_TUNABLES, WINDOW, tokens),
+    ]);
+    expect(x.clearedMessages + y.clearedMessages).toBe(21);
+    const ids = (bus: ReturnType<typeof harness>["bus"]) =>
+      bus.published().flatMap((e) => (e.detailType === "ToolResultsCleared" ? (e.detail.messageIds as string[]) : []));
+    const all = [...ids(a.bus), ...ids(b.bus)];
+    expect(new Set(all).size).toBe(all.length);
+    // Both answers describe what now stands: the same replay.
+    expect(replayTokens(x.view)).toBe(replayTokens((await store.activeView(key))!));
+    expect(replayTokens(y.view)).toBe(replayTokens(x.view));
+  });
+});
