@@ -13,11 +13,13 @@ export function createEmfMetrics(options: { namespace?: string; serviceName?: st
   });
   return {
     compaction(mode: CompactionMetricMode, compactedMessages: number) {
-      // One EMF document per run keeps the `mode` dimension on both metrics.
-      const single = metrics.singleMetric();
-      single.addDimension("mode", mode);
-      single.addMetric("vance.memory.compaction", MetricUnit.Count, 1);
-      single.addMetric("vance.memory.compaction.messages", MetricUnit.Count, compactedMessages);
+      // Both metrics in one EMF document under one `mode` dimension, published at once. Not
+      // `singleMetric()`: it publishes on every `addMetric` and clears the dimensions, so the
+      // second metric would go out with only `service`.
+      metrics.addDimension("mode", mode);
+      metrics.addMetric("vance.memory.compaction", MetricUnit.Count, 1);
+      metrics.addMetric("vance.memory.compaction.messages", MetricUnit.Count, compactedMessages);
+      metrics.publishStoredMetrics();
     },
     revert(restoredMessages: number) {
       const single = metrics.singleMetric();
@@ -25,7 +27,9 @@ export function createEmfMetrics(options: { namespace?: string; serviceName?: st
       single.addMetric("vance.memory.revert.messages", MetricUnit.Count, restoredMessages);
     },
     flush() {
-      metrics.publishStoredMetrics();
+      // Runs publish as they happen; this only catches anything left buffered (without the
+      // "no metrics to publish" warning on every invocation that compacted nothing).
+      if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
     },
   };
 }
