@@ -5,6 +5,7 @@
  */
 import { contextWindowFor } from "../domain/model-windows.js";
 import { invalid, notFound } from "../domain/errors.js";
+import { RANGE_MARKER_PREFIX } from "../domain/requests.js";
 import type { CompactionModeName, CompactionResult, Memory, Message } from "../domain/model.js";
 import { modeForRatio, promptTokens, type PromptSize } from "../domain/mode.js";
 import { replayed } from "../domain/replay.js";
@@ -174,7 +175,8 @@ export async function compactRange(deps: ServiceDeps, key: ProcessKey, range: Ra
   const fold = selectRange(view.messages, range);
   if (fold.length === 0) return { memoryId: null, compactedMessages: 0, markerMessageId: null, reason: "nothing_in_range" };
 
-  const inRange = view.messages.filter((m) => inWindow(m, range));
+  // The marker follows the range's last message that may fold (the triggering turn never does).
+  const inRange = view.messages.slice(0, triggeringTurnStart(view.messages)).filter((m) => inWindow(m, range));
   const last = inRange[inRange.length - 1]!;
   const marker: Omit<Message, "tokens"> = {
     // Sorts right after the range's last message and before anything newer (ids are ULID-ordered).
@@ -202,23 +204,31 @@ export async function compactRange(deps: ServiceDeps, key: ProcessKey, range: Ra
   return { memoryId: outcome.memory.id, compactedMessages: fold.length, markerMessageId: marker.id };
 }
 
+/** Index of the newest USER message (where the triggering turn starts); the length when none. */
+function triggeringTurnStart(messages: readonly Message[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === "USER") return i;
+  return messages.length;
+}
+
 const inWindow = (m: Message, range: RangeRequest) => {
   const t = Date.parse(m.createdAt);
   return t >= Date.parse(range.from) && t <= Date.parse(range.to);
 };
 
-export const RANGE_MARKER_PREFIX = "RECOMPACTION:";
 const isRangeMarker = (m: Message) => m.tags.some((t) => t.startsWith(RANGE_MARKER_PREFIX));
 
 /**
  * Active, unpinned messages in the window; a tool group with a member outside (or pinned) stays,
- * and so do earlier range markers, which keeps a repeated range compaction a no-op.
+ * and so do earlier range markers, which keeps a repeated range compaction a no-op. Like the
+ * sliding window, the range never folds the triggering turn: the newest USER message and
+ * everything after it stay, whatever the window says.
  */
 export function selectRange(messages: Message[], range: RangeRequest): Message[] {
   const group = toolGroups(messages);
+  const turn = triggeringTurnStart(messages);
   const stays = new Set<number>();
   messages.forEach((m, i) => {
-    if (!inWindow(m, range) || effectiveStrength(m) === "pinned" || isRangeMarker(m)) stays.add(group[i]!);
+    if (i >= turn || !inWindow(m, range) || effectiveStrength(m) === "pinned" || isRangeMarker(m)) stays.add(group[i]!);
   });
   return messages.filter((_, i) => !stays.has(group[i]!));
 }
