@@ -155,6 +155,8 @@ export const InboxQuery = z.object({
 
 export const AnswerBody = z.strictObject({ accepted: z.boolean() });
 
+export const SettingsQuery = z.object({ projectId: Id.optional() });
+
 export const SearchQuery = z.object({
   q: Unicode.min(1).max(1000),
   tag: Tag.optional(),

@@ -4,7 +4,7 @@
  * summarize, one transaction, roll forward. A failed summary writes a FAILED row and nothing else.
  */
 import { contextWindowFor } from "../domain/model-windows.js";
-import { invalid, notFound } from "../domain/errors.js";
+import { AppError, invalid, notFound } from "../domain/errors.js";
 import { RANGE_MARKER_PREFIX } from "../domain/requests.js";
 import type { CompactionModeName, CompactionResult, Memory, Message } from "../domain/model.js";
 import { modeForRatio, promptTokens, type PromptSize } from "../domain/mode.js";
@@ -118,9 +118,9 @@ export async function compactIfNeeded(
   const selection = selectForCompaction(view.messages, mode, tunables);
   if (selection.fold.length === 0) return { ...unchanged, reason: selection.reason ?? "nothing_eligible" };
   // SOFT is optional hygiene: folding a few acknowledgements would cost a summary call and a
-  // prompt-cache reset to save nothing, so it waits until the fold outweighs a summary.
+  // prompt-cache reset to save nothing, so it waits until the fold holds `softMinFoldTokens`.
   const foldTokens = selection.fold.reduce((n, m) => n + m.tokens, 0);
-  if (mode === "SOFT" && !request.force && foldTokens < tunables.summaryMaxTokens) {
+  if (mode === "SOFT" && !request.force && foldTokens < tunables.softMinFoldTokens) {
     return { ...unchanged, reason: "below_min_saving" };
   }
 
@@ -265,6 +265,12 @@ async function foldAndCommit(
   tunables: Tunables,
   plan: FoldPlan,
 ): Promise<FoldOutcome> {
+  // Whether the summarizer can run at all is known before the lease: if not, the caller gets a
+  // reason (a turn still answers 200) and nothing is written.
+  const ready = await summarizerFor(deps, key, tunables);
+  if (!ready.ok) return { ok: false, reason: ready.reason };
+  const { summarizer, inputCap } = ready;
+
   const owner = deps.ids.token();
   const now = deps.clock.now();
   const lease = await deps.store.acquireLease(key, {
@@ -280,10 +286,9 @@ async function foldAndCommit(
   const prior = newestSummary(view);
   let committed = false;
   try {
-    const summarizer = await deps.summarizer();
     const priorDetail = await priorDetailOf(deps, key, prior);
     const required = requiredUnits(plan.fold, prior, priorDetail?.keepUnits);
-    const summary = await summarizeChecked(deps, summarizer, tunables, plan, prior?.content ?? null, required);
+    const summary = await summarizeChecked(deps, summarizer, inputCap, tunables, plan, prior?.content ?? null, required);
     const at = deps.clock.now();
     const base = {
       processId: key.processId,
@@ -483,14 +488,15 @@ async function callSummarizer(summarizer: Summarizer, input: SummarizeInput) {
 async function summarizeChecked(
   deps: ServiceDeps,
   summarizer: Summarizer,
+  inputCap: number,
   tunables: Tunables,
   plan: FoldPlan,
   priorSummary: string | null,
   required: string[],
 ): Promise<ChunkedSummary> {
-  const first = await summarizeChunks(summarizer, tunables, plan, priorSummary, required);
+  const first = await summarizeChunks(summarizer, inputCap, tunables, plan, priorSummary, required);
   if (!first.ok) return first;
-  const maxTokens = summarizer.maxOutputTokens;
+  const maxTokens = tunables.summaryMaxTokens;
   const verdict = checkSummary(first.result.text, { maxTokens, required });
   if (verdict.ok) return first.result;
 
@@ -525,15 +531,39 @@ async function summarizeChecked(
   };
 }
 
+type Ready = { ok: true; summarizer: Summarizer; inputCap: number } | { ok: false; reason: string };
+
+/**
+ * The summarizer and the input cap of one call for these tunables. A summarizer that cannot be
+ * built (configuration) or whose window the tunables do not fit is a reason, logged, not a throw:
+ * stored settings are checked against the window when saved, so this is a changed deployment.
+ */
+async function summarizerFor(deps: ServiceDeps, key: ProcessKey, tunables: Tunables): Promise<Ready> {
+  let summarizer: Summarizer;
+  try {
+    summarizer = await deps.summarizer();
+  } catch (e) {
+    deps.log.error("compaction skipped: no summarizer", { processId: key.processId, error: String(e) });
+    return { ok: false, reason: "summarizer_unavailable" };
+  }
+  try {
+    return { ok: true, summarizer, inputCap: summarizerInputCap(tunables, summarizer.contextWindow, tunables.summaryMaxTokens) };
+  } catch (e) {
+    if (!(e instanceof AppError)) throw e;
+    deps.log.error("compaction skipped: summarizer window too small", { processId: key.processId, error: e.message });
+    return { ok: false, reason: `summarizer_window_too_small: ${e.message}` };
+  }
+}
+
 /** Folds the selection oldest-first in chunks that fit the summarizer, chaining each result. */
 async function summarizeChunks(
   summarizer: Summarizer,
+  cap: number,
   tunables: Tunables,
   plan: FoldPlan,
   priorSummary: string | null,
   mustKeep: string[],
 ): Promise<{ ok: true; result: Extract<ChunkedSummary, { ok: true }>; lastInput: SummarizeInput } | Extract<ChunkedSummary, { ok: false }>> {
-  const cap = summarizerInputCap(tunables, summarizer.contextWindow, summarizer.maxOutputTokens);
   // A cleared result is summarized as its placeholder: the model had stopped seeing its content,
   // and the placeholder keeps the message id through which the full text can still be fetched.
   const chunks = chunkBySourceChars(plan.fold.map(replayed), cap);
@@ -552,6 +582,7 @@ async function summarizeChunks(
       ...(plan.instructions ? { instructions: plan.instructions } : {}),
       ...(plan.topicLabel ? { topicLabel: plan.topicLabel } : {}),
       ...(mustKeep.length > 0 ? { mustKeep } : {}),
+      maxSummaryTokens: tunables.summaryMaxTokens,
     };
     const outcome = await callSummarizer(summarizer, lastInput);
     usage = addUsage(usage, outcome.usage);
