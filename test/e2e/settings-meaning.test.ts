@@ -99,7 +99,7 @@ describe("settings checked against the configured summarizer", () => {
         body: { message: { role: "USER", content: "What is left to book?" }, model: { contextWindow: 10_000 }, prompt: { tokens: 9_000 } },
       });
 
-    fake.contextWindow = 2048; // the deployment changed to a summarizer too small for these settings
+    (fake as { contextWindow: number }).contextWindow = 2048; // the deployment changed to a summarizer too small for these settings
     try {
       const res = await turn();
       expect(res.status).toBe(200);
@@ -110,7 +110,7 @@ describe("settings checked against the configured summarizer", () => {
       // Nothing else was written: no FAILED row, no lease left behind.
       expect((await api("GET", "/v1/processes/small-window/memories?includeFailed=true")).body.items).toEqual([]);
     } finally {
-      fake.contextWindow = 8192;
+      (fake as { contextWindow: number }).contextWindow = 8192;
     }
     const again = await turn();
     expect(again.body.compaction).toMatchObject({ mode: "HARD", compacted: true });
