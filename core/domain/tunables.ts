@@ -32,7 +32,9 @@ const fields = {
   maxSourceChars: z
     .number("must be a number")
     .int("must be an integer")
-    .min(1000, "must be >= 1000"),
+    .min(1000, "must be >= 1000")
+    // Far above what any summarizer window takes in one call (checked against it when stored).
+    .max(10_000_000, "must be <= 10000000"),
   /**
    * Output budget of one summary, in tokens: what every summarizer call is given (env
    * SUMMARY_MAX_TOKENS, read only through {@link tunablesFromEnv}/{@link tunableFromEnv}).

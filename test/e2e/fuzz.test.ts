@@ -38,7 +38,9 @@ import { KEY_A, startTestService } from "../support/service.js";
 /** FUZZ_RUNS per route; FUZZ_SEED=<n> replays a run, FUZZ_SEED=random explores new inputs. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 30);
 const SEED = process.env.FUZZ_SEED === "random" ? undefined : Number(process.env.FUZZ_SEED ?? 20261129);
-const fake = createFakeSummarizer();
+// A window large enough for every value the tunables' schema allows, so a schema-valid settings
+// body is refused only for what the schema itself checks.
+const fake = createFakeSummarizer({ contextWindow: 10_000_000 });
 let ctx: Awaited<ReturnType<typeof startTestService>>;
 let client: DynamoDBDocumentClient;
 let data: TenantData;
