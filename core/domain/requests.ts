@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { CompactionModeName, Role, ToolCall } from "./model.js";
-import { malformedStrengthTags, parseStrengthTag, strengthTag } from "./strength.js";
+import { STRENGTHS, malformedStrengthTags, parseStrengthTag, strengthTag } from "./strength.js";
 
 /** Largest request body accepted (bytes); DynamoDB's item limit is 400 KB. */
 export const MAX_BODY_BYTES = 400 * 1024;
