@@ -513,7 +513,7 @@ export function createDynamoStore({ client, tableName, retry = {} }: DynamoStore
         const [msg, meta] = e.CancellationReasons ?? [];
         if (msg?.Code === "ConditionalCheckFailed") {
           if (!msg.Item) return { ok: false, reason: "not_found" };
-          const old = MessageItem.parse(unmarshall(msg.Item as never));
+          const old = readItem(MessageItem, unmarshall(msg.Item as never));
           return { ok: false, reason: old.archivedInMemoryId !== undefined ? "archived" : "tags_changed" };
         }
         if (meta?.Code === "ConditionalCheckFailed") return { ok: false, reason: meta.Item ? "pending_archive" : "not_found" };
