@@ -27,7 +27,7 @@ export const API_ROUTES = {
   "POST /v1/processes/{processId}/memories/{memoryId}/revert": "api",
   "GET /v1/processes/{processId}/history/search": "api",
   "GET /v1/settings": "api",
-  "PUT /v1/settings": "api",
+  "PUT /v1/settings": "compaction",
   "GET /v1/inbox": "api",
   "POST /v1/inbox/{itemId}/answer": "api",
   "POST /v1/processes/{processId}/compaction": "compaction",

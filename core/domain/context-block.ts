@@ -31,6 +31,30 @@ const field = (v: string | undefined) => {
   return text ? text : "?";
 };
 
+/** A Markdown ATX heading line: up to 3 spaces, 1-6 `#`, then a blank or the end of the line. */
+const ATX_HEADING = /^( {0,3})(#{1,6})(?=[ \t]|$)/;
+/** A setext underline (`===` or `---`), which turns the line above it into a heading. */
+const SETEXT_UNDERLINE = /^ {0,3}(=+|-+)[ \t]*$/;
+
+/**
+ * Escapes every line of text that Markdown would read as a heading, so a summary, a message
+ * folded into it or a parent's summary cannot open a section of its own (`## Parent Context`) in
+ * the block. The text reads the same; only the leading `#` (or the underline) gets a backslash.
+ *
+ * @example neutraliseHeadings("ok\n## Parent Context") // "ok\n\\## Parent Context"
+ */
+export function neutraliseHeadings(text: string): string {
+  const lines = text.split("\n");
+  return lines
+    .map((line, i) => {
+      if (ATX_HEADING.test(line)) return line.replace(ATX_HEADING, "$1\\$2");
+      const above = lines[i - 1];
+      if (above !== undefined && above.trim() !== "" && SETEXT_UNDERLINE.test(line)) return `\\${line.trimStart()}`;
+      return line;
+    })
+    .join("\n");
+}
+
 export function renderParent({ parent, summary }: ParentContext): string {
   const identity = [
     `Parent name: ${field(parent.name)}`,
@@ -38,21 +62,46 @@ export function renderParent({ parent, summary }: ParentContext): string {
     `Parent engine: ${field(parent.engine)}`,
     `Parent title: ${field(parent.title)}`,
   ].join("\n");
-  return summary ? `${identity}\n\n### ${PARENT_SUMMARY_HEADING}\n${summary}` : identity;
+  return summary ? `${identity}\n\n### ${PARENT_SUMMARY_HEADING}\n${neutraliseHeadings(summary)}` : identity;
 }
 
+/**
+ * The sections in block order. Text that comes from conversations (summaries, recalled messages)
+ * has its heading lines escaped, so `sections` lists exactly the sections the block holds.
+ */
 export function buildSections(input: {
   summary: string | null;
   parent: ParentContext | null;
   extra?: ContextSection[];
 }): ContextSection[] {
   const sections: ContextSection[] = [];
-  if (input.summary) sections.push({ name: SUMMARY_HEADING, content: input.summary, cache: "static" });
+  if (input.summary) sections.push({ name: SUMMARY_HEADING, content: neutraliseHeadings(input.summary), cache: "static" });
   if (input.parent) sections.push({ name: PARENT_HEADING, content: renderParent(input.parent), cache: "static" });
-  return [...sections, ...(input.extra ?? [])];
+  const extra = (input.extra ?? []).map((s) => ({ ...s, content: neutraliseHeadings(s.content) }));
+  return [...sections, ...extra];
 }
 
 export const renderSection = (s: ContextSection) => `## ${s.name}\n${s.content}`;
+
+/**
+ * Reads a block back into its sections (name and content), splitting at `## ` heading lines:
+ * what an engine or a test does to check which sections a block holds.
+ */
+export function parseBlock(block: string): Array<{ name: string; content: string }> {
+  if (block === "") return [];
+  const sections: Array<{ name: string; lines: string[] }> = [];
+  for (const line of block.split("\n")) {
+    const heading = /^## (.+)$/.exec(line);
+    if (heading) sections.push({ name: heading[1]!, lines: [] });
+    else if (sections.length > 0) sections[sections.length - 1]!.lines.push(line);
+    else throw new Error("a block starts with a ## heading");
+  }
+  // Sections are joined by one blank line; it belongs to no section.
+  return sections.map((s, i) => ({
+    name: s.name,
+    content: (i < sections.length - 1 ? s.lines.slice(0, -1) : s.lines).join("\n"),
+  }));
+}
 
 /** The block, and the static prefix that ends at the cache breakpoint. */
 export function renderBlock(sections: ContextSection[]): { block: string; staticBlock: string } {

@@ -4,13 +4,14 @@
  */
 import { z } from "zod";
 import { CompactionModeName, Role, ToolCall } from "./model.js";
-import { STRENGTHS } from "./strength.js";
+import { STRENGTHS, malformedStrengthTags, parseStrengthTag, strengthTag } from "./strength.js";
 
 /** Largest request body accepted (bytes); DynamoDB's item limit is 400 KB. */
 export const MAX_BODY_BYTES = 400 * 1024;
 /** Largest message content (UTF-8 bytes), leaving room for tags, tool calls and keys in one item. */
 export const MAX_CONTENT_BYTES = 256 * 1024;
 export const MAX_TAGS = 50;
+export const MAX_TAG_CHARS = 128;
 
 export const Id = z
   .string()
@@ -38,12 +39,23 @@ export const PutProcessBody = z.strictObject({
 });
 export type PutProcessBody = z.infer<typeof PutProcessBody>;
 
-
+/**
+ * A tag. Strength tags are stored in one spelling only, `STRENGTH:<strength>` (docs/api.md): any
+ * other case or surrounding blanks (`strength:Pinned `) are rewritten to it here, so the selector
+ * needs to match only that form; a `STRENGTH:` tag in any case that names no strength is a 400
+ * that quotes it.
+ */
 export const Tag = Unicode.min(1)
-  .max(128)
+  .max(MAX_TAG_CHARS)
   .regex(/^[^\p{Cc}]+$/u, "tags hold no control characters")
-  .refine((t) => !t.startsWith("STRENGTH:") || (STRENGTHS as readonly string[]).includes(t.slice(9)), {
-    message: "STRENGTH tags are STRENGTH:weak|normal|strong|pinned",
+  .superRefine((t, ctx) => {
+    if (malformedStrengthTags([t]).length > 0) {
+      ctx.addIssue({ code: "custom", message: `'${t}' is not a strength tag: use STRENGTH:weak|normal|strong|pinned` });
+    }
+  })
+  .transform((t) => {
+    const strength = parseStrengthTag(t);
+    return strength ? strengthTag(strength) : t;
   });
 
 const MessageFields = z.strictObject({
@@ -105,8 +117,21 @@ export type CompactionBody = z.infer<typeof CompactionBody>;
 
 const IsoTime = z.iso.datetime({ offset: true });
 
+/** The tag of the SYSTEM marker a range compaction leaves: `RECOMPACTION:<topicLabel>`. */
+export const RANGE_MARKER_PREFIX = "RECOMPACTION:";
+
+/**
+ * A topic label ends up in the tag `RECOMPACTION:<topicLabel>`, so it follows the tag rules: at
+ * most 128 characters with the prefix, no control characters, and not blank. Checked where a
+ * label enters (the range route, the PlanCompleted event), never later inside a compaction.
+ */
+export const TopicLabel = Unicode.min(1)
+  .max(MAX_TAG_CHARS - RANGE_MARKER_PREFIX.length, `must be at most ${MAX_TAG_CHARS - RANGE_MARKER_PREFIX.length} characters (it becomes the tag ${RANGE_MARKER_PREFIX}<topicLabel>)`)
+  .regex(/^[^\p{Cc}]+$/u, "must hold no control characters (it becomes a tag)")
+  .refine((t) => t.trim().length > 0, "must not be blank");
+
 export const RangeCompactionBody = z
-  .strictObject({ from: IsoTime, to: IsoTime, topicLabel: Text(200).min(1) })
+  .strictObject({ from: IsoTime, to: IsoTime, topicLabel: TopicLabel })
   .refine((b) => Date.parse(b.from) <= Date.parse(b.to), { message: "from must not be after to", path: ["from"] });
 
 export const TurnBody = z.strictObject({
@@ -130,6 +155,8 @@ export const InboxQuery = z.object({
 });
 
 export const AnswerBody = z.strictObject({ accepted: z.boolean() });
+
+export const SettingsQuery = z.object({ projectId: Id.optional() });
 
 export const SearchQuery = z.object({
   q: Unicode.min(1).max(1000),

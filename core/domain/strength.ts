@@ -16,8 +16,10 @@ export function strengthTag(strength: Strength): string {
 }
 
 /**
- * Parses one tag. Case and surrounding blanks are tolerated (`STRENGTH:PINNED`): silently ignoring
- * a pin because of its spelling would let a compaction fold a message the caller meant to protect.
+ * Parses one tag as a caller wrote it. Case and surrounding blanks are tolerated
+ * (`STRENGTH:PINNED`): the request boundary uses it to rewrite such a tag to its canonical form,
+ * since silently ignoring a pin because of its spelling would let a compaction fold a message the
+ * caller meant to protect.
  *
  * @example parseStrengthTag("STRENGTH:pinned") // "pinned"
  */
@@ -28,14 +30,23 @@ export function parseStrengthTag(tag: string): Strength | null {
   return (STRENGTHS as readonly string[]).includes(value) ? (value as Strength) : null;
 }
 
+/** The strength of a stored tag: only the canonical spelling counts (the API stores no other). */
+function storedStrength(tag: string): Strength | null {
+  if (!tag.startsWith(STRENGTH_TAG_PREFIX)) return null;
+  const value = tag.slice(STRENGTH_TAG_PREFIX.length);
+  return (STRENGTHS as readonly string[]).includes(value) ? (value as Strength) : null;
+}
+
 /**
- * The explicit strength of a tag set, or null when it has none. With several strength tags the
- * strongest wins, so a stray `STRENGTH:weak` can never undo a pin.
+ * The explicit strength of a stored tag set, or null when it has none. Matches the canonical
+ * `STRENGTH:<strength>` only: requests are normalised to it at the boundary (`Tag` in
+ * requests.ts), so there is one spelling to match. With several strength tags the strongest
+ * wins, so a stray `STRENGTH:weak` can never undo a pin.
  */
 export function strengthTagOf(tags: readonly string[]): Strength | null {
   let best: Strength | null = null;
   for (const tag of tags) {
-    const s = parseStrengthTag(tag);
+    const s = storedStrength(tag);
     if (s !== null && (best === null || RANK[s] > RANK[best])) best = s;
   }
   return best;

@@ -6,9 +6,10 @@
 import type { SummarizeInput, SummarySourceMessage } from "../ports/summarizer.js";
 import { charsForTokens, truncateToTokenBudget } from "./budget.js";
 import { estimateTokens } from "./tokens.js";
+import { DEFAULT_TUNABLES } from "./tunables.js";
 
-/** Default output budget of one summary, in tokens (env SUMMARY_MAX_TOKENS overrides it). */
-export const DEFAULT_SUMMARY_MAX_TOKENS = 400;
+/** Default output budget of one summary, in tokens: the `summaryMaxTokens` tunable's default. */
+export const DEFAULT_SUMMARY_MAX_TOKENS = DEFAULT_TUNABLES.summaryMaxTokens;
 
 /**
  * Tags that carry meaning in the prompt or in the answer. Any occurrence of them inside

@@ -5,6 +5,9 @@
 import { z } from "zod";
 import { invalid } from "./errors.js";
 
+/** The one range of a summary's output budget, wherever it is set (env, tenant, project). */
+export const SUMMARY_MAX_TOKENS_RANGE = Object.freeze({ min: 50, max: 4000 });
+
 const threshold = z
   .number("must be a number")
   // A floor well above 0: DynamoDB cannot store magnitudes below 1e-130 (a denormal 5e-324 was a 500).
@@ -34,14 +37,25 @@ const fields = {
   maxSourceChars: z
     .number("must be a number")
     .int("must be an integer")
-    .min(1000, "must be >= 1000"),
-  /** Target length of a summary, in tokens. */
+    .min(1000, "must be >= 1000")
+    // Far above what any summarizer window takes in one call (checked against it when stored).
+    .max(10_000_000, "must be <= 10000000"),
+  /**
+   * Output budget of one summary, in tokens: what every summarizer call is given (env
+   * SUMMARY_MAX_TOKENS, read only through {@link tunablesFromEnv}/{@link tunableFromEnv}).
+   */
   // Capped: a huge budget would leave no summarizer window for the messages being folded.
   summaryMaxTokens: z
     .number("must be a number")
     .int("must be an integer")
-    .min(1, "must be >= 1")
-    .max(4000, "must be <= 4000"),
+    .min(SUMMARY_MAX_TOKENS_RANGE.min, `must be >= ${SUMMARY_MAX_TOKENS_RANGE.min}`)
+    .max(SUMMARY_MAX_TOKENS_RANGE.max, `must be <= ${SUMMARY_MAX_TOKENS_RANGE.max}`),
+  /**
+   * SOFT waits until the messages it would fold hold at least this many tokens: folding a few
+   * acknowledgements costs a summarizer call and a prompt-cache reset and saves next to nothing.
+   * 0 folds whatever the selector picks.
+   */
+  softMinFoldTokens: count.max(1_000_000, "must be <= 1000000"),
   /**
    * 0 (default): HARD and EMERGENCY fold everything the selector allows, as the specification
    * says. Above 0: they fold only the oldest eligible messages needed to bring the prompt down to
@@ -136,6 +150,7 @@ export const DEFAULT_TUNABLES: Tunables = Object.freeze({
   keepToolResults: 3,
   clearMinResultTokens: 250,
   clearMinSaving: 0.05,
+  softMinFoldTokens: 400,
 });
 
 /** The environment variable of each tunable (read by {@link tunablesFromEnv}). */
@@ -158,6 +173,7 @@ export const TUNABLES_ENV: Readonly<Record<keyof Tunables, string>> = Object.fre
   keepToolResults: "CLEAR_KEEP_TOOL_RESULTS",
   clearMinResultTokens: "CLEAR_MIN_RESULT_TOKENS",
   clearMinSaving: "CLEAR_MIN_SAVING",
+  softMinFoldTokens: "COMPACTION_SOFT_MIN_FOLD_TOKENS",
 });
 
 type Label = (field: string) => string;
@@ -234,6 +250,21 @@ export function tunablesFromEnv(
 }
 
 /**
+ * One tunable from its environment variable, validated by the same rule as every other layer;
+ * the default when unset or blank. For adapters that need a single value at boot (the
+ * summarizer's default output budget), so that a variable has one reader and one range.
+ *
+ * @example tunableFromEnv({ SUMMARY_MAX_TOKENS: "300" }, "summaryMaxTokens") // 300
+ */
+export function tunableFromEnv<K extends keyof Tunables>(
+  env: Readonly<Record<string, string | undefined>>,
+  field: K,
+): Tunables[K] {
+  const name = TUNABLES_ENV[field];
+  return tunablesFromEnv({ [name]: env[name] })[field];
+}
+
+/**
  * Tokens of a summarizer call that are not the folded messages: the instruction template with its
  * per-call framing and an optional caller `instructions` text (keep that under ~2000 chars).
  */
@@ -270,4 +301,55 @@ export function summarizerInputCap(
     );
   }
   return cap;
+}
+
+/** What a stored setting is checked against: the summarizer this deployment runs. */
+export interface SummarizerFit {
+  model: string;
+  /** The summarizer model's window, in tokens. */
+  contextWindow: number;
+}
+
+/** Tokens a summarizer window must keep for the messages of one call (1000 chars). */
+const MIN_SOURCE_TOKENS = Math.ceil(1000 / SAFE_CHARS_PER_TOKEN);
+
+/**
+ * Largest `summaryMaxTokens` whose call still fits `contextWindow`: the prompt reserve, the prior
+ * summary (2x), the output (1x) and 1000 chars of messages (see {@link summarizerInputCap}).
+ */
+export function largestSummaryMaxTokens(contextWindow: number): number {
+  return Math.min(
+    SUMMARY_MAX_TOKENS_RANGE.max,
+    Math.floor((contextWindow - SUMMARIZER_PROMPT_RESERVE_TOKENS - MIN_SOURCE_TOKENS) / 3),
+  );
+}
+
+/**
+ * Refuses an override whose values cannot work with the configured summarizer, naming the field:
+ * a `summaryMaxTokens` that leaves the summarizer's window no room for the messages, or a
+ * `maxSourceChars` larger than one call of that window can take (it would otherwise be lowered
+ * silently). `effective` is the result of layering the override. Checked when settings are
+ * stored, so a turn never meets the problem.
+ */
+export function checkFitsSummarizer(override: TunablesOverride, effective: Tunables, summarizer: SummarizerFit): void {
+  const issues: Array<{ field: string; message: string }> = [];
+  const where = `the summarizer ${summarizer.model} (window ${summarizer.contextWindow} tokens)`;
+  const largest = largestSummaryMaxTokens(summarizer.contextWindow);
+  if (override.summaryMaxTokens !== undefined && effective.summaryMaxTokens > largest) {
+    issues.push({
+      field: "summaryMaxTokens",
+      message: largest >= SUMMARY_MAX_TOKENS_RANGE.min ? `must be <= ${largest} for ${where}` : `cannot fit ${where}`,
+    });
+  } else if (override.maxSourceChars !== undefined && effective.summaryMaxTokens <= largest) {
+    const fits = summarizerInputCap({ ...effective, maxSourceChars: Number.MAX_SAFE_INTEGER }, summarizer.contextWindow, effective.summaryMaxTokens);
+    if (effective.maxSourceChars > fits) {
+      issues.push({ field: "maxSourceChars", message: `must be <= ${fits} for ${where} with summaryMaxTokens ${effective.summaryMaxTokens}` });
+    }
+  }
+  if (issues.length > 0) {
+    throw invalid("tunables.invalid", `Invalid compaction tunables: ${issues.map((i) => `${i.field}: ${i.message}`).join("; ")}`, {
+      fields: issues.map((i) => i.field),
+      issues,
+    });
+  }
 }

@@ -26,6 +26,11 @@ export interface SummarizeInput {
    * and pinned sources; on a retry, the ones the first attempt dropped).
    */
   mustKeep?: string[];
+  /**
+   * Output budget of this summary, in tokens: the process's `summaryMaxTokens` (tenant or
+   * project settings). Without it, the summarizer's own `maxOutputTokens`.
+   */
+  maxSummaryTokens?: number;
 }
 
 export interface SummarizerUsage {
@@ -52,7 +57,7 @@ export interface Summarizer {
   readonly model: string;
   /** Context window of the summarizer's own model, in tokens. */
   readonly contextWindow: number;
-  /** Output budget of one summary, in tokens (enforced). */
+  /** Output budget of a summary when the input names none, in tokens (enforced). */
   readonly maxOutputTokens: number;
   /**
    * Never throws for provider trouble: a timeout, a 5xx after retries, or an answer without a

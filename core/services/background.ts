@@ -32,6 +32,7 @@ import {
   summarizeChecked,
   summaryFields,
   foldNeeds,
+  summarizerFor,
   tokensAfterFold,
   tokensToReachTarget,
   type CompactionRequest,
@@ -401,6 +402,12 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, view: ActiveView, fol
     await discard(deps, key, fold, selection.reason ?? "nothing_eligible", "discarded");
     return { skipped: "nothing to fold", foldId: fold.id };
   }
+  const ready = await summarizerFor(deps, key, tunables);
+  if (!ready.ok) {
+    await discard(deps, key, fold, ready.reason, "discarded");
+    return { skipped: ready.reason, foldId: fold.id };
+  }
+  const { summarizer, inputCap } = ready;
   const owner = deps.ids.token();
   const now = deps.clock.now();
   const lease = await deps.store.acquireLease(key, {
@@ -408,18 +415,20 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, view: ActiveView, fol
     now: now.toISOString(),
     until: new Date(now.getTime() + deps.leaseMs).toISOString(),
     expectedVersion: view.state.version,
+    // After an undo the same fold is not prepared again until the replay grew (docs/compaction.md).
+    ...(mode === "EMERGENCY" ? {} : { replayTokens: own }),
   });
   if (!lease.ok) {
     if (lease.reason === "leased") return "leased";
-    await discard(deps, key, fold, "stale: a compaction committed since it was queued", "discarded");
-    return { skipped: "stale", foldId: fold.id };
+    const why = lease.reason === "revert_hold" ? "reverted_recently" : "stale: a compaction committed since it was queued";
+    await discard(deps, key, fold, why, "discarded");
+    return { skipped: lease.reason === "revert_hold" ? "reverted_recently" : "stale", foldId: fold.id };
   }
   try {
     const prior = newestSummary(view);
-    const summarizer = await deps.summarizer();
     const started = Date.now();
     const needs = await foldNeeds(deps, key, prior, messages);
-    const summary = await summarizeChecked(deps, summarizer, tunables, { fold: messages }, prior?.content ?? null, needs.required);
+    const summary = await summarizeChecked(deps, summarizer, inputCap, tunables, { fold: messages }, prior?.content ?? null, needs.required);
     const summarizerMs = Date.now() - started;
     deps.metrics.summarizerWallTime(metricMode(mode), summarizerMs);
     const at = deps.clock.now();

@@ -4,7 +4,8 @@
  * summarize, one transaction, roll forward. A failed summary writes a FAILED row and nothing else.
  */
 import { contextWindowFor } from "../domain/model-windows.js";
-import { invalid, notFound } from "../domain/errors.js";
+import { AppError, invalid, notFound } from "../domain/errors.js";
+import { RANGE_MARKER_PREFIX } from "../domain/requests.js";
 import type { CompactionModeName, CompactionResult, Memory, Message } from "../domain/model.js";
 import { modeForRatio, promptTokens, type PromptSize } from "../domain/mode.js";
 import { replayed } from "../domain/replay.js";
@@ -124,9 +125,9 @@ export async function compactIfNeeded(
   const selection = selectForCompaction(view.messages, mode, tunables);
   if (selection.fold.length === 0) return { ...unchanged, reason: selection.reason ?? "nothing_eligible" };
   // SOFT is optional hygiene: folding a few acknowledgements would cost a summary call and a
-  // prompt-cache reset to save nothing, so it waits until the fold outweighs a summary.
+  // prompt-cache reset to save nothing, so it waits until the fold holds `softMinFoldTokens`.
   const foldTokens = selection.fold.reduce((n, m) => n + m.tokens, 0);
-  if (mode === "SOFT" && !request.force && foldTokens < tunables.summaryMaxTokens) {
+  if (mode === "SOFT" && !request.force && foldTokens < tunables.softMinFoldTokens) {
     return { ...unchanged, reason: "below_min_saving" };
   }
 
@@ -183,7 +184,8 @@ export async function compactRange(deps: ServiceDeps, key: ProcessKey, range: Ra
   const fold = selectRange(view.messages, range);
   if (fold.length === 0) return { memoryId: null, compactedMessages: 0, markerMessageId: null, reason: "nothing_in_range" };
 
-  const inRange = view.messages.filter((m) => inWindow(m, range));
+  // The marker follows the range's last message that may fold (the triggering turn never does).
+  const inRange = view.messages.slice(0, triggeringTurnStart(view.messages)).filter((m) => inWindow(m, range));
   const last = inRange[inRange.length - 1]!;
   const marker: Omit<Message, "tokens"> = {
     // Sorts right after the range's last message and before anything newer (ids are ULID-ordered).
@@ -211,23 +213,31 @@ export async function compactRange(deps: ServiceDeps, key: ProcessKey, range: Ra
   return { memoryId: outcome.memory.id, compactedMessages: fold.length, markerMessageId: marker.id };
 }
 
+/** Index of the newest USER message (where the triggering turn starts); the length when none. */
+function triggeringTurnStart(messages: readonly Message[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === "USER") return i;
+  return messages.length;
+}
+
 const inWindow = (m: Message, range: RangeRequest) => {
   const t = Date.parse(m.createdAt);
   return t >= Date.parse(range.from) && t <= Date.parse(range.to);
 };
 
-export const RANGE_MARKER_PREFIX = "RECOMPACTION:";
 const isRangeMarker = (m: Message) => m.tags.some((t) => t.startsWith(RANGE_MARKER_PREFIX));
 
 /**
  * Active, unpinned messages in the window; a tool group with a member outside (or pinned) stays,
- * and so do earlier range markers, which keeps a repeated range compaction a no-op.
+ * and so do earlier range markers, which keeps a repeated range compaction a no-op. Like the
+ * sliding window, the range never folds the triggering turn: the newest USER message and
+ * everything after it stay, whatever the window says.
  */
 export function selectRange(messages: Message[], range: RangeRequest): Message[] {
   const group = toolGroups(messages);
+  const turn = triggeringTurnStart(messages);
   const stays = new Set<number>();
   messages.forEach((m, i) => {
-    if (!inWindow(m, range) || effectiveStrength(m) === "pinned" || isRangeMarker(m)) stays.add(group[i]!);
+    if (i >= turn || !inWindow(m, range) || effectiveStrength(m) === "pinned" || isRangeMarker(m)) stays.add(group[i]!);
   });
   return messages.filter((_, i) => !stays.has(group[i]!));
 }
@@ -269,6 +279,12 @@ async function foldAndCommit(
   tunables: Tunables,
   plan: FoldPlan,
 ): Promise<FoldOutcome> {
+  // Whether the summarizer can run at all is known before the lease: if not, the caller gets a
+  // reason (a turn still answers 200) and nothing is written.
+  const ready = await summarizerFor(deps, key, tunables);
+  if (!ready.ok) return { ok: false, reason: ready.reason };
+  const { summarizer, inputCap } = ready;
+
   const owner = plan.owner ?? deps.ids.token();
   const now = deps.clock.now();
   const lease = await deps.store.acquireLease(key, {
@@ -284,10 +300,9 @@ async function foldAndCommit(
   const prior = newestSummary(view);
   let committed = false;
   try {
-    const summarizer = await deps.summarizer();
     const started = Date.now();
     const needs = await foldNeeds(deps, key, prior, plan.fold);
-    const summary = await summarizeChecked(deps, summarizer, tunables, plan, prior?.content ?? null, needs.required);
+    const summary = await summarizeChecked(deps, summarizer, inputCap, tunables, plan, prior?.content ?? null, needs.required);
     const summarizerMs = Date.now() - started;
     deps.metrics.summarizerWallTime(plan.metricMode, summarizerMs);
     const at = deps.clock.now();
@@ -537,14 +552,15 @@ async function callSummarizer(summarizer: Summarizer, input: SummarizeInput) {
 export async function summarizeChecked(
   deps: ServiceDeps,
   summarizer: Summarizer,
+  inputCap: number,
   tunables: Tunables,
   plan: Pick<FoldPlan, "fold" | "instructions" | "topicLabel">,
   priorSummary: string | null,
   required: string[],
 ): Promise<ChunkedSummary> {
-  const first = await summarizeChunks(summarizer, tunables, plan, priorSummary, required);
+  const first = await summarizeChunks(summarizer, inputCap, tunables, plan, priorSummary, required);
   if (!first.ok) return first;
-  const maxTokens = summarizer.maxOutputTokens;
+  const maxTokens = tunables.summaryMaxTokens;
   const verdict = checkSummary(first.result.text, { maxTokens, required });
   if (verdict.ok) return first.result;
 
@@ -579,6 +595,30 @@ export async function summarizeChecked(
   };
 }
 
+type Ready = { ok: true; summarizer: Summarizer; inputCap: number } | { ok: false; reason: string };
+
+/**
+ * The summarizer and the input cap of one call for these tunables. A summarizer that cannot be
+ * built (configuration) or whose window the tunables do not fit is a reason, logged, not a throw:
+ * stored settings are checked against the window when saved, so this is a changed deployment.
+ */
+export async function summarizerFor(deps: ServiceDeps, key: ProcessKey, tunables: Tunables): Promise<Ready> {
+  let summarizer: Summarizer;
+  try {
+    summarizer = await deps.summarizer();
+  } catch (e) {
+    deps.log.error("compaction skipped: no summarizer", { processId: key.processId, error: String(e) });
+    return { ok: false, reason: "summarizer_unavailable" };
+  }
+  try {
+    return { ok: true, summarizer, inputCap: summarizerInputCap(tunables, summarizer.contextWindow, tunables.summaryMaxTokens) };
+  } catch (e) {
+    if (!(e instanceof AppError)) throw e;
+    deps.log.error("compaction skipped: summarizer window too small", { processId: key.processId, error: e.message });
+    return { ok: false, reason: `summarizer_window_too_small: ${e.message}` };
+  }
+}
+
 /** What the merge call is told about its input (docs/compaction.md, "Summarizing"). */
 export const MERGE_INSTRUCTIONS =
   "The messages to fold are summaries of consecutive parts of the conversation, oldest first. Merge them with the prior summary into one summary.";
@@ -607,12 +647,12 @@ type ChunkRun = { ok: true; result: Extract<ChunkedSummary, { ok: true }>; lastI
  */
 async function summarizeChunks(
   summarizer: Summarizer,
+  cap: number,
   tunables: Tunables,
   plan: Pick<FoldPlan, "fold" | "instructions" | "topicLabel">,
   priorSummary: string | null,
   mustKeep: string[],
 ): Promise<ChunkRun> {
-  const cap = summarizerInputCap(tunables, summarizer.contextWindow, summarizer.maxOutputTokens);
   // A cleared result is summarized as its placeholder: the model had stopped seeing its content,
   // and the placeholder keeps the message id through which the full text can still be fetched.
   const chunks = chunkBySourceChars(plan.fold.map(replayed), cap);
@@ -634,6 +674,7 @@ async function summarizeChunks(
       ...(plan.instructions ? { instructions: plan.instructions } : {}),
       ...(plan.topicLabel ? { topicLabel: plan.topicLabel } : {}),
       ...(mustKeep.length > 0 ? { mustKeep } : {}),
+      maxSummaryTokens: tunables.summaryMaxTokens,
     };
     const outcome = await callSummarizer(summarizer, lastInput);
     usage = addUsage(usage, outcome.usage);
@@ -673,6 +714,7 @@ async function summarizeInParallel(
   const extra = {
     ...(plan.instructions ? { instructions: plan.instructions } : {}),
     ...(plan.topicLabel ? { topicLabel: plan.topicLabel } : {}),
+    maxSummaryTokens: tunables.summaryMaxTokens,
   };
   let inputs = firstRound;
   let parts: SummarySourceMessage[] = [];
@@ -700,6 +742,7 @@ async function summarizeInParallel(
     instructions: plan.instructions ? `${MERGE_INSTRUCTIONS}\n${plan.instructions}` : MERGE_INSTRUCTIONS,
     ...(plan.topicLabel ? { topicLabel: plan.topicLabel } : {}),
     ...(mustKeep.length > 0 ? { mustKeep } : {}),
+    maxSummaryTokens: tunables.summaryMaxTokens,
   };
   calls++;
   const merged = await callSummarizer(summarizer, lastInput);

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { conflict, notFound } from "../domain/errors.js";
 import type { InboxItem, InboxStatus, Message } from "../domain/model.js";
-import { Id } from "../domain/requests.js";
+import { Id, TopicLabel } from "../domain/requests.js";
 import type { CoreDeps, ServiceDeps } from "./deps.js";
 import { compactRange, publishSafely, MEMORY_SOURCE, type RangeResult } from "./compaction.js";
 
@@ -19,7 +19,7 @@ export const PlanCompletedDetail = z.object({
   tenantId: Id,
   processId: Id,
   planId: z.string().min(1).max(256),
-  topicLabel: z.string().min(1).max(200),
+  topicLabel: TopicLabel,
   completedAt: z.iso.datetime({ offset: true }),
 });
 export type PlanCompletedDetail = z.infer<typeof PlanCompletedDetail>;

@@ -7,7 +7,8 @@
 import { conflict, notFound } from "../domain/errors.js";
 import type { Memory, Message } from "../domain/model.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
-import { publishSafely, RANGE_MARKER_PREFIX, MEMORY_SOURCE, replayTokens, settledView } from "./compaction.js";
+import { RANGE_MARKER_PREFIX } from "../domain/requests.js";
+import { publishSafely, MEMORY_SOURCE, replayTokens, settledView } from "./compaction.js";
 import type { ServiceDeps } from "./deps.js";
 import { requireProcess } from "./processes.js";
 

@@ -4,14 +4,17 @@
  * pays for them at most once a minute.
  */
 import { AppError } from "../domain/errors.js";
-import { mergeTunables, TunablesOverride, type Tunables } from "../domain/tunables.js";
+import { checkFitsSummarizer, mergeTunables, TunablesOverride, type SummarizerFit, type Tunables } from "../domain/tunables.js";
 import type { Store } from "../ports/store.js";
 
 export interface TunablesResolver {
   /** Without a project: the tenant-level result. */
   forProcess(tenantId: string, projectId?: string): Promise<Tunables>;
-  /** Validates and stores an override; the next resolution sees it. */
-  save(tenantId: string, projectId: string | undefined, override: unknown, at: string): Promise<Tunables>;
+  /**
+   * Validates and stores an override; the next resolution sees it. With `summarizer`, the result
+   * must also fit that summarizer's window (`checkFitsSummarizer`).
+   */
+  save(tenantId: string, projectId: string | undefined, override: unknown, at: string, summarizer?: SummarizerFit): Promise<Tunables>;
   read(tenantId: string, projectId: string | undefined): Promise<TunablesOverride>;
 }
 
@@ -26,12 +29,16 @@ export function layerStored(base: Tunables, layers: readonly (TunablesOverride |
   let result = base;
   for (const layer of layers) {
     if (layer === undefined) continue;
-    try {
-      result = mergeTunables(result, layer);
-    } catch (e) {
-      if (!(e instanceof AppError)) throw e;
-      const { softThreshold: _s, hardThreshold: _h, emergencyThreshold: _e, ...rest } = layer;
-      result = mergeTunables(result, rest);
+    const { softThreshold: _s, hardThreshold: _h, emergencyThreshold: _e, foldTarget: _f, ...rest } = layer;
+    // The whole layer; else without the fields checked against other layers (thresholds, and
+    // foldTarget against hardThreshold); else, as a last resort, the layers below alone.
+    for (const attempt of [layer, rest, {}]) {
+      try {
+        result = mergeTunables(result, attempt);
+        break;
+      } catch (e) {
+        if (!(e instanceof AppError)) throw e;
+      }
     }
   }
   return result;
@@ -65,11 +72,13 @@ export function createTunablesResolver(options: {
       const [tenant, project] = await Promise.all([load(tenantId), projectId ? load(tenantId, projectId) : undefined]);
       return layerStored(options.base, [tenant, project]);
     },
-    async save(tenantId, projectId, override, at) {
-      const parsed = TunablesOverride.parse(override);
+    async save(tenantId, projectId, override, at, summarizer) {
       const below = projectId ? layerStored(options.base, [await load(tenantId)]) : options.base;
-      // Validate the merged result too: an override must not break the threshold ordering.
-      const merged = mergeTunables(below, parsed);
+      // Validates the override (an `input` error naming the field) and the merged result: an
+      // override must not break the threshold ordering.
+      const merged = mergeTunables(below, override as TunablesOverride);
+      const parsed = TunablesOverride.parse(override);
+      if (summarizer) checkFitsSummarizer(parsed, merged, summarizer);
       await options.store.putSettings(tenantId, projectId, parsed, at);
       cache.delete(`${tenantId}\u0000${projectId ?? ""}`);
       return merged;

@@ -8,8 +8,8 @@ import {
   PatchMessageBody,
   MemoriesQuery,
   PutProcessBody,
+  SettingsQuery,
 } from "../../core/domain/requests.js";
-import { TunablesOverride } from "../../core/domain/tunables.js";
 import { settledView } from "../../core/services/compaction.js";
 import { composeContext } from "../../core/services/context.js";
 import { listMemories, memoryDetail } from "../../core/services/memories.js";
@@ -21,7 +21,6 @@ import { tenantOf, type Env } from "./app.js";
 import { readBody, readId, readQuery } from "./input.js";
 import { z } from "zod";
 
-const SettingsQuery = z.object({ projectId: Id.optional() });
 const ContextQuery = z.object({ query: z.string().max(4000).optional() });
 
 export function coreRoutes(app: Hono<Env>, deps: ServiceDeps) {
@@ -90,7 +89,10 @@ export function coreRoutes(app: Hono<Env>, deps: ServiceDeps) {
     return c.json(await composeContext(deps, key, await settledView(deps, key), { query }));
   });
 
-  /** Tunables overrides of the tenant, or of one project with `?projectId=` (additive to api.md). */
+  /**
+   * Tunables overrides of the tenant, or of one project with `?projectId=` (additive to api.md).
+   * PUT lives with the routes that summarize (compaction-routes.ts): it checks against the summarizer.
+   */
   app.get("/v1/settings", async (c) => {
     const { projectId } = readQuery(c, SettingsQuery);
     const tenantId = tenantOf(c);
@@ -98,12 +100,5 @@ export function coreRoutes(app: Hono<Env>, deps: ServiceDeps) {
       overrides: await deps.tunables.read(tenantId, projectId),
       effective: await deps.tunables.forProcess(tenantId, projectId),
     });
-  });
-
-  app.put("/v1/settings", async (c) => {
-    const { projectId } = readQuery(c, SettingsQuery);
-    const body = await readBody(c, TunablesOverride);
-    const effective = await deps.tunables.save(tenantOf(c), projectId, body, deps.clock.now().toISOString());
-    return c.json({ overrides: body, effective });
   });
 }

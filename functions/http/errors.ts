@@ -28,14 +28,22 @@ export function zodToAppError(e: ZodError, where: string): AppError {
   });
 }
 
+/**
+ * Request input is validated by readBody/readQuery/readId, which raise `input` AppErrors; a zod
+ * error that reaches this point came from data the service itself holds (a stored item, a
+ * composed value) and is a 500 like any other internal error: its field names stay in the log.
+ */
 export function errorResponse(c: Context, err: unknown, log: Log) {
-  const e = err instanceof ZodError ? zodToAppError(err, "input") : err;
-  if (e instanceof AppError && e.kind !== "internal") {
+  if (err instanceof AppError && err.kind !== "internal") {
     return c.json(
-      { error: { code: e.code, message: e.message, ...(e.details !== undefined ? { details: e.details } : {}) } },
-      STATUS[e.kind],
+      { error: { code: err.code, message: err.message, ...(err.details !== undefined ? { details: err.details } : {}) } },
+      STATUS[err.kind],
     );
   }
-  log.error("unhandled error", { error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err) });
+  log.error("unhandled error", {
+    error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err),
+    ...(err instanceof AppError ? { code: err.code, details: err.details } : {}),
+    ...(err instanceof ZodError ? { issues: err.issues } : {}),
+  });
   return c.json({ error: { code: "internal", message: "internal error" } }, 500);
 }

@@ -57,6 +57,8 @@ async function seedProcess(): Promise<Seeded> {
   const from = (await say(PROCESS, "USER", "Let's plan the DNS cut-over", { tags: ["MODE:plan"] })).createdAt;
   await say(PROCESS, "ASSISTANT", "Lower the TTL to 60 seconds a day before.");
   const to = (await say(PROCESS, "ASSISTANT", "Then switch the CNAME and watch the error rate.")).createdAt;
+  // The user moves on: a range never folds the triggering (newest USER) turn.
+  await say(PROCESS, "USER", "Agreed. Now the rollback drill.");
   const range = await api("POST", `/v1/processes/${PROCESS}/compaction/range`, { body: { from, to, topicLabel: "dns-cutover" } });
   expect(range.body.compactedMessages).toBeGreaterThan(0);
   // A pasted log makes the replay large enough to cross the thresholds of a small window.

@@ -37,6 +37,8 @@ describe("memoryMiddleware", () => {
     await memory.appendMessage("ai-1", { role: "ASSISTANT", content: "Step one: dump the invoices table." });
     await memory.appendMessage("ai-1", { role: "USER", content: "The dump took an hour." });
     const to = new Date().toISOString();
+    // The user moves on first: a range never folds the newest USER message (the triggering turn).
+    await memory.appendMessage("ai-1", { role: "USER", content: "What comes next?" });
     await memory.compactRange("ai-1", { from, to, topicLabel: "migration start" });
     await memory.appendMessage("ai-1", { role: "ASSISTANT", content: "Next: replicate and cut over." });
     const { block } = await memory.getContext("ai-1");
@@ -59,6 +61,7 @@ describe("memoryMiddleware", () => {
       { role: "system", content: `You are Frankie.\n\n${block}`, providerOptions: CACHE },
       { role: "user", content: [{ type: "text", text: "We are migrating the billing service to Postgres." }] },
       { role: "system", content: '[compaction] Topic "migration start" was completed; 2 messages were folded into the conversation summary.' },
+      { role: "user", content: [{ type: "text", text: "What comes next?" }] },
       { role: "assistant", content: [{ type: "text", text: "Next: replicate and cut over." }] },
       { role: "user", content: [{ type: "text", text: "When do we cut over?" }] },
     ]);

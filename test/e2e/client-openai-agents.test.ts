@@ -48,6 +48,8 @@ describe("createMemorySession", () => {
     const from = new Date().toISOString();
     await memory.appendMessage("agents-1", { role: "ASSISTANT", content: "Noted: returns desk, shipping from Porto." });
     const to = new Date().toISOString();
+    // The user moves on first: a range never folds the newest USER message (the triggering turn).
+    await memory.appendMessage("agents-1", { role: "USER", content: "I have a question about an order." });
     await memory.compactRange("agents-1", { from, to, topicLabel: "introductions" });
     const { block } = await memory.getContext("agents-1");
 
@@ -75,6 +77,7 @@ describe("createMemorySession", () => {
       { role: "system", content: block },
       { role: "user", content: "I run the returns desk; orders ship from Porto." },
       { role: "system", content: '[compaction] Topic "introductions" was completed; 1 messages were folded into the conversation summary.' },
+      { role: "user", content: "I have a question about an order." },
       { type: "message", role: "user", content: "Where is order 42?" },
     ]);
     expect(block).toContain("## Earlier Conversation (compacted)");

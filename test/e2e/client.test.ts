@@ -98,6 +98,9 @@ describe("typed methods", () => {
     const from = new Date().toISOString();
     for (let i = 0; i < 4; i++) await memory.appendMessage("client-2", { role: i % 2 ? "ASSISTANT" : "USER", content: `topic detail ${i}` });
     const to = new Date().toISOString();
+    await new Promise((r) => setTimeout(r, 3));
+    // The range never folds the newest USER turn: the engine has moved on to another one.
+    await memory.appendMessage("client-2", { role: "USER", content: "next topic" });
 
     expect(await memory.compact("client-2", { model: { contextWindow: 1_000_000 } })).toMatchObject({ mode: "NONE", compacted: false });
     const range = await memory.compactRange("client-2", { from, to, topicLabel: "details" });

@@ -173,6 +173,8 @@ describe("answering the offer", () => {
     await say(id, "USER", "plan: write the report", ["MODE:plan"]);
     await say(id, "ASSISTANT", "report written");
     const to = new Date().toISOString();
+    await sleep(3);
+    await say(id, "USER", "next topic, please"); // the range never folds the newest USER turn
     fake.calls.length = 0;
     const range = await api("POST", `/v1/processes/${id}/compaction/range`, { body: { from, to, topicLabel: "report" } });
     expect(range.status).toBe(200);
@@ -251,6 +253,8 @@ describe("answer and event are never split", () => {
       await sleep(3);
       await post2("ASSISTANT", "launch planned");
       const completedAt = new Date().toISOString();
+      await sleep(3);
+      await post2("USER", "what is next?"); // the range never folds the newest USER turn
       await crash.service.bus.deliver({
         source: "vancetope.plan",
         detailType: "PlanCompleted",

@@ -52,7 +52,9 @@ const SettingsBody = TunablesOverride.refine((o) => {
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 30);
 const SEED = process.env.FUZZ_SEED === "random" ? undefined : Number(process.env.FUZZ_SEED ?? 20261129);
-const fake = createFakeSummarizer();
+// A window large enough for every value the tunables' schema allows, so a schema-valid settings
+// body is refused only for what the schema itself checks.
+const fake = createFakeSummarizer({ contextWindow: 10_000_000 });
 let ctx: Awaited<ReturnType<typeof startTestService>>;
 let client: DynamoDBDocumentClient;
 let data: TenantData;

@@ -142,6 +142,8 @@ describe("regressions the harness found", () => {
     await say("ASSISTANT", "Step 1: dump the table.");
     await say("USER", "Step 2: verify the dump.");
     const completedAt = new Date().toISOString();
+    await new Promise((r) => setTimeout(r, 2));
+    await say("USER", "What about the import?"); // the triggering turn, after the range: never folded
     const { item } = await handlePlanCompleted(deps, { tenantId: key.tenantId, processId: key.processId, planId: "p1", topicLabel: "export", completedAt });
     await answerInboxItem(deps, key.tenantId, item!.id, true);
 

@@ -42,6 +42,7 @@ describe("DEFAULT_TUNABLES", () => {
       keepToolResults: 3,
       clearMinResultTokens: 250,
       clearMinSaving: 0.05,
+      softMinFoldTokens: 400, // SOFT waits until its fold holds a summary's worth of tokens
     });
   });
 
@@ -123,6 +124,7 @@ describe("tunablesFromEnv", () => {
       CLEAR_KEEP_TOOL_RESULTS: "5",
       CLEAR_MIN_RESULT_TOKENS: "100",
       CLEAR_MIN_SAVING: "0.1",
+      COMPACTION_SOFT_MIN_FOLD_TOKENS: "0",
     };
     expect(tunablesFromEnv(env)).toEqual({
       softThreshold: 0.5,
@@ -143,6 +145,7 @@ describe("tunablesFromEnv", () => {
       keepToolResults: 5,
       clearMinResultTokens: 100,
       clearMinSaving: 0.1,
+      softMinFoldTokens: 0,
     });
     expect(Object.values(TUNABLES_ENV).sort()).toEqual(Object.keys(env).sort());
   });

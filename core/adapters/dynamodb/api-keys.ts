@@ -24,6 +24,7 @@ import {
 import { z } from "zod";
 import { Id } from "../../domain/requests.js";
 import type { Outcome } from "../../ports/store.js";
+import { readItem } from "./items.js";
 import { tableIndexes } from "./table.js";
 
 /** Keys look like `vtm_<43 base64url chars>` (256 random bits); the prefix helps secret scanners. */
@@ -157,7 +158,7 @@ export function createApiKeyStore(options: ApiKeyStoreOptions): ApiKeyStore {
 
   const get = async (hash: string): Promise<ApiKeyItem | null> => {
     const out = await client.send(new GetCommand(resolveKeyParams(tableName, hash)));
-    return out.Item ? ApiKeyItem.parse(out.Item) : null;
+    return out.Item ? readItem(ApiKeyItem, out.Item) : null;
   };
 
   return {
@@ -188,7 +189,7 @@ export function createApiKeyStore(options: ApiKeyStoreOptions): ApiKeyStore {
       if (!isApiKeyHash(hash)) return { ok: false, reason: "not_found" };
       try {
         const out = await client.send(new UpdateCommand(revokeKeyParams(tableName, hash, now().toISOString())));
-        return { ok: true, record: toApiKeyRecord(ApiKeyItem.parse(out.Attributes)) };
+        return { ok: true, record: toApiKeyRecord(readItem(ApiKeyItem, out.Attributes)) };
       } catch (e) {
         if (e instanceof ConditionalCheckFailedException) {
           return { ok: false, reason: e.Item ? "already_revoked" : "not_found" };
@@ -205,7 +206,7 @@ export function createApiKeyStore(options: ApiKeyStoreOptions): ApiKeyStore {
         const out = await client.send(
           new QueryCommand({ ...listKeysParams(tableName, tenantId), ExclusiveStartKey: start }),
         );
-        for (const item of out.Items ?? []) records.push(toApiKeyRecord(ApiKeyItem.parse(item)));
+        for (const item of out.Items ?? []) records.push(toApiKeyRecord(readItem(ApiKeyItem, item)));
         start = out.LastEvaluatedKey;
       } while (start);
       return records;

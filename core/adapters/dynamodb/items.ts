@@ -3,9 +3,27 @@
  * converters turn a saved item into the domain shape and back.
  */
 import { z } from "zod";
+import { AppError } from "../../domain/errors.js";
 import { ClearedResult, InboxItem, LossUnit, Memory, MemoryMetadata, MemoryStatus, Message, Process, Role, ToolCall } from "../../domain/model.js";
 
 const keys = { pk: z.string(), sk: z.string(), lsi1sk: z.string().optional() };
+
+/**
+ * Parses an item read from the table. An item that does not match its schema is the service's
+ * fault, not the caller's: an `internal` error (500) whose message carries the item's key and
+ * the failing fields for the log, and which the HTTP layer never shows to the caller.
+ */
+export function readItem<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const item = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>;
+  const key = { pk: String(item.pk), sk: String(item.sk) };
+  const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(item)"}: ${i.message}`);
+  throw new AppError("internal", "store.item_invalid", `stored item ${key.pk} / ${key.sk} does not parse: ${issues.join("; ")}`, {
+    ...key,
+    issues,
+  });
+}
 
 export const MetaItem = z.object({
   ...keys,
@@ -91,7 +109,7 @@ export const SettingsItem = z.object({
 });
 
 export const toProcess = (m: MetaItem): Process =>
-  Process.parse({
+  readItem(Process, {
     processId: m.processId,
     projectId: m.projectId,
     sessionId: m.sessionId,
@@ -145,12 +163,12 @@ export const ReplayMemoryItem = MemoryItem.extend({ sourceRefs: z.array(z.string
 export function parseItem(raw: Record<string, unknown>) {
   switch (raw.type) {
     case "META":
-      return { type: "META" as const, item: MetaItem.parse(raw) };
+      return { type: "META" as const, item: readItem(MetaItem, raw) };
     case "MSG":
-      return { type: "MSG" as const, item: MessageItem.parse(raw) };
+      return { type: "MSG" as const, item: readItem(MessageItem, raw) };
     case "MEM":
-      return { type: "MEM" as const, item: ReplayMemoryItem.parse(raw) };
+      return { type: "MEM" as const, item: readItem(ReplayMemoryItem, raw) };
     default:
-      throw new Error(`unexpected item type ${String(raw.type)} at ${String(raw.sk)}`);
+      throw new AppError("internal", "store.item_invalid", `unexpected item type ${String(raw.type)} at ${String(raw.pk)} / ${String(raw.sk)}`);
   }
 }

@@ -61,11 +61,13 @@ import {
   MetaItem,
   SettingsItem,
   parseItem,
+  readItem,
   toMemory,
   toMessage,
   toProcess,
 } from "./items.js";
 import { tableIndexes } from "./table.js";
+import { backoffDelay, sleep, type BackoffPolicy } from "../backoff.js";
 
 type Tx = NonNullable<TransactWriteCommandInput["TransactItems"]>[number];
 
@@ -77,7 +79,14 @@ const WRITE_CONCURRENCY = 16;
 export interface DynamoStoreOptions {
   client: DynamoDBDocumentClient;
   tableName: string;
+  /** Waits between retries of throttled work (tests pass their own to observe them). */
+  retry?: { sleep?: (ms: number) => Promise<void>; random?: () => number };
 }
+
+/** Retries of a BatchGetItem's unprocessed keys (throttling), and how long to wait between them. */
+export const BATCH_GET_ATTEMPTS = 8;
+export const BATCH_GET_BACKOFF: BackoffPolicy = { baseMs: 50, capMs: 2_000 };
+const TRANSACTION_BACKOFF: BackoffPolicy = { baseMs: 20, capMs: 500 };
 
 export function encodeCursor(key: Record<string, unknown> | undefined): string | undefined {
   return key ? Buffer.from(JSON.stringify(key)).toString("base64url") : undefined;
@@ -122,7 +131,7 @@ async function inBatches<T>(items: T[], size: number, fn: (item: T) => Promise<v
 
 export function messageToItem(key: ProcessKey, m: Message): MessageItem {
   const active = m.archivedInMemoryId === null;
-  return MessageItem.parse({
+  return readItem(MessageItem, {
     pk: processPk(key),
     sk: messageSk(m.id),
     ...(active ? { lsi1sk: activeMessageKey(m.id) } : { archivedInMemoryId: m.archivedInMemoryId }),
@@ -145,7 +154,7 @@ const isPendingFold = (m: Pick<Memory, "status">) => m.status === "QUEUED" || m.
 export function memoryToItem(key: ProcessKey, m: Memory): MemoryItem {
   const active = m.status === "OK" && m.supersededAt === null;
   const expires = isPendingFold(m) && m.metadata.expiresAt ? Math.ceil(Date.parse(m.metadata.expiresAt) / 1000) : undefined;
-  const item = MemoryItem.parse({
+  const item = readItem(MemoryItem, {
     pk: processPk(key),
     sk: memorySk(m.id),
     ...(active ? { lsi1sk: activeMemoryKey(m.id) } : isPendingFold(m) ? { lsi1sk: pendingFoldKey(m.id) } : {}),
@@ -217,7 +226,9 @@ export function supersedeUpdate(tableName: string, key: ProcessKey, oldId: strin
   };
 }
 
-export function createDynamoStore({ client, tableName }: DynamoStoreOptions): Store {
+export function createDynamoStore({ client, tableName, retry = {} }: DynamoStoreOptions): Store {
+  const wait = retry.sleep ?? sleep;
+  const random = retry.random ?? Math.random;
   const optionalProcessFields = ["sessionId", "parentProcessId", "name", "recipe", "engine", "title"] as const;
 
   async function queryAll(input: QueryCommandInput) {
@@ -250,7 +261,7 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
           (e.CancellationReasons ?? []).some((r) => r.Code === "TransactionConflict") &&
           !(e.CancellationReasons ?? []).some((r) => r.Code === "ConditionalCheckFailed");
         if (!conflict || attempt >= attempts) throw e;
-        await new Promise((r) => setTimeout(r, 10 * 2 ** attempt * Math.random()));
+        await wait(backoffDelay(attempt, TRANSACTION_BACKOFF, random));
       }
     }
   }
@@ -259,14 +270,14 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
     const out = await client.send(
       new GetCommand({ TableName: tableName, Key: { pk: processPk(key), sk: META_SK }, ConsistentRead: true }),
     );
-    return out.Item ? MetaItem.parse(out.Item) : null;
+    return out.Item ? readItem(MetaItem, out.Item) : null;
   }
 
   async function getMessage(key: ProcessKey, id: string): Promise<Message | null> {
     const out = await client.send(
       new GetCommand({ TableName: tableName, Key: { pk: processPk(key), sk: messageSk(id) }, ConsistentRead: true }),
     );
-    return out.Item ? toMessage(MessageItem.parse(out.Item)) : null;
+    return out.Item ? toMessage(readItem(MessageItem, out.Item)) : null;
   }
 
   async function markArchived(key: ProcessKey, messageIds: string[], memoryId: string, at = new Date().toISOString()) {
@@ -348,7 +359,7 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
           ReturnValues: "ALL_NEW",
         }),
       );
-      return toProcess(MetaItem.parse(out.Attributes));
+      return toProcess(readItem(MetaItem, out.Attributes));
     },
 
     async getProcess(key) {
@@ -372,7 +383,7 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
         }),
       );
       return {
-        items: (out.Items ?? []).map((i) => toProcess(MetaItem.parse(i))),
+        items: (out.Items ?? []).map((i) => toProcess(readItem(MetaItem, i))),
         nextCursor: encodeCursor(out.LastEvaluatedKey),
       };
     },
@@ -426,7 +437,7 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
         if (reasons[0]?.Code === "ConditionalCheckFailed") return { ok: false, reason: "process_not_found" };
         const idem = reasons[2];
         if (idem?.Code === "ConditionalCheckFailed" && idem.Item) {
-          const existing = IdempotencyItem.parse(unmarshall(idem.Item as never));
+          const existing = readItem(IdempotencyItem, unmarshall(idem.Item as never));
           const first = await getMessage(key, existing.messageId);
           if (first) return { ok: true, message: first, created: false };
         }
@@ -447,7 +458,7 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
         }),
       );
       return {
-        items: (out.Items ?? []).map((i) => toMessage(MessageItem.parse(i))),
+        items: (out.Items ?? []).map((i) => toMessage(readItem(MessageItem, i))),
         nextCursor: encodeCursor(out.LastEvaluatedKey),
       } satisfies Page<Message>;
     },
@@ -462,9 +473,16 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
             ConsistentRead: true,
           },
         };
-        while (request && Object.keys(request).length) {
+        // Unprocessed keys mean throttling: ask again for them only, after a growing, jittered wait.
+        for (let attempt = 1; request && Object.keys(request).length; attempt++) {
+          if (attempt > 1) {
+            if (attempt > BATCH_GET_ATTEMPTS) {
+              throw new Error(`BatchGetItem left keys unprocessed after ${BATCH_GET_ATTEMPTS} attempts (throttled)`);
+            }
+            await wait(backoffDelay(attempt - 1, BATCH_GET_BACKOFF, random));
+          }
           const out = await client.send(new BatchGetCommand({ RequestItems: request as never }));
-          for (const item of out.Responses?.[tableName] ?? []) found.push(toMessage(MessageItem.parse(item)));
+          for (const item of out.Responses?.[tableName] ?? []) found.push(toMessage(readItem(MessageItem, item)));
           request = out.UnprocessedKeys as typeof request;
         }
       }
@@ -503,7 +521,7 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
         const [msg, meta] = e.CancellationReasons ?? [];
         if (msg?.Code === "ConditionalCheckFailed") {
           if (!msg.Item) return { ok: false, reason: "not_found" };
-          const old = MessageItem.parse(unmarshall(msg.Item as never));
+          const old = readItem(MessageItem, unmarshall(msg.Item as never));
           return { ok: false, reason: old.archivedInMemoryId !== undefined ? "archived" : "tags_changed" };
         }
         if (meta?.Code === "ConditionalCheckFailed") return { ok: false, reason: meta.Item ? "pending_archive" : "not_found" };
@@ -613,7 +631,7 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
       const out = await client.send(
         new GetCommand({ TableName: tableName, Key: { pk: processPk(key), sk: memorySk(memoryId) }, ConsistentRead: true }),
       );
-      return out.Item ? toMemory(MemoryItem.parse(out.Item)) : null;
+      return out.Item ? toMemory(readItem(MemoryItem, out.Item)) : null;
     },
 
     async listMemories(key) {
@@ -624,7 +642,7 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
         ScanIndexForward: false,
         ConsistentRead: true,
       });
-      return items.map((i) => toMemory(MemoryItem.parse(i)));
+      return items.map((i) => toMemory(readItem(MemoryItem, i)));
     },
 
     async supersede(key, oldId, newId, at) {
@@ -831,7 +849,7 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
       const out = await client.send(
         new GetCommand({ TableName: tableName, Key: { pk: settingsPk(tenantId), sk: settingsSk(projectId) }, ConsistentRead: true }),
       );
-      return out.Item ? SettingsItem.parse(out.Item).settings : null;
+      return out.Item ? readItem(SettingsItem, out.Item).settings : null;
     },
 
     async putSettings(tenantId, projectId, settings, at) {
@@ -869,7 +887,7 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
         if (!isConditionFailure(e)) throw e;
         const old = failedItem(e);
         if (!old) throw e;
-        return { created: false, item: InboxRecord.parse(old).item };
+        return { created: false, item: readItem(InboxRecord, old).item };
       }
     },
 
@@ -877,7 +895,7 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
       const out = await client.send(
         new GetCommand({ TableName: tableName, Key: { pk: inboxPk(tenantId, itemId), sk: INBOX_SK }, ConsistentRead: true }),
       );
-      return out.Item ? InboxRecord.parse(out.Item).item : null;
+      return out.Item ? readItem(InboxRecord, out.Item).item : null;
     },
 
     async listInbox(tenantId, { processId, status }) {
@@ -894,7 +912,7 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
         ...(status ? { FilterExpression: "#status = :status" } : {}),
         ScanIndexForward: false,
       });
-      return items.map((i) => InboxRecord.parse(i).item);
+      return items.map((i) => readItem(InboxRecord, i).item);
     },
 
     async answerInboxItem(tenantId, itemId, status, at) {
@@ -911,7 +929,7 @@ export function createDynamoStore({ client, tableName }: DynamoStoreOptions): St
             ReturnValuesOnConditionCheckFailure: "ALL_OLD",
           }),
         );
-        return { ok: true, item: InboxRecord.parse(out.Attributes).item };
+        return { ok: true, item: readItem(InboxRecord, out.Attributes).item };
       } catch (e) {
         if (!isConditionFailure(e)) throw e;
         return { ok: false, reason: failedItem(e) ? "not_open" : "not_found" };

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { AppError } from "../../domain/errors.js";
-import { DEFAULT_SUMMARY_MAX_TOKENS } from "../../domain/summary-prompt.js";
+import { TUNABLES_ENV, tunableFromEnv } from "../../domain/tunables.js";
 import type { Summarizer } from "../../ports/summarizer.js";
 import { createAnthropicSummarizer, DEFAULT_ANTHROPIC_SUMMARIZER_MODEL } from "./anthropic-summarizer.js";
 import { createOfflineSummarizer, OFFLINE_SUMMARIZER_MODEL } from "./offline-summarizer.js";
@@ -56,7 +56,6 @@ const SummarizerEnv = z.object({
   OPENAI_BASE_URL: optionalUrl,
   ANTHROPIC_API_KEY: optionalText,
   ANTHROPIC_BASE_URL: optionalUrl,
-  SUMMARY_MAX_TOKENS: intWithin(50, 8_000),
   SUMMARIZER_TIMEOUT_MS: intWithin(100, 900_000),
   SUMMARIZER_DEADLINE_MS: intWithin(100, 900_000),
   SUMMARIZER_CONTEXT_WINDOW: intWithin(1_024, 10_000_000),
@@ -85,6 +84,7 @@ export function resolveSummarizerConfig(
     );
   }
   const e = parsed.data;
+  const maxOutputTokens = summaryBudgetFromEnv(env);
   // A key or a base URL selects its provider, so pointing OPENAI_BASE_URL at a local
   // OpenAI-compatible server is enough; without either, the offline default.
   const provider: SummarizerProvider =
@@ -96,7 +96,7 @@ export function resolveSummarizerConfig(
         : "offline");
 
   const common = {
-    maxOutputTokens: e.SUMMARY_MAX_TOKENS ?? DEFAULT_SUMMARY_MAX_TOKENS,
+    maxOutputTokens,
     retry: {
       ...DEFAULT_RETRY_POLICY,
       ...(e.SUMMARIZER_TIMEOUT_MS !== undefined ? { attemptTimeoutMs: e.SUMMARIZER_TIMEOUT_MS } : {}),
@@ -124,6 +124,21 @@ export function resolveSummarizerConfig(
         ...(e.ANTHROPIC_BASE_URL ? { baseURL: e.ANTHROPIC_BASE_URL } : {}),
         ...common,
       };
+  }
+}
+
+/**
+ * The summarizer's default output budget: `SUMMARY_MAX_TOKENS`, read and range-checked by the
+ * tunables (its one reader); tenants and projects override it per call through `summaryMaxTokens`.
+ */
+function summaryBudgetFromEnv(env: Record<string, string | undefined>): number {
+  try {
+    return tunableFromEnv(env, "summaryMaxTokens");
+  } catch (e) {
+    if (!(e instanceof AppError)) throw e;
+    throw new AppError("internal", "config.summarizer", `invalid summarizer configuration: ${e.message}`, {
+      fields: [TUNABLES_ENV.summaryMaxTokens],
+    });
   }
 }
 

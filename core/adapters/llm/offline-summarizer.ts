@@ -54,7 +54,7 @@ export function createOfflineSummarizer(options: OfflineSummarizerOptions = {}):
         return { ok: false, error: "nothing to summarize: no messages and no prior summary" };
       }
       try {
-        const { text, citations } = extractiveSummaryWithSources(input, maxOutputTokens);
+        const { text, citations } = extractiveSummaryWithSources(input, input.maxSummaryTokens ?? maxOutputTokens);
         // Lines carried over from the prior summary cite nothing here (the service inherits theirs).
         return { ok: true, summary: text, ...(citations.some((c) => c.length > 0) ? { citations } : {}) };
       } catch (err) {

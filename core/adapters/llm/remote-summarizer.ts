@@ -33,14 +33,15 @@ export interface RemoteSummarizerSpec {
 }
 
 export function createRemoteSummarizer(spec: RemoteSummarizerSpec): Summarizer {
-  const answerTokens = answerTokenLimit(spec.maxOutputTokens) + (spec.extraAnswerTokens ?? 0);
-
   async function summarizeOnce(input: SummarizeInput): Promise<SummarizeOutcome> {
     if (input.messages.length === 0 && !input.priorSummary?.trim()) {
       return { ok: false, error: "nothing to summarize: no messages and no prior summary" };
     }
+    // The budget of this call: the process's setting when the caller passes one.
+    const budget = input.maxSummaryTokens ?? spec.maxOutputTokens;
+    const answerTokens = answerTokenLimit(budget) + (spec.extraAnswerTokens ?? 0);
     const prompt = buildSummaryPrompt(input, {
-      maxSummaryTokens: spec.maxOutputTokens,
+      maxSummaryTokens: budget,
       maxInputTokens: promptTokenCeiling(spec.contextWindow, answerTokens),
       citations: input.messages.length > 0,
     });
@@ -54,7 +55,7 @@ export function createRemoteSummarizer(spec: RemoteSummarizerSpec): Summarizer {
     if (!read.ok) return read;
     const usage = read.usage && Object.keys(read.usage).length ? { usage: read.usage } : {};
     if (read.refusal) return { ok: false, error: `the model refused: ${read.refusal.slice(0, 200)}`, ...usage };
-    const answer = parseSummaryAnswer(read.text, spec.maxOutputTokens, input.messages.length);
+    const answer = parseSummaryAnswer(read.text, budget, input.messages.length);
     if (!answer.ok) return { ok: false, error: `${answer.error}${read.stopNote ?? ""}`, ...usage };
     // Numbers were checked against the transcript's range; map them back to message ids.
     const cited = answer.citations?.some((line) => line.length > 0) ? answer.citations : undefined;

@@ -6,6 +6,7 @@
  * `retry-after` header asks, without regard to any deadline (openai 6.x ignores the abort signal
  * while sleeping). Each attempt still uses the SDK's `timeout` and our abort signal.
  */
+import { backoffDelay } from "../backoff.js";
 
 export interface RetryPolicy {
   /** Longest single attempt, in ms (env SUMMARIZER_TIMEOUT_MS). */
@@ -14,7 +15,10 @@ export interface RetryPolicy {
   maxAttempts: number;
   /** Longest time for all attempts and waits together, in ms (env SUMMARIZER_DEADLINE_MS). */
   deadlineMs: number;
-  /** Wait before a retry when the provider gives no `retry-after`, in ms. */
+  /**
+   * Ceiling of the first wait before a retry when the provider gives no `retry-after`, in ms; it
+   * doubles per retry, with jitter (core/adapters/backoff.ts).
+   */
   backoffMs: number;
 }
 
@@ -58,6 +62,7 @@ class AttemptTimeout extends Error {
 export interface RetryDeps {
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
 }
 
 /**
@@ -108,7 +113,7 @@ export async function callWithRetries<T>(
       if (!classified.retryable || n === policy.maxAttempts) {
         return { ok: false, error: attemptsNote(n, lastError), attempts: n };
       }
-      const wait = classified.retryAfterMs ?? policy.backoffMs * n;
+      const wait = classified.retryAfterMs ?? backoffDelay(n, { baseMs: policy.backoffMs, capMs: policy.deadlineMs }, deps.random);
       if (now() + wait + MIN_ATTEMPT_MS > deadline) {
         return {
           ok: false,

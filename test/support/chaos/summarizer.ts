@@ -4,6 +4,7 @@
  * empty answer). The summary names the folded messages and keeps a bounded tail of its prior, so
  * every summary is distinct and a long run never grows one past a few hundred characters.
  */
+import { truncateToTokenBudget } from "../../../core/domain/budget.js";
 import type { SummarizeInput, SummarizeOutcome, Summarizer } from "../../../core/ports/summarizer.js";
 import type { SummarizerOutcome, SummarizerStep } from "./plan.js";
 
@@ -24,7 +25,7 @@ export function createChaosSummarizer(options: ChaosSummarizerOptions): Summariz
     provider: "chaos",
     model: "chaos-fake",
     contextWindow: options.contextWindow ?? 200_000,
-    maxOutputTokens: 400,
+    maxOutputTokens: summarizerBudget,
     calls: 0,
     async summarize(input: SummarizeInput): Promise<SummarizeOutcome> {
       const step = options.steps[summarizer.calls++] ?? { outcome: "ok" as const, delayMs: 0 };
@@ -54,11 +55,14 @@ export function createChaosSummarizer(options: ChaosSummarizerOptions): Summariz
   return summarizer;
 }
 
+/** Like a real adapter, the answer keeps to the call's budget (`maxSummaryTokens`); the prior's tail goes first. */
 function render(input: SummarizeInput): string {
   const first = input.messages[0]?.id ?? "-";
   const last = input.messages[input.messages.length - 1]?.id ?? "-";
-  const prior = input.priorSummary ? ` | before: ${input.priorSummary.slice(0, 160)}` : "";
+  const prior = input.priorSummary ? `\nbefore: ${input.priorSummary.slice(0, 160)}` : "";
   const topic = input.topicLabel ? ` topic=${input.topicLabel}` : "";
   const keep = input.mustKeep?.length ? ` keeps ${input.mustKeep.join("; ")}` : "";
-  return `S${++counter}: folded ${input.messages.length} messages ${first}..${last}${topic}${keep}${prior}`;
+  const text = `S${++counter}: folded ${input.messages.length} messages ${first}..${last}${topic}${keep}${prior}`;
+  return truncateToTokenBudget(text, input.maxSummaryTokens ?? summarizerBudget);
 }
+const summarizerBudget = 400;

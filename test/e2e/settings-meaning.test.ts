@@ -1,0 +1,183 @@
+/**
+ * Settings mean what they say: a tenant's or project's summaryMaxTokens reaches the summarizer,
+ * settings that cannot work with the summarizer are refused when stored, a turn whose compaction
+ * cannot run still answers 200 with a reason, and the SOFT wait is the softMinFoldTokens tunable.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { answerTokenLimit } from "../../core/domain/summary-prompt.js";
+import { createFakeSummarizer } from "../support/fake-summarizer.js";
+import { chatCompletionBody, startLlmWireServer, type LlmWireServer } from "../support/llm-wire-server.js";
+import { startTestService } from "../support/service.js";
+
+type Service = Awaited<ReturnType<typeof startTestService>>;
+
+async function seed(api: Service["api"], id: string, projectId: string, count = 14) {
+  await api("PUT", `/v1/processes/${id}`, { body: { projectId } });
+  for (let i = 0; i < count; i++) {
+    await api("POST", `/v1/processes/${id}/messages`, { body: { role: i % 2 ? "ASSISTANT" : "USER", content: `turn ${i}: Ana plans a trip to Lisbon on 3 May` } });
+  }
+}
+const hard = (api: Service["api"], id: string) =>
+  api("POST", `/v1/processes/${id}/compaction`, { body: { model: { name: "gpt-4o" }, force: "HARD" } });
+
+describe("summaryMaxTokens of a tenant or project reaches the summarizer", () => {
+  let llm: LlmWireServer;
+  let ctx: Service;
+  beforeAll(async () => {
+    llm = await startLlmWireServer();
+    ctx = await startTestService({ env: { SUMMARIZER: "openai", OPENAI_BASE_URL: `${llm.url}/v1`, SUMMARY_MAX_TOKENS: "300" } });
+  });
+  afterAll(async () => {
+    await ctx?.service.stop();
+    await llm?.close();
+  });
+
+  it("sends each process the budget of its own layer: project, else tenant, else the environment", async () => {
+    llm.setFallback({ body: chatCompletionBody("<analysis>x</analysis>\n<summary>Ana booked Lisbon for 3 May.</summary>") });
+    expect((await ctx.api("PUT", "/v1/settings?projectId=small", { body: { summaryMaxTokens: 120 } })).status).toBe(200);
+    const budgets: Record<string, number> = {};
+    for (const [id, projectId] of [["env-proc", "other"], ["proj-proc", "small"]] as const) {
+      await seed(ctx.api, id, projectId);
+      llm.reset();
+      llm.setFallback({ body: chatCompletionBody("<analysis>x</analysis>\n<summary>Ana booked Lisbon for 3 May.</summary>") });
+      expect((await hard(ctx.api, id)).body.compacted).toBe(true);
+      const body = llm.requests[0]!.body;
+      budgets[id] = body.max_tokens;
+      expect(body.messages[0].content).toContain(`within ${projectId === "small" ? 120 : 300} tokens`);
+    }
+    expect(budgets).toEqual({ "env-proc": answerTokenLimit(300), "proj-proc": answerTokenLimit(120) });
+
+    // A tenant setting then applies to every project without its own.
+    expect((await ctx.api("PUT", "/v1/settings", { body: { summaryMaxTokens: 200 } })).status).toBe(200);
+    await seed(ctx.api, "tenant-proc", "third");
+    llm.reset();
+    llm.setFallback({ body: chatCompletionBody("<analysis>x</analysis>\n<summary>Ana booked Lisbon for 3 May.</summary>") });
+    expect((await hard(ctx.api, "tenant-proc")).body.compacted).toBe(true);
+    expect(llm.requests[0]!.body.max_tokens).toBe(answerTokenLimit(200));
+  });
+});
+
+describe("settings checked against the configured summarizer", () => {
+  // An 8k window: summaryMaxTokens fits up to 2119; one call takes <= 16,476 chars at 400 (11,076 at 1000).
+  const fake = createFakeSummarizer({ contextWindow: 8192 });
+  let ctx: Service;
+  beforeAll(async () => {
+    ctx = await startTestService({ overrides: { summarizer: async () => fake } });
+  });
+  afterAll(async () => ctx?.service.stop());
+
+  it("refuses a summaryMaxTokens or maxSourceChars the summarizer's window cannot hold with a 400 naming it, storing nothing", async () => {
+    const { api } = ctx;
+    for (const [body, field, limit] of [
+      [{ summaryMaxTokens: 2500 }, "summaryMaxTokens", "2119"],
+      [{ maxSourceChars: 60_000 }, "maxSourceChars", "16476"],
+      [{ summaryMaxTokens: 1000, maxSourceChars: 12_000 }, "maxSourceChars", "11076"],
+    ] as const) {
+      for (const query of ["", "?projectId=p1"]) {
+        const res = await api("PUT", `/v1/settings${query}`, { body });
+        expect(res.status).toBe(400);
+        expect(res.body.error.code).toBe("tunables.invalid");
+        expect(res.body.error.details.fields).toEqual([field]);
+        expect(res.body.error.message).toContain(limit);
+        expect(res.body.error.message).toContain("window 8192");
+      }
+    }
+    expect((await api("GET", "/v1/settings")).body.overrides).toEqual({});
+    expect((await api("GET", "/v1/settings?projectId=p1")).body.overrides).toEqual({});
+
+    // What fits is stored.
+    const ok = await api("PUT", "/v1/settings?projectId=p1", { body: { summaryMaxTokens: 2119, maxSourceChars: 1000 } });
+    expect(ok.status).toBe(200);
+    expect(ok.body.effective).toMatchObject({ summaryMaxTokens: 2119, maxSourceChars: 1000 });
+  });
+
+  it("a turn whose compaction cannot run answers 200 with compaction.reason, its message stored once", async () => {
+    const { api } = ctx;
+    await seed(api, "small-window", "p2");
+    const turn = () =>
+      api("POST", "/v1/processes/small-window/turns", {
+        body: { message: { role: "USER", content: "What is left to book?" }, model: { contextWindow: 10_000 }, prompt: { tokens: 9_000 } },
+      });
+
+    (fake as { contextWindow: number }).contextWindow = 2048; // the deployment changed to a summarizer too small for these settings
+    try {
+      const res = await turn();
+      expect(res.status).toBe(200);
+      expect(res.body.compaction).toMatchObject({ mode: "HARD", compacted: false });
+      expect(res.body.compaction.reason).toMatch(/^summarizer_window_too_small: /);
+      expect(res.body.messages.filter((m: any) => m.content === "What is left to book?")).toHaveLength(1);
+      expect(fake.calls).toHaveLength(0);
+      // Nothing else was written: no FAILED row, no lease left behind.
+      expect((await api("GET", "/v1/processes/small-window/memories?includeFailed=true")).body.items).toEqual([]);
+    } finally {
+      (fake as { contextWindow: number }).contextWindow = 8192;
+    }
+    const again = await turn();
+    expect(again.body.compaction).toMatchObject({ mode: "HARD", compacted: true });
+  });
+
+  it("a summarizer that cannot be built is a reason too, not an error after the append", async () => {
+    const broken = await startTestService({ overrides: { summarizer: () => Promise.reject(new Error("SUMMARIZER=openai needs OPENAI_API_KEY")) } });
+    try {
+      await seed(broken.api, "no-summarizer", "p");
+      const res = await broken.api("POST", "/v1/processes/no-summarizer/turns", {
+        body: { message: { role: "USER", content: "hello again" }, model: { contextWindow: 10_000 }, prompt: { tokens: 9_000 } },
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.compaction).toMatchObject({ compacted: false, reason: "summarizer_unavailable" });
+      expect(res.body.messages.at(-1).content).toBe("hello again");
+    } finally {
+      await broken.service.stop();
+    }
+  });
+});
+
+describe("softMinFoldTokens: the SOFT wait", () => {
+  // SOFT folds weak messages (acknowledgements) outside the soft anchor of 10: here 6 short ones.
+  async function softProcess(api: Service["api"], id: string, projectId: string) {
+    await api("PUT", `/v1/processes/${id}`, { body: { projectId } });
+    await api("POST", `/v1/processes/${id}/messages`, { body: { role: "USER", content: "Plan the Lisbon offsite for 3 May." } });
+    for (const ack of ["ok", "thanks", "got it", "great", "sounds good", "perfect"]) {
+      await api("POST", `/v1/processes/${id}/messages`, { body: { role: "USER", content: ack } });
+    }
+    for (let i = 0; i < 10; i++) {
+      await api("POST", `/v1/processes/${id}/messages`, { body: { role: i % 2 ? "ASSISTANT" : "USER", content: `detail ${i} of the offsite plan` } });
+    }
+  }
+  const soft = (api: Service["api"], id: string) =>
+    api("POST", `/v1/processes/${id}/compaction`, { body: { model: { contextWindow: 10_000 }, prompt: { tokens: 5_000 } } });
+
+  it("waits by default, folds at 0 from a project or tenant setting, and from the environment", async () => {
+    const ctx = await startTestService();
+    try {
+      await softProcess(ctx.api, "soft-default", "a");
+      expect((await soft(ctx.api, "soft-default")).body).toMatchObject({ mode: "SOFT", compacted: false, reason: "below_min_saving" });
+
+      expect((await ctx.api("PUT", "/v1/settings?projectId=b", { body: { softMinFoldTokens: 0 } })).status).toBe(200);
+      await softProcess(ctx.api, "soft-project", "b");
+      expect((await soft(ctx.api, "soft-project")).body).toMatchObject({ mode: "SOFT", compacted: true, compactedMessages: 6 });
+
+      // A project may ask for a wait above the tenant's 0, too.
+      expect((await ctx.api("PUT", "/v1/settings", { body: { softMinFoldTokens: 0 } })).status).toBe(200);
+      expect((await ctx.api("PUT", "/v1/settings?projectId=c", { body: { softMinFoldTokens: 5 } })).status).toBe(200);
+      await softProcess(ctx.api, "soft-tenant", "a");
+      await softProcess(ctx.api, "soft-waits", "c");
+      expect((await soft(ctx.api, "soft-tenant")).body).toMatchObject({ compacted: true, compactedMessages: 6 });
+      expect((await soft(ctx.api, "soft-waits")).body).toMatchObject({ compacted: true });
+
+      const bad = await ctx.api("PUT", "/v1/settings", { body: { softMinFoldTokens: -1 } });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.details.fields).toEqual(["body.softMinFoldTokens"]);
+    } finally {
+      await ctx.service.stop();
+    }
+    const fromEnv = await startTestService({ env: { COMPACTION_SOFT_MIN_FOLD_TOKENS: "0" } });
+    try {
+      await softProcess(fromEnv.api, "soft-env", "a");
+      expect((await soft(fromEnv.api, "soft-env")).body).toMatchObject({ mode: "SOFT", compacted: true, compactedMessages: 6 });
+      expect((await fromEnv.api("GET", "/v1/settings")).body.effective.softMinFoldTokens).toBe(0);
+    } finally {
+      await fromEnv.service.stop();
+    }
+  });
+});

@@ -1,0 +1,71 @@
+/** The EMF documents the Powertools adapter prints: names, units, values and dimension sets. */
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createEmfMetrics } from "../../core/adapters/metrics/emf-metrics.js";
+
+interface EmfDocument {
+  _aws: {
+    CloudWatchMetrics: Array<{ Namespace: string; Dimensions: string[][]; Metrics: Array<{ Name: string; Unit: string }> }>;
+  };
+  [field: string]: unknown;
+}
+
+/** Every JSON line Powertools printed (POWERTOOLS_DEV routes it through the global console). */
+function captureEmf() {
+  const lines: string[] = [];
+  const spy = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" ")));
+  return {
+    spy,
+    documents: () => lines.filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as EmfDocument),
+  };
+}
+
+/** One row per metric of a document: its name, unit, value and the dimension sets it goes out under. */
+function metricsOf(doc: EmfDocument) {
+  return doc._aws.CloudWatchMetrics.flatMap((directive) =>
+    directive.Metrics.map((m) => ({
+      name: m.Name,
+      unit: m.Unit,
+      value: doc[m.Name],
+      dimensions: directive.Dimensions.map((set) => Object.fromEntries(set.map((d) => [d, doc[d]]))),
+    })),
+  );
+}
+
+describe("createEmfMetrics", () => {
+  beforeEach(() => {
+    vi.stubEnv("POWERTOOLS_DEV", "true");
+    vi.stubEnv("POWERTOOLS_METRICS_DISABLED", "false");
+  });
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    vi.restoreAllMocks();
+  });
+
+  it("publishes both compaction metrics with the mode dimension, for every mode", () => {
+    const capture = captureEmf();
+    const metrics = createEmfMetrics({ namespace: "Test/Memory", serviceName: "memory-test" });
+    const modes = ["soft", "hard", "emergency", "range"] as const;
+    modes.forEach((mode, i) => metrics.compaction(mode, 10 + i));
+    metrics.flush(); // nothing left buffered: no extra document
+
+    const rows = capture.documents().flatMap(metricsOf);
+    expect(rows).toEqual(
+      modes.flatMap((mode, i) => [
+        { name: "vance.memory.compaction", unit: "Count", value: 1, dimensions: [{ service: "memory-test", mode }] },
+        { name: "vance.memory.compaction.messages", unit: "Count", value: 10 + i, dimensions: [{ service: "memory-test", mode }] },
+      ]),
+    );
+    expect(capture.documents().every((d) => d._aws.CloudWatchMetrics.every((c) => c.Namespace === "Test/Memory"))).toBe(true);
+  });
+
+  it("does not carry one run's mode into the next run's document", () => {
+    const capture = captureEmf();
+    const metrics = createEmfMetrics({ serviceName: "memory-test" });
+    metrics.compaction("hard", 3);
+    metrics.compaction("soft", 2);
+    const docs = capture.documents();
+    expect(docs).toHaveLength(2);
+    expect(docs.map((d) => d._aws.CloudWatchMetrics[0]!.Dimensions)).toEqual([[["service", "mode"]], [["service", "mode"]]]);
+    expect(docs.map((d) => d.mode)).toEqual(["hard", "soft"]);
+  });
+});
