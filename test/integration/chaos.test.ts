@@ -55,6 +55,12 @@ describe("a short seeded chaos run", () => {
     const report = await runChaos({ seed: 20261129, turns: 160, engines: 4, endpoint: dynamoEndpoint() });
     const lines = formatReport(report);
     expect(report.violations, lines.join("\n")).toEqual([]);
+    // Pins, unpins and undos ran among the faults (their invariants are part of the violations above).
+    // Every planned PATCH either changed the strength or was refused because the message was archived.
+    const pins = planChaos({ seed: 20261129, turns: 160, engines: 4 }).engines.flatMap((e) => e.ops).filter((op) => op.spec.kind === "pin").length;
+    expect(pins).toBeGreaterThan(0);
+    expect(report.controls.pinned + report.controls.unpinned + report.controls.refusedArchived, lines.join("\n")).toBe(pins);
+    expect(report.controls.reverted, lines.join("\n")).toBeGreaterThan(0);
     expect(lines.at(-1)).toBe(`chaos: seed 20261129, ${report.operations} operations, ${report.faults} faults, 0 violations`);
 
     const kinds = Object.keys(report.faultsByKind);

@@ -85,7 +85,7 @@ export function ledgerViolations(snapshot: Snapshot, ledger: AppendLedger): stri
  * range memory only unpinned messages inside its window and no marker; no memory folded a message
  * twice or miscounted.
  */
-export function memoryRuleViolations(snapshot: Snapshot): string[] {
+export function memoryRuleViolations(snapshot: Snapshot, reweighed: ReadonlySet<string> = new Set()): string[] {
   const where = keyString(snapshot.key);
   const v: string[] = [];
   const byId = new Map(snapshot.messages.map((m) => [m.id, m] as const));
@@ -101,6 +101,8 @@ export function memoryRuleViolations(snapshot: Snapshot): string[] {
         v.push(`memory ${mem.id} folded ${ref}, which does not exist`);
         continue;
       }
+      // A FAILED or REVERTED memory left its messages active: a PATCH may have re-weighed them since.
+      if (mem.status !== "OK" && reweighed.has(ref)) continue;
       const strength = effectiveStrength(m);
       if (strength === "pinned") v.push(`memory ${mem.id} folded pinned message ${ref}`);
       if (mem.metadata.recompaction) {

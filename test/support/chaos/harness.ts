@@ -33,7 +33,8 @@ import {
   INBOX_SOURCE,
   offerId,
 } from "../../../core/services/inbox.js";
-import { appendMessage } from "../../../core/services/messages.js";
+import { appendMessage, setMessageStrength } from "../../../core/services/messages.js";
+import { revertMemory } from "../../../core/services/revert.js";
 import { upsertProcess } from "../../../core/services/processes.js";
 import { runTurn } from "../../../core/services/turn.js";
 import { COMPACTION_REQUESTED, handleCompactionRequested } from "../../../core/services/background.js";
@@ -133,6 +134,8 @@ export interface ChaosReport {
   };
   /** `nothingLeft`: accepted offers whose range had already been folded by other compactions. */
   offers: { created: number; accepted: number; declined: number; rangeCompacted: number; nothingLeft: number; deadLettered: number };
+  /** PATCHes that changed a strength, PATCHes refused with message.archived, reverts that committed. */
+  controls: { pinned: number; unpinned: number; refusedArchived: number; reverted: number };
   violations: string[];
   durationMs: number;
 }
@@ -181,6 +184,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     worker: {},
     compactions: { committed: 0, byMode: {}, failedRows: 0, rolledForward: 0, backedOff: 0, folds: {}, preparedUsed: 0 },
     offers: { created: 0, accepted: 0, declined: 0, rangeCompacted: 0, nothingLeft: 0, deadLettered: 0 },
+    controls: { pinned: 0, unpinned: 0, refusedArchived: 0, reverted: 0 },
     violations: new Set(),
   };
   await executePlan(plan, options.wrapStore ? options.wrapStore(real) : real, options, stats);
@@ -199,6 +203,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     retries: stats.retries,
     compactions: stats.compactions,
     offers: stats.offers,
+    controls: stats.controls,
     violations: [...stats.violations],
     durationMs: Date.now() - started,
   };
@@ -219,6 +224,7 @@ export function formatReport(r: ChaosReport): string[] {
       .map(([m, n]) => `${m} ${n}`)
       .join(", ")}; ${r.compactions.rolledForward} rolled forward), ${r.compactions.failedRows} FAILED rows, ${r.compactions.backedOff} calls backed off`,
     `offers: ${r.offers.created} created, ${r.offers.accepted} accepted, ${r.offers.declined} declined, ${r.offers.rangeCompacted} range-compacted, ${r.offers.nothingLeft} found their range already folded, ${r.offers.deadLettered} dead-lettered`,
+    `controls: ${r.controls.pinned} pinned, ${r.controls.unpinned} unpinned, ${r.controls.refusedArchived} refused (archived), ${r.controls.reverted} reverted`,
     `crashes: ${r.crashes} (containers restarted: ${r.restarts}), retries: ${r.retries}`,
     `faults: ${kinds}`,
     `chaos: seed ${r.seed}, ${r.operations} operations, ${r.faults} faults, ${r.violations.length} violations`,
@@ -235,6 +241,7 @@ interface Stats {
   worker: Record<string, number>;
   compactions: ChaosReport["compactions"];
   offers: ChaosReport["offers"];
+  controls: ChaosReport["controls"];
   violations: Set<string>;
 }
 
@@ -249,6 +256,10 @@ interface Engine {
   /** Other containers that serve the same process during bursts (other Lambda instances). */
   siblings: Array<Container | undefined>;
   opsRun: number;
+  /** Messages a PATCH pinned (and no later PATCH unpinned): they must stay active. */
+  pinned: Set<string>;
+  /** Every message whose strength a PATCH changed. */
+  reweighed: Set<string>;
 }
 
 /** A planned store fault, or one the harness adds for the worker (storeFold: the prepared summary). */
@@ -390,9 +401,9 @@ async function executePlan(plan: ChaosPlan, inner: Store, options: ChaosOptions,
 
   /** The pure invariants over one snapshot (settled: no crash may still be unfinished). */
   const snapshotViolations = (e: Engine, snapshot: Snapshot, settled: boolean) => [
-    ...findViolations(snapshot, { appendedIds: ackedIds(e.ledger), settled }),
+    ...findViolations(snapshot, { appendedIds: ackedIds(e.ledger), settled, mustStayActive: [...e.pinned] }),
     ...ledgerViolations(snapshot, e.ledger),
-    ...memoryRuleViolations(snapshot),
+    ...memoryRuleViolations(snapshot, e.reweighed),
     ...toolGroupViolations(snapshot),
   ];
 
@@ -545,6 +556,41 @@ async function executePlan(plan: ChaosPlan, inner: Store, options: ChaosOptions,
     if (out && !pending && out.archived.length > 0) {
       violate([`${where(e)}: a replayed roll-forward of settled memory ${memory.id} archived ${out.archived.length} more messages`]);
     }
+  }
+
+  /** Pins or unpins a message; an archived one must answer 409 message.archived and stay unchanged. */
+  async function runPin(e: Engine, spec: Extract<OpSpec, { kind: "pin" }>) {
+    const history = await readAllMessages(inner, e.key);
+    if (history.length === 0) return;
+    const target = history[Math.floor(spec.messageFrac * (history.length - 1))]!;
+    const out = await attempt(e, NO_FAULTS, (deps) => setMessageStrength(deps, e.key, target.id, spec.strength, (k) => settledView(deps, k)));
+    if (out.ok) {
+      stats.controls[spec.strength ? "pinned" : "unpinned"]++;
+      e.reweighed.add(target.id);
+      if (spec.strength) e.pinned.add(target.id);
+      else e.pinned.delete(target.id);
+      const stored = (await inner.getMessages(e.key, [target.id]))[0];
+      if (stored?.archivedInMemoryId) violate([`${where(e)}: ${target.id} was ${spec.strength ? "pinned" : "unpinned"} but is archived into ${stored.archivedInMemoryId}`]);
+    } else if (out.error instanceof AppError && out.error.code === "message.archived") {
+      stats.controls.refusedArchived++;
+      if (target.archivedInMemoryId === null && !(await inner.getMessages(e.key, [target.id]))[0]?.archivedInMemoryId) {
+        violate([`${where(e)}: PATCH of active message ${target.id} answered message.archived`]);
+      }
+    } else unexpected(e, "pin", out.error);
+  }
+
+  /** Reverts the active summary; losing to nothing else (ops of one engine run one at a time) is a violation. */
+  async function runRevert(e: Engine, op: OpPlan) {
+    const active = expectedSummary(await inner.listMemories(e.key));
+    if (!active) return;
+    const out = await attempt(e, op, (deps) => revertMemory(deps, e.key, active.id));
+    if (out.ok) {
+      stats.controls.reverted++;
+      return;
+    }
+    // A crash mid-revert may have committed it; a held lease (left by a crash) makes it busy.
+    if (out.error instanceof AppError && ["memory.reverted", "process.busy"].includes(out.error.code)) return;
+    unexpected(e, "revert", out.error);
   }
 
   async function runPlanCompletion(e: Engine, op: OpPlan, spec: Extract<OpSpec, { kind: "plan" }>) {
@@ -705,6 +751,10 @@ async function executePlan(plan: ChaosPlan, inner: Store, options: ChaosOptions,
         return runFlood(e, spec);
       case "restart":
         return restart(e, e.container);
+      case "pin":
+        return runPin(e, spec);
+      case "revert":
+        return runRevert(e, op);
       case "burst":
         await Promise.all(spec.members.map((m) => runSimple(e, m, m.spec, true, sibling(e, m.container))));
         return;
@@ -726,6 +776,8 @@ async function executePlan(plan: ChaosPlan, inner: Store, options: ChaosOptions,
     container: newContainer(),
     siblings: [],
     opsRun: 0,
+    pinned: new Set<string>(),
+    reweighed: new Set<string>(),
   }));
   // Parents first: the workers' context shows them.
   for (const e of [...engines].sort((a, b) => Number(a.plan.parentProcessId !== null) - Number(b.plan.parentProcessId !== null))) {
@@ -869,7 +921,8 @@ async function executePlan(plan: ChaosPlan, inner: Store, options: ChaosOptions,
       if (ev.detailType === "MemoryCompacted") {
         const k = `${d.tenantId}/${d.processId}#${d.memoryId}`;
         announced.set(k, (announced.get(k) ?? 0) + 1);
-        if (memoryOf.get(k)?.status !== "OK") v.push(`MemoryCompacted names ${k}, which is not an OK memory`);
+        // A summary undone later is REVERTED, never FAILED.
+        if (!["OK", "REVERTED"].includes(memoryOf.get(k)?.status ?? "")) v.push(`MemoryCompacted names ${k}, which is not an OK or REVERTED memory`);
       }
       if (ev.detailType === "RecompactionOffered") {
         const k = `offer ${d.tenantId}/${d.itemId}`;

@@ -80,7 +80,11 @@ export type OpSpec =
   | { kind: "replayArchive"; memoryFrac: number }
   | { kind: "flood"; messages: MessageDraft[] }
   | { kind: "restart" }
-  | { kind: "burst"; members: BurstMember[] };
+  | { kind: "burst"; members: BurstMember[] }
+  /** PATCH a message's strength after the fact: the message at this fraction of the history. */
+  | { kind: "pin"; messageFrac: number; strength: "pinned" | null }
+  /** Undo the newest compaction (the active summary), as the inspector's "undo" does. */
+  | { kind: "revert" };
 
 export type BurstMember = {
   /** Index of the sibling container that runs it (0: the engine's own). */
@@ -289,6 +293,8 @@ export function planChaos(options: PlanOptions): ChaosPlan {
         ["replayArchive", 3],
         ["flood", floods < 1 + Math.floor(perEngine / 150) && perEngine - ops.length > 2 ? 2 : 0],
         ["restart", 2],
+        ["pin", 4],
+        ["revert", 2],
       ]);
       switch (kind) {
         case "append": {
@@ -358,6 +364,12 @@ export function planChaos(options: PlanOptions): ChaosPlan {
         }
         case "restart":
           push({ kind }, null);
+          break;
+        case "pin":
+          push({ kind, messageFrac: rng.float(), strength: rng.chance(0.7) ? "pinned" : null }, null);
+          break;
+        case "revert":
+          push({ kind }, fault(["acquireLease", "finishPendingArchive", "releaseLease"], 0.3));
           break;
         case "burst": {
           const n = rng.int(2, 4);
