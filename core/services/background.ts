@@ -228,9 +228,14 @@ async function commitPrepared(
   const full = await deps.store.getMemory(key, fold.id);
   if (!full || full.status !== "PREPARED") return { ok: false, reason: "stale" };
   const active = new Map(view.messages.map((m) => [m.id, m]));
-  // Still active, and still foldable by its strength now (a message pinned since stays).
+  // Still active, and still foldable by its strength now (a message pinned since stays), both in
+  // the mode it was prepared for and in the mode it is committed as (an EMERGENCY fold of strong
+  // messages is not committed as a HARD one).
   const mode = (full.metadata.preparedFor ?? "HARD") as CompactionModeName;
-  const foldable = (id: string) => active.has(id) && foldsByStrength(effectiveStrength(active.get(id)!), mode);
+  const foldable = (id: string) => {
+    const m = active.get(id);
+    return m !== undefined && foldsByStrength(effectiveStrength(m), mode) && foldsByStrength(effectiveStrength(m), o.mode);
+  };
   if (!full.sourceRefs.every(foldable) || (full.metadata.supersededMemoryId ?? null) !== (prior?.id ?? null)) {
     await discard(deps, key, full, "stale: a message it covers is no longer active", "discarded");
     return { ok: false, reason: "stale" };

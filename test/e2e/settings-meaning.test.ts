@@ -62,7 +62,8 @@ describe("settings checked against the configured summarizer", () => {
   const fake = createFakeSummarizer({ contextWindow: 8192 });
   let ctx: Service;
   beforeAll(async () => {
-    ctx = await startTestService({ overrides: { summarizer: async () => fake } });
+    // A turn that compacts in the request (the inline execution mode).
+    ctx = await startTestService({ overrides: { summarizer: async () => fake }, env: { COMPACTION_EXECUTION: "inline" } });
   });
   afterAll(async () => ctx?.service.stop());
 
@@ -117,7 +118,10 @@ describe("settings checked against the configured summarizer", () => {
   });
 
   it("a summarizer that cannot be built is a reason too, not an error after the append", async () => {
-    const broken = await startTestService({ overrides: { summarizer: () => Promise.reject(new Error("SUMMARIZER=openai needs OPENAI_API_KEY")) } });
+    const broken = await startTestService({
+      overrides: { summarizer: () => Promise.reject(new Error("SUMMARIZER=openai needs OPENAI_API_KEY")) },
+      env: { COMPACTION_EXECUTION: "inline" },
+    });
     try {
       await seed(broken.api, "no-summarizer", "p");
       const res = await broken.api("POST", "/v1/processes/no-summarizer/turns", {

@@ -33,7 +33,15 @@ function container() {
   const fake: FakeSummarizer = createFakeSummarizer();
   const metrics = createRecordingMetrics();
   const bus = createLocalBus();
-  const deps = createDeps({ env: {}, store, events: bus, metrics, log: createMemoryLog(), summarizerFactory: async () => fake });
+  const deps = createDeps({
+    // Compactions in these tests run in the request (the inline execution mode).
+    env: { COMPACTION_EXECUTION: "inline" },
+    store,
+    events: bus,
+    metrics,
+    log: createMemoryLog(),
+    summarizerFactory: async () => fake,
+  });
   return { deps, fake, metrics, bus };
 }
 
