@@ -15,6 +15,7 @@ import type { ServiceDeps } from "../../core/services/deps.js";
 import { listMemories } from "../../core/services/memories.js";
 import { appendMessage, setMessageStrength } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
+import { revertMemory } from "../../core/services/revert.js";
 import { runTurn } from "../../core/services/turn.js";
 import { createDeps } from "../../functions/root.js";
 import { freshTable } from "../support/dynamo.js";
@@ -115,6 +116,26 @@ describe("turns in the background mode", () => {
       expect.objectContaining({ detail: expect.objectContaining({ memoryId: prepared!.id, producedBy: "prepared", mode: "HARD" }) }),
     ]);
     await bus.drain();
+    expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
+  });
+
+  it("discards a prepared fold built on a summary that was undone since; it is never committed", async () => {
+    const { deps, bus } = harness();
+    const { key } = await seeded(deps, 30);
+    const manual = await compactIfNeeded(deps, key, { model: { contextWindow: WINDOW }, force: "EMERGENCY" });
+    expect(manual.compacted).toBe(true);
+    for (let i = 0; i < 30; i++) await appendMessage(deps, key, { role: i % 2 ? "USER" : "ASSISTANT", content: `More shelves arrived: batch ${i}.` });
+    await runTurn(deps, key, turn(7_200, "Which aisle first?"));
+    await bus.drain();
+    const [prepared] = (await foldsOf(key)).filter((f) => f.status === "PREPARED");
+    expect(prepared!.metadata.supersededMemoryId).toBe(manual.memoryId);
+
+    await revertMemory(deps, key, manual.memoryId!);
+    const hard = await runTurn(deps, key, turn(8_700, "Go on."));
+    expect(hard.compaction.compacted).toBe(false);
+    expect((await store.getMemory(key, prepared!.id))!.status).toBe("DISCARDED");
+    await bus.drain();
+    expect((await store.listMemories(key)).filter((m) => m.status === "OK")).toEqual([]);
     expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
   });
 
