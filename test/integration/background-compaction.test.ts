@@ -139,6 +139,24 @@ describe("turns in the background mode", () => {
     expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
   });
 
+  it("after an undo the worker does not prepare the same fold again until the replay grew (no summary paid)", async () => {
+    const { deps, fake, bus } = harness();
+    const { key } = await seeded(deps, 30);
+    const fold = await compactIfNeeded(deps, key, { model: { contextWindow: WINDOW }, prompt: { tokens: 8_700 } });
+    expect(fold).toMatchObject({ mode: "HARD", compacted: true });
+    await revertMemory(deps, key, fold.memoryId!);
+    const calls = fake.calls.length;
+
+    const next = await runTurn(deps, key, turn(8_700, "Go on."));
+    expect(next.compaction.compacted).toBe(false);
+    await bus.drain();
+    expect(fake.calls.length).toBe(calls);
+    const folds = await foldsOf(key);
+    expect(folds.filter((f) => f.status === "PREPARED" || f.status === "QUEUED")).toEqual([]);
+    expect(folds.find((f) => f.status === "DISCARDED")?.metadata.discardReason).toBe("reverted_recently");
+    expect((await store.listMemories(key)).filter((m) => m.status === "OK")).toEqual([]);
+  });
+
   it("discards a prepared fold that no longer fits (a message it covers was folded since) and queues a new one", async () => {
     const { deps, fake, bus, metrics } = harness();
     const { key } = await seeded(deps, 30);
