@@ -39,6 +39,7 @@ import {
 } from "./compaction.js";
 import { clearIfNeeded } from "./clearing.js";
 import type { ServiceDeps } from "./deps.js";
+import { takeLease } from "./lease.js";
 
 export const COMPACTION_REQUESTED = "CompactionRequested";
 
@@ -240,14 +241,7 @@ async function commitPrepared(
     await discard(deps, key, full, "stale: a message it covers is no longer active", "discarded");
     return { ok: false, reason: "stale" };
   }
-  const owner = deps.ids.token();
-  const now = deps.clock.now();
-  const lease = await deps.store.acquireLease(key, {
-    owner,
-    now: now.toISOString(),
-    until: new Date(now.getTime() + deps.leaseMs).toISOString(),
-    expectedVersion: view.state.version,
-  });
+  const { owner, now, lease } = await takeLease(deps, key, view);
   if (!lease.ok) return { ok: false, reason: lease.reason === "leased" ? "compaction_in_progress" : "concurrent_compaction", fold };
   const { expiresAt: _expires, discardReason: _reason, ...metadata } = full.metadata;
   const memory: Memory = {
@@ -413,16 +407,8 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, view: ActiveView, fol
     return { skipped: ready.reason, foldId: fold.id };
   }
   const { summarizer, inputCap } = ready;
-  const owner = deps.ids.token();
-  const now = deps.clock.now();
-  const lease = await deps.store.acquireLease(key, {
-    owner,
-    now: now.toISOString(),
-    until: new Date(now.getTime() + deps.leaseMs).toISOString(),
-    expectedVersion: view.state.version,
-    // After an undo the same fold is not prepared again until the replay grew (docs/compaction.md).
-    ...(mode === "EMERGENCY" ? {} : { replayTokens: own }),
-  });
+  // After an undo the same fold is not prepared again until the replay grew (docs/compaction.md).
+  const { owner, lease } = await takeLease(deps, key, view, mode === "EMERGENCY" ? {} : { replayTokens: own });
   if (!lease.ok) {
     if (lease.reason === "leased") return "leased";
     const why = lease.reason === "revert_hold" ? "reverted_recently" : "stale: a compaction committed since it was queued";

@@ -20,6 +20,7 @@ import { carrierText, carries, importantUnits, lossReport, unitKey } from "../do
 import type { SummarizeInput, Summarizer, SummarizerUsage, SummarySourceMessage } from "../ports/summarizer.js";
 import { clearIfNeeded } from "./clearing.js";
 import type { ServiceDeps } from "./deps.js";
+import { takeLease } from "./lease.js";
 
 export const MEMORY_SOURCE = "vancetope.memory";
 
@@ -285,13 +286,8 @@ async function foldAndCommit(
   if (!ready.ok) return { ok: false, reason: ready.reason };
   const { summarizer, inputCap } = ready;
 
-  const owner = plan.owner ?? deps.ids.token();
-  const now = deps.clock.now();
-  const lease = await deps.store.acquireLease(key, {
-    owner,
-    now: now.toISOString(),
-    until: new Date(now.getTime() + deps.leaseMs).toISOString(),
-    expectedVersion: view.state.version,
+  const { owner, lease } = await takeLease(deps, key, view, {
+    ...(plan.owner ? { owner: plan.owner } : {}),
     ...(plan.holdCheckTokens !== undefined ? { replayTokens: plan.holdCheckTokens } : {}),
   });
   // Another compaction holds the process or just finished: back off instead of paying for a summary.

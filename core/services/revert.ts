@@ -10,6 +10,7 @@ import type { ActiveView, ProcessKey } from "../ports/store.js";
 import { RANGE_MARKER_PREFIX } from "../domain/requests.js";
 import { publishSafely, MEMORY_SOURCE, replayTokens, settledView } from "./compaction.js";
 import type { ServiceDeps } from "./deps.js";
+import { takeLease } from "./lease.js";
 import { requireProcess } from "./processes.js";
 
 export interface RevertResult {
@@ -66,14 +67,7 @@ async function tryRevert(deps: ServiceDeps, key: ProcessKey, view: ActiveView, m
   const after =
     replayTokens(view) - memory.tokens + (prior?.tokens ?? 0) + folded.reduce((n, m) => n + m.tokens, 0) - (marker?.tokens ?? 0);
 
-  const owner = deps.ids.token();
-  const now = deps.clock.now();
-  const lease = await deps.store.acquireLease(key, {
-    owner,
-    now: now.toISOString(),
-    until: new Date(now.getTime() + deps.leaseMs).toISOString(),
-    expectedVersion: view.state.version,
-  });
+  const { owner, lease } = await takeLease(deps, key, view);
   if (!lease.ok) return { ok: false, reason: lease.reason === "leased" ? "leased" : "changed" };
 
   let committed = false;
