@@ -416,6 +416,10 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, view: ActiveView, fol
     return { skipped: lease.reason === "revert_hold" ? "reverted_recently" : "stale", foldId: fold.id };
   }
   try {
+    // A duplicate delivery may have prepared this fold between our read and our lease: preparing
+    // does not move the version the lease checks, so the row itself is read again under the lease.
+    const current = await deps.store.getMemory(key, fold.id);
+    if (current?.status !== "QUEUED") return { skipped: `fold is ${current?.status ?? "gone"}`, foldId: fold.id };
     const prior = newestSummary(view);
     const started = Date.now();
     const needs = await foldNeeds(deps, key, prior, messages);

@@ -254,6 +254,24 @@ describe("turns in the background mode", () => {
     expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
   });
 
+  it("a delivery that read the fold before another prepared it does not summarize it again", async () => {
+    const { deps, fake, bus } = harness({ worker: false });
+    const { key } = await seeded(deps, 30);
+    await runTurn(deps, key, turn(7_200, "Which aisle first?"));
+    const request = bus.published().find((e) => e.detailType === COMPACTION_REQUESTED)!;
+    const { foldId } = request.detail as { foldId: string };
+    const queued = (await store.getMemory(key, foldId))!;
+    expect(await handleCompactionRequested(deps, request.detail)).toMatchObject({ done: "prepared" });
+    // The late delivery's first read returns the row as it was before the first worker ran.
+    let stale = true;
+    const lagging: Store = Object.create(store);
+    lagging.getMemory = async (k, id) => (stale && id === foldId ? ((stale = false), structuredClone(queued)) : store.getMemory(k, id));
+    expect(await handleCompactionRequested({ ...deps, store: lagging }, request.detail)).toMatchObject({ skipped: "fold is PREPARED" });
+    expect(fake.calls).toHaveLength(1);
+    expect((await store.getMemory(key, foldId))!.status).toBe("PREPARED");
+    expect(await checkInvariants(store, key, { noLease: true })).toEqual([]);
+  });
+
   it("discardPreparedFolds drops every queued or prepared fold of a process", async () => {
     const { deps, bus } = harness();
     const { key } = await seeded(deps, 30);
