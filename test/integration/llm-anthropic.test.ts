@@ -159,7 +159,8 @@ describe("Anthropic summarizer over the wire", () => {
     expect(outcome.ok).toBe(false);
     if (!outcome.ok) expect(outcome.error).toMatch(/no answer within 250 ms \(after 2 attempts\)/);
     expect(server.requests).toHaveLength(2);
-    expect(elapsed).toBeLessThan(1_200);
+    // Far below the provider's 10 s: the bound ended it (a tight upper figure would only measure load).
+    expect(elapsed).toBeLessThan(5_000);
   });
 
   it("exposes provider, model and context window", () => {

@@ -161,7 +161,8 @@ describe("OpenAI summarizer over the wire", () => {
     const started = Date.now();
     const outcome = await summarizerAt({ retry: { deadlineMs: 2_000 } }).summarize(input);
     expect(outcome.ok).toBe(false);
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // Gave up at once rather than sleeping until the 2 s deadline (margin for a loaded machine).
+    expect(Date.now() - started).toBeLessThan(1_800);
     expect(server.requests).toHaveLength(1);
   });
 
@@ -174,7 +175,8 @@ describe("OpenAI summarizer over the wire", () => {
     if (!outcome.ok) expect(outcome.error).toMatch(/no answer within 300 ms/);
     expect(server.requests).toHaveLength(2); // one retry, then the bound
     expect(elapsed).toBeGreaterThanOrEqual(600);
-    expect(elapsed).toBeLessThan(1_300);
+    // Far below the provider's 10 s: the bound ended it (a tight upper figure would only measure load).
+    expect(elapsed).toBeLessThan(5_000);
   });
 
   it("stops at the overall deadline even when one attempt may take longer", async () => {
@@ -182,7 +184,8 @@ describe("OpenAI summarizer over the wire", () => {
     const started = Date.now();
     const outcome = await summarizerAt({ retry: { attemptTimeoutMs: 5_000, deadlineMs: 400 } }).summarize(input);
     expect(outcome.ok).toBe(false);
-    expect(Date.now() - started).toBeLessThan(800);
+    // Ended by the 400 ms deadline, not the 5 s attempt timeout (margin for a loaded machine).
+    expect(Date.now() - started).toBeLessThan(3_000);
     expect(server.requests).toHaveLength(1);
   });
 
@@ -233,7 +236,8 @@ describe("createSummarizerFromEnv with OpenAI settings", () => {
     const started = Date.now();
     const outcome = await s.summarize(input);
     expect(outcome.ok).toBe(false);
-    expect(Date.now() - started).toBeLessThan(700);
+    // Ended by the configured 300 ms deadline, far below the provider's 10 s and the default bounds.
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it("refuses SUMMARIZER=openai with neither a key nor a base URL", () => {
