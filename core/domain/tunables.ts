@@ -74,12 +74,13 @@ const fields = {
   /**
    * How many chunks of a large fold are summarized at once (then merged with the prior summary in
    * one more call). 1 chains the chunks one after the other, each getting the previous output.
+   * The default covers a HARD fold of a 200k window in one wave (docs/compaction.md).
    */
   summarizerConcurrency: z
     .number("must be a number")
     .int("must be an integer")
     .min(1, "must be >= 1")
-    .max(16, "must be <= 16"),
+    .max(32, "must be <= 32"),
   /**
    * 1 (default): HARD and EMERGENCY may fold the current turn's tool groups older than the anchor.
    * 0: the whole triggering turn stays, whatever the mode (the rule before agent loops).
@@ -144,7 +145,7 @@ export const DEFAULT_TUNABLES: Tunables = Object.freeze({
   summaryMaxTokens: 400,
   foldTarget: 0,
   recallMaxTokens: 1000,
-  summarizerConcurrency: 8,
+  summarizerConcurrency: 16,
   foldCurrentTurn: 1,
   clearThreshold: 0.6,
   keepToolResults: 3,

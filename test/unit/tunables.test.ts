@@ -36,7 +36,7 @@ describe("DEFAULT_TUNABLES", () => {
       summaryMaxTokens: 400,
       foldTarget: 0, // off: HARD/EMERGENCY fold all the selector allows, as the spec says
       recallMaxTokens: 1000,
-      summarizerConcurrency: 8,
+      summarizerConcurrency: 16,
       foldCurrentTurn: 1,
       clearThreshold: 0.6,
       keepToolResults: 3,
