@@ -2,12 +2,14 @@
  * Compaction off the turn's critical path (docs/compaction.md): a long session driven turn by turn
  * through the real OpenAI adapter against a local wire server that answers after a fixed delay,
  * with the summarizer called inside the turn (inline) and by the worker (background), side by side;
- * and a 1,000-message fold at a 128k window, chained vs parallel, against one summarizer call.
+ * on the built-in synthetic conversation and on LoCoMo conversations where present; and a
+ * 1,000-message fold at a 128k window, chained vs parallel, against one summarizer call.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createOpenAISummarizer } from "../core/adapters/llm/openai-summarizer.js";
 import type { CompactionResult } from "../core/domain/model.js";
 import { estimateTokens } from "../core/domain/tokens.js";
+import { DEFAULT_TUNABLES } from "../core/domain/tunables.js";
 import type { DomainEvent } from "../core/ports/events.js";
 import type { Summarizer } from "../core/ports/summarizer.js";
 import { handleCompactionRequested } from "../core/services/background.js";
@@ -26,6 +28,7 @@ import { batchPut, freshTable } from "./support/dynamo.js";
 import type { SectionResult, Table, Target } from "./support/report.js";
 import { idFactory, makeMessage, messageItem, prng, syntheticText } from "./support/service.js";
 import { fmt, percentile, times } from "./support/stats.js";
+import { loadConversations, type LocomoConversation } from "./support/locomo.js";
 
 const SUMMARY = `<summary>${"The team moved the deploy to Friday, restored the dropped column, and owes Maria the rollback plan. ".repeat(6)}</summary>`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -50,6 +53,8 @@ interface TurnSample {
 }
 
 interface SessionRun {
+  /** "synthetic", or the LoCoMo conversation's id. */
+  conversation: string;
   mode: "inline" | "background";
   window: number;
   delayMs: number;
@@ -61,14 +66,33 @@ interface SessionRun {
   preparedDiscarded: number;
 }
 
+/** The text of each turn: a USER message and the ASSISTANT reply. */
+type Script = (i: number) => { user: string; reply: string };
+
+/** Synthetic messages of ~1/70 of the window each, so every window sees several folds. */
+function syntheticScript(window: number, delayMs: number): Script {
+  const rand = prng(window + delayMs);
+  const chars = Math.round((window / 70) * 4);
+  return () => ({ user: syntheticText(rand, chars), reply: syntheticText(rand, chars) });
+}
+
+/** A LoCoMo conversation, one speaker as the user and the other as the assistant, turn by turn. */
+function locomoScript(c: LocomoConversation): Script {
+  const said = (t: LocomoConversation["turns"][number] | undefined) => (t ? (t.caption ? `${t.text} [shares a photo: ${t.caption}]` : t.text) : "…");
+  return (i) => ({ user: said(c.turns[2 * i]), reply: said(c.turns[2 * i + 1]) });
+}
+
 /**
  * One engine session: every turn appends a USER message, asks for the turn (timed), pauses like an
- * engine calling its model, then appends the ASSISTANT reply. Message sizes scale with the window,
- * so each window sees several folds.
+ * engine calling its model, then appends the ASSISTANT reply.
  */
-async function runSession(endpoint: string, o: { mode: "inline" | "background"; window: number; delayMs: number; turns: number; pauseMs: number }): Promise<SessionRun> {
+async function runSession(
+  endpoint: string,
+  o: { mode: "inline" | "background"; window: number; delayMs: number; turns: number; pauseMs: number; conversation?: LocomoConversation },
+): Promise<SessionRun> {
+  const name = o.conversation?.id ?? "synthetic";
   const server = await slowModel(o.delayMs);
-  const t = await freshTable(endpoint, `bg-${o.mode}-${o.window}`);
+  const t = await freshTable(endpoint, `bg-${name}-${o.mode}-${o.window}`);
   const inTurn = new AsyncLocalStorage<boolean>();
   const counts = { turns: 0, worker: 0 };
   const real = openai(server);
@@ -105,17 +129,15 @@ async function runSession(endpoint: string, o: { mode: "inline" | "background"; 
     }
   })();
 
-  const key = { tenantId: "bench", processId: `session-${o.mode}-${o.window}-${o.delayMs}` };
+  const key = { tenantId: "bench", processId: `session-${name}-${o.mode}-${o.window}-${o.delayMs}` };
   await upsertProcess(deps, key.tenantId, key.processId, { projectId: "bench" });
-  const rand = prng(o.window + o.delayMs);
-  const chars = Math.round((o.window / 70) * 4); // ~1/70 of the window per message
+  const script = o.conversation ? locomoScript(o.conversation) : syntheticScript(o.window, o.delayMs);
   await appendMessage(deps, key, { role: "USER", content: "Keep the release on track and tell me what is blocking it." });
   const samples: TurnSample[] = [];
   for (let i = 0; i < o.turns; i++) {
+    const { user, reply } = script(i);
     const started = performance.now();
-    const out = await inTurn.run(true, () =>
-      runTurn(deps, key, { message: { role: "USER", content: syntheticText(rand, chars) }, model: { contextWindow: o.window } }),
-    );
+    const out = await inTurn.run(true, () => runTurn(deps, key, { message: { role: "USER", content: user }, model: { contextWindow: o.window } }));
     const elapsed = performance.now() - started;
     const c: CompactionResult = out.compaction;
     samples.push({
@@ -126,12 +148,13 @@ async function runSession(endpoint: string, o: { mode: "inline" | "background"; 
       returnedTokens: estimateTokens(out.context.block) + out.messages.reduce((n, m) => n + m.tokens, 0),
     });
     await sleep(o.pauseMs);
-    await appendMessage(deps, key, { role: "ASSISTANT", content: syntheticText(rand, chars) });
+    await appendMessage(deps, key, { role: "ASSISTANT", content: reply });
   }
   running = false;
   await worker;
   await server.close();
   return {
+    conversation: name,
     mode: o.mode,
     window: o.window,
     delayMs: o.delayMs,
@@ -185,24 +208,31 @@ export async function runBackgroundCompaction(ctx: BenchContext): Promise<Sectio
   const pauseMs = envInt("BENCH_BG_PAUSE_MS", 400);
   const delays = ctx.quick ? [1000] : [1000, 5000];
   const windows = [8_000, 32_000];
+  // The first LoCoMo conversation when the data is there (npm run data:locomo or LOCOMO_DIR), whole.
+  const locomo = loadConversations()[0];
+  const locomoTurns = locomo ? Math.min(Math.floor(locomo.turns.length / 2), envInt("BENCH_BG_LOCOMO_TURNS", ctx.quick ? 60 : 10_000)) : 0;
   const runs: SessionRun[] = [];
   for (const delayMs of turns > 0 ? delays : []) {
-    ctx.log(`background-compaction: sessions with a ${delayMs} ms summarizer, ${turns} turns each`);
-    // Inline and background, both windows, side by side in one run.
-    const batch = await Promise.all(
-      windows.flatMap((window) => (["inline", "background"] as const).map((mode) => runSession(endpoint, { mode, window, delayMs, turns, pauseMs }))),
+    ctx.log(`background-compaction: sessions with a ${delayMs} ms summarizer, ${turns} synthetic turns${locomo ? ` and ${locomoTurns} turns of LoCoMo ${locomo.id}` : ""} each`);
+    // Inline and background, both windows, both conversations, side by side in one run.
+    const sessions = windows.flatMap((window) =>
+      (["inline", "background"] as const).flatMap((mode) => [
+        runSession(endpoint, { mode, window, delayMs, turns, pauseMs }),
+        ...(locomo ? [runSession(endpoint, { mode, window, delayMs, turns: locomoTurns, pauseMs, conversation: locomo })] : []),
+      ]),
     );
-    runs.push(...batch);
+    runs.push(...(await Promise.all(sessions)));
   }
 
   const latency: Table = {
     title: "Turn latency (ms): every turn, turns that compact, turns that do not",
-    columns: ["summarizer delay", "window", "mode", "all p50/p95/p99/max", "compacting p50/p95/p99/max", "not compacting p50/p95/p99/max", "p99 all / p99 not compacting", "summarizer calls in turns"],
+    columns: ["conversation", "summarizer delay", "window", "mode", "all p50/p95/p99/max", "compacting p50/p95/p99/max", "not compacting p50/p95/p99/max", "p99 all / p99 not compacting", "summarizer calls in turns"],
     rows: runs.map((r) => {
       const all = r.turns.map((s) => s.ms);
       const compacting = r.turns.filter((s) => s.compacted).map((s) => s.ms);
       const quiet = r.turns.filter((s) => !s.compacted).map((s) => s.ms);
       return [
+        r.conversation,
         `${r.delayMs} ms`,
         String(r.window),
         r.mode,
@@ -216,8 +246,9 @@ export async function runBackgroundCompaction(ctx: BenchContext): Promise<Sectio
   };
   const safety: Table = {
     title: "Prompts, trimming and prepared folds",
-    columns: ["summarizer delay", "window", "mode", "turns", "folds committed", "returned prompt > window", "turns trimmed", "messages trimmed (max)", "prepared used / discarded or expired"],
+    columns: ["conversation", "summarizer delay", "window", "mode", "turns", "folds committed", "returned prompt > window", "turns trimmed", "messages trimmed (max)", "prepared used / discarded or expired"],
     rows: runs.map((r) => [
+      r.conversation,
       `${r.delayMs} ms`,
       String(r.window),
       r.mode,
@@ -233,13 +264,21 @@ export async function runBackgroundCompaction(ctx: BenchContext): Promise<Sectio
   ctx.log("background-compaction: a 1,000-message fold at 128k, chained vs parallel");
   const foldDelay = 1000;
   const chained = await bigFold(endpoint, foldDelay, 1);
-  const parallel = await bigFold(endpoint, foldDelay, 8);
+  const eight = await bigFold(endpoint, foldDelay, 8);
+  const parallel = await bigFold(endpoint, foldDelay, DEFAULT_TUNABLES.summarizerConcurrency);
   const fold: Table = {
     title: `A 1,000-message fold at a 128k window (summarizer answers after ${foldDelay} ms)`,
     columns: ["strategy", "summarizer calls", "summarizing (wall)", "x one call", "whole fold incl. commit and 1,000 archives"],
     rows: [
       ["chained (summarizerConcurrency 1)", String(chained.calls), `${fmt(chained.summarizing)} ms`, times(chained.summarizing / foldDelay, 2), `${fmt(chained.wall)} ms`],
-      ["parallel chunks + merge (default 8)", String(parallel.calls), `${fmt(parallel.summarizing)} ms`, times(parallel.summarizing / foldDelay, 2), `${fmt(parallel.wall)} ms`],
+      ["parallel chunks + merge, 8 at once", String(eight.calls), `${fmt(eight.summarizing)} ms`, times(eight.summarizing / foldDelay, 2), `${fmt(eight.wall)} ms`],
+      [
+        `parallel chunks + merge, ${DEFAULT_TUNABLES.summarizerConcurrency} at once (default)`,
+        String(parallel.calls),
+        `${fmt(parallel.summarizing)} ms`,
+        times(parallel.summarizing / foldDelay, 2),
+        `${fmt(parallel.wall)} ms`,
+      ],
     ],
   };
 
@@ -255,7 +294,7 @@ export async function runBackgroundCompaction(ctx: BenchContext): Promise<Sectio
       met: bg.every((r) => r.turns.every((s) => s.returnedTokens <= r.window)),
     },
     {
-      name: "1,000-message fold at 128k, parallel: summarizing wall time / one call",
+      name: "1,000-message fold at 128k, parallel (default concurrency): summarizing wall time / one call",
       target: "<= 3x",
       measured: times(parallel.summarizing / foldDelay, 2),
       met: parallel.summarizing <= 3 * foldDelay,
@@ -268,9 +307,9 @@ export async function runBackgroundCompaction(ctx: BenchContext): Promise<Sectio
     tables: [latency, safety, fold],
     targets,
     notes: [
-      `Each session: ${turns} turns on the built-in synthetic conversation (messages of ~1/70 of the window), an engine pause of ${pauseMs} ms between the turn and its reply, the real OpenAI adapter against a local wire server that answers every call after the fixed delay. Inline and background runs of both windows ran at the same time, against the same DynamoDB Local.`,
+      `Each session: ${turns} turns on the built-in synthetic conversation (messages of ~1/70 of the window)${locomo ? `, or ${locomoTurns} turns of LoCoMo ${locomo.id} (its two speakers as user and assistant)` : " (LoCoMo sessions run too when the data is present: npm run data:locomo or LOCOMO_DIR)"}, an engine pause of ${pauseMs} ms between the turn and its reply, the real OpenAI adapter against a local wire server that answers every call after the fixed delay. Inline and background runs of both windows ran at the same time, against the same DynamoDB Local.`,
       "A turn 'compacts' when it committed a fold (inline: summarized in the turn; background: committed a prepared fold without a model call). Returned prompt = our estimate of the memory block plus the messages the turn answered with.",
     ],
-    data: { runs: runs.map((r) => ({ ...r, turns: r.turns })), chained, parallel },
+    data: { runs: runs.map((r) => ({ ...r, turns: r.turns })), chained, eight, parallel },
   };
 }
