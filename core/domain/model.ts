@@ -2,7 +2,7 @@
  * The public shapes of the service (api.md), as zod schemas with their inferred types. Storage
  * items are separate types (core/adapters/dynamodb/items.ts).
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export const Role = z.enum(["USER", "ASSISTANT", "SYSTEM", "TOOL"]);
 export type Role = z.infer<typeof Role>;

@@ -2,7 +2,7 @@
  * Validation of everything a caller sends, at the boundary. Limits are documented in the README;
  * ids use a safe alphabet so they can never break a storage key.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { CompactionModeName, Role, ToolCall } from "./model.js";
 import { STRENGTHS, malformedStrengthTags, parseStrengthTag, strengthTag } from "./strength.js";
 

@@ -2,7 +2,7 @@
  * The compaction tunables of spec §7 with their defaults, validation, layering (defaults < env <
  * tenant/project/request overrides) and the derived cap on summarizer input.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { invalid } from "./errors.js";
 
 /** The one range of a summary's output budget, wherever it is set (env, tenant, project). */

@@ -9,7 +9,7 @@
  *   only if it still fits: it chains the active summary and every message it covers is active.
  * Every transition is a conditional write on the row's status, so a fold is committed once.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { conflict } from "../domain/errors.js";
 import type { CompactionModeName, CompactionResult, Memory, Message } from "../domain/model.js";
 import { modeForRatio, promptTokens } from "../domain/mode.js";

@@ -3,7 +3,7 @@
  * compaction that an accepted offer runs. Every handler is idempotent: events arrive at least once.
  */
 import { createHash } from "node:crypto";
-import { z } from "zod";
+import * as z from "zod";
 import { conflict, notFound } from "../domain/errors.js";
 import type { InboxItem, InboxStatus, Message } from "../domain/model.js";
 import { Id, TopicLabel } from "../domain/requests.js";

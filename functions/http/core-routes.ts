@@ -19,7 +19,7 @@ import { listProcesses, requireProcess, upsertProcess } from "../../core/service
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { tenantOf, type Env } from "./app.js";
 import { readBody, readId, readQuery } from "./input.js";
-import { z } from "zod";
+import * as z from "zod";
 
 const ContextQuery = z.object({ query: z.string().max(4000).optional() });
 

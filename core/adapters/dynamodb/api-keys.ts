@@ -21,7 +21,7 @@ import {
   type QueryCommandInput,
   type UpdateCommandInput,
 } from "@aws-sdk/lib-dynamodb";
-import { z } from "zod";
+import * as z from "zod";
 import { Id } from "../../domain/requests.js";
 import type { Outcome } from "../../ports/store.js";
 import { readItem } from "./items.js";

@@ -2,7 +2,7 @@
  * One zod schema per stored item type. Every read is parsed through these, never cast; the
  * converters turn a saved item into the domain shape and back.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { AppError } from "../../domain/errors.js";
 import { ClearedResult, InboxItem, LossUnit, Memory, MemoryMetadata, MemoryStatus, Message, Process, Role, ToolCall } from "../../domain/model.js";
 

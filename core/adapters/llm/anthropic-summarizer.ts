@@ -3,7 +3,7 @@
  * server speaking the same wire format at `baseURL`.
  */
 import Anthropic from "@anthropic-ai/sdk";
-import { z } from "zod";
+import * as z from "zod";
 import { DEFAULT_SUMMARY_MAX_TOKENS } from "../../domain/summary-prompt.js";
 import type { Summarizer } from "../../ports/summarizer.js";
 import { contextWindowFor, UNKNOWN_MODEL_CONTEXT_WINDOW } from "../../domain/model-windows.js";

@@ -3,7 +3,7 @@
  * once per container, so the provider, its model, context window and output budget are fixed
  * at boot rather than worked out on every turn. Variables are listed in docs/summarizers.md.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { AppError } from "../../domain/errors.js";
 import { TUNABLES_ENV, tunableFromEnv } from "../../domain/tunables.js";
 import type { Summarizer } from "../../ports/summarizer.js";

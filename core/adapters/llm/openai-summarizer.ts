@@ -3,7 +3,7 @@
  * OpenAI-compatible server (vLLM, Ollama, llama.cpp) reached through `baseURL`.
  */
 import OpenAI from "openai";
-import { z } from "zod";
+import * as z from "zod";
 import { DEFAULT_SUMMARY_MAX_TOKENS } from "../../domain/summary-prompt.js";
 import type { Summarizer } from "../../ports/summarizer.js";
 import { contextWindowFor, UNKNOWN_MODEL_CONTEXT_WINDOW } from "../../domain/model-windows.js";
