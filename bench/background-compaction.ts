@@ -22,7 +22,7 @@ import { silentLog } from "../core/adapters/log.js";
 import { createRecordingMetrics } from "../core/adapters/metrics/emf-metrics.js";
 import { createDynamoStore } from "../core/adapters/dynamodb/store.js";
 import { createDeps } from "../functions/root.js";
-import { chatCompletionBody, startLlmWireServer, type LlmWireServer } from "../test/support/llm-wire-server.js";
+import { chatCompletionBody, startLlmWireServer, type LlmWireServer } from "../tools/llm-wire-server.js";
 import { type BenchContext, envInt, requireEndpoint } from "./support/context.js";
 import { batchPut, freshTable } from "./support/dynamo.js";
 import type { SectionResult, Table, Target } from "./support/report.js";

@@ -1,5 +1,5 @@
 /**
- * `npm run chaos -- --seed N --turns M`: the seeded reliability harness (test/support/chaos/).
+ * `npm run chaos -- --seed N --turns M`: the seeded reliability harness (tools/chaos/).
  * Starts DynamoDB Local (stopped again at the end, on error and on Ctrl-C), runs the plan of the
  * seed against the real store and services with faults injected, checks every invariant and
  * prints a summary whose last line is exactly
@@ -18,8 +18,8 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { startDynamoLocal, type DynamoLocal } from "../local/dynamodb-local.js";
-import { formatReport, runChaos } from "../test/support/chaos/harness.js";
-import { planChaos } from "../test/support/chaos/plan.js";
+import { formatReport, runChaos } from "../tools/chaos/harness.js";
+import { planChaos } from "../tools/chaos/plan.js";
 
 const { values: args } = parseArgs({
   options: {

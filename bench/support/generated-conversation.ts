@@ -5,7 +5,7 @@
  * in that turn. Deterministic (seeded), so the tests that use them assert fixed outcomes; the
  * benchmarks and the demo use them when the LoCoMo data is not present.
  */
-import { mulberry32 } from "../../test/support/chaos/rng.js";
+import { mulberry32 } from "../../tools/chaos/rng.js";
 import { parseConversation, type LocomoConversation } from "./locomo.js";
 
 const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];

@@ -64,7 +64,7 @@ export function benchDeps(options: { store: Store; clock?: Clock; summarizer?: S
 // Deterministic synthetic content.
 
 /** The chaos harness's seeded PRNG (mulberry32), so every run seeds the same bytes. */
-export { mulberry32 as prng } from "../../test/support/chaos/rng.js";
+export { mulberry32 as prng } from "../../tools/chaos/rng.js";
 
 const WORDS = (
   "the deploy pipeline failed again on the staging cluster because the migration script expects " +

@@ -8,7 +8,7 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemoryClient, MemoryApiError, type MemoryClient } from "../../client/index.js";
 import { createMemoryToolHandler, getMessageTool, historySearchTool, memoryTools } from "../../client/tools.js";
-import { anthropicMessageBody, chatCompletionBody, startLlmWireServer, type LlmWireServer } from "../support/llm-wire-server.js";
+import { anthropicMessageBody, chatCompletionBody, startLlmWireServer, type LlmWireServer } from "../../tools/llm-wire-server.js";
 import { KEY_A, startTestService } from "../support/service.js";
 
 let ctx: Awaited<ReturnType<typeof startTestService>>;

@@ -5,7 +5,7 @@ import { createDocumentClient } from "../../core/adapters/dynamodb/client.js";
 import { createDynamoStore } from "../../core/adapters/dynamodb/store.js";
 import { dynamoEndpoint } from "../support/dynamo.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
-import { createFaultyStore } from "../support/faulty-store.js";
+import { createFaultyStore } from "../../tools/faulty-store.js";
 import { startTestService } from "../support/service.js";
 
 let ctx: Awaited<ReturnType<typeof startTestService>>;

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemoryClient } from "../../client/index.js";
-import { chatCompletionBody, startLlmWireServer, type LlmWireServer } from "../support/llm-wire-server.js";
+import { chatCompletionBody, startLlmWireServer, type LlmWireServer } from "../../tools/llm-wire-server.js";
 import { REPO, TSC } from "../support/packed-client.js";
 import { KEY_A, startTestService } from "../support/service.js";
 

@@ -1,7 +1,7 @@
 /**
  * Input fuzzing of every endpoint over HTTP against the local runner. Bodies and query strings are
  * generated from the zod schemas of core/domain/requests.ts (via JSON Schema, see
- * test/support/chaos/schema-arbitrary.ts): values of the right shape, values broken in one place,
+ * test/support/fuzz/schema-arbitrary.ts): values of the right shape, values broken in one place,
  * arbitrary JSON and malformed JSON; path ids are real ones, unknown ones and hostile ones
  * (`../`, `#`, very long, NUL, lone surrogates, RTL, zero-width). Whatever comes in: never a 5xx,
  * always the error body of api.md, and a rejected request writes nothing (the table's full
@@ -29,9 +29,9 @@ import {
   TurnBody,
 } from "../../core/domain/requests.js";
 import { DEFAULT_TUNABLES, mergeTunables, TunablesOverride } from "../../core/domain/tunables.js";
-import { seedTenant, type TenantData } from "../support/chaos/api-fixture.js";
-import { bodyOf, HOSTILE_STRINGS, hostileString, invalidOf, jsonSchemaOf, MALFORMED_JSON, validOf } from "../support/chaos/schema-arbitrary.js";
-import { tableFingerprint } from "../support/chaos/table-snapshot.js";
+import { seedTenant, type TenantData } from "../support/fuzz/api-fixture.js";
+import { bodyOf, HOSTILE_STRINGS, hostileString, invalidOf, jsonSchemaOf, MALFORMED_JSON, validOf } from "../support/fuzz/schema-arbitrary.js";
+import { tableFingerprint } from "../support/fuzz/table-snapshot.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { KEY_A, startTestService } from "../support/service.js";
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { answerTokenLimit } from "../../core/domain/summary-prompt.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
-import { chatCompletionBody, startLlmWireServer, type LlmWireServer } from "../support/llm-wire-server.js";
+import { chatCompletionBody, startLlmWireServer, type LlmWireServer } from "../../tools/llm-wire-server.js";
 import { startTestService } from "../support/service.js";
 
 type Service = Awaited<ReturnType<typeof startTestService>>;

@@ -1,6 +1,6 @@
 /** The local runner compacts through the adapter its environment selects. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { anthropicMessageBody, chatCompletionBody, startLlmWireServer, type LlmWireServer } from "../support/llm-wire-server.js";
+import { anthropicMessageBody, chatCompletionBody, startLlmWireServer, type LlmWireServer } from "../../tools/llm-wire-server.js";
 import { startTestService } from "../support/service.js";
 
 let llm: LlmWireServer;

@@ -8,8 +8,8 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDocumentClient } from "../../core/adapters/dynamodb/client.js";
-import { seedTenant, type TenantData } from "../support/chaos/api-fixture.js";
-import { ofTenant, tableFingerprint } from "../support/chaos/table-snapshot.js";
+import { seedTenant, type TenantData } from "../support/fuzz/api-fixture.js";
+import { ofTenant, tableFingerprint } from "../support/fuzz/table-snapshot.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { KEY_A, KEY_B, startTestService, type ApiResponse } from "../support/service.js";
 

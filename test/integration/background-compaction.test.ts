@@ -20,7 +20,7 @@ import { runTurn } from "../../core/services/turn.js";
 import { createDeps } from "../../functions/root.js";
 import { freshTable } from "../support/dynamo.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
-import { checkInvariants } from "../support/invariants.js";
+import { checkInvariants } from "../../tools/invariants.js";
 
 const TENANT = "bg";
 const WINDOW = 10_000;

@@ -1,5 +1,5 @@
 /**
- * The chaos harness (test/support/chaos/) as part of `npm test`: a short seeded run against the
+ * The chaos harness (tools/chaos/) as part of `npm test`: a short seeded run against the
  * run's DynamoDB Local with faults injected must end with zero violations; the plan is repeatable
  * from its seed; the CLI prints the documented last line; a store that breaks the protocol on
  * purpose is caught (the harness is not vacuous); and what the harness found stays fixed. The long
@@ -15,9 +15,9 @@ import { answerInboxItem, handleInboxAnswered, handlePlanCompleted } from "../..
 import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { createDeps } from "../../functions/root.js";
-import { createChaosSummarizer } from "../support/chaos/summarizer.js";
-import { formatReport, runChaos } from "../support/chaos/harness.js";
-import { FAULT_METHODS, planChaos, SUMMARIZER_OUTCOMES } from "../support/chaos/plan.js";
+import { createChaosSummarizer } from "../../tools/chaos/summarizer.js";
+import { formatReport, runChaos } from "../../tools/chaos/harness.js";
+import { FAULT_METHODS, planChaos, SUMMARIZER_OUTCOMES } from "../../tools/chaos/plan.js";
 import { dynamoEndpoint, freshTable } from "../support/dynamo.js";
 
 const LAST_LINE = /^chaos: seed (\d+), (\d+) operations, (\d+) faults, (\d+) violations$/;

@@ -33,12 +33,12 @@ import {
   memoryRuleViolations,
   toolGroupViolations,
   type AppendLedger,
-} from "../support/chaos/checks.js";
-import { NONCE_TAG, type SummarizerOutcome } from "../support/chaos/plan.js";
-import { createChaosSummarizer } from "../support/chaos/summarizer.js";
+} from "../../tools/chaos/checks.js";
+import { NONCE_TAG, type SummarizerOutcome } from "../../tools/chaos/plan.js";
+import { createChaosSummarizer } from "../../tools/chaos/summarizer.js";
 import { freshTable } from "../support/dynamo.js";
-import { createFaultyStore, InjectedFault, type Fault } from "../support/faulty-store.js";
-import { findViolations, readAll } from "../support/invariants.js";
+import { createFaultyStore, InjectedFault, type Fault } from "../../tools/faulty-store.js";
+import { findViolations, readAll } from "../../tools/invariants.js";
 
 const LEASE_MS = 150;
 const TENANT = "prop";

@@ -17,7 +17,7 @@ import { createDeps } from "../../functions/root.js";
 import { freshTable } from "../support/dynamo.js";
 import { gate, seedChat } from "../support/race.js";
 import { createFakeSummarizer, type FakeSummarizer } from "../support/fake-summarizer.js";
-import { checkInvariants, readAllMessages } from "../support/invariants.js";
+import { checkInvariants, readAllMessages } from "../../tools/invariants.js";
 
 const TENANT = "race";
 let store: Store;

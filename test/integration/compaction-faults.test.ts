@@ -20,8 +20,8 @@ import { runTurn } from "../../core/services/turn.js";
 import { createDeps } from "../../functions/root.js";
 import { freshTable } from "../support/dynamo.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
-import { createFaultyStore, InjectedFault, type Fault } from "../support/faulty-store.js";
-import { checkInvariants, readAllMessages } from "../support/invariants.js";
+import { createFaultyStore, InjectedFault, type Fault } from "../../tools/faulty-store.js";
+import { checkInvariants, readAllMessages } from "../../tools/invariants.js";
 import { makeMemory, makeMessage } from "../support/fixtures.js";
 
 const TENANT = "faults";

@@ -27,8 +27,8 @@ import { upsertProcess } from "../../core/services/processes.js";
 import { createDeps } from "../../functions/root.js";
 import { freshTable } from "../support/dynamo.js";
 import { createFakeSummarizer, type FakeSummarizer } from "../support/fake-summarizer.js";
-import { checkInvariants, readAllMessages } from "../support/invariants.js";
-import { chatCompletionBody, startLlmWireServer, type LlmWireServer } from "../support/llm-wire-server.js";
+import { checkInvariants, readAllMessages } from "../../tools/invariants.js";
+import { chatCompletionBody, startLlmWireServer, type LlmWireServer } from "../../tools/llm-wire-server.js";
 
 const TENANT = "acme";
 const WINDOW = 100_000;

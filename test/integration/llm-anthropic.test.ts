@@ -15,7 +15,7 @@ import {
   anthropicMessageBody,
   startLlmWireServer,
   type LlmWireServer,
-} from "../support/llm-wire-server.js";
+} from "../../tools/llm-wire-server.js";
 
 const at = (minute: number) => `2024-09-03T08:${String(minute).padStart(2, "0")}:00.000Z`;
 const history: SummarySourceMessage[] = [

@@ -12,7 +12,7 @@ import {
   openAIErrorBody,
   startLlmWireServer,
   type LlmWireServer,
-} from "../support/llm-wire-server.js";
+} from "../../tools/llm-wire-server.js";
 
 const at = (minute: number) => `2024-05-01T10:${String(minute).padStart(2, "0")}:00.000Z`;
 const history: SummarySourceMessage[] = [

@@ -19,7 +19,7 @@ import { createDeps } from "../../functions/root.js";
 import { freshTable } from "../support/dynamo.js";
 import { gate, seedChat } from "../support/race.js";
 import { createFakeSummarizer, type FakeSummarizer } from "../support/fake-summarizer.js";
-import { checkInvariants } from "../support/invariants.js";
+import { checkInvariants } from "../../tools/invariants.js";
 
 const TENANT = "controls";
 let store: Store;

@@ -19,7 +19,7 @@ import {
   startLlmWireServer,
   type LlmWireServer,
   type RecordedRequest,
-} from "../support/llm-wire-server.js";
+} from "../../tools/llm-wire-server.js";
 import { anthropicRequestProblems, openAIRequestProblems } from "../support/provider-rules.js";
 
 let server: LlmWireServer;

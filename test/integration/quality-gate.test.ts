@@ -20,14 +20,14 @@ import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { createDeps } from "../../functions/root.js";
 import { freshTable } from "../support/dynamo.js";
-import { checkInvariants } from "../support/invariants.js";
+import { checkInvariants } from "../../tools/invariants.js";
 import {
   anthropicMessageBody,
   chatCompletionBody,
   startLlmWireServer,
   type LlmWireServer,
   type RecordedRequest,
-} from "../support/llm-wire-server.js";
+} from "../../tools/llm-wire-server.js";
 
 const TENANT = "gate";
 let store: Store;

@@ -22,6 +22,8 @@ function filesUnder(dir: string): string[] {
 describe("the test suite is self-contained", () => {
   const files = [
     ...filesUnder(path.join(repoRoot, "test")),
+    // Tools the tests import (the chaos harness, the wire server) run inside `npm test` too.
+    ...filesUnder(path.join(repoRoot, "tools")),
     ...readdirSync(repoRoot)
       .filter((f) => /^vitest\.config\.|^vite\.config\./.test(f))
       .map((f) => path.join(repoRoot, f)),

@@ -1,18 +1,18 @@
 /**
  * Checks the chaos harness (and the commit-protocol property test) adds to the invariants of
- * test/support/invariants.ts: what the caller saw acknowledged is stored exactly once, each memory
+ * tools/invariants.ts: what the caller saw acknowledged is stored exactly once, each memory
  * folded only what its mode may fold, a tool call and its results stay together, the anchor and
  * the triggering turn of a compaction were spared, and the replay is the newest OK summary plus
  * the active messages. Pure functions over snapshots, except the replay check, which calls the
  * service the way an engine does.
  */
-import { buildSections, renderBlock, SUMMARY_HEADING } from "../../../core/domain/context-block.js";
-import type { Memory, Message } from "../../../core/domain/model.js";
-import { toolGroups } from "../../../core/domain/selector.js";
-import { effectiveStrength, type Strength } from "../../../core/domain/strength.js";
-import type { Tunables } from "../../../core/domain/tunables.js";
-import type { ProcessKey, Store } from "../../../core/ports/store.js";
-import { RANGE_MARKER_PREFIX } from "../../../core/domain/requests.js";
+import { buildSections, renderBlock, SUMMARY_HEADING } from "../../core/domain/context-block.js";
+import type { Memory, Message } from "../../core/domain/model.js";
+import { toolGroups } from "../../core/domain/selector.js";
+import { effectiveStrength, type Strength } from "../../core/domain/strength.js";
+import type { Tunables } from "../../core/domain/tunables.js";
+import type { ProcessKey, Store } from "../../core/ports/store.js";
+import { RANGE_MARKER_PREFIX } from "../../core/domain/requests.js";
 import type { Snapshot } from "../invariants.js";
 import { NONCE_TAG } from "./plan.js";
 

@@ -4,8 +4,8 @@
  * empty answer). The summary names the folded messages and keeps a bounded tail of its prior, so
  * every summary is distinct and a long run never grows one past a few hundred characters.
  */
-import { truncateToTokenBudget } from "../../../core/domain/budget.js";
-import type { SummarizeInput, SummarizeOutcome, Summarizer } from "../../../core/ports/summarizer.js";
+import { truncateToTokenBudget } from "../../core/domain/budget.js";
+import type { SummarizeInput, SummarizeOutcome, Summarizer } from "../../core/ports/summarizer.js";
 import type { SummarizerOutcome, SummarizerStep } from "./plan.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -4,7 +4,7 @@
  * from one seed before anything runs. Values that only exist at run time (which messages a range
  * covers, which memory a replayed roll-forward names) are planned as fractions of what is there.
  */
-import type { Role } from "../../../core/domain/model.js";
+import type { Role } from "../../core/domain/model.js";
 import { createRng, digest } from "./rng.js";
 
 export const CHAOS_TENANTS = ["chaos-a", "chaos-b"] as const;

@@ -3,7 +3,7 @@
  * reaches the store) or after it (the call was applied, the caller never hears so), the way a
  * crash or a lost response would. Fault-injection tests and the chaos harness use it.
  */
-import type { Store } from "../../core/ports/store.js";
+import type { Store } from "../core/ports/store.js";
 
 export type StoreMethod = keyof Store;
 

@@ -3,9 +3,9 @@
  * port returns. `findViolations` is pure over a snapshot so a chaos harness can reuse it on data it
  * read itself; `checkInvariants` reads the snapshot and checks it in one call.
  */
-import type { Memory, Message } from "../../core/domain/model.js";
-import { strengthTagOf } from "../../core/domain/strength.js";
-import type { ActiveView, ProcessKey, ProcessState, Store } from "../../core/ports/store.js";
+import type { Memory, Message } from "../core/domain/model.js";
+import { strengthTagOf } from "../core/domain/strength.js";
+import type { ActiveView, ProcessKey, ProcessState, Store } from "../core/ports/store.js";
 
 /** Everything the invariants look at: the full history, every memory, and the replay. */
 export interface Snapshot {

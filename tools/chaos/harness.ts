@@ -12,36 +12,36 @@
  *
  * Used by `npm run chaos` (scripts/chaos.ts) and test/integration/chaos.test.ts.
  */
-import { createDocumentClient } from "../../../core/adapters/dynamodb/client.js";
-import { createTable } from "../../../core/adapters/dynamodb/create-table.js";
-import { createDynamoStore, TRANSACTION_LIMIT } from "../../../core/adapters/dynamodb/store.js";
-import { silentLog } from "../../../core/adapters/log.js";
-import { createRecordingMetrics } from "../../../core/adapters/metrics/emf-metrics.js";
-import { AppError } from "../../../core/domain/errors.js";
-import type { CompactionResult, Memory, Message } from "../../../core/domain/model.js";
-import type { AppendMessageBody } from "../../../core/domain/requests.js";
-import type { Tunables } from "../../../core/domain/tunables.js";
-import type { DomainEvent } from "../../../core/ports/events.js";
-import type { ActiveView, ProcessKey, Store } from "../../../core/ports/store.js";
-import { compactIfNeeded, compactRange, settledView, type CompactionRequest } from "../../../core/services/compaction.js";
-import { composeContext } from "../../../core/services/context.js";
-import type { ServiceDeps } from "../../../core/services/deps.js";
+import { createDocumentClient } from "../../core/adapters/dynamodb/client.js";
+import { createTable } from "../../core/adapters/dynamodb/create-table.js";
+import { createDynamoStore, TRANSACTION_LIMIT } from "../../core/adapters/dynamodb/store.js";
+import { silentLog } from "../../core/adapters/log.js";
+import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
+import { AppError } from "../../core/domain/errors.js";
+import type { CompactionResult, Memory, Message } from "../../core/domain/model.js";
+import type { AppendMessageBody } from "../../core/domain/requests.js";
+import type { Tunables } from "../../core/domain/tunables.js";
+import type { DomainEvent } from "../../core/ports/events.js";
+import type { ActiveView, ProcessKey, Store } from "../../core/ports/store.js";
+import { compactIfNeeded, compactRange, settledView, type CompactionRequest } from "../../core/services/compaction.js";
+import { composeContext } from "../../core/services/context.js";
+import type { ServiceDeps } from "../../core/services/deps.js";
 import {
   answerInboxItem,
   handleInboxAnswered,
   handlePlanCompleted,
   INBOX_SOURCE,
   offerId,
-} from "../../../core/services/inbox.js";
-import { appendMessage, setMessageStrength } from "../../../core/services/messages.js";
-import { revertMemory } from "../../../core/services/revert.js";
-import { upsertProcess } from "../../../core/services/processes.js";
-import { runTurn } from "../../../core/services/turn.js";
-import { COMPACTION_REQUESTED, handleCompactionRequested } from "../../../core/services/background.js";
-import { createHttpApp } from "../../../functions/http/app.js";
-import { staticKeyResolver } from "../../../functions/http/auth.js";
-import { allRouteGroups } from "../../../functions/http/groups.js";
-import { createDeps } from "../../../functions/root.js";
+} from "../../core/services/inbox.js";
+import { appendMessage, setMessageStrength } from "../../core/services/messages.js";
+import { revertMemory } from "../../core/services/revert.js";
+import { upsertProcess } from "../../core/services/processes.js";
+import { runTurn } from "../../core/services/turn.js";
+import { COMPACTION_REQUESTED, handleCompactionRequested } from "../../core/services/background.js";
+import { createHttpApp } from "../../functions/http/app.js";
+import { staticKeyResolver } from "../../functions/http/auth.js";
+import { allRouteGroups } from "../../functions/http/groups.js";
+import { createDeps } from "../../functions/root.js";
 import { createFaultyStore, InjectedFault, type Fault } from "../faulty-store.js";
 import { findViolations, readAll, readAllMessages, type Snapshot } from "../invariants.js";
 import {
