@@ -23,3 +23,22 @@ export function backoffDelay(retry: number, policy: BackoffPolicy, random: () =>
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** How a retry loop waits: tests pass their own `sleep` (to observe the waits) and `random`. */
+export interface BackoffOptions {
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+}
+
+/**
+ * The wait of every retry loop in the adapters: `await pause(retry)` sleeps `backoffDelay(retry)`.
+ *
+ * @example
+ * const pause = backoff({ baseMs: 20, capMs: 500 });
+ * for (let retry = 1; !(await tryOnce()); retry++) await pause(retry);
+ */
+export function backoff(policy: BackoffPolicy, options: BackoffOptions = {}): (retry: number) => Promise<void> {
+  const wait = options.sleep ?? sleep;
+  const random = options.random ?? Math.random;
+  return (retry) => wait(backoffDelay(retry, policy, random));
+}

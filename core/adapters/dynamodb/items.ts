@@ -4,7 +4,17 @@
  */
 import * as z from "zod";
 import { AppError } from "../../domain/errors.js";
-import { ClearedResult, InboxItem, LossUnit, Memory, MemoryMetadata, MemoryStatus, Message, Process, Role, ToolCall } from "../../domain/model.js";
+import { InboxItem, Memory, Message, Process } from "../../domain/model.js";
+import type { ProcessKey, ProcessState } from "../../ports/store.js";
+import {
+  TTL_ATTRIBUTE,
+  activeMemoryKey,
+  activeMessageKey,
+  memorySk,
+  messageSk,
+  pendingFoldKey,
+  processPk,
+} from "./keys.js";
 
 const keys = { pk: z.string(), sk: z.string(), lsi1sk: z.string().optional() };
 
@@ -25,20 +35,14 @@ export function readItem<S extends z.ZodType>(schema: S, raw: unknown): z.infer<
   });
 }
 
-export const MetaItem = z.object({
+/**
+ * META: the process (core/domain/model.ts) plus the compaction bookkeeping of docs/compaction.md
+ * ("The commit protocol"): version, lease, active summary, roll-forward marker.
+ */
+export const MetaItem = Process.extend({
   ...keys,
   type: z.literal("META"),
   tenantId: z.string(),
-  processId: z.string(),
-  projectId: z.string(),
-  sessionId: z.string().optional(),
-  parentProcessId: z.string().optional(),
-  name: z.string().optional(),
-  recipe: z.string().optional(),
-  engine: z.string().optional(),
-  title: z.string().optional(),
-  allowsCrossProjectSpawn: z.boolean(),
-  createdAt: z.string(),
   version: z.number().int(),
   activeSummaryId: z.string().optional(),
   leaseOwner: z.string().optional(),
@@ -49,41 +53,23 @@ export const MetaItem = z.object({
 });
 export type MetaItem = z.infer<typeof MetaItem>;
 
-export const MessageItem = z.object({
+/**
+ * A message as stored: `archivedInMemoryId` is absent rather than null while it is active, and
+ * `missingResult` is never stored (only a replay adds it).
+ */
+export const MessageItem = Message.omit({ archivedInMemoryId: true, missingResult: true }).extend({
   ...keys,
   type: z.literal("MSG"),
-  id: z.string(),
-  processId: z.string(),
-  role: Role,
-  content: z.string(),
-  tags: z.array(z.string()),
-  createdAt: z.string(),
   archivedInMemoryId: z.string().optional(),
   archivedAt: z.string().optional(),
-  toolCallId: z.string().optional(),
-  toolCalls: z.array(ToolCall).optional(),
-  tokens: z.number().int(),
-  cleared: ClearedResult.optional(),
 });
 export type MessageItem = z.infer<typeof MessageItem>;
 
-export const MemoryItem = z.object({
+/** A memory as stored: `supersededAt` is absent rather than null while it is not superseded. */
+export const MemoryItem = Memory.extend({
   ...keys,
   type: z.literal("MEM"),
-  id: z.string(),
-  processId: z.string(),
-  kind: z.literal("ARCHIVED_CHAT"),
-  status: MemoryStatus,
-  content: z.string(),
-  sourceRefs: z.array(z.string()),
-  metadata: MemoryMetadata,
-  createdAt: z.string(),
   supersededAt: z.string().optional(),
-  supersededByMemoryId: z.string().optional(),
-  tokens: z.number().int(),
-  citations: z.array(z.array(z.string())).optional(),
-  droppedUnits: z.array(LossUnit).optional(),
-  keepUnits: z.array(z.string()).optional(),
 });
 export type MemoryItem = z.infer<typeof MemoryItem>;
 
@@ -108,49 +94,82 @@ export const SettingsItem = z.object({
   updatedAt: z.string(),
 });
 
-export const toProcess = (m: MetaItem): Process =>
-  readItem(Process, {
-    processId: m.processId,
-    projectId: m.projectId,
-    sessionId: m.sessionId,
-    parentProcessId: m.parentProcessId,
-    name: m.name,
-    recipe: m.recipe,
-    engine: m.engine,
-    title: m.title,
-    allowsCrossProjectSpawn: m.allowsCrossProjectSpawn,
-    createdAt: m.createdAt,
+/**
+ * Projects a parsed item onto the fields `domain` declares, in the domain's order, with
+ * `overrides` for the fields stored differently; absent optional fields stay absent. The item was
+ * parsed on read, so its fields already have the domain's types.
+ */
+function projection<D extends z.ZodObject>(domain: D) {
+  const fields = Object.keys(domain.shape);
+  return (item: object, overrides: Partial<z.infer<D>> = {}): z.infer<D> => {
+    const out: Record<string, unknown> = {};
+    for (const field of fields) {
+      const value = field in overrides ? overrides[field as keyof typeof overrides] : (item as Record<string, unknown>)[field];
+      if (value !== undefined) out[field] = value;
+    }
+    return out as z.infer<D>;
+  };
+}
+const processFields = projection(Process);
+const messageFields = projection(Message);
+const memoryFields = projection(Memory);
+
+export const toProcess = (m: MetaItem): Process => processFields(m);
+
+export const toMessage = (i: MessageItem): Message =>
+  messageFields(i, { archivedInMemoryId: i.archivedInMemoryId ?? null });
+
+export const toMemory = (i: MemoryItem): Memory =>
+  memoryFields(i, {
+    supersededAt: i.supersededAt ?? null,
+    // An empty id never names a memory.
+    supersededByMemoryId: i.supersededByMemoryId || undefined,
   });
 
-export const toMessage = (i: MessageItem): Message => ({
-  id: i.id,
-  processId: i.processId,
-  role: i.role,
-  content: i.content,
-  tags: i.tags,
-  createdAt: i.createdAt,
-  archivedInMemoryId: i.archivedInMemoryId ?? null,
-  ...(i.toolCallId !== undefined ? { toolCallId: i.toolCallId } : {}),
-  ...(i.toolCalls !== undefined ? { toolCalls: i.toolCalls } : {}),
-  tokens: i.tokens,
-  ...(i.cleared !== undefined ? { cleared: i.cleared } : {}),
-});
+/** A queued or prepared fold: read with the replay, never replayed. */
+export const isPendingFold = (m: Pick<Memory, "status">) => m.status === "QUEUED" || m.status === "PREPARED";
 
-export const toMemory = (i: MemoryItem): Memory => ({
-  id: i.id,
-  processId: i.processId,
-  kind: i.kind,
-  status: i.status,
-  content: i.content,
-  sourceRefs: i.sourceRefs,
-  metadata: i.metadata,
-  createdAt: i.createdAt,
-  supersededAt: i.supersededAt ?? null,
-  ...(i.supersededByMemoryId ? { supersededByMemoryId: i.supersededByMemoryId } : {}),
-  tokens: i.tokens,
-  ...(i.citations ? { citations: i.citations } : {}),
-  ...(i.droppedUnits ? { droppedUnits: i.droppedUnits } : {}),
-  ...(i.keepUnits ? { keepUnits: i.keepUnits } : {}),
+/** The stored message: on the replay index while active, pointing at its memory once archived. */
+export function messageToItem(key: ProcessKey, m: Message): MessageItem {
+  const { archivedInMemoryId, missingResult: _replayOnly, ...fields } = m;
+  return readItem(MessageItem, {
+    pk: processPk(key),
+    sk: messageSk(m.id),
+    ...(archivedInMemoryId === null ? { lsi1sk: activeMessageKey(m.id) } : { archivedInMemoryId }),
+    type: "MSG",
+    ...fields,
+  });
+}
+
+/**
+ * The stored memory: the active summary and pending folds are on the replay index (a fold under
+ * its own prefix, never replayed). A queued or prepared fold also gets the TTL attribute.
+ */
+export function memoryToItem(key: ProcessKey, m: Memory): MemoryItem {
+  const active = m.status === "OK" && m.supersededAt === null;
+  const pending = isPendingFold(m);
+  const expires = pending && m.metadata.expiresAt ? Math.ceil(Date.parse(m.metadata.expiresAt) / 1000) : undefined;
+  const item = readItem(MemoryItem, {
+    pk: processPk(key),
+    sk: memorySk(m.id),
+    ...(active ? { lsi1sk: activeMemoryKey(m.id) } : pending ? { lsi1sk: pendingFoldKey(m.id) } : {}),
+    type: "MEM",
+    ...m,
+    supersededAt: m.supersededAt ?? undefined,
+  });
+  // DynamoDB's TTL deletes a queued or prepared fold nobody used; not part of the item schema
+  // (the replay index does not project it: turns read metadata.expiresAt).
+  return expires !== undefined ? ({ ...item, [TTL_ATTRIBUTE]: expires } as MemoryItem) : item;
+}
+
+/** The process state a META item records (lease only when both of its fields are set). */
+export const toState = (meta: MetaItem): ProcessState => ({
+  process: toProcess(meta),
+  version: meta.version,
+  activeSummaryId: meta.activeSummaryId ?? null,
+  lease: meta.leaseOwner && meta.leaseUntil ? { owner: meta.leaseOwner, until: meta.leaseUntil } : null,
+  pendingArchive: meta.pendingArchive ?? null,
+  hasUserMessage: meta.firstUserMessageId !== undefined,
 });
 
 /** A memory as the replay index returns it: without `sourceRefs`, which it does not project. */

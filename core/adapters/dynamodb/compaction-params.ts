@@ -1,0 +1,217 @@
+/**
+ * Pure DynamoDB inputs of the compaction aggregate: memories and background folds, the lease, and
+ * the commit protocol's transactions (docs/compaction.md, "The commit protocol" and "Undoing a
+ * compaction"). Nothing here sends: tests assert the whole input.
+ */
+import type { GetCommandInput, PutCommandInput, QueryCommandInput, UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
+import type { Memory } from "../../domain/model.js";
+import type { CompactionCommit, ProcessKey, RevertCommit } from "../../ports/store.js";
+import {
+  REVERT_HOLD_ATTRIBUTE,
+  guarded,
+  itemExists,
+  itemIsNew,
+  leaseFree,
+  leaseHeldBy,
+  notSuperseded,
+  pendingArchiveIs,
+  revertHoldAtMost,
+  statusIn,
+  statusIs,
+  supersededBy,
+  versionIs,
+  when,
+  type Part,
+} from "./conditions.js";
+import { memoryToItem, messageToItem } from "./items.js";
+import { META_SK, MEMORY_PREFIX, activeMemoryKey, memorySk, processPk } from "./keys.js";
+import { archiveUpdate, restoreUpdate } from "./message-params.js";
+import { TRANSACTION_LIMIT } from "./transact.js";
+
+const metaKey = (key: ProcessKey) => ({ pk: processPk(key), sk: META_SK });
+const memoryKey = (key: ProcessKey, id: string) => ({ pk: processPk(key), sk: memorySk(id) });
+
+export const getMemoryParams = (tableName: string, key: ProcessKey, memoryId: string): GetCommandInput => ({
+  TableName: tableName,
+  Key: memoryKey(key, memoryId),
+  ConsistentRead: true,
+});
+
+/** Every memory of the process, newest first. */
+export const listMemoriesParams = (tableName: string, key: ProcessKey): QueryCommandInput => ({
+  TableName: tableName,
+  KeyConditionExpression: "pk = :pk AND begins_with(sk, :s)",
+  ExpressionAttributeValues: { ":pk": processPk(key), ":s": MEMORY_PREFIX },
+  ScanIndexForward: false,
+  ConsistentRead: true,
+});
+
+/** A memory is written once. */
+export const putMemoryParams = (tableName: string, key: ProcessKey, memory: Memory): PutCommandInput => ({
+  TableName: tableName,
+  Item: memoryToItem(key, memory),
+  ...when(itemIsNew()),
+});
+
+/** A background fold: `new` only if its id is free, otherwise only while it still has status `expect`. */
+export const storeFoldParams = (tableName: string, key: ProcessKey, fold: Memory, expect: "new" | "QUEUED"): PutCommandInput => ({
+  TableName: tableName,
+  Item: memoryToItem(key, fold),
+  ...when(expect === "new" ? itemIsNew() : statusIs(expect)),
+});
+
+/** QUEUED or PREPARED -> DISCARDED, out of the replay index, with the reason. */
+export const discardFoldParams = (tableName: string, key: ProcessKey, foldId: string, reason: string, at: string): UpdateCommandInput =>
+  guarded(
+    { TableName: tableName, Key: memoryKey(key, foldId) },
+    {
+      expression: "SET #status = :d, metadata.discardReason = :r, metadata.discardedAt = :at REMOVE lsi1sk",
+      values: { ":d": "DISCARDED", ":r": reason, ":at": at },
+    },
+    statusIn("QUEUED", "PREPARED"),
+  );
+
+/** Supersede of one summary by `newId`: a superseded memory is never superseded again. */
+export function supersedeUpdate(tableName: string, key: ProcessKey, oldId: string, newId: string, at: string) {
+  return {
+    TableName: tableName,
+    Key: memoryKey(key, oldId),
+    UpdateExpression: "SET supersededAt = :at, supersededByMemoryId = :n REMOVE lsi1sk",
+    ConditionExpression: when(itemExists(), notSuperseded).ConditionExpression,
+    ExpressionAttributeValues: { ":at": at, ":n": newId },
+  } satisfies UpdateCommandInput;
+}
+
+/**
+ * The compaction lease on META: only for the version the caller read, while no live lease exists
+ * and, for an automatic compaction (`replayTokens`), no revert hold above that count is recorded.
+ */
+export function acquireLeaseParams(
+  tableName: string,
+  key: ProcessKey,
+  lease: { owner: string; until: string; now: string; expectedVersion: number; replayTokens?: number },
+): UpdateCommandInput {
+  const hold = lease.replayTokens !== undefined ? [revertHoldAtMost(lease.replayTokens)] : [];
+  return guarded(
+    { TableName: tableName, Key: metaKey(key), ReturnValuesOnConditionCheckFailure: "ALL_OLD" },
+    { expression: "SET leaseOwner = :o, leaseUntil = :u", values: { ":o": lease.owner, ":u": lease.until } },
+    itemExists("pk"),
+    versionIs(lease.expectedVersion),
+    leaseFree(lease.now),
+    ...hold,
+  );
+}
+
+/** Releases only our own lease (an expired one someone else took is left alone). */
+export const releaseLeaseParams = (tableName: string, key: ProcessKey, owner: string): UpdateCommandInput =>
+  guarded({ TableName: tableName, Key: metaKey(key) }, { expression: "REMOVE leaseOwner, leaseUntil" }, leaseHeldBy(owner));
+
+/** Clears the roll-forward marker once its archives (or restores) are done. */
+export const clearPendingArchiveParams = (tableName: string, key: ProcessKey, memoryId: string): UpdateCommandInput =>
+  guarded(
+    { TableName: tableName, Key: metaKey(key) },
+    { expression: "REMOVE pendingArchive, pendingArchiveFrom" },
+    pendingArchiveIs(memoryId),
+  );
+
+export type CommitPart = "memory" | "prior" | "marker" | "process" | "archive";
+
+/**
+ * The commit of a fold, in one transaction: the memory, the prior summary superseded, the range
+ * marker, META (version bump, lease released, pending marker when archives do not all fit) and as
+ * many archives as fit. `pendingArchive`: the rest roll forward.
+ */
+export function commitCompactionParts(tableName: string, key: ProcessKey, c: CompactionCommit) {
+  // A fold prepared in the background becomes the summary in place: only while still PREPARED
+  // (or QUEUED, for a queued manual compaction the worker runs), so it is committed once.
+  const fixed: Part<CommitPart>[] = [
+    ["memory", { Put: { TableName: tableName, Item: memoryToItem(key, c.memory), ...when(c.fromFold ? statusIs(c.fromFold) : itemIsNew()) } }],
+  ];
+  if (c.priorSummaryId) fixed.push(["prior", { Update: supersedeUpdate(tableName, key, c.priorSummaryId, c.memory.id, c.at) }]);
+  if (c.marker) {
+    fixed.push(["marker", { Put: { TableName: tableName, Item: messageToItem(key, c.marker), ...when(itemIsNew()) } }]);
+  }
+  const room = TRANSACTION_LIMIT - fixed.length - 1; // one more for META
+  const now = c.archiveIds.slice(0, room);
+  const pendingArchive = c.archiveIds.length > now.length;
+  const set = ["version = version + :one", "activeSummaryId = :mid"];
+  const values: Record<string, unknown> = { ":one": 1, ":mid": c.memory.id };
+  if (pendingArchive) {
+    set.push("pendingArchive = :mid", "pendingArchiveFrom = :from");
+    values[":from"] = now.length;
+  }
+  const meta = guarded(
+    { TableName: tableName, Key: metaKey(key) },
+    // A new fold ends any revert hold: the undone fold is history now.
+    { expression: `SET ${set.join(", ")} REMOVE leaseOwner, leaseUntil, #hold`, names: { "#hold": REVERT_HOLD_ATTRIBUTE }, values },
+    leaseHeldBy(c.leaseOwner),
+    versionIs(c.expectedVersion),
+  );
+  const archives = now.map((id): Part<CommitPart> => ["archive", { Update: archiveUpdate(tableName, key, id, c.memory.id, c.at) }]);
+  return { parts: [...fixed, ["process", { Update: meta }] as Part<CommitPart>, ...archives], pendingArchive };
+}
+
+/**
+ * Undoing the newest compaction, in one transaction: the memory REVERTED, the prior summary active
+ * again, the range marker archived, META (version bump, revert hold, lease released) and as many
+ * restores as fit. `pendingArchive`: the rest roll forward.
+ */
+export function revertCompactionParts(tableName: string, key: ProcessKey, r: RevertCommit) {
+  const fixed: Part<CommitPart>[] = [
+    [
+      "memory",
+      {
+        Update: guarded(
+          { TableName: tableName, Key: memoryKey(key, r.memoryId) },
+          {
+            expression: "SET #status = :reverted, #md.revertedAt = :at REMOVE lsi1sk",
+            names: { "#status": "status", "#md": "metadata" },
+            values: { ":reverted": "REVERTED", ":at": r.at },
+          },
+          statusIs("OK"),
+          notSuperseded,
+        ),
+      },
+    ],
+  ];
+  if (r.priorSummaryId) {
+    fixed.push([
+      "prior",
+      {
+        Update: guarded(
+          { TableName: tableName, Key: memoryKey(key, r.priorSummaryId) },
+          { expression: "SET lsi1sk = :a REMOVE supersededAt, supersededByMemoryId", values: { ":a": activeMemoryKey(r.priorSummaryId) } },
+          supersededBy(r.memoryId),
+        ),
+      },
+    ]);
+  }
+  if (r.markerId) fixed.push(["marker", { Update: archiveUpdate(tableName, key, r.markerId, r.memoryId, r.at) }]);
+  const room = TRANSACTION_LIMIT - fixed.length - 1; // one more for META
+  const now = r.restoreIds.slice(0, room);
+  const pendingArchive = r.restoreIds.length > now.length;
+  const set = ["version = version + :one", "#hold = :hold"];
+  const values: Record<string, unknown> = { ":one": 1, ":hold": r.holdTokens };
+  if (r.priorSummaryId) {
+    set.push("activeSummaryId = :prior");
+    values[":prior"] = r.priorSummaryId;
+  }
+  if (pendingArchive) {
+    // The same roll-forward marker as a fold: finishPendingArchive sees the memory is REVERTED.
+    set.push("pendingArchive = :mid", "pendingArchiveFrom = :from");
+    values[":mid"] = r.memoryId;
+    values[":from"] = now.length;
+  }
+  const meta = guarded(
+    { TableName: tableName, Key: metaKey(key) },
+    {
+      expression: `SET ${set.join(", ")} REMOVE leaseOwner, leaseUntil${r.priorSummaryId ? "" : ", activeSummaryId"}`,
+      names: { "#hold": REVERT_HOLD_ATTRIBUTE },
+      values,
+    },
+    leaseHeldBy(r.leaseOwner),
+    versionIs(r.expectedVersion),
+  );
+  const restores = now.map((id): Part<CommitPart> => ["archive", { Update: restoreUpdate(tableName, key, id, r.memoryId) }]);
+  return { parts: [...fixed, ["process", { Update: meta }] as Part<CommitPart>, ...restores], pendingArchive };
+}

@@ -1,0 +1,179 @@
+/**
+ * Condition expressions from small named fragments, and what a failed condition tells us. Each
+ * fragment carries its own placeholders, so a write states its guard by name
+ * (`when(versionIs(3), leaseFree(now))`) instead of restating the expression by hand; the commit
+ * protocol they guard is in docs/compaction.md ("The commit protocol").
+ */
+import { ConditionalCheckFailedException, TransactionCanceledException } from "@aws-sdk/client-dynamodb";
+import { unmarshall } from "@aws-sdk/util-dynamodb";
+import type { z } from "zod";
+import type { MemoryStatus } from "../../domain/model.js";
+import { readItem } from "./items.js";
+
+/** One clause of a condition (or update) expression with the placeholders it uses. */
+export interface Fragment {
+  expression: string;
+  names?: Record<string, string>;
+  values?: Record<string, unknown>;
+}
+
+/**
+ * META attribute of the revert hold (docs/compaction.md, "Undoing a compaction"): only the lease
+ * condition reads it, so it stays out of MetaItem and out of the replay index's projection.
+ */
+export const REVERT_HOLD_ATTRIBUTE = "revertHoldTokens";
+const STATUS = { "#status": "status" };
+
+export const exists = (attribute: string): Fragment => ({ expression: `attribute_exists(${attribute})` });
+export const absent = (attribute: string): Fragment => ({ expression: `attribute_not_exists(${attribute})` });
+
+/** The item is there (the key attribute is always set on a stored item). */
+export const itemExists = (key: "pk" | "sk" = "sk") => exists(key);
+/** Nothing is stored under the key yet. */
+export const itemIsNew = (key: "pk" | "sk" = "sk") => absent(key);
+
+// META: versions, leases and the roll-forward marker.
+export const versionIs = (version: number): Fragment => ({ expression: "version = :v", values: { ":v": version } });
+/** No live lease: never taken, or expired before `now`. */
+export const leaseFree = (now: string): Fragment => ({
+  expression: "(attribute_not_exists(leaseUntil) OR leaseUntil < :now)",
+  values: { ":now": now },
+});
+export const leaseHeldBy = (owner: string): Fragment => ({ expression: "leaseOwner = :o", values: { ":o": owner } });
+/** An automatic compaction may fold again only once the replay grew past the recorded hold. */
+export const revertHoldAtMost = (replayTokens: number): Fragment => ({
+  expression: "(attribute_not_exists(#hold) OR #hold <= :rt)",
+  names: { "#hold": REVERT_HOLD_ATTRIBUTE },
+  values: { ":rt": replayTokens },
+});
+export const noPendingArchive = absent("pendingArchive");
+export const pendingArchiveIs = (memoryId: string): Fragment => ({
+  expression: "pendingArchive = :m",
+  values: { ":m": memoryId },
+});
+
+// Messages.
+export const notArchived = absent("archivedInMemoryId");
+export const archivedInto = (memoryId: string): Fragment => ({
+  expression: "archivedInMemoryId = :m",
+  values: { ":m": memoryId },
+});
+export const tagsAre = (tags: string[]): Fragment => ({ expression: "tags = :old", values: { ":old": tags } });
+/** Active: still carries the replay index key. */
+export const inReplay = exists("lsi1sk");
+export const notCleared = absent("cleared");
+
+// Memories and inbox items (both keep a `status` attribute).
+export const statusIs = (status: MemoryStatus | "OPEN"): Fragment => ({
+  expression: "#status = :is",
+  names: STATUS,
+  values: { ":is": status },
+});
+export const statusIn = (...statuses: MemoryStatus[]): Fragment => ({
+  expression: `#status IN (${statuses.map((_, i) => `:in${i}`).join(", ")})`,
+  names: STATUS,
+  values: Object.fromEntries(statuses.map((s, i) => [`:in${i}`, s])),
+});
+export const notSuperseded = absent("supersededAt");
+export const supersededBy = (memoryId: string): Fragment => ({
+  expression: "supersededByMemoryId = :m",
+  values: { ":m": memoryId },
+});
+
+/** Joins placeholder maps; one placeholder bound to two different values is a bug, caught here. */
+function merge<V>(target: Record<string, V>, source: Record<string, V> | undefined) {
+  for (const [k, v] of Object.entries(source ?? {})) {
+    if (k in target && JSON.stringify(target[k]) !== JSON.stringify(v)) {
+      throw new Error(`placeholder ${k} bound twice (${JSON.stringify(target[k])}, ${JSON.stringify(v)})`);
+    }
+    target[k] = v;
+  }
+}
+
+/** Expression attribute maps, left out when empty (DynamoDB rejects an empty map). */
+export function placeholders(fragments: readonly (Fragment | undefined)[]) {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  for (const f of fragments) {
+    merge(names, f?.names);
+    merge(values, f?.values);
+  }
+  return {
+    ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+    ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
+  };
+}
+
+/** The parts of a write input that express its guard: `ConditionExpression` plus placeholders. */
+export function when(...all: Fragment[]) {
+  return { ConditionExpression: all.map((f) => f.expression).join(" AND "), ...placeholders(all) };
+}
+
+/**
+ * A write input with an optional update and a guard: placeholders of both are merged. Pure, so
+ * tests assert the whole input.
+ */
+export function guarded<T extends object>(input: T, update: Fragment | undefined, ...condition: Fragment[]) {
+  return {
+    ...input,
+    ...(update ? { UpdateExpression: update.expression } : {}),
+    ...(condition.length ? { ConditionExpression: condition.map((f) => f.expression).join(" AND ") } : {}),
+    ...placeholders([update, ...condition]),
+  };
+}
+
+export const isConditionFailure = (e: unknown): e is ConditionalCheckFailedException =>
+  e instanceof ConditionalCheckFailedException;
+
+/**
+ * The item a failed single-item condition saw (ReturnValuesOnConditionCheckFailure: ALL_OLD),
+ * parsed with its schema; null when there was no item.
+ */
+export function failedItem<S extends z.ZodType>(e: ConditionalCheckFailedException, schema: S): z.infer<S> | null {
+  const raw = (e as { Item?: Record<string, never> }).Item;
+  return raw ? readItem(schema, unmarshall(raw)) : null;
+}
+
+/** One write of a transaction, under the name its cancellation reason is reported by. */
+export type Part<N extends string> = readonly [name: N, write: TransactItem];
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type TransactItem = Record<string, any>;
+
+/** What a cancelled transaction says about one named part whose condition failed. */
+export interface PartFailure {
+  /** The item the condition saw (ALL_OLD), unparsed until the caller names its schema. */
+  item: Record<string, unknown> | null;
+}
+
+/**
+ * The parts of a cancelled transaction whose conditions failed, by name (DynamoDB reports one
+ * reason per item, in request order). Null when `e` is not a cancellation.
+ */
+export function failedParts<N extends string>(
+  e: unknown,
+  parts: readonly Part<N>[],
+): Partial<Record<N, PartFailure>> | null {
+  if (!(e instanceof TransactionCanceledException)) return null;
+  const reasons = e.CancellationReasons ?? [];
+  const failed: Partial<Record<N, PartFailure>> = {};
+  parts.forEach(([name], i) => {
+    const reason = reasons[i];
+    if (reason?.Code !== "ConditionalCheckFailed") return;
+    failed[name] = { item: reason.Item ? unmarshall(reason.Item as never) : null };
+  });
+  return failed;
+}
+
+/**
+ * Sends a conditional write whose failed condition is an expected answer: false then, true when
+ * it was applied; any other error is rethrown.
+ */
+export async function conditionHolds(write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (e) {
+    if (!isConditionFailure(e)) throw e;
+    return false;
+  }
+}

@@ -1,0 +1,22 @@
+/** What every aggregate module of the DynamoDB store shares: the client, the table and the transactor. */
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { BackoffOptions } from "../backoff.js";
+import type { SendTransaction } from "./transact.js";
+
+export interface StoreContext {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  /** Waits between retries of throttled or conflicting work. */
+  retry: BackoffOptions;
+  sendTransaction: SendTransaction;
+}
+
+/** Parallel single-item writes when archiving, restoring or clearing past one transaction. */
+export const WRITE_CONCURRENCY = 16;
+
+/** Runs `fn` over `items`, `size` at a time. */
+export async function inBatches<T>(items: readonly T[], size: number, fn: (item: T) => Promise<void>) {
+  for (let i = 0; i < items.length; i += size) {
+    await Promise.all(items.slice(i, i + size).map(fn));
+  }
+}

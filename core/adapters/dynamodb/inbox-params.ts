@@ -1,0 +1,70 @@
+/**
+ * Pure DynamoDB inputs of the inbox: each item in its own partition (an answer needs only its id),
+ * listed per tenant on gsi1 and per process on gsi2. Nothing here sends: tests assert the whole input.
+ */
+import type { GetCommandInput, PutCommandInput, QueryCommandInput, UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
+import type { InboxItem, InboxStatus } from "../../domain/model.js";
+import { guarded, itemExists, itemIsNew, statusIs, when } from "./conditions.js";
+import { INBOX_SK, inboxByProcess, inboxByTenant, inboxListSk, inboxPk } from "./keys.js";
+import { tableIndexes } from "./table.js";
+
+/** Written once per id: a second put sees the first (ALL_OLD). */
+export const putInboxItemParams = (tableName: string, tenantId: string, item: InboxItem): PutCommandInput => ({
+  TableName: tableName,
+  Item: {
+    pk: inboxPk(tenantId, item.id),
+    sk: INBOX_SK,
+    type: "INBOX",
+    tenantId,
+    item,
+    status: item.status,
+    gsi1pk: inboxByTenant(tenantId),
+    gsi1sk: inboxListSk(item.createdAt, item.id),
+    gsi2pk: inboxByProcess(tenantId, item.processId),
+    gsi2sk: inboxListSk(item.createdAt, item.id),
+  },
+  ...when(itemIsNew("pk")),
+  ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+});
+
+export const getInboxItemParams = (tableName: string, tenantId: string, itemId: string): GetCommandInput => ({
+  TableName: tableName,
+  Key: { pk: inboxPk(tenantId, itemId), sk: INBOX_SK },
+  ConsistentRead: true,
+});
+
+/** A tenant's items (gsi1) or one process's (gsi2), newest first, optionally of one status. */
+export function listInboxParams(tableName: string, tenantId: string, { processId, status }: { processId?: string; status?: InboxStatus }): QueryCommandInput {
+  const index = processId ? tableIndexes.gsi2 : tableIndexes.gsi1;
+  return {
+    TableName: tableName,
+    IndexName: index.name,
+    KeyConditionExpression: "#pk = :pk",
+    ExpressionAttributeNames: { "#pk": index.partitionKey, ...(status ? { "#status": "status" } : {}) },
+    ExpressionAttributeValues: {
+      ":pk": processId ? inboxByProcess(tenantId, processId) : inboxByTenant(tenantId),
+      ...(status ? { ":status": status } : {}),
+    },
+    ...(status ? { FilterExpression: "#status = :status" } : {}),
+    ScanIndexForward: false,
+  };
+}
+
+/** OPEN -> ACCEPTED/DECLINED once; the stored copy of the item's status follows. */
+export const answerInboxItemParams = (
+  tableName: string,
+  tenantId: string,
+  itemId: string,
+  status: "ACCEPTED" | "DECLINED",
+  at: string,
+): UpdateCommandInput =>
+  guarded(
+    { TableName: tableName, Key: { pk: inboxPk(tenantId, itemId), sk: INBOX_SK }, ReturnValues: "ALL_NEW", ReturnValuesOnConditionCheckFailure: "ALL_OLD" },
+    {
+      expression: "SET #status = :s, #item.#status = :s, #item.answeredAt = :at",
+      names: { "#status": "status", "#item": "item" },
+      values: { ":s": status, ":at": at },
+    },
+    itemExists("pk"),
+    statusIs("OPEN"),
+  );

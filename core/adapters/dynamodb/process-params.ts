@@ -1,0 +1,117 @@
+/**
+ * Pure DynamoDB inputs of the process aggregate (the META item) and of the tunables settings.
+ * Nothing here sends: tests assert the whole input.
+ */
+import type { GetCommandInput, PutCommandInput, QueryCommandInput, UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
+import type { ListOptions, ProcessInput, ProcessKey } from "../../ports/store.js";
+import {
+  META_ACTIVE,
+  META_SK,
+  processListSk,
+  processPk,
+  processesByProject,
+  processesByTenant,
+  settingsPk,
+  settingsSk,
+} from "./keys.js";
+import { decodeCursor } from "./paging.js";
+import { tableIndexes } from "./table.js";
+
+/** Process fields a PUT may leave out; leaving one out removes it. */
+const OPTIONAL_PROCESS_FIELDS = ["sessionId", "parentProcessId", "name", "recipe", "engine", "title"] as const;
+
+/** Strongly consistent read of a process's META item. */
+export const getMetaParams = (tableName: string, key: ProcessKey): GetCommandInput => ({
+  TableName: tableName,
+  Key: { pk: processPk(key), sk: META_SK },
+  ConsistentRead: true,
+});
+
+/**
+ * Creates or replaces a process (PUT semantics), keeping what only the service writes: createdAt,
+ * version, the listing sort keys and the compaction bookkeeping.
+ */
+export function upsertProcessParams(tableName: string, tenantId: string, input: ProcessInput, at: string): UpdateCommandInput {
+  const set: string[] = [
+    "#type = :type",
+    "tenantId = :tenant",
+    "processId = :pid",
+    "projectId = :project",
+    "allowsCrossProjectSpawn = :cross",
+    "createdAt = if_not_exists(createdAt, :now)",
+    "version = if_not_exists(version, :zero)",
+    "lsi1sk = :active",
+    "gsi1pk = :g1pk",
+    "gsi1sk = if_not_exists(gsi1sk, :listSk)",
+    "gsi2pk = :g2pk",
+    "gsi2sk = if_not_exists(gsi2sk, :listSk)",
+  ];
+  const remove: string[] = [];
+  const names: Record<string, string> = { "#type": "type" };
+  const values: Record<string, unknown> = {
+    ":type": "META",
+    ":tenant": tenantId,
+    ":pid": input.processId,
+    ":project": input.projectId,
+    ":cross": input.allowsCrossProjectSpawn ?? false,
+    ":now": at,
+    ":zero": 0,
+    ":active": META_ACTIVE,
+    ":g1pk": processesByTenant(tenantId),
+    ":g2pk": processesByProject(tenantId, input.projectId),
+    ":listSk": processListSk(at, input.processId),
+  };
+  for (const f of OPTIONAL_PROCESS_FIELDS) {
+    names[`#${f}`] = f;
+    if (input[f] !== undefined) {
+      set.push(`#${f} = :${f}`);
+      values[`:${f}`] = input[f];
+    } else remove.push(`#${f}`);
+  }
+  return {
+    TableName: tableName,
+    Key: { pk: processPk({ tenantId, processId: input.processId }), sk: META_SK },
+    UpdateExpression: `SET ${set.join(", ")}${remove.length ? ` REMOVE ${remove.join(", ")}` : ""}`,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+    ReturnValues: "ALL_NEW",
+  };
+}
+
+/** One page of a tenant's processes (gsi1) or one project's (gsi2), newest first. */
+export function listProcessesParams(
+  tableName: string,
+  tenantId: string,
+  { limit, cursor, projectId }: ListOptions & { projectId?: string },
+): QueryCommandInput {
+  const index = projectId ? tableIndexes.gsi2 : tableIndexes.gsi1;
+  const pkValue = projectId ? processesByProject(tenantId, projectId) : processesByTenant(tenantId);
+  return {
+    TableName: tableName,
+    IndexName: index.name,
+    KeyConditionExpression: "#pk = :pk",
+    ExpressionAttributeNames: { "#pk": index.partitionKey },
+    ExpressionAttributeValues: { ":pk": pkValue },
+    ScanIndexForward: false,
+    Limit: limit,
+    ExclusiveStartKey: decodeCursor(cursor, { attr: index.partitionKey, value: pkValue }),
+  };
+}
+
+export const getSettingsParams = (tableName: string, tenantId: string, projectId?: string): GetCommandInput => ({
+  TableName: tableName,
+  Key: { pk: settingsPk(tenantId), sk: settingsSk(projectId) },
+  ConsistentRead: true,
+});
+
+/** Settings are replaced whole: the service validated the merged result before. */
+export const putSettingsParams = (
+  tableName: string,
+  tenantId: string,
+  projectId: string | undefined,
+  settings: Record<string, unknown>,
+  at: string,
+): PutCommandInput => ({
+  TableName: tableName,
+  Item: { pk: settingsPk(tenantId), sk: settingsSk(projectId), type: "SETTINGS", settings, updatedAt: at },
+});

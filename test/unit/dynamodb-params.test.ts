@@ -1,0 +1,356 @@
+/**
+ * The DynamoDB inputs of the store, asserted whole without sending them: which key, which update,
+ * which guard, which placeholders. What they do against the engine is in test/integration/store*.
+ */
+import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
+import { marshall } from "@aws-sdk/util-dynamodb";
+import { describe, expect, it } from "vitest";
+import { backoff } from "../../core/adapters/backoff.js";
+import {
+  acquireLeaseParams,
+  commitCompactionParts,
+  discardFoldParams,
+  releaseLeaseParams,
+  revertCompactionParts,
+  storeFoldParams,
+} from "../../core/adapters/dynamodb/compaction-params.js";
+import { failedParts, guarded, itemIsNew, leaseFree, statusIs, versionIs, when } from "../../core/adapters/dynamodb/conditions.js";
+import { answerInboxItemParams, listInboxParams } from "../../core/adapters/dynamodb/inbox-params.js";
+import { MemoryItem, MessageItem, MetaItem, memoryToItem, messageToItem, toMemory, toMessage } from "../../core/adapters/dynamodb/items.js";
+import { activeViewParams, appendMessageParts, updateTagsParts } from "../../core/adapters/dynamodb/message-params.js";
+import { transactionInput, TRANSACTION_LIMIT } from "../../core/adapters/dynamodb/transact.js";
+import { Memory, Message, Process } from "../../core/domain/model.js";
+import { makeMemory, makeMessage } from "../support/fixtures.js";
+
+const key = { tenantId: "acme", processId: "p-1" };
+const pk = "T#acme#P#p-1";
+const meta = { pk, sk: "META" };
+const at = "2026-01-01T00:00:00.000Z";
+
+describe("condition fragments", () => {
+  it("join into one guard with the placeholders each fragment brings", () => {
+    expect(when(versionIs(3), leaseFree(at))).toEqual({
+      ConditionExpression: "version = :v AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)",
+      ExpressionAttributeValues: { ":v": 3, ":now": at },
+    });
+    // No placeholders at all: the maps are left out (DynamoDB rejects an empty one).
+    expect(when(itemIsNew())).toEqual({ ConditionExpression: "attribute_not_exists(sk)" });
+  });
+
+  it("refuse one placeholder bound to two values", () => {
+    expect(() => guarded({}, { expression: "SET version = :v", values: { ":v": 9 } }, versionIs(3))).toThrow(/:v bound twice/);
+    expect(guarded({}, { expression: "SET #status = :is", names: { "#status": "status" }, values: { ":is": "OK" } }, statusIs("OK"))).toEqual({
+      UpdateExpression: "SET #status = :is",
+      ConditionExpression: "#status = :is",
+      ExpressionAttributeNames: { "#status": "status" },
+      ExpressionAttributeValues: { ":is": "OK" },
+    });
+  });
+});
+
+describe("lease inputs", () => {
+  it("grant a lease only for the version read, while no live lease exists", () => {
+    expect(acquireLeaseParams("t", key, { owner: "w1", until: "U", now: "N", expectedVersion: 4 })).toEqual({
+      TableName: "t",
+      Key: meta,
+      UpdateExpression: "SET leaseOwner = :o, leaseUntil = :u",
+      ConditionExpression: "attribute_exists(pk) AND version = :v AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)",
+      ExpressionAttributeValues: { ":o": "w1", ":u": "U", ":v": 4, ":now": "N" },
+      ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+    });
+  });
+
+  it("add the revert hold only for an automatic compaction", () => {
+    const input = acquireLeaseParams("t", key, { owner: "w1", until: "U", now: "N", expectedVersion: 4, replayTokens: 900 });
+    expect(input.ConditionExpression).toBe(
+      "attribute_exists(pk) AND version = :v AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now) AND (attribute_not_exists(#hold) OR #hold <= :rt)",
+    );
+    expect(input.ExpressionAttributeNames).toEqual({ "#hold": "revertHoldTokens" });
+    expect(input.ExpressionAttributeValues).toEqual({ ":o": "w1", ":u": "U", ":v": 4, ":now": "N", ":rt": 900 });
+  });
+
+  it("release only the caller's own lease", () => {
+    expect(releaseLeaseParams("t", key, "w1")).toEqual({
+      TableName: "t",
+      Key: meta,
+      UpdateExpression: "REMOVE leaseOwner, leaseUntil",
+      ConditionExpression: "leaseOwner = :o",
+      ExpressionAttributeValues: { ":o": "w1" },
+    });
+  });
+});
+
+describe("message inputs", () => {
+  it("append a USER message in named parts: process guard, message, idempotency record", () => {
+    const m = makeMessage("p-1");
+    const parts = appendMessageParts("t", key, m, "idem-1");
+    expect(parts.map(([name]) => name)).toEqual(["process", "message", "idempotency"]);
+    expect(transactionInput(parts)).toEqual({
+      TransactItems: [
+        {
+          Update: {
+            TableName: "t",
+            Key: meta,
+            UpdateExpression: "SET firstUserMessageId = if_not_exists(firstUserMessageId, :id)",
+            ConditionExpression: "attribute_exists(pk)",
+            ExpressionAttributeValues: { ":id": m.id },
+          },
+        },
+        { Put: { TableName: "t", Item: messageToItem(key, m), ConditionExpression: "attribute_not_exists(sk)" } },
+        {
+          Put: {
+            TableName: "t",
+            Item: { pk, sk: "IDEM#idem-1", type: "IDEM", messageId: m.id },
+            ConditionExpression: "attribute_not_exists(sk)",
+            ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+          },
+        },
+      ],
+    });
+  });
+
+  it("only checks that the process exists for any other role, without an idempotency key", () => {
+    const parts = appendMessageParts("t", key, makeMessage("p-1", { role: "ASSISTANT" }));
+    expect(parts.map(([name]) => name)).toEqual(["process", "message"]);
+    expect(parts[0]![1]).toEqual({ ConditionCheck: { TableName: "t", Key: meta, ConditionExpression: "attribute_exists(pk)" } });
+  });
+
+  it("change tags only on an active message with the expected tags, and bump META's version", () => {
+    const parts = updateTagsParts("t", key, "msg_1", { tags: ["pinned"], expectedTags: [] });
+    expect(parts).toEqual([
+      [
+        "message",
+        {
+          Update: {
+            TableName: "t",
+            Key: { pk, sk: "M#msg_1" },
+            UpdateExpression: "SET tags = :t",
+            ConditionExpression: "attribute_exists(sk) AND attribute_not_exists(archivedInMemoryId) AND tags = :old",
+            ExpressionAttributeValues: { ":t": ["pinned"], ":old": [] },
+            ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+          },
+        },
+      ],
+      [
+        "process",
+        {
+          Update: {
+            TableName: "t",
+            Key: meta,
+            UpdateExpression: "SET version = version + :one",
+            ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(pendingArchive)",
+            ExpressionAttributeValues: { ":one": 1 },
+            ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+          },
+        },
+      ],
+    ]);
+  });
+
+  it("read the replay from the sparse index only, strongly consistent", () => {
+    expect(activeViewParams("t", key)).toEqual({
+      TableName: "t",
+      IndexName: "lsi1",
+      KeyConditionExpression: "pk = :pk AND begins_with(lsi1sk, :a)",
+      ExpressionAttributeValues: { ":pk": pk, ":a": "A#" },
+      Select: "ALL_PROJECTED_ATTRIBUTES",
+      ConsistentRead: true,
+    });
+  });
+});
+
+describe("fold and commit inputs", () => {
+  it("store a fold new, or over a fold still QUEUED", () => {
+    const fold = makeMemory("p-1", { status: "QUEUED" });
+    expect(storeFoldParams("t", key, fold, "new")).toEqual({
+      TableName: "t",
+      Item: memoryToItem(key, fold),
+      ConditionExpression: "attribute_not_exists(sk)",
+    });
+    expect(storeFoldParams("t", key, fold, "QUEUED")).toEqual({
+      TableName: "t",
+      Item: memoryToItem(key, fold),
+      ConditionExpression: "#status = :is",
+      ExpressionAttributeNames: { "#status": "status" },
+      ExpressionAttributeValues: { ":is": "QUEUED" },
+    });
+  });
+
+  it("discard only a queued or prepared fold", () => {
+    expect(discardFoldParams("t", key, "mem_1", "stale", at)).toEqual({
+      TableName: "t",
+      Key: { pk, sk: "S#mem_1" },
+      UpdateExpression: "SET #status = :d, metadata.discardReason = :r, metadata.discardedAt = :at REMOVE lsi1sk",
+      ConditionExpression: "#status IN (:in0, :in1)",
+      ExpressionAttributeNames: { "#status": "status" },
+      ExpressionAttributeValues: { ":d": "DISCARDED", ":r": "stale", ":at": at, ":in0": "QUEUED", ":in1": "PREPARED" },
+    });
+  });
+
+  it("commit in one transaction what fits, and mark the rest pending on META", () => {
+    const memory = makeMemory("p-1");
+    const archiveIds = Array.from({ length: 120 }, (_, i) => `msg_${String(i).padStart(3, "0")}`);
+    const { parts, pendingArchive } = commitCompactionParts("t", key, {
+      leaseOwner: "w1",
+      expectedVersion: 7,
+      memory,
+      priorSummaryId: "mem_0",
+      archiveIds,
+      at,
+    });
+    expect(pendingArchive).toBe(true);
+    expect(parts).toHaveLength(TRANSACTION_LIMIT);
+    expect(parts.slice(0, 3).map(([name]) => name)).toEqual(["memory", "prior", "process"]);
+    expect(parts.slice(3).every(([name]) => name === "archive")).toBe(true);
+    expect(parts[2]![1]).toEqual({
+      Update: {
+        TableName: "t",
+        Key: meta,
+        UpdateExpression:
+          "SET version = version + :one, activeSummaryId = :mid, pendingArchive = :mid, pendingArchiveFrom = :from REMOVE leaseOwner, leaseUntil, #hold",
+        ConditionExpression: "leaseOwner = :o AND version = :v",
+        ExpressionAttributeNames: { "#hold": "revertHoldTokens" },
+        ExpressionAttributeValues: { ":one": 1, ":mid": memory.id, ":from": 97, ":o": "w1", ":v": 7 },
+      },
+    });
+  });
+
+  it("commit a prepared fold in place only while it is still PREPARED", () => {
+    const memory = makeMemory("p-1");
+    const { parts, pendingArchive } = commitCompactionParts("t", key, {
+      leaseOwner: "w1",
+      expectedVersion: 7,
+      memory,
+      priorSummaryId: null,
+      archiveIds: ["msg_1"],
+      fromFold: "PREPARED",
+      at,
+    });
+    expect(pendingArchive).toBe(false);
+    expect(parts.map(([name]) => name)).toEqual(["memory", "process", "archive"]);
+    expect(parts[0]![1]).toEqual({
+      Put: {
+        TableName: "t",
+        Item: memoryToItem(key, memory),
+        ConditionExpression: "#status = :is",
+        ExpressionAttributeNames: { "#status": "status" },
+        ExpressionAttributeValues: { ":is": "PREPARED" },
+      },
+    });
+  });
+
+  it("revert only the newest OK memory, re-activate its prior summary and record the hold", () => {
+    const { parts, pendingArchive } = revertCompactionParts("t", key, {
+      leaseOwner: "w1",
+      expectedVersion: 8,
+      memoryId: "mem_2",
+      priorSummaryId: "mem_1",
+      restoreIds: ["msg_1"],
+      holdTokens: 1234,
+      at,
+    });
+    expect(pendingArchive).toBe(false);
+    expect(parts.map(([name]) => name)).toEqual(["memory", "prior", "process", "archive"]);
+    expect(parts[0]![1]).toEqual({
+      Update: {
+        TableName: "t",
+        Key: { pk, sk: "S#mem_2" },
+        UpdateExpression: "SET #status = :reverted, #md.revertedAt = :at REMOVE lsi1sk",
+        ConditionExpression: "#status = :is AND attribute_not_exists(supersededAt)",
+        ExpressionAttributeNames: { "#status": "status", "#md": "metadata" },
+        ExpressionAttributeValues: { ":reverted": "REVERTED", ":at": at, ":is": "OK" },
+      },
+    });
+    expect(parts[2]![1]).toEqual({
+      Update: {
+        TableName: "t",
+        Key: meta,
+        UpdateExpression: "SET version = version + :one, #hold = :hold, activeSummaryId = :prior REMOVE leaseOwner, leaseUntil",
+        ConditionExpression: "leaseOwner = :o AND version = :v",
+        ExpressionAttributeNames: { "#hold": "revertHoldTokens" },
+        ExpressionAttributeValues: { ":one": 1, ":hold": 1234, ":prior": "mem_1", ":o": "w1", ":v": 8 },
+      },
+    });
+  });
+});
+
+describe("inbox inputs", () => {
+  it("answer only an OPEN item, keeping the stored copy of its status in step", () => {
+    expect(answerInboxItemParams("t", "acme", "inb_1", "ACCEPTED", at)).toEqual({
+      TableName: "t",
+      Key: { pk: "T#acme#I#inb_1", sk: "INBOX" },
+      UpdateExpression: "SET #status = :s, #item.#status = :s, #item.answeredAt = :at",
+      ConditionExpression: "attribute_exists(pk) AND #status = :is",
+      ExpressionAttributeNames: { "#status": "status", "#item": "item" },
+      ExpressionAttributeValues: { ":s": "ACCEPTED", ":at": at, ":is": "OPEN" },
+      ReturnValues: "ALL_NEW",
+      ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+    });
+  });
+
+  it("list one process's items of one status on gsi2, newest first", () => {
+    expect(listInboxParams("t", "acme", { processId: "p-1", status: "OPEN" })).toEqual({
+      TableName: "t",
+      IndexName: "gsi2",
+      KeyConditionExpression: "#pk = :pk",
+      ExpressionAttributeNames: { "#pk": "gsi2pk", "#status": "status" },
+      ExpressionAttributeValues: { ":pk": "T#acme#P#p-1#INBOX", ":status": "OPEN" },
+      FilterExpression: "#status = :status",
+      ScanIndexForward: false,
+    });
+  });
+});
+
+describe("transaction cancellations", () => {
+  const cancelled = (reasons: { Code: string; Item?: Record<string, unknown> }[]) =>
+    new TransactionCanceledException({
+      message: "Transaction cancelled",
+      $metadata: {},
+      CancellationReasons: reasons.map((r) => ({ Code: r.Code, ...(r.Item ? { Item: marshall(r.Item) } : {}) })),
+    });
+
+  it("are read by part name, whatever position the part has", () => {
+    const parts = appendMessageParts("t", key, makeMessage("p-1", { role: "ASSISTANT" }), "idem-1");
+    const failed = failedParts(
+      cancelled([{ Code: "None" }, { Code: "None" }, { Code: "ConditionalCheckFailed", Item: { pk, sk: "IDEM#idem-1", messageId: "msg_0" } }]),
+      parts,
+    );
+    expect(failed).toEqual({ idempotency: { item: { pk, sk: "IDEM#idem-1", messageId: "msg_0" } } });
+    expect(failedParts(cancelled([{ Code: "ConditionalCheckFailed" }, { Code: "None" }]), parts)).toEqual({ process: { item: null } });
+    expect(failedParts(new Error("other"), parts)).toBeNull();
+  });
+});
+
+describe("backoff", () => {
+  it("waits the jittered, doubling, capped delay of each retry", async () => {
+    const waits: number[] = [];
+    const pause = backoff({ baseMs: 20, capMs: 50 }, { sleep: async (ms) => void waits.push(ms), random: () => 1 });
+    for (const retry of [1, 2, 3, 4]) await pause(retry);
+    expect(waits).toEqual([20, 40, 50, 50]);
+  });
+});
+
+describe("item schemas", () => {
+  it("take every field the domain declares from the domain schema, restating only what is stored differently", () => {
+    const shared = (item: { shape: Record<string, unknown> }, domain: { shape: Record<string, unknown> }, stored: string[]) => {
+      for (const field of Object.keys(domain.shape).filter((f) => !stored.includes(f))) {
+        expect(item.shape[field], field).toBe(domain.shape[field]);
+      }
+    };
+    shared(MetaItem, Process, []);
+    shared(MessageItem, Message, ["archivedInMemoryId", "missingResult"]);
+    shared(MemoryItem, Memory, ["supersededAt"]);
+    expect(Object.keys(MessageItem.shape)).not.toContain("missingResult");
+  });
+
+  it("round-trip a message and a memory through their stored shapes", () => {
+    const archived = makeMessage("p-1", { archivedInMemoryId: "mem_1", toolCallId: "call_1" });
+    expect(toMessage(MessageItem.parse(messageToItem(key, archived)))).toEqual(archived);
+    const active = makeMessage("p-1");
+    const stored = messageToItem(key, active);
+    expect(stored).toMatchObject({ pk, sk: `M#${active.id}`, lsi1sk: `A#M#${active.id}`, type: "MSG" });
+    expect(toMessage(stored)).toEqual(active);
+    const memory = makeMemory("p-1", { supersededAt: at, supersededByMemoryId: "mem_2", citations: [["msg_1"]] });
+    expect(toMemory(memoryToItem(key, memory))).toEqual(memory);
+  });
+});
