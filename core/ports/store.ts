@@ -1,5 +1,6 @@
 /**
- * The Store port: everything the services persist. The DynamoDB adapter implements it against one
+ * The Store port, one interface per aggregate (processes, settings, messages, memories, the commit
+ * protocol, inbox) and `Store` as all of them. The DynamoDB adapter implements each against one
  * table (core/adapters/dynamodb); expected conflicts come back as `{ ok: false, reason }`.
  */
 import type { ClearedResult, InboxItem, InboxStatus, Memory, Message, Page, Process } from "../domain/model.js";
@@ -80,14 +81,25 @@ export interface ListOptions {
   cursor?: string;
 }
 
-export interface Store {
+/** Processes: the public fields of the META item (docs/api.md, "HTTP API"). */
+export interface ProcessStore {
   upsertProcess(tenantId: string, input: ProcessInput, at: string): Promise<Process>;
   getProcess(key: ProcessKey): Promise<ProcessState | null>;
   listProcesses(
     tenantId: string,
     options: ListOptions & { projectId?: string },
   ): Promise<Page<Process>>;
+}
 
+/** Tunables overrides per tenant or project. */
+export interface SettingsStore {
+  /** Tunables overrides of a tenant (no project) or of one project; null when none are stored. */
+  getSettings(tenantId: string, projectId?: string): Promise<Record<string, unknown> | null>;
+  putSettings(tenantId: string, projectId: string | undefined, settings: Record<string, unknown>, at: string): Promise<void>;
+}
+
+/** Messages, and the replay read that returns them with the active summary. */
+export interface MessageStore {
   /** True when the process already has a USER message (the auto-pin existence check, one GetItem). */
   hasUserMessage(key: ProcessKey): Promise<boolean>;
   /**
@@ -132,7 +144,10 @@ export interface Store {
     key: ProcessKey,
     items: ReadonlyArray<{ id: string; cleared: ClearedResult; tokens: number }>,
   ): Promise<{ cleared: string[]; skipped: string[] }>;
+}
 
+/** Memories: summaries, failures, reverted folds and background folds. */
+export interface MemoryStore {
   putMemory(key: ProcessKey, memory: Memory): Promise<void>;
   /**
    * Writes a background fold (QUEUED, PREPARED, or FAILED when its summary failed): `new` puts it
@@ -151,7 +166,10 @@ export interface Store {
     newId: string,
     at: string,
   ): Promise<Outcome<"already_superseded" | "not_found">>;
+}
 
+/** The commit protocol (docs/compaction.md, "The commit protocol"): lease, commit, undo, roll-forward. */
+export interface CompactionStore {
   /**
    * Granted when no live lease exists and META still has `expectedVersion`. With `replayTokens`
    * (an automatic compaction), also only when no revert hold above that count is recorded.
@@ -173,11 +191,10 @@ export interface Store {
    * REVERTED memory, restores what its revert still lacks; then clears the pending marker.
    */
   finishPendingArchive(key: ProcessKey, memoryId: string): Promise<{ archived: number }>;
+}
 
-  /** Tunables overrides of a tenant (no project) or of one project; null when none are stored. */
-  getSettings(tenantId: string, projectId?: string): Promise<Record<string, unknown> | null>;
-  putSettings(tenantId: string, projectId: string | undefined, settings: Record<string, unknown>, at: string): Promise<void>;
-
+/** Plan-completion offers awaiting an answer (docs/api.md, "HTTP API"). */
+export interface InboxStore {
   /** Conditional on the id: a second put of the same id returns the existing item. */
   putInboxItem(
     tenantId: string,
@@ -196,3 +213,6 @@ export interface Store {
     at: string,
   ): Promise<Outcome<"not_open" | "not_found", { item: InboxItem }>>;
 }
+
+/** Everything the services persist: the aggregate ports together. A service names the ones it uses. */
+export type Store = ProcessStore & SettingsStore & MessageStore & MemoryStore & CompactionStore & InboxStore;

@@ -3,7 +3,7 @@
  * (throttling) and a stored item that no longer parses.
  */
 import { randomUUID } from "node:crypto";
-import { BatchGetCommand, PutCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDocumentClient } from "../../core/adapters/dynamodb/client.js";
 import { createTable } from "../../core/adapters/dynamodb/create-table.js";
@@ -122,6 +122,23 @@ describe("a stored item that fails to parse", () => {
       expect((error as AppError).message).toContain(`${pk} / ${sk}`);
       expect((error as AppError).message).toContain("role");
     }
+  });
+
+  it("is an internal error on the lease path too: the META a failed lease condition saw is parsed", async () => {
+    const { key } = await seedMessages("corrupt-lease", 1);
+    const store = createDynamoStore({ client, tableName });
+    // A META whose version an older or buggy writer stored as a string.
+    await client.send(
+      new UpdateCommand({ TableName: tableName, Key: { pk: processPk(key), sk: "META" }, UpdateExpression: "SET version = :v", ExpressionAttributeValues: { ":v": "0" } }),
+    );
+    const now = new Date().toISOString();
+    const error = await store.acquireLease(key, { owner: "w1", until: now, now, expectedVersion: 0 }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ kind: "internal", code: "store.item_invalid" });
+    expect((error as AppError).message).toContain("version");
   });
 
   it("answers 500 internal over HTTP without internal field names, and logs the key", async () => {

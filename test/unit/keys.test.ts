@@ -8,7 +8,9 @@ import {
   META_ACTIVE,
   processPk,
 } from "../../core/adapters/dynamodb/keys.js";
-import { archiveUpdate, decodeCursor, encodeCursor, supersedeUpdate } from "../../core/adapters/dynamodb/store.js";
+import { supersedeUpdate } from "../../core/adapters/dynamodb/compaction-params.js";
+import { archiveUpdate } from "../../core/adapters/dynamodb/message-params.js";
+import { decodeCursor, encodeCursor } from "../../core/adapters/dynamodb/paging.js";
 
 describe("key builders", () => {
   const key = { tenantId: "acme", processId: "p-1" };

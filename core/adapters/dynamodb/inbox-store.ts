@@ -1,0 +1,44 @@
+/** The inbox port over the inbox items (inputs in inbox-params.ts). */
+import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { InboxStore } from "../../ports/store.js";
+import { failedItem, isConditionFailure } from "./conditions.js";
+import type { StoreContext } from "./context.js";
+import { answerInboxItemParams, getInboxItemParams, listInboxParams, putInboxItemParams } from "./inbox-params.js";
+import { InboxRecord, readItem } from "./items.js";
+import { queryAll } from "./paging.js";
+
+export function createInboxStore({ client, tableName }: StoreContext): InboxStore {
+  return {
+    async putInboxItem(tenantId, item) {
+      try {
+        await client.send(new PutCommand(putInboxItemParams(tableName, tenantId, item)));
+        return { created: true, item };
+      } catch (e) {
+        if (!isConditionFailure(e)) throw e;
+        const old = failedItem(e, InboxRecord);
+        if (!old) throw e;
+        return { created: false, item: old.item };
+      }
+    },
+
+    async getInboxItem(tenantId, itemId) {
+      const out = await client.send(new GetCommand(getInboxItemParams(tableName, tenantId, itemId)));
+      return out.Item ? readItem(InboxRecord, out.Item).item : null;
+    },
+
+    async listInbox(tenantId, filter) {
+      const { items } = await queryAll(client, listInboxParams(tableName, tenantId, filter));
+      return items.map((i) => readItem(InboxRecord, i).item);
+    },
+
+    async answerInboxItem(tenantId, itemId, status, at) {
+      try {
+        const out = await client.send(new UpdateCommand(answerInboxItemParams(tableName, tenantId, itemId, status, at)));
+        return { ok: true, item: readItem(InboxRecord, out.Attributes).item };
+      } catch (e) {
+        if (!isConditionFailure(e)) throw e;
+        return { ok: false, reason: failedItem(e, InboxRecord) ? "not_open" : "not_found" };
+      }
+    },
+  };
+}

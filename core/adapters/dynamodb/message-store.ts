@@ -1,0 +1,151 @@
+/**
+ * The message port over the message items and the replay read of the sparse index (inputs in
+ * message-params.ts).
+ */
+import { GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { Memory, Message } from "../../domain/model.js";
+import type { MessageStore, ProcessKey } from "../../ports/store.js";
+import { conditionHolds, failedParts } from "./conditions.js";
+import { inBatches, WRITE_CONCURRENCY, type StoreContext } from "./context.js";
+import {
+  IdempotencyItem,
+  MessageItem,
+  type MetaItem,
+  isPendingFold,
+  parseItem,
+  readItem,
+  toMemory,
+  toMessage,
+  toState,
+} from "./items.js";
+import {
+  activeViewParams,
+  appendMessageParts,
+  archiveUpdate,
+  clearUpdate,
+  getMessageParams,
+  listMessagesParams,
+  messageKey,
+  restoreUpdate,
+  updateTagsParts,
+} from "./message-params.js";
+import { batchGetAll, encodeCursor, queryAll } from "./paging.js";
+import { readMeta } from "./process-store.js";
+
+/** Archives each message into `memoryId`, 16 at a time; one already archived is skipped. */
+export async function archiveEach(ctx: StoreContext, key: ProcessKey, ids: string[], memoryId: string, at: string) {
+  const archived: string[] = [];
+  const skipped: string[] = [];
+  await inBatches(ids, WRITE_CONCURRENCY, async (id) => {
+    const applied = await conditionHolds(() => ctx.client.send(new UpdateCommand(archiveUpdate(ctx.tableName, key, id, memoryId, at))));
+    (applied ? archived : skipped).push(id);
+  });
+  return { archived, skipped };
+}
+
+/** Makes each message archived into `memoryId` active again; one archived elsewhere (or active) is left alone. */
+export async function restoreEach(ctx: StoreContext, key: ProcessKey, ids: string[], memoryId: string) {
+  const restored: string[] = [];
+  await inBatches(ids, WRITE_CONCURRENCY, async (id) => {
+    if (await conditionHolds(() => ctx.client.send(new UpdateCommand(restoreUpdate(ctx.tableName, key, id, memoryId))))) restored.push(id);
+  });
+  return { restored };
+}
+
+const byId = (a: Message, b: Message) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+export function createMessageStore(ctx: StoreContext): MessageStore {
+  const { client, tableName, sendTransaction } = ctx;
+
+  async function getMessage(key: ProcessKey, id: string): Promise<Message | null> {
+    const out = await client.send(new GetCommand(getMessageParams(tableName, key, id)));
+    return out.Item ? toMessage(readItem(MessageItem, out.Item)) : null;
+  }
+
+  return {
+    async hasUserMessage(key) {
+      return (await readMeta(ctx, key))?.firstUserMessageId !== undefined;
+    },
+
+    async appendMessage(key, message, idempotencyKey) {
+      const parts = appendMessageParts(tableName, key, message, idempotencyKey);
+      try {
+        await sendTransaction(parts);
+        return { ok: true, message, created: true };
+      } catch (e) {
+        const failed = failedParts(e, parts);
+        if (!failed) throw e;
+        if (failed.process) return { ok: false, reason: "process_not_found" };
+        if (failed.idempotency?.item) {
+          const existing = readItem(IdempotencyItem, failed.idempotency.item);
+          const first = await getMessage(key, existing.messageId);
+          if (first) return { ok: true, message: first, created: false };
+        }
+        throw e;
+      }
+    },
+
+    async listMessages(key, options) {
+      const out = await client.send(new QueryCommand(listMessagesParams(tableName, key, options)));
+      return {
+        items: (out.Items ?? []).map((i) => toMessage(readItem(MessageItem, i))),
+        nextCursor: encodeCursor(out.LastEvaluatedKey),
+      };
+    },
+
+    async getMessages(key, ids) {
+      const keys = [...new Set(ids)].map((id) => messageKey(key, id));
+      const items = await batchGetAll(client, tableName, keys, ctx.retry);
+      return items.map((i) => toMessage(readItem(MessageItem, i))).sort(byId);
+    },
+
+    getMessage,
+
+    async updateMessageTags(key, messageId, change) {
+      const parts = updateTagsParts(tableName, key, messageId, change);
+      try {
+        await sendTransaction(parts);
+        return { ok: true };
+      } catch (e) {
+        const failed = failedParts(e, parts);
+        if (!failed) throw e;
+        if (failed.message) {
+          if (!failed.message.item) return { ok: false, reason: "not_found" };
+          const old = readItem(MessageItem, failed.message.item);
+          return { ok: false, reason: old.archivedInMemoryId !== undefined ? "archived" : "tags_changed" };
+        }
+        if (failed.process) return { ok: false, reason: failed.process.item ? "pending_archive" : "not_found" };
+        throw e;
+      }
+    },
+
+    async activeView(key) {
+      const { items, consumed } = await queryAll(client, activeViewParams(tableName, key));
+      let meta: MetaItem | undefined;
+      const summaries: Memory[] = [];
+      const folds: Memory[] = [];
+      const messages: Message[] = [];
+      for (const raw of items) {
+        const parsed = parseItem(raw);
+        if (parsed.type === "META") meta = parsed.item;
+        else if (parsed.type === "MSG") messages.push(toMessage(parsed.item));
+        else if (isPendingFold(parsed.item)) folds.push(toMemory(parsed.item));
+        else summaries.push(toMemory(parsed.item));
+      }
+      if (!meta) return null;
+      return { state: toState(meta), summaries, folds, messages, consumedCapacity: consumed, itemsRead: items.length };
+    },
+
+    markArchived: (key, ids, memoryId) => archiveEach(ctx, key, ids, memoryId, new Date().toISOString()),
+
+    async markCleared(key, items) {
+      const cleared: string[] = [];
+      const skipped: string[] = [];
+      await inBatches(items, WRITE_CONCURRENCY, async (item) => {
+        const applied = await conditionHolds(() => client.send(new UpdateCommand(clearUpdate(tableName, key, item))));
+        (applied ? cleared : skipped).push(item.id);
+      });
+      return { cleared, skipped };
+    },
+  };
+}

@@ -1,0 +1,45 @@
+/** The process and settings ports over the META and SETTINGS items (inputs in process-params.ts). */
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import type { ProcessKey, ProcessStore, SettingsStore } from "../../ports/store.js";
+import type { StoreContext } from "./context.js";
+import { MetaItem, SettingsItem, readItem, toProcess, toState } from "./items.js";
+import { encodeCursor } from "./paging.js";
+import { getMetaParams, getSettingsParams, listProcessesParams, putSettingsParams, upsertProcessParams } from "./process-params.js";
+
+/** The META item of a process, parsed; null when the process does not exist. */
+export async function readMeta({ client, tableName }: StoreContext, key: ProcessKey): Promise<MetaItem | null> {
+  const out = await client.send(new GetCommand(getMetaParams(tableName, key)));
+  return out.Item ? readItem(MetaItem, out.Item) : null;
+}
+
+export function createProcessStore(ctx: StoreContext): ProcessStore & SettingsStore {
+  const { client, tableName } = ctx;
+  return {
+    async upsertProcess(tenantId, input, at) {
+      const out = await client.send(new UpdateCommand(upsertProcessParams(tableName, tenantId, input, at)));
+      return toProcess(readItem(MetaItem, out.Attributes));
+    },
+
+    async getProcess(key) {
+      const meta = await readMeta(ctx, key);
+      return meta ? toState(meta) : null;
+    },
+
+    async listProcesses(tenantId, options) {
+      const out = await client.send(new QueryCommand(listProcessesParams(tableName, tenantId, options)));
+      return {
+        items: (out.Items ?? []).map((i) => toProcess(readItem(MetaItem, i))),
+        nextCursor: encodeCursor(out.LastEvaluatedKey),
+      };
+    },
+
+    async getSettings(tenantId, projectId) {
+      const out = await client.send(new GetCommand(getSettingsParams(tableName, tenantId, projectId)));
+      return out.Item ? readItem(SettingsItem, out.Item).settings : null;
+    },
+
+    async putSettings(tenantId, projectId, settings, at) {
+      await client.send(new PutCommand(putSettingsParams(tableName, tenantId, projectId, settings, at)));
+    },
+  };
+}
