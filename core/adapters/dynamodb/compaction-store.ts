@@ -11,8 +11,9 @@ import {
   commitCompactionParts,
   releaseLeaseParams,
   revertCompactionParts,
+  type CommitPart,
 } from "./compaction-params.js";
-import { conditionHolds, failedItem, failedParts, isConditionFailure } from "./conditions.js";
+import { conditionHolds, failedItem, failedParts, isConditionFailure, type Part } from "./conditions.js";
 import type { StoreContext } from "./context.js";
 import { MetaItem } from "./items.js";
 import { readMemory } from "./memory-store.js";
@@ -21,6 +22,19 @@ import { readMeta } from "./process-store.js";
 
 export function createCompactionStore(ctx: StoreContext): CompactionStore {
   const { client, tableName, sendTransaction } = ctx;
+
+  /** Sends a commit or undo transaction; a cancelled one is a conflict and wrote nothing. */
+  async function commitOrConflict({ parts, pendingArchive }: { parts: Part<CommitPart>[]; pendingArchive: boolean }) {
+    try {
+      await sendTransaction(parts);
+      return { ok: true as const, pendingArchive };
+    } catch (e) {
+      // Cancelled (a guard failed, or conflicts outlasted the retries): the state moved under the lease.
+      if (failedParts(e, parts)) return { ok: false as const, reason: "conflict" as const };
+      throw e;
+    }
+  }
+
   return {
     async acquireLease(key, lease) {
       try {
@@ -41,28 +55,9 @@ export function createCompactionStore(ctx: StoreContext): CompactionStore {
       await conditionHolds(() => client.send(new UpdateCommand(releaseLeaseParams(tableName, key, owner))));
     },
 
-    async commitCompaction(key, commit) {
-      const { parts, pendingArchive } = commitCompactionParts(tableName, key, commit);
-      try {
-        await sendTransaction(parts);
-        return { ok: true, pendingArchive };
-      } catch (e) {
-        // Cancelled (a guard failed, or conflicts outlasted the retries): nothing was written.
-        if (failedParts(e, parts)) return { ok: false, reason: "conflict" };
-        throw e;
-      }
-    },
+    commitCompaction: (key, commit) => commitOrConflict(commitCompactionParts(tableName, key, commit)),
 
-    async revertCompaction(key, revert) {
-      const { parts, pendingArchive } = revertCompactionParts(tableName, key, revert);
-      try {
-        await sendTransaction(parts);
-        return { ok: true, pendingArchive };
-      } catch (e) {
-        if (failedParts(e, parts)) return { ok: false, reason: "conflict" };
-        throw e;
-      }
-    },
+    revertCompaction: (key, revert) => commitOrConflict(revertCompactionParts(tableName, key, revert)),
 
     async finishPendingArchive(key, memoryId) {
       const [meta, memory] = await Promise.all([readMeta(ctx, key), readMemory(ctx, key, memoryId)]);
