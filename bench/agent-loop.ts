@@ -18,7 +18,7 @@ import type { Summarizer } from "../core/ports/summarizer.js";
 import { appendMessage, getMessage } from "../core/services/messages.js";
 import { upsertProcess } from "../core/services/processes.js";
 import { runTurn } from "../core/services/turn.js";
-import { createDeps } from "../functions/root.js";
+import { createDeps } from "../core/composition/create-deps.js";
 import { type BenchContext, envInt, requireEndpoint } from "./support/context.js";
 import { freshTable } from "./support/dynamo.js";
 import type { SectionResult, Target } from "./support/report.js";

@@ -21,7 +21,7 @@ import { runTurn } from "../core/services/turn.js";
 import { silentLog } from "../core/adapters/log.js";
 import { createRecordingMetrics } from "../core/adapters/metrics/emf-metrics.js";
 import { createDynamoStore } from "../core/adapters/dynamodb/store.js";
-import { createDeps } from "../functions/root.js";
+import { createDeps } from "../core/composition/create-deps.js";
 import { chatCompletionBody, startLlmWireServer, type LlmWireServer } from "../tools/llm-wire-server.js";
 import { type BenchContext, envInt, requireEndpoint } from "./support/context.js";
 import { batchPut, freshTable } from "./support/dynamo.js";

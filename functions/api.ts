@@ -1,9 +1,9 @@
 /** Lambda: the HTTP routes that never summarize (no LLM SDK in this bundle). */
 import { handle } from "hono/aws-lambda";
-import { createHttpApp } from "./http/app.js";
-import { authorizerTenant } from "./http/auth.js";
-import { apiGroups } from "./http/groups.js";
-import { createDeps } from "./root.js";
+import { createHttpApp } from "../core/adapters/http/app.js";
+import { authorizerTenant } from "../core/adapters/http/auth.js";
+import { apiGroups } from "../core/adapters/http/groups.js";
+import { createDeps } from "../core/composition/create-deps.js";
 
 const app = createHttpApp({ deps: createDeps(), resolveTenant: authorizerTenant, groups: apiGroups });
 

@@ -4,7 +4,7 @@
  * asynchronous retries deliver it again; what still fails ends in the stage's dead-letter queue.
  */
 import { handleCompactionRequested } from "../core/services/background.js";
-import { createSummarizingDeps } from "./summarizing-deps.js";
+import { createSummarizingDeps } from "../core/composition/summarizing-deps.js";
 
 const deps = createSummarizingDeps();
 

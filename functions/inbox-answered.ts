@@ -1,6 +1,6 @@
 /** Lambda: EventBridge `InboxItemAnswered` -> the range compaction of an accepted offer. */
 import { handleInboxAnswered } from "../core/services/inbox.js";
-import { createSummarizingDeps } from "./summarizing-deps.js";
+import { createSummarizingDeps } from "../core/composition/summarizing-deps.js";
 
 const deps = createSummarizingDeps();
 

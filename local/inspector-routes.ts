@@ -6,7 +6,7 @@ import type { Context, Hono } from "hono";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Env } from "../functions/http/app.js";
+import type { Env } from "../core/adapters/http/app.js";
 
 export const WEB_ROOT = fileURLToPath(new URL("../web/", import.meta.url));
 

@@ -6,7 +6,7 @@ import type { Hono } from "hono";
 import { randomUUID } from "node:crypto";
 import type { LocalBus } from "../core/adapters/events/local-bus.js";
 import type { ServiceDeps } from "../core/services/deps.js";
-import type { Env } from "../functions/http/app.js";
+import type { Env } from "../core/adapters/http/app.js";
 
 export interface LocalRouteDeps {
   deps: ServiceDeps;

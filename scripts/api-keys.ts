@@ -12,7 +12,7 @@ import { pathToFileURL } from "node:url";
 import { createApiKeyStore, hashApiKey, isApiKeyHash, type ApiKeyStore } from "../core/adapters/dynamodb/api-keys.js";
 import { createDocumentClient } from "../core/adapters/dynamodb/client.js";
 import { TABLE_NAME_DEFAULT } from "../core/adapters/dynamodb/table.js";
-import { Id } from "../core/domain/requests.js";
+import { Id } from "../core/domain/fields.js";
 
 export const USAGE = `usage:
   keys create --tenant <tenantId> [--label <text>] [--json]   prints a new key once

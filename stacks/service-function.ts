@@ -39,7 +39,7 @@ export function functionEnvironment(spec: HandlerSpec, o: { config: StageConfig;
   if (spec.queuesFolds && o.workerName) env.COMPACTION_WORKER_FUNCTION = o.workerName;
   if (spec.summarizes) {
     const c = o.config;
-    // Parameter NAMES only: functions/load-secrets.ts fetches the SecureStrings at cold start.
+    // Parameter NAMES only: core/adapters/secrets/llm-secrets.ts fetches the SecureStrings at cold start.
     env.OPENAI_API_KEY_PARAM = c.secretParams.openai;
     env.ANTHROPIC_API_KEY_PARAM = c.secretParams.anthropic;
     if (c.summarizer) env.SUMMARIZER = c.summarizer;

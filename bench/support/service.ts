@@ -14,7 +14,7 @@ import type { Clock } from "../../core/ports/clock.js";
 import type { ActiveView, ProcessKey, Store } from "../../core/ports/store.js";
 import type { Summarizer } from "../../core/ports/summarizer.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
-import { createDeps } from "../../functions/root.js";
+import { createDeps } from "../../core/composition/create-deps.js";
 import type { BenchTable } from "./dynamo.js";
 
 export interface ActiveViewObservation {

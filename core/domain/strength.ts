@@ -40,7 +40,7 @@ function storedStrength(tag: string): Strength | null {
 /**
  * The explicit strength of a stored tag set, or null when it has none. Matches the canonical
  * `STRENGTH:<strength>` only: requests are normalised to it at the boundary (`Tag` in
- * requests.ts), so there is one spelling to match. With several strength tags the strongest
+ * fields.ts), so there is one spelling to match. With several strength tags the strongest
  * wins, so a stray `STRENGTH:weak` can never undo a pin.
  */
 export function strengthTagOf(tags: readonly string[]): Strength | null {

@@ -13,7 +13,7 @@ import * as z from "zod";
 import { conflict } from "../domain/errors.js";
 import type { CompactionModeName, CompactionResult, Memory, Message } from "../domain/model.js";
 import { modeForRatio, promptTokens } from "../domain/mode.js";
-import { Id } from "../domain/requests.js";
+import { Id } from "../domain/fields.js";
 import { foldOldestUntil, foldsByStrength, selectForCompaction } from "../domain/selector.js";
 import { effectiveStrength } from "../domain/strength.js";
 import { trimToFit } from "../domain/trim.js";

@@ -5,7 +5,7 @@
  */
 import { contextWindowFor } from "../domain/model-windows.js";
 import { AppError, invalid, notFound } from "../domain/errors.js";
-import { RANGE_MARKER_PREFIX } from "../domain/requests.js";
+import { RANGE_MARKER_PREFIX } from "../domain/fields.js";
 import type { CompactionModeName, CompactionResult, Memory, Message } from "../domain/model.js";
 import { modeForRatio, promptTokens, type PromptSize } from "../domain/mode.js";
 import { replayed } from "../domain/replay.js";

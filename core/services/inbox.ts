@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import * as z from "zod";
 import { conflict, notFound } from "../domain/errors.js";
 import type { InboxItem, InboxStatus, Message } from "../domain/model.js";
-import { Id, TopicLabel } from "../domain/requests.js";
+import { Id, TopicLabel } from "../domain/fields.js";
 import type { CoreDeps, ServiceDeps } from "./deps.js";
 import { compactRange, publishSafely, MEMORY_SOURCE, type RangeResult } from "./compaction.js";
 

@@ -4,7 +4,7 @@
  */
 import { AppError, conflict, notFound } from "../domain/errors.js";
 import type { Message, Page } from "../domain/model.js";
-import { MAX_CONTENT_BYTES, contentBytes, type AppendMessageBody } from "../domain/requests.js";
+import { MAX_CONTENT_BYTES, contentBytes, type MessageInput } from "../domain/fields.js";
 import { replayMessages } from "../domain/replay.js";
 import { hasStrengthTag, withStrength, type Strength } from "../domain/strength.js";
 import { messageTokens } from "../domain/tokens.js";
@@ -21,7 +21,7 @@ export const PINNED_TAG = "STRENGTH:pinned";
  * messages may both see an empty history and both be pinned: harmless, both stay verbatim.
  */
 export async function shouldAutoPin(
-  body: Pick<AppendMessageBody, "role" | "tags">,
+  body: Pick<MessageInput, "role" | "tags">,
   hasUserMessage: () => Promise<boolean>,
 ): Promise<boolean> {
   if (body.role !== "USER") return false;
@@ -29,7 +29,7 @@ export async function shouldAutoPin(
   return !(await hasUserMessage());
 }
 
-export function checkContentSize(body: Pick<AppendMessageBody, "content" | "toolCalls">) {
+export function checkContentSize(body: Pick<MessageInput, "content" | "toolCalls">) {
   const bytes =
     contentBytes(body.content) + (body.toolCalls ?? []).reduce((n, c) => n + contentBytes(c.arguments), 0);
   if (bytes > MAX_CONTENT_BYTES) {
@@ -50,7 +50,7 @@ export interface AppendOptions {
 export async function appendMessage(
   deps: CoreDeps,
   key: ProcessKey,
-  body: AppendMessageBody,
+  body: MessageInput,
   options: AppendOptions = {},
 ): Promise<{ message: Message; created: boolean }> {
   checkContentSize(body);

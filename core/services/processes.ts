@@ -1,7 +1,7 @@
 /** Process records: upsert, read, list. */
 import { notFound } from "../domain/errors.js";
 import type { Page, Process } from "../domain/model.js";
-import type { PutProcessBody } from "../domain/requests.js";
+import type { ProcessInput } from "../domain/fields.js";
 import type { ProcessKey, ProcessState } from "../ports/store.js";
 import type { CoreDeps } from "./deps.js";
 
@@ -9,7 +9,7 @@ export async function upsertProcess(
   deps: CoreDeps,
   tenantId: string,
   processId: string,
-  body: PutProcessBody,
+  body: ProcessInput,
 ): Promise<Process> {
   return deps.store.upsertProcess(tenantId, { processId, ...body }, deps.clock.now().toISOString());
 }

@@ -7,7 +7,7 @@
 import { conflict, notFound } from "../domain/errors.js";
 import type { Memory, Message } from "../domain/model.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
-import { RANGE_MARKER_PREFIX } from "../domain/requests.js";
+import { RANGE_MARKER_PREFIX } from "../domain/fields.js";
 import { publishSafely, MEMORY_SOURCE, replayTokens, settledView } from "./compaction.js";
 import type { ServiceDeps } from "./deps.js";
 import { takeLease } from "./lease.js";

@@ -5,7 +5,7 @@
  */
 import type { CompactionResult, Message } from "../domain/model.js";
 import { replayMessages } from "../domain/replay.js";
-import type { AppendMessageBody } from "../domain/requests.js";
+import type { MessageInput } from "../domain/fields.js";
 import type { ProcessKey } from "../ports/store.js";
 import { compactForTurn } from "./background.js";
 import { resolveContextWindow, settledView, type CompactionRequest } from "./compaction.js";
@@ -14,7 +14,7 @@ import type { ServiceDeps } from "./deps.js";
 import { appendMessage } from "./messages.js";
 
 export interface TurnRequest extends Omit<CompactionRequest, "force" | "instructions"> {
-  message?: AppendMessageBody;
+  message?: MessageInput;
   query?: string;
 }
 

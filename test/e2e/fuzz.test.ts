@@ -1,6 +1,6 @@
 /**
  * Input fuzzing of every endpoint over HTTP against the local runner. Bodies and query strings are
- * generated from the zod schemas of core/domain/requests.ts (via JSON Schema, see
+ * generated from the zod schemas of core/adapters/http/schemas.ts (via JSON Schema, see
  * test/support/fuzz/schema-arbitrary.ts): values of the right shape, values broken in one place,
  * arbitrary JSON and malformed JSON; path ids are real ones, unknown ones and hostile ones
  * (`../`, `#`, very long, NUL, lone surrogates, RTL, zero-width). Whatever comes in: never a 5xx,
@@ -17,7 +17,6 @@ import {
   AnswerBody,
   AppendMessageBody,
   CompactionBody,
-  Id,
   InboxQuery,
   ListMessagesQuery,
   ListProcessesQuery,
@@ -27,7 +26,8 @@ import {
   RangeCompactionBody,
   SearchQuery,
   TurnBody,
-} from "../../core/domain/requests.js";
+} from "../../core/adapters/http/schemas.js";
+import { Id } from "../../core/domain/fields.js";
 import { DEFAULT_TUNABLES, mergeTunables, TunablesOverride } from "../../core/domain/tunables.js";
 import { seedTenant, type TenantData } from "../support/fuzz/api-fixture.js";
 import { bodyOf, HOSTILE_STRINGS, hostileString, invalidOf, jsonSchemaOf, MALFORMED_JSON, validOf } from "../support/fuzz/schema-arbitrary.js";

@@ -4,7 +4,7 @@
  */
 import { GetParameterCommand, ParameterNotFound } from "@aws-sdk/client-ssm";
 import { describe, expect, it } from "vitest";
-import { loadLlmSecrets, type ParameterReader } from "../../functions/load-secrets.js";
+import { loadLlmSecrets, type ParameterReader } from "../../core/adapters/secrets/llm-secrets.js";
 
 function fakeSsm(values: Record<string, string | Error>) {
   const calls: Array<{ Name?: string; WithDecryption?: boolean }> = [];

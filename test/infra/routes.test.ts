@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { silentLog } from "../../core/adapters/log.js";
-import { createHttpApp } from "../../functions/http/app.js";
-import { apiGroups, compactionGroups } from "../../functions/http/groups.js";
-import { createDeps } from "../../functions/root.js";
+import { createHttpApp } from "../../core/adapters/http/app.js";
+import { apiGroups, compactionGroups } from "../../core/adapters/http/groups.js";
+import { createDeps } from "../../core/composition/create-deps.js";
 import { API_ROUTES, PUBLIC_ROUTES } from "../../stacks/api.js";
 
 /** `GET /v1/processes/{processId}` keys of an app's routes (middleware excluded). */

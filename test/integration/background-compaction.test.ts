@@ -17,7 +17,7 @@ import { appendMessage, setMessageStrength } from "../../core/services/messages.
 import { upsertProcess } from "../../core/services/processes.js";
 import { revertMemory } from "../../core/services/revert.js";
 import { runTurn } from "../../core/services/turn.js";
-import { createDeps } from "../../functions/root.js";
+import { createDeps } from "../../core/composition/create-deps.js";
 import { freshTable } from "../support/dynamo.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { checkInvariants } from "../../tools/invariants.js";

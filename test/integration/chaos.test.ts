@@ -14,7 +14,7 @@ import type { Store } from "../../core/ports/store.js";
 import { answerInboxItem, handleInboxAnswered, handlePlanCompleted } from "../../core/services/inbox.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
-import { createDeps } from "../../functions/root.js";
+import { createDeps } from "../../core/composition/create-deps.js";
 import { createChaosSummarizer } from "../../tools/chaos/summarizer.js";
 import { formatReport, runChaos } from "../../tools/chaos/harness.js";
 import { FAULT_METHODS, planChaos, SUMMARIZER_OUTCOMES } from "../../tools/chaos/plan.js";

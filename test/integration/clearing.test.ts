@@ -17,7 +17,7 @@ import type { ServiceDeps } from "../../core/services/deps.js";
 import { appendMessage, listMessages } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { runTurn } from "../../core/services/turn.js";
-import { createDeps } from "../../functions/root.js";
+import { createDeps } from "../../core/composition/create-deps.js";
 import { freshTable } from "../support/dynamo.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { checkInvariants } from "../../tools/invariants.js";

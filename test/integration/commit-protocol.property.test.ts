@@ -14,7 +14,7 @@ import { draftMessages, writeMessages } from "../support/seed.js";
 import { silentLog } from "../../core/adapters/log.js";
 import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import type { Role } from "../../core/domain/model.js";
-import type { AppendMessageBody } from "../../core/domain/requests.js";
+import type { MessageInput as AppendMessageBody } from "../../core/domain/fields.js";
 import { DEFAULT_TUNABLES } from "../../core/domain/tunables.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import { compactIfNeeded, compactRange, settledView, type CompactionRequest } from "../../core/services/compaction.js";
@@ -23,7 +23,7 @@ import type { ServiceDeps } from "../../core/services/deps.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { runTurn } from "../../core/services/turn.js";
-import { createDeps } from "../../functions/root.js";
+import { createDeps } from "../../core/composition/create-deps.js";
 import {
   ack,
   ackedIds,

@@ -13,7 +13,7 @@ import { compactIfNeeded, compactRange, type CompactionRequest } from "../../cor
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { runTurn } from "../../core/services/turn.js";
-import { createDeps } from "../../functions/root.js";
+import { createDeps } from "../../core/composition/create-deps.js";
 import { freshTable } from "../support/dynamo.js";
 import { gate, seedChat } from "../support/race.js";
 import { createFakeSummarizer, type FakeSummarizer } from "../support/fake-summarizer.js";

@@ -17,7 +17,7 @@ import { composeContext } from "../../core/services/context.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { runTurn } from "../../core/services/turn.js";
-import { createDeps } from "../../functions/root.js";
+import { createDeps } from "../../core/composition/create-deps.js";
 import { freshTable } from "../support/dynamo.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { createFaultyStore, InjectedFault, type Fault } from "../../tools/faulty-store.js";

@@ -24,7 +24,7 @@ import { composeContext } from "../../core/services/context.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
-import { createDeps } from "../../functions/root.js";
+import { createDeps } from "../../core/composition/create-deps.js";
 import { freshTable } from "../support/dynamo.js";
 import { createFakeSummarizer, type FakeSummarizer } from "../support/fake-summarizer.js";
 import { checkInvariants, readAllMessages } from "../../tools/invariants.js";

@@ -15,7 +15,7 @@ import { revertMemory } from "../../core/services/revert.js";
 import { runTurn } from "../../core/services/turn.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { appendMessage, setMessageStrength } from "../../core/services/messages.js";
-import { createDeps } from "../../functions/root.js";
+import { createDeps } from "../../core/composition/create-deps.js";
 import { freshTable } from "../support/dynamo.js";
 import { gate, seedChat } from "../support/race.js";
 import { createFakeSummarizer, type FakeSummarizer } from "../support/fake-summarizer.js";

@@ -18,7 +18,7 @@ import type { ServiceDeps } from "../../core/services/deps.js";
 import { memoryDetail } from "../../core/services/memories.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
-import { createDeps } from "../../functions/root.js";
+import { createDeps } from "../../core/composition/create-deps.js";
 import { freshTable } from "../support/dynamo.js";
 import { checkInvariants } from "../../tools/invariants.js";
 import {

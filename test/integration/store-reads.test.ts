@@ -12,9 +12,9 @@ import { BATCH_GET_ATTEMPTS, createDynamoStore } from "../../core/adapters/dynam
 import { createMemoryLog } from "../../core/adapters/log.js";
 import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import { AppError } from "../../core/domain/errors.js";
-import { createDeps } from "../../functions/root.js";
-import { createHttpApp } from "../../functions/http/app.js";
-import { allRouteGroups } from "../../functions/http/groups.js";
+import { createDeps } from "../../core/composition/create-deps.js";
+import { createHttpApp } from "../../core/adapters/http/app.js";
+import { allRouteGroups } from "../../core/adapters/http/groups.js";
 import { dynamoEndpoint } from "../support/dynamo.js";
 import { makeMessage } from "../support/fixtures.js";
 

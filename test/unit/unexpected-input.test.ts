@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Message, Role } from "../../core/domain/model.js";
-import { AppendMessageBody, RANGE_MARKER_PREFIX, RangeCompactionBody, Tag, TopicLabel } from "../../core/domain/requests.js";
+import { AppendMessageBody, RangeCompactionBody } from "../../core/adapters/http/schemas.js";
+import { RANGE_MARKER_PREFIX, Tag, TopicLabel } from "../../core/domain/fields.js";
 import { selectForCompaction } from "../../core/domain/selector.js";
 import { effectiveStrength, strengthTagOf } from "../../core/domain/strength.js";
 import { DEFAULT_TUNABLES } from "../../core/domain/tunables.js";

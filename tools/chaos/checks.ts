@@ -12,7 +12,7 @@ import { toolGroups } from "../../core/domain/selector.js";
 import { effectiveStrength, type Strength } from "../../core/domain/strength.js";
 import type { Tunables } from "../../core/domain/tunables.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
-import { RANGE_MARKER_PREFIX } from "../../core/domain/requests.js";
+import { RANGE_MARKER_PREFIX } from "../../core/domain/fields.js";
 import type { Snapshot } from "../invariants.js";
 import { NONCE_TAG } from "./plan.js";
 

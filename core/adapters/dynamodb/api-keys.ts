@@ -22,7 +22,7 @@ import {
   type UpdateCommandInput,
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
-import { Id } from "../../domain/requests.js";
+import { Id } from "../../domain/fields.js";
 import type { Outcome } from "../../ports/store.js";
 import { readItem } from "./items.js";
 import { tableIndexes } from "./table.js";

@@ -1,5 +1,5 @@
 /**
- * fast-check arbitraries derived from the request schemas (core/domain/requests.ts): zod 4 turns
+ * fast-check arbitraries derived from the request schemas (core/adapters/http/schemas.ts): zod 4 turns
  * each schema into JSON Schema (`z.toJSONSchema`), and this module turns that into arbitraries of
  * values that pass the schema's shape (`validOf`) and of values that break it in one place each
  * (`invalidOf`: a wrong type, a missing required field, an unknown key, a string past its limit

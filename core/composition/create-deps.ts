@@ -2,23 +2,23 @@
  * The composition root: builds the adapters once per container from the environment. Handlers
  * that never summarize pass no summarizer factory, so their bundles never contain an LLM SDK.
  */
-import { createDocumentClient } from "../core/adapters/dynamodb/client.js";
-import { createDynamoStore } from "../core/adapters/dynamodb/store.js";
-import { TABLE_NAME_DEFAULT } from "../core/adapters/dynamodb/table.js";
-import { createEventBridgePublisher } from "../core/adapters/events/eventbridge-publisher.js";
-import { createUlidIds, systemClock } from "../core/adapters/ids.js";
-import { createJsonLog } from "../core/adapters/log.js";
-import { createEmfMetrics } from "../core/adapters/metrics/emf-metrics.js";
-import type { EventPublisher } from "../core/ports/events.js";
-import type { Log } from "../core/ports/logger.js";
-import type { Metrics } from "../core/ports/metrics.js";
-import type { Store } from "../core/ports/store.js";
-import type { Summarizer } from "../core/ports/summarizer.js";
-import type { ServiceDeps } from "../core/services/deps.js";
-import { createTunablesResolver } from "../core/services/tunables.js";
-import { DEFAULT_COMPACTION_SETTINGS, type CompactionSettings } from "../core/services/background.js";
-import { createHistorySearch } from "../core/services/history-search.js";
-import { tunablesFromEnv } from "../core/domain/tunables.js";
+import { createDocumentClient } from "../adapters/dynamodb/client.js";
+import { createDynamoStore } from "../adapters/dynamodb/store.js";
+import { TABLE_NAME_DEFAULT } from "../adapters/dynamodb/table.js";
+import { createEventBridgePublisher } from "../adapters/events/eventbridge-publisher.js";
+import { createUlidIds, systemClock } from "../adapters/ids.js";
+import { createJsonLog } from "../adapters/log.js";
+import { createEmfMetrics } from "../adapters/metrics/emf-metrics.js";
+import type { EventPublisher } from "../ports/events.js";
+import type { Log } from "../ports/logger.js";
+import type { Metrics } from "../ports/metrics.js";
+import type { Store } from "../ports/store.js";
+import type { Summarizer } from "../ports/summarizer.js";
+import type { ServiceDeps } from "../services/deps.js";
+import { createTunablesResolver } from "../services/tunables.js";
+import { DEFAULT_COMPACTION_SETTINGS, type CompactionSettings } from "../services/background.js";
+import { createHistorySearch } from "../services/history-search.js";
+import { tunablesFromEnv } from "../domain/tunables.js";
 
 export interface RootOptions {
   env?: NodeJS.ProcessEnv;

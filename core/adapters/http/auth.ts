@@ -3,7 +3,7 @@
  * only source); locally the runner's `MEMORY_API_KEYS` map. Never the request body.
  */
 import type { Context } from "hono";
-import { Id } from "../../core/domain/requests.js";
+import { Id } from "../../domain/fields.js";
 
 export type TenantResolver = (c: Context) => string | null | Promise<string | null>;
 

@@ -1,8 +1,8 @@
 /** The composition root of the functions that summarize: secrets first, then the summarizer. */
-import { createSummarizerFromEnv } from "../core/adapters/llm/create-summarizer.js";
-import { loadLlmSecrets } from "./load-secrets.js";
-import { createWorkerInvoker } from "../core/adapters/events/worker-invoker.js";
-import { createDeps } from "./root.js";
+import { createSummarizerFromEnv } from "../adapters/llm/create-summarizer.js";
+import { loadLlmSecrets } from "../adapters/secrets/llm-secrets.js";
+import { createWorkerInvoker } from "../adapters/events/worker-invoker.js";
+import { createDeps } from "./create-deps.js";
 
 export function createSummarizingDeps(env: NodeJS.ProcessEnv = process.env) {
   const deps = createDeps({

@@ -1,8 +1,8 @@
 /** Maps errors to the api.md error body; internals never reach the caller. */
 import type { Context } from "hono";
 import { ZodError } from "zod";
-import { AppError, type ErrorKind } from "../../core/domain/errors.js";
-import type { Log } from "../../core/ports/logger.js";
+import { AppError, type ErrorKind } from "../../domain/errors.js";
+import type { Log } from "../../ports/logger.js";
 
 const STATUS: Record<ErrorKind, 400 | 401 | 404 | 409 | 413 | 500> = {
   input: 400,

@@ -1,8 +1,8 @@
 /** The inbox: list offers, answer one. */
 import type { Hono } from "hono";
-import { AnswerBody, InboxQuery } from "../../core/domain/requests.js";
-import type { ServiceDeps } from "../../core/services/deps.js";
-import { answerInboxItem, listInbox } from "../../core/services/inbox.js";
+import { AnswerBody, InboxQuery } from "./schemas.js";
+import type { ServiceDeps } from "../../services/deps.js";
+import { answerInboxItem, listInbox } from "../../services/inbox.js";
 import { tenantOf, type Env } from "./app.js";
 import { readBody, readId, readQuery } from "./input.js";
 

@@ -1,8 +1,9 @@
 /** Reads and validates request input at the boundary: size first, then JSON, then the schema. */
 import type { Context } from "hono";
 import type { z } from "zod";
-import { AppError, invalid } from "../../core/domain/errors.js";
-import { Id, MAX_BODY_BYTES } from "../../core/domain/requests.js";
+import { AppError, invalid } from "../../domain/errors.js";
+import { Id } from "../../domain/fields.js";
+import { MAX_BODY_BYTES } from "./schemas.js";
 import { zodToAppError } from "./errors.js";
 
 export async function readBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {

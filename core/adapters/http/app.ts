@@ -1,12 +1,14 @@
 /**
- * The HTTP app (Hono): the same routes run in Lambda (hono/aws-lambda), in the local runner and in
- * tests. Route groups let a Lambda function carry only the routes (and SDKs) it needs.
+ * The HTTP app (Hono), an inbound adapter: the same routes run in Lambda (hono/aws-lambda), in
+ * the local runner and in tests. Route groups let a Lambda function carry only the routes (and
+ * SDKs) it needs. Each route reads its input, calls one service and answers with its result.
  */
 import { Hono, type Context } from "hono";
-import { AppError } from "../../core/domain/errors.js";
-import type { ServiceDeps } from "../../core/services/deps.js";
+import { AppError } from "../../domain/errors.js";
+import type { ServiceDeps } from "../../services/deps.js";
 import type { TenantResolver } from "./auth.js";
 import { errorResponse } from "./errors.js";
+import { readId } from "./input.js";
 
 export type Env = { Variables: { tenantId: string } };
 export type RouteGroup = (app: Hono<Env>, deps: ServiceDeps) => void;
@@ -18,6 +20,9 @@ export interface HttpAppOptions {
 }
 
 export const tenantOf = (c: Context<Env>) => c.get("tenantId");
+
+/** The tenant and the `:processId` of a process route. */
+export const processKey = (c: Context<Env>) => ({ tenantId: tenantOf(c), processId: readId(c, "processId") });
 
 export function createHttpApp({ deps, resolveTenant, groups }: HttpAppOptions): Hono<Env> {
   const app = new Hono<Env>();

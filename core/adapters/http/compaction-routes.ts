@@ -1,0 +1,30 @@
+/** Routes that may summarize: compaction, range compaction and the per-turn call. */
+import type { Hono } from "hono";
+import { compactManually } from "../../services/background.js";
+import { compactRange } from "../../services/compaction.js";
+import type { ServiceDeps } from "../../services/deps.js";
+import { runTurn } from "../../services/turn.js";
+import { processKey, type Env } from "./app.js";
+import { readBody } from "./input.js";
+import { CompactionBody, RangeCompactionBody, TurnBody } from "./schemas.js";
+
+export function compactionRoutes(app: Hono<Env>, deps: ServiceDeps) {
+  app.post("/v1/processes/:processId/compaction", async (c) => {
+    const key = processKey(c);
+    const body = await readBody(c, CompactionBody);
+    const { status, result } = await compactManually(deps, key, body);
+    return c.json(result, status);
+  });
+
+  app.post("/v1/processes/:processId/compaction/range", async (c) => {
+    const key = processKey(c);
+    const body = await readBody(c, RangeCompactionBody);
+    return c.json(await compactRange(deps, key, body));
+  });
+
+  app.post("/v1/processes/:processId/turns", async (c) => {
+    const key = processKey(c);
+    const body = await readBody(c, TurnBody);
+    return c.json(await runTurn(deps, key, body));
+  });
+}

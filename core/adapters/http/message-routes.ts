@@ -1,0 +1,34 @@
+/** Messages: append, list, read one, and set one message's strength. */
+import type { Hono } from "hono";
+import type { ServiceDeps } from "../../services/deps.js";
+import { changeMessageStrength } from "../../services/message-strength.js";
+import { appendMessage, getMessage, listMessages } from "../../services/messages.js";
+import { processKey, type Env } from "./app.js";
+import { readBody, readId, readQuery } from "./input.js";
+import { AppendMessageBody, ListMessagesQuery, PatchMessageBody } from "./schemas.js";
+
+export function messageRoutes(app: Hono<Env>, deps: ServiceDeps) {
+  app.post("/v1/processes/:processId/messages", async (c) => {
+    const key = processKey(c);
+    const body = await readBody(c, AppendMessageBody);
+    const { message, created } = await appendMessage(deps, key, body);
+    return c.json({ message }, created ? 201 : 200);
+  });
+
+  app.get("/v1/processes/:processId/messages", async (c) => {
+    const key = processKey(c);
+    return c.json(await listMessages(deps, key, readQuery(c, ListMessagesQuery)));
+  });
+
+  app.get("/v1/processes/:processId/messages/:messageId", async (c) => {
+    const key = processKey(c);
+    return c.json({ message: await getMessage(deps, key, readId(c, "messageId")) });
+  });
+
+  app.patch("/v1/processes/:processId/messages/:messageId", async (c) => {
+    const key = processKey(c);
+    const messageId = readId(c, "messageId");
+    const { strength } = await readBody(c, PatchMessageBody);
+    return c.json({ message: await changeMessageStrength(deps, key, messageId, strength) });
+  });
+}

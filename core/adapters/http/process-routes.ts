@@ -1,0 +1,32 @@
+/** Processes: create or update, read, list, and the memory block a turn would replay. */
+import type { Hono } from "hono";
+import { getContext } from "../../services/get-context.js";
+import type { ServiceDeps } from "../../services/deps.js";
+import { listProcesses, requireProcess, upsertProcess } from "../../services/processes.js";
+import { processKey, tenantOf, type Env } from "./app.js";
+import { readBody, readId, readQuery } from "./input.js";
+import { ContextQuery, ListProcessesQuery, PutProcessBody } from "./schemas.js";
+
+export function processRoutes(app: Hono<Env>, deps: ServiceDeps) {
+  app.put("/v1/processes/:processId", async (c) => {
+    const processId = readId(c, "processId");
+    const body = await readBody(c, PutProcessBody);
+    return c.json({ process: await upsertProcess(deps, tenantOf(c), processId, body) });
+  });
+
+  app.get("/v1/processes/:processId", async (c) => {
+    const state = await requireProcess(deps, processKey(c));
+    return c.json({ process: state.process });
+  });
+
+  app.get("/v1/processes", async (c) => {
+    const q = readQuery(c, ListProcessesQuery);
+    return c.json(await listProcesses(deps, tenantOf(c), q));
+  });
+
+  app.get("/v1/processes/:processId/context", async (c) => {
+    const key = processKey(c);
+    const { query } = readQuery(c, ContextQuery);
+    return c.json(await getContext(deps, key, query));
+  });
+}

@@ -1,0 +1,100 @@
+/**
+ * The rules every caller-supplied value follows, wherever it enters (an HTTP body, an event):
+ * ids in a safe alphabet so they can never break a storage key, text that DynamoDB can store,
+ * tags in one spelling, and the process and message input the services take. Limits are
+ * documented in the README; the HTTP request shapes built from these live in the HTTP adapter.
+ */
+import * as z from "zod";
+import { Role, ToolCall } from "./model.js";
+import { malformedStrengthTags, parseStrengthTag, strengthTag } from "./strength.js";
+
+/** Largest message content (UTF-8 bytes), leaving room for tags, tool calls and keys in one item. */
+export const MAX_CONTENT_BYTES = 256 * 1024;
+export const MAX_TAGS = 50;
+export const MAX_TAG_CHARS = 128;
+
+export const Id = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:@-]*$/, "use letters, digits and . _ : @ - (max 128)");
+
+/** Lone UTF-16 surrogates cannot be stored as UTF-8 (DynamoDB rejects them): a 400, not a 500. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+export const Unicode = z.string().refine((s) => !LONE_SURROGATE.test(s), {
+  message: "must be valid Unicode (no lone surrogates)",
+});
+
+/** Storable text of at most `max` characters. */
+export const Text = (max: number) => Unicode.max(max);
+
+/** What a caller says about a process when it creates or updates it. */
+export const ProcessInput = z.strictObject({
+  projectId: Id,
+  sessionId: Id.optional(),
+  parentProcessId: Id.optional(),
+  name: Text(256).optional(),
+  recipe: Text(256).optional(),
+  engine: Text(256).optional(),
+  title: Text(1024).optional(),
+  allowsCrossProjectSpawn: z.boolean().optional(),
+});
+export type ProcessInput = z.infer<typeof ProcessInput>;
+
+/**
+ * A tag. Strength tags are stored in one spelling only, `STRENGTH:<strength>` (docs/api.md): any
+ * other case or surrounding blanks (`strength:Pinned `) are rewritten to it here, so the selector
+ * needs to match only that form; a `STRENGTH:` tag in any case that names no strength is a 400
+ * that quotes it.
+ */
+export const Tag = Unicode.min(1)
+  .max(MAX_TAG_CHARS)
+  .regex(/^[^\p{Cc}]+$/u, "tags hold no control characters")
+  .superRefine((t, ctx) => {
+    if (malformedStrengthTags([t]).length > 0) {
+      ctx.addIssue({ code: "custom", message: `'${t}' is not a strength tag: use STRENGTH:weak|normal|strong|pinned` });
+    }
+  })
+  .transform((t) => {
+    const strength = parseStrengthTag(t);
+    return strength ? strengthTag(strength) : t;
+  });
+
+const MessageFields = z.strictObject({
+  role: Role,
+  content: Unicode,
+  tags: z.array(Tag).max(MAX_TAGS).optional(),
+  idempotencyKey: Id.optional(),
+  toolCallId: Text(256).min(1).optional(),
+  toolCalls: z.array(ToolCall).max(128).optional(),
+});
+
+/** One message as a caller appends it (alone or as part of a turn). */
+export const MessageInput = MessageFields.refine((b) => !b.toolCalls || b.role === "ASSISTANT", {
+  message: "toolCalls are only allowed on ASSISTANT messages",
+  path: ["toolCalls"],
+})
+  .refine((b) => !b.toolCallId || b.role === "TOOL", {
+    message: "toolCallId is only allowed on TOOL messages",
+    path: ["toolCallId"],
+  })
+  .refine((b) => (b.tags ?? []).filter((t) => t.startsWith("STRENGTH:")).length <= 1, {
+    message: "at most one STRENGTH tag",
+    path: ["tags"],
+  });
+export type MessageInput = z.infer<typeof MessageInput>;
+
+/** The tag of the SYSTEM marker a range compaction leaves: `RECOMPACTION:<topicLabel>`. */
+export const RANGE_MARKER_PREFIX = "RECOMPACTION:";
+
+/**
+ * A topic label ends up in the tag `RECOMPACTION:<topicLabel>`, so it follows the tag rules: at
+ * most 128 characters with the prefix, no control characters, and not blank. Checked where a
+ * label enters (the range route, the PlanCompleted event), never later inside a compaction.
+ */
+export const TopicLabel = Unicode.min(1)
+  .max(MAX_TAG_CHARS - RANGE_MARKER_PREFIX.length, `must be at most ${MAX_TAG_CHARS - RANGE_MARKER_PREFIX.length} characters (it becomes the tag ${RANGE_MARKER_PREFIX}<topicLabel>)`)
+  .regex(/^[^\p{Cc}]+$/u, "must hold no control characters (it becomes a tag)")
+  .refine((t) => t.trim().length > 0, "must not be blank");
+
+export const contentBytes = (s: string) => Buffer.byteLength(s, "utf8");
