@@ -98,7 +98,7 @@ export async function runColdStart(ctx: BenchContext): Promise<SectionResult> {
     ctx.log(`cold-start: ${runs} fresh processes per bundle`);
 
     const floor = median(samples.get("(empty module)")!.map((p) => p.importMs));
-    const api = median(samples.get("api")!.map((p) => p.importMs));
+    const api = median(samples.get("plainRoutes")!.map((p) => p.importMs));
     const rows = all.map(([name]) => {
       const ps = samples.get(name)!;
       const b = built.get(name);
@@ -124,7 +124,7 @@ export async function runColdStart(ctx: BenchContext): Promise<SectionResult> {
       tables: [
         {
           title: `Production bundles (stacks/bundling.ts: ESM, node20, minified, createRequire banner, AWS SDK bundled); fresh Node ${process.version} per import, median of ${runs}`,
-          columns: ["function", "entry", "summarizes", "bundle", "gzip", "share: AWS SDK / zod / LLM SDKs", "import median / p95", "process start -> handler ready", "RSS after import", "import vs api"],
+          columns: ["function", "entry", "summarizes", "bundle", "gzip", "share: AWS SDK / zod / LLM SDKs", "import median / p95", "process start -> handler ready", "RSS after import", "import vs plainRoutes"],
           rows: rows.map((r) => [
             r.name,
             r.entry,

@@ -12,28 +12,28 @@ import { Storage } from "./storage.js";
 
 /** Route -> the function group serving it. */
 export const API_ROUTES = {
-  "GET /health": "api",
-  "PUT /v1/processes/{processId}": "api",
-  "GET /v1/processes/{processId}": "api",
-  "GET /v1/processes": "api",
-  "POST /v1/processes/{processId}/messages": "api",
-  "GET /v1/processes/{processId}/messages": "api",
-  "GET /v1/processes/{processId}/messages/{messageId}": "api",
-  "PATCH /v1/processes/{processId}/messages/{messageId}": "api",
-  "GET /v1/processes/{processId}/context": "api",
-  "GET /v1/processes/{processId}/memories": "api",
-  "GET /v1/processes/{processId}/memories/{memoryId}": "api",
-  "GET /v1/processes/{processId}/memories/{memoryId}/sources": "api",
-  "POST /v1/processes/{processId}/memories/{memoryId}/revert": "api",
-  "GET /v1/processes/{processId}/history/search": "api",
-  "GET /v1/settings": "api",
-  "PUT /v1/settings": "compaction",
-  "GET /v1/inbox": "api",
-  "POST /v1/inbox/{itemId}/answer": "api",
-  "POST /v1/processes/{processId}/compaction": "compaction",
-  "POST /v1/processes/{processId}/compaction/range": "compaction",
-  "POST /v1/processes/{processId}/turns": "compaction",
-} as const satisfies Record<string, "api" | "compaction">;
+  "GET /health": "plainRoutes",
+  "PUT /v1/processes/{processId}": "plainRoutes",
+  "GET /v1/processes/{processId}": "plainRoutes",
+  "GET /v1/processes": "plainRoutes",
+  "POST /v1/processes/{processId}/messages": "plainRoutes",
+  "GET /v1/processes/{processId}/messages": "plainRoutes",
+  "GET /v1/processes/{processId}/messages/{messageId}": "plainRoutes",
+  "PATCH /v1/processes/{processId}/messages/{messageId}": "plainRoutes",
+  "GET /v1/processes/{processId}/context": "plainRoutes",
+  "GET /v1/processes/{processId}/memories": "plainRoutes",
+  "GET /v1/processes/{processId}/memories/{memoryId}": "plainRoutes",
+  "GET /v1/processes/{processId}/memories/{memoryId}/sources": "plainRoutes",
+  "POST /v1/processes/{processId}/memories/{memoryId}/revert": "plainRoutes",
+  "GET /v1/processes/{processId}/history/search": "plainRoutes",
+  "GET /v1/settings": "plainRoutes",
+  "PUT /v1/settings": "summarizingRoutes",
+  "GET /v1/inbox": "plainRoutes",
+  "POST /v1/inbox/{itemId}/answer": "plainRoutes",
+  "POST /v1/processes/{processId}/compaction": "summarizingRoutes",
+  "POST /v1/processes/{processId}/compaction/range": "summarizingRoutes",
+  "POST /v1/processes/{processId}/turns": "summarizingRoutes",
+} as const satisfies Record<string, "plainRoutes" | "summarizingRoutes">;
 
 /** The only route without the authorizer. */
 export const PUBLIC_ROUTES = ["GET /health"] as const;
@@ -50,8 +50,8 @@ export function Api({ stack, app }: StackContext) {
 
   const authorizer = serviceFunction(stack, "Authorizer", HANDLERS.authorizer, { config, table });
   const groups = {
-    api: serviceFunction(stack, "ApiRoutes", HANDLERS.api, { config, table, bus }),
-    compaction: serviceFunction(stack, "CompactionRoutes", HANDLERS.compaction, { config, table, bus, worker }),
+    plainRoutes: serviceFunction(stack, "PlainRoutes", HANDLERS.plainRoutes, { config, table, bus }),
+    summarizingRoutes: serviceFunction(stack, "SummarizingRoutes", HANDLERS.summarizingRoutes, { config, table, bus, worker }),
   };
 
   const api = new HttpApi(stack, "Http", {

@@ -38,8 +38,8 @@ export const WORKER_TIMEOUT_SECONDS = 300;
 
 export const HANDLERS = {
   /** The HTTP routes that never summarize; the answer endpoint publishes InboxItemAnswered. */
-  api: {
-    entry: "functions/api.ts",
+  plainRoutes: {
+    entry: "functions/plain-routes.ts",
     summarizes: false,
     table: "read-write",
     queries: ["lsi1", "gsi1", "gsi2"],
@@ -48,11 +48,12 @@ export const HANDLERS = {
     timeoutSeconds: 10,
   },
   /**
-   * The HTTP routes that may summarize; 29 s is API Gateway's integration limit. Turns queue folds
-   * for the worker instead of summarizing (docs/compaction.md).
+   * The HTTP routes that may summarize: turns (most of its traffic), compaction, range compaction
+   * and saving settings; 29 s is API Gateway's integration limit. Turns queue folds for the worker
+   * instead of summarizing (docs/compaction.md).
    */
-  compaction: {
-    entry: "functions/compaction.ts",
+  summarizingRoutes: {
+    entry: "functions/summarizing-routes.ts",
     summarizes: true,
     queuesFolds: true,
     table: "read-write",
@@ -110,5 +111,5 @@ export const HANDLERS = {
 
 export type HandlerName = keyof typeof HANDLERS;
 
-/** SST's handler string for an entry: `functions/api.ts` -> `functions/api.handler`. */
+/** SST's handler string for an entry: `functions/plain-routes.ts` -> `functions/plain-routes.handler`. */
 export const sstHandler = (entry: string) => entry.replace(/\.ts$/, ".handler");

@@ -112,7 +112,7 @@ describe("the Node 22 binary the bundles also run on", () => {
   it("matches the bundles' target to the Lambda runtime", () => {
     expect(LAMBDA_RUNTIME).toBe("nodejs22.x");
     expect(ESBUILD_TARGET).toBe("node22");
-    expect(productionBuildOptions("functions/api.ts", "out.mjs").target).toBe("node22");
+    expect(productionBuildOptions("functions/plain-routes.ts", "out.mjs").target).toBe("node22");
   });
 });
 
@@ -206,7 +206,7 @@ describe.each(RUNTIMES)("deployed bundles answer without AWS on $label", ({ bina
       },
       isBase64Encoded: false,
     };
-    const { result } = await loadInFreshNode(built.api.file, event, binary);
+    const { result } = await loadInFreshNode(built.plainRoutes.file, event, binary);
     const response = result as { statusCode: number; body: string };
     expect(response.statusCode).toBe(200);
     expect(JSON.parse(response.body)).toEqual({ ok: true });
@@ -233,7 +233,7 @@ describe.each(RUNTIMES)("deployed bundles answer without AWS on $label", ({ bina
       },
       isBase64Encoded: false,
     };
-    const { result } = await loadInFreshNode(built.api.file, event, binary);
+    const { result } = await loadInFreshNode(built.plainRoutes.file, event, binary);
     const response = result as { statusCode: number; body: string };
     expect(response.statusCode).toBe(401);
     expect(JSON.parse(response.body).error.code).toMatch(/^auth\./);
@@ -275,7 +275,7 @@ describe.each(RUNTIMES)("deployed bundles answer without AWS on $label", ({ bina
       body: JSON.stringify({ model: { provider: "p", name: "m", contextWindow: 8000 } }),
       isBase64Encoded: false,
     };
-    const { result } = await loadInFreshNode(built.compaction.file, event, binary);
+    const { result } = await loadInFreshNode(built.summarizingRoutes.file, event, binary);
     const response = result as { statusCode: number; body: string };
     expect(response.statusCode).toBe(401);
     expect(JSON.parse(response.body).error.code).toMatch(/^auth\./);

@@ -6,12 +6,12 @@
 import { describe, expect, it } from "vitest";
 import { silentLog } from "../../core/adapters/log.js";
 import { createHttpApp } from "../../core/adapters/http/app.js";
-import { apiGroups, compactionGroups } from "../../core/adapters/http/groups.js";
+import { plainRouteGroups, summarizingRouteGroups } from "../../core/adapters/http/groups.js";
 import { createDeps } from "../../core/composition/create-deps.js";
 import { API_ROUTES, PUBLIC_ROUTES } from "../../stacks/api.js";
 
 /** `GET /v1/processes/{processId}` keys of an app's routes (middleware excluded). */
-function routeKeys(groups: typeof apiGroups): string[] {
+function routeKeys(groups: typeof plainRouteGroups): string[] {
   const app = createHttpApp({ deps: createDeps({ env: {}, log: silentLog }), resolveTenant: () => null, groups });
   return [
     ...new Set(
@@ -22,18 +22,18 @@ function routeKeys(groups: typeof apiGroups): string[] {
   ].sort();
 }
 
-const stackRoutes = (group: "api" | "compaction") =>
+const stackRoutes = (group: "plainRoutes" | "summarizingRoutes") =>
   Object.entries(API_ROUTES)
     .filter(([, g]) => g === group)
     .map(([route]) => route)
     .sort();
 
 describe("API Gateway routes match the handlers' routes", () => {
-  it("sends to the api function exactly the routes its app serves", () => {
-    expect(stackRoutes("api")).toEqual(routeKeys(apiGroups));
+  it("sends to the plain routes function exactly the routes its app serves", () => {
+    expect(stackRoutes("plainRoutes")).toEqual(routeKeys(plainRouteGroups));
   });
 
-  it("sends to the compaction function exactly its routes (its /health is never reached)", () => {
-    expect(stackRoutes("compaction")).toEqual(routeKeys(compactionGroups).filter((r) => !PUBLIC_ROUTES.includes(r as never)));
+  it("sends to the summarizing routes function exactly its routes (its /health is never reached)", () => {
+    expect(stackRoutes("summarizingRoutes")).toEqual(routeKeys(summarizingRouteGroups).filter((r) => !PUBLIC_ROUTES.includes(r as never)));
   });
 });

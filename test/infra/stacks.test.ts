@@ -59,8 +59,8 @@ beforeAll(async () => {
 function functionsOf(s: Synthesized): Record<HandlerName, { template: Template; id: string }> {
   const { api, events } = s.outputs;
   return {
-    api: { template: s.templates.api, id: logicalId(api.functions.api) },
-    compaction: { template: s.templates.api, id: logicalId(api.functions.compaction) },
+    plainRoutes: { template: s.templates.api, id: logicalId(api.functions.plainRoutes) },
+    summarizingRoutes: { template: s.templates.api, id: logicalId(api.functions.summarizingRoutes) },
     authorizer: { template: s.templates.api, id: logicalId(api.functions.authorizer) },
     planCompleted: { template: s.templates.events, id: logicalId(events.targets.PlanCompleted!) },
     inboxAnswered: { template: s.templates.events, id: logicalId(events.targets.InboxItemAnswered!) },
@@ -321,7 +321,7 @@ describe("functions: runtime, sizes, settings, logs", () => {
   });
 
   it("keeps the compaction routes within API Gateway's 29 s and gives range compaction 60 s", () => {
-    expect(HANDLERS.compaction).toMatchObject({ timeoutSeconds: 29, memoryMb: 1024 });
+    expect(HANDLERS.summarizingRoutes).toMatchObject({ timeoutSeconds: 29, memoryMb: 1024 });
     expect(HANDLERS.inboxAnswered.timeoutSeconds).toBe(60);
   });
 
@@ -346,9 +346,9 @@ describe("functions: runtime, sizes, settings, logs", () => {
   });
 
   it("lets the compaction routes invoke the worker: they know its name, and only turns queue folds", () => {
-    const { template, id } = functionsOf(prod).compaction;
+    const { template, id } = functionsOf(prod).summarizingRoutes;
     expect(props(template, id).Environment.Variables.COMPACTION_WORKER_FUNCTION).toBeDefined();
-    for (const name of ["api", "planCompleted", "inboxAnswered", "compactionWorker", "authorizer"] as const) {
+    for (const name of ["plainRoutes", "planCompleted", "inboxAnswered", "compactionWorker", "authorizer"] as const) {
       const f = functionsOf(prod)[name];
       expect(props(f.template, f.id).Environment?.Variables?.COMPACTION_WORKER_FUNCTION).toBeUndefined();
       expect(grantsOf(f.template, f.id).filter((g) => g.action.startsWith("lambda:"))).toEqual([]);
@@ -356,7 +356,7 @@ describe("functions: runtime, sizes, settings, logs", () => {
   });
 
   it("dev stages drop function logs with the stage", () => {
-    const { template, id } = functionsOf(dev).api;
+    const { template, id } = functionsOf(dev).plainRoutes;
     const logGroupId = props(template, id).LoggingConfig.LogGroup.Ref as string;
     expect(template.toJSON().Resources[logGroupId].DeletionPolicy).toBe("Delete");
   });
@@ -391,7 +391,7 @@ describe("functions: runtime, sizes, settings, logs", () => {
   });
 
   it("leaves SUMMARIZER unset when the deploying shell does not choose (the function picks by configured key)", () => {
-    const env = props(functionsOf(dev).compaction.template, functionsOf(dev).compaction.id).Environment.Variables;
+    const env = props(functionsOf(dev).summarizingRoutes.template, functionsOf(dev).summarizingRoutes.id).Environment.Variables;
     expect(env.SUMMARIZER).toBeUndefined();
     expect(env.OPENAI_API_KEY_PARAM).toBe("/vancetope-memory/dev-alice/openai-api-key");
   });
@@ -413,8 +413,8 @@ describe("IAM: each function gets only what it uses", () => {
   const dlq = ["sqs:GetQueueAttributes dlq", "sqs:GetQueueUrl dlq", "sqs:SendMessage dlq"];
   const expected: Record<HandlerName, string[]> = {
     authorizer: ["dynamodb:GetItem table"],
-    api: [...items, "dynamodb:Query index:lsi1", "dynamodb:Query index:gsi1", "dynamodb:Query index:gsi2", "events:PutEvents bus"],
-    compaction: [...items, "dynamodb:Query index:lsi1", "events:PutEvents bus", ...secrets, "lambda:InvokeFunction worker"],
+    plainRoutes: [...items, "dynamodb:Query index:lsi1", "dynamodb:Query index:gsi1", "dynamodb:Query index:gsi2", "events:PutEvents bus"],
+    summarizingRoutes: [...items, "dynamodb:Query index:lsi1", "events:PutEvents bus", ...secrets, "lambda:InvokeFunction worker"],
     planCompleted: [...items, "events:PutEvents bus", ...dlq],
     inboxAnswered: [...items, "dynamodb:Query index:lsi1", "events:PutEvents bus", ...secrets, ...dlq],
     compactionWorker: [...items, "dynamodb:Query index:lsi1", "events:PutEvents bus", ...secrets, ...dlq],
@@ -440,8 +440,8 @@ describe("IAM: each function gets only what it uses", () => {
   });
 
   it.each([
-    ["api", ["vancetope.inbox"]],
-    ["compaction", ["vancetope.memory"]],
+    ["plainRoutes", ["vancetope.inbox"]],
+    ["summarizingRoutes", ["vancetope.memory"]],
     ["planCompleted", ["vancetope.memory"]],
     ["inboxAnswered", ["vancetope.memory"]],
     ["compactionWorker", ["vancetope.memory"]],
@@ -496,14 +496,14 @@ describe("bundles: what sst deploy uploads", () => {
     const out = mkdtempSync(path.join(tmpdir(), "vtm-sst-"));
     const { api, events } = prod.outputs;
     const fns = {
-      api: api.functions.api,
-      compaction: api.functions.compaction,
+      plainRoutes: api.functions.plainRoutes,
+      summarizingRoutes: api.functions.summarizingRoutes,
       authorizer: api.functions.authorizer,
       planCompleted: events.targets.PlanCompleted!,
       inboxAnswered: events.targets.InboxItemAnswered!,
       compactionWorker: events.worker,
     };
-    for (const [name, fn] of Object.entries(fns) as Array<[HandlerName, (typeof fns)["api"]]>) {
+    for (const [name, fn] of Object.entries(fns) as Array<[HandlerName, (typeof fns)["plainRoutes"]]>) {
       const entry = HANDLERS[name].entry;
       const rel = entry.replace(/\.ts$/, ".mjs");
       const deployed = readFileSync(path.join(useProject().paths.artifacts, fn.node.addr, rel));

@@ -8,8 +8,8 @@ import { processRoutes } from "./process-routes.js";
 import { searchRoutes } from "./search-routes.js";
 import { readSettingsRoutes, saveSettingsRoutes } from "./settings-routes.js";
 
-/** Routes that never summarize (functions/api.ts). */
-export const apiGroups: RouteGroup[] = [processRoutes, messageRoutes, memoryRoutes, readSettingsRoutes, inboxRoutes, searchRoutes];
-/** Routes that may summarize (functions/compaction.ts). */
-export const compactionGroups: RouteGroup[] = [compactionRoutes, saveSettingsRoutes];
-export const allRouteGroups: RouteGroup[] = [...apiGroups, ...compactionGroups];
+/** Routes that never summarize (functions/plain-routes.ts). */
+export const plainRouteGroups: RouteGroup[] = [processRoutes, messageRoutes, memoryRoutes, readSettingsRoutes, inboxRoutes, searchRoutes];
+/** Routes that may summarize (functions/summarizing-routes.ts). */
+export const summarizingRouteGroups: RouteGroup[] = [compactionRoutes, saveSettingsRoutes];
+export const allRouteGroups: RouteGroup[] = [...plainRouteGroups, ...summarizingRouteGroups];

@@ -1,0 +1,10 @@
+/** Lambda: the HTTP routes that never summarize (no LLM SDK in this bundle; docs/deploy.md). */
+import { handle } from "hono/aws-lambda";
+import { createHttpApp } from "../core/adapters/http/app.js";
+import { authorizerTenant } from "../core/adapters/http/auth.js";
+import { plainRouteGroups } from "../core/adapters/http/groups.js";
+import { createDeps } from "../core/composition/create-deps.js";
+
+const app = createHttpApp({ deps: createDeps(), resolveTenant: authorizerTenant, groups: plainRouteGroups });
+
+export const handler = handle(app);
