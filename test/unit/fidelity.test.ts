@@ -2,7 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { checkSummary } from "../../core/domain/quality-gate.js";
 import { buildVocab, lossReport, salientUnits } from "../../core/domain/salient-units.js";
-import { buildSummaryPrompt, extractCitations, parseSummaryAnswer } from "../../core/domain/summary-prompt.js";
+import { extractCitations, parseSummaryAnswer } from "../../core/domain/summary-answer.js";
+import { buildSummaryPrompt } from "../../core/domain/summary-prompt.js";
 
 describe("salient units", () => {
   it("finds URLs, quotes, identifiers, dated dates, numbers and names, each once", () => {

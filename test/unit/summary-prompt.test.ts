@@ -2,13 +2,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { contextWindowFor } from "../../core/domain/model-windows.js";
 import { charsForTokens, truncateToTokenBudget } from "../../core/domain/budget.js";
-import {
-  answerTokenLimit,
-  buildSummaryPrompt,
-  neutraliseReservedTags,
-  parseSummaryAnswer,
-  promptTokenCeiling,
-} from "../../core/domain/summary-prompt.js";
+import { neutraliseReservedTags } from "../../core/domain/reserved-tags.js";
+import { parseSummaryAnswer } from "../../core/domain/summary-answer.js";
+import { answerTokenLimit, buildSummaryPrompt, promptTokenCeiling } from "../../core/domain/summary-prompt.js";
 import type { SummarySourceMessage } from "../../core/ports/summarizer.js";
 
 const msg = (

@@ -6,12 +6,67 @@
 import {
   answerTokenLimit,
   buildSummaryPrompt,
-  parseSummaryAnswer,
   promptTokenCeiling,
   type SummaryPrompt,
 } from "../../domain/summary-prompt.js";
+import { parseSummaryAnswer } from "../../domain/summary-answer.js";
+import { contextWindowFor, UNKNOWN_MODEL_CONTEXT_WINDOW } from "../../domain/model-windows.js";
+import { DEFAULT_SUMMARY_MAX_TOKENS } from "../../domain/summary-prompt.js";
 import type { SummarizeInput, SummarizeOutcome, Summarizer, SummarizerUsage } from "../../ports/summarizer.js";
-import { callWithRetries, classifySdkError, type RetryPolicy } from "./retry.js";
+import { callWithRetries, classifySdkError, DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
+
+/** The options of both SDK adapters (OpenAI and Anthropic); `Client` is the SDK's client class. */
+export interface RemoteSummarizerOptions<Client = never> {
+  /** Default: the adapter's default model. */
+  model?: string;
+  /** When given, the client's only credential; an OpenAI-compatible server without auth accepts any placeholder. */
+  apiKey?: string;
+  /** e.g. `http://localhost:11434/v1` for Ollama. Default: the provider's own API. */
+  baseURL?: string;
+  /** A ready client (tests, custom transports). `apiKey`, `baseURL` and `fetch` are then unused. */
+  client?: Client;
+  /** Custom fetch handed to the SDK when it builds its own client. */
+  fetch?: typeof fetch;
+  /** Output budget of one stored summary, in tokens. Default 400. */
+  maxOutputTokens?: number;
+  /** Window of `model`; default from the registry, else {@link UNKNOWN_MODEL_CONTEXT_WINDOW}. */
+  contextWindow?: number;
+  retry?: Partial<RetryPolicy>;
+  /** Omitted unless set: some models accept only their default temperature. */
+  temperature?: number;
+}
+
+/** What both adapters derive from their options the same way. */
+export function remoteSettings(
+  options: RemoteSummarizerOptions<unknown>,
+  defaultModel: string,
+): { model: string; policy: RetryPolicy; contextWindow: number; maxOutputTokens: number } {
+  const model = options.model ?? defaultModel;
+  return {
+    model,
+    policy: { ...DEFAULT_RETRY_POLICY, ...options.retry },
+    contextWindow: options.contextWindow ?? contextWindowFor(model) ?? UNKNOWN_MODEL_CONTEXT_WINDOW,
+    maxOutputTokens: options.maxOutputTokens ?? DEFAULT_SUMMARY_MAX_TOKENS,
+  };
+}
+
+/**
+ * The constructor options of an SDK client built from {@link RemoteSummarizerOptions}: the SDK's
+ * own retries are off (ours fit the request deadline, see retry.ts) and it reads nothing from the
+ * environment.
+ */
+export function sdkClientOptions(options: RemoteSummarizerOptions<unknown>, policy: RetryPolicy) {
+  return {
+    // When given, the key is the client's only credential: the SDK then reads no env var or
+    // config file for another one.
+    apiKey: options.apiKey,
+    // null, not undefined: undefined would let the SDK fall back to process.env.
+    baseURL: options.baseURL ?? null,
+    maxRetries: 0,
+    timeout: policy.attemptTimeoutMs,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  };
+}
 
 /** What an adapter read from one provider answer. */
 export type ProviderAnswer =
@@ -32,6 +87,17 @@ export interface RemoteSummarizerSpec {
   read(raw: unknown): ProviderAnswer;
 }
 
+/**
+ * The summarizer flow shared by the SDK adapters: an adapter supplies only `send` (one attempt)
+ * and `read` (the raw answer to text and usage).
+ *
+ * @example
+ * const summarizer = createRemoteSummarizer({
+ *   provider: "openai", model, contextWindow: 128_000, maxOutputTokens: 400, policy: DEFAULT_RETRY_POLICY,
+ *   send: (prompt, answerTokens, { signal, timeoutMs }) => client.chat.completions.create(request, { signal, timeout: timeoutMs }),
+ *   read: (raw) => ({ ok: true, text: readText(raw) }),
+ * });
+ */
 export function createRemoteSummarizer(spec: RemoteSummarizerSpec): Summarizer {
   async function summarizeOnce(input: SummarizeInput): Promise<SummarizeOutcome> {
     if (input.messages.length === 0 && !input.priorSummary?.trim()) {
