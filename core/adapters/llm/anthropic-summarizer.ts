@@ -4,32 +4,18 @@
  */
 import Anthropic from "@anthropic-ai/sdk";
 import * as z from "zod";
-import { DEFAULT_SUMMARY_MAX_TOKENS } from "../../domain/summary-prompt.js";
 import type { Summarizer } from "../../ports/summarizer.js";
-import { contextWindowFor, UNKNOWN_MODEL_CONTEXT_WINDOW } from "../../domain/model-windows.js";
-import { createRemoteSummarizer } from "./remote-summarizer.js";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
+import {
+  createRemoteSummarizer,
+  remoteSettings,
+  sdkClientOptions,
+  type RemoteSummarizerOptions,
+} from "./remote-summarizer.js";
 
 export const DEFAULT_ANTHROPIC_SUMMARIZER_MODEL = "claude-3-5-haiku-latest";
 
-export interface AnthropicSummarizerOptions {
-  /** Default `claude-3-5-haiku-latest`. */
-  model?: string;
-  apiKey?: string;
-  /** Default: Anthropic's API. */
-  baseURL?: string;
-  /** A ready client (tests, custom transports). `apiKey`, `baseURL` and `fetch` are then unused. */
-  client?: Anthropic;
-  /** Custom fetch handed to the SDK when it builds its own client. */
-  fetch?: typeof fetch;
-  /** Output budget of one stored summary, in tokens. Default 400. */
-  maxOutputTokens?: number;
-  /** Window of `model`; default from the registry, else {@link UNKNOWN_MODEL_CONTEXT_WINDOW}. */
-  contextWindow?: number;
-  retry?: Partial<RetryPolicy>;
-  /** Omitted unless set: the provider default is accepted by every model. */
-  temperature?: number;
-}
+/** {@link RemoteSummarizerOptions}, with Anthropic's client. */
+export type AnthropicSummarizerOptions = RemoteSummarizerOptions<Anthropic>;
 
 const MessagesAnswer = z.object({
   content: z.array(z.object({ type: z.string(), text: z.string().optional() })),
@@ -40,31 +26,22 @@ const MessagesAnswer = z.object({
 });
 
 /**
+ * A summarizer over Anthropic's Messages API (or a server speaking it at `baseURL`). Never throws:
+ * every failure comes back as `{ ok: false, error }`.
+ *
  * @example
  * const summarizer = createAnthropicSummarizer({ apiKey: process.env.ANTHROPIC_API_KEY });
+ * const outcome = await summarizer.summarize({ priorSummary: null, messages });
+ * if (outcome.ok) console.log(outcome.summary);
  */
 export function createAnthropicSummarizer(options: AnthropicSummarizerOptions = {}): Summarizer {
-  const model = options.model ?? DEFAULT_ANTHROPIC_SUMMARIZER_MODEL;
-  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-  const client =
-    options.client ??
-    new Anthropic({
-      // When given, the key is the client's only credential: the SDK then reads no env var or
-      // config file for another one.
-      apiKey: options.apiKey,
-      // null, not undefined: undefined would let the SDK fall back to process.env.
-      baseURL: options.baseURL ?? null,
-      maxRetries: 0,
-      timeout: policy.attemptTimeoutMs,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-    });
+  const settings = remoteSettings(options, DEFAULT_ANTHROPIC_SUMMARIZER_MODEL);
+  const { model } = settings;
+  const client = options.client ?? new Anthropic(sdkClientOptions(options, settings.policy));
 
   return createRemoteSummarizer({
     provider: "anthropic",
-    model,
-    contextWindow: options.contextWindow ?? contextWindowFor(model) ?? UNKNOWN_MODEL_CONTEXT_WINDOW,
-    maxOutputTokens: options.maxOutputTokens ?? DEFAULT_SUMMARY_MAX_TOKENS,
-    policy,
+    ...settings,
     send: (prompt, answerTokens, { signal, timeoutMs }) =>
       client.messages.create(
         {

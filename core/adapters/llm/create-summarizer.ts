@@ -10,6 +10,7 @@ import type { Summarizer } from "../../ports/summarizer.js";
 import { createAnthropicSummarizer, DEFAULT_ANTHROPIC_SUMMARIZER_MODEL } from "./anthropic-summarizer.js";
 import { createOfflineSummarizer, OFFLINE_SUMMARIZER_MODEL } from "./offline-summarizer.js";
 import { createOpenAISummarizer, DEFAULT_OPENAI_SUMMARIZER_MODEL } from "./openai-summarizer.js";
+import type { RemoteSummarizerOptions } from "./remote-summarizer.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 
 /**
@@ -185,7 +186,7 @@ export function createSummarizer(
     ...(config.contextWindow !== undefined ? { contextWindow: config.contextWindow } : {}),
   };
   if (config.provider === "offline") return createOfflineSummarizer(shared);
-  const remote = {
+  const remote: RemoteSummarizerOptions = {
     ...shared,
     model: config.model,
     retry: config.retry,

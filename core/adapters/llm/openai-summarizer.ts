@@ -4,11 +4,13 @@
  */
 import OpenAI from "openai";
 import * as z from "zod";
-import { DEFAULT_SUMMARY_MAX_TOKENS } from "../../domain/summary-prompt.js";
 import type { Summarizer } from "../../ports/summarizer.js";
-import { contextWindowFor, UNKNOWN_MODEL_CONTEXT_WINDOW } from "../../domain/model-windows.js";
-import { createRemoteSummarizer } from "./remote-summarizer.js";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
+import {
+  createRemoteSummarizer,
+  remoteSettings,
+  sdkClientOptions,
+  type RemoteSummarizerOptions,
+} from "./remote-summarizer.js";
 
 export const DEFAULT_OPENAI_SUMMARIZER_MODEL = "gpt-4o-mini";
 
@@ -18,30 +20,14 @@ export const DEFAULT_OPENAI_SUMMARIZER_MODEL = "gpt-4o-mini";
  */
 const REASONING_ALLOWANCE_TOKENS = 3_000;
 
-export interface OpenAISummarizerOptions {
-  /** Default `gpt-4o-mini`. */
-  model?: string;
-  /** Required by the SDK; an OpenAI-compatible server without auth accepts any placeholder. */
-  apiKey?: string;
-  /** e.g. `http://localhost:11434/v1` for Ollama. Default: OpenAI's API. */
-  baseURL?: string;
-  /** A ready client (tests, custom transports). `apiKey`, `baseURL` and `fetch` are then unused. */
-  client?: OpenAI;
-  /** Custom fetch handed to the SDK when it builds its own client. */
-  fetch?: typeof fetch;
-  /** Output budget of one stored summary, in tokens. Default 400. */
-  maxOutputTokens?: number;
-  /** Window of `model`; default from the registry, else {@link UNKNOWN_MODEL_CONTEXT_WINDOW}. */
-  contextWindow?: number;
-  retry?: Partial<RetryPolicy>;
+/** {@link RemoteSummarizerOptions}, with OpenAI's client and the choice of output-limit field. */
+export interface OpenAISummarizerOptions extends RemoteSummarizerOptions<OpenAI> {
   /**
    * Which field carries the output limit. OpenAI wants `max_completion_tokens` (reasoning models
    * reject `max_tokens`); compatible servers reliably understand only `max_tokens`. Default: the
    * former for OpenAI's own endpoint, the latter for any other `baseURL`.
    */
   tokenLimitParam?: "max_tokens" | "max_completion_tokens";
-  /** Omitted unless set: some models accept only their default temperature. */
-  temperature?: number;
 }
 
 const ChatCompletionAnswer = z.object({
@@ -59,37 +45,29 @@ const ChatCompletionAnswer = z.object({
 });
 
 /**
+ * A summarizer over OpenAI's Chat Completions (or an OpenAI-compatible server at `baseURL`).
+ * Never throws: every failure comes back as `{ ok: false, error }`.
+ *
  * @example
  * const summarizer = createOpenAISummarizer({ apiKey: process.env.OPENAI_API_KEY });
  * const local = createOpenAISummarizer({ baseURL: "http://localhost:11434/v1", apiKey: "none", model: "llama3.1" });
+ * const outcome = await summarizer.summarize({ priorSummary: null, messages });
  */
 export function createOpenAISummarizer(options: OpenAISummarizerOptions = {}): Summarizer {
-  const model = options.model ?? DEFAULT_OPENAI_SUMMARIZER_MODEL;
-  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+  const settings = remoteSettings(options, DEFAULT_OPENAI_SUMMARIZER_MODEL);
+  const { model } = settings;
   const official = options.client
     ? isOfficialEndpoint(options.client.baseURL)
     : isOfficialEndpoint(options.baseURL);
   const tokenLimitParam =
     options.tokenLimitParam ?? (official ? "max_completion_tokens" : "max_tokens");
   const reasoning = official && isReasoningModel(model);
-  const client =
-    options.client ??
-    new OpenAI({
-      apiKey: options.apiKey,
-      // null, not undefined: undefined would let the SDK fall back to process.env.
-      baseURL: options.baseURL ?? null,
-      maxRetries: 0,
-      timeout: policy.attemptTimeoutMs,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-    });
+  const client = options.client ?? new OpenAI(sdkClientOptions(options, settings.policy));
 
   return createRemoteSummarizer({
     provider: "openai",
-    model,
-    contextWindow: options.contextWindow ?? contextWindowFor(model) ?? UNKNOWN_MODEL_CONTEXT_WINDOW,
-    maxOutputTokens: options.maxOutputTokens ?? DEFAULT_SUMMARY_MAX_TOKENS,
+    ...settings,
     extraAnswerTokens: reasoning ? REASONING_ALLOWANCE_TOKENS : 0,
-    policy,
     send: (prompt, answerTokens, { signal, timeoutMs }) =>
       client.chat.completions.create(
         {
