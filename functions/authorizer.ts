@@ -9,8 +9,8 @@
  */
 import { bearerToken, createApiKeyStore, type ApiKeyStore } from "../core/adapters/dynamodb/api-keys.js";
 import { createDocumentClient } from "../core/adapters/dynamodb/client.js";
-import { TABLE_NAME_DEFAULT } from "../core/adapters/dynamodb/table.js";
-import { createJsonLog } from "../core/adapters/log.js";
+import { createPowertoolsLog } from "../core/adapters/log.js";
+import { readTableEnv, serviceNameOf } from "../core/composition/env.js";
 import type { Log } from "../core/ports/logger.js";
 
 /** The parts of the HTTP API authorizer event (payload 2.0) this function reads. */
@@ -48,12 +48,10 @@ export function createAuthorizer(deps: { keys: Pick<ApiKeyStore, "resolve">; log
 let authorize: Authorizer | undefined;
 
 export function createAuthorizerFromEnv(env: NodeJS.ProcessEnv = process.env): Authorizer {
+  const { tableName, dynamoEndpoint } = readTableEnv(env);
   return createAuthorizer({
-    keys: createApiKeyStore({
-      client: createDocumentClient({ endpoint: env.DYNAMODB_ENDPOINT }),
-      tableName: env.TABLE_NAME ?? TABLE_NAME_DEFAULT,
-    }),
-    log: createJsonLog(env.POWERTOOLS_SERVICE_NAME ?? "vancetope-memory"),
+    keys: createApiKeyStore({ client: createDocumentClient({ endpoint: dynamoEndpoint }), tableName }),
+    log: createPowertoolsLog(serviceNameOf(env)),
   });
 }
 

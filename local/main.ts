@@ -1,7 +1,9 @@
 /** `npm start`: the whole service on this machine, until SIGINT/SIGTERM. */
+import { readLocalEnv } from "../core/composition/env.js";
 import { startLocalService } from "./server.js";
 
 const service = await startLocalService();
+const { dataDir } = readLocalEnv(process.env);
 const [key, tenant] = [...service.apiKeys][0]!;
 const summarizer = await service.deps.summarizer();
 console.log(
@@ -10,7 +12,7 @@ console.log(
     `Vancetope Memory is running at ${service.url}`,
     `  API key:    ${key} (tenant ${tenant})   ->  Authorization: Bearer ${key}`,
     `  Summarizer: ${summarizer.provider} (${summarizer.model})`,
-    `  DynamoDB:   ${service.dynamoEndpoint}, table ${service.tableName}${process.env.MEMORY_DATA_DIR ? `, data in ${process.env.MEMORY_DATA_DIR}` : " (in memory)"}`,
+    `  DynamoDB:   ${service.dynamoEndpoint}, table ${service.tableName}${dataDir ? `, data in ${dataDir}` : " (in memory)"}`,
     `  Try:        curl ${service.url}/health`,
     "",
   ].join("\n"),

@@ -6,9 +6,9 @@ import { serve, type ServerType } from "@hono/node-server";
 import { createDocumentClient } from "../core/adapters/dynamodb/client.js";
 import { createTable } from "../core/adapters/dynamodb/create-table.js";
 import { createDynamoStore } from "../core/adapters/dynamodb/store.js";
-import { TABLE_NAME_DEFAULT } from "../core/adapters/dynamodb/table.js";
 import { createLocalBus, type LocalBus } from "../core/adapters/events/local-bus.js";
-import { createJsonLog, silentLog } from "../core/adapters/log.js";
+import { createPowertoolsLog, silentLog } from "../core/adapters/log.js";
+import { readLocalEnv, readTableEnv, serviceNameOf } from "../core/composition/env.js";
 import { createRecordingMetrics } from "../core/adapters/metrics/emf-metrics.js";
 import type { Log } from "../core/ports/logger.js";
 import type { ServiceDeps } from "../core/services/deps.js";
@@ -51,14 +51,14 @@ export interface LocalService {
 
 export async function startLocalService(options: LocalServiceOptions = {}): Promise<LocalService> {
   const env = options.env ?? process.env;
-  const log: Log = options.quiet ? silentLog : createJsonLog();
-  const apiKeys = parseApiKeys(env.MEMORY_API_KEYS ?? DEFAULT_LOCAL_KEYS);
+  const local = readLocalEnv(env);
+  const log: Log = options.quiet ? silentLog : createPowertoolsLog(serviceNameOf(env));
+  const apiKeys = parseApiKeys(local.apiKeys ?? DEFAULT_LOCAL_KEYS);
   let engine: DynamoLocal | undefined;
   const endpoint =
-    options.dynamoEndpoint ??
-    (engine = await startDynamoLocal({ dataDir: options.dataDir ?? env.MEMORY_DATA_DIR })).endpoint;
+    options.dynamoEndpoint ?? (engine = await startDynamoLocal({ dataDir: options.dataDir ?? local.dataDir })).endpoint;
   try {
-    const tableName = options.tableName ?? env.TABLE_NAME ?? TABLE_NAME_DEFAULT;
+    const tableName = options.tableName ?? readTableEnv(env).tableName;
     const client = createDocumentClient({ endpoint });
     await createTable(client, tableName);
     const bus = createLocalBus(log);
@@ -87,7 +87,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     inspectorRoutes(app);
     const host = options.host ?? "127.0.0.1";
     const server: ServerType = await new Promise((resolve) => {
-      const s = serve({ fetch: app.fetch, port: options.port ?? Number(env.PORT ?? 3000), hostname: host }, () =>
+      const s = serve({ fetch: app.fetch, port: options.port ?? local.port, hostname: host }, () =>
         resolve(s),
       );
     });

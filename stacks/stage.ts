@@ -8,7 +8,8 @@ export function isDevStage(stage: string): boolean {
   return stage === "dev" || stage === "local" || stage.startsWith("dev-") || stage.startsWith("pr-");
 }
 
-export const SERVICE_NAME = "vancetope-memory";
+export { SERVICE_NAME } from "../core/domain/service.js";
+import { SERVICE_NAME } from "../core/domain/service.js";
 export const METRICS_NAMESPACE = "Vancetope/Memory";
 export const SUMMARIZERS = ["offline", "openai", "anthropic"] as const;
 

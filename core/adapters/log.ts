@@ -1,18 +1,17 @@
-/** Log adapters: one JSON line per entry (CloudWatch-friendly), or silence for tests. */
+/**
+ * Log adapters: Powertools Logger (one JSON line per entry with level, service, timestamp and, in
+ * Lambda, the request id and cold-start flag; POWERTOOLS_LOG_LEVEL filters), or silence for tests.
+ */
+import { Logger } from "@aws-lambda-powertools/logger";
+import { SERVICE_NAME } from "../domain/service.js";
 import type { Log } from "../ports/logger.js";
 
-export function createJsonLog(service = "vancetope-memory", write: (line: string) => void = (l) => console.log(l)): Log {
-  const line = (level: string) => (message: string, fields?: Record<string, unknown>) =>
-    write(JSON.stringify({ level, service, timestamp: new Date().toISOString(), message, ...fields }));
-  return { info: line("INFO"), warn: line("WARN"), error: line("ERROR") };
+export function createPowertoolsLog(serviceName: string = SERVICE_NAME, logger: Logger = new Logger({ serviceName })): Log {
+  return {
+    info: (message, fields) => (fields ? logger.info(message, fields) : logger.info(message)),
+    warn: (message, fields) => (fields ? logger.warn(message, fields) : logger.warn(message)),
+    error: (message, fields) => (fields ? logger.error(message, fields) : logger.error(message)),
+  };
 }
 
 export const silentLog: Log = { info: () => {}, warn: () => {}, error: () => {} };
-
-/** Keeps entries in memory so tests can assert on them. */
-export function createMemoryLog() {
-  const entries: Array<{ level: string; message: string; fields?: Record<string, unknown> }> = [];
-  const at = (level: string) => (message: string, fields?: Record<string, unknown>) =>
-    void entries.push({ level, message, ...(fields ? { fields } : {}) });
-  return { entries, info: at("INFO"), warn: at("WARN"), error: at("ERROR") } satisfies Log & { entries: unknown };
-}

@@ -3,6 +3,7 @@ import { createSummarizerFromEnv } from "../adapters/llm/create-summarizer.js";
 import { loadLlmSecrets } from "../adapters/secrets/llm-secrets.js";
 import { createWorkerInvoker } from "../adapters/events/worker-invoker.js";
 import { createDeps } from "./create-deps.js";
+import { workerFunctionOf } from "./env.js";
 
 export function createSummarizingDeps(env: NodeJS.ProcessEnv = process.env) {
   const deps = createDeps({
@@ -13,7 +14,7 @@ export function createSummarizingDeps(env: NodeJS.ProcessEnv = process.env) {
     },
   });
   // The functions that queue folds reach the worker by an asynchronous invoke.
-  const worker = env.COMPACTION_WORKER_FUNCTION?.trim();
+  const worker = workerFunctionOf(env);
   if (worker) deps.events = createWorkerInvoker({ functionName: worker, next: deps.events });
   return deps;
 }

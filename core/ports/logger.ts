@@ -1,4 +1,4 @@
-/** Structured logging port (Powertools Logger in Lambda, console locally). */
+/** Structured logging port (Powertools Logger: core/adapters/log.ts). */
 export interface Log {
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;

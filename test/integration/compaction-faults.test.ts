@@ -7,7 +7,7 @@ import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { seedImported } from "../support/seed.js";
 import { createLocalBus } from "../../core/adapters/events/local-bus.js";
-import { createMemoryLog } from "../../core/adapters/log.js";
+import { createMemoryLog } from "../support/memory-log.js";
 import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import type { Message, Role } from "../../core/domain/model.js";
 import type { EventPublisher } from "../../core/ports/events.js";

@@ -10,7 +10,7 @@ import { createDocumentClient } from "../../core/adapters/dynamodb/client.js";
 import { createDynamoStore, TRANSACTION_LIMIT } from "../../core/adapters/dynamodb/store.js";
 import { createLocalBus } from "../../core/adapters/events/local-bus.js";
 import { createOpenAISummarizer } from "../../core/adapters/llm/openai-summarizer.js";
-import { createMemoryLog } from "../../core/adapters/log.js";
+import { createMemoryLog } from "../support/memory-log.js";
 import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import { AppError } from "../../core/domain/errors.js";
 import type { Message, Role, ToolCall } from "../../core/domain/model.js";

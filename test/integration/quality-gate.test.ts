@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAnthropicSummarizer } from "../../core/adapters/llm/anthropic-summarizer.js";
 import { createOfflineSummarizer } from "../../core/adapters/llm/offline-summarizer.js";
 import { createOpenAISummarizer } from "../../core/adapters/llm/openai-summarizer.js";
-import { createMemoryLog } from "../../core/adapters/log.js";
+import { createMemoryLog } from "../support/memory-log.js";
 import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import type { Role } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";

@@ -9,7 +9,7 @@ import { createDocumentClient } from "../../core/adapters/dynamodb/client.js";
 import { createTable } from "../../core/adapters/dynamodb/create-table.js";
 import { messageSk, processPk } from "../../core/adapters/dynamodb/keys.js";
 import { BATCH_GET_ATTEMPTS, createDynamoStore } from "../../core/adapters/dynamodb/store.js";
-import { createMemoryLog } from "../../core/adapters/log.js";
+import { createMemoryLog } from "../support/memory-log.js";
 import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import { AppError } from "../../core/domain/errors.js";
 import { createDeps } from "../../core/composition/create-deps.js";

@@ -6,12 +6,13 @@
  * (dimension `outcome`: used, discarded, expired).
  */
 import { Metrics as PowertoolsMetrics, MetricUnit } from "@aws-lambda-powertools/metrics";
+import { SERVICE_NAME } from "../../domain/service.js";
 import type { CompactionMetricMode, Metrics, PreparedFoldOutcome } from "../../ports/metrics.js";
 
 export function createEmfMetrics(options: { namespace?: string; serviceName?: string } = {}): Metrics {
   const metrics = new PowertoolsMetrics({
     namespace: options.namespace ?? process.env.POWERTOOLS_METRICS_NAMESPACE ?? "Vancetope/Memory",
-    serviceName: options.serviceName ?? process.env.POWERTOOLS_SERVICE_NAME ?? "vancetope-memory",
+    serviceName: options.serviceName ?? process.env.POWERTOOLS_SERVICE_NAME ?? SERVICE_NAME,
   });
   return {
     compaction(mode: CompactionMetricMode, compactedMessages: number) {

@@ -1,0 +1,99 @@
+/**
+ * The one reader of the process environment. Every variable a Lambda function or the local runner
+ * reads is parsed and checked here, once, when the container starts: a malformed value fails the
+ * start with a message naming the variable, instead of every request later. The variables are
+ * listed in docs/deploy.md (functions) and the README (local runner); the summarizer's own choice
+ * of provider and model is read by core/adapters/llm/create-summarizer.ts, where it is used.
+ */
+import { SERVICE_NAME } from "../domain/service.js";
+import { tunablesFromEnv, type Tunables } from "../domain/tunables.js";
+import type { CompactionSettings } from "../services/background.js";
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Set and not blank, trimmed; else undefined. */
+const valueOf = (env: Env, name: string): string | undefined => env[name]?.trim() || undefined;
+
+/** Where the service's data is: every function and the local runner. */
+export interface TableEnv {
+  tableName: string;
+  /** DynamoDB Local's URL; unset in AWS. */
+  dynamoEndpoint?: string;
+}
+
+export function readTableEnv(env: Env): TableEnv {
+  return { tableName: valueOf(env, "TABLE_NAME") ?? SERVICE_NAME, dynamoEndpoint: valueOf(env, "DYNAMODB_ENDPOINT") };
+}
+
+/** The `service` of log lines and metrics (POWERTOOLS_SERVICE_NAME). */
+export const serviceNameOf = (env: Env): string => valueOf(env, "POWERTOOLS_SERVICE_NAME") ?? SERVICE_NAME;
+
+/** What the composition root builds the services from. */
+export interface ServiceEnv extends TableEnv {
+  serviceName: string;
+  /** Unset locally: events then go to the in-process bus (or are logged and dropped). */
+  eventBusName?: string;
+  tunables: Tunables;
+  leaseMs: number;
+  compaction: CompactionSettings;
+}
+
+/** The compaction worker's function name, set on the functions that queue folds. */
+export const workerFunctionOf = (env: Env): string | undefined => valueOf(env, "COMPACTION_WORKER_FUNCTION");
+
+/** A whole number of milliseconds from `min` to `max`, or `fallback` when unset or blank. */
+function msFrom(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = valueOf(env, name);
+  if (!raw) return fallback;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < min || ms > max) {
+    throw new Error(`${name} must be a whole number of milliseconds from ${min} to ${max}, got '${raw}'`);
+  }
+  return ms;
+}
+
+/** COMPACTION_EXECUTION and the worker's timings (docs/compaction.md, "Off the turn's critical path"). */
+export function readCompactionSettings(env: Env, defaults: CompactionSettings): CompactionSettings {
+  const execution = valueOf(env, "COMPACTION_EXECUTION") ?? defaults.execution;
+  if (execution !== "inline" && execution !== "background") {
+    throw new Error(`COMPACTION_EXECUTION must be 'background' or 'inline', got '${execution}'`);
+  }
+  return {
+    execution,
+    manualBudgetMs: msFrom(env, "COMPACTION_MANUAL_BUDGET_MS", defaults.manualBudgetMs, 1, 25_000),
+    preparedTtlMs: msFrom(env, "COMPACTION_PREPARED_TTL_MS", defaults.preparedTtlMs, 1_000, 7 * 24 * 3_600_000),
+    queueTimeoutMs: msFrom(env, "COMPACTION_QUEUE_TIMEOUT_MS", defaults.queueTimeoutMs, 1_000, 24 * 3_600_000),
+    leaseWaitMs: msFrom(env, "COMPACTION_LEASE_WAIT_MS", defaults.leaseWaitMs, 0, 600_000),
+  };
+}
+
+/**
+ * Everything the composition root needs. Order matters only for which of two bad variables is
+ * named first: the tunables, then the lease, then the compaction settings.
+ */
+export function readServiceEnv(env: Env, compactionDefaults: CompactionSettings): ServiceEnv {
+  const tunables = tunablesFromEnv(env);
+  return {
+    ...readTableEnv(env),
+    serviceName: serviceNameOf(env),
+    eventBusName: valueOf(env, "EVENT_BUS_NAME"),
+    tunables,
+    leaseMs: msFrom(env, "COMPACTION_LEASE_MS", 60_000, 100, 900_000),
+    compaction: readCompactionSettings(env, compactionDefaults),
+  };
+}
+
+/** The local runner's own settings (README, "Run it locally"). */
+export interface LocalEnv {
+  /** MEMORY_API_KEYS as given (`key=tenant,…`); parsed by the HTTP adapter's key resolver. */
+  apiKeys?: string;
+  port: number;
+  /** MEMORY_DATA_DIR: keep DynamoDB Local's data in this folder instead of in memory. */
+  dataDir?: string;
+}
+
+export function readLocalEnv(env: Env): LocalEnv {
+  const port = Number(env.PORT ?? 3000);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`PORT must be a port number, got '${env.PORT}'`);
+  return { apiKeys: env.MEMORY_API_KEYS, port, dataDir: valueOf(env, "MEMORY_DATA_DIR") };
+}

@@ -1,0 +1,68 @@
+/**
+ * The one reader of the environment (core/composition/env.ts): defaults when a variable is unset
+ * or blank, and a start-up error that names the variable when a value is malformed.
+ */
+import { describe, expect, it } from "vitest";
+import { readLocalEnv, readServiceEnv, readTableEnv, serviceNameOf, workerFunctionOf } from "../../core/composition/env.js";
+import { SERVICE_NAME } from "../../core/domain/service.js";
+import { DEFAULT_TUNABLES } from "../../core/domain/tunables.js";
+import { DEFAULT_COMPACTION_SETTINGS } from "../../core/services/background.js";
+
+const read = (env: Record<string, string>) => readServiceEnv(env, DEFAULT_COMPACTION_SETTINGS);
+
+describe("readServiceEnv", () => {
+  it("falls back to the defaults for unset and blank variables", () => {
+    const config = read({ TABLE_NAME: " ", EVENT_BUS_NAME: "" });
+    expect(config).toEqual({
+      tableName: SERVICE_NAME,
+      dynamoEndpoint: undefined,
+      serviceName: SERVICE_NAME,
+      eventBusName: undefined,
+      tunables: DEFAULT_TUNABLES,
+      leaseMs: 60_000,
+      compaction: DEFAULT_COMPACTION_SETTINGS,
+    });
+  });
+
+  it("reads the table, endpoint, bus, service name, lease and compaction settings", () => {
+    const config = read({
+      TABLE_NAME: "t1",
+      DYNAMODB_ENDPOINT: "http://127.0.0.1:8000",
+      EVENT_BUS_NAME: "bus",
+      POWERTOOLS_SERVICE_NAME: "svc",
+      COMPACTION_LEASE_MS: "330000",
+      COMPACTION_EXECUTION: "inline",
+      COMPACTION_MANUAL_BUDGET_MS: "2500",
+    });
+    expect(config).toMatchObject({
+      tableName: "t1",
+      dynamoEndpoint: "http://127.0.0.1:8000",
+      eventBusName: "bus",
+      serviceName: "svc",
+      leaseMs: 330_000,
+      compaction: { ...DEFAULT_COMPACTION_SETTINGS, execution: "inline", manualBudgetMs: 2500 },
+    });
+  });
+
+  it("fails with the variable's name for a malformed value", () => {
+    expect(() => read({ COMPACTION_LEASE_MS: "5s" })).toThrow(/COMPACTION_LEASE_MS must be a whole number of milliseconds from 100 to 900000, got '5s'/);
+    expect(() => read({ COMPACTION_EXECUTION: "later" })).toThrow(/COMPACTION_EXECUTION must be 'background' or 'inline'/);
+    expect(() => read({ COMPACTION_QUEUE_TIMEOUT_MS: "10" })).toThrow(/COMPACTION_QUEUE_TIMEOUT_MS/);
+    expect(() => read({ COMPACTION_SOFT_THRESHOLD: "lots" })).toThrow(/expected a number, got 'lots'/);
+  });
+});
+
+describe("the smaller readers", () => {
+  it("reads what the authorizer and the summarizing functions need, and nothing more", () => {
+    expect(readTableEnv({ TABLE_NAME: "keys", COMPACTION_LEASE_MS: "bad" })).toEqual({ tableName: "keys", dynamoEndpoint: undefined });
+    expect(serviceNameOf({})).toBe(SERVICE_NAME);
+    expect(workerFunctionOf({ COMPACTION_WORKER_FUNCTION: " worker-fn " })).toBe("worker-fn");
+    expect(workerFunctionOf({})).toBeUndefined();
+  });
+
+  it("reads the local runner's port, keys and data folder", () => {
+    expect(readLocalEnv({})).toEqual({ apiKeys: undefined, port: 3000, dataDir: undefined });
+    expect(readLocalEnv({ PORT: "0", MEMORY_API_KEYS: "k=t", MEMORY_DATA_DIR: "data" })).toEqual({ apiKeys: "k=t", port: 0, dataDir: "data" });
+    expect(() => readLocalEnv({ PORT: "eighty" })).toThrow(/PORT must be a port number, got 'eighty'/);
+  });
+});
