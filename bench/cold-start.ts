@@ -29,6 +29,9 @@ function loadEsbuild(): typeof import("esbuild") {
   }
 }
 
+/** The functions every request reaches (the HTTP routes that never summarize, the authorizer): docs/benchmarks.md. */
+const WEIGHT_TARGET = { kB: 500, importMs: 70 };
+
 const MARK = "@@bench-cold@@ ";
 const PROBE = `
 const t0 = performance.now();
@@ -139,7 +142,13 @@ export async function runColdStart(ctx: BenchContext): Promise<SectionResult> {
           ]),
         },
       ],
-      targets: [],
+      targets: (["plainRoutes", "authorizer"] as const).flatMap((name) => {
+        const r = rows.find((row) => row.name === name)!;
+        return [
+          { name: `${name}: bundle size`, target: `< ${WEIGHT_TARGET.kB} kB`, measured: `${fmt(r.kB)} kB`, met: r.kB < WEIGHT_TARGET.kB },
+          { name: `${name}: cold import, median`, target: `< ${WEIGHT_TARGET.importMs} ms`, measured: ms(r.importMs), met: r.importMs < WEIGHT_TARGET.importMs },
+        ];
+      }),
       notes: [
         `Import time is measured inside the fresh process (performance.now() around the dynamic import: module parse, evaluation and the composition root's module-scope work); 'process start -> handler ready' adds Node's own start-up. The empty module (${ms(floor)}) is the floor of an import.`,
         "This machine is not a Lambda: the figures compare functions with each other and with the floor; AWS adds its own sandbox start and bills init separately.",

@@ -34,6 +34,10 @@ export const ESM_BANNER = [
 /** Packages SST never bundles (native addons); none of ours use them. */
 const SST_FORCED_EXTERNALS = ["sharp", "pg-native"];
 
+/** The SDK's default credential chain, and what the bundles use instead (paths from the repository root). */
+export const CREDENTIAL_CHAIN = "@aws-sdk/credential-provider-node";
+export const LAMBDA_CREDENTIALS = "./core/adapters/aws/env-credentials.ts";
+
 /** The `nodejs` props of every function (SST Function). */
 export const nodejsBundling = {
   format: "esm",
@@ -44,6 +48,9 @@ export const nodejsBundling = {
     target: ESBUILD_TARGET,
     // License comments stay out of the deployed file (they are in node_modules).
     legalComments: "none",
+    // In Lambda the role's keys are in the environment: the SDK's default credential chain is
+    // reduced to that link (core/adapters/aws/env-credentials.ts explains why).
+    alias: { [CREDENTIAL_CHAIN]: LAMBDA_CREDENTIALS },
   },
 } satisfies NodeJSProps;
 

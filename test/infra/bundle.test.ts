@@ -16,7 +16,7 @@ import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
 import type { Metafile } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ESBUILD_TARGET, ESM_BANNER, LAMBDA_RUNTIME, productionBuildOptions } from "../../stacks/bundling.js";
+import { ESBUILD_TARGET, ESM_BANNER, LAMBDA_CREDENTIALS, LAMBDA_RUNTIME, productionBuildOptions } from "../../stacks/bundling.js";
 import { HANDLERS, type HandlerName } from "../../stacks/handlers.js";
 
 const run = promisify(execFile);
@@ -166,6 +166,12 @@ describe.each(names)("%s bundle", (name) => {
     const imports = Object.values(built[name].metafile.outputs).flatMap((o) => o.imports.map((i) => i.path));
     // Whatever is not bundled must be a Node built-in: nothing else exists next to the bundle.
     expect(imports.filter((p) => !p.startsWith("node:") && !builtinModules.includes(p))).toEqual([]);
+  });
+
+  it("takes AWS credentials from the environment only: no STS, SSO or profile-file code", () => {
+    const inputs = Object.keys(built[name].metafile.inputs);
+    expect(inputs).toContain(LAMBDA_CREDENTIALS.replace(/^\.\//, ""));
+    expect(inputs.filter((i) => /node_modules\/@aws-sdk\/(credential-provider-node|credential-provider-ini|credential-provider-sso|nested-clients)\//.test(i))).toEqual([]);
   });
 
   if (HANDLERS[name].summarizes) {

@@ -1,22 +1,27 @@
 /**
  * The LLM key loader the summarizing functions run at cold start: SSM SecureStrings by name,
- * decrypted, once per container, tolerant of a provider that is not configured.
+ * decrypted (Powertools Parameters over the real SSM client), once per container, tolerant of a
+ * provider that is not configured.
  */
-import { GetParameterCommand, ParameterNotFound } from "@aws-sdk/client-ssm";
+import { ParameterNotFound, SSMClient, type GetParameterCommandInput } from "@aws-sdk/client-ssm";
 import { describe, expect, it } from "vitest";
-import { loadLlmSecrets, type ParameterReader } from "../../core/adapters/secrets/llm-secrets.js";
+import { loadLlmSecrets } from "../../core/adapters/secrets/llm-secrets.js";
 
+/** A real SSM client whose requests are answered by a middleware, before any network. */
 function fakeSsm(values: Record<string, string | Error>) {
   const calls: Array<{ Name?: string; WithDecryption?: boolean }> = [];
-  const client: ParameterReader = {
-    async send(command: GetParameterCommand) {
-      calls.push(command.input);
-      const v = values[command.input.Name!];
+  const client = new SSMClient({ region: "eu-west-1", credentials: { accessKeyId: "test", secretAccessKey: "test" } });
+  client.middlewareStack.add(
+    () => async (args) => {
+      const input = args.input as GetParameterCommandInput;
+      calls.push(input);
+      const v = values[input.Name!];
       if (v instanceof Error) throw v;
       if (v === undefined) throw new ParameterNotFound({ message: "not found", $metadata: {} });
-      return { Parameter: { Value: v } };
+      return { output: { Parameter: { Value: v }, $metadata: {} }, response: {} };
     },
-  };
+    { step: "initialize", name: "answerFromTestValues" },
+  );
   return { client, calls };
 }
 

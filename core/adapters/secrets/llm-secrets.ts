@@ -1,12 +1,16 @@
 /**
  * Loads the LLM API keys from SSM Parameter Store (SecureString) into the environment, once per
- * container, before the summarizer is built. The template only carries the parameter NAMES
- * (`OPENAI_API_KEY_PARAM`, `ANTHROPIC_API_KEY_PARAM`), never a key.
+ * container, before the summarizer is built, through Powertools Parameters (decryption, the SDK
+ * client, the error types). The template only carries the parameter NAMES (`OPENAI_API_KEY_PARAM`,
+ * `ANTHROPIC_API_KEY_PARAM`), never a key (docs/deploy.md).
  *
  * @example
  * await loadLlmSecrets(); // then process.env.OPENAI_API_KEY is set if its parameter exists
  */
-import { GetParameterCommand, ParameterNotFound, SSMClient } from "@aws-sdk/client-ssm";
+import { ParameterNotFoundError } from "@aws-lambda-powertools/parameters/errors";
+import { SSMProvider } from "@aws-lambda-powertools/parameters/ssm";
+import type { SSMClient } from "@aws-sdk/client-ssm";
+import { SERVICE_NAME } from "../../domain/service.js";
 
 /** `<name of the env var holding the parameter name>` -> `<env var the summarizer reads>`. */
 export const LLM_SECRET_PARAMS = {
@@ -16,18 +20,14 @@ export const LLM_SECRET_PARAMS = {
 
 type Env = Record<string, string | undefined>;
 
-export interface ParameterReader {
-  send(command: GetParameterCommand): Promise<{ Parameter?: { Value?: string } }>;
-}
-
 export interface LoadSecretsOptions {
   /** Defaults to an SSM client for the function's region, created on first use. */
-  client?: ParameterReader;
+  client?: SSMClient;
   warn?: (message: string, fields: Record<string, unknown>) => void;
 }
 
 const loaded = new WeakMap<Env, Promise<void>>();
-let defaultClient: SSMClient | undefined;
+let defaultProvider: SSMProvider | undefined;
 
 /**
  * Sets `OPENAI_API_KEY` / `ANTHROPIC_API_KEY` in `env` from the parameters named by their `_PARAM`
@@ -48,18 +48,18 @@ export function loadLlmSecrets(env: Env = process.env, options: LoadSecretsOptio
 async function load(env: Env, options: LoadSecretsOptions): Promise<void> {
   const wanted = Object.entries(LLM_SECRET_PARAMS).filter(([param, target]) => env[param] && !env[target]);
   if (wanted.length === 0) return;
-  const client = options.client ?? (defaultClient ??= new SSMClient({}));
+  const provider = options.client ? new SSMProvider({ awsSdkV3Client: options.client }) : (defaultProvider ??= new SSMProvider());
   const warn =
     options.warn ??
-    ((message, fields) => console.warn(JSON.stringify({ level: "WARN", service: "vancetope-memory", message, ...fields })));
+    ((message, fields) => console.warn(JSON.stringify({ level: "WARN", service: SERVICE_NAME, message, ...fields })));
   const values = await Promise.all(
     wanted.map(async ([param, target]) => {
       const name = env[param]!;
       try {
-        const out = await client.send(new GetParameterCommand({ Name: name, WithDecryption: true }));
-        return [target, out.Parameter?.Value] as const;
+        // Read once per container (loadLlmSecrets memoizes), so the provider's cache is not used.
+        return [target, await provider.get(name, { decrypt: true, throwOnMissing: true, maxAge: 0 })] as const;
       } catch (e) {
-        if (e instanceof ParameterNotFound || (e as { name?: string }).name === "ParameterNotFound") {
+        if (e instanceof ParameterNotFoundError) {
           warn("LLM key parameter not found; that provider stays unconfigured", { parameter: name });
           return [target, undefined] as const;
         }
