@@ -1,6 +1,8 @@
 /**
- * The wire shapes of the HTTP API (/work/shared/design/api.md, docs/api.md) as plain types, so an
- * engine can use the client without the service's own code or any runtime dependency.
+ * The wire shapes of the HTTP API (docs/api.md) as plain types, so an engine can use the client
+ * without the service's own code or any runtime dependency. They are kept by hand, and
+ * test/types/client-wire.ts fails to compile when they drift from the service's models
+ * (core/domain/model.ts).
  */
 
 export type Role = "USER" | "ASSISTANT" | "SYSTEM" | "TOOL";
@@ -26,7 +28,7 @@ export interface Message {
   toolCallId?: string;
   toolCalls?: ToolCall[];
   /** The service's token estimate of the message (chars/4 plus overhead; a placeholder's once cleared). */
-  tokens?: number;
+  tokens: number;
   /**
    * Set on a TOOL result cleared from the replay: `content` in a replay is then a placeholder, and
    * `getMessage(processId, id)` returns the full result.
@@ -36,10 +38,23 @@ export interface Message {
   missingResult?: true;
 }
 
+/** A salient unit (name, number, date, identifier, ...) of folded messages that a summary no longer carries. */
+export interface LossUnit {
+  text: string;
+  messageIds: string[];
+}
+
+/**
+ * OK and FAILED are summaries and failures; REVERTED is an undone compaction; QUEUED, PREPARED and
+ * DISCARDED are background folds, never replayed.
+ */
+export type MemoryStatus = "OK" | "FAILED" | "REVERTED" | "QUEUED" | "PREPARED" | "DISCARDED";
+
 export interface Memory {
   id: string;
+  processId: string;
   kind: "ARCHIVED_CHAT";
-  status: "OK" | "FAILED" | "REVERTED";
+  status: MemoryStatus;
   content: string;
   sourceRefs: string[];
   metadata: {
@@ -52,11 +67,39 @@ export interface Memory {
     rangeFromAt?: string;
     rangeToAt?: string;
     error?: string;
+    /** The compaction mode (SOFT, HARD, EMERGENCY); absent on a range compaction. */
+    mode?: string;
+    /** The prompt before and after the fold, as recorded at commit time (the caller's units). */
+    tokensBefore?: number;
+    tokensAfter?: number;
+    /** What the fold lost: salient units of the folded messages, how many the summary kept, the most salient dropped. */
+    loss?: { units: number; kept: number; dropped: LossUnit[] };
+    /** Wall time of all summarizer calls of this fold, in ms. */
+    summarizerMs?: number;
+    producedBy?: "inline" | "prepared" | "worker";
+    /** Background folds: the mode they were prepared for, and why one was discarded. */
+    preparedFor?: string;
+    discardReason?: string;
+    /** The SYSTEM marker message a range compaction inserted. */
+    markerMessageId?: string;
+    /** When the compaction was undone (status REVERTED). */
+    revertedAt?: string;
     [extra: string]: unknown;
   };
   createdAt: string;
   supersededAt: string | null;
   supersededByMemoryId?: string;
+  /** Token estimate of `content`: what the summary costs in every replay. */
+  tokens: number;
+}
+
+/** What `GET /v1/processes/{processId}/memories/{memoryId}` answers. */
+export interface MemoryDetail {
+  memory: Memory;
+  /** Every dropped unit stored (not only the preview in `metadata.loss`), or null when none was measured. */
+  loss: { units: number; kept: number; dropped: LossUnit[] } | null;
+  /** Per line of the summary (1-based), the messages it came from. */
+  provenance: Array<{ line: number; text: string; messageIds: string[] }>;
 }
 
 export interface Process {
@@ -92,6 +135,11 @@ export interface CompactionResult {
   tokensAfter: number;
   /** Why nothing was folded (e.g. `nothing_eligible`, `compaction_in_progress`). */
   reason?: string;
+  /**
+   * A turn whose prompt would pass the emergency threshold while its fold is queued: how many of
+   * the oldest foldable messages the answer left out, and their tokens.
+   */
+  trimmed?: { messages: number; tokens: number };
   /** Tool results this call cleared from the replay before deciding on a fold. */
   clearedMessages?: number;
 }

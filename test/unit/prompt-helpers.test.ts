@@ -12,6 +12,7 @@ const msg = (role: Message["role"], content: string, extra: Partial<Message> = {
   tags: [],
   createdAt: "2024-01-01T00:00:00.000Z",
   archivedInMemoryId: null,
+  tokens: Math.ceil(content.length / 4),
   ...extra,
 });
 
