@@ -404,6 +404,39 @@ describe("inspector page", () => {
       await context.close();
     }
   });
+
+  it("takes range markers and the prompt after a fold from the API's fields, deriving neither itself", async () => {
+    const context = await withKey();
+    const page = await context.newPage();
+    const moved = (await api("GET", `/v1/processes/${PROCESS}/messages?limit=1000`)).body.items.find(
+      (m: { content: string }) => m.content === "Agreed. Now the rollback drill.",
+    );
+    // The memory list as the page receives it, with two fields changed: the range compaction names
+    // another message as its marker and another prompt size after it; the HARD one names none.
+    await page.route(/\/memories\?/, async (route) => {
+      const response = await route.fetch();
+      const body = await response.json();
+      for (const m of body.items) {
+        if (m.id === seeded.rangeId) Object.assign(m.metadata, { markerMessageId: moved.id, tokensAfter: 4242 });
+        if (m.id === seeded.hard.memoryId) delete m.metadata.tokensAfter;
+      }
+      await route.fulfill({ response, json: body });
+    });
+    try {
+      await page.goto(`${ctx.service.url}/?process=${PROCESS}`);
+      await page.locator(`li.stitch[data-memory-id="${seeded.rangeId}"]`).waitFor();
+      const marker = page.locator("li.msg-row.range-marker");
+      expect(await marker.count()).toBe(1);
+      expect(await marker.getAttribute("data-id")).toBe(moved.id);
+      expect(await marker.locator(".range-title").textContent()).toBe("Range recompaction: dns-cutover");
+      expect(await page.locator(`li.stitch[data-memory-id="${seeded.rangeId}"]`).textContent()).toContain("→ 4,242 tokens");
+      expect(await page.locator(`li.stitch[data-memory-id="${seeded.hard.memoryId}"] .stitch-text`).textContent()).toContain(
+        `${fmt(seeded.hard.tokensBefore)} → … tokens`,
+      );
+    } finally {
+      await context.close();
+    }
+  });
 });
 
 async function rangeFolded(): Promise<number> {
