@@ -1,8 +1,9 @@
 /** Creates the table (local runner and tests); in AWS the SST stack creates it. */
 import {
   CreateTableCommand,
-  DescribeTableCommand,
   ResourceInUseException,
+  waitUntilTableExists,
+  type DynamoDBClient,
 } from "@aws-sdk/client-dynamodb";
 import { tableAttributes, tableIndexes } from "./table.js";
 
@@ -51,10 +52,8 @@ export async function createTable(client: CommandSender, tableName: string): Pro
     // A kept-on-disk table from an earlier run is fine.
     if (!(e instanceof ResourceInUseException)) throw e;
   }
-  for (let i = 0; i < 100; i++) {
-    const d = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    if (d.Table?.TableStatus === "ACTIVE") return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`table ${tableName} did not become ACTIVE`);
+  // DynamoDB Local creates a table ACTIVE at once, so the waiter's first DescribeTable answers; it
+  // throws if the table is not ACTIVE in time. Any client that sends DescribeTable will do (the
+  // document client passes low-level commands through unchanged).
+  await waitUntilTableExists({ client: client as DynamoDBClient, minDelay: 1, maxDelay: 2, maxWaitTime: 30 }, { TableName: tableName });
 }
