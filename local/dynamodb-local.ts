@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import path from "node:path";
+import { backoff } from "../core/adapters/backoff.js";
 
 // Every local tool (runner, demo, benchmarks, chaos) loads this module. The pinned AWS SDK supports
 // Node 20; its notice about releases after January 2027 is noise on a developer's terminal.
@@ -55,16 +56,18 @@ export async function freePort(): Promise<number> {
 
 async function waitUntilAnswering(endpoint: string, child: ChildProcess, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
+  // Short waits: the engine usually answers within two seconds, and every test run waits for it.
+  const pause = backoff({ baseMs: 100, capMs: 200 });
   let exited: number | null = null;
   child.once("exit", (code) => (exited = code ?? -1));
-  while (Date.now() < deadline) {
+  for (let retry = 1; Date.now() < deadline; retry++) {
     if (exited !== null) throw new Error(`DynamoDB Local exited early (code ${exited}); is Java 17+ installed?`);
     try {
       // Any HTTP answer (even 400) means the engine is listening.
       await fetch(endpoint, { method: "POST", signal: AbortSignal.timeout(500) });
       return;
     } catch {
-      await new Promise((r) => setTimeout(r, 100));
+      await pause(retry);
     }
   }
   throw new Error(`DynamoDB Local did not answer on ${endpoint} within ${timeoutMs} ms`);

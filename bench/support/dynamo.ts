@@ -5,15 +5,11 @@
  * DynamoDB Local under-reports the capacity of TransactWriteItems.
  */
 import { randomUUID } from "node:crypto";
-import {
-  BatchWriteCommand,
-  QueryCommand,
-  type BatchWriteCommandOutput,
-  type DynamoDBDocumentClient,
-  type QueryCommandOutput,
-} from "@aws-sdk/lib-dynamodb";
+import { BatchWriteCommand, type BatchWriteCommandOutput, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { backoff, type BackoffPolicy } from "../../core/adapters/backoff.js";
 import { createDocumentClient } from "../../core/adapters/dynamodb/client.js";
 import { createTable } from "../../core/adapters/dynamodb/create-table.js";
+import { queryAll } from "../../core/adapters/dynamodb/paging.js";
 import { tableIndexes } from "../../core/adapters/dynamodb/table.js";
 
 /** Commands that accept ReturnConsumedCapacity. */
@@ -162,6 +158,9 @@ export async function freshTable(endpoint: string, prefix: string): Promise<Benc
   return { client, tableName, recorder };
 }
 
+/** Waits between retries of a seeding batch's unprocessed items. */
+const SEED_BACKOFF: BackoffPolicy = { baseMs: 40, capMs: 1_000 };
+
 /** BatchWriteItem in 25-item requests, `concurrency` at a time, retrying unprocessed items. */
 export async function batchPut(
   t: BenchTable,
@@ -171,6 +170,7 @@ export async function batchPut(
   const batches: Record<string, unknown>[][] = [];
   for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
   let next = 0;
+  const pause = backoff(SEED_BACKOFF);
   await t.recorder.quietly(() =>
     Promise.all(
       Array.from({ length: concurrency }, async () => {
@@ -180,7 +180,7 @@ export async function batchPut(
             [t.tableName]: batch.map((Item) => ({ PutRequest: { Item } })),
           };
           for (let attempt = 0; request && Object.keys(request).length > 0; attempt++) {
-            if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt)));
+            if (attempt > 0) await pause(attempt);
             const out: BatchWriteCommandOutput = await t.client.send(new BatchWriteCommand({ RequestItems: request }));
             request = out.UnprocessedItems;
           }
@@ -193,21 +193,12 @@ export async function batchPut(
 /** Every item of one partition (not recorded). */
 export async function partitionItems(t: BenchTable, pk: string): Promise<Record<string, unknown>[]> {
   return t.recorder.quietly(async () => {
-    const items: Record<string, unknown>[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out: QueryCommandOutput = await t.client.send(
-        new QueryCommand({
-          TableName: t.tableName,
-          KeyConditionExpression: "pk = :pk",
-          ExpressionAttributeValues: { ":pk": pk },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      items.push(...(out.Items ?? []));
-      start = out.LastEvaluatedKey;
-    } while (start);
+    const { items } = await queryAll(t.client, {
+      TableName: t.tableName,
+      KeyConditionExpression: "pk = :pk",
+      ExpressionAttributeValues: { ":pk": pk },
+      ConsistentRead: true,
+    });
     return items;
   });
 }

@@ -13,7 +13,6 @@ import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import {
   GetCommand,
   PutCommand,
-  QueryCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
   type GetCommandInput,
@@ -25,6 +24,7 @@ import * as z from "zod";
 import { Id } from "../../domain/fields.js";
 import type { Outcome } from "../../ports/store.js";
 import { readItem } from "./items.js";
+import { queryAll } from "./paging.js";
 import { tableIndexes } from "./table.js";
 
 /** Keys look like `vtm_<43 base64url chars>` (256 random bits); the prefix helps secret scanners. */
@@ -200,16 +200,8 @@ export function createApiKeyStore(options: ApiKeyStoreOptions): ApiKeyStore {
 
     async list(tenantId) {
       Id.parse(tenantId);
-      const records: ApiKeyRecord[] = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const out = await client.send(
-          new QueryCommand({ ...listKeysParams(tableName, tenantId), ExclusiveStartKey: start }),
-        );
-        for (const item of out.Items ?? []) records.push(toApiKeyRecord(readItem(ApiKeyItem, item)));
-        start = out.LastEvaluatedKey;
-      } while (start);
-      return records;
+      const { items } = await queryAll(client, listKeysParams(tableName, tenantId));
+      return items.map((item) => toApiKeyRecord(readItem(ApiKeyItem, item)));
     },
   };
 }

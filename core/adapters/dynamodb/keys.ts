@@ -1,5 +1,5 @@
 /**
- * Pure key builders for the single-table layout (see table.ts and docs/architecture in the README).
+ * Pure key builders for the single-table layout (indexes and projections in table.ts).
  * Ids are validated at the API boundary to a safe alphabet, so `#` never appears inside one.
  */
 import type { ProcessKey } from "../../ports/store.js";
