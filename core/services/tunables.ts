@@ -5,7 +5,7 @@
  */
 import { AppError } from "../domain/errors.js";
 import { checkFitsSummarizer, mergeTunables, TunablesOverride, type SummarizerFit, type Tunables } from "../domain/tunables.js";
-import type { Store } from "../ports/store.js";
+import type { SettingsStore } from "../ports/store.js";
 
 export interface TunablesResolver {
   /** Without a project: the tenant-level result. */
@@ -45,7 +45,7 @@ export function layerStored(base: Tunables, layers: readonly (TunablesOverride |
 }
 
 export function createTunablesResolver(options: {
-  store: Store;
+  store: SettingsStore;
   base: Tunables;
   ttlMs?: number;
   now?: () => number;

@@ -5,15 +5,15 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "../../core/domain/errors.js";
 import { DEFAULT_TUNABLES, mergeTunables } from "../../core/domain/tunables.js";
-import type { Store } from "../../core/ports/store.js";
+import type { SettingsStore } from "../../core/ports/store.js";
 import { createTunablesResolver } from "../../core/services/tunables.js";
 
-/** Only the two settings methods of the Store port, keeping items in a map and counting reads. */
+/** The settings port (two methods), keeping items in a map and counting reads. */
 function settingsStore(initial: Record<string, Record<string, unknown>> = {}) {
   const items = new Map(Object.entries(initial));
   const reads: string[] = [];
   const slot = (tenantId: string, projectId?: string) => `${tenantId}/${projectId ?? ""}`;
-  const fake: Pick<Store, "getSettings" | "putSettings"> = {
+  const store: SettingsStore = {
     async getSettings(tenantId, projectId) {
       reads.push(slot(tenantId, projectId));
       return items.get(slot(tenantId, projectId)) ?? null;
@@ -22,7 +22,7 @@ function settingsStore(initial: Record<string, Record<string, unknown>> = {}) {
       items.set(slot(tenantId, projectId), settings);
     },
   };
-  return { store: fake as Store, items, reads };
+  return { store, items, reads };
 }
 
 const AT = "2026-01-01T00:00:00.000Z";
