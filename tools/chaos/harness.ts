@@ -675,10 +675,14 @@ async function executePlan(plan: ChaosPlan, inner: Store, options: ChaosOptions,
   }
 
   let workerDeliveries = 0;
+  /** Worker crashes that happened; the next one crashes before the store if even, after if odd. */
+  let workerCrashes = 0;
   /**
    * Delivers one CompactionRequested to the worker `copies` times (a duplicate is concurrent when
-   * the op says so), each redelivered on error. Every third delivery crashes its container before
-   * or after the worker stores the prepared summary.
+   * the op says so), each redelivered on error. Every third delivery crashes its container, by
+   * turns before and after the worker stores the prepared summary. The turn follows the crashes
+   * that happened, not the deliveries: which delivery reaches the store depends on how the engines
+   * interleave, and both sides must be hit whatever that order is.
    */
   async function deliverFold(e: Engine, event: PublishedEvent, op: OpPlan | null, copies: number) {
     if (copies > 1) count("duplicate-delivery", copies - 1);
@@ -686,9 +690,12 @@ async function executePlan(plan: ChaosPlan, inner: Store, options: ChaosOptions,
       for (let n = 1; n <= 3; n++) {
         const k = ++workerDeliveries;
         const crash: OpFaults | null =
-          copy === 0 && n === 1 && k % 3 === 0 ? { fault: { method: "storeFold", when: k % 2 ? "before" : "after", nth: 1, crash: true }, summarizer: [] } : null;
+          copy === 0 && n === 1 && k % 3 === 0
+            ? { fault: { method: "storeFold", when: workerCrashes % 2 ? "after" : "before", nth: 1, crash: true }, summarizer: [] }
+            : null;
         const faults = crash ?? (copy === 0 && n === 1 && op && op.fault?.method !== "appendMessage" ? { fault: null, summarizer: op.summarizer } : NO_FAULTS);
         const r = await attempt(e, faults, (deps) => handleCompactionRequested(deps, event.detail));
+        if (crash && r.dead) workerCrashes++;
         if (r.ok) {
           event.delivered++;
           const out = r.value;
