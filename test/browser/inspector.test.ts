@@ -326,7 +326,9 @@ describe("inspector page", () => {
       // A search hit deep in the history opens its page.
       await page.fill("#search-q", "step 5123");
       await page.click("#search-form button[type=submit]");
-      await page.locator("#search-results > li.hit").first().waitFor();
+      // The first search indexes all 10,000 messages (40 pages read); on a loaded machine that takes
+      // longer than the default wait. The test asserts where the hit leads, not how fast.
+      await page.locator("#search-results > li.hit").first().waitFor({ timeout: 60_000 });
       await page.locator("#search-results > li.hit", { hasText: "bulk message 5123:" }).locator("button.link").click();
       await expect.poll(() => page.textContent("#page-info")).toBe("messages 5,001–5,200 of 10,000");
       expect(await page.locator("li.msg-row.flash .content").textContent()).toContain("bulk message 5123:");
@@ -334,7 +336,7 @@ describe("inspector page", () => {
     } finally {
       await context.close();
     }
-  });
+  }, 150_000);
 
   it("shows a queued-then-prepared background fold in the chain, never as the replayed summary", async () => {
     const id = "insp-prepared";
