@@ -2,7 +2,7 @@
 import { handle } from "hono/aws-lambda";
 import { createHttpApp } from "../core/adapters/http/app.js";
 import { authorizerTenant } from "../core/adapters/http/auth.js";
-import { plainRouteGroups } from "../core/adapters/http/groups.js";
+import { plainRouteGroups } from "../core/adapters/http/plain-groups.js";
 import { createDeps } from "../core/composition/create-deps.js";
 
 const app = createHttpApp({ deps: createDeps(), resolveTenant: authorizerTenant, groups: plainRouteGroups });

@@ -174,6 +174,16 @@ describe.each(names)("%s bundle", (name) => {
     expect(inputs.filter((i) => /node_modules\/@aws-sdk\/(credential-provider-node|credential-provider-ini|credential-provider-sso|nested-clients)\//.test(i))).toEqual([]);
   });
 
+  if (name === "plainRoutes") {
+    it("carries only its own routes: no turn or compaction route code", () => {
+      const inputs = Object.keys(built[name].metafile.inputs);
+      for (const module of ["core/adapters/http/compaction-routes.ts", "core/adapters/http/summarizing-groups.ts", "core/services/turn.ts"]) {
+        expect(inputs, module).not.toContain(module);
+      }
+      expect(inputs).toContain("core/adapters/http/plain-groups.ts");
+    });
+  }
+
   if (HANDLERS[name].summarizes) {
     it("contains the OpenAI and Anthropic SDKs and the SSM client (it summarizes)", () => {
       const sdks = usesLlmSdk(built[name].metafile);
