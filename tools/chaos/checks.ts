@@ -20,7 +20,7 @@ export const keyString = (k: ProcessKey) => `${k.tenantId}/${k.processId}`;
 export const nonceOf = (m: Pick<Message, "tags">) => m.tags.find((t) => t.startsWith(NONCE_TAG))?.slice(NONCE_TAG.length);
 export const isRangeMarker = (m: Pick<Message, "tags">) => m.tags.some((t) => t.startsWith(RANGE_MARKER_PREFIX));
 
-/** What the spec's §3.1 table lets each mode fold (written out again, not imported from the selector). */
+/** What the selector table (docs/compaction.md, "What is folded") lets each mode fold, written out again rather than imported from the selector. */
 const MAY_FOLD: Record<string, readonly Strength[]> = {
   SOFT: ["weak"],
   HARD: ["weak", "normal"],

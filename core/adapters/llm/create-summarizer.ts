@@ -176,7 +176,12 @@ export function createSummarizerFromEnv(
   return createSummarizer(resolveSummarizerConfig(env), deps);
 }
 
-/** Builds the summarizer for an already resolved configuration. */
+/**
+ * Builds the summarizer for an already resolved configuration.
+ *
+ * @example
+ * const summarizer = createSummarizer(resolveSummarizerConfig({ SUMMARIZER: "offline" }));
+ */
 export function createSummarizer(
   config: SummarizerConfig,
   deps: CreateSummarizerDeps = {},
