@@ -6,7 +6,7 @@
  */
 import * as z from "zod";
 import { Role, ToolCall } from "./model.js";
-import { malformedStrengthTags, parseStrengthTag, strengthTag } from "./strength.js";
+import { ANALYZER_MARK_PREFIX, isAnalyzerMark, malformedStrengthTags, parseStrengthTag, strengthTag } from "./strength.js";
 
 /** Largest message content (UTF-8 bytes), leaving room for tags, tool calls and keys in one item. */
 export const MAX_CONTENT_BYTES = 256 * 1024;
@@ -80,6 +80,11 @@ export const MessageInput = MessageFields.refine((b) => !b.toolCalls || b.role =
   })
   .refine((b) => (b.tags ?? []).filter((t) => t.startsWith("STRENGTH:")).length <= 1, {
     message: "at most one STRENGTH tag",
+    path: ["tags"],
+  })
+  // The strength analyzer's mark says a rating is the analyzer's, not the caller's: never sent.
+  .refine((b) => !(b.tags ?? []).some(isAnalyzerMark), {
+    message: `${ANALYZER_MARK_PREFIX}... tags are reserved for the strength analyzer`,
     path: ["tags"],
   });
 export type MessageInput = z.infer<typeof MessageInput>;

@@ -100,6 +100,8 @@ export const MemoryMetadata = z.object({
       analyzer: z.string(),
       tagged: z.number().int(),
       usage: z.object({ inputTokens: z.number().optional(), outputTokens: z.number().optional() }).optional(),
+      /** Why the model's answer was not used (nothing was tagged then). */
+      error: z.string().optional(),
     })
     .optional(),
   /** Wall time of all summarizer calls of this fold (parallel chunks and the merge), in ms. */

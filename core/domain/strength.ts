@@ -8,6 +8,17 @@ export type Strength = (typeof STRENGTHS)[number];
 
 export const STRENGTH_TAG_PREFIX = "STRENGTH:";
 
+/**
+ * Prefix of the tag the strength analyzer adds beside a rating it wrote (`STRENGTH_BY:offline-analyzer`,
+ * strength-analyzer.ts). Setting a strength by hand removes it with the old rating.
+ */
+export const ANALYZER_MARK_PREFIX = "STRENGTH_BY:";
+
+/** True for the analyzer's mark tags, in any case (callers may not send them). */
+export function isAnalyzerMark(tag: string): boolean {
+  return tag.trim().toUpperCase().startsWith(ANALYZER_MARK_PREFIX);
+}
+
 const RANK: Record<Strength, number> = { weak: 0, normal: 1, strong: 2, pinned: 3 };
 
 /** The canonical tag for a strength, e.g. `STRENGTH:pinned`. */
@@ -59,12 +70,15 @@ export function hasStrengthTag(tags: readonly string[]): boolean {
 
 /**
  * `tags` with every strength tag (valid or not) replaced by the one for `strength`, or by none
- * when it is null; other tags keep their order.
+ * when it is null; other tags keep their order. The analyzer's mark goes with the old rating: the
+ * rating is now the caller's.
  *
  * @example withStrength(["MODE:plan", "STRENGTH:weak"], "pinned") // ["MODE:plan", "STRENGTH:pinned"]
  */
 export function withStrength(tags: readonly string[], strength: Strength | null): string[] {
-  const rest = tags.filter((t) => t.trim().slice(0, STRENGTH_TAG_PREFIX.length).toUpperCase() !== STRENGTH_TAG_PREFIX);
+  const rest = tags.filter(
+    (t) => t.trim().slice(0, STRENGTH_TAG_PREFIX.length).toUpperCase() !== STRENGTH_TAG_PREFIX && !isAnalyzerMark(t),
+  );
   return strength === null ? rest : [...rest, strengthTag(strength)];
 }
 

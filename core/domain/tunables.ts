@@ -94,6 +94,16 @@ const fields = {
   clearMinResultTokens: count,
   /** A clearing round waits until it frees at least this share of the window (0.001 to 1). */
   clearMinSaving: threshold,
+  /**
+   * The strength analyzer's side channel: every appended message without a STRENGTH tag is rated
+   * by the offline analyzer in the append itself (docs/compaction.md, "Strength analyzer").
+   */
+  sideChannelEnabled: z.boolean("must be true or false"),
+  /**
+   * Before a HARD fold, the active messages without a caller's STRENGTH tag are rated, by the
+   * summarizer's model in one batched call when it is a remote one, else by the offline analyzer.
+   */
+  inlineOnCompaction: z.boolean("must be true or false"),
 };
 
 const ordered = (t: {
@@ -152,6 +162,9 @@ export const DEFAULT_TUNABLES: Tunables = Object.freeze({
   clearMinResultTokens: 250,
   clearMinSaving: 0.05,
   softMinFoldTokens: 400,
+  // Off, as the specification has them: the analyzer pays for ratings nobody may read.
+  sideChannelEnabled: false,
+  inlineOnCompaction: false,
 });
 
 /** The environment variable of each tunable (read by {@link tunablesFromEnv}). */
@@ -175,7 +188,12 @@ export const TUNABLES_ENV: Readonly<Record<keyof Tunables, string>> = Object.fre
   clearMinResultTokens: "CLEAR_MIN_RESULT_TOKENS",
   clearMinSaving: "CLEAR_MIN_SAVING",
   softMinFoldTokens: "COMPACTION_SOFT_MIN_FOLD_TOKENS",
+  sideChannelEnabled: "STRENGTH_SIDE_CHANNEL_ENABLED",
+  inlineOnCompaction: "STRENGTH_INLINE_ON_COMPACTION",
 });
+
+/** Environment spellings of the two switches ({@link tunablesFromEnv}). */
+const BOOLEAN_WORDS: Readonly<Record<string, boolean>> = { true: true, false: false, "1": true, "0": false };
 
 type Label = (field: string) => string;
 
@@ -231,12 +249,24 @@ export function tunablesFromEnv(
   env: Readonly<Record<string, string | undefined>>,
   base: Tunables = DEFAULT_TUNABLES,
 ): Tunables {
-  const override: Record<string, number> = {};
+  const override: Record<string, number | boolean> = {};
   const label: Label = (field) =>
     field in TUNABLES_ENV ? `${TUNABLES_ENV[field as keyof Tunables]} (${field})` : field;
   for (const [field, name] of Object.entries(TUNABLES_ENV)) {
     const raw = env[name];
     if (raw === undefined || raw.trim() === "") continue;
+    if (typeof DEFAULT_TUNABLES[field as keyof Tunables] === "boolean") {
+      const flag = BOOLEAN_WORDS[raw.trim().toLowerCase()];
+      if (flag === undefined) {
+        throw invalid(
+          "tunables.invalid",
+          `Invalid compaction tunables: ${name} (${field}): expected true or false, got '${raw}'`,
+          { fields: [{ field, message: "expected true or false" }] },
+        );
+      }
+      override[field] = flag;
+      continue;
+    }
     const value = Number(raw.trim());
     if (!Number.isFinite(value)) {
       throw invalid(

@@ -10,6 +10,11 @@ export interface Metrics {
   /** Wall time of the summarizer calls of one fold (prepared, inline or in the worker). */
   summarizerWallTime(mode: CompactionMetricMode, ms: number): void;
   preparedFold(outcome: PreparedFoldOutcome): void;
+  /**
+   * One run of the strength analyzer (docs/compaction.md, "Strength analyzer"): how many messages
+   * it tagged and, for the model analyzer, the tokens of its call.
+   */
+  strengthAnalysis(analyzer: "offline" | "model", tagged: number, usage?: { inputTokens?: number; outputTokens?: number }): void;
   /** One undone compaction and how many messages it made active again. */
   revert(restoredMessages: number): void;
   flush(): void;

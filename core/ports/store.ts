@@ -126,6 +126,17 @@ export interface MessageStore {
     messageId: string,
     change: { tags: string[]; expectedTags: string[] },
   ): Promise<Outcome<"not_found" | "archived" | "tags_changed" | "pending_archive">>;
+  /**
+   * Like {@link Store.updateMessageTags} but one conditional write that leaves META.version alone:
+   * for the strength analyzer's advisory tags (docs/compaction.md, "Strength analyzer"), which no
+   * in-flight fold or queued fold has to be refused over. Condition: the message is active and its
+   * tags are still `expectedTags`, so a caller's PATCH in between always wins.
+   */
+  retagMessage(
+    key: ProcessKey,
+    messageId: string,
+    change: { tags: string[]; expectedTags: string[] },
+  ): Promise<Outcome<"not_found" | "archived" | "tags_changed">>;
   /** META + active summary + active messages in one strongly consistent Query. */
   activeView(key: ProcessKey): Promise<ActiveView | null>;
   /** Conditional and idempotent: an already archived message is skipped, never re-pointed. */

@@ -51,6 +51,18 @@ export type SummarizeOutcome =
     }
   | { ok: false; error: string; usage?: SummarizerUsage };
 
+/** One plain request to the summarizer's model (the strength analyzer's batched rating call). */
+export interface CompletionRequest {
+  system: string;
+  user: string;
+  /** Output budget of the answer, in tokens. */
+  maxOutputTokens: number;
+}
+
+export type CompletionOutcome =
+  | { ok: true; text: string; usage?: SummarizerUsage }
+  | { ok: false; error: string; usage?: SummarizerUsage };
+
 export interface Summarizer {
   /** `openai`, `anthropic` or `offline`: stored as `metadata.provider`. */
   readonly provider: string;
@@ -64,4 +76,9 @@ export interface Summarizer {
    * summary block comes back as `{ ok: false, error }`.
    */
   summarize(input: SummarizeInput): Promise<SummarizeOutcome>;
+  /**
+   * Remote summarizers only: one request to the same model over the same wire, retries and
+   * deadline. Never throws; a refusal or an empty answer is `{ ok: false }`.
+   */
+  complete?(request: CompletionRequest): Promise<CompletionOutcome>;
 }

@@ -40,6 +40,7 @@ import {
 import { clearIfNeeded } from "./clearing.js";
 import type { ServiceDeps } from "./deps.js";
 import { takeLease } from "./lease.js";
+import { tagBeforeFold } from "./strength-tagging.js";
 
 export const COMPACTION_REQUESTED = "CompactionRequested";
 
@@ -388,9 +389,10 @@ async function runManual(deps: ServiceDeps, key: ProcessKey, view: ActiveView, f
 }
 
 /** A prepare job: summarize what the fold's mode selects now, store it PREPARED (never replayed). */
-async function prepare(deps: ServiceDeps, key: ProcessKey, view: ActiveView, fold: Memory): Promise<WorkerOutcome | "leased"> {
+async function prepare(deps: ServiceDeps, key: ProcessKey, read: ActiveView, fold: Memory): Promise<WorkerOutcome | "leased"> {
   const mode = (fold.metadata.preparedFor ?? "HARD") as Exclude<CompactionModeName, "NONE">;
-  const tunables = await deps.tunables.forProcess(key.tenantId, view.state.process.projectId);
+  const tunables = await deps.tunables.forProcess(key.tenantId, read.state.process.projectId);
+  const { view, strengthAnalyzer } = await tagBeforeFold(deps, key, read, tunables, mode);
   const selection = selectForCompaction(view.messages, mode, tunables);
   const own = replayTokens(view);
   const messages =
@@ -436,6 +438,7 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, view: ActiveView, fol
       summarizerCalls: summary.calls,
       summarizerMs,
       ...(summary.usage ? { usage: summary.usage } : {}),
+      ...(strengthAnalyzer ? { strengthAnalyzer } : {}),
     };
     if (!summary.ok) {
       const failed: Memory = {

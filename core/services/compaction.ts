@@ -21,6 +21,7 @@ import type { SummarizeInput, Summarizer, SummarizerUsage, SummarySourceMessage 
 import { clearIfNeeded } from "./clearing.js";
 import type { ServiceDeps } from "./deps.js";
 import { takeLease } from "./lease.js";
+import { tagBeforeFold } from "./strength-tagging.js";
 
 export const MEMORY_SOURCE = "vancetope.memory";
 
@@ -123,6 +124,8 @@ export async function compactIfNeeded(
   };
   if (mode === "NONE") return unchanged;
 
+  const tagging = await tagBeforeFold(deps, key, view, tunables, mode);
+  view = tagging.view;
   const selection = selectForCompaction(view.messages, mode, tunables);
   if (selection.fold.length === 0) return { ...unchanged, reason: selection.reason ?? "nothing_eligible" };
   // SOFT is optional hygiene: folding a few acknowledgements would cost a summary call and a
@@ -143,6 +146,7 @@ export async function compactIfNeeded(
     eventMode: mode,
     instructions: request.instructions,
     tokensBefore: tokensNow,
+    ...(tagging.strengthAnalyzer ? { metadata: { strengthAnalyzer: tagging.strengthAnalyzer } } : {}),
     ...(options.leaseOwner ? { owner: options.leaseOwner } : {}),
     ...(options.queuedFoldId ? { memoryId: options.queuedFoldId, fromFold: "QUEUED" as const, producedBy: "worker" as const } : {}),
     // After an undo the same fold waits until the replay grew by the minimum saving; a manual

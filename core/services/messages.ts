@@ -6,11 +6,14 @@ import { AppError, conflict, notFound } from "../domain/errors.js";
 import type { Message, Page } from "../domain/model.js";
 import { MAX_CONTENT_BYTES, contentBytes, type MessageInput } from "../domain/fields.js";
 import { replayMessages } from "../domain/replay.js";
+import { ratesMessage } from "../domain/strength-analyzer.js";
 import { hasStrengthTag, withStrength, type Strength } from "../domain/strength.js";
 import { messageTokens } from "../domain/tokens.js";
-import type { ProcessKey } from "../ports/store.js";
+import type { ProcessKey, ProcessState } from "../ports/store.js";
 import type { CoreDeps } from "./deps.js";
 import { requireProcess } from "./processes.js";
+import { sideChannelTags } from "./strength-tagging.js";
+import type { TunablesResolver } from "./tunables.js";
 
 export const PINNED_TAG = "STRENGTH:pinned";
 
@@ -45,19 +48,45 @@ export function checkContentSize(body: Pick<MessageInput, "content" | "toolCalls
 export interface AppendOptions {
   /** The turn path already knows whether the process has a USER message (its active view's META). */
   hasUserMessage?: () => Promise<boolean>;
+  /**
+   * Whether the strength analyzer's side channel is on; asked only for a message it would rate
+   * (the turn path knows the process's project, so it resolves the tunables without a read).
+   */
+  sideChannel?: () => Promise<boolean>;
 }
 
+/**
+ * Appends one message. With the side channel on (`sideChannelEnabled`), a message still without a
+ * strength tag after auto-pin gets the offline analyzer's rating in the same write
+ * (docs/compaction.md, "Strength analyzer"). Without `options.sideChannel`, finding the process's
+ * project settings costs one META read for a message the analyzer would rate; a USER message's
+ * auto-pin check shares it.
+ */
 export async function appendMessage(
-  deps: CoreDeps,
+  deps: CoreDeps & { tunables?: TunablesResolver },
   key: ProcessKey,
   body: MessageInput,
   options: AppendOptions = {},
 ): Promise<{ message: Message; created: boolean }> {
   checkContentSize(body);
-  const pin = await shouldAutoPin(body, options.hasUserMessage ?? (() => deps.store.hasUserMessage(key)));
+  let meta: Promise<ProcessState | null> | undefined;
+  const state = () => (meta ??= deps.store.getProcess(key));
+  const tunables = deps.tunables;
+  const hasUserMessage =
+    options.hasUserMessage ?? (tunables ? async () => (await state())?.hasUserMessage ?? false : () => deps.store.hasUserMessage(key));
+  const sideChannel =
+    options.sideChannel ??
+    (tunables
+      ? async () => {
+          const process = (await state())?.process;
+          return process !== undefined && (await tunables.forProcess(key.tenantId, process.projectId)).sideChannelEnabled;
+        }
+      : async () => false);
+  const pin = await shouldAutoPin(body, hasUserMessage);
   const now = deps.clock.now();
-  const tags = [...(body.tags ?? [])];
+  let tags = [...(body.tags ?? [])];
   if (pin) tags.push(PINNED_TAG);
+  if (ratesMessage(body) && !hasStrengthTag(tags) && (await sideChannel())) tags = sideChannelTags(tags, body);
   const draft = {
     id: deps.ids.message(now),
     processId: key.processId,

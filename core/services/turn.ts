@@ -30,6 +30,7 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
   if (request.message) {
     const { message, created } = await appendMessage(deps, key, request.message, {
       hasUserMessage: async () => view.state.hasUserMessage,
+      sideChannel: async () => (await deps.tunables.forProcess(key.tenantId, view.state.process.projectId)).sideChannelEnabled,
     });
     if (created || !view.messages.some((m) => m.id === message.id)) {
       if (message.role === "USER") view.state.hasUserMessage = true;

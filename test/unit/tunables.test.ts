@@ -43,6 +43,8 @@ describe("DEFAULT_TUNABLES", () => {
       clearMinResultTokens: 250,
       clearMinSaving: 0.05,
       softMinFoldTokens: 400, // SOFT waits until its fold holds a summary's worth of tokens
+      sideChannelEnabled: false, // the strength analyzer is off, as the spec has it
+      inlineOnCompaction: false,
     });
   });
 
@@ -125,6 +127,8 @@ describe("tunablesFromEnv", () => {
       CLEAR_MIN_RESULT_TOKENS: "100",
       CLEAR_MIN_SAVING: "0.1",
       COMPACTION_SOFT_MIN_FOLD_TOKENS: "0",
+      STRENGTH_SIDE_CHANNEL_ENABLED: "true",
+      STRENGTH_INLINE_ON_COMPACTION: "1",
     };
     expect(tunablesFromEnv(env)).toEqual({
       softThreshold: 0.5,
@@ -146,6 +150,8 @@ describe("tunablesFromEnv", () => {
       clearMinResultTokens: 100,
       clearMinSaving: 0.1,
       softMinFoldTokens: 0,
+      sideChannelEnabled: true,
+      inlineOnCompaction: true,
     });
     expect(Object.values(TUNABLES_ENV).sort()).toEqual(Object.keys(env).sort());
   });
@@ -160,6 +166,28 @@ describe("tunablesFromEnv", () => {
     expect(error.code).toBe("tunables.invalid");
     expect(error.message).toContain("COMPACTION_KEEP_RECENT");
     expect(error.message).toContain("'ten'");
+  });
+
+  it("reads the strength analyzer switches as true/false or 1/0 and names a variable that is neither", () => {
+    expect(tunablesFromEnv({ STRENGTH_SIDE_CHANNEL_ENABLED: " TRUE ", STRENGTH_INLINE_ON_COMPACTION: "false" })).toMatchObject({
+      sideChannelEnabled: true,
+      inlineOnCompaction: false,
+    });
+    expect(tunablesFromEnv({ STRENGTH_INLINE_ON_COMPACTION: "0", STRENGTH_SIDE_CHANNEL_ENABLED: "1" })).toMatchObject({
+      sideChannelEnabled: true,
+      inlineOnCompaction: false,
+    });
+    const error = errorOf(() => tunablesFromEnv({ STRENGTH_SIDE_CHANNEL_ENABLED: "yes please" }));
+    expect(error.code).toBe("tunables.invalid");
+    expect(error.message).toContain("STRENGTH_SIDE_CHANNEL_ENABLED (sideChannelEnabled)");
+    expect(error.message).toContain("'yes please'");
+  });
+
+  it("refuses a switch that is not a boolean in settings, naming it", () => {
+    const error = errorOf(() => mergeTunables(DEFAULT_TUNABLES, { inlineOnCompaction: 1 } as never));
+    expect(error.code).toBe("tunables.invalid");
+    expect(error.message).toContain("inlineOnCompaction");
+    expect(mergeTunables(DEFAULT_TUNABLES, { inlineOnCompaction: true }).inlineOnCompaction).toBe(true);
   });
 
   it("names the variable of a value that breaks validation", () => {

@@ -88,9 +88,25 @@ export function listMessagesParams(tableName: string, key: ProcessKey, { limit, 
   };
 }
 
+/** New tags on an active message whose tags are still `expectedTags`; META stays as it is. */
+export function retagUpdate(
+  tableName: string,
+  key: ProcessKey,
+  messageId: string,
+  change: { tags: string[]; expectedTags: string[] },
+): UpdateCommandInput {
+  return guarded(
+    { TableName: tableName, Key: messageKey(key, messageId), ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const },
+    { expression: "SET tags = :t", values: { ":t": change.tags } },
+    itemExists(),
+    notArchived,
+    tagsAre(change.expectedTags),
+  );
+}
+
 /**
- * New tags on an active message whose tags are still `expectedTags` (`message`), and a META
- * version bump (`process`), so a compaction that read the old tags cannot commit.
+ * New tags on an active message whose tags are still `expectedTags` (`message`, {@link retagUpdate}),
+ * and a META version bump (`process`), so a compaction that read the old tags cannot commit.
  */
 export function updateTagsParts(
   tableName: string,
@@ -102,15 +118,7 @@ export function updateTagsParts(
   return [
     [
       "message",
-      {
-        Update: guarded(
-          { TableName: tableName, Key: messageKey(key, messageId), ReturnValuesOnConditionCheckFailure: "ALL_OLD" },
-          { expression: "SET tags = :t", values: { ":t": change.tags } },
-          itemExists(),
-          notArchived,
-          tagsAre(change.expectedTags),
-        ),
-      },
+      { Update: retagUpdate(tableName, key, messageId, change) },
     ],
     [
       "process",

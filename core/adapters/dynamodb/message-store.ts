@@ -5,7 +5,7 @@
 import { GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Memory, Message } from "../../domain/model.js";
 import type { MessageStore, ProcessKey } from "../../ports/store.js";
-import { conditionHolds, failedParts } from "./conditions.js";
+import { conditionHolds, failedItem, failedParts, isConditionFailure } from "./conditions.js";
 import { inBatches, WRITE_CONCURRENCY, type StoreContext } from "./context.js";
 import {
   IdempotencyItem,
@@ -27,10 +27,14 @@ import {
   listMessagesParams,
   messageKey,
   restoreUpdate,
+  retagUpdate,
   updateTagsParts,
 } from "./message-params.js";
 import { batchGetAll, encodeCursor, queryAll } from "./paging.js";
 import { readMeta } from "./process-store.js";
+
+/** Why a conditional tag write failed, from the message as the condition saw it. */
+const tagsConflict = (old: MessageItem | null) => (old === null ? "not_found" : old.archivedInMemoryId !== undefined ? "archived" : "tags_changed");
 
 /** Archives each message into `memoryId`, 16 at a time; one already archived is skipped. */
 export async function archiveEach(ctx: StoreContext, key: ProcessKey, ids: string[], memoryId: string, at: string) {
@@ -109,13 +113,19 @@ export function createMessageStore(ctx: StoreContext): MessageStore {
       } catch (e) {
         const failed = failedParts(e, parts);
         if (!failed) throw e;
-        if (failed.message) {
-          if (!failed.message.item) return { ok: false, reason: "not_found" };
-          const old = readItem(MessageItem, failed.message.item);
-          return { ok: false, reason: old.archivedInMemoryId !== undefined ? "archived" : "tags_changed" };
-        }
+        if (failed.message) return { ok: false, reason: tagsConflict(failed.message.item ? readItem(MessageItem, failed.message.item) : null) };
         if (failed.process) return { ok: false, reason: failed.process.item ? "pending_archive" : "not_found" };
         throw e;
+      }
+    },
+
+    async retagMessage(key, messageId, change) {
+      try {
+        await client.send(new UpdateCommand(retagUpdate(tableName, key, messageId, change)));
+        return { ok: true };
+      } catch (e) {
+        if (!isConditionFailure(e)) throw e;
+        return { ok: false, reason: tagsConflict(failedItem(e, MessageItem)) };
       }
     },
 

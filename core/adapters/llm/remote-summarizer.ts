@@ -12,7 +12,14 @@ import {
 import { parseSummaryAnswer } from "../../domain/summary-answer.js";
 import { contextWindowFor, UNKNOWN_MODEL_CONTEXT_WINDOW } from "../../domain/model-windows.js";
 import { DEFAULT_SUMMARY_MAX_TOKENS } from "../../domain/summary-prompt.js";
-import type { SummarizeInput, SummarizeOutcome, Summarizer, SummarizerUsage } from "../../ports/summarizer.js";
+import type {
+  CompletionOutcome,
+  CompletionRequest,
+  SummarizeInput,
+  SummarizeOutcome,
+  Summarizer,
+  SummarizerUsage,
+} from "../../ports/summarizer.js";
 import { callWithRetries, classifySdkError, DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 
 /** The options of both SDK adapters (OpenAI and Anthropic); `Client` is the SDK's client class. */
@@ -98,7 +105,26 @@ export interface RemoteSummarizerSpec {
  *   read: (raw) => ({ ok: true, text: readText(raw) }),
  * });
  */
+type Asked =
+  | { ok: true; text: string | null | undefined; stopNote?: string; usage: { usage?: SummarizerUsage } }
+  | { ok: false; error: string; usage?: SummarizerUsage };
+
 export function createRemoteSummarizer(spec: RemoteSummarizerSpec): Summarizer {
+  /** One prompt with bounded retries; a transport failure, an unreadable answer or a refusal is `ok: false`. */
+  async function ask(prompt: SummaryPrompt, answerTokens: number): Promise<Asked> {
+    const result = await callWithRetries(
+      spec.policy,
+      (attempt) => spec.send(prompt, answerTokens, attempt),
+      (err) => classifySdkError(spec.provider, err),
+    );
+    if (!result.ok) return { ok: false, error: result.error };
+    const read = spec.read(result.value);
+    if (!read.ok) return read;
+    const usage = read.usage && Object.keys(read.usage).length ? { usage: read.usage } : {};
+    if (read.refusal) return { ok: false, error: `the model refused: ${read.refusal.slice(0, 200)}`, ...usage };
+    return { ok: true, text: read.text, ...(read.stopNote ? { stopNote: read.stopNote } : {}), usage };
+  }
+
   async function summarizeOnce(input: SummarizeInput): Promise<SummarizeOutcome> {
     if (input.messages.length === 0 && !input.priorSummary?.trim()) {
       return { ok: false, error: "nothing to summarize: no messages and no prior summary" };
@@ -111,22 +137,24 @@ export function createRemoteSummarizer(spec: RemoteSummarizerSpec): Summarizer {
       maxInputTokens: promptTokenCeiling(spec.contextWindow, answerTokens),
       citations: input.messages.length > 0,
     });
-    const result = await callWithRetries(
-      spec.policy,
-      (attempt) => spec.send(prompt, answerTokens, attempt),
-      (err) => classifySdkError(spec.provider, err),
-    );
-    if (!result.ok) return { ok: false, error: result.error };
-    const read = spec.read(result.value);
+    const read = await ask(prompt, answerTokens);
     if (!read.ok) return read;
-    const usage = read.usage && Object.keys(read.usage).length ? { usage: read.usage } : {};
-    if (read.refusal) return { ok: false, error: `the model refused: ${read.refusal.slice(0, 200)}`, ...usage };
+    const { usage } = read;
     const answer = parseSummaryAnswer(read.text, budget, input.messages.length);
     if (!answer.ok) return { ok: false, error: `${answer.error}${read.stopNote ?? ""}`, ...usage };
     // Numbers were checked against the transcript's range; map them back to message ids.
     const cited = answer.citations?.some((line) => line.length > 0) ? answer.citations : undefined;
     const citations = cited?.map((line) => line.map((n) => input.messages[n - 1]!.id));
     return { ok: true, summary: answer.summary, ...(citations ? { citations } : {}), ...usage };
+  }
+
+  async function completeOnce(request: CompletionRequest): Promise<CompletionOutcome> {
+    const answerTokens = request.maxOutputTokens + (spec.extraAnswerTokens ?? 0);
+    const read = await ask({ system: request.system, user: request.user, clippedMessages: 0 }, answerTokens);
+    if (!read.ok) return read;
+    const { usage } = read;
+    if (!read.text?.trim()) return { ok: false, error: `empty answer${read.stopNote ?? ""}`, ...usage };
+    return { ok: true, text: read.text, ...usage };
   }
 
   return {
@@ -140,6 +168,13 @@ export function createRemoteSummarizer(spec: RemoteSummarizerSpec): Summarizer {
       } catch (err) {
         // The port promises no throw; anything unforeseen still ends as a recorded failure.
         return { ok: false, error: `${spec.provider} summarizer failed: ${(err as Error)?.message ?? String(err)}` };
+      }
+    },
+    async complete(request) {
+      try {
+        return await completeOnce(request);
+      } catch (err) {
+        return { ok: false, error: `${spec.provider} call failed: ${(err as Error)?.message ?? String(err)}` };
       }
     },
   };

@@ -3,7 +3,8 @@
  * `vance.memory.compaction.messages` (one value per run), both with the dimension `mode`; and
  * `vance.memory.revert` / `vance.memory.revert.messages` for undone compactions;
  * `vance.memory.summarizer.wall_ms` per fold (dimension `mode`) and `vance.memory.prepared_fold`
- * (dimension `outcome`: used, discarded, expired).
+ * (dimension `outcome`: used, discarded, expired); `vance.memory.strength.tagged` and, for the model
+ * analyzer, `vance.memory.strength.input_tokens` / `.output_tokens` (dimension `analyzer`).
  */
 import { Metrics as PowertoolsMetrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { SERVICE_NAME } from "../../domain/service.js";
@@ -34,6 +35,13 @@ export function createEmfMetrics(options: { namespace?: string; serviceName?: st
       metrics.addMetric("vance.memory.prepared_fold", MetricUnit.Count, 1);
       metrics.publishStoredMetrics();
     },
+    strengthAnalysis(analyzer, tagged, usage) {
+      metrics.addDimension("analyzer", analyzer);
+      metrics.addMetric("vance.memory.strength.tagged", MetricUnit.Count, tagged);
+      if (usage?.inputTokens !== undefined) metrics.addMetric("vance.memory.strength.input_tokens", MetricUnit.Count, usage.inputTokens);
+      if (usage?.outputTokens !== undefined) metrics.addMetric("vance.memory.strength.output_tokens", MetricUnit.Count, usage.outputTokens);
+      metrics.publishStoredMetrics();
+    },
     revert(restoredMessages: number) {
       const single = metrics.singleMetric();
       single.addMetric("vance.memory.revert", MetricUnit.Count, 1);
@@ -53,8 +61,16 @@ export function createRecordingMetrics() {
   const reverts: number[] = [];
   const wallTimes: Array<{ mode: CompactionMetricMode; ms: number }> = [];
   const prepared: PreparedFoldOutcome[] = [];
-  const metrics: Metrics & { runs: typeof runs; reverts: typeof reverts; wallTimes: typeof wallTimes; prepared: typeof prepared } = {
+  const strength: Array<{ analyzer: "offline" | "model"; tagged: number; usage?: { inputTokens?: number; outputTokens?: number } }> = [];
+  const metrics: Metrics & {
+    runs: typeof runs;
+    reverts: typeof reverts;
+    wallTimes: typeof wallTimes;
+    prepared: typeof prepared;
+    strength: typeof strength;
+  } = {
     runs,
+    strength,
     reverts,
     wallTimes,
     prepared,
@@ -62,6 +78,7 @@ export function createRecordingMetrics() {
     summarizerWallTime: (mode, ms) => void wallTimes.push({ mode, ms }),
     preparedFold: (outcome) => void prepared.push(outcome),
     revert: (restoredMessages) => void reverts.push(restoredMessages),
+    strengthAnalysis: (analyzer, tagged, usage) => void strength.push({ analyzer, tagged, ...(usage ? { usage } : {}) }),
     flush: () => {},
   };
   return metrics;
