@@ -85,6 +85,12 @@ afterAll(async () => {
   await ctx?.service.stop();
 });
 
+/**
+ * For polls that wait on a request to the service (a PATCH, an undo): the default 1 s is too short
+ * when the whole suite shares two cores; a poll still ends as soon as the page shows the result.
+ */
+const SERVER_ROUND_TRIP = { timeout: 10_000 };
+
 async function withKey(): Promise<BrowserContext> {
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
   await context.addInitScript((key) => localStorage.setItem("vancetope.apiKey", key), KEY_A);
@@ -267,11 +273,11 @@ describe("inspector page", () => {
       const row = page.locator(`#msg-${later.id}`);
       expect(await row.locator(".badge.strength").textContent()).toBe("untagged");
       await row.locator("button.pin-toggle", { hasText: "pin" }).click();
-      await expect.poll(() => row.locator(".badge.strength").textContent()).toBe("pinned");
+      await expect.poll(() => row.locator(".badge.strength").textContent(), SERVER_ROUND_TRIP).toBe("pinned");
       expect((await api("GET", `/v1/processes/${UNDO}/messages/${later.id}`)).body.message.tags).toContain("STRENGTH:pinned");
       // Unpin: the tag is gone again.
       await row.locator("button.pin-toggle", { hasText: "unpin" }).click();
-      await expect.poll(() => row.locator(".badge.strength").textContent()).toBe("untagged");
+      await expect.poll(() => row.locator(".badge.strength").textContent(), SERVER_ROUND_TRIP).toBe("untagged");
       expect((await api("GET", `/v1/processes/${UNDO}/messages/${later.id}`)).body.message.tags.some((t: string) => t.startsWith("STRENGTH:"))).toBe(false);
 
       // Undo is offered on the active summary only; dismissing the confirmation changes nothing.
@@ -286,9 +292,9 @@ describe("inspector page", () => {
       // Accepting it reverts: the folded messages are active again, the summary shows as REVERTED.
       answer = true;
       await active.locator("button.undo").click();
-      await expect.poll(() => page.textContent("#status")).toBe(`Undone: ${folded} messages are active again.`);
+      await expect.poll(() => page.textContent("#status"), SERVER_ROUND_TRIP).toBe(`Undone: ${folded} messages are active again.`);
       const reverted = page.locator(`#chain > li.memory-row[data-memory-id="${fold.body.memoryId}"]`);
-      await expect.poll(() => reverted.locator(".badge.status").textContent()).toBe("REVERTED");
+      await expect.poll(() => reverted.locator(".badge.status").textContent(), SERVER_ROUND_TRIP).toBe("REVERTED");
       expect(await reverted.getAttribute("class")).toContain("reverted");
       expect(await reverted.locator(".state").textContent()).toMatch(/^reverted .*\(never replayed\)$/);
       expect(await page.locator("#chain button.undo").count()).toBe(0);
