@@ -8,7 +8,9 @@
  * 3. units of strong messages still carried after each of five recompaction generations.
  */
 import { createOfflineSummarizer } from "../core/adapters/llm/offline-summarizer.js";
-import type { Message } from "../core/domain/model.js";
+import type { Message, Role } from "../core/domain/model.js";
+import { offlineStrength } from "../core/domain/strength-analyzer.js";
+import type { Summarizer } from "../core/ports/summarizer.js";
 import { rankMessages } from "../core/domain/search-index.js";
 import { importantUnits, carrierText, carries, unitKey } from "../core/domain/salient-units.js";
 import { CHARS_PER_TOKEN } from "../core/domain/tokens.js";
@@ -34,14 +36,50 @@ function summaryBudget(window: number): number {
   return Number.isFinite(share) && share > 0 ? Math.min(4000, Math.max(400, Math.round(share * window))) : 400;
 }
 
-/** Deps with the summary budget of `window` (summarizer output and the tunable alike). */
+/**
+ * The strength analyzer variant (`BENCH_STRENGTH`, docs/compaction.md "Strength analyzer"):
+ * `none` (default), `side-channel` (offline rating on every append), `inline` (offline rating
+ * before each HARD fold), `inline-model` (the batched model call before each HARD fold, answered by
+ * a stub that applies the offline rules: no model runs offline here, so it measures the path, not
+ * a model's judgement).
+ */
+type StrengthVariant = "none" | "side-channel" | "inline" | "inline-model";
+function strengthVariant(): StrengthVariant {
+  const v = (process.env.BENCH_STRENGTH ?? "none").trim() as StrengthVariant;
+  if (!["none", "side-channel", "inline", "inline-model"].includes(v)) throw new Error(`BENCH_STRENGTH: unknown variant '${v}'`);
+  return v;
+}
+
+/** The offline summarizer plus a `complete` that rates the prompt's numbered messages with the offline rules. */
+function withRatingStub(summarizer: Summarizer): Summarizer {
+  return {
+    ...summarizer,
+    summarize: (input) => summarizer.summarize(input),
+    async complete(request) {
+      const lines = [...request.user.matchAll(/^#(\d+) (USER|ASSISTANT|SYSTEM): (.*)$/gm)];
+      const text = lines.map(([, n, role, content]) => `#${n} ${offlineStrength({ role: role as Role, content: content! })}`).join("\n");
+      return { ok: true, text, usage: { inputTokens: Math.ceil(request.user.length / CHARS_PER_TOKEN), outputTokens: lines.length * 4 } };
+    },
+  };
+}
+
+/** Deps with the summary budget of `window` (summarizer output and the tunable alike), folding in the turn. */
 function depsFor(store: Parameters<typeof benchDeps>[0]["store"], clock: { now(): Date }, window: number) {
   const budget = summaryBudget(window);
+  const variant = strengthVariant();
+  const offline = createOfflineSummarizer({ maxOutputTokens: budget });
   return benchDeps({
     store,
     clock,
-    summarizer: createOfflineSummarizer({ maxOutputTokens: budget }),
-    env: { SUMMARY_MAX_TOKENS: String(budget), ...(process.env.RECALL_MAX_TOKENS ? { RECALL_MAX_TOKENS: process.env.RECALL_MAX_TOKENS } : {}) },
+    summarizer: variant === "inline-model" ? withRatingStub(offline) : offline,
+    env: {
+      // The replay measures what the folds keep: every turn folds itself, as without a worker.
+      COMPACTION_EXECUTION: "inline",
+      SUMMARY_MAX_TOKENS: String(budget),
+      ...(process.env.RECALL_MAX_TOKENS ? { RECALL_MAX_TOKENS: process.env.RECALL_MAX_TOKENS } : {}),
+      ...(variant === "side-channel" ? { STRENGTH_SIDE_CHANNEL_ENABLED: "true" } : {}),
+      ...(variant === "inline" || variant === "inline-model" ? { STRENGTH_INLINE_ON_COMPACTION: "true" } : {}),
+    },
   });
 }
 
@@ -273,7 +311,7 @@ export async function runFidelity(ctx: BenchContext): Promise<SectionResult> {
     tables,
     targets,
     notes: [
-      `Conversations: ${conversations.map((c) => `${c.id} (${c.turns.length} turns)`).join(", ")} (${source}); replayed as in the token-savings section (offline summarizer, default tunables; summary budget ${windows.map((w) => `${summaryBudget(w)} at ${k(w)}`).join(", ")}; recallMaxTokens ${process.env.RECALL_MAX_TOKENS ?? "1000"}).`,
+      `Conversations: ${conversations.map((c) => `${c.id} (${c.turns.length} turns)`).join(", ")} (${source}); replayed as in the token-savings section (offline summarizer, folds in the turn, strength analyzer: ${strengthVariant()}, default tunables; summary budget ${windows.map((w) => `${summaryBudget(w)} at ${k(w)}`).join(", ")}; recallMaxTokens ${process.env.RECALL_MAX_TOKENS ?? "1000"}).`,
       "With a query: after the whole conversation, each QA question whose answer is verbatim in the transcript is the query of a context read with the recall budget a turn would get (recallMaxTokens, never past the hard threshold); the prompt is the context block + the active messages. Baseline: the newest turns that fit 0.85 x window, plus the 3 best BM25 matches (the service's own index) among the older turns.",
       "Generations: the strong units are the salient units (names, numbers, dates, identifiers, quotes) of the strong messages generation 1 folded; 'required' is the 25 most mentioned, which the quality gate requires and later folds carry forward.",
     ],
