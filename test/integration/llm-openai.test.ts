@@ -169,7 +169,7 @@ describe("OpenAI summarizer over the wire", () => {
   it("ends a hanging provider as a failure within the attempt and deadline bounds", async () => {
     server.setFallback({ delayMs: 10_000, body: chatCompletionBody(goodAnswer) });
     const started = Date.now();
-    const outcome = await summarizerAt({ retry: { attemptTimeoutMs: 300, deadlineMs: 1_000, backoffMs: 50 } }).summarize(input);
+    const outcome = await summarizerAt({ retry: { attemptTimeoutMs: 300, deadlineMs: 2_000, backoffMs: 50 } }).summarize(input);
     const elapsed = Date.now() - started;
     expect(outcome.ok).toBe(false);
     if (!outcome.ok) expect(outcome.error).toMatch(/no answer within 300 ms/);
