@@ -9,7 +9,7 @@ import { createAnthropicSummarizer } from "../../core/adapters/llm/anthropic-sum
 import { createOfflineSummarizer } from "../../core/adapters/llm/offline-summarizer.js";
 import { createOpenAISummarizer } from "../../core/adapters/llm/openai-summarizer.js";
 import { createLocalBus } from "../../core/adapters/events/local-bus.js";
-import { createMemoryLog } from "../../core/adapters/log.js";
+import { createMemoryLog } from "../support/memory-log.js";
 import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import type { Message, Role } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
