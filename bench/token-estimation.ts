@@ -1,5 +1,5 @@
 /**
- * Token estimation: the spec's chars/4 against an exact tokenizer (o200k_base via gpt-tokenizer,
+ * Token estimation: the default chars/4 against an exact tokenizer (o200k_base via gpt-tokenizer,
  * what `createTokenCounter` loads for GPT-4o-family models) on the LoCoMo conversations: error
  * per message and over whole transcripts, and the speed of both.
  */

@@ -2,7 +2,7 @@
  * Token savings on real conversations: every LoCoMo conversation replayed turn by turn through
  * the real `runTurn` (DynamoDB Local, offline summarizer) with 4k, 8k and 16k windows, against
  * full replay and plain truncation (the newest messages that fit the window), side by side.
- * Token counts are chars/4, the spec's estimate.
+ * Token counts are chars/4, the service's default estimate.
  */
 import { createOfflineSummarizer } from "../core/adapters/llm/offline-summarizer.js";
 import type { Message } from "../core/domain/model.js";
@@ -311,7 +311,7 @@ export async function runTokenSavings(ctx: BenchContext): Promise<SectionResult>
     targets,
     notes: [
       `Conversations: ${conversations.map((c) => `${c.id} (${c.turns.length} turns, ${fmt(sum(c.turns.map((t) => t.text.length)))} chars)`).join(", ")}, from ${source}. speaker_a is USER, speaker_b ASSISTANT; each turn's text is the message, its session time + 30 s per turn its clock.`,
-      "Tokens are chars/4 (the spec's estimate) everywhere in this section. Ours: each turn calls runTurn with prompt.chars = the replay the engine holds (context block + active messages) + the new message; the prompt counted is the context block plus the active messages it returns. Truncation: the newest messages whose chars fit window x 4. Full replay: every message so far.",
+      "Tokens are chars/4 (the service's default estimate) everywhere in this section. Ours: each turn calls runTurn with prompt.chars = the replay the engine holds (context block + active messages) + the new message; the prompt counted is the context block plus the active messages it returns. Truncation: the newest messages whose chars fit window x 4. Full replay: every message so far.",
       "Summarizer tokens: the prompt an LLM summarizer would get for the same fold (core/domain/summary-prompt.ts: system + user, incl. the prior summary), and the summary the offline summarizer wrote. An LLM would also write a scratch <analysis> block (up to 400 more output tokens per call at the default budget).",
       "The final replay is a snapshot of a sawtooth: a HARD fold keeps only the summary, pinned messages and the last 5, so right after one the replay is far below the window, while truncation always fills it. 'Final prompt tokens' shows the sizes the retention was measured on.",
       "Word for word: case-insensitive, whitespace-normalised, no letter or digit directly before or after the answer. The reference on all ten conversations of locomo10.json: 577 of 1,542 answers verbatim; the newest 4,000 tokens keep 34.3%, 8,000 tokens 54.6%.",

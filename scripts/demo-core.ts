@@ -116,7 +116,7 @@ export async function runDemo(o: DemoOptions): Promise<DemoOutcome> {
   write(`  process:    ${processId}`);
   write("");
 
-  // Spawn: the engine's policy (pinned explicitly, spec §5.1) and the original task (auto-pinned).
+  // Spawn: the engine's policy (pinned explicitly) and the original task (auto-pinned).
   const spawn: AppendMessageInput[] = [
     { role: "SYSTEM", content: "Policy: answer warmly and briefly; never invent dates.", tags: ["STRENGTH:pinned"] },
     { role: "USER", content: "Please keep track of everything we talk about: people, dates, plans and promises." },

@@ -1,6 +1,6 @@
 /**
  * Builds one of the service's Lambdas from its HandlerSpec: the shared bundling, runtime, a log
- * group with one month's retention, Powertools settings, and an IAM policy derived from the spec.
+ * group with one month's retention, Powertools settings, and an IAM policy derived from its handler entry (handlers.ts).
  */
 import { RemovalPolicy } from "aws-cdk-lib";
 import type { ITable } from "aws-cdk-lib/aws-dynamodb";

@@ -1,5 +1,5 @@
 /**
- * Renders the memory block an engine puts in its system prompt (spec §4): ordered sections, each
+ * Renders the memory block an engine puts in its system prompt (docs/turns.md, "The memory block"): ordered sections, each
  * under a `##` heading. Every section here changes only when a compaction happens, so the whole
  * block belongs before the prompt-cache breakpoint and is byte-identical between such turns.
  */
@@ -23,7 +23,7 @@ export interface ParentContext {
 }
 
 /**
- * Spec §4.2 defensive rendering: a missing or blank field is `?`. Whitespace runs (newlines
+ * Defensive rendering (docs/turns.md): a missing or blank field is `?`. Whitespace runs (newlines
  * included) collapse to one space, so a field can never start a heading of its own in the block.
  */
 const field = (v: string | undefined) => {

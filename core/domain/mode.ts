@@ -1,5 +1,5 @@
 /**
- * From prompt size to compaction mode (spec §3.1 thresholds) and each mode's verbatim anchor; the
+ * From prompt size to compaction mode (docs/compaction.md, "Modes and thresholds") and each mode's verbatim anchor; the
  * prompt ratio follows api.md (`prompt.tokens`, else chars/4, else the service's own estimate).
  */
 import { invalid } from "./errors.js";

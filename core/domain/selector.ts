@@ -1,5 +1,5 @@
 /**
- * The strength-aware selector (spec §3.1, §5.2): which active messages a compaction folds, and how
+ * The strength-aware selector (docs/compaction.md, "What is folded"): which active messages a compaction folds, and how
  * the folded run is cut into summarizer calls that can never overflow the summarizer's window.
  */
 import { invalid } from "./errors.js";

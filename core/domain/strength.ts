@@ -1,6 +1,6 @@
 /**
- * Strength tags (`STRENGTH:weak|normal|strong|pinned`, spec §5.1) and the trivial-message patterns
- * (spec §3.1 "TrivialPatterns") that give untagged messages their optimistic default strength.
+ * Strength tags (`STRENGTH:weak|normal|strong|pinned`) and the trivial-message patterns
+ * (docs/compaction.md, "Trivial messages") that give untagged messages their optimistic default strength.
  */
 
 export const STRENGTHS = ["weak", "normal", "strong", "pinned"] as const;
@@ -291,7 +291,7 @@ export interface StrengthSubject {
 }
 
 /**
- * Trivial per spec §3.1: the content is an ack or self-narration. A message that carries tool
+ * Trivial (docs/compaction.md, "Trivial messages"): the content is an ack or self-narration. A message that carries tool
  * calls is never trivial: the calls are its substance, whatever its prose says ("Let me check.").
  */
 export function isTrivial(message: Omit<StrengthSubject, "tags">): boolean {

@@ -1,5 +1,5 @@
 /**
- * Token estimation: the spec's cheap chars/4 heuristic (the default everywhere), and an exact
+ * Token estimation: the cheap chars/4 heuristic (the default everywhere), and an exact
  * tokenizer for OpenAI model families that the composition root may opt into.
  */
 
@@ -57,7 +57,7 @@ export interface TokenCounter {
   count(text: string): number;
 }
 
-/** The default counter: the spec's chars/4. */
+/** The default counter: chars/4. */
 export const charsPerTokenCounter: TokenCounter = {
   encoding: "chars/4",
   exact: false,

@@ -1,5 +1,5 @@
 /**
- * The compaction tunables of spec §7 with their defaults, validation, layering (defaults < env <
+ * The compaction tunables (docs/compaction.md, "Tunables") with their defaults, validation, layering (defaults < env <
  * tenant/project/request overrides) and the derived cap on summarizer input.
  */
 import * as z from "zod";
@@ -57,8 +57,7 @@ const fields = {
    */
   softMinFoldTokens: count.max(1_000_000, "must be <= 1000000"),
   /**
-   * 0 (default): HARD and EMERGENCY fold everything the selector allows, as the specification
-   * says. Above 0: they fold only the oldest eligible messages needed to bring the prompt down to
+   * 0 (default): HARD and EMERGENCY fold everything the selector allows (docs/compaction.md). Above 0: they fold only the oldest eligible messages needed to bring the prompt down to
    * this share of the window, so more recent turns stay verbatim (more frequent, smaller folds).
    */
   foldTarget: z
@@ -135,7 +134,7 @@ export const TunablesOverride = z.strictObject(fields).partial();
 export type TunablesOverride = z.infer<typeof TunablesOverride>;
 
 /**
- * Spec §7 defaults. `maxSourceChars` (the spec leaves it to the code): 60 000 chars is ~15k tokens
+ * The defaults (docs/compaction.md, "Tunables"). `maxSourceChars`: 60 000 chars is ~15k tokens
  * at chars/4 (~20k if the text tokenizes at 3 chars/token, like code or JSON). That fits a 32k
  * summarizer with room for the prompt, the prior summary and the output, keeps one summarizer
  * call to seconds inside a Lambda timeout, and bounds the squeeze into a 400-token summary to
@@ -162,7 +161,7 @@ export const DEFAULT_TUNABLES: Tunables = Object.freeze({
   clearMinResultTokens: 250,
   clearMinSaving: 0.05,
   softMinFoldTokens: 400,
-  // Off, as the specification has them: the analyzer pays for ratings nobody may read.
+  // Off by default (docs/compaction.md): the analyzer pays for ratings nobody may read.
   sideChannelEnabled: false,
   inlineOnCompaction: false,
 });
@@ -303,7 +302,7 @@ export const SUMMARIZER_PROMPT_RESERVE_TOKENS = 1500;
 
 /**
  * Characters per token assumed when turning the summarizer's free token budget into a char cap.
- * Below the spec's 4 on purpose: code, JSON and non-English text tokenize denser than prose, and an
+ * Below the estimate's 4 on purpose: code, JSON and non-English text tokenize denser than prose, and an
  * underestimate here overflows the summarizer's window.
  */
 export const SAFE_CHARS_PER_TOKEN = 3;
