@@ -21,6 +21,11 @@ export interface ProcessState {
   pendingArchive: string | null;
   /** Whether a USER message was ever appended (auto-pin applies to the first one only). */
   hasUserMessage: boolean;
+  /**
+   * After an undo: automatic SOFT and HARD folds wait until the replay (our estimate) reaches
+   * this many tokens (docs/compaction.md, "Undoing a compaction"). Absent when no hold is set.
+   */
+  revertHoldTokens?: number;
 }
 
 /** What one strongly consistent Query over the sparse index returns. */

@@ -107,9 +107,13 @@ export async function compactForTurn(
   };
   let live = await settleFolds(deps, key, view);
   if (mode === "NONE") return { ...result, view, messages: view.messages };
+  // After an undo, SOFT and HARD wait until the replay grew past the hold (docs/compaction.md,
+  // "Undoing a compaction"): the turn reads it on META, so it neither commits a prepared fold nor
+  // queues one the worker would only discard. EMERGENCY never waits.
+  const held = (m: CompactionModeName) => m !== "EMERGENCY" && own < (view.state.revertHoldTokens ?? 0);
 
   // A prepared fold is committed when its threshold is reached (a SOFT one already at SOFT).
-  if (live?.status === "PREPARED" && (mode !== "SOFT" || live.metadata.preparedFor === "SOFT")) {
+  if (live?.status === "PREPARED" && !held(mode) && (mode !== "SOFT" || live.metadata.preparedFor === "SOFT")) {
     const outcome = await commitPrepared(deps, key, view, live, { mode, tokensBefore });
     live = null;
     if (outcome.ok) {
@@ -132,7 +136,9 @@ export async function compactForTurn(
   // What the prompt needs now: queue it unless a fold is already on its way.
   const tokensNow = result.compacted ? result.tokensAfter : tokensBefore;
   const wanted = wantedFold(tokensNow / contextWindow, tunables);
-  if (wanted && !live) {
+  if (wanted && !result.compacted && held(wanted)) {
+    result.reason = "reverted_recently";
+  } else if (wanted && !live) {
     const fold = selectForCompaction(view.messages, wanted, tunables).fold;
     const worthIt = fold.length > 0 && (wanted !== "SOFT" || foldTokens(fold) >= tunables.summaryMaxTokens);
     if (worthIt) {

@@ -139,7 +139,7 @@ describe("turns in the background mode", () => {
     expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
   });
 
-  it("after an undo the worker does not prepare the same fold again until the replay grew (no summary paid)", async () => {
+  it("after an undo the same fold is not prepared again until the replay grew (no summary paid)", async () => {
     const { deps, fake, bus } = harness();
     const { key } = await seeded(deps, 30);
     const fold = await compactIfNeeded(deps, key, { model: { contextWindow: WINDOW }, prompt: { tokens: 8_700 } });
@@ -149,12 +149,44 @@ describe("turns in the background mode", () => {
 
     const next = await runTurn(deps, key, turn(8_700, "Go on."));
     expect(next.compaction.compacted).toBe(false);
+    expect(next.compaction.reason).toBe("reverted_recently");
     await bus.drain();
     expect(fake.calls.length).toBe(calls);
     const folds = await foldsOf(key);
     expect(folds.filter((f) => f.status === "PREPARED" || f.status === "QUEUED")).toEqual([]);
-    expect(folds.find((f) => f.status === "DISCARDED")?.metadata.discardReason).toBe("reverted_recently");
+    // The turn saw the hold on META: nothing was queued for the worker to discard.
+    expect(folds.filter((f) => f.status !== "REVERTED")).toEqual([]);
     expect((await store.listMemories(key)).filter((m) => m.status === "OK")).toEqual([]);
+  });
+
+  it("under an undo hold turns queue nothing (no fold write, no request) until the replay grew past it; EMERGENCY still queues", async () => {
+    const { deps, bus } = harness({ worker: false });
+    const { key } = await seeded(deps, 30);
+    const fold = await compactIfNeeded(deps, key, { model: { contextWindow: WINDOW }, prompt: { tokens: 8_700 } });
+    await revertMemory(deps, key, fold.memoryId!);
+    const writes = { folds: 0 };
+    const storeFold = deps.store.storeFold.bind(deps.store);
+    deps.store = { ...deps.store, storeFold: async (...a: Parameters<Store["storeFold"]>) => (writes.folds++, storeFold(...a)) };
+    const requests = () => bus.published().filter((e) => e.detailType === COMPACTION_REQUESTED).length;
+
+    for (let i = 0; i < 5; i++) {
+      const r = await runTurn(deps, key, turn(8_700 + i * 10, `short note ${i}`));
+      expect(r.compaction).toMatchObject({ mode: "HARD", compacted: false, reason: "reverted_recently" });
+    }
+    expect(writes.folds).toBe(0);
+    expect(requests()).toBe(0);
+
+    // EMERGENCY does not wait for the hold.
+    const emergency = await runTurn(deps, key, turn(9_600));
+    expect(emergency.compaction.reason).toBe("compaction_queued");
+    expect(writes.folds).toBe(1);
+    expect(requests()).toBe(1);
+    await discardPreparedFolds(deps, key, "test");
+
+    // Past the hold (the replay grew by more than summaryMaxTokens), a HARD turn queues again.
+    await runTurn(deps, key, turn(8_800, "a long report: " + "the shelves move in order. ".repeat(80)));
+    expect(requests()).toBe(2);
+    expect((await foldsOf(key)).filter((f) => f.status === "QUEUED")).toHaveLength(1);
   });
 
   it("discards a prepared fold that no longer fits (a message it covers was folded since) and queues a new one", async () => {

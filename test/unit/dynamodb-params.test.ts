@@ -63,9 +63,9 @@ describe("lease inputs", () => {
   it("add the revert hold only for an automatic compaction", () => {
     const input = acquireLeaseParams("t", key, { owner: "w1", until: "U", now: "N", expectedVersion: 4, replayTokens: 900 });
     expect(input.ConditionExpression).toBe(
-      "attribute_exists(pk) AND version = :v AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now) AND (attribute_not_exists(#hold) OR #hold <= :rt)",
+      "attribute_exists(pk) AND version = :v AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now) AND (attribute_not_exists(#md.#hold) OR #md.#hold <= :rt)",
     );
-    expect(input.ExpressionAttributeNames).toEqual({ "#hold": "revertHoldTokens" });
+    expect(input.ExpressionAttributeNames).toEqual({ "#md": "metadata", "#hold": "revertHoldTokens" });
     expect(input.ExpressionAttributeValues).toEqual({ ":o": "w1", ":u": "U", ":v": 4, ":now": "N", ":rt": 900 });
   });
 
@@ -207,9 +207,9 @@ describe("fold and commit inputs", () => {
         TableName: "t",
         Key: meta,
         UpdateExpression:
-          "SET version = version + :one, activeSummaryId = :mid, pendingArchive = :mid, pendingArchiveFrom = :from REMOVE leaseOwner, leaseUntil, #hold",
+          "SET version = version + :one, activeSummaryId = :mid, pendingArchive = :mid, pendingArchiveFrom = :from REMOVE leaseOwner, leaseUntil, #md",
         ConditionExpression: "leaseOwner = :o AND version = :v",
-        ExpressionAttributeNames: { "#hold": "revertHoldTokens" },
+        ExpressionAttributeNames: { "#md": "metadata" },
         ExpressionAttributeValues: { ":one": 1, ":mid": memory.id, ":from": 97, ":o": "w1", ":v": 7 },
       },
     });
@@ -265,10 +265,10 @@ describe("fold and commit inputs", () => {
       Update: {
         TableName: "t",
         Key: meta,
-        UpdateExpression: "SET version = version + :one, #hold = :hold, activeSummaryId = :prior REMOVE leaseOwner, leaseUntil",
+        UpdateExpression: "SET version = version + :one, #md = :hold, activeSummaryId = :prior REMOVE leaseOwner, leaseUntil",
         ConditionExpression: "leaseOwner = :o AND version = :v",
-        ExpressionAttributeNames: { "#hold": "revertHoldTokens" },
-        ExpressionAttributeValues: { ":one": 1, ":hold": 1234, ":prior": "mem_1", ":o": "w1", ":v": 8 },
+        ExpressionAttributeNames: { "#md": "metadata" },
+        ExpressionAttributeValues: { ":one": 1, ":hold": { revertHoldTokens: 1234 }, ":prior": "mem_1", ":o": "w1", ":v": 8 },
       },
     });
   });

@@ -8,6 +8,7 @@ import type { Memory } from "../../domain/model.js";
 import type { CompactionCommit, ProcessKey, RevertCommit } from "../../ports/store.js";
 import {
   REVERT_HOLD_ATTRIBUTE,
+  REVERT_HOLD_MAP,
   guarded,
   itemExists,
   itemIsNew,
@@ -143,7 +144,7 @@ export function commitCompactionParts(tableName: string, key: ProcessKey, c: Com
   const meta = guarded(
     { TableName: tableName, Key: metaKey(key) },
     // A new fold ends any revert hold: the undone fold is history now.
-    { expression: `SET ${set.join(", ")} REMOVE leaseOwner, leaseUntil, #hold`, names: { "#hold": REVERT_HOLD_ATTRIBUTE }, values },
+    { expression: `SET ${set.join(", ")} REMOVE leaseOwner, leaseUntil, #md`, names: { "#md": REVERT_HOLD_MAP }, values },
     leaseHeldBy(c.leaseOwner),
     versionIs(c.expectedVersion),
   );
@@ -190,8 +191,8 @@ export function revertCompactionParts(tableName: string, key: ProcessKey, r: Rev
   const room = TRANSACTION_LIMIT - fixed.length - 1; // one more for META
   const now = r.restoreIds.slice(0, room);
   const pendingArchive = r.restoreIds.length > now.length;
-  const set = ["version = version + :one", "#hold = :hold"];
-  const values: Record<string, unknown> = { ":one": 1, ":hold": r.holdTokens };
+  const set = ["version = version + :one", "#md = :hold"];
+  const values: Record<string, unknown> = { ":one": 1, ":hold": { [REVERT_HOLD_ATTRIBUTE]: r.holdTokens } };
   if (r.priorSummaryId) {
     set.push("activeSummaryId = :prior");
     values[":prior"] = r.priorSummaryId;
@@ -206,7 +207,7 @@ export function revertCompactionParts(tableName: string, key: ProcessKey, r: Rev
     { TableName: tableName, Key: metaKey(key) },
     {
       expression: `SET ${set.join(", ")} REMOVE leaseOwner, leaseUntil${r.priorSummaryId ? "" : ", activeSummaryId"}`,
-      names: { "#hold": REVERT_HOLD_ATTRIBUTE },
+      names: { "#md": REVERT_HOLD_MAP },
       values,
     },
     leaseHeldBy(r.leaseOwner),

@@ -18,9 +18,12 @@ export interface Fragment {
 }
 
 /**
- * META attribute of the revert hold (docs/compaction.md, "Undoing a compaction"): only the lease
- * condition reads it, so it stays out of MetaItem and out of the replay index's projection.
+ * Where META keeps the revert hold (docs/compaction.md, "Undoing a compaction"):
+ * `metadata.revertHoldTokens`, in a map whose name the replay index already projects (an index's
+ * projection cannot change once the table exists), so a turn sees the hold in its one Query. Only
+ * the hold lives in that map: a commit removes the whole map.
  */
+export const REVERT_HOLD_MAP = "metadata";
 export const REVERT_HOLD_ATTRIBUTE = "revertHoldTokens";
 const STATUS = { "#status": "status" };
 
@@ -42,8 +45,8 @@ export const leaseFree = (now: string): Fragment => ({
 export const leaseHeldBy = (owner: string): Fragment => ({ expression: "leaseOwner = :o", values: { ":o": owner } });
 /** An automatic compaction may fold again only once the replay grew past the recorded hold. */
 export const revertHoldAtMost = (replayTokens: number): Fragment => ({
-  expression: "(attribute_not_exists(#hold) OR #hold <= :rt)",
-  names: { "#hold": REVERT_HOLD_ATTRIBUTE },
+  expression: "(attribute_not_exists(#md.#hold) OR #md.#hold <= :rt)",
+  names: { "#md": REVERT_HOLD_MAP, "#hold": REVERT_HOLD_ATTRIBUTE },
   values: { ":rt": replayTokens },
 });
 export const noPendingArchive = absent("pendingArchive");

@@ -50,6 +50,8 @@ export const MetaItem = Process.extend({
   pendingArchive: z.string().optional(),
   pendingArchiveFrom: z.number().int().optional(),
   firstUserMessageId: z.string().optional(),
+  /** The revert hold (see REVERT_HOLD_MAP in conditions.ts). */
+  metadata: z.object({ revertHoldTokens: z.number().optional() }).optional(),
 });
 export type MetaItem = z.infer<typeof MetaItem>;
 
@@ -170,6 +172,7 @@ export const toState = (meta: MetaItem): ProcessState => ({
   lease: meta.leaseOwner && meta.leaseUntil ? { owner: meta.leaseOwner, until: meta.leaseUntil } : null,
   pendingArchive: meta.pendingArchive ?? null,
   hasUserMessage: meta.firstUserMessageId !== undefined,
+  ...(meta.metadata?.revertHoldTokens !== undefined ? { revertHoldTokens: meta.metadata.revertHoldTokens } : {}),
 });
 
 /** A memory as the replay index returns it: without `sourceRefs`, which it does not project. */
