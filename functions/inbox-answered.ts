@@ -1,8 +1,9 @@
-/** Lambda: EventBridge `InboxItemAnswered` -> the range compaction of an accepted offer. */
+/** Lambda: EventBridge `InboxItemAnswered` -> an accepted offer's range job, queued for the compaction worker. */
 import { handleInboxAnswered } from "../core/services/inbox.js";
-import { createSummarizingDeps } from "../core/composition/summarizing-deps.js";
+import { createDeps } from "../core/composition/create-deps.js";
+import { withWorkerInvoker } from "../core/composition/worker-events.js";
 
-const deps = createSummarizingDeps();
+const deps = withWorkerInvoker(createDeps());
 
 export const handler = async (event: { detail?: unknown }) => {
   const result = await handleInboxAnswered(deps, event.detail);

@@ -45,12 +45,22 @@ export function Events({ stack, app }: StackContext) {
     treatMissingData: TreatMissingData.NOT_BREACHING,
   });
 
+  // The compaction worker (docs/compaction.md): reached by an asynchronous invoke from the
+  // functions that queue folds, with Lambda's retries and the same dead-letter queue.
+  const worker = serviceFunction(stack, "CompactionWorker", HANDLERS.compactionWorker, {
+    config,
+    table,
+    bus,
+    props: { ...ASYNC_RETRY, onFailure: new SqsDestination(dlq) },
+  });
+
   const targets: Record<string, ReturnType<typeof serviceFunction>> = {};
   for (const [detailType, rule] of Object.entries(EVENT_RULES)) {
     const fn = serviceFunction(stack, `${detailType}Handler`, HANDLERS[rule.handler], {
       config,
       table,
       bus,
+      worker,
       props: { ...ASYNC_RETRY, onFailure: new SqsDestination(dlq) },
     });
     new Rule(stack, `${detailType}Rule`, {
@@ -74,15 +84,6 @@ export function Events({ stack, app }: StackContext) {
       }),
     );
   }
-
-  // The compaction worker (docs/compaction.md): reached by an asynchronous invoke from the
-  // functions that queue folds, with Lambda's retries and the same dead-letter queue.
-  const worker = serviceFunction(stack, "CompactionWorker", HANDLERS.compactionWorker, {
-    config,
-    table,
-    bus,
-    props: { ...ASYNC_RETRY, onFailure: new SqsDestination(dlq) },
-  });
 
   stack.addOutputs({ EventBusName: bus.eventBusName, EventsDlqUrl: dlq.queueUrl });
   return { bus, dlq, targets, worker };

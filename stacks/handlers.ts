@@ -72,10 +72,11 @@ export const HANDLERS = {
     memoryMb: 512,
     timeoutSeconds: 30,
   },
-  /** EventBridge InboxItemAnswered target: runs the accepted range compaction. */
+  /** EventBridge InboxItemAnswered target: queues the accepted range compaction for the worker (no LLM). */
   inboxAnswered: {
     entry: "functions/inbox-answered.ts",
-    summarizes: true,
+    summarizes: false,
+    queuesFolds: true,
     table: "read-write",
     queries: ["lsi1"],
     publishes: [EVENT_SOURCES.memory],

@@ -1,9 +1,8 @@
 /** The composition root of the functions that summarize: secrets first, then the summarizer. */
 import { createSummarizerFromEnv } from "../adapters/llm/create-summarizer.js";
 import { loadLlmSecrets } from "../adapters/secrets/llm-secrets.js";
-import { createWorkerInvoker } from "../adapters/events/worker-invoker.js";
 import { createDeps } from "./create-deps.js";
-import { workerFunctionOf } from "./env.js";
+import { withWorkerInvoker } from "./worker-events.js";
 
 export function createSummarizingDeps(env: NodeJS.ProcessEnv = process.env) {
   const deps = createDeps({
@@ -14,7 +13,5 @@ export function createSummarizingDeps(env: NodeJS.ProcessEnv = process.env) {
     },
   });
   // The functions that queue folds reach the worker by an asynchronous invoke.
-  const worker = workerFunctionOf(env);
-  if (worker) deps.events = createWorkerInvoker({ functionName: worker, next: deps.events });
-  return deps;
+  return withWorkerInvoker(deps, env);
 }

@@ -110,7 +110,9 @@ export const MemoryMetadata = z.object({
   producedBy: z.enum(["inline", "prepared", "worker"]).optional(),
   /** Queued and prepared folds (never replayed): the mode they were prepared for and their life. */
   preparedFor: z.string().optional(),
-  job: z.enum(["prepare", "manual"]).optional(),
+  job: z.enum(["prepare", "manual", "range"]).optional(),
+  /** A queued range job: the accepted inbox offer it runs (its range is in rangeFromAt/rangeToAt/topicLabel). */
+  inboxItemId: z.string().optional(),
   queuedAt: z.string().optional(),
   preparedAt: z.string().optional(),
   expiresAt: z.string().optional(),

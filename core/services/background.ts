@@ -24,6 +24,7 @@ import {
   MEMORY_SOURCE,
   afterCommit,
   compactIfNeeded,
+  compactRange,
   newestSummary,
   publishSafely,
   replayTokens,
@@ -32,10 +33,13 @@ import {
   summarizeChecked,
   summaryFields,
   foldNeeds,
+  selectRange,
   summarizerFor,
   tokensAfterFold,
   tokensToReachTarget,
   type CompactionRequest,
+  type RangeRequest,
+  type RangeResult,
 } from "./compaction.js";
 import { clearIfNeeded } from "./clearing.js";
 import type { ServiceDeps } from "./deps.js";
@@ -176,7 +180,8 @@ async function settleFolds(deps: ServiceDeps, key: ProcessKey, view: ActiveView)
   const now = deps.clock.now().getTime();
   const activeId = newestSummary(view)?.id ?? null;
   const live: Memory[] = [];
-  for (const fold of view.folds) {
+  // A range job (an accepted offer) runs on whatever state the worker finds: no turn discards it.
+  for (const fold of view.folds.filter((f) => f.metadata.job !== "range")) {
     const expired = fold.metadata.expiresAt !== undefined && Date.parse(fold.metadata.expiresAt) <= now;
     const lost = fold.status === "QUEUED" && Date.parse(fold.metadata.queuedAt ?? fold.createdAt) + deps.compaction.queueTimeoutMs <= now;
     const stale =
@@ -208,7 +213,8 @@ async function discard(deps: ServiceDeps, key: ProcessKey, fold: Memory, reason:
 export async function discardPreparedFolds(deps: ServiceDeps, key: ProcessKey, reason: string): Promise<number> {
   const view = await deps.store.activeView(key);
   let discarded = 0;
-  for (const fold of view?.folds ?? []) {
+  // A range job is not tied to the state it was queued on: it stays.
+  for (const fold of (view?.folds ?? []).filter((f) => f.metadata.job !== "range")) {
     const out = await deps.store.discardFold(key, fold.id, reason, deps.clock.now().toISOString());
     if (out.ok) {
       discarded++;
@@ -280,12 +286,14 @@ async function commitPrepared(
 }
 
 export interface QueueRequest {
-  mode: Exclude<CompactionModeName, "NONE">;
-  job: "prepare" | "manual";
-  contextWindow: number;
-  tokensBefore: number;
+  mode: Exclude<CompactionModeName, "NONE"> | "RANGE";
+  job: "prepare" | "manual" | "range";
+  contextWindow?: number;
+  tokensBefore?: number;
   forced?: boolean;
   instructions?: string | undefined;
+  /** A range job: the range and the accepted offer it comes from. */
+  range?: RangeRequest & { inboxItemId: string };
 }
 
 /** Stores a QUEUED fold for the state of `view` and asks the worker for it. */
@@ -306,25 +314,60 @@ export async function queueFold(deps: ServiceDeps, key: ProcessKey, view: Active
       job: q.job,
       queuedAt: at.toISOString(),
       expiresAt: new Date(at.getTime() + deps.compaction.preparedTtlMs).toISOString(),
-      contextWindow: q.contextWindow,
-      tokensBefore: q.tokensBefore,
+      ...(q.contextWindow !== undefined ? { contextWindow: q.contextWindow } : {}),
+      ...(q.tokensBefore !== undefined ? { tokensBefore: q.tokensBefore } : {}),
       queuedAtVersion: view.state.version,
       ...(q.forced ? { forced: true } : {}),
       ...(q.instructions ? { instructions: q.instructions } : {}),
+      ...(q.range
+        ? { topicLabel: q.range.topicLabel, rangeFromAt: q.range.from, rangeToAt: q.range.to, inboxItemId: q.range.inboxItemId }
+        : {}),
     },
     createdAt: at.toISOString(),
     supersededAt: null,
     tokens: 0,
   };
   await deps.store.storeFold(key, fold, "new");
-  // A lost request is not lost work: the fold stays QUEUED and a later turn queues it again
-  // once queueTimeoutMs has passed.
-  await publishSafely(deps, {
+  await requestFold(deps, key, fold);
+  return fold;
+}
+
+/**
+ * Asks the worker for a queued fold. For a turn's or a manual job a lost request is not lost
+ * work: the fold stays QUEUED and a later turn queues it again once queueTimeoutMs has passed. A
+ * range job has no turn behind it, so its request must go out: a failure throws, and the
+ * InboxItemAnswered delivery that queued it is retried (and asks again for the same row).
+ */
+async function requestFold(deps: ServiceDeps, key: ProcessKey, fold: Memory) {
+  const event = {
     source: MEMORY_SOURCE,
     detailType: COMPACTION_REQUESTED,
-    detail: { tenantId: key.tenantId, processId: key.processId, foldId: fold.id, mode: q.mode, job: q.job },
-  });
-  return fold;
+    detail: { tenantId: key.tenantId, processId: key.processId, foldId: fold.id, mode: fold.metadata.preparedFor, job: fold.metadata.job },
+  };
+  if (fold.metadata.job === "range") await deps.events.publish(event);
+  else await publishSafely(deps, event);
+}
+
+/**
+ * An accepted offer's range compaction, queued for the worker (docs/compaction.md, "Range
+ * compaction"). Safe to repeat: a delivery that finds the range already folded queues nothing,
+ * and one that finds the job still queued asks the worker for that row again.
+ */
+export async function queueRangeJob(
+  deps: ServiceDeps,
+  key: ProcessKey,
+  range: RangeRequest & { inboxItemId: string },
+): Promise<RangeResult> {
+  const view = await settledView(deps, key);
+  const none = { compactedMessages: 0, markerMessageId: null };
+  const queued = view.folds.find((f) => f.status === "QUEUED" && f.metadata.job === "range" && f.metadata.inboxItemId === range.inboxItemId);
+  if (queued) {
+    await requestFold(deps, key, queued);
+    return { ...none, memoryId: queued.id, reason: "compaction_queued" };
+  }
+  if (selectRange(view.messages, range).length === 0) return { ...none, memoryId: null, reason: "nothing_in_range" };
+  const fold = await queueFold(deps, key, view, { mode: "RANGE", job: "range", range });
+  return { ...none, memoryId: fold.id, reason: "compaction_queued" };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -333,16 +376,16 @@ export async function queueFold(deps: ServiceDeps, key: ProcessKey, view: Active
 export const CompactionRequestedDetail = z.object({ tenantId: Id, processId: Id, foldId: z.string().min(1).max(64) });
 
 export type WorkerOutcome =
-  | { done: "prepared" | "committed" | "failed"; foldId: string }
+  | { done: "prepared" | "committed" | "failed"; foldId: string; compactedMessages?: number }
   | { skipped: string; foldId?: string };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Runs one queued fold. Safe to deliver twice or late: only a fold still QUEUED, on the state it
- * was queued for, is worked on; the lease keeps one job per process at a time; each result is a
- * conditional write on the fold's status. Throws (so the delivery is retried) only while another
- * holder keeps the lease.
+ * Runs one queued fold. Safe to deliver twice or late: only a fold still QUEUED (a prepare or
+ * manual job only on the state it was queued for) is worked on; the lease keeps one job per process at a time; each result is a
+ * conditional write on the fold's status. Throws (so the delivery is retried) while another
+ * holder keeps the lease, and when a range job's summary failed.
  */
 export async function handleCompactionRequested(deps: ServiceDeps, raw: unknown): Promise<WorkerOutcome> {
   const parsed = CompactionRequestedDetail.safeParse(raw);
@@ -360,18 +403,23 @@ export async function handleCompactionRequested(deps: ServiceDeps, raw: unknown)
       await discard(deps, key, fold, "expired", "expired");
       return { skipped: "expired", foldId };
     }
-    const view = await settledView(deps, key);
-    if (view.state.version !== fold.metadata.queuedAtVersion) {
-      await discard(deps, key, fold, "stale: a compaction committed since it was queued", "discarded");
-      return { skipped: "stale", foldId };
-    }
-    const outcome = fold.metadata.job === "manual" ? await runManual(deps, key, view, fold) : await prepare(deps, key, view, fold);
+    const outcome = fold.metadata.job === "range" ? await runRange(deps, key, fold) : await runForState(deps, key, fold);
     if (outcome !== "leased") return outcome;
     if (Date.now() >= deadline) {
       throw conflict("compaction.retry_later", `process '${processId}' is being compacted; deliver fold '${foldId}' again`);
     }
     await sleep(250);
   }
+}
+
+/** A prepare or manual job, which only runs on the state it was queued for (a range job runs on any). */
+async function runForState(deps: ServiceDeps, key: ProcessKey, fold: Memory): Promise<WorkerOutcome | "leased"> {
+  const view = await settledView(deps, key);
+  if (view.state.version !== fold.metadata.queuedAtVersion) {
+    await discard(deps, key, fold, "stale: a compaction committed since it was queued", "discarded");
+    return { skipped: "stale", foldId: fold.id };
+  }
+  return fold.metadata.job === "manual" ? runManual(deps, key, view, fold) : prepare(deps, key, view, fold);
 }
 
 /** A queued manual compaction: the fold is summarized and committed here, as the queued row's id. */
@@ -393,6 +441,27 @@ async function runManual(deps: ServiceDeps, key: ProcessKey, view: ActiveView, f
   await discard(deps, key, fold, result.reason ?? "nothing to fold", "discarded");
   return { done: "failed", foldId: fold.id };
 }
+
+/**
+ * A range job: the accepted offer's range folded and committed here, as the queued row's id (so
+ * it commits once). A range already folded ends the job; backing off waits for the lease; a
+ * failed summary fails the delivery and leaves the row QUEUED, so the retry folds it.
+ */
+async function runRange(deps: ServiceDeps, key: ProcessKey, fold: Memory): Promise<WorkerOutcome | "leased"> {
+  const m = fold.metadata;
+  const range = { from: m.rangeFromAt ?? "", to: m.rangeToAt ?? "", topicLabel: m.topicLabel ?? "" };
+  const result = await compactRange(deps, key, range, { queuedFoldId: fold.id });
+  if (result.compactedMessages > 0) return { done: "committed", foldId: fold.id, compactedMessages: result.compactedMessages };
+  if (result.reason === "nothing_in_range") {
+    await discard(deps, key, fold, "nothing_in_range", "discarded");
+    return { skipped: "nothing_in_range", foldId: fold.id };
+  }
+  if (result.reason && BACK_OFF.has(result.reason)) return "leased";
+  throw conflict("compaction.retry_later", `range job '${fold.id}' did not run (${result.reason}); deliver again`, { reason: result.reason });
+}
+
+/** Refusals that only mean "someone else is compacting this process right now". */
+const BACK_OFF = new Set(["compaction_in_progress", "concurrent_compaction", "commit_conflict"]);
 
 /** A prepare job: summarize what the fold's mode selects now, store it PREPARED (never replayed). */
 async function prepare(deps: ServiceDeps, key: ProcessKey, read: ActiveView, fold: Memory): Promise<WorkerOutcome | "leased"> {

@@ -180,7 +180,12 @@ export function tokensToReachTarget(tunables: Tunables, contextWindow: number, o
  * group that reaches outside the range), chains the prior summary, and inserts a SYSTEM marker
  * tagged `RECOMPACTION:<topicLabel>` ordered right after the range's last message.
  */
-export async function compactRange(deps: ServiceDeps, key: ProcessKey, range: RangeRequest): Promise<RangeResult> {
+export async function compactRange(
+  deps: ServiceDeps,
+  key: ProcessKey,
+  range: RangeRequest,
+  options: Pick<FoldOptions, "queuedFoldId"> = {},
+): Promise<RangeResult> {
   if (Date.parse(range.from) > Date.parse(range.to)) {
     throw invalid("range.invalid", "from must not be after to", { fields: ["body.from"] });
   }
@@ -211,6 +216,7 @@ export async function compactRange(deps: ServiceDeps, key: ProcessKey, range: Ra
     tokensBefore,
     metadata: { recompaction: true, topicLabel: range.topicLabel, rangeFromAt: range.from, rangeToAt: range.to, markerMessageId: marker.id },
     marker: { ...marker, tokens: messageTokens(marker) },
+    ...(options.queuedFoldId ? { memoryId: options.queuedFoldId, fromFold: "QUEUED" as const, producedBy: "worker" as const } : {}),
   });
   if (!outcome.ok) {
     return { memoryId: outcome.memoryId ?? null, compactedMessages: 0, markerMessageId: null, reason: outcome.reason };

@@ -8,7 +8,8 @@ import { conflict, notFound } from "../domain/errors.js";
 import type { InboxItem, InboxStatus, Message } from "../domain/model.js";
 import { Id, TopicLabel } from "../domain/fields.js";
 import type { CoreDeps, ServiceDeps } from "./deps.js";
-import { compactRange, publishSafely, MEMORY_SOURCE, type RangeResult } from "./compaction.js";
+import { queueRangeJob } from "./background.js";
+import { publishSafely, MEMORY_SOURCE, type RangeResult } from "./compaction.js";
 
 export const PLAN_SOURCE = "vancetope.plan";
 export const INBOX_SOURCE = "vancetope.inbox";
@@ -118,8 +119,9 @@ export async function answerInboxItem(deps: ServiceDeps, tenantId: string, itemI
 }
 
 /**
- * Runs the range compaction of an accepted offer. Safe to repeat: a second run finds the range
- * already folded (markers never fold) and does nothing.
+ * Queues the range compaction of an accepted offer for the worker and answers at once
+ * (`reason: "compaction_queued"`). Safe to repeat: a delivery that finds the range already folded
+ * (markers never fold) answers `nothing_in_range`, one that finds the job queued asks again.
  */
 export async function handleInboxAnswered(deps: ServiceDeps, raw: unknown): Promise<RangeResult | null> {
   const parsed = InboxAnsweredDetail.safeParse(raw);
@@ -137,14 +139,7 @@ export async function handleInboxAnswered(deps: ServiceDeps, raw: unknown): Prom
   }
   // The stored status decides, not the event: a forged or stale `accepted` changes nothing.
   if (!item || item.status !== "ACCEPTED" || !item.tags.includes(OFFER_TAG)) return null;
-  const result = await compactRange(deps, { tenantId, processId: item.processId }, item.payload);
-  // Backing off (another compaction holds the lease or committed first) or a failed summary must
-  // not acknowledge the event: the accepted offer would be lost. Failing the delivery makes
-  // EventBridge/Lambda deliver it again; a later run finds the range folded or folds it.
-  if (result.compactedMessages === 0 && result.reason !== undefined && result.reason !== "nothing_in_range") {
-    throw conflict("compaction.retry_later", `range compaction of accepted offer '${itemId}' did not run (${result.reason}); deliver again`, {
-      reason: result.reason,
-    });
-  }
-  return result;
+  // The fold itself runs in the compaction worker, which retries it until it is folded (or finds
+  // the range folded already); this delivery only queues it.
+  return queueRangeJob(deps, { tenantId, processId: item.processId }, { ...item.payload, inboxItemId: item.id });
 }

@@ -348,11 +348,14 @@ describe("functions: runtime, sizes, settings, logs", () => {
   it("lets the compaction routes invoke the worker: they know its name, and only turns queue folds", () => {
     const { template, id } = functionsOf(prod).summarizingRoutes;
     expect(props(template, id).Environment.Variables.COMPACTION_WORKER_FUNCTION).toBeDefined();
-    for (const name of ["plainRoutes", "planCompleted", "inboxAnswered", "compactionWorker", "authorizer"] as const) {
+    for (const name of ["plainRoutes", "planCompleted", "compactionWorker", "authorizer"] as const) {
       const f = functionsOf(prod)[name];
       expect(props(f.template, f.id).Environment?.Variables?.COMPACTION_WORKER_FUNCTION).toBeUndefined();
       expect(grantsOf(f.template, f.id).filter((g) => g.action.startsWith("lambda:"))).toEqual([]);
     }
+    // An accepted offer's range job is queued by the InboxItemAnswered function.
+    const inbox = functionsOf(prod).inboxAnswered;
+    expect(props(inbox.template, inbox.id).Environment.Variables.COMPACTION_WORKER_FUNCTION).toBeDefined();
   });
 
   it("dev stages drop function logs with the stage", () => {
@@ -416,7 +419,8 @@ describe("IAM: each function gets only what it uses", () => {
     plainRoutes: [...items, "dynamodb:Query index:lsi1", "dynamodb:Query index:gsi1", "dynamodb:Query index:gsi2", "events:PutEvents bus"],
     summarizingRoutes: [...items, "dynamodb:Query index:lsi1", "events:PutEvents bus", ...secrets, "lambda:InvokeFunction worker"],
     planCompleted: [...items, "events:PutEvents bus", ...dlq],
-    inboxAnswered: [...items, "dynamodb:Query index:lsi1", "events:PutEvents bus", ...secrets, ...dlq],
+    // It queues the accepted range for the worker: no LLM secrets, the worker's invoke instead.
+    inboxAnswered: [...items, "dynamodb:Query index:lsi1", "events:PutEvents bus", "lambda:InvokeFunction worker", ...dlq],
     compactionWorker: [...items, "dynamodb:Query index:lsi1", "events:PutEvents bus", ...secrets, ...dlq],
   };
 

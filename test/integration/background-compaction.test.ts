@@ -9,8 +9,8 @@ import { createMemoryLog } from "../support/memory-log.js";
 import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import type { Message, Role } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
-import { COMPACTION_REQUESTED, compactManually, discardPreparedFolds, handleCompactionRequested } from "../../core/services/background.js";
-import { compactIfNeeded, MEMORY_SOURCE } from "../../core/services/compaction.js";
+import { COMPACTION_REQUESTED, compactManually, discardPreparedFolds, handleCompactionRequested, queueRangeJob } from "../../core/services/background.js";
+import { compactIfNeeded, MEMORY_SOURCE, selectRange, settledView } from "../../core/services/compaction.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { listMemories } from "../../core/services/memories.js";
 import { appendMessage, setMessageStrength } from "../../core/services/messages.js";
@@ -339,5 +339,68 @@ describe("manual compaction within a budget", () => {
     expect(fake.calls.at(-1)!.instructions).toContain("Keep aisle numbers.");
     expect(metrics.runs).toHaveLength(1);
     expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
+  });
+});
+
+describe("range jobs (accepted offers) in the worker", () => {
+  it("queues the range for the worker and answers at once; the worker folds it once, as the queued row", async () => {
+    const { deps, fake, bus } = harness({ worker: false });
+    const { key, messages } = await seeded(deps, 20);
+    const range = { from: messages[3]!.createdAt, to: messages[9]!.createdAt, topicLabel: "aisles", inboxItemId: "inb_aisles" };
+    const calls = fake.calls.length;
+    const queued = await queueRangeJob(deps, key, range);
+    expect(queued).toMatchObject({ compactedMessages: 0, reason: "compaction_queued" });
+    expect(fake.calls.length).toBe(calls); // nothing summarized in the handler
+    // A duplicate delivery asks for the same row again instead of queuing a second one.
+    expect(await queueRangeJob(deps, key, range)).toMatchObject({ memoryId: queued.memoryId, reason: "compaction_queued" });
+    expect((await foldsOf(key)).map((f) => f.id)).toEqual([queued.memoryId]);
+    const requests = bus.published().filter((e) => e.detailType === COMPACTION_REQUESTED);
+    expect(requests.map((e) => e.detail)).toEqual([0, 1].map(() => expect.objectContaining({ foldId: queued.memoryId, job: "range", mode: "RANGE" })));
+
+    // Two deliveries at once: one folds, the other finds the fold done.
+    const outcomes = await Promise.all(requests.map((e) => handleCompactionRequested(deps, e.detail)));
+    expect(outcomes.filter((o) => "done" in o && o.done === "committed")).toHaveLength(1);
+    const ok = (await store.listMemories(key)).filter((m) => m.status === "OK");
+    expect(ok.map((m) => m.id)).toEqual([queued.memoryId]);
+    expect(ok[0]!.metadata).toMatchObject({ recompaction: true, topicLabel: "aisles", producedBy: "worker", mode: "RANGE" });
+    expect(await queueRangeJob(deps, key, range)).toMatchObject({ memoryId: null, reason: "nothing_in_range" });
+    expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
+  });
+
+  it("a range job racing a prepared fold's commit and a manual compaction: every fold once, the range folded, the chain unforked", async () => {
+    const { deps, bus } = harness({ worker: false });
+    const { key, messages } = await seeded(deps, 40);
+    // A prepared HARD fold waits for its threshold.
+    await runTurn(deps, key, turn(7_200, "Which aisle first?"));
+    const [prepareJob] = bus.published().filter((e) => e.detailType === COMPACTION_REQUESTED);
+    expect(await handleCompactionRequested(deps, prepareJob!.detail)).toMatchObject({ done: "prepared" });
+    const range = { from: messages[10]!.createdAt, to: messages[25]!.createdAt, topicLabel: "labels", inboxItemId: "inb_labels" };
+    const inRange = new Set(selectRange((await settledView(deps, key)).messages, range).map((m) => m.id));
+    expect(inRange.size).toBeGreaterThan(0);
+    const queued = await queueRangeJob(deps, key, range);
+    const rangeRequest = bus.published().find((e) => e.detail.foldId === queued.memoryId)!;
+
+    // All at once: a turn at HARD commits the prepared fold, a manual compaction, and the range job twice.
+    const [hardTurn, manual, ...worker] = await Promise.all([
+      runTurn(deps, key, turn(8_700)),
+      compactManually(deps, key, { model: { contextWindow: WINDOW }, force: "HARD" }),
+      handleCompactionRequested(deps, rangeRequest.detail),
+      handleCompactionRequested(deps, rangeRequest.detail),
+    ]);
+    expect(worker.filter((o) => "done" in o && o.done === "committed").length).toBeLessThanOrEqual(1);
+    expect(manual.status).toBe(200);
+    void hardTurn;
+
+    const memories = await store.listMemories(key);
+    const job = memories.find((m) => m.id === queued.memoryId)!;
+    // The range job ended: folded as its own row, or nothing was left for it to fold.
+    expect(["OK", "DISCARDED"]).toContain(job.status);
+    if (job.status === "DISCARDED") expect(job.metadata.discardReason).toBe("nothing_in_range");
+    expect(memories.filter((m) => m.metadata.recompaction && m.status === "OK").length).toBe(job.status === "OK" ? 1 : 0);
+    // Whoever came first, every foldable message of the range is archived now.
+    const all = await store.listMessages(key, { limit: 1000 });
+    for (const m of all.items.filter((x) => inRange.has(x.id))) expect(m.archivedInMemoryId, m.id).not.toBeNull();
+    await runTurn(deps, key, turn(3_000)); // settles what the race left (stale folds)
+    expect(await checkInvariants(store, key, { appendedIds: messages.map((m) => m.id), settled: true, noLease: true })).toEqual([]);
   });
 });

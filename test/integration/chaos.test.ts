@@ -10,7 +10,9 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { silentLog } from "../../core/adapters/log.js";
 import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
+import type { DomainEvent } from "../../core/ports/events.js";
 import type { Store } from "../../core/ports/store.js";
+import { COMPACTION_REQUESTED, handleCompactionRequested } from "../../core/services/background.js";
 import { answerInboxItem, handleInboxAnswered, handlePlanCompleted } from "../../core/services/inbox.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
@@ -86,6 +88,8 @@ describe("a short seeded chaos run", () => {
     // Turns committed prepared folds without a model call, and stale ones were discarded.
     expect(report.compactions.preparedUsed).toBeGreaterThan(0);
     expect(report.compactions.folds.DISCARDED ?? 0).toBeGreaterThan(0);
+    // Accepted offers were folded by the worker, among those prepared folds and manual compactions.
+    expect(report.offers.rangeCompacted, lines.join("\n")).toBeGreaterThan(0);
   }, 150_000);
 
   it("npm run chaos prints the documented last line and exits 0", async () => {
@@ -126,10 +130,11 @@ describe("the harness catches a broken store", () => {
 describe("regressions the harness found", () => {
   it("an accepted offer whose range compaction backs off fails the delivery (to be redelivered) instead of being lost", async () => {
     const { store } = await freshTable("regress");
+    const published: DomainEvent[] = [];
     const deps = createDeps({
-      env: { COMPACTION_LEASE_MS: "200" },
+      env: { COMPACTION_LEASE_MS: "200", COMPACTION_LEASE_WAIT_MS: "0" },
       store,
-      events: { publish: async () => {} },
+      events: { publish: async (e) => void published.push(e) },
       metrics: createRecordingMetrics(),
       log: silentLog,
       summarizerFactory: async () => createChaosSummarizer({ steps: [], leaseMs: 200 }),
@@ -153,18 +158,25 @@ describe("regressions the harness found", () => {
     const { item } = await handlePlanCompleted(deps, { tenantId: key.tenantId, processId: key.processId, planId: "p1", topicLabel: "export", completedAt });
     await answerInboxItem(deps, key.tenantId, item!.id, true);
 
-    // Another compaction holds the lease (a crashed container's, until it expires).
+    const detail = { tenantId: key.tenantId, itemId: item!.id, accepted: true };
+    // The answer's handler queues the range job for the worker and answers at once.
+    const queued = await handleInboxAnswered(deps, detail);
+    expect(queued).toMatchObject({ compactedMessages: 0, reason: "compaction_queued" });
+    const requested = published.filter((e) => e.detailType === COMPACTION_REQUESTED).map((e) => e.detail);
+    expect(requested).toEqual([expect.objectContaining({ foldId: queued!.memoryId, job: "range" })]);
+
+    // Another compaction holds the lease (long enough that no machine is slow enough to outlast it).
     const state = (await store.getProcess(key))!;
     const now = new Date();
-    expect(await store.acquireLease(key, { owner: "other", now: now.toISOString(), until: new Date(now.getTime() + 200).toISOString(), expectedVersion: state.version })).toEqual({ ok: true });
-    const detail = { tenantId: key.tenantId, itemId: item!.id, accepted: true };
-    await expect(handleInboxAnswered(deps, detail)).rejects.toMatchObject({ code: "compaction.retry_later" });
+    expect(await store.acquireLease(key, { owner: "other", now: now.toISOString(), until: new Date(now.getTime() + 60_000).toISOString(), expectedVersion: state.version })).toEqual({ ok: true });
+    await expect(handleCompactionRequested(deps, requested[0])).rejects.toMatchObject({ code: "compaction.retry_later" });
 
-    // The redelivery, once the lease expired, folds the range.
-    await new Promise((r) => setTimeout(r, 250));
-    const result = await handleInboxAnswered(deps, detail);
+    // The redelivery, once the other holder let go, folds the range.
+    await store.releaseLease(key, "other");
+    const result = await handleCompactionRequested(deps, requested[0]);
     expect(result).toMatchObject({ compactedMessages: 3 });
     // A duplicate delivery afterwards is acknowledged: there is nothing left in the range.
     expect(await handleInboxAnswered(deps, detail)).toMatchObject({ compactedMessages: 0, reason: "nothing_in_range" });
+    expect(await handleCompactionRequested(deps, requested[0])).toMatchObject({ skipped: "fold is OK" });
   });
 });

@@ -658,10 +658,9 @@ async function executePlan(plan: ChaosPlan, inner: Store, options: ChaosOptions,
         if (r.ok) {
           event.delivered++;
           const out = r.value;
-          const outcome = out === null ? "skipped" : out.compactedMessages > 0 ? "compacted" : (out.reason ?? "no_reason");
-          if (out?.memoryId) e.memories.add(out.memoryId);
-          if (outcome === "compacted") stats.offers.rangeCompacted++;
-          record?.outcomes.push(outcome);
+          // The range itself is folded by the worker: its job's outcome is the offer's.
+          if (out?.reason === "compaction_queued" && out.memoryId && record) rangeJobs.set(out.memoryId, record);
+          else settleOffer(record, out === null ? "skipped" : (out.reason ?? "no_reason"));
           return;
         }
         if (!(r.error instanceof InjectedFault) && !isRetryable(r.error)) {
@@ -673,6 +672,13 @@ async function executePlan(plan: ChaosPlan, inner: Store, options: ChaosOptions,
     if (op?.concurrentDeliveries) await Promise.all(Array.from({ length: copies }, (_, i) => one(i)));
     else for (let i = 0; i < copies; i++) await one(i);
   }
+
+  /** Queued range jobs (fold ids) and the accepted offer each one folds. */
+  const rangeJobs = new Map<string, OfferRecord>();
+  const settleOffer = (record: OfferRecord | undefined, outcome: string) => {
+    if (outcome === "compacted") stats.offers.rangeCompacted++;
+    record?.outcomes.push(outcome);
+  };
 
   let workerDeliveries = 0;
   /** Worker crashes that happened; the next one crashes before the store if even, after if odd. */
@@ -688,7 +694,8 @@ async function executePlan(plan: ChaosPlan, inner: Store, options: ChaosOptions,
     if (copies > 1) count("duplicate-delivery", copies - 1);
     const one = async (copy: number) => {
       for (let n = 1; n <= 3; n++) {
-        const k = ++workerDeliveries;
+        // A range job stores no prepared summary: the crash schedule counts the other jobs only.
+        const k = event.detail.job === "range" ? 1 : ++workerDeliveries;
         const crash: OpFaults | null =
           copy === 0 && n === 1 && k % 3 === 0
             ? { fault: { method: "storeFold", when: workerCrashes % 2 ? "after" : "before", nth: 1, crash: true }, summarizer: [] }
@@ -701,6 +708,11 @@ async function executePlan(plan: ChaosPlan, inner: Store, options: ChaosOptions,
           const out = r.value;
           const outcome = "done" in out ? out.done : "skipped";
           stats.worker[outcome] = (stats.worker[outcome] ?? 0) + 1;
+          const offer = out.foldId ? rangeJobs.get(out.foldId) : undefined;
+          if (offer && "done" in out && out.done === "committed") {
+            e.memories.add(out.foldId);
+            settleOffer(offer, "compacted");
+          } else if (offer && "skipped" in out && out.skipped === "nothing_in_range") settleOffer(offer, "nothing_in_range");
           return;
         }
         if (!(r.error instanceof InjectedFault) && !isRetryable(r.error)) {
@@ -718,12 +730,15 @@ async function executePlan(plan: ChaosPlan, inner: Store, options: ChaosOptions,
     const mine = events
       .filter((ev) => ev.detailType === COMPACTION_REQUESTED && ev.delivered === 0 && sameProcess(ev, e))
       .reverse();
-    for (const event of mine) await deliverFold(e, event, op, op?.deliveries ?? 1);
+    // Range jobs after the others: a range committed first would leave every older prepare job
+    // stale, so the worker would never reach its prepared summary (where the crashes are planned).
+    const ordered = [...mine.filter((ev) => ev.detail.job !== "range"), ...mine.filter((ev) => ev.detail.job === "range")];
+    for (const event of ordered) await deliverFold(e, event, op, op?.deliveries ?? 1);
   }
 
   const sameProcess = (ev: PublishedEvent, e: Engine) => detailOf(ev).tenantId === e.key.tenantId && detailOf(ev).processId === e.key.processId;
 
-  /** Delivers every InboxItemAnswered of the engine's process that no handler acknowledged yet. */
+  /** Delivers every InboxItemAnswered of the engine's process that no handler acknowledged yet, then the range jobs they queued. */
   async function deliverPending(e: Engine, op: OpPlan | null = null) {
     if (options.execution === "background") await deliverFolds(e, op);
     const mine = events.filter((ev) => {
@@ -737,6 +752,9 @@ async function executePlan(plan: ChaosPlan, inner: Store, options: ChaosOptions,
       );
     });
     for (const event of mine) await deliverAnswer(e, event, op);
+    // Range jobs run in the worker in both modes; in the background mode they also meet the
+    // prepared folds and manual compactions of later ops, delivered late.
+    if (mine.length > 0 && options.execution !== "background") await deliverFolds(e, op);
   }
 
   async function runOp(e: Engine, op: OpPlan) {
@@ -823,6 +841,8 @@ async function executePlan(plan: ChaosPlan, inner: Store, options: ChaosOptions,
   await sleep(leaseMs + 50);
   for (const e of engines) await deliverPending(e);
   if (options.execution === "background") {
+    // The range jobs the last answers queued.
+    for (const e of engines) await deliverFolds(e);
     // Late duplicates of every request the worker already handled change nothing.
     for (const e of engines) {
       for (const ev of events.filter((x) => x.detailType === COMPACTION_REQUESTED && sameProcess(x, e))) {
