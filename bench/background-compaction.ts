@@ -12,7 +12,7 @@ import { estimateTokens } from "../core/domain/tokens.js";
 import { DEFAULT_TUNABLES } from "../core/domain/tunables.js";
 import type { DomainEvent } from "../core/ports/events.js";
 import type { Summarizer } from "../core/ports/summarizer.js";
-import { handleCompactionRequested } from "../core/services/background.js";
+import { handleCompactionRequested } from "../core/services/worker.js";
 import { compactIfNeeded } from "../core/services/compaction.js";
 import type { ServiceDeps } from "../core/services/deps.js";
 import { appendMessage } from "../core/services/messages.js";

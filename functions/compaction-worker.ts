@@ -3,7 +3,7 @@
  * turn's critical path"). A failed delivery (another holder keeps the lease) throws, so Lambda's
  * asynchronous retries deliver it again; what still fails ends in the stage's dead-letter queue.
  */
-import { handleCompactionRequested } from "../core/services/background.js";
+import { handleCompactionRequested } from "../core/services/worker.js";
 import { createSummarizingDeps } from "../core/composition/summarizing-deps.js";
 
 const deps = createSummarizingDeps();

@@ -12,9 +12,9 @@ import { readLocalEnv, readTableEnv, serviceNameOf } from "../core/composition/e
 import { createRecordingMetrics } from "../core/adapters/metrics/emf-metrics.js";
 import type { Log } from "../core/ports/logger.js";
 import type { ServiceDeps } from "../core/services/deps.js";
-import { handleInboxAnswered, handlePlanCompleted, INBOX_SOURCE, PLAN_SOURCE } from "../core/services/inbox.js";
-import { COMPACTION_REQUESTED, handleCompactionRequested } from "../core/services/background.js";
-import { MEMORY_SOURCE } from "../core/services/compaction.js";
+import { handleInboxAnswered, handlePlanCompleted } from "../core/services/inbox.js";
+import { EVENTS } from "../core/domain/events.js";
+import { handleCompactionRequested } from "../core/services/worker.js";
 import { createHttpApp } from "../core/adapters/http/app.js";
 import { createApiKeyStore } from "../core/adapters/dynamodb/api-keys.js";
 import { bearerKey, DEFAULT_LOCAL_KEYS, firstOf, parseApiKeys, staticKeyResolver } from "../core/adapters/http/auth.js";
@@ -79,10 +79,10 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     });
     const app = createHttpApp({ deps, resolveTenant, groups: allRouteGroups });
     // The same handlers the EventBridge rules reach in AWS.
-    bus.subscribe({ source: PLAN_SOURCE, detailType: "PlanCompleted" }, async (e) => void (await handlePlanCompleted(deps, e.detail)));
-    bus.subscribe({ source: INBOX_SOURCE, detailType: "InboxItemAnswered" }, async (e) => void (await handleInboxAnswered(deps, e.detail)));
+    bus.subscribe(EVENTS.PlanCompleted, async (e) => void (await handlePlanCompleted(deps, e.detail)));
+    bus.subscribe(EVENTS.InboxItemAnswered, async (e) => void (await handleInboxAnswered(deps, e.detail)));
     // The compaction worker, in process: the bus delivers at least once, like the EventBridge rule.
-    bus.subscribe({ source: MEMORY_SOURCE, detailType: COMPACTION_REQUESTED }, async (e) => void (await handleCompactionRequested(deps, e.detail)));
+    bus.subscribe(EVENTS.CompactionRequested, async (e) => void (await handleCompactionRequested(deps, e.detail)));
     localRoutes(app, { deps, bus, apiKeys });
     inspectorRoutes(app);
     const host = options.host ?? "127.0.0.1";

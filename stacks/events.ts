@@ -12,14 +12,15 @@ import { SqsDestination } from "aws-cdk-lib/aws-lambda-destinations";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import { use, type StackContext } from "sst/constructs";
 import { stageConfigOf } from "./config.js";
-import { EVENT_SOURCES, HANDLERS } from "./handlers.js";
+import { EVENTS } from "../core/domain/events.js";
+import { HANDLERS } from "./handlers.js";
 import { serviceFunction } from "./service-function.js";
 import { Storage } from "./storage.js";
 
-/** The incoming events and the function each one reaches. */
+/** The incoming events (from the catalogue, core/domain/events.ts) and the function each one reaches. */
 export const EVENT_RULES = {
-  PlanCompleted: { source: EVENT_SOURCES.plan, handler: "planCompleted" },
-  InboxItemAnswered: { source: EVENT_SOURCES.inbox, handler: "inboxAnswered" },
+  PlanCompleted: { source: EVENTS.PlanCompleted.source, handler: "planCompleted" },
+  InboxItemAnswered: { source: EVENTS.InboxItemAnswered.source, handler: "inboxAnswered" },
 } as const;
 
 /** EventBridge's own retries of a failed delivery to Lambda (throttling, service errors). */

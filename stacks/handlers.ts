@@ -5,14 +5,10 @@
  * tests check the templates and bundles against it.
  */
 import type { tableIndexes } from "../core/adapters/dynamodb/table.js";
+import { EVENT_SOURCES, type EventSource } from "../core/domain/events.js";
 
-export const EVENT_SOURCES = {
-  plan: "vancetope.plan",
-  inbox: "vancetope.inbox",
-  memory: "vancetope.memory",
-} as const;
-
-export type EventSource = (typeof EVENT_SOURCES)[keyof typeof EVENT_SOURCES];
+// The sources come from the event catalogue (core/domain/events.ts), like the rules' patterns.
+export { EVENT_SOURCES, type EventSource };
 
 export interface HandlerSpec {
   /** Entry file, relative to the repository root; it exports `handler`. */

@@ -15,7 +15,7 @@ import type { Store } from "../ports/store.js";
 import type { Summarizer } from "../ports/summarizer.js";
 import type { ServiceDeps } from "../services/deps.js";
 import { createTunablesResolver } from "../services/tunables.js";
-import { DEFAULT_COMPACTION_SETTINGS } from "../services/background.js";
+import { DEFAULT_COMPACTION_SETTINGS } from "../services/compaction-settings.js";
 import { createHistorySearch } from "../services/history-search.js";
 import { readServiceEnv } from "./env.js";
 

@@ -7,7 +7,7 @@
  */
 import { SERVICE_NAME } from "../domain/service.js";
 import { tunablesFromEnv, type Tunables } from "../domain/tunables.js";
-import type { CompactionSettings } from "../services/background.js";
+import type { CompactionSettings } from "../services/compaction-settings.js";
 
 export type Env = Readonly<Record<string, string | undefined>>;
 

@@ -4,6 +4,8 @@
  * `contextWindow`. Unknown models get `undefined`: guessing a window would be worse than asking.
  */
 
+import { invalid } from "./errors.js";
+
 /**
  * Model-name prefixes and their windows. The longest matching prefix wins, and a prefix only
  * matches at a name boundary, so `gpt-4` does not claim `gpt-4o` and `o1` does not claim `o1x`.
@@ -75,3 +77,25 @@ function normaliseModelName(model: string): string {
  * purpose: too small costs a few extra compactions, too large makes servers truncate silently.
  */
 export const UNKNOWN_MODEL_CONTEXT_WINDOW = 8_192;
+
+/** The chat model a caller names: a known `name`, or its `contextWindow` (which wins). */
+export interface ModelRef {
+  provider?: string;
+  name?: string;
+  contextWindow?: number;
+}
+
+/** The caller's context window: `contextWindow`, else the window of a known `name`; a 400 otherwise. */
+export function resolveContextWindow(model: ModelRef): number {
+  const window = model.contextWindow ?? (model.name ? contextWindowFor(model.name) : undefined);
+  if (!window) {
+    throw invalid(
+      "model.context_window_required",
+      model.name
+        ? `model '${model.name}' is not known to the service: send model.contextWindow`
+        : "send model.name of a known model or model.contextWindow",
+      { fields: ["body.model.contextWindow"] },
+    );
+  }
+  return window;
+}

@@ -4,7 +4,7 @@
  * whose result never arrived gets a placeholder result, so every call in the replay is answered.
  * Pure: the stored messages are never changed by this.
  */
-import type { ClearedResult, Message, ToolCall } from "./model.js";
+import type { ClearedResult, Memory, Message, ToolCall } from "./model.js";
 import { messageTokens } from "./tokens.js";
 
 /**
@@ -89,4 +89,15 @@ export function replayMessages(messages: readonly Message[]): Message[] {
     });
   });
   return out;
+}
+
+/** The newest active OK summary: the one the replay shows (two only briefly, after a race). */
+export function newestSummary(view: { summaries: readonly Memory[] }): Memory | null {
+  const ok = view.summaries.filter((s) => s.status === "OK");
+  return ok.length ? ok.reduce((a, b) => (b.id > a.id ? b : a)) : null;
+}
+
+/** Tokens the replay costs: the newest summary plus every active message (estimated at append). */
+export function replayTokens(view: { summaries: readonly Memory[]; messages: readonly Pick<Message, "tokens">[] }): number {
+  return (newestSummary(view)?.tokens ?? 0) + view.messages.reduce((n, m) => n + m.tokens, 0);
 }

@@ -6,7 +6,9 @@
 import { planClearing } from "../domain/clearing.js";
 import type { Tunables } from "../domain/tunables.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
-import { publishSafely, replayTokens, MEMORY_SOURCE } from "./compaction.js";
+import { publishSafely } from "./publish.js";
+import { replayTokens } from "../domain/replay.js";
+import { domainEvent } from "../domain/events.js";
 import type { ServiceDeps } from "./deps.js";
 
 export interface ClearingOutcome {
@@ -65,10 +67,15 @@ export async function clearIfNeeded(
   const tokensAfter = before > 0 ? Math.round((tokensBefore * now) / before) : tokensBefore;
   deps.metrics.compaction("clear", cleared.length);
   deps.log.info("tool results cleared", { processId: key.processId, messagesCleared: cleared.length, tokensFreed });
-  await publishSafely(deps, {
-    source: MEMORY_SOURCE,
-    detailType: "ToolResultsCleared",
-    detail: { tenantId: key.tenantId, processId: key.processId, clearedMessages: ours.length, tokensFreed, messageIds: ours.map((c) => c.message.id) },
-  });
+  await publishSafely(
+    deps,
+    domainEvent("ToolResultsCleared", {
+      tenantId: key.tenantId,
+      processId: key.processId,
+      clearedMessages: ours.length,
+      tokensFreed,
+      messageIds: ours.map((c) => c.message.id),
+    }),
+  );
   return { view: after, clearedMessages: cleared.length, tokensAfter };
 }

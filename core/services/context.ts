@@ -1,10 +1,10 @@
 /**
- * composeContext (spec §4): the replay of the newest active summary and, for workers, the parent's
+ * composeContext (docs/turns.md, "The memory block"): the replay of the newest active summary and, for workers, the parent's
  * identity and (same project only) the parent's summary. The parent lookup never fails a turn.
  */
 import { buildSections, renderBlock, type ContextSection, type ParentContext } from "../domain/context-block.js";
 import type { ActiveView, ProcessKey, ProcessState } from "../ports/store.js";
-import { newestSummary } from "./compaction.js";
+import { newestSummary } from "../domain/replay.js";
 import type { CoreDeps } from "./deps.js";
 import type { HistorySearch } from "./history-search.js";
 import { selectRecall } from "../domain/recall.js";
@@ -19,7 +19,7 @@ export interface ComposedContext {
 }
 
 /**
- * Spec §4.2: identity always; the parent's summary only when the worker's project equals the
+ * Parent context (docs/turns.md): identity always; the parent's summary only when the worker's project equals the
  * parent's. A cross-project parent's summary is never read. An orphaned parent or a store error
  * skips the section.
  */

@@ -5,7 +5,7 @@ import type { Log } from "../ports/logger.js";
 import type { Metrics } from "../ports/metrics.js";
 import type { Store } from "../ports/store.js";
 import type { Summarizer } from "../ports/summarizer.js";
-import type { CompactionSettings } from "./background.js";
+import type { CompactionSettings } from "./compaction-settings.js";
 import type { HistorySearch } from "./history-search.js";
 import type { TunablesResolver } from "./tunables.js";
 

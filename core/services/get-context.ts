@@ -3,7 +3,7 @@
  * pending archive forward (docs/api.md). A read: it never compacts.
  */
 import type { ProcessKey } from "../ports/store.js";
-import { settledView } from "./compaction.js";
+import { settledView } from "./settle.js";
 import { composeContext, type ComposedContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
 

@@ -3,6 +3,7 @@
  * and leads from a memory back to the originals it folded. The index is built per container and
  * cached per process; see README "History search" for where this stops scaling.
  */
+import { LRUCache } from "lru-cache";
 import { createHistoryIndex, type HistoryIndex, type HistoryQuery } from "../domain/search-index.js";
 import { notFound } from "../domain/errors.js";
 import type { Memory, Message } from "../domain/model.js";
@@ -52,7 +53,7 @@ export interface HistorySearch {
 }
 
 /**
- * One per container (built by the route group).
+ * One per container (built by the composition root, functions/root.ts).
  *
  * @example
  * const history = createHistorySearch({ maxProcesses: 20 });
@@ -63,10 +64,18 @@ export function createHistorySearch(options: HistorySearchOptions = {}): History
   const maxMessages = options.maxMessages ?? 100_000;
   const pageSize = options.pageSize ?? 1000;
   const tailPageSize = options.tailPageSize ?? 100;
-  // Map iteration order is insertion order: re-inserting on use makes the first key the LRU one.
-  const cache = new Map<string, Entry>();
-  const queues = new Map<string, Promise<unknown>>();
   const stats: HistorySearchStats = { builds: 0, extended: 0, hits: 0, evictions: 0 };
+  // At most `maxProcesses` indexes holding `maxMessages` messages in all, least recently used out
+  // first. An index larger than the whole budget is not kept (lru-cache refuses it).
+  const cache = new LRUCache<string, Entry>({
+    max: maxProcesses,
+    maxSize: maxMessages,
+    sizeCalculation: (entry) => Math.max(1, entry.count),
+    dispose: (_entry, _key, reason) => {
+      if (reason === "evict") stats.evictions++;
+    },
+  });
+  const queues = new Map<string, Promise<unknown>>();
 
   const cacheKey = (key: ProcessKey) => JSON.stringify([key.tenantId, key.processId]);
 
@@ -112,19 +121,10 @@ export function createHistorySearch(options: HistorySearchOptions = {}): History
     entry.tailCursor = tail.tailCursor;
   }
 
+  /** (Re)stores an entry as the most recently used, with its size as it is now (it grows in place). */
   function remember(k: string, entry: Entry) {
     cache.delete(k);
-    if (entry.count > maxMessages) return;
     cache.set(k, entry);
-    let total = 0;
-    for (const e of cache.values()) total += e.count;
-    for (const [oldest, e] of cache) {
-      if (cache.size <= maxProcesses && total <= maxMessages) break;
-      if (oldest === k) continue;
-      cache.delete(oldest);
-      total -= e.count;
-      stats.evictions++;
-    }
   }
 
   /** Searches of one process run one after another, so the cached entry is extended once per change. */

@@ -1,31 +1,21 @@
 /**
- * Plan completion (spec §3.2): an offer to fold a finished topic, answered once, and the range
- * compaction that an accepted offer runs. Every handler is idempotent: events arrive at least once.
+ * Plan completion (docs/api.md, "Events"): an offer to fold a finished topic, answered once, and
+ * the range job an accepted offer queues for the compaction worker. Every handler is idempotent:
+ * events arrive at least once. Event details are parsed with the catalogue's schemas.
  */
 import { createHash } from "node:crypto";
-import * as z from "zod";
 import { conflict, notFound } from "../domain/errors.js";
+import { domainEvent, EVENTS, type EventDetail } from "../domain/events.js";
 import type { InboxItem, InboxStatus, Message } from "../domain/model.js";
-import { Id, TopicLabel } from "../domain/fields.js";
 import type { CoreDeps, ServiceDeps } from "./deps.js";
-import { queueRangeJob } from "./background.js";
-import { publishSafely, MEMORY_SOURCE, type RangeResult } from "./compaction.js";
+import { queueRangeJob } from "./fold-queue.js";
+import { publishSafely } from "./publish.js";
+import type { RangeResult } from "./range-compaction.js";
 
-export const PLAN_SOURCE = "vancetope.plan";
-export const INBOX_SOURCE = "vancetope.inbox";
 export const PLAN_MARKER_TAG = "MODE:plan";
 export const OFFER_TAG = "RECOMPACTION_OFFER";
 
-export const PlanCompletedDetail = z.object({
-  tenantId: Id,
-  processId: Id,
-  planId: z.string().min(1).max(256),
-  topicLabel: TopicLabel,
-  completedAt: z.iso.datetime({ offset: true }),
-});
-export type PlanCompletedDetail = z.infer<typeof PlanCompletedDetail>;
-
-export const InboxAnsweredDetail = z.object({ tenantId: Id, itemId: Id, accepted: z.boolean() });
+export type PlanCompletedDetail = EventDetail<"PlanCompleted">;
 
 /** One item per (process, plan): a duplicate delivery finds the same id and creates nothing. */
 export function offerId(processId: string, planId: string): string {
@@ -59,7 +49,7 @@ export function planStart(history: Message[], completedAt: string): { marker: Me
 }
 
 export async function handlePlanCompleted(deps: ServiceDeps, raw: unknown): Promise<{ offered: boolean; item?: InboxItem }> {
-  const parsed = PlanCompletedDetail.safeParse(raw);
+  const parsed = EVENTS.PlanCompleted.detail.safeParse(raw);
   if (!parsed.success) {
     // A malformed event would fail the same way on every retry: drop it, loudly.
     deps.log.error("PlanCompleted ignored: invalid detail", { issues: parsed.error.issues.map((i) => i.message) });
@@ -82,11 +72,10 @@ export async function handlePlanCompleted(deps: ServiceDeps, raw: unknown): Prom
   };
   const put = await deps.store.putInboxItem(detail.tenantId, item);
   if (put.created) {
-    await publishSafely(deps, {
-      source: MEMORY_SOURCE,
-      detailType: "RecompactionOffered",
-      detail: { tenantId: detail.tenantId, processId: detail.processId, itemId: item.id, topicLabel: detail.topicLabel },
-    });
+    await publishSafely(
+      deps,
+      domainEvent("RecompactionOffered", { tenantId: detail.tenantId, processId: detail.processId, itemId: item.id, topicLabel: detail.topicLabel }),
+    );
   }
   return { offered: put.created, item: put.item };
 }
@@ -109,7 +98,7 @@ export async function answerInboxItem(deps: ServiceDeps, tenantId: string, itemI
   const current = await deps.store.getInboxItem(tenantId, itemId);
   if (!current) throw notFound("inbox item", itemId);
   if (current.status !== "OPEN") throw alreadyAnswered(itemId);
-  await deps.events.publish({ source: INBOX_SOURCE, detailType: "InboxItemAnswered", detail: { tenantId, itemId, accepted } });
+  await deps.events.publish(domainEvent("InboxItemAnswered", { tenantId, itemId, accepted }));
   const out = await deps.store.answerInboxItem(tenantId, itemId, accepted ? "ACCEPTED" : "DECLINED", deps.clock.now().toISOString());
   if (!out.ok) {
     if (out.reason === "not_found") throw notFound("inbox item", itemId);
@@ -124,7 +113,7 @@ export async function answerInboxItem(deps: ServiceDeps, tenantId: string, itemI
  * (markers never fold) answers `nothing_in_range`, one that finds the job queued asks again.
  */
 export async function handleInboxAnswered(deps: ServiceDeps, raw: unknown): Promise<RangeResult | null> {
-  const parsed = InboxAnsweredDetail.safeParse(raw);
+  const parsed = EVENTS.InboxItemAnswered.detail.safeParse(raw);
   if (!parsed.success) {
     deps.log.error("InboxItemAnswered ignored: invalid detail", { issues: parsed.error.issues.map((i) => i.message) });
     return null;

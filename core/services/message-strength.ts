@@ -2,7 +2,7 @@
 import type { Message } from "../domain/model.js";
 import type { Strength } from "../domain/strength.js";
 import type { ProcessKey } from "../ports/store.js";
-import { settledView } from "./compaction.js";
+import { settledView } from "./settle.js";
 import type { ServiceDeps } from "./deps.js";
 import { setMessageStrength } from "./messages.js";
 

@@ -8,7 +8,10 @@ import { conflict, notFound } from "../domain/errors.js";
 import type { Memory, Message } from "../domain/model.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
 import { RANGE_MARKER_PREFIX } from "../domain/fields.js";
-import { publishSafely, MEMORY_SOURCE, replayTokens, settledView } from "./compaction.js";
+import { publishSafely } from "./publish.js";
+import { domainEvent } from "../domain/events.js";
+import { replayTokens } from "../domain/replay.js";
+import { settledView } from "./settle.js";
 import type { ServiceDeps } from "./deps.js";
 import { takeLease } from "./lease.js";
 import { requireProcess } from "./processes.js";
@@ -94,11 +97,10 @@ async function tryRevert(deps: ServiceDeps, key: ProcessKey, view: ActiveView, m
     const activeSummaryId = prior?.id ?? null;
     deps.metrics.revert(restoredMessages);
     deps.log.info("revert ok", { processId: key.processId, memoryId: memory.id, restoredMessages, activeSummaryId });
-    await publishSafely(deps, {
-      source: MEMORY_SOURCE,
-      detailType: "MemoryReverted",
-      detail: { tenantId: key.tenantId, processId: key.processId, memoryId: memory.id, restoredMessages, activeSummaryId },
-    });
+    await publishSafely(
+      deps,
+      domainEvent("MemoryReverted", { tenantId: key.tenantId, processId: key.processId, memoryId: memory.id, restoredMessages, activeSummaryId }),
+    );
     const reverted: Memory = { ...memory, status: "REVERTED", metadata: { ...memory.metadata, revertedAt: at } };
     return { ok: true, result: { memory: reverted, restoredMessages, activeSummaryId } };
   } finally {

@@ -3,6 +3,7 @@
  * project settings. Settings items are read from the store and cached per container, so a turn
  * pays for them at most once a minute.
  */
+import { LRUCache } from "lru-cache";
 import { AppError } from "../domain/errors.js";
 import { checkFitsSummarizer, mergeTunables, TunablesOverride, type SummarizerFit, type Tunables } from "../domain/tunables.js";
 import type { SettingsStore } from "../ports/store.js";
@@ -44,6 +45,9 @@ export function layerStored(base: Tunables, layers: readonly (TunablesOverride |
   return result;
 }
 
+/** Settings items (tenant or project layers) one container keeps cached. */
+const SETTINGS_CACHE_ENTRIES = 1_000;
+
 export function createTunablesResolver(options: {
   store: SettingsStore;
   base: Tunables;
@@ -52,7 +56,9 @@ export function createTunablesResolver(options: {
 }): TunablesResolver {
   const ttl = options.ttlMs ?? 60_000;
   const now = options.now ?? Date.now;
-  const cache = new Map<string, { at: number; value: Promise<TunablesOverride> }>();
+  // Bounded, least recently used out first; entries expire after `ttl` on our own clock (tests
+  // move it), which is why the age is checked here and not by the cache.
+  const cache = new LRUCache<string, { at: number; value: Promise<TunablesOverride> }>({ max: SETTINGS_CACHE_ENTRIES });
 
   const load = (tenantId: string, projectId?: string): Promise<TunablesOverride> => {
     const key = `${tenantId}\u0000${projectId ?? ""}`;

@@ -1,14 +1,17 @@
 /**
  * One engine turn in one request: append the turn's message (if any), compact if needed (in the
- * background by default: docs/compaction.md), compose the context, return the active messages. Without a compaction it costs one strongly consistent
- * Query plus the append's one transaction (and, for workers, the parent lookup).
+ * background by default: docs/compaction.md), compose the context, return the active messages.
+ * Without a compaction it costs one strongly consistent Query plus the append's one transaction
+ * (and, for workers, the parent lookup).
  */
 import type { CompactionResult, Message } from "../domain/model.js";
 import { replayMessages } from "../domain/replay.js";
 import type { MessageInput } from "../domain/fields.js";
 import type { ProcessKey } from "../ports/store.js";
-import { compactForTurn } from "./background.js";
-import { resolveContextWindow, settledView, type CompactionRequest } from "./compaction.js";
+import { compactForTurn } from "./turn-compaction.js";
+import { resolveContextWindow } from "../domain/model-windows.js";
+import { settledView } from "./settle.js";
+import type { CompactionRequest } from "./compaction.js";
 import { composeContext, recallBudget, type ComposedContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
 import { appendMessage } from "./messages.js";
@@ -24,6 +27,22 @@ export interface TurnResult {
   messages: Message[];
 }
 
+/**
+ * One engine turn (docs/turns.md): appends `request.message` (idempotent by its id), runs the
+ * turn's compaction step (in the background mode it never calls a summarizer: it commits a
+ * prepared fold or queues one, and trims the answer below the emergency threshold), and returns
+ * the memory block and the active messages to send. A 400 (unknown model window) writes nothing.
+ *
+ * @example
+ * const deps = createDeps();
+ * const { context, messages, compaction } = await runTurn(deps, { tenantId: "acme", processId: "p-1" }, {
+ *   message: { role: "USER", content: "Next step?" },
+ *   model: { name: "gpt-4o" },
+ *   prompt: { tokens: 91_000 },
+ * });
+ * // send context.block as the system prompt and `messages` as the conversation;
+ * // compaction.reason says what happened ("compaction_queued", "reverted_recently", ...)
+ */
 export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnRequest): Promise<TurnResult> {
   const contextWindow = resolveContextWindow(request.model); // a 400 before anything is written
   const view = await settledView(deps, key);

@@ -9,8 +9,13 @@ import { createMemoryLog } from "../support/memory-log.js";
 import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import type { Message, Role } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
-import { COMPACTION_REQUESTED, compactManually, discardPreparedFolds, handleCompactionRequested, queueRangeJob } from "../../core/services/background.js";
-import { compactIfNeeded, MEMORY_SOURCE, selectRange, settledView } from "../../core/services/compaction.js";
+import { EVENTS } from "../../core/domain/events.js";
+import { compactManually } from "../../core/services/manual-compaction.js";
+import { discardPreparedFolds, queueRangeJob } from "../../core/services/fold-queue.js";
+import { handleCompactionRequested } from "../../core/services/worker.js";
+import { compactIfNeeded } from "../../core/services/compaction.js";
+import { selectRange } from "../../core/domain/range.js";
+import { settledView } from "../../core/services/settle.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { listMemories } from "../../core/services/memories.js";
 import { appendMessage, setMessageStrength } from "../../core/services/messages.js";
@@ -39,7 +44,7 @@ function harness(options: { env?: Record<string, string>; worker?: boolean } = {
   const deps = createDeps({ env: options.env ?? {}, store, events: bus, metrics, log: createMemoryLog(), summarizerFactory: async () => fake });
   const worked: unknown[] = [];
   if (options.worker !== false) {
-    bus.subscribe({ source: MEMORY_SOURCE, detailType: COMPACTION_REQUESTED }, async (e) => void worked.push(await handleCompactionRequested(deps, e.detail)));
+    bus.subscribe(EVENTS.CompactionRequested, async (e) => void worked.push(await handleCompactionRequested(deps, e.detail)));
   }
   return { deps, fake, metrics, bus, worked };
 }
@@ -74,7 +79,7 @@ describe("turns in the background mode", () => {
     expect(fake.calls).toHaveLength(0);
     const [fold] = await foldsOf(key);
     expect(fold).toMatchObject({ id: early.compaction.memoryId, status: "QUEUED", metadata: { preparedFor: "HARD", job: "prepare" } });
-    expect(bus.published().filter((e) => e.detailType === COMPACTION_REQUESTED)).toEqual([
+    expect(bus.published().filter((e) => e.detailType === EVENTS.CompactionRequested.detailType)).toEqual([
       expect.objectContaining({ detail: { tenantId: TENANT, processId: key.processId, foldId: fold!.id, mode: "HARD", job: "prepare" } }),
     ]);
     // A second turn finds the fold on its way and queues nothing more.
@@ -167,7 +172,7 @@ describe("turns in the background mode", () => {
     const writes = { folds: 0 };
     const storeFold = deps.store.storeFold.bind(deps.store);
     deps.store = { ...deps.store, storeFold: async (...a: Parameters<Store["storeFold"]>) => (writes.folds++, storeFold(...a)) };
-    const requests = () => bus.published().filter((e) => e.detailType === COMPACTION_REQUESTED).length;
+    const requests = () => bus.published().filter((e) => e.detailType === EVENTS.CompactionRequested.detailType).length;
 
     for (let i = 0; i < 5; i++) {
       const r = await runTurn(deps, key, turn(8_700 + i * 10, `short note ${i}`));
@@ -274,7 +279,7 @@ describe("turns in the background mode", () => {
     const { deps, fake, bus, worked } = harness();
     const { key } = await seeded(deps, 30);
     await runTurn(deps, key, turn(7_200, "Which aisle first?"));
-    const request = bus.published().find((e) => e.detailType === COMPACTION_REQUESTED)!;
+    const request = bus.published().find((e) => e.detailType === EVENTS.CompactionRequested.detailType)!;
     await bus.deliver(request);
     await bus.drain();
     expect(fake.calls).toHaveLength(1);
@@ -290,7 +295,7 @@ describe("turns in the background mode", () => {
     const { deps, fake, bus } = harness({ worker: false });
     const { key } = await seeded(deps, 30);
     await runTurn(deps, key, turn(7_200, "Which aisle first?"));
-    const request = bus.published().find((e) => e.detailType === COMPACTION_REQUESTED)!;
+    const request = bus.published().find((e) => e.detailType === EVENTS.CompactionRequested.detailType)!;
     const { foldId } = request.detail as { foldId: string };
     const queued = (await store.getMemory(key, foldId))!;
     expect(await handleCompactionRequested(deps, request.detail)).toMatchObject({ done: "prepared" });
@@ -354,7 +359,7 @@ describe("range jobs (accepted offers) in the worker", () => {
     // A duplicate delivery asks for the same row again instead of queuing a second one.
     expect(await queueRangeJob(deps, key, range)).toMatchObject({ memoryId: queued.memoryId, reason: "compaction_queued" });
     expect((await foldsOf(key)).map((f) => f.id)).toEqual([queued.memoryId]);
-    const requests = bus.published().filter((e) => e.detailType === COMPACTION_REQUESTED);
+    const requests = bus.published().filter((e) => e.detailType === EVENTS.CompactionRequested.detailType);
     expect(requests.map((e) => e.detail)).toEqual([0, 1].map(() => expect.objectContaining({ foldId: queued.memoryId, job: "range", mode: "RANGE" })));
 
     // Two deliveries at once: one folds, the other finds the fold done.
@@ -372,7 +377,7 @@ describe("range jobs (accepted offers) in the worker", () => {
     const { key, messages } = await seeded(deps, 40);
     // A prepared HARD fold waits for its threshold.
     await runTurn(deps, key, turn(7_200, "Which aisle first?"));
-    const [prepareJob] = bus.published().filter((e) => e.detailType === COMPACTION_REQUESTED);
+    const [prepareJob] = bus.published().filter((e) => e.detailType === EVENTS.CompactionRequested.detailType);
     expect(await handleCompactionRequested(deps, prepareJob!.detail)).toMatchObject({ done: "prepared" });
     const range = { from: messages[10]!.createdAt, to: messages[25]!.createdAt, topicLabel: "labels", inboxItemId: "inb_labels" };
     const inRange = new Set(selectRange((await settledView(deps, key)).messages, range).map((m) => m.id));

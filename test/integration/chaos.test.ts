@@ -12,7 +12,8 @@ import { silentLog } from "../../core/adapters/log.js";
 import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import type { DomainEvent } from "../../core/ports/events.js";
 import type { Store } from "../../core/ports/store.js";
-import { COMPACTION_REQUESTED, handleCompactionRequested } from "../../core/services/background.js";
+import { EVENTS } from "../../core/domain/events.js";
+import { handleCompactionRequested } from "../../core/services/worker.js";
 import { answerInboxItem, handleInboxAnswered, handlePlanCompleted } from "../../core/services/inbox.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
@@ -162,7 +163,7 @@ describe("regressions the harness found", () => {
     // The answer's handler queues the range job for the worker and answers at once.
     const queued = await handleInboxAnswered(deps, detail);
     expect(queued).toMatchObject({ compactedMessages: 0, reason: "compaction_queued" });
-    const requested = published.filter((e) => e.detailType === COMPACTION_REQUESTED).map((e) => e.detail);
+    const requested = published.filter((e) => e.detailType === EVENTS.CompactionRequested.detailType).map((e) => e.detail);
     expect(requested).toEqual([expect.objectContaining({ foldId: queued!.memoryId, job: "range" })]);
 
     // Another compaction holds the lease (long enough that no machine is slow enough to outlast it).

@@ -10,7 +10,9 @@ import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.
 import { AppError } from "../../core/domain/errors.js";
 import type { Message } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
-import { compactIfNeeded, compactRange, settledView, type CompactionRequest } from "../../core/services/compaction.js";
+import { compactIfNeeded, type CompactionRequest } from "../../core/services/compaction.js";
+import { compactRange } from "../../core/services/range-compaction.js";
+import { settledView } from "../../core/services/settle.js";
 import { revertMemory } from "../../core/services/revert.js";
 import { runTurn } from "../../core/services/turn.js";
 import type { ServiceDeps } from "../../core/services/deps.js";

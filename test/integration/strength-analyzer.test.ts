@@ -14,8 +14,10 @@ import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.
 import type { Message, Role } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { Summarizer } from "../../core/ports/summarizer.js";
-import { COMPACTION_REQUESTED, handleCompactionRequested } from "../../core/services/background.js";
-import { MEMORY_SOURCE, compactIfNeeded, settledView } from "../../core/services/compaction.js";
+import { EVENTS } from "../../core/domain/events.js";
+import { handleCompactionRequested } from "../../core/services/worker.js";
+import { compactIfNeeded } from "../../core/services/compaction.js";
+import { settledView } from "../../core/services/settle.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { appendMessage, setMessageStrength } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
@@ -56,7 +58,7 @@ function harness(options: { env?: Record<string, string>; summarizer?: Summarize
     summarizerFactory: async () => options.summarizer ?? createOfflineSummarizer(),
   });
   if (options.worker) {
-    bus.subscribe({ source: MEMORY_SOURCE, detailType: COMPACTION_REQUESTED }, async (e) => void (await handleCompactionRequested(deps, e.detail)));
+    bus.subscribe(EVENTS.CompactionRequested, async (e) => void (await handleCompactionRequested(deps, e.detail)));
   }
   return { deps, metrics, log, bus };
 }

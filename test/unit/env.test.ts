@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { readLocalEnv, readServiceEnv, readTableEnv, serviceNameOf, workerFunctionOf } from "../../core/composition/env.js";
 import { SERVICE_NAME } from "../../core/domain/service.js";
 import { DEFAULT_TUNABLES } from "../../core/domain/tunables.js";
-import { DEFAULT_COMPACTION_SETTINGS } from "../../core/services/background.js";
+import { DEFAULT_COMPACTION_SETTINGS } from "../../core/services/compaction-settings.js";
 
 const read = (env: Record<string, string>) => readServiceEnv(env, DEFAULT_COMPACTION_SETTINGS);
 

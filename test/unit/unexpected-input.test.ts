@@ -9,7 +9,7 @@ import { RANGE_MARKER_PREFIX, Tag, TopicLabel } from "../../core/domain/fields.j
 import { selectForCompaction } from "../../core/domain/selector.js";
 import { effectiveStrength, strengthTagOf } from "../../core/domain/strength.js";
 import { DEFAULT_TUNABLES } from "../../core/domain/tunables.js";
-import { selectRange } from "../../core/services/compaction.js";
+import { selectRange } from "../../core/domain/range.js";
 
 let seq = 0;
 function msg(role: Role, content: string, tags: string[] = []): Message {

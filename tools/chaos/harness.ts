@@ -23,21 +23,23 @@ import type { AppendMessageBody } from "../../core/adapters/http/schemas.js";
 import type { Tunables } from "../../core/domain/tunables.js";
 import type { DomainEvent } from "../../core/ports/events.js";
 import type { ActiveView, ProcessKey, Store } from "../../core/ports/store.js";
-import { compactIfNeeded, compactRange, settledView, type CompactionRequest } from "../../core/services/compaction.js";
+import { compactIfNeeded, type CompactionRequest } from "../../core/services/compaction.js";
+import { compactRange } from "../../core/services/range-compaction.js";
+import { settledView } from "../../core/services/settle.js";
 import { composeContext } from "../../core/services/context.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import {
   answerInboxItem,
   handleInboxAnswered,
   handlePlanCompleted,
-  INBOX_SOURCE,
   offerId,
 } from "../../core/services/inbox.js";
 import { appendMessage, setMessageStrength } from "../../core/services/messages.js";
 import { revertMemory } from "../../core/services/revert.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { runTurn } from "../../core/services/turn.js";
-import { COMPACTION_REQUESTED, handleCompactionRequested } from "../../core/services/background.js";
+import { EVENTS } from "../../core/domain/events.js";
+import { handleCompactionRequested } from "../../core/services/worker.js";
 import { createHttpApp } from "../../core/adapters/http/app.js";
 import { staticKeyResolver } from "../../core/adapters/http/auth.js";
 import { allRouteGroups } from "../../core/adapters/http/groups.js";
@@ -728,7 +730,7 @@ async function executePlan(plan: ChaosPlan, inner: Store, options: ChaosOptions,
   /** The worker's share: the process's CompactionRequested events nobody handled yet, newest first (older ones arrive late). */
   async function deliverFolds(e: Engine, op: OpPlan | null = null) {
     const mine = events
-      .filter((ev) => ev.detailType === COMPACTION_REQUESTED && ev.delivered === 0 && sameProcess(ev, e))
+      .filter((ev) => ev.detailType === EVENTS.CompactionRequested.detailType && ev.delivered === 0 && sameProcess(ev, e))
       .reverse();
     // Range jobs after the others: a range committed first would leave every older prepare job
     // stale, so the worker would never reach its prepared summary (where the crashes are planned).
@@ -744,7 +746,7 @@ async function executePlan(plan: ChaosPlan, inner: Store, options: ChaosOptions,
     const mine = events.filter((ev) => {
       const d = detailOf(ev);
       return (
-        ev.source === INBOX_SOURCE &&
+        ev.source === EVENTS.InboxItemAnswered.source &&
         ev.detailType === "InboxItemAnswered" &&
         ev.delivered === 0 &&
         d.tenantId === e.key.tenantId &&
@@ -845,7 +847,7 @@ async function executePlan(plan: ChaosPlan, inner: Store, options: ChaosOptions,
     for (const e of engines) await deliverFolds(e);
     // Late duplicates of every request the worker already handled change nothing.
     for (const e of engines) {
-      for (const ev of events.filter((x) => x.detailType === COMPACTION_REQUESTED && sameProcess(x, e))) {
+      for (const ev of events.filter((x) => x.detailType === EVENTS.CompactionRequested.detailType && sameProcess(x, e))) {
         const before = await readAll(inner, e.key);
         const r = await attempt(e, NO_FAULTS, (deps) => handleCompactionRequested(deps, ev.detail));
         if (!r.ok) continue; // a fold still waiting for its lease; settled below

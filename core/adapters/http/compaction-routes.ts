@@ -1,7 +1,7 @@
 /** Routes that may summarize: compaction, range compaction and the per-turn call. */
 import type { Hono } from "hono";
-import { compactManually } from "../../services/background.js";
-import { compactRange } from "../../services/compaction.js";
+import { compactManually } from "../../services/manual-compaction.js";
+import { compactRange } from "../../services/range-compaction.js";
 import type { ServiceDeps } from "../../services/deps.js";
 import { runTurn } from "../../services/turn.js";
 import { processKey, type Env } from "./app.js";

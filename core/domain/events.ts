@@ -1,0 +1,108 @@
+/**
+ * The event catalogue: every event the service publishes or handles, with its source, its
+ * detail-type and the zod schema of its detail (docs/api.md, "Events"). Publishers build events
+ * with {@link domainEvent}, handlers parse the detail with the entry's schema at the boundary, the
+ * local bus subscribes by entry, and the stacks derive their rules and `events:source` conditions
+ * from it. A unit test checks docs/api.md against it.
+ */
+import * as z from "zod";
+import { Id, TopicLabel } from "./fields.js";
+
+export const EVENT_SOURCES = {
+  plan: "vancetope.plan",
+  inbox: "vancetope.inbox",
+  memory: "vancetope.memory",
+} as const;
+
+export type EventSource = (typeof EVENT_SOURCES)[keyof typeof EVENT_SOURCES];
+
+const ProcessRef = { tenantId: Id, processId: Id };
+const FoldId = z.string().min(1).max(64);
+
+/** What the service's own events carry; incoming ones are checked harder (they come from outside). */
+export const EVENTS = {
+  /** In: an engine finished a plan; maybe one recompaction offer (docs/api.md). */
+  PlanCompleted: {
+    source: EVENT_SOURCES.plan,
+    detailType: "PlanCompleted",
+    detail: z.object({
+      ...ProcessRef,
+      planId: z.string().min(1).max(256),
+      topicLabel: TopicLabel,
+      completedAt: z.iso.datetime({ offset: true }),
+    }),
+  },
+  /** In (and published by the answer endpoint): an inbox item was answered. */
+  InboxItemAnswered: {
+    source: EVENT_SOURCES.inbox,
+    detailType: "InboxItemAnswered",
+    detail: z.object({ tenantId: Id, itemId: Id, accepted: z.boolean() }),
+  },
+  /** Out: a fold was committed, and how it was produced. */
+  MemoryCompacted: {
+    source: EVENT_SOURCES.memory,
+    detailType: "MemoryCompacted",
+    detail: z.object({
+      ...ProcessRef,
+      memoryId: z.string(),
+      mode: z.string().optional(),
+      compactedMessages: z.number().int(),
+      producedBy: z.enum(["inline", "prepared", "worker"]).optional(),
+    }),
+  },
+  /** Out: old tool results were replaced by placeholders. */
+  ToolResultsCleared: {
+    source: EVENT_SOURCES.memory,
+    detailType: "ToolResultsCleared",
+    detail: z.object({ ...ProcessRef, clearedMessages: z.number().int(), tokensFreed: z.number(), messageIds: z.array(z.string()) }),
+  },
+  /** Out: a finished topic may be folded (an inbox item to answer). */
+  RecompactionOffered: {
+    source: EVENT_SOURCES.memory,
+    detailType: "RecompactionOffered",
+    detail: z.object({ ...ProcessRef, itemId: z.string(), topicLabel: z.string() }),
+  },
+  /** Out: a compaction was undone. */
+  MemoryReverted: {
+    source: EVENT_SOURCES.memory,
+    detailType: "MemoryReverted",
+    detail: z.object({ ...ProcessRef, memoryId: z.string(), restoredMessages: z.number().int(), activeSummaryId: z.string().nullable() }),
+  },
+  /** Internal: the service's request to its compaction worker (docs/compaction.md, "The worker"). */
+  CompactionRequested: {
+    source: EVENT_SOURCES.memory,
+    detailType: "CompactionRequested",
+    detail: z.object({
+      ...ProcessRef,
+      foldId: FoldId,
+      mode: z.string().optional(),
+      job: z.string().optional(),
+    }),
+  },
+} as const;
+
+export type EventName = keyof typeof EVENTS;
+export type EventDetail<N extends EventName> = z.infer<(typeof EVENTS)[N]["detail"]>;
+
+/** An event of the catalogue, as the EventPublisher port takes it. */
+export interface CatalogueEvent<N extends EventName = EventName> {
+  source: (typeof EVENTS)[N]["source"];
+  detailType: N;
+  detail: EventDetail<N> & Record<string, unknown>;
+}
+
+/**
+ * Builds an event of the catalogue; the detail is type-checked against its schema.
+ *
+ * @example
+ * await deps.events.publish(domainEvent("MemoryReverted", { tenantId, processId, memoryId, restoredMessages: 3, activeSummaryId: null }));
+ */
+export function domainEvent<N extends EventName>(name: N, detail: EventDetail<N>): CatalogueEvent<N> {
+  return { source: EVENTS[name].source, detailType: name, detail: detail as CatalogueEvent<N>["detail"] };
+}
+
+/** The catalogue entry of an incoming (source, detail-type), if any. */
+export function catalogueEntry(source: string, detailType: string): (typeof EVENTS)[EventName] | undefined {
+  const entry = (EVENTS as Record<string, (typeof EVENTS)[EventName]>)[detailType];
+  return entry && entry.source === source ? entry : undefined;
+}

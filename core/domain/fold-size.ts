@@ -1,0 +1,46 @@
+/**
+ * How much a fold should take and what it leaves (docs/compaction.md, "Modes and thresholds" and
+ * "Off the turn's critical path"). Pure: token arithmetic over the replay and the tunables.
+ */
+import type { CompactionModeName, Memory, Message } from "./model.js";
+import { replayTokens } from "./replay.js";
+import type { Tunables } from "./tunables.js";
+
+/**
+ * Our tokens to fold so that the prompt lands at `foldTarget` of the window, counting the summary
+ * that replaces them. The caller's count is converted to our units first.
+ */
+export function tokensToReachTarget(
+  tunables: Pick<Tunables, "foldTarget" | "summaryMaxTokens">,
+  contextWindow: number, own: number, tokensBefore: number): number {
+  const toOwn = tokensBefore > 0 ? own / tokensBefore : 1;
+  const target = tunables.foldTarget * contextWindow * toOwn;
+  return own - target + tunables.summaryMaxTokens;
+}
+
+/** The fold the prompt needs at `ratio`: HARD already from prepareThreshold, SOFT below that. */
+export function wantedFold(
+  ratio: number,
+  t: Pick<Tunables, "emergencyThreshold" | "prepareThreshold" | "hardThreshold" | "softThreshold">,
+): Exclude<CompactionModeName, "NONE"> | null {
+  if (ratio >= t.emergencyThreshold) return "EMERGENCY";
+  if (ratio >= Math.min(t.prepareThreshold, t.hardThreshold)) return "HARD";
+  if (ratio >= t.softThreshold) return "SOFT";
+  return null;
+}
+
+/**
+ * The prompt size after the fold, in the caller's units: their count (or ours) scaled by how much
+ * the replay shrank, since the engine's tokenizer and our estimate may differ.
+ */
+export function tokensAfterFold(
+  view: { summaries: readonly Memory[]; messages: readonly Pick<Message, "id" | "tokens">[] },
+  plan: { fold: readonly Pick<Message, "id">[]; marker?: Pick<Message, "tokens"> | undefined; tokensBefore: number },
+  summaryTokens: number,
+): number {
+  const before = replayTokens(view);
+  const folded = new Set(plan.fold.map((m) => m.id));
+  const kept = view.messages.reduce((n, m) => n + (folded.has(m.id) ? 0 : m.tokens), 0);
+  const after = kept + summaryTokens + (plan.marker?.tokens ?? 0);
+  return before > 0 ? Math.round((plan.tokensBefore * after) / before) : after;
+}

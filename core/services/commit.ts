@@ -1,0 +1,190 @@
+/**
+ * The commit protocol (docs/compaction.md, "The commit protocol"): lease, summarize, one
+ * transaction, roll forward. A failed summary writes a FAILED row and nothing else; every
+ * committed fold ends with {@link afterCommit}, however it was produced.
+ */
+import { notFound } from "../domain/errors.js";
+import { domainEvent } from "../domain/events.js";
+import { tokensAfterFold } from "../domain/fold-size.js";
+import type { Memory, Message } from "../domain/model.js";
+import { newestSummary } from "../domain/replay.js";
+import type { Tunables } from "../domain/tunables.js";
+import type { CompactionMetricMode } from "../ports/metrics.js";
+import type { ActiveView, ProcessKey } from "../ports/store.js";
+import type { ServiceDeps } from "./deps.js";
+import { takeLease } from "./lease.js";
+import { publishSafely } from "./publish.js";
+import { summarizeChecked, summarizerFor } from "./summarize.js";
+import { foldNeeds, summaryFields } from "./summary-fields.js";
+
+/** The metric dimension of a compaction mode (`HARD` -> `hard`). */
+export const metricModeOf = (mode: string) => mode.toLowerCase() as CompactionMetricMode;
+
+export interface FoldPlan {
+  fold: Message[];
+  metricMode: CompactionMetricMode;
+  eventMode: string;
+  instructions?: string | undefined;
+  topicLabel?: string;
+  tokensBefore: number;
+  metadata?: Partial<Memory["metadata"]>;
+  marker?: Message;
+  owner?: string;
+  /** The id of the stored summary (default: a new one) and the fold row it replaces. */
+  memoryId?: string;
+  fromFold?: "QUEUED";
+  producedBy?: "inline" | "worker";
+  /** Own replay tokens to check against a revert hold (automatic compactions only). */
+  holdCheckTokens?: number;
+}
+
+const LEASE_REFUSAL = {
+  leased: "compaction_in_progress",
+  version_changed: "concurrent_compaction",
+  not_found: "concurrent_compaction",
+  revert_hold: "reverted_recently",
+} as const;
+
+export type FoldOutcome =
+  | { ok: true; memory: Memory; view: ActiveView }
+  | { ok: false; reason: string; memoryId?: string };
+
+/** Steps 3-6 of the commit protocol. */
+export async function foldAndCommit(
+  deps: ServiceDeps,
+  key: ProcessKey,
+  view: ActiveView,
+  tunables: Tunables,
+  plan: FoldPlan,
+): Promise<FoldOutcome> {
+  // Whether the summarizer can run at all is known before the lease: if not, the caller gets a
+  // reason (a turn still answers 200) and nothing is written.
+  const ready = await summarizerFor(deps, key, tunables);
+  if (!ready.ok) return { ok: false, reason: ready.reason };
+  const { summarizer, inputCap } = ready;
+
+  const { owner, lease } = await takeLease(deps, key, view, {
+    ...(plan.owner ? { owner: plan.owner } : {}),
+    ...(plan.holdCheckTokens !== undefined ? { replayTokens: plan.holdCheckTokens } : {}),
+  });
+  // Another compaction holds the process or just finished: back off instead of paying for a summary.
+  if (!lease.ok) return { ok: false, reason: LEASE_REFUSAL[lease.reason] };
+
+  const prior = newestSummary(view);
+  let committed = false;
+  try {
+    const started = Date.now();
+    const needs = await foldNeeds(deps, key, prior, plan.fold);
+    const summary = await summarizeChecked(deps, summarizer, inputCap, tunables, plan, prior?.content ?? null, needs.required);
+    const summarizerMs = Date.now() - started;
+    deps.metrics.summarizerWallTime(plan.metricMode, summarizerMs);
+    const at = deps.clock.now();
+    const base = {
+      processId: key.processId,
+      kind: "ARCHIVED_CHAT" as const,
+      sourceRefs: plan.fold.map((m) => m.id),
+      createdAt: at.toISOString(),
+      supersededAt: null,
+    };
+    const metadata = {
+      compactedMessages: plan.fold.length,
+      provider: summarizer.provider,
+      model: summarizer.model,
+      mode: plan.eventMode,
+      producedBy: plan.producedBy ?? ("inline" as const),
+      summarizerCalls: summary.calls,
+      summarizerMs,
+      ...(summary.usage ? { usage: summary.usage } : {}),
+      ...plan.metadata,
+    };
+    if (!summary.ok) {
+      const failed: Memory = {
+        ...base,
+        id: deps.ids.memory(at),
+        status: "FAILED",
+        content: "",
+        metadata: { ...metadata, error: summary.error, ...(summary.gate ? { qualityGate: summary.gate } : {}) },
+        tokens: 0,
+      };
+      await deps.store.putMemory(key, failed);
+      deps.log.warn("compaction failed: summarizer", { processId: key.processId, memoryId: failed.id, error: summary.error });
+      return { ok: false, reason: `summarizer_failed: ${summary.error}`, memoryId: failed.id };
+    }
+    const fields = summaryFields(needs, plan.fold, summary);
+    const memory: Memory = {
+      ...base,
+      id: plan.memoryId ?? deps.ids.memory(at),
+      status: "OK",
+      content: fields.content,
+      metadata: {
+        ...metadata,
+        ...(prior ? { supersededMemoryId: prior.id } : {}),
+        tokensBefore: plan.tokensBefore,
+        loss: fields.loss,
+      },
+      tokens: fields.tokens,
+      citations: fields.citations,
+      droppedUnits: fields.droppedUnits,
+      ...(fields.keepUnits ? { keepUnits: fields.keepUnits } : {}),
+    };
+    memory.metadata.tokensAfter = tokensAfterFold(view, plan, memory.tokens);
+    const commit = await deps.store.commitCompaction(key, {
+      leaseOwner: owner,
+      expectedVersion: view.state.version,
+      memory,
+      priorSummaryId: prior?.id ?? null,
+      archiveIds: memory.sourceRefs,
+      ...(plan.marker ? { marker: plan.marker } : {}),
+      ...(plan.fromFold ? { fromFold: plan.fromFold } : {}),
+      at: at.toISOString(),
+    });
+    if (!commit.ok) {
+      deps.log.warn("compaction commit conflict", { processId: key.processId });
+      return { ok: false, reason: "commit_conflict" };
+    }
+    committed = true; // the commit cleared the lease
+    const after = await afterCommit(deps, key, memory, { pendingArchive: commit.pendingArchive, metricMode: plan.metricMode });
+    return { ok: true, memory, view: after };
+  } finally {
+    if (!committed) {
+      await deps.store.releaseLease(key, owner).catch((e) => deps.log.warn("lease release failed", { error: String(e) }));
+    }
+  }
+}
+
+/**
+ * What follows every committed fold, however it was produced: finish the archive roll-forward,
+ * count it, log it, announce it (MemoryCompacted says how it was produced), re-read the view.
+ */
+export async function afterCommit(
+  deps: ServiceDeps,
+  key: ProcessKey,
+  memory: Memory,
+  o: { pendingArchive: boolean; metricMode: CompactionMetricMode },
+): Promise<ActiveView> {
+  if (o.pendingArchive) await deps.store.finishPendingArchive(key, memory.id);
+  const folded = memory.sourceRefs.length;
+  deps.metrics.compaction(o.metricMode, folded);
+  deps.log.info("compaction ok", {
+    processId: key.processId,
+    mode: o.metricMode,
+    messagesFolded: folded,
+    summaryChars: memory.content.length,
+    memoryId: memory.id,
+    producedBy: memory.metadata.producedBy,
+  });
+  await publishSafely(
+    deps,
+    domainEvent("MemoryCompacted", {
+      tenantId: key.tenantId,
+      processId: key.processId,
+      memoryId: memory.id,
+      mode: memory.metadata.mode,
+      compactedMessages: folded,
+      producedBy: memory.metadata.producedBy,
+    }),
+  );
+  const after = await deps.store.activeView(key);
+  if (!after) throw notFound("process", key.processId);
+  return after;
+}

@@ -1,0 +1,127 @@
+/**
+ * Queued folds (docs/compaction.md, "Off the turn's critical path"): storing a QUEUED row and
+ * asking the worker for it, range jobs of accepted offers, and discarding rows that can no longer
+ * be used. Every transition is a conditional write on the row's status.
+ */
+import { domainEvent } from "../domain/events.js";
+import type { CompactionModeName, Memory } from "../domain/model.js";
+import { selectRange, type RangeRequest } from "../domain/range.js";
+import type { ActiveView, ProcessKey } from "../ports/store.js";
+import type { ServiceDeps } from "./deps.js";
+import { publishSafely } from "./publish.js";
+import type { RangeResult } from "./range-compaction.js";
+import { settledView } from "./settle.js";
+
+/** Marks a queued or prepared fold DISCARDED (conditional on its status) and counts it. */
+export async function discard(deps: ServiceDeps, key: ProcessKey, fold: Memory, reason: string, outcome: "discarded" | "expired") {
+  const out = await deps.store.discardFold(key, fold.id, reason, deps.clock.now().toISOString());
+  if (out.ok) {
+    deps.metrics.preparedFold(outcome);
+    deps.log.info("fold discarded", { processId: key.processId, foldId: fold.id, status: fold.status, reason });
+  }
+}
+
+/**
+ * Discards every queued and prepared fold of a process (e.g. after its history was changed by
+ * hand): the next turn prepares a new one from the state as it is then.
+ */
+export async function discardPreparedFolds(deps: ServiceDeps, key: ProcessKey, reason: string): Promise<number> {
+  const view = await deps.store.activeView(key);
+  let discarded = 0;
+  // A range job is not tied to the state it was queued on: it stays.
+  for (const fold of (view?.folds ?? []).filter((f) => f.metadata.job !== "range")) {
+    const out = await deps.store.discardFold(key, fold.id, reason, deps.clock.now().toISOString());
+    if (out.ok) {
+      discarded++;
+      deps.metrics.preparedFold("discarded");
+    }
+  }
+  return discarded;
+}
+
+export interface QueueRequest {
+  mode: Exclude<CompactionModeName, "NONE"> | "RANGE";
+  job: "prepare" | "manual" | "range";
+  contextWindow?: number;
+  tokensBefore?: number;
+  forced?: boolean;
+  instructions?: string | undefined;
+  /** A range job: the range and the accepted offer it comes from. */
+  range?: RangeRequest & { inboxItemId: string };
+}
+
+/** Stores a QUEUED fold for the state of `view` and asks the worker for it. */
+export async function queueFold(deps: ServiceDeps, key: ProcessKey, view: ActiveView, q: QueueRequest): Promise<Memory> {
+  const at = deps.clock.now();
+  const fold: Memory = {
+    id: deps.ids.memory(at),
+    processId: key.processId,
+    kind: "ARCHIVED_CHAT",
+    status: "QUEUED",
+    content: "",
+    sourceRefs: [],
+    metadata: {
+      compactedMessages: 0,
+      provider: "",
+      model: "",
+      preparedFor: q.mode,
+      job: q.job,
+      queuedAt: at.toISOString(),
+      expiresAt: new Date(at.getTime() + deps.compaction.preparedTtlMs).toISOString(),
+      ...(q.contextWindow !== undefined ? { contextWindow: q.contextWindow } : {}),
+      ...(q.tokensBefore !== undefined ? { tokensBefore: q.tokensBefore } : {}),
+      queuedAtVersion: view.state.version,
+      ...(q.forced ? { forced: true } : {}),
+      ...(q.instructions ? { instructions: q.instructions } : {}),
+      ...(q.range
+        ? { topicLabel: q.range.topicLabel, rangeFromAt: q.range.from, rangeToAt: q.range.to, inboxItemId: q.range.inboxItemId }
+        : {}),
+    },
+    createdAt: at.toISOString(),
+    supersededAt: null,
+    tokens: 0,
+  };
+  await deps.store.storeFold(key, fold, "new");
+  await requestFold(deps, key, fold);
+  return fold;
+}
+
+/**
+ * Asks the worker for a queued fold. For a turn's or a manual job a lost request is not lost
+ * work: the fold stays QUEUED and a later turn queues it again once queueTimeoutMs has passed. A
+ * range job has no turn behind it, so its request must go out: a failure throws, and the
+ * InboxItemAnswered delivery that queued it is retried (and asks again for the same row).
+ */
+async function requestFold(deps: ServiceDeps, key: ProcessKey, fold: Memory) {
+  const event = domainEvent("CompactionRequested", {
+    tenantId: key.tenantId,
+    processId: key.processId,
+    foldId: fold.id,
+    mode: fold.metadata.preparedFor,
+    job: fold.metadata.job,
+  });
+  if (fold.metadata.job === "range") await deps.events.publish(event);
+  else await publishSafely(deps, event);
+}
+
+/**
+ * An accepted offer's range compaction, queued for the worker (docs/compaction.md, "Range
+ * compaction"). Safe to repeat: a delivery that finds the range already folded queues nothing,
+ * and one that finds the job still queued asks the worker for that row again.
+ */
+export async function queueRangeJob(
+  deps: ServiceDeps,
+  key: ProcessKey,
+  range: RangeRequest & { inboxItemId: string },
+): Promise<RangeResult> {
+  const view = await settledView(deps, key);
+  const none = { compactedMessages: 0, markerMessageId: null };
+  const queued = view.folds.find((f) => f.status === "QUEUED" && f.metadata.job === "range" && f.metadata.inboxItemId === range.inboxItemId);
+  if (queued) {
+    await requestFold(deps, key, queued);
+    return { ...none, memoryId: queued.id, reason: "compaction_queued" };
+  }
+  if (selectRange(view.messages, range).length === 0) return { ...none, memoryId: null, reason: "nothing_in_range" };
+  const fold = await queueFold(deps, key, view, { mode: "RANGE", job: "range", range });
+  return { ...none, memoryId: fold.id, reason: "compaction_queued" };
+}

@@ -1,0 +1,50 @@
+/** Manual compaction within a budget (docs/compaction.md, "Manual compaction"). */
+import type { CompactionResult } from "../domain/model.js";
+import { modeForRatio, promptTokens } from "../domain/mode.js";
+import { resolveContextWindow } from "../domain/model-windows.js";
+import { replayTokens } from "../domain/replay.js";
+import type { ProcessKey } from "../ports/store.js";
+import { compactIfNeeded, type CompactionRequest } from "./compaction.js";
+import type { ServiceDeps } from "./deps.js";
+import { queueFold } from "./fold-queue.js";
+import { settledView } from "./settle.js";
+
+/**
+ * `POST .../compaction`: the fold runs in the request; when it is not done within
+ * `manualBudgetMs` the request gives up its lease (so its own late commit is refused), queues the
+ * same compaction for the worker and answers 202 `compaction_queued`. The queued fold only runs on
+ * the state the request started from, so a fold that did commit in between is not repeated.
+ */
+export async function compactManually(
+  deps: ServiceDeps,
+  key: ProcessKey,
+  request: CompactionRequest,
+): Promise<{ status: 200 | 202; result: CompactionResult }> {
+  const contextWindow = resolveContextWindow(request.model);
+  const view = await settledView(deps, key);
+  const owner = deps.ids.token();
+  const work = compactIfNeeded(deps, key, request, { view: structuredClone(view), leaseOwner: owner });
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), deps.compaction.manualBudgetMs)));
+  const first = await Promise.race([work, expired]).finally(() => clearTimeout(timer));
+  if (first) {
+    const { view: _view, ...result } = first;
+    return { status: 200, result };
+  }
+  work.catch((e) => deps.log.warn("abandoned compaction failed", { processId: key.processId, error: String(e) }));
+  await deps.store.releaseLease(key, owner);
+  const tunables = await deps.tunables.forProcess(key.tenantId, view.state.process.projectId);
+  const tokensBefore = promptTokens(request.prompt, replayTokens(view)).tokens;
+  const mode = request.force ?? modeForRatio(tokensBefore / contextWindow, tunables);
+  const base = { mode, compacted: false, compactedMessages: 0, tokensBefore, tokensAfter: tokensBefore };
+  if (mode === "NONE") return { status: 200, result: base };
+  const fold = await queueFold(deps, key, view, {
+    mode,
+    job: "manual",
+    contextWindow,
+    tokensBefore,
+    forced: request.force !== undefined,
+    instructions: request.instructions,
+  });
+  return { status: 202, result: { ...base, reason: "compaction_queued", memoryId: fold.id } };
+}

@@ -1,0 +1,75 @@
+/**
+ * Committing a PREPARED fold in a turn (docs/compaction.md, "Commit without a model"): the commit
+ * protocol without the summarizer step, only if the fold still fits the state it meets.
+ */
+import { tokensAfterFold } from "../domain/fold-size.js";
+import type { CompactionModeName, Memory } from "../domain/model.js";
+import { newestSummary } from "../domain/replay.js";
+import { foldsByStrength } from "../domain/selector.js";
+import { effectiveStrength } from "../domain/strength.js";
+import type { ActiveView, ProcessKey } from "../ports/store.js";
+import { afterCommit, metricModeOf } from "./commit.js";
+import type { ServiceDeps } from "./deps.js";
+import { discard } from "./fold-queue.js";
+import { takeLease } from "./lease.js";
+
+export type PreparedCommit =
+  | { ok: true; memory: Memory; view: ActiveView }
+  | { ok: false; reason: "stale" }
+  | { ok: false; reason: string; fold: Memory };
+
+/** Commits a PREPARED fold in the turn: the commit protocol without the summarizer step. */
+export async function commitPrepared(
+  deps: ServiceDeps,
+  key: ProcessKey,
+  view: ActiveView,
+  fold: Memory,
+  o: { mode: CompactionModeName; tokensBefore: number },
+): Promise<PreparedCommit> {
+  const prior = newestSummary(view);
+  // The replay index does not carry sourceRefs: read the fold itself (only on the committing turn).
+  const full = await deps.store.getMemory(key, fold.id);
+  if (!full || full.status !== "PREPARED") return { ok: false, reason: "stale" };
+  const active = new Map(view.messages.map((m) => [m.id, m]));
+  // Still active, and still foldable by its strength now (a message pinned since stays), both in
+  // the mode it was prepared for and in the mode it is committed as (an EMERGENCY fold of strong
+  // messages is not committed as a HARD one).
+  const mode = (full.metadata.preparedFor ?? "HARD") as CompactionModeName;
+  const foldable = (id: string) => {
+    const m = active.get(id);
+    return m !== undefined && foldsByStrength(effectiveStrength(m), mode) && foldsByStrength(effectiveStrength(m), o.mode);
+  };
+  if (!full.sourceRefs.every(foldable) || (full.metadata.supersededMemoryId ?? null) !== (prior?.id ?? null)) {
+    await discard(deps, key, full, "stale: a message it covers is no longer active", "discarded");
+    return { ok: false, reason: "stale" };
+  }
+  const { owner, now, lease } = await takeLease(deps, key, view);
+  if (!lease.ok) return { ok: false, reason: lease.reason === "leased" ? "compaction_in_progress" : "concurrent_compaction", fold };
+  const { expiresAt: _expires, discardReason: _reason, ...metadata } = full.metadata;
+  const memory: Memory = {
+    ...full,
+    status: "OK",
+    createdAt: now.toISOString(),
+    supersededAt: null,
+    metadata: { ...metadata, mode: o.mode, producedBy: "prepared", tokensBefore: o.tokensBefore },
+  };
+  const folded = full.sourceRefs.map((id) => active.get(id)!);
+  memory.metadata.tokensAfter = tokensAfterFold(view, { fold: folded, tokensBefore: o.tokensBefore }, memory.tokens);
+  const commit = await deps.store.commitCompaction(key, {
+    leaseOwner: owner,
+    expectedVersion: view.state.version,
+    memory,
+    priorSummaryId: prior?.id ?? null,
+    archiveIds: full.sourceRefs,
+    fromFold: "PREPARED",
+    at: now.toISOString(),
+  });
+  if (!commit.ok) {
+    await deps.store.releaseLease(key, owner).catch((e) => deps.log.warn("lease release failed", { error: String(e) }));
+    deps.log.warn("compaction commit conflict", { processId: key.processId, foldId: fold.id });
+    return { ok: false, reason: "commit_conflict", fold };
+  }
+  deps.metrics.preparedFold("used");
+  const after = await afterCommit(deps, key, memory, { pendingArchive: commit.pendingArchive, metricMode: metricModeOf(o.mode) });
+  return { ok: true, memory, view: after };
+}

@@ -1,0 +1,61 @@
+/**
+ * Range compaction (docs/compaction.md, "Range compaction"): folds the active messages of a time
+ * window (an accepted offer, run by the worker, or `POST .../compaction/range`) and leaves a
+ * SYSTEM marker, through the commit protocol (./commit.ts).
+ */
+import { invalid } from "../domain/errors.js";
+import { rangeMarker, selectRange, type RangeRequest } from "../domain/range.js";
+import { replayTokens } from "../domain/replay.js";
+import { messageTokens } from "../domain/tokens.js";
+import type { ProcessKey } from "../ports/store.js";
+import { foldAndCommit } from "./commit.js";
+import type { FoldOptions } from "./compaction.js";
+import type { ServiceDeps } from "./deps.js";
+import { settledView } from "./settle.js";
+
+export type { RangeRequest };
+
+export interface RangeResult {
+  memoryId: string | null;
+  compactedMessages: number;
+  markerMessageId: string | null;
+  reason?: string;
+}
+
+/**
+ * Folds the active messages created in [from, to] (pinned ones stay, and so does a tool
+ * group that reaches outside the range), chains the prior summary, and inserts a SYSTEM marker
+ * tagged `RECOMPACTION:<topicLabel>` ordered right after the range's last message.
+ */
+export async function compactRange(
+  deps: ServiceDeps,
+  key: ProcessKey,
+  range: RangeRequest,
+  options: Pick<FoldOptions, "queuedFoldId"> = {},
+): Promise<RangeResult> {
+  if (Date.parse(range.from) > Date.parse(range.to)) {
+    throw invalid("range.invalid", "from must not be after to", { fields: ["body.from"] });
+  }
+  const view = await settledView(deps, key);
+  const tunables = await deps.tunables.forProcess(key.tenantId, view.state.process.projectId);
+  const fold = selectRange(view.messages, range);
+  if (fold.length === 0) return { memoryId: null, compactedMessages: 0, markerMessageId: null, reason: "nothing_in_range" };
+
+  // The marker follows the range's last message that may fold (the triggering turn never does).
+  const marker = rangeMarker(view.messages, range, fold.length, key.processId)!;
+  const tokensBefore = replayTokens(view);
+  const outcome = await foldAndCommit(deps, key, view, tunables, {
+    fold,
+    metricMode: "range",
+    eventMode: "RANGE",
+    topicLabel: range.topicLabel,
+    tokensBefore,
+    metadata: { recompaction: true, topicLabel: range.topicLabel, rangeFromAt: range.from, rangeToAt: range.to, markerMessageId: marker.id },
+    marker: { ...marker, tokens: messageTokens(marker) },
+    ...(options.queuedFoldId ? { memoryId: options.queuedFoldId, fromFold: "QUEUED" as const, producedBy: "worker" as const } : {}),
+  });
+  if (!outcome.ok) {
+    return { memoryId: outcome.memoryId ?? null, compactedMessages: 0, markerMessageId: null, reason: outcome.reason };
+  }
+  return { memoryId: outcome.memory.id, compactedMessages: fold.length, markerMessageId: marker.id };
+}

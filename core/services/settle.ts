@@ -1,0 +1,18 @@
+/** Settling the replay: the first step of every path that reads the active view to act on it. */
+import { notFound } from "../domain/errors.js";
+import type { ActiveView, ProcessKey } from "../ports/store.js";
+import type { ServiceDeps } from "./deps.js";
+
+/** Reads the active view, finishing a pending roll-forward first so later steps see settled state. */
+export async function settledView(deps: ServiceDeps, key: ProcessKey, view?: ActiveView): Promise<ActiveView> {
+  let current = view ?? (await deps.store.activeView(key));
+  if (!current) throw notFound("process", key.processId);
+  // Loop: another compaction may commit (and leave its own pending archive) while we roll forward.
+  for (let rounds = 0; current.state.pendingArchive; rounds++) {
+    if (rounds >= 5) throw new Error(`process ${key.processId}: pending archive did not settle`);
+    await deps.store.finishPendingArchive(key, current.state.pendingArchive);
+    current = await deps.store.activeView(key);
+    if (!current) throw notFound("process", key.processId);
+  }
+  return current;
+}

@@ -1,0 +1,269 @@
+/**
+ * Summarizing a fold (docs/compaction.md, "Summarizing"): chunk by the summarizer's input cap,
+ * chain or parallelize the chunks and merge, then the quality gate with one retry. No store
+ * access: the caller writes what comes back.
+ */
+import { AppError } from "../domain/errors.js";
+import type { Message } from "../domain/model.js";
+import { checkSummary, retryInstructions, type QualityVerdict } from "../domain/quality-gate.js";
+import { replayed } from "../domain/replay.js";
+import { chunkBySourceChars } from "../domain/selector.js";
+import { summarizerInputCap, type Tunables } from "../domain/tunables.js";
+import type { SummarizeInput, Summarizer, SummarizerUsage, SummarySourceMessage } from "../ports/summarizer.js";
+import type { ProcessKey } from "../ports/store.js";
+import type { FoldPlan } from "./commit.js";
+import type { ServiceDeps } from "./deps.js";
+import { isImportant, remember } from "./summary-fields.js";
+
+export type ChunkedSummary =
+  | {
+      ok: true;
+      text: string;
+      calls: number;
+      usage?: SummarizerUsage;
+      /** Per line of `text`, as the summarizer cited (unchecked). */
+      citations?: string[][];
+      /** Citations of the lines of earlier chunk outputs, by line text (later chunks may copy them). */
+      carried: Map<string, string[]>;
+    }
+  | { ok: false; error: string; calls: number; usage?: SummarizerUsage; gate?: { check: string; detail?: string; attempts: number } };
+
+function toSource(m: Message): SummarySourceMessage {
+  return {
+    id: m.id,
+    role: m.role,
+    content: m.content,
+    createdAt: m.createdAt,
+    ...(m.toolCallId ? { toolCallId: m.toolCallId } : {}),
+    ...(m.toolCalls ? { toolCalls: m.toolCalls } : {}),
+    ...(isImportant(m) ? { important: true } : {}),
+  };
+}
+
+const addUsage = (a: SummarizerUsage | undefined, b: SummarizerUsage | undefined): SummarizerUsage | undefined =>
+  b
+    ? { inputTokens: (a?.inputTokens ?? 0) + (b.inputTokens ?? 0), outputTokens: (a?.outputTokens ?? 0) + (b.outputTokens ?? 0) }
+    : a;
+
+async function callSummarizer(summarizer: Summarizer, input: SummarizeInput) {
+  try {
+    return await summarizer.summarize(input);
+  } catch (e) {
+    // The port promises not to throw; an adapter bug must still not leave state behind.
+    return { ok: false as const, error: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/**
+ * Summarizes, then runs the quality gate (docs/compaction.md): a failing summary is retried once
+ * (the last chunk, with what failed and the missing units named); a second failure is a FAILED
+ * row with `quality_gate: <check>`.
+ */
+export async function summarizeChecked(
+  deps: ServiceDeps,
+  summarizer: Summarizer,
+  inputCap: number,
+  tunables: Tunables,
+  plan: Pick<FoldPlan, "fold" | "instructions" | "topicLabel">,
+  priorSummary: string | null,
+  required: string[],
+): Promise<ChunkedSummary> {
+  const first = await summarizeChunks(summarizer, inputCap, tunables, plan, priorSummary, required);
+  if (!first.ok) return first;
+  const maxTokens = tunables.summaryMaxTokens;
+  const verdict = checkSummary(first.result.text, { maxTokens, required });
+  if (verdict.ok) return first.result;
+
+  deps.log.warn("summary failed the quality gate, retrying once", { check: verdict.check, detail: verdict.detail });
+  const retryNote = retryInstructions(verdict, maxTokens);
+  const input: SummarizeInput = {
+    ...first.lastInput,
+    instructions: [first.lastInput.instructions, retryNote].filter(Boolean).join("\n\n"),
+    mustKeep: [...new Set([...(first.lastInput.mustKeep ?? []), ...(verdict.missing ?? [])])],
+  };
+  const again = await callSummarizer(summarizer, input);
+  const calls = first.result.calls + 1;
+  const usage = addUsage(first.result.usage, again.usage);
+  if (!again.ok) return { ok: false, error: again.error, calls, ...(usage ? { usage } : {}) };
+  const second: QualityVerdict = checkSummary(again.summary, { maxTokens, required });
+  if (!second.ok) {
+    return {
+      ok: false,
+      error: `quality_gate: ${second.check}`,
+      calls,
+      ...(usage ? { usage } : {}),
+      gate: { check: second.check, detail: second.detail.slice(0, 300), attempts: 2 },
+    };
+  }
+  return {
+    ok: true,
+    text: again.summary,
+    calls,
+    ...(usage ? { usage } : {}),
+    ...(again.citations ? { citations: again.citations } : {}),
+    carried: first.result.carried,
+  };
+}
+
+type Ready = { ok: true; summarizer: Summarizer; inputCap: number } | { ok: false; reason: string };
+
+/**
+ * The summarizer and the input cap of one call for these tunables. A summarizer that cannot be
+ * built (configuration) or whose window the tunables do not fit is a reason, logged, not a throw:
+ * stored settings are checked against the window when saved, so this is a changed deployment.
+ */
+export async function summarizerFor(deps: ServiceDeps, key: ProcessKey, tunables: Tunables): Promise<Ready> {
+  let summarizer: Summarizer;
+  try {
+    summarizer = await deps.summarizer();
+  } catch (e) {
+    deps.log.error("compaction skipped: no summarizer", { processId: key.processId, error: String(e) });
+    return { ok: false, reason: "summarizer_unavailable" };
+  }
+  try {
+    return { ok: true, summarizer, inputCap: summarizerInputCap(tunables, summarizer.contextWindow, tunables.summaryMaxTokens) };
+  } catch (e) {
+    if (!(e instanceof AppError)) throw e;
+    deps.log.error("compaction skipped: summarizer window too small", { processId: key.processId, error: e.message });
+    return { ok: false, reason: `summarizer_window_too_small: ${e.message}` };
+  }
+}
+
+/** What the merge call is told about its input (docs/compaction.md, "Summarizing"). */
+export const MERGE_INSTRUCTIONS =
+  "The messages to fold are summaries of consecutive parts of the conversation, oldest first. Merge them with the prior summary into one summary.";
+
+/** Runs `fn` over `items` with at most `limit` calls in flight; results keep the input order. */
+async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  });
+  await Promise.all(lanes);
+  return results;
+}
+
+type ChunkRun = { ok: true; result: Extract<ChunkedSummary, { ok: true }>; lastInput: SummarizeInput } | Extract<ChunkedSummary, { ok: false }>;
+
+/**
+ * Folds the selection into one summary. One chunk: one call with the prior summary. More chunks:
+ * with `summarizerConcurrency` 1 they are chained (call k+1 gets call k's output); above 1 they are
+ * summarized in parallel (at most that many at once, without the prior summary) and one more call
+ * merges the partial summaries with the prior one, so the wall time is about two calls, not n.
+ */
+async function summarizeChunks(
+  summarizer: Summarizer,
+  cap: number,
+  tunables: Tunables,
+  plan: Pick<FoldPlan, "fold" | "instructions" | "topicLabel">,
+  priorSummary: string | null,
+  mustKeep: string[],
+): Promise<ChunkRun> {
+  // A cleared result is summarized as its placeholder: the model had stopped seeing its content,
+  // and the placeholder keeps the message id through which the full text can still be fetched.
+  const chunks = chunkBySourceChars(plan.fold.map(replayed), cap);
+  if (chunks.length > 1 && tunables.summarizerConcurrency > 1) {
+    return summarizeInParallel(summarizer, tunables, plan, priorSummary, mustKeep, cap, chunks.map((c) => c.source.map(toSource)));
+  }
+  let running = priorSummary;
+  let calls = 0;
+  let usage: SummarizerUsage | undefined;
+  let citations: string[][] | undefined;
+  const carried = new Map<string, string[]>();
+  let lastInput: SummarizeInput | undefined;
+  for (const chunk of chunks) {
+    calls++;
+    if (running !== null && citations) remember(carried, running, citations);
+    lastInput = {
+      priorSummary: running,
+      messages: chunk.source.map(toSource),
+      ...(plan.instructions ? { instructions: plan.instructions } : {}),
+      ...(plan.topicLabel ? { topicLabel: plan.topicLabel } : {}),
+      ...(mustKeep.length > 0 ? { mustKeep } : {}),
+      maxSummaryTokens: tunables.summaryMaxTokens,
+    };
+    const outcome = await callSummarizer(summarizer, lastInput);
+    usage = addUsage(usage, outcome.usage);
+    if (!outcome.ok) return { ok: false, error: outcome.error, calls, ...(usage ? { usage } : {}) };
+    running = outcome.summary;
+    citations = outcome.citations;
+  }
+  if (running === null || running.trim() === "" || !lastInput) {
+    // Not retried: the summarizer answered nothing, and a reworded request does not change that.
+    return { ok: false, error: "quality_gate: empty (empty summary)", calls, ...(usage ? { usage } : {}), gate: { check: "empty", attempts: 1 } };
+  }
+  return {
+    ok: true,
+    result: { ok: true, text: running, calls, ...(usage ? { usage } : {}), ...(citations ? { citations } : {}), carried },
+    lastInput,
+  };
+}
+
+/**
+ * The parallel path of {@link summarizeChunks}: every chunk without the prior summary, then the
+ * partial summaries (as SYSTEM messages, oldest first) merged with the prior summary in one call;
+ * a second parallel round only when n partial summaries exceed one call's cap. Lines the merge
+ * copies keep the citations of the chunk output they came from.
+ */
+async function summarizeInParallel(
+  summarizer: Summarizer,
+  tunables: Tunables,
+  plan: Pick<FoldPlan, "instructions" | "topicLabel">,
+  priorSummary: string | null,
+  mustKeep: string[],
+  cap: number,
+  firstRound: SummarySourceMessage[][],
+): Promise<ChunkRun> {
+  let calls = 0;
+  let usage: SummarizerUsage | undefined;
+  const carried = new Map<string, string[]>();
+  const extra = {
+    ...(plan.instructions ? { instructions: plan.instructions } : {}),
+    ...(plan.topicLabel ? { topicLabel: plan.topicLabel } : {}),
+    maxSummaryTokens: tunables.summaryMaxTokens,
+  };
+  let inputs = firstRound;
+  let parts: SummarySourceMessage[] = [];
+  for (let round = 1; ; round++) {
+    const outcomes = await mapBounded(inputs, tunables.summarizerConcurrency, (messages) => {
+      calls++;
+      return callSummarizer(summarizer, { priorSummary: null, messages, ...extra });
+    });
+    for (const o of outcomes) usage = addUsage(usage, o.usage);
+    const failed = outcomes.find((o) => !o.ok);
+    if (failed && !failed.ok) return { ok: false, error: failed.error, calls, ...(usage ? { usage } : {}) };
+    parts = outcomes.map((o, k) => {
+      const text = o.ok ? o.summary : "";
+      if (o.ok && o.citations) remember(carried, text, o.citations);
+      const last = inputs[k]![inputs[k]!.length - 1]!;
+      return { id: `part-${round}-${k + 1}`, role: "SYSTEM" as const, content: `Summary of part ${k + 1} of ${outcomes.length}:\n${text}`, createdAt: last.createdAt };
+    });
+    const regrouped = chunkBySourceChars(parts, cap);
+    if (regrouped.length === 1 || round >= 3) break;
+    inputs = regrouped.map((c) => c.source);
+  }
+  const lastInput: SummarizeInput = {
+    priorSummary,
+    messages: parts,
+    instructions: plan.instructions ? `${MERGE_INSTRUCTIONS}\n${plan.instructions}` : MERGE_INSTRUCTIONS,
+    ...(plan.topicLabel ? { topicLabel: plan.topicLabel } : {}),
+    ...(mustKeep.length > 0 ? { mustKeep } : {}),
+    maxSummaryTokens: tunables.summaryMaxTokens,
+  };
+  calls++;
+  const merged = await callSummarizer(summarizer, lastInput);
+  usage = addUsage(usage, merged.usage);
+  if (!merged.ok) return { ok: false, error: merged.error, calls, ...(usage ? { usage } : {}) };
+  if (merged.summary.trim() === "") {
+    return { ok: false, error: "quality_gate: empty (empty summary)", calls, ...(usage ? { usage } : {}), gate: { check: "empty", attempts: 1 } };
+  }
+  return {
+    ok: true,
+    result: { ok: true, text: merged.summary, calls, ...(usage ? { usage } : {}), ...(merged.citations ? { citations: merged.citations } : {}), carried },
+    lastInput,
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * What a fold's summary is stored with (docs/compaction.md, "What a fold lost"): the units it must
+ * keep, its loss report and the messages each of its lines came from.
+ */
+import type { Memory, Message } from "../domain/model.js";
+import { replayed } from "../domain/replay.js";
+import { carrierText, carries, importantUnits, lossReport, unitKey } from "../domain/salient-units.js";
+import { effectiveStrength } from "../domain/strength.js";
+import { estimateTokens } from "../domain/tokens.js";
+import type { ProcessKey } from "../ports/store.js";
+import type { ServiceDeps } from "./deps.js";
+import type { ChunkedSummary } from "./summarize.js";
+
+/** What a fold's summary needs before it is written: the prior summary in full and the units it must keep. */
+export interface FoldNeeds {
+  priorDetail: Memory | null;
+  required: string[];
+}
+
+export async function foldNeeds(deps: ServiceDeps, key: ProcessKey, prior: Memory | null, fold: readonly Message[]): Promise<FoldNeeds> {
+  const priorDetail = await priorDetailOf(deps, key, prior);
+  return { priorDetail, required: requiredUnits(fold, prior, priorDetail?.keepUnits) };
+}
+
+/** The stored parts of a good summary: its text, tokens, loss report, per-line provenance and required units. */
+export function summaryFields(needs: FoldNeeds, fold: readonly Message[], summary: Extract<ChunkedSummary, { ok: true }>) {
+  const loss = lossReport(sourcesOf(fold), summary.text);
+  return {
+    content: summary.text,
+    tokens: estimateTokens(summary.text),
+    loss: { units: loss.units, kept: loss.kept, dropped: loss.dropped.slice(0, LOSS_PREVIEW).map(boundedLoss) },
+    citations: provenance(needs.priorDetail, fold, summary),
+    droppedUnits: loss.dropped.slice(0, LOSS_STORED).map(boundedLoss),
+    ...(needs.required.length > 0 ? { keepUnits: needs.required } : {}),
+  };
+}
+
+/** The dropped units kept in `metadata.loss` (replayed with the view) and in the full list. */
+const LOSS_PREVIEW = 20;
+const LOSS_STORED = 300;
+/** At most this many units of the strong and pinned sources of one fold are required of its summary. */
+const REQUIRED_UNITS = 25;
+/** At most this many required units in all, with those carried from earlier folds. */
+const REQUIRED_UNITS_TOTAL = 40;
+
+/**
+ * What the summary must keep: the units of the strong and pinned messages it folds, then those an
+ * earlier summary was required to keep and still carries (so they survive every later fold).
+ */
+function requiredUnits(fold: readonly Message[], prior: Memory | null, priorKeep: readonly string[] | undefined): string[] {
+  const own = importantUnits(sourcesOf(fold), REQUIRED_UNITS);
+  const carried = prior && priorKeep ? priorKeep.filter((u) => carries(carrierText(prior.content), { key: unitKey(u) })) : [];
+  const seen = new Set(own.map(unitKey));
+  const out = [...own];
+  for (const u of carried) {
+    if (out.length >= REQUIRED_UNITS_TOTAL) break;
+    if (!seen.has(unitKey(u))) {
+      seen.add(unitKey(u));
+      out.push(u);
+    }
+  }
+  return out;
+}
+
+/**
+ * The prior summary as stored in full (its citations and required units live outside the replay
+ * index). One read per fold; a failure only loses what they would carry forward.
+ */
+async function priorDetailOf(deps: ServiceDeps, key: ProcessKey, prior: Memory | null): Promise<Memory | null> {
+  if (!prior) return null;
+  try {
+    return await deps.store.getMemory(key, prior.id);
+  } catch (e) {
+    deps.log.warn("prior summary detail unavailable", { memoryId: prior.id, error: String(e) });
+    return null;
+  }
+}
+
+const boundedLoss = (u: { text: string; messageIds: string[] }) => ({ text: u.text.slice(0, 200), messageIds: u.messageIds.slice(0, 20) });
+
+export const isImportant = (m: Message) => {
+  const s = effectiveStrength(m);
+  return s === "strong" || s === "pinned";
+};
+
+// What the summarizer sees: a cleared result as its placeholder (see summarizeChunks).
+const sourcesOf = (fold: readonly Message[]) =>
+  fold.map((m) => ({ id: m.id, content: replayed(m).content, important: isImportant(m) }));
+
+export function remember(carried: Map<string, string[]>, text: string, citations: string[][]) {
+  text.split("\n").forEach((line, i) => {
+    const ids = citations[i];
+    if (line.trim() && ids && ids.length > 0) carried.set(line.trim(), ids);
+  });
+}
+
+/**
+ * Per line of the new summary, the messages it came from: the summarizer's citations, checked
+ * (ids outside the fold are dropped), plus the citations of an identical line in the prior
+ * summary or an earlier chunk's output (a line carried over keeps its sources).
+ */
+function provenance(
+  prior: Memory | null,
+  fold: readonly Message[],
+  summary: Extract<ChunkedSummary, { ok: true }>,
+): string[][] {
+  const carried = new Map(summary.carried);
+  if (prior?.citations) remember(carried, prior.content, prior.citations);
+  const inFold = new Set(fold.map((m) => m.id));
+  return summary.text.split("\n").map((line, i) => {
+    const own = (summary.citations?.[i] ?? []).filter((id) => inFold.has(id));
+    const inherited = carried.get(line.trim()) ?? [];
+    return [...new Set([...own, ...inherited])];
+  });
+}

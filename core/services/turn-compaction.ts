@@ -1,0 +1,138 @@
+/**
+ * The turn's compaction step (docs/compaction.md, "What a turn does"). Inline: the sliding window
+ * as is. Background: no turn calls a summarizer; it commits a prepared fold that still fits,
+ * queues the fold the prompt needs, and trims its answer while the fold is on its way.
+ */
+import type { CompactionModeName, CompactionResult, Memory, Message } from "../domain/model.js";
+import { wantedFold } from "../domain/fold-size.js";
+import { modeForRatio, promptTokens } from "../domain/mode.js";
+import { resolveContextWindow } from "../domain/model-windows.js";
+import { newestSummary, replayTokens } from "../domain/replay.js";
+import { selectForCompaction } from "../domain/selector.js";
+import { trimToFit } from "../domain/trim.js";
+import type { ActiveView, ProcessKey } from "../ports/store.js";
+import { clearIfNeeded } from "./clearing.js";
+import { compactIfNeeded, type CompactionRequest } from "./compaction.js";
+import type { ServiceDeps } from "./deps.js";
+import { discard, queueFold } from "./fold-queue.js";
+import { commitPrepared } from "./prepared-commit.js";
+import { settledView } from "./settle.js";
+
+export type TurnCompaction = CompactionResult & { view: ActiveView; messages: Message[] };
+
+const foldTokens = (messages: readonly Message[]) => messages.reduce((n, m) => n + m.tokens, 0);
+
+/**
+ * The turn's compaction step. Inline: {@link compactIfNeeded} as is. Background: commit a prepared
+ * fold that fits, queue the fold the prompt needs when none is prepared, and trim the answer below
+ * the emergency threshold while the fold is not ready.
+ */
+export async function compactForTurn(
+  deps: ServiceDeps,
+  key: ProcessKey,
+  request: CompactionRequest,
+  options: { view?: ActiveView } = {},
+): Promise<TurnCompaction> {
+  if (deps.compaction.execution === "inline") {
+    const out = await compactIfNeeded(deps, key, request, options);
+    return { ...out, messages: out.view.messages };
+  }
+  const contextWindow = resolveContextWindow(request.model);
+  let view = await settledView(deps, key, options.view);
+  const tunables = await deps.tunables.forProcess(key.tenantId, view.state.process.projectId);
+  const tokensAtStart = promptTokens(request.prompt, replayTokens(view)).tokens;
+  // The cheap tier first, as inline: clearing old tool results needs no model call.
+  const clearing = await clearIfNeeded(deps, key, view, tunables, contextWindow, tokensAtStart);
+  view = clearing.view;
+  const own = replayTokens(view);
+  const tokensBefore = clearing.tokensAfter;
+  const scale = own > 0 ? tokensBefore / own : 1;
+  const mode = modeForRatio(tokensBefore / contextWindow, tunables);
+  let result: CompactionResult = {
+    mode,
+    compacted: false,
+    compactedMessages: 0,
+    tokensBefore: tokensAtStart,
+    tokensAfter: tokensBefore,
+    ...(clearing.clearedMessages > 0 ? { clearedMessages: clearing.clearedMessages } : {}),
+  };
+  let live = await settleFolds(deps, key, view);
+  if (mode === "NONE") return { ...result, view, messages: view.messages };
+  // After an undo, SOFT and HARD wait until the replay grew past the hold (docs/compaction.md,
+  // "Undoing a compaction"): the turn reads it on META, so it neither commits a prepared fold nor
+  // queues one the worker would only discard. EMERGENCY never waits.
+  const held = (m: CompactionModeName) => m !== "EMERGENCY" && own < (view.state.revertHoldTokens ?? 0);
+
+  // A prepared fold is committed when its threshold is reached (a SOFT one already at SOFT).
+  if (live?.status === "PREPARED" && !held(mode) && (mode !== "SOFT" || live.metadata.preparedFor === "SOFT")) {
+    const outcome = await commitPrepared(deps, key, view, live, { mode, tokensBefore });
+    live = null;
+    if (outcome.ok) {
+      view = outcome.view;
+      result = {
+        ...result,
+        mode,
+        compacted: true,
+        memoryId: outcome.memory.id,
+        compactedMessages: outcome.memory.sourceRefs.length,
+        tokensBefore,
+        tokensAfter: outcome.memory.metadata.tokensAfter ?? tokensBefore,
+      };
+    } else if ("fold" in outcome) {
+      result.reason = outcome.reason;
+      live = outcome.fold;
+    }
+  }
+
+  // What the prompt needs now: queue it unless a fold is already on its way.
+  const tokensNow = result.compacted ? result.tokensAfter : tokensBefore;
+  const wanted = wantedFold(tokensNow / contextWindow, tunables);
+  if (wanted && !result.compacted && held(wanted)) {
+    result.reason = "reverted_recently";
+  } else if (wanted && !live) {
+    const fold = selectForCompaction(view.messages, wanted, tunables).fold;
+    const worthIt = fold.length > 0 && (wanted !== "SOFT" || foldTokens(fold) >= tunables.summaryMaxTokens);
+    if (worthIt) {
+      live = await queueFold(deps, key, view, { mode: wanted, job: "prepare", contextWindow, tokensBefore: tokensNow });
+    } else if (!result.compacted && !result.reason) {
+      result.reason = fold.length === 0 ? (selectForCompaction(view.messages, wanted, tunables).reason ?? "nothing_eligible") : "below_min_saving";
+    }
+  }
+  if (!result.compacted && !result.reason && live) {
+    const due = tokensNow / contextWindow >= tunables.hardThreshold || live.metadata.preparedFor === "SOFT";
+    result.reason = live.status === "QUEUED" || due ? "compaction_queued" : "compaction_prepared";
+    result.memoryId = live.id;
+  }
+
+  // Until the fold lands, the answer (never the history) stays below the emergency threshold.
+  const limit = Math.ceil(tunables.emergencyThreshold * contextWindow) - 1;
+  const trim = trimToFit(view.messages, tunables, { tokens: tokensNow, limit, scale });
+  if (trim.trimmed.messages > 0) result.trimmed = trim.trimmed;
+  return { ...result, view, messages: trim.kept };
+}
+
+/**
+ * Discards the folds that can no longer be used (expired, lost in the queue, queued or prepared on
+ * a state that changed since, duplicates) and returns the one still live, if any.
+ */
+async function settleFolds(deps: ServiceDeps, key: ProcessKey, view: ActiveView): Promise<Memory | null> {
+  const now = deps.clock.now().getTime();
+  const activeId = newestSummary(view)?.id ?? null;
+  const live: Memory[] = [];
+  // A range job (an accepted offer) runs on whatever state the worker finds: no turn discards it.
+  for (const fold of view.folds.filter((f) => f.metadata.job !== "range")) {
+    const expired = fold.metadata.expiresAt !== undefined && Date.parse(fold.metadata.expiresAt) <= now;
+    const lost = fold.status === "QUEUED" && Date.parse(fold.metadata.queuedAt ?? fold.createdAt) + deps.compaction.queueTimeoutMs <= now;
+    const stale =
+      fold.status === "QUEUED"
+        ? fold.metadata.queuedAtVersion !== view.state.version
+        : (fold.metadata.supersededMemoryId ?? null) !== activeId;
+    if (expired || lost) await discard(deps, key, fold, expired ? "expired" : "queue_timeout", expired ? "expired" : "discarded");
+    else if (stale) await discard(deps, key, fold, "stale: a compaction committed since it was queued", "discarded");
+    else live.push(fold);
+  }
+  // Normally one. After a race, keep a prepared one over a queued one, else the newest.
+  live.sort((a, b) => (a.status === b.status ? (a.id < b.id ? 1 : -1) : a.status === "PREPARED" ? -1 : 1));
+  for (const extra of live.slice(1)) await discard(deps, key, extra, "duplicate", "discarded");
+  return live[0] ?? null;
+}
