@@ -30,6 +30,8 @@ export interface FoldPlan {
   metadata?: Partial<Memory["metadata"]>;
   marker?: Message;
   owner?: string;
+  /** Aborted when the caller gave up on this fold (a manual compaction past its budget). */
+  abandoned?: AbortSignal;
   /** The id of the stored summary (default: a new one) and the fold row it replaces. */
   memoryId?: string;
   fromFold?: "QUEUED";
@@ -69,6 +71,12 @@ export async function foldAndCommit(
   });
   // Another compaction holds the process or just finished: back off instead of paying for a summary.
   if (!lease.ok) return { ok: false, reason: LEASE_REFUSAL[lease.reason] };
+  // A manual compaction past its budget has queued the same fold for the worker and released its
+  // lease; a lease this fold took only after that must not lead to a second summary.
+  if (plan.abandoned?.aborted) {
+    await deps.store.releaseLease(key, owner).catch((e) => deps.log.warn("lease release failed", { error: String(e) }));
+    return { ok: false, reason: "abandoned" };
+  }
 
   const prior = newestSummary(view);
   let committed = false;

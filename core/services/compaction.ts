@@ -27,6 +27,8 @@ export interface CompactionRequest {
 export interface FoldOptions {
   /** The lease owner token to use (a caller that may have to abandon the fold passes its own). */
   leaseOwner?: string;
+  /** Aborted when the caller gave up on this fold: a lease taken after that is let go unused. */
+  abandoned?: AbortSignal;
   /** Commit as this queued fold (same id, only while it is still QUEUED): the worker's manual job. */
   queuedFoldId?: string;
 }
@@ -93,6 +95,7 @@ export async function compactIfNeeded(
     tokensBefore: tokensNow,
     ...(tagging.strengthAnalyzer ? { metadata: { strengthAnalyzer: tagging.strengthAnalyzer } } : {}),
     ...(options.leaseOwner ? { owner: options.leaseOwner } : {}),
+    ...(options.abandoned ? { abandoned: options.abandoned } : {}),
     ...(options.queuedFoldId ? { memoryId: options.queuedFoldId, fromFold: "QUEUED" as const, producedBy: "worker" as const } : {}),
     // After an undo the same fold waits until the replay grew by the minimum saving; a manual
     // compaction and EMERGENCY (the prompt must never overflow) do not wait (docs/compaction.md).

@@ -23,7 +23,8 @@ export async function compactManually(
   const contextWindow = resolveContextWindow(request.model);
   const view = await settledView(deps, key);
   const owner = deps.ids.token();
-  const work = compactIfNeeded(deps, key, request, { view: structuredClone(view), leaseOwner: owner });
+  const giveUp = new AbortController();
+  const work = compactIfNeeded(deps, key, request, { view: structuredClone(view), leaseOwner: owner, abandoned: giveUp.signal });
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), deps.compaction.manualBudgetMs)));
   const first = await Promise.race([work, expired]).finally(() => clearTimeout(timer));
@@ -32,6 +33,9 @@ export async function compactManually(
     return { status: 200, result };
   }
   work.catch((e) => deps.log.warn("abandoned compaction failed", { processId: key.processId, error: String(e) }));
+  // Whether the fold holds the lease yet or takes it later, it can no longer commit: released
+  // here, or let go by the fold itself when it sees the signal.
+  giveUp.abort();
   await deps.store.releaseLease(key, owner);
   const tunables = await deps.tunables.forProcess(key.tenantId, view.state.process.projectId);
   const tokensBefore = promptTokens(request.prompt, replayTokens(view)).tokens;

@@ -3,7 +3,7 @@
  * folds and never call the summarizer, the worker prepares them, a later turn commits a prepared
  * fold without a model call when it still fits, and the answer is trimmed while the fold is queued.
  */
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createLocalBus } from "../../core/adapters/events/local-bus.js";
 import { createMemoryLog } from "../support/memory-log.js";
 import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
@@ -344,6 +344,28 @@ describe("manual compaction within a budget", () => {
     expect(fake.calls.at(-1)!.instructions).toContain("Keep aisle numbers.");
     expect(metrics.runs).toHaveLength(1);
     expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
+  });
+});
+
+describe("manual compaction that gave up its budget", () => {
+  it("a fold that takes the lease only after the request gave up lets it go without summarizing", async () => {
+    const { deps, fake } = harness({ worker: false, env: { COMPACTION_MANUAL_BUDGET_MS: "50" } });
+    const { key } = await seeded(deps, 20);
+    // The in-request fold reaches the lease only once the request has answered 202.
+    let letGo!: () => void;
+    const answered = new Promise<void>((resolve) => (letGo = resolve));
+    let lateLease: ReturnType<Store["acquireLease"]> | undefined;
+    const slow: Store = Object.create(store);
+    slow.acquireLease = (k, lease) => (lateLease = answered.then(() => store.acquireLease(k, lease)));
+    const out = await compactManually({ ...deps, store: slow }, key, { model: { contextWindow: WINDOW }, force: "HARD" });
+    expect(out.status).toBe(202);
+    letGo();
+    expect(await lateLease).toMatchObject({ ok: true });
+    await vi.waitFor(async () => expect((await store.activeView(key))!.state.lease).toBeNull(), { timeout: 10_000 });
+    expect(fake.calls).toHaveLength(0);
+    expect((await store.listMemories(key)).filter((m) => m.status === "OK")).toEqual([]);
+    // Only the queued row remains, for the worker.
+    expect((await foldsOf(key)).map((m) => [m.id, m.status])).toEqual([[out.result.memoryId, "QUEUED"]]);
   });
 });
 
