@@ -1,6 +1,6 @@
 /**
  * The compaction tunables (docs/compaction.md, "Tunables") with their defaults, validation, layering (defaults < env <
- * tenant/project/request overrides) and the derived cap on summarizer input.
+ * tenant/project/request overrides). What a summarizer call can hold is in summarizer-fit.ts.
  */
 import * as z from "zod";
 import { invalid } from "./errors.js";
@@ -139,7 +139,7 @@ export type TunablesOverride = z.infer<typeof TunablesOverride>;
  * summarizer with room for the prompt, the prior summary and the output, keeps one summarizer
  * call to seconds inside a Lambda timeout, and bounds the squeeze into a 400-token summary to
  * ~40:1; a larger fold is split into chained calls (selector `chunkBySourceChars`). Smaller
- * summarizer windows lower it further through {@link summarizerInputCap}.
+ * summarizer windows lower it further through `summarizerInputCap` (summarizer-fit.ts).
  */
 export const DEFAULT_TUNABLES: Tunables = Object.freeze({
   softThreshold: 0.4,
@@ -292,94 +292,4 @@ export function tunableFromEnv<K extends keyof Tunables>(
 ): Tunables[K] {
   const name = TUNABLES_ENV[field];
   return tunablesFromEnv({ [name]: env[name] })[field];
-}
-
-/**
- * Tokens of a summarizer call that are not the folded messages: the instruction template with its
- * per-call framing and an optional caller `instructions` text (keep that under ~2000 chars).
- */
-export const SUMMARIZER_PROMPT_RESERVE_TOKENS = 1500;
-
-/**
- * Characters per token assumed when turning the summarizer's free token budget into a char cap.
- * Below the estimate's 4 on purpose: code, JSON and non-English text tokenize denser than prose, and an
- * underestimate here overflows the summarizer's window.
- */
-export const SAFE_CHARS_PER_TOKEN = 3;
-
-/**
- * The char cap for one summarizer call's messages: `maxSourceChars`, lowered when the summarizer
- * model's window is smaller than that needs. The window must also hold the prompt reserve, the
- * prior summary (up to 2 x `summaryMaxTokens`, models overshoot) and `maxOutputTokens`. Throws a
- * `tunables.summarizer_window_too_small` error when fewer than 1000 chars would be left.
- *
- * @example summarizerInputCap(DEFAULT_TUNABLES, 8192, 1024) // 14604
- */
-export function summarizerInputCap(
-  tunables: Tunables,
-  summarizerContextWindow: number,
-  maxOutputTokens: number,
-): number {
-  const reserved = SUMMARIZER_PROMPT_RESERVE_TOKENS + 2 * tunables.summaryMaxTokens + maxOutputTokens;
-  const free = summarizerContextWindow - reserved;
-  const cap = Math.min(tunables.maxSourceChars, Math.floor(free * SAFE_CHARS_PER_TOKEN));
-  if (!Number.isFinite(cap) || cap < 1000) {
-    throw invalid(
-      "tunables.summarizer_window_too_small",
-      `Summarizer context window ${summarizerContextWindow} is too small: it needs at least ${reserved + Math.ceil(1000 / SAFE_CHARS_PER_TOKEN)} tokens (${reserved} reserved for prompt, prior summary and ${maxOutputTokens} output tokens, plus 1000 chars of messages)`,
-      { summarizerContextWindow, maxOutputTokens },
-    );
-  }
-  return cap;
-}
-
-/** What a stored setting is checked against: the summarizer this deployment runs. */
-export interface SummarizerFit {
-  model: string;
-  /** The summarizer model's window, in tokens. */
-  contextWindow: number;
-}
-
-/** Tokens a summarizer window must keep for the messages of one call (1000 chars). */
-const MIN_SOURCE_TOKENS = Math.ceil(1000 / SAFE_CHARS_PER_TOKEN);
-
-/**
- * Largest `summaryMaxTokens` whose call still fits `contextWindow`: the prompt reserve, the prior
- * summary (2x), the output (1x) and 1000 chars of messages (see {@link summarizerInputCap}).
- */
-export function largestSummaryMaxTokens(contextWindow: number): number {
-  return Math.min(
-    SUMMARY_MAX_TOKENS_RANGE.max,
-    Math.floor((contextWindow - SUMMARIZER_PROMPT_RESERVE_TOKENS - MIN_SOURCE_TOKENS) / 3),
-  );
-}
-
-/**
- * Refuses an override whose values cannot work with the configured summarizer, naming the field:
- * a `summaryMaxTokens` that leaves the summarizer's window no room for the messages, or a
- * `maxSourceChars` larger than one call of that window can take (it would otherwise be lowered
- * silently). `effective` is the result of layering the override. Checked when settings are
- * stored, so a turn never meets the problem.
- */
-export function checkFitsSummarizer(override: TunablesOverride, effective: Tunables, summarizer: SummarizerFit): void {
-  const issues: Array<{ field: string; message: string }> = [];
-  const where = `the summarizer ${summarizer.model} (window ${summarizer.contextWindow} tokens)`;
-  const largest = largestSummaryMaxTokens(summarizer.contextWindow);
-  if (override.summaryMaxTokens !== undefined && effective.summaryMaxTokens > largest) {
-    issues.push({
-      field: "summaryMaxTokens",
-      message: largest >= SUMMARY_MAX_TOKENS_RANGE.min ? `must be <= ${largest} for ${where}` : `cannot fit ${where}`,
-    });
-  } else if (override.maxSourceChars !== undefined && effective.summaryMaxTokens <= largest) {
-    const fits = summarizerInputCap({ ...effective, maxSourceChars: Number.MAX_SAFE_INTEGER }, summarizer.contextWindow, effective.summaryMaxTokens);
-    if (effective.maxSourceChars > fits) {
-      issues.push({ field: "maxSourceChars", message: `must be <= ${fits} for ${where} with summaryMaxTokens ${effective.summaryMaxTokens}` });
-    }
-  }
-  if (issues.length > 0) {
-    throw invalid("tunables.invalid", `Invalid compaction tunables: ${issues.map((i) => `${i.field}: ${i.message}`).join("; ")}`, {
-      fields: issues.map((i) => i.field),
-      issues,
-    });
-  }
 }

@@ -17,7 +17,8 @@ import {
   type AnalyzerName,
 } from "../domain/strength-analyzer.js";
 import type { Strength } from "../domain/strength.js";
-import { SAFE_CHARS_PER_TOKEN, SUMMARIZER_PROMPT_RESERVE_TOKENS, type Tunables } from "../domain/tunables.js";
+import { SAFE_CHARS_PER_TOKEN, SUMMARIZER_PROMPT_RESERVE_TOKENS } from "../domain/summarizer-fit.js";
+import type { Tunables } from "../domain/tunables.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
 import type { Summarizer, SummarizerUsage } from "../ports/summarizer.js";
 import type { ServiceDeps } from "./deps.js";

@@ -5,7 +5,8 @@
  */
 import { LRUCache } from "lru-cache";
 import { AppError } from "../domain/errors.js";
-import { checkFitsSummarizer, mergeTunables, TunablesOverride, type SummarizerFit, type Tunables } from "../domain/tunables.js";
+import { checkFitsSummarizer, type SummarizerFit } from "../domain/summarizer-fit.js";
+import { mergeTunables, TunablesOverride, type Tunables } from "../domain/tunables.js";
 import type { SettingsStore } from "../ports/store.js";
 
 export interface TunablesResolver {

@@ -2,14 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { resolveSummarizerConfig } from "../../core/adapters/llm/create-summarizer.js";
 import { AppError } from "../../core/domain/errors.js";
-import {
-  DEFAULT_TUNABLES,
-  checkFitsSummarizer,
-  largestSummaryMaxTokens,
-  mergeTunables,
-  summarizerInputCap,
-  tunablesFromEnv,
-} from "../../core/domain/tunables.js";
+import { checkFitsSummarizer, largestSummaryMaxTokens, summarizerInputCap } from "../../core/domain/summarizer-fit.js";
+import { DEFAULT_TUNABLES, mergeTunables, tunablesFromEnv } from "../../core/domain/tunables.js";
 import { layerStored } from "../../core/services/tunables.js";
 
 const outcome = (fn: () => number) => {

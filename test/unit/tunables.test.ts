@@ -1,15 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "../../core/domain/errors.js";
-import {
-  DEFAULT_TUNABLES,
-  SAFE_CHARS_PER_TOKEN,
-  SUMMARIZER_PROMPT_RESERVE_TOKENS,
-  TUNABLES_ENV,
-  TunablesOverride,
-  mergeTunables,
-  summarizerInputCap,
-  tunablesFromEnv,
-} from "../../core/domain/tunables.js";
+import { SAFE_CHARS_PER_TOKEN, SUMMARIZER_PROMPT_RESERVE_TOKENS, summarizerInputCap } from "../../core/domain/summarizer-fit.js";
+import { DEFAULT_TUNABLES, TUNABLES_ENV, TunablesOverride, mergeTunables, tunablesFromEnv } from "../../core/domain/tunables.js";
 
 function errorOf(fn: () => unknown): AppError {
   try {
