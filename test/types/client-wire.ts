@@ -1,11 +1,13 @@
 /**
  * client/types.ts is written by hand so that the client needs none of the service's code; this file
  * fails to compile when it drifts from the service's models (core/domain/model.ts and the use cases
- * that shape an answer). Checked by `tsc -p tsconfig.json` and, inside `npm test`, by
+ * that shape an answer) and from the request schemas of core/adapters/http. Checked by `tsc -p tsconfig.json` and, inside `npm test`, by
  * test/unit/type-checks.test.ts. Nothing here runs.
  */
 import { expectTypeOf } from "vitest";
+import type * as z from "zod";
 import type * as client from "../../client/types.js";
+import type * as http from "../../core/adapters/http/schemas.js";
 import type * as server from "../../core/domain/model.js";
 import type { Strength } from "../../core/domain/strength.js";
 import type { MemoryDetail } from "../../core/services/memories.js";
@@ -37,3 +39,13 @@ expectTypeOf<server.MemoryMetadata>().toExtend<ClientMetadata>();
 
 expectTypeOf<Omit<client.MemoryDetail, "memory">>().toEqualTypeOf<Omit<MemoryDetail, "memory">>();
 expectTypeOf<Omit<client.RevertResult, "memory">>().toEqualTypeOf<Omit<RevertResult, "memory">>();
+
+// What the client sends: each input type is exactly what the route's schema accepts
+// (core/adapters/http/schemas.ts), so a field the service adds or renames breaks the build here.
+expectTypeOf<client.ModelRef>().toEqualTypeOf<z.input<typeof http.ModelRef>>();
+expectTypeOf<client.PromptSize>().toEqualTypeOf<z.input<typeof http.PromptSize>>();
+expectTypeOf<client.UpsertProcessInput>().toEqualTypeOf<z.input<typeof http.PutProcessBody>>();
+expectTypeOf<client.AppendMessageInput>().toEqualTypeOf<z.input<typeof http.AppendMessageBody>>();
+expectTypeOf<client.CompactInput>().toEqualTypeOf<z.input<typeof http.CompactionBody>>();
+expectTypeOf<client.CompactRangeInput>().toEqualTypeOf<z.input<typeof http.RangeCompactionBody>>();
+expectTypeOf<client.BeginTurnInput>().toEqualTypeOf<z.input<typeof http.TurnBody>>();
