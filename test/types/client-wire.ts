@@ -1,8 +1,9 @@
 /**
  * client/types.ts is written by hand so that the client needs none of the service's code; this file
  * fails to compile when it drifts from the service's models (core/domain/model.ts and the use cases
- * that shape an answer) and from the request schemas of core/adapters/http. Checked by `tsc -p tsconfig.json` and, inside `npm test`, by
- * test/unit/type-checks.test.ts. Nothing here runs.
+ * that shape an answer) or from the routes' request schemas (core/adapters/http/schemas.ts).
+ * Checked by `tsc -p tsconfig.json` and, inside `npm test`, by test/unit/type-checks.test.ts.
+ * Nothing here runs.
  */
 import { expectTypeOf } from "vitest";
 import type * as z from "zod";
