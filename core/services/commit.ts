@@ -40,7 +40,8 @@ export interface FoldPlan {
   holdCheckTokens?: number;
 }
 
-const LEASE_REFUSAL = {
+/** The reason a fold answers when the lease is refused (shared by every path that takes it). */
+export const LEASE_REFUSAL = {
   leased: "compaction_in_progress",
   version_changed: "concurrent_compaction",
   not_found: "concurrent_compaction",

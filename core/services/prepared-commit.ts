@@ -8,7 +8,7 @@ import { newestSummary } from "../domain/replay.js";
 import { foldsByStrength } from "../domain/selector.js";
 import { effectiveStrength } from "../domain/strength.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
-import { afterCommit, metricModeOf } from "./commit.js";
+import { afterCommit, LEASE_REFUSAL, metricModeOf } from "./commit.js";
 import type { ServiceDeps } from "./deps.js";
 import { discard } from "./fold-queue.js";
 import { takeLease } from "./lease.js";
@@ -44,7 +44,7 @@ export async function commitPrepared(
     return { ok: false, reason: "stale" };
   }
   const { owner, now, lease } = await takeLease(deps, key, view);
-  if (!lease.ok) return { ok: false, reason: lease.reason === "leased" ? "compaction_in_progress" : "concurrent_compaction", fold };
+  if (!lease.ok) return { ok: false, reason: LEASE_REFUSAL[lease.reason], fold };
   const { expiresAt: _expires, discardReason: _reason, ...metadata } = full.metadata;
   const memory: Memory = {
     ...full,
