@@ -5,7 +5,7 @@
  * local bus subscribes by entry, and the stacks derive their rules and `events:source` conditions
  * from it. A unit test checks docs/api.md against it.
  */
-import * as z from "zod";
+import * as z from "./zod.js";
 import { Id, TopicLabel } from "./fields.js";
 
 export const EVENT_SOURCES = {
@@ -17,7 +17,7 @@ export const EVENT_SOURCES = {
 export type EventSource = (typeof EVENT_SOURCES)[keyof typeof EVENT_SOURCES];
 
 const ProcessRef = { tenantId: Id, processId: Id };
-const FoldId = z.string().min(1).max(64);
+const FoldId = z.string().check(z.minLength(1), z.maxLength(64));
 
 /** What the service's own events carry; incoming ones are checked harder (they come from outside). */
 export const EVENTS = {
@@ -27,7 +27,7 @@ export const EVENTS = {
     detailType: "PlanCompleted",
     detail: z.object({
       ...ProcessRef,
-      planId: z.string().min(1).max(256),
+      planId: z.string().check(z.minLength(1), z.maxLength(256)),
       topicLabel: TopicLabel,
       completedAt: z.iso.datetime({ offset: true }),
     }),
@@ -45,16 +45,16 @@ export const EVENTS = {
     detail: z.object({
       ...ProcessRef,
       memoryId: z.string(),
-      mode: z.string().optional(),
-      compactedMessages: z.number().int(),
-      producedBy: z.enum(["inline", "prepared", "worker"]).optional(),
+      mode: z.optional(z.string()),
+      compactedMessages: z.int(),
+      producedBy: z.optional(z.enum(["inline", "prepared", "worker"])),
     }),
   },
   /** Out: old tool results were replaced by placeholders. */
   ToolResultsCleared: {
     source: EVENT_SOURCES.memory,
     detailType: "ToolResultsCleared",
-    detail: z.object({ ...ProcessRef, clearedMessages: z.number().int(), tokensFreed: z.number(), messageIds: z.array(z.string()) }),
+    detail: z.object({ ...ProcessRef, clearedMessages: z.int(), tokensFreed: z.number(), messageIds: z.array(z.string()) }),
   },
   /** Out: a finished topic may be folded (an inbox item to answer). */
   RecompactionOffered: {
@@ -66,7 +66,7 @@ export const EVENTS = {
   MemoryReverted: {
     source: EVENT_SOURCES.memory,
     detailType: "MemoryReverted",
-    detail: z.object({ ...ProcessRef, memoryId: z.string(), restoredMessages: z.number().int(), activeSummaryId: z.string().nullable() }),
+    detail: z.object({ ...ProcessRef, memoryId: z.string(), restoredMessages: z.int(), activeSummaryId: z.nullable(z.string()) }),
   },
   /** Internal: the service's request to its compaction worker (docs/compaction.md, "The worker"). */
   CompactionRequested: {
@@ -75,8 +75,8 @@ export const EVENTS = {
     detail: z.object({
       ...ProcessRef,
       foldId: FoldId,
-      mode: z.string().optional(),
-      job: z.string().optional(),
+      mode: z.optional(z.string()),
+      job: z.optional(z.string()),
     }),
   },
 } as const;

@@ -4,7 +4,7 @@
  * tags in one spelling, and the process and message input the services take. Limits are
  * documented in the README; the HTTP request shapes built from these live in the HTTP adapter.
  */
-import * as z from "zod";
+import * as z from "./zod.js";
 import { Role, ToolCall } from "./model.js";
 import { ANALYZER_MARK_PREFIX, isAnalyzerMark, malformedStrengthTags, parseStrengthTag, strengthTag } from "./strength.js";
 
@@ -15,29 +15,27 @@ export const MAX_TAG_CHARS = 128;
 
 export const Id = z
   .string()
-  .min(1)
-  .max(128)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:@-]*$/, "use letters, digits and . _ : @ - (max 128)");
+  .check(z.minLength(1), z.maxLength(128), z.regex(/^[A-Za-z0-9][A-Za-z0-9._:@-]*$/, "use letters, digits and . _ : @ - (max 128)"));
 
 /** Lone UTF-16 surrogates cannot be stored as UTF-8 (DynamoDB rejects them): a 400, not a 500. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-export const Unicode = z.string().refine((s) => !LONE_SURROGATE.test(s), {
-  message: "must be valid Unicode (no lone surrogates)",
-});
+export const Unicode = z.string().check(
+  z.refine((s) => !LONE_SURROGATE.test(s), { message: "must be valid Unicode (no lone surrogates)" }),
+);
 
 /** Storable text of at most `max` characters. */
-export const Text = (max: number) => Unicode.max(max);
+export const Text = (max: number) => Unicode.check(z.maxLength(max));
 
 /** What a caller says about a process when it creates or updates it. */
 export const ProcessInput = z.strictObject({
   projectId: Id,
-  sessionId: Id.optional(),
-  parentProcessId: Id.optional(),
-  name: Text(256).optional(),
-  recipe: Text(256).optional(),
-  engine: Text(256).optional(),
-  title: Text(1024).optional(),
-  allowsCrossProjectSpawn: z.boolean().optional(),
+  sessionId: z.optional(Id),
+  parentProcessId: z.optional(Id),
+  name: z.optional(Text(256)),
+  recipe: z.optional(Text(256)),
+  engine: z.optional(Text(256)),
+  title: z.optional(Text(1024)),
+  allowsCrossProjectSpawn: z.optional(z.boolean()),
 });
 export type ProcessInput = z.infer<typeof ProcessInput>;
 
@@ -47,46 +45,52 @@ export type ProcessInput = z.infer<typeof ProcessInput>;
  * needs to match only that form; a `STRENGTH:` tag in any case that names no strength is a 400
  * that quotes it.
  */
-export const Tag = Unicode.min(1)
-  .max(MAX_TAG_CHARS)
-  .regex(/^[^\p{Cc}]+$/u, "tags hold no control characters")
-  .superRefine((t, ctx) => {
-    if (malformedStrengthTags([t]).length > 0) {
-      ctx.addIssue({ code: "custom", message: `'${t}' is not a strength tag: use STRENGTH:weak|normal|strong|pinned` });
-    }
-  })
-  .transform((t) => {
+export const Tag = z.pipe(
+  Unicode.check(
+    z.minLength(1),
+    z.maxLength(MAX_TAG_CHARS),
+    z.regex(/^[^\p{Cc}]+$/u, "tags hold no control characters"),
+    z.superRefine((t, ctx) => {
+      if (malformedStrengthTags([t]).length > 0) {
+        ctx.addIssue({ code: "custom", message: `'${t}' is not a strength tag: use STRENGTH:weak|normal|strong|pinned` });
+      }
+    }),
+  ),
+  z.transform((t: string) => {
     const strength = parseStrengthTag(t);
     return strength ? strengthTag(strength) : t;
-  });
+  }),
+);
 
 const MessageFields = z.strictObject({
   role: Role,
   content: Unicode,
-  tags: z.array(Tag).max(MAX_TAGS).optional(),
-  idempotencyKey: Id.optional(),
-  toolCallId: Text(256).min(1).optional(),
-  toolCalls: z.array(ToolCall).max(128).optional(),
+  tags: z.optional(z.array(Tag).check(z.maxLength(MAX_TAGS))),
+  idempotencyKey: z.optional(Id),
+  toolCallId: z.optional(Text(256).check(z.minLength(1))),
+  toolCalls: z.optional(z.array(ToolCall).check(z.maxLength(128))),
 });
 
 /** One message as a caller appends it (alone or as part of a turn). */
-export const MessageInput = MessageFields.refine((b) => !b.toolCalls || b.role === "ASSISTANT", {
-  message: "toolCalls are only allowed on ASSISTANT messages",
-  path: ["toolCalls"],
-})
-  .refine((b) => !b.toolCallId || b.role === "TOOL", {
+export const MessageInput = MessageFields.check(
+  z.refine((b) => !b.toolCalls || b.role === "ASSISTANT", {
+    message: "toolCalls are only allowed on ASSISTANT messages",
+    path: ["toolCalls"],
+  }),
+  z.refine((b) => !b.toolCallId || b.role === "TOOL", {
     message: "toolCallId is only allowed on TOOL messages",
     path: ["toolCallId"],
-  })
-  .refine((b) => (b.tags ?? []).filter((t) => t.startsWith("STRENGTH:")).length <= 1, {
+  }),
+  z.refine((b) => (b.tags ?? []).filter((t) => t.startsWith("STRENGTH:")).length <= 1, {
     message: "at most one STRENGTH tag",
     path: ["tags"],
-  })
+  }),
   // The strength analyzer's mark says a rating is the analyzer's, not the caller's: never sent.
-  .refine((b) => !(b.tags ?? []).some(isAnalyzerMark), {
+  z.refine((b) => !(b.tags ?? []).some(isAnalyzerMark), {
     message: `${ANALYZER_MARK_PREFIX}... tags are reserved for the strength analyzer`,
     path: ["tags"],
-  });
+  }),
+);
 export type MessageInput = z.infer<typeof MessageInput>;
 
 /** The tag of the SYSTEM marker a range compaction leaves: `RECOMPACTION:<topicLabel>`. */
@@ -97,9 +101,14 @@ export const RANGE_MARKER_PREFIX = "RECOMPACTION:";
  * most 128 characters with the prefix, no control characters, and not blank. Checked where a
  * label enters (the range route, the PlanCompleted event), never later inside a compaction.
  */
-export const TopicLabel = Unicode.min(1)
-  .max(MAX_TAG_CHARS - RANGE_MARKER_PREFIX.length, `must be at most ${MAX_TAG_CHARS - RANGE_MARKER_PREFIX.length} characters (it becomes the tag ${RANGE_MARKER_PREFIX}<topicLabel>)`)
-  .regex(/^[^\p{Cc}]+$/u, "must hold no control characters (it becomes a tag)")
-  .refine((t) => t.trim().length > 0, "must not be blank");
+export const TopicLabel = Unicode.check(
+  z.minLength(1),
+  z.maxLength(
+    MAX_TAG_CHARS - RANGE_MARKER_PREFIX.length,
+    `must be at most ${MAX_TAG_CHARS - RANGE_MARKER_PREFIX.length} characters (it becomes the tag ${RANGE_MARKER_PREFIX}<topicLabel>)`,
+  ),
+  z.regex(/^[^\p{Cc}]+$/u, "must hold no control characters (it becomes a tag)"),
+  z.refine((t) => t.trim().length > 0, "must not be blank"),
+);
 
 export const contentBytes = (s: string) => Buffer.byteLength(s, "utf8");

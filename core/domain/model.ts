@@ -2,15 +2,15 @@
  * The public shapes of the service (api.md), as zod schemas with their inferred types. Storage
  * items are separate types (core/adapters/dynamodb/items.ts).
  */
-import * as z from "zod";
+import * as z from "./zod.js";
 
 export const Role = z.enum(["USER", "ASSISTANT", "SYSTEM", "TOOL"]);
 export type Role = z.infer<typeof Role>;
 
 export const ToolCall = z.object({
-  id: z.string().min(1).max(256),
-  name: z.string().min(1).max(256),
-  arguments: z.string().max(100_000),
+  id: z.string().check(z.minLength(1), z.maxLength(256)),
+  name: z.string().check(z.minLength(1), z.maxLength(256)),
+  arguments: z.string().check(z.maxLength(100_000)),
 });
 export type ToolCall = z.infer<typeof ToolCall>;
 
@@ -23,8 +23,8 @@ export const ClearedResult = z.object({
   /** The tool whose result this is, from its call when it was cleared. */
   toolName: z.string(),
   /** Size of the full content, in characters and in estimated tokens (what it cost before). */
-  chars: z.number().int().nonnegative(),
-  tokens: z.number().int().nonnegative(),
+  chars: z.int().check(z.nonnegative()),
+  tokens: z.int().check(z.nonnegative()),
 });
 export type ClearedResult = z.infer<typeof ClearedResult>;
 
@@ -35,18 +35,18 @@ export const Message = z.object({
   content: z.string(),
   tags: z.array(z.string()),
   createdAt: z.string(),
-  archivedInMemoryId: z.string().nullable(),
-  toolCallId: z.string().optional(),
-  toolCalls: z.array(ToolCall).optional(),
+  archivedInMemoryId: z.nullable(z.string()),
+  toolCallId: z.optional(z.string()),
+  toolCalls: z.optional(z.array(ToolCall)),
   /**
    * What the message costs in the replay: estimated once at append (see core/domain/tokens.ts),
    * and the placeholder's estimate once the result is cleared.
    */
-  tokens: z.number().int().nonnegative(),
+  tokens: z.int().check(z.nonnegative()),
   /** Set once a TOOL result is cleared; the replay then shows a placeholder instead of `content`. */
-  cleared: ClearedResult.optional(),
+  cleared: z.optional(ClearedResult),
   /** Only in a replay: a placeholder result for a call whose result never arrived (never stored). */
-  missingResult: z.literal(true).optional(),
+  missingResult: z.optional(z.literal(true)),
 });
 export type Message = z.infer<typeof Message>;
 
@@ -69,65 +69,61 @@ export const LossUnit = z.object({ text: z.string(), messageIds: z.array(z.strin
 export type LossUnit = z.infer<typeof LossUnit>;
 
 export const MemoryMetadata = z.object({
-  compactedMessages: z.number().int().nonnegative(),
+  compactedMessages: z.int().check(z.nonnegative()),
   provider: z.string(),
   model: z.string(),
-  supersededMemoryId: z.string().optional(),
-  recompaction: z.boolean().optional(),
-  topicLabel: z.string().optional(),
-  rangeFromAt: z.string().optional(),
-  rangeToAt: z.string().optional(),
-  error: z.string().optional(),
-  mode: z.string().optional(),
-  usage: z
-    .object({ inputTokens: z.number().optional(), outputTokens: z.number().optional() })
-    .optional(),
-  tokensBefore: z.number().optional(),
-  tokensAfter: z.number().optional(),
-  summarizerCalls: z.number().optional(),
+  supersededMemoryId: z.optional(z.string()),
+  recompaction: z.optional(z.boolean()),
+  topicLabel: z.optional(z.string()),
+  rangeFromAt: z.optional(z.string()),
+  rangeToAt: z.optional(z.string()),
+  error: z.optional(z.string()),
+  mode: z.optional(z.string()),
+  usage: z.optional(z.object({ inputTokens: z.optional(z.number()), outputTokens: z.optional(z.number()) })),
+  tokensBefore: z.optional(z.number()),
+  tokensAfter: z.optional(z.number()),
+  summarizerCalls: z.optional(z.number()),
   /**
    * What the fold lost: how many salient units the folded messages held, how many the summary
    * still carries, and the most salient dropped ones (the full list: `GET .../memories/{id}`).
    */
-  loss: z
-    .object({ units: z.number().int(), kept: z.number().int(), dropped: z.array(LossUnit) })
-    .optional(),
+  loss: z.optional(z.object({ units: z.int(), kept: z.int(), dropped: z.array(LossUnit) })),
   /** On a FAILED row written by the quality gate: which check failed, and on what. */
-  qualityGate: z.object({ check: z.string(), detail: z.string().optional(), attempts: z.number().int() }).optional(),
+  qualityGate: z.optional(z.object({ check: z.string(), detail: z.optional(z.string()), attempts: z.int() })),
   /** Tags the strength analyzer wrote before this fold, and what its model call cost. */
-  strengthAnalyzer: z
-    .object({
+  strengthAnalyzer: z.optional(
+    z.object({
       analyzer: z.string(),
-      tagged: z.number().int(),
-      usage: z.object({ inputTokens: z.number().optional(), outputTokens: z.number().optional() }).optional(),
+      tagged: z.int(),
+      usage: z.optional(z.object({ inputTokens: z.optional(z.number()), outputTokens: z.optional(z.number()) })),
       /** Why the model's answer was not used (nothing was tagged then). */
-      error: z.string().optional(),
-    })
-    .optional(),
+      error: z.optional(z.string()),
+    }),
+  ),
   /** Wall time of all summarizer calls of this fold (parallel chunks and the merge), in ms. */
-  summarizerMs: z.number().optional(),
+  summarizerMs: z.optional(z.number()),
   /** How the fold was produced: summarized in the request, committed from a prepared fold, or by the worker. */
-  producedBy: z.enum(["inline", "prepared", "worker"]).optional(),
+  producedBy: z.optional(z.enum(["inline", "prepared", "worker"])),
   /** Queued and prepared folds (never replayed): the mode they were prepared for and their life. */
-  preparedFor: z.string().optional(),
-  job: z.enum(["prepare", "manual", "range"]).optional(),
+  preparedFor: z.optional(z.string()),
+  job: z.optional(z.enum(["prepare", "manual", "range"])),
   /** A queued range job: the accepted inbox offer it runs (its range is in rangeFromAt/rangeToAt/topicLabel). */
-  inboxItemId: z.string().optional(),
-  queuedAt: z.string().optional(),
-  preparedAt: z.string().optional(),
-  expiresAt: z.string().optional(),
-  contextWindow: z.number().optional(),
+  inboxItemId: z.optional(z.string()),
+  queuedAt: z.optional(z.string()),
+  preparedAt: z.optional(z.string()),
+  expiresAt: z.optional(z.string()),
+  contextWindow: z.optional(z.number()),
   /** The META version a queued fold was queued at: the worker only runs it on that state. */
-  queuedAtVersion: z.number().optional(),
+  queuedAtVersion: z.optional(z.number()),
   /** A queued manual compaction: whether it was forced, and its instructions. */
-  forced: z.boolean().optional(),
-  instructions: z.string().optional(),
-  discardReason: z.string().optional(),
-  discardedAt: z.string().optional(),
+  forced: z.optional(z.boolean()),
+  instructions: z.optional(z.string()),
+  discardReason: z.optional(z.string()),
+  discardedAt: z.optional(z.string()),
   /** The SYSTEM marker a range compaction inserted (archived into the memory if it is reverted). */
-  markerMessageId: z.string().optional(),
+  markerMessageId: z.optional(z.string()),
   /** When the compaction was undone (status REVERTED). */
-  revertedAt: z.string().optional(),
+  revertedAt: z.optional(z.string()),
 });
 export type MemoryMetadata = z.infer<typeof MemoryMetadata>;
 
@@ -140,34 +136,34 @@ export const Memory = z.object({
   sourceRefs: z.array(z.string()),
   metadata: MemoryMetadata,
   createdAt: z.string(),
-  supersededAt: z.string().nullable(),
-  supersededByMemoryId: z.string().optional(),
+  supersededAt: z.nullable(z.string()),
+  supersededByMemoryId: z.optional(z.string()),
   /** Token estimate of `content`, so a turn can sum the replay without re-counting. */
-  tokens: z.number().int().nonnegative(),
+  tokens: z.int().check(z.nonnegative()),
   /**
    * Per line of `content`, the ids of the messages it came from. Stored beside the summary and
    * outside the replay index: the replayed text carries no citations.
    */
-  citations: z.array(z.array(z.string())).optional(),
+  citations: z.optional(z.array(z.array(z.string()))),
   /** Every dropped unit of the loss report (bounded), most salient first; not in the replay index. */
-  droppedUnits: z.array(LossUnit).optional(),
+  droppedUnits: z.optional(z.array(LossUnit)),
   /**
    * Units of strong and pinned messages this summary was required to keep; the next fold requires
    * them again while the summary still carries them, so they survive recompaction. Not replayed.
    */
-  keepUnits: z.array(z.string()).optional(),
+  keepUnits: z.optional(z.array(z.string())),
 });
 export type Memory = z.infer<typeof Memory>;
 
 export const Process = z.object({
   processId: z.string(),
   projectId: z.string(),
-  sessionId: z.string().optional(),
-  parentProcessId: z.string().optional(),
-  name: z.string().optional(),
-  recipe: z.string().optional(),
-  engine: z.string().optional(),
-  title: z.string().optional(),
+  sessionId: z.optional(z.string()),
+  parentProcessId: z.optional(z.string()),
+  name: z.optional(z.string()),
+  recipe: z.optional(z.string()),
+  engine: z.optional(z.string()),
+  title: z.optional(z.string()),
   allowsCrossProjectSpawn: z.boolean(),
   createdAt: z.string(),
 });
@@ -184,26 +180,26 @@ export const InboxItem = z.object({
   status: InboxStatus,
   payload: z.object({ from: z.string(), to: z.string(), topicLabel: z.string() }),
   createdAt: z.string(),
-  answeredAt: z.string().optional(),
+  answeredAt: z.optional(z.string()),
 });
 export type InboxItem = z.infer<typeof InboxItem>;
 
 export const CompactionResult = z.object({
   mode: CompactionModeName,
   compacted: z.boolean(),
-  memoryId: z.string().optional(),
-  compactedMessages: z.number().int().nonnegative(),
-  tokensBefore: z.number().int().nonnegative(),
-  tokensAfter: z.number().int().nonnegative(),
-  reason: z.string().optional(),
+  memoryId: z.optional(z.string()),
+  compactedMessages: z.int().check(z.nonnegative()),
+  tokensBefore: z.int().check(z.nonnegative()),
+  tokensAfter: z.int().check(z.nonnegative()),
+  reason: z.optional(z.string()),
   /**
    * A turn whose prompt would exceed the emergency threshold while its fold is queued: how many of
    * the oldest foldable messages the answer left out (the stored history keeps them), and their
    * tokens in the caller's unit.
    */
-  trimmed: z.object({ messages: z.number().int().nonnegative(), tokens: z.number().int().nonnegative() }).optional(),
+  trimmed: z.optional(z.object({ messages: z.int().check(z.nonnegative()), tokens: z.int().check(z.nonnegative()) })),
   /** TOOL results this call cleared from the replay before deciding on a fold (absent: none). */
-  clearedMessages: z.number().int().nonnegative().optional(),
+  clearedMessages: z.optional(z.int().check(z.nonnegative())),
 });
 export type CompactionResult = z.infer<typeof CompactionResult>;
 

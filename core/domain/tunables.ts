@@ -2,18 +2,21 @@
  * The compaction tunables (docs/compaction.md, "Tunables") with their defaults, validation, layering (defaults < env <
  * tenant/project/request overrides). What a summarizer call can hold is in summarizer-fit.ts.
  */
-import * as z from "zod";
+import * as z from "./zod.js";
 import { invalid } from "./errors.js";
 
 /** The one range of a summary's output budget, wherever it is set (env, tenant, project). */
 export const SUMMARY_MAX_TOKENS_RANGE = Object.freeze({ min: 50, max: 4000 });
 
-const threshold = z
-  .number("must be a number")
+const threshold = z.number("must be a number").check(
   // A floor well above 0: DynamoDB cannot store magnitudes below 1e-130 (a denormal 5e-324 was a 500).
-  .gte(0.001, "must be at least 0.001")
-  .lte(1, "must be at most 1");
-const count = z.number("must be a number").int("must be an integer").min(0, "must be >= 0");
+  z.gte(0.001, "must be at least 0.001"),
+  z.lte(1, "must be at most 1"),
+);
+/** A whole number from `min`; `checks` add the upper bound. */
+const integer = (min: number, ...checks: z.core.$ZodCheck<number>[]) =>
+  z.number("must be a number").check(z.int("must be an integer"), z.gte(min, `must be >= ${min}`), ...checks);
+const count = integer(0);
 
 const fields = {
   /** SOFT trigger: prompt tokens / context window. */
@@ -34,57 +37,48 @@ const fields = {
   hardAnchor: count,
   emergencyAnchor: count,
   /** Cap on one summarizer call's message input, in characters. */
-  maxSourceChars: z
-    .number("must be a number")
-    .int("must be an integer")
-    .min(1000, "must be >= 1000")
+  maxSourceChars: integer(
+    1000,
     // Far above what any summarizer window takes in one call (checked against it when stored).
-    .max(10_000_000, "must be <= 10000000"),
+    z.lte(10_000_000, "must be <= 10000000"),
+  ),
   /**
    * Output budget of one summary, in tokens: what every summarizer call is given (env
    * SUMMARY_MAX_TOKENS, read only through {@link tunablesFromEnv}/{@link tunableFromEnv}).
    */
   // Capped: a huge budget would leave no summarizer window for the messages being folded.
-  summaryMaxTokens: z
-    .number("must be a number")
-    .int("must be an integer")
-    .min(SUMMARY_MAX_TOKENS_RANGE.min, `must be >= ${SUMMARY_MAX_TOKENS_RANGE.min}`)
-    .max(SUMMARY_MAX_TOKENS_RANGE.max, `must be <= ${SUMMARY_MAX_TOKENS_RANGE.max}`),
+  summaryMaxTokens: integer(SUMMARY_MAX_TOKENS_RANGE.min, z.lte(SUMMARY_MAX_TOKENS_RANGE.max, `must be <= ${SUMMARY_MAX_TOKENS_RANGE.max}`)),
   /**
    * SOFT waits until the messages it would fold hold at least this many tokens: folding a few
    * acknowledgements costs a summarizer call and a prompt-cache reset and saves next to nothing.
    * 0 folds whatever the selector picks.
    */
-  softMinFoldTokens: count.max(1_000_000, "must be <= 1000000"),
+  softMinFoldTokens: integer(0, z.lte(1_000_000, "must be <= 1000000")),
   /**
    * 0 (default): HARD and EMERGENCY fold everything the selector allows (docs/compaction.md). Above 0: they fold only the oldest eligible messages needed to bring the prompt down to
    * this share of the window, so more recent turns stay verbatim (more frequent, smaller folds).
    */
-  foldTarget: z
-    .number("must be a number")
-    .lt(1, "must be below 1")
+  foldTarget: z.number("must be a number").check(
+    z.lt(1, "must be below 1"),
     // Like the thresholds: no tiny magnitudes (DynamoDB cannot store numbers below 1e-130).
-    .refine((v) => v === 0 || v >= 0.01, "must be 0 (off) or at least 0.01"),
+    z.refine((v) => v === 0 || v >= 0.01, "must be 0 (off) or at least 0.01"),
+  ),
   /**
    * Most tokens `## Recalled From History` may add for a turn's query; the turn also keeps the
    * prompt below `hardThreshold`. 0 turns recall off.
    */
-  recallMaxTokens: z.number("must be a number").int("must be an integer").min(0, "must be >= 0").max(100_000, "must be <= 100000"),
+  recallMaxTokens: integer(0, z.lte(100_000, "must be <= 100000")),
   /**
    * How many chunks of a large fold are summarized at once (then merged with the prior summary in
    * one more call). 1 chains the chunks one after the other, each getting the previous output.
    * The default covers a HARD fold of a 200k window in one wave (docs/compaction.md).
    */
-  summarizerConcurrency: z
-    .number("must be a number")
-    .int("must be an integer")
-    .min(1, "must be >= 1")
-    .max(32, "must be <= 32"),
+  summarizerConcurrency: integer(1, z.lte(32, "must be <= 32")),
   /**
    * 1 (default): HARD and EMERGENCY may fold the current turn's tool groups older than the anchor.
    * 0: the whole triggering turn stays, whatever the mode (the rule before agent loops).
    */
-  foldCurrentTurn: z.number("must be a number").int("must be an integer").min(0, "must be 0 or 1").max(1, "must be 0 or 1"),
+  foldCurrentTurn: z.number("must be a number").check(z.int("must be an integer"), z.gte(0, "must be 0 or 1"), z.lte(1, "must be 0 or 1")),
   /** Tool-result clearing starts from this ratio of prompt tokens to the window. */
   clearThreshold: threshold,
   /** The newest TOOL results that are never cleared. */
@@ -111,26 +105,28 @@ const ordered = (t: {
   emergencyThreshold: number;
 }) => t.softThreshold < t.hardThreshold && t.hardThreshold < t.emergencyThreshold;
 
-export const Tunables = z.strictObject(fields).superRefine((t, ctx) => {
-  if (t.foldTarget > 0 && t.foldTarget >= t.hardThreshold) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["foldTarget"],
-      message: `foldTarget must be 0 (off) or below hardThreshold (got ${t.foldTarget} / ${t.hardThreshold})`,
-    });
-  }
-  if (!ordered(t)) {
-    ctx.addIssue({
-      code: "custom",
-      path: [t.softThreshold >= t.hardThreshold ? "hardThreshold" : "emergencyThreshold"],
-      message: `thresholds must satisfy softThreshold < hardThreshold < emergencyThreshold (got ${t.softThreshold} / ${t.hardThreshold} / ${t.emergencyThreshold})`,
-    });
-  }
-});
+export const Tunables = z.strictObject(fields).check(
+  z.superRefine((t, ctx) => {
+    if (t.foldTarget > 0 && t.foldTarget >= t.hardThreshold) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["foldTarget"],
+        message: `foldTarget must be 0 (off) or below hardThreshold (got ${t.foldTarget} / ${t.hardThreshold})`,
+      });
+    }
+    if (!ordered(t)) {
+      ctx.addIssue({
+        code: "custom",
+        path: [t.softThreshold >= t.hardThreshold ? "hardThreshold" : "emergencyThreshold"],
+        message: `thresholds must satisfy softThreshold < hardThreshold < emergencyThreshold (got ${t.softThreshold} / ${t.hardThreshold} / ${t.emergencyThreshold})`,
+      });
+    }
+  }),
+);
 export type Tunables = z.infer<typeof Tunables>;
 
 /** Any subset of the tunables; unknown keys are rejected so a typo cannot pass silently. */
-export const TunablesOverride = z.strictObject(fields).partial();
+export const TunablesOverride = z.partial(z.strictObject(fields));
 export type TunablesOverride = z.infer<typeof TunablesOverride>;
 
 /**

@@ -11,7 +11,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { z } from "zod";
+import * as z from "../../core/domain/zod.js";
 import { createDocumentClient } from "../../core/adapters/dynamodb/client.js";
 import {
   AnswerBody,
@@ -41,14 +41,16 @@ import { KEY_A, startTestService } from "../support/service.js";
  * so that the "accepted" bodies generated from it are accepted: without them most random
  * overrides break the order and the endpoint would rarely see a valid one.
  */
-const SettingsBody = TunablesOverride.refine((o) => {
-  try {
-    mergeTunables(DEFAULT_TUNABLES, o);
-    return true;
-  } catch {
-    return false;
-  }
-});
+const SettingsBody = TunablesOverride.check(
+  z.refine((o) => {
+    try {
+      mergeTunables(DEFAULT_TUNABLES, o);
+      return true;
+    } catch {
+      return false;
+    }
+  }),
+);
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 30);
 const SEED = process.env.FUZZ_SEED === "random" ? undefined : Number(process.env.FUZZ_SEED ?? 20261129);
@@ -75,14 +77,14 @@ interface Endpoint {
   path: (ids: Ids) => string;
   /** Which path ids exist (the fixture's) when not fuzzed. */
   real: () => Ids;
-  body?: z.ZodType;
-  query?: z.ZodType;
+  body?: z.core.$ZodType;
+  query?: z.core.$ZodType;
 }
 
 const P = (id: string) => `/v1/processes/${id}`;
 const fixture = () => ({ process: data.processId, other: data.memoryId });
-const SettingsQuery = z.object({ projectId: Id.optional() });
-const ContextQuery = z.object({ query: z.string().max(4000).optional() });
+const SettingsQuery = z.object({ projectId: z.optional(Id) });
+const ContextQuery = z.object({ query: z.optional(z.string().check(z.maxLength(4000))) });
 
 const ENDPOINTS: Endpoint[] = [
   { name: "PUT /v1/processes/{id}", method: "PUT", path: (i) => P(i.process), real: fixture, body: PutProcessBody },

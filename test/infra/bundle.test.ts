@@ -174,6 +174,15 @@ describe.each(names)("%s bundle", (name) => {
     expect(inputs.filter((i) => /node_modules\/@aws-sdk\/(credential-provider-node|credential-provider-ini|credential-provider-sso|nested-clients)\//.test(i))).toEqual([]);
   });
 
+  it("carries zod's light build only: no full build, no JSON Schema code, English messages alone", () => {
+    // Modules esbuild read but kept nothing of are not in the function.
+    const kept = Object.values(built[name].metafile.outputs).flatMap((o) => Object.entries(o.inputs).filter(([, i]) => i.bytesInOutput > 0).map(([p]) => p));
+    const zod = kept.filter((i) => i.includes("node_modules/zod/"));
+    expect(zod.some((i) => i.includes("/zod/v4/mini/"))).toBe(true);
+    expect(zod.filter((i) => /\/zod\/v4\/classic\/|to-json-schema|json-schema-processors|\/zod\/v4\/core\/compile/.test(i))).toEqual([]);
+    expect(zod.filter((i) => i.includes("/locales/"))).toEqual(["node_modules/zod/v4/locales/en.js"]);
+  });
+
   if (name === "plainRoutes") {
     it("carries only its own routes: no turn or compaction route code", () => {
       const inputs = Object.keys(built[name].metafile.inputs);

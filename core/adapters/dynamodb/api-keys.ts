@@ -20,7 +20,7 @@ import {
   type QueryCommandInput,
   type UpdateCommandInput,
 } from "@aws-sdk/lib-dynamodb";
-import * as z from "zod";
+import * as z from "../../domain/zod.js";
 import { Id } from "../../domain/fields.js";
 import type { Outcome } from "../../ports/store.js";
 import { readItem } from "./items.js";
@@ -44,17 +44,17 @@ export const apiKeyPk = (hash: string) => `${API_KEY_PK_PREFIX}${hash}`;
 export const apiKeysByTenant = (tenantId: string) => `T#${tenantId}#APIKEYS`;
 export const apiKeyListSk = (createdAt: string, hash: string) => `${createdAt}#${hash}`;
 
-export const ApiKeyLabel = z.string().max(200);
+export const ApiKeyLabel = z.string().check(z.maxLength(200));
 
 export const ApiKeyItem = z.object({
   pk: z.string(),
   sk: z.literal(API_KEY_SK),
   type: z.literal("APIKEY"),
-  hash: z.string().regex(/^[0-9a-f]{64}$/),
+  hash: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
   tenantId: Id,
   label: z.string(),
   createdAt: z.string(),
-  revokedAt: z.string().optional(),
+  revokedAt: z.optional(z.string()),
   gsi1pk: z.string(),
   gsi1sk: z.string(),
 });

@@ -6,7 +6,7 @@
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import { unmarshall } from "@aws-sdk/util-dynamodb";
-import type { z } from "zod";
+import type * as z from "../../domain/zod.js";
 import type { MemoryStatus } from "../../domain/model.js";
 import { readItem } from "./items.js";
 
@@ -132,7 +132,7 @@ export const isConditionFailure = (e: unknown): e is ConditionalCheckFailedExcep
  * The item a failed single-item condition saw (ReturnValuesOnConditionCheckFailure: ALL_OLD),
  * parsed with its schema; null when there was no item.
  */
-export function failedItem<S extends z.ZodType>(e: ConditionalCheckFailedException, schema: S): z.infer<S> | null {
+export function failedItem<S extends z.ZodMiniType>(e: ConditionalCheckFailedException, schema: S): z.infer<S> | null {
   const raw = (e as { Item?: Record<string, never> }).Item;
   return raw ? readItem(schema, unmarshall(raw)) : null;
 }

@@ -2,7 +2,7 @@
  * One zod schema per stored item type. Every read is parsed through these, never cast; the
  * converters turn a saved item into the domain shape and back.
  */
-import * as z from "zod";
+import * as z from "../../domain/zod.js";
 import { AppError } from "../../domain/errors.js";
 import { InboxItem, Memory, Message, Process } from "../../domain/model.js";
 import type { ProcessKey, ProcessState } from "../../ports/store.js";
@@ -16,14 +16,14 @@ import {
   processPk,
 } from "./keys.js";
 
-const keys = { pk: z.string(), sk: z.string(), lsi1sk: z.string().optional() };
+const keys = { pk: z.string(), sk: z.string(), lsi1sk: z.optional(z.string()) };
 
 /**
  * Parses an item read from the table. An item that does not match its schema is the service's
  * fault, not the caller's: an `internal` error (500) whose message carries the item's key and
  * the failing fields for the log, and which the HTTP layer never shows to the caller.
  */
-export function readItem<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
+export function readItem<S extends z.ZodMiniType>(schema: S, raw: unknown): z.infer<S> {
   const parsed = schema.safeParse(raw);
   if (parsed.success) return parsed.data;
   const item = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>;
@@ -39,19 +39,19 @@ export function readItem<S extends z.ZodType>(schema: S, raw: unknown): z.infer<
  * META: the process (core/domain/model.ts) plus the compaction bookkeeping of docs/compaction.md
  * ("The commit protocol"): version, lease, active summary, roll-forward marker.
  */
-export const MetaItem = Process.extend({
+export const MetaItem = z.extend(Process, {
   ...keys,
   type: z.literal("META"),
   tenantId: z.string(),
-  version: z.number().int(),
-  activeSummaryId: z.string().optional(),
-  leaseOwner: z.string().optional(),
-  leaseUntil: z.string().optional(),
-  pendingArchive: z.string().optional(),
-  pendingArchiveFrom: z.number().int().optional(),
-  firstUserMessageId: z.string().optional(),
+  version: z.int(),
+  activeSummaryId: z.optional(z.string()),
+  leaseOwner: z.optional(z.string()),
+  leaseUntil: z.optional(z.string()),
+  pendingArchive: z.optional(z.string()),
+  pendingArchiveFrom: z.optional(z.int()),
+  firstUserMessageId: z.optional(z.string()),
   /** The revert hold (see REVERT_HOLD_MAP in conditions.ts). */
-  metadata: z.object({ revertHoldTokens: z.number().optional() }).optional(),
+  metadata: z.optional(z.object({ revertHoldTokens: z.optional(z.number()) })),
 });
 export type MetaItem = z.infer<typeof MetaItem>;
 
@@ -59,19 +59,19 @@ export type MetaItem = z.infer<typeof MetaItem>;
  * A message as stored: `archivedInMemoryId` is absent rather than null while it is active, and
  * `missingResult` is never stored (only a replay adds it).
  */
-export const MessageItem = Message.omit({ archivedInMemoryId: true, missingResult: true }).extend({
+export const MessageItem = z.extend(z.omit(Message, { archivedInMemoryId: true, missingResult: true }), {
   ...keys,
   type: z.literal("MSG"),
-  archivedInMemoryId: z.string().optional(),
-  archivedAt: z.string().optional(),
+  archivedInMemoryId: z.optional(z.string()),
+  archivedAt: z.optional(z.string()),
 });
 export type MessageItem = z.infer<typeof MessageItem>;
 
 /** A memory as stored: `supersededAt` is absent rather than null while it is not superseded. */
-export const MemoryItem = Memory.extend({
+export const MemoryItem = z.extend(Memory, {
   ...keys,
   type: z.literal("MEM"),
-  supersededAt: z.string().optional(),
+  supersededAt: z.optional(z.string()),
 });
 export type MemoryItem = z.infer<typeof MemoryItem>;
 
@@ -101,7 +101,7 @@ export const SettingsItem = z.object({
  * `overrides` for the fields stored differently; absent optional fields stay absent. The item was
  * parsed on read, so its fields already have the domain's types.
  */
-function projection<D extends z.ZodObject>(domain: D) {
+function projection<D extends z.ZodMiniObject>(domain: D) {
   const fields = Object.keys(domain.shape);
   return (item: object, overrides: Partial<z.infer<D>> = {}): z.infer<D> => {
     const out: Record<string, unknown> = {};
@@ -176,7 +176,7 @@ export const toState = (meta: MetaItem): ProcessState => ({
 });
 
 /** A memory as the replay index returns it: without `sourceRefs`, which it does not project. */
-export const ReplayMemoryItem = MemoryItem.extend({ sourceRefs: z.array(z.string()).default([]) });
+export const ReplayMemoryItem = z.extend(MemoryItem, { sourceRefs: z._default(z.array(z.string()), []) });
 
 /**
  * Parses a raw item of the replay index by its `type`, so one Query can hold several item types.

@@ -1,7 +1,7 @@
 /** Maps errors to the api.md error body; internals never reach the caller. */
 import type { Context } from "hono";
-import { ZodError } from "zod";
 import { AppError, type ErrorKind } from "../../domain/errors.js";
+import * as z from "../../domain/zod.js";
 import type { Log } from "../../ports/logger.js";
 
 const STATUS: Record<ErrorKind, 400 | 401 | 404 | 409 | 413 | 500> = {
@@ -13,7 +13,7 @@ const STATUS: Record<ErrorKind, 400 | 401 | 404 | 409 | 413 | 500> = {
   internal: 500,
 };
 
-export function zodToAppError(e: ZodError, where: string): AppError {
+export function zodToAppError(e: z.core.$ZodError, where: string): AppError {
   // An unknown key is named itself, not just the object that holds it.
   const issues = e.issues.flatMap((i) => {
     const at = [where, ...i.path.map(String)];
@@ -43,7 +43,7 @@ export function errorResponse(c: Context, err: unknown, log: Log) {
   log.error("unhandled error", {
     error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err),
     ...(err instanceof AppError ? { code: err.code, details: err.details } : {}),
-    ...(err instanceof ZodError ? { issues: err.issues } : {}),
+    ...(err instanceof z.ZodError ? { issues: err.issues } : {}),
   });
   return c.json({ error: { code: "internal", message: "internal error" } }, 500);
 }

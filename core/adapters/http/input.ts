@@ -1,12 +1,12 @@
 /** Reads and validates request input at the boundary: size first, then JSON, then the schema. */
 import type { Context } from "hono";
-import type { z } from "zod";
+import type * as z from "../../domain/zod.js";
 import { AppError, invalid } from "../../domain/errors.js";
 import { Id } from "../../domain/fields.js";
 import { MAX_BODY_BYTES } from "./schemas.js";
 import { zodToAppError } from "./errors.js";
 
-export async function readBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {
+export async function readBody<S extends z.ZodMiniType>(c: Context, schema: S): Promise<z.infer<S>> {
   const declared = Number(c.req.header("content-length") ?? "0");
   if (declared > MAX_BODY_BYTES) throw tooLarge(declared);
   const raw = await c.req.arrayBuffer();
@@ -22,7 +22,7 @@ export async function readBody<S extends z.ZodType>(c: Context, schema: S): Prom
   return parsed.data;
 }
 
-export function readQuery<S extends z.ZodType>(c: Context, schema: S): z.infer<S> {
+export function readQuery<S extends z.ZodMiniType>(c: Context, schema: S): z.infer<S> {
   const parsed = schema.safeParse(c.req.query());
   if (!parsed.success) throw zodToAppError(parsed.error, "query");
   return parsed.data;

@@ -3,7 +3,7 @@
  * the body size limit. The field rules they are built from (ids, tags, text, message and process
  * input) are domain rules and live in core/domain/fields.ts.
  */
-import * as z from "zod";
+import * as z from "../../domain/zod.js";
 import { Id, MessageInput, ProcessInput, Tag, Text, TopicLabel, Unicode } from "../../domain/fields.js";
 import { CompactionModeName } from "../../domain/model.js";
 import { STRENGTHS } from "../../domain/strength.js";
@@ -17,37 +17,37 @@ export type PutProcessBody = ProcessInput;
 export const AppendMessageBody = MessageInput;
 export type AppendMessageBody = MessageInput;
 
-const Limit = (max: number, dflt: number) => z.coerce.number().int().min(1).max(max).default(dflt);
+const Limit = (max: number, dflt: number) => z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(max)), dflt);
 
 export const ListProcessesQuery = z.object({
-  projectId: Id.optional(),
+  projectId: z.optional(Id),
   limit: Limit(100, 25),
-  cursor: z.string().max(2048).optional(),
+  cursor: z.optional(z.string().check(z.maxLength(2048))),
 });
 
 export const ListMessagesQuery = z.object({
-  view: z.enum(["active", "all"]).default("all"),
+  view: z._default(z.enum(["active", "all"]), "all"),
   limit: Limit(1000, 100),
-  cursor: z.string().max(2048).optional(),
+  cursor: z.optional(z.string().check(z.maxLength(2048))),
 });
 
 export const ModelRef = z.strictObject({
-  provider: Text(64).optional(),
-  name: Text(256).optional(),
-  contextWindow: z.number().int().min(1000).max(100_000_000).optional(),
+  provider: z.optional(Text(64)),
+  name: z.optional(Text(256)),
+  contextWindow: z.optional(z.number().check(z.int(), z.gte(1000), z.lte(100_000_000))),
 });
 
 export const PromptSize = z.strictObject({
-  tokens: z.number().int().nonnegative().optional(),
-  chars: z.number().int().nonnegative().optional(),
-  text: z.string().optional(),
+  tokens: z.optional(z.number().check(z.int(), z.nonnegative())),
+  chars: z.optional(z.number().check(z.int(), z.nonnegative())),
+  text: z.optional(z.string()),
 });
 
 export const CompactionBody = z.strictObject({
   model: ModelRef,
-  prompt: PromptSize.optional(),
-  force: CompactionModeName.exclude(["NONE"]).optional(),
-  instructions: Text(2000).optional(),
+  prompt: z.optional(PromptSize),
+  force: z.optional(z.enum(CompactionModeName.options.filter((m) => m !== "NONE") as ["SOFT", "HARD", "EMERGENCY"])),
+  instructions: z.optional(Text(2000)),
 });
 export type CompactionBody = z.infer<typeof CompactionBody>;
 
@@ -55,43 +55,50 @@ const IsoTime = z.iso.datetime({ offset: true });
 
 export const RangeCompactionBody = z
   .strictObject({ from: IsoTime, to: IsoTime, topicLabel: TopicLabel })
-  .refine((b) => Date.parse(b.from) <= Date.parse(b.to), { message: "from must not be after to", path: ["from"] });
+  .check(z.refine((b) => Date.parse(b.from) <= Date.parse(b.to), { message: "from must not be after to", path: ["from"] }));
 
 export const TurnBody = z.strictObject({
-  message: AppendMessageBody.optional(),
+  message: z.optional(AppendMessageBody),
   model: ModelRef,
-  prompt: PromptSize.optional(),
-  query: Text(4000).optional(),
+  prompt: z.optional(PromptSize),
+  query: z.optional(Text(4000)),
 });
 
+/** A query-string switch, `true` or `false`, read as a boolean. */
+const Flag = (dflt: "true" | "false") =>
+  z.pipe(
+    z._default(z.enum(["true", "false"]), dflt),
+    z.transform((v: "true" | "false") => v === "true"),
+  );
+
 export const MemoriesQuery = z.object({
-  kind: z.enum(["ARCHIVED_CHAT"]).default("ARCHIVED_CHAT"),
-  includeSuperseded: z.enum(["true", "false"]).default("true").transform((v) => v === "true"),
-  includeFailed: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
-  includePrepared: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
-  includeReverted: z.enum(["true", "false"]).default("false").transform((v) => v === "true"),
+  kind: z._default(z.enum(["ARCHIVED_CHAT"]), "ARCHIVED_CHAT"),
+  includeSuperseded: Flag("true"),
+  includeFailed: Flag("false"),
+  includePrepared: Flag("false"),
+  includeReverted: Flag("false"),
 });
 
 export const InboxQuery = z.object({
-  processId: Id.optional(),
-  status: z.enum(["OPEN", "ACCEPTED", "DECLINED"]).optional(),
+  processId: z.optional(Id),
+  status: z.optional(z.enum(["OPEN", "ACCEPTED", "DECLINED"])),
 });
 
 export const AnswerBody = z.strictObject({ accepted: z.boolean() });
 
-export const SettingsQuery = z.object({ projectId: Id.optional() });
+export const SettingsQuery = z.object({ projectId: z.optional(Id) });
 
 export const SearchQuery = z.object({
-  q: Unicode.min(1).max(1000),
-  tag: Tag.optional(),
+  q: Unicode.check(z.minLength(1), z.maxLength(1000)),
+  tag: z.optional(Tag),
   limit: Limit(100, 20),
 });
 
 /** `GET /context?query=`: the recall query, at most 4000 characters. */
-export const ContextQuery = z.object({ query: z.string().max(4000).optional() });
+export const ContextQuery = z.object({ query: z.optional(z.string().check(z.maxLength(4000))) });
 
 /** PATCH of one message: its one STRENGTH tag (`null` removes it, so the trivial patterns apply again). */
 export const PatchMessageBody = z.strictObject({
-  strength: z.enum(STRENGTHS).nullable(),
+  strength: z.nullable(z.enum(STRENGTHS)),
 });
 export type PatchMessageBody = z.infer<typeof PatchMessageBody>;

@@ -3,7 +3,7 @@
  * server speaking the same wire format at `baseURL`.
  */
 import Anthropic from "@anthropic-ai/sdk";
-import * as z from "zod";
+import * as z from "../../domain/zod.js";
 import type { Summarizer } from "../../ports/summarizer.js";
 import {
   createRemoteSummarizer,
@@ -18,11 +18,9 @@ export const DEFAULT_ANTHROPIC_SUMMARIZER_MODEL = "claude-3-5-haiku-latest";
 export type AnthropicSummarizerOptions = RemoteSummarizerOptions<Anthropic>;
 
 const MessagesAnswer = z.object({
-  content: z.array(z.object({ type: z.string(), text: z.string().optional() })),
-  stop_reason: z.string().nullish(),
-  usage: z
-    .object({ input_tokens: z.number().nullish(), output_tokens: z.number().nullish() })
-    .nullish(),
+  content: z.array(z.object({ type: z.string(), text: z.optional(z.string()) })),
+  stop_reason: z.nullish(z.string()),
+  usage: z.nullish(z.object({ input_tokens: z.nullish(z.number()), output_tokens: z.nullish(z.number()) })),
 });
 
 /**

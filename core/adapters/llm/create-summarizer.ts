@@ -3,7 +3,7 @@
  * once per container, so the provider, its model, context window and output budget are fixed
  * at boot rather than worked out on every turn. Variables are listed in docs/summarizers.md.
  */
-import * as z from "zod";
+import * as z from "../../domain/zod.js";
 import { AppError } from "../../domain/errors.js";
 import { TUNABLES_ENV, tunableFromEnv } from "../../domain/tunables.js";
 import type { Summarizer } from "../../ports/summarizer.js";
@@ -32,25 +32,20 @@ export interface SummarizerConfig {
   retry: RetryPolicy;
 }
 
+/** `schema`, applied to what `prepare` makes of the raw value first. */
+const prepared = <S extends z.core.$ZodType>(prepare: (v: unknown) => unknown, schema: S) =>
+  z.pipe(z.transform(prepare), schema);
 // Empty strings count as unset: `.env` files and CI templates often leave `KEY=` in place.
-const optionalText = z.preprocess(
-  (v) => (typeof v === "string" && v.trim() === "" ? undefined : v),
-  z.string().trim().optional(),
-);
-const optionalUrl = z.preprocess(
-  (v) => (typeof v === "string" && v.trim() === "" ? undefined : v),
-  z.url().optional(),
-);
+const blankAsUnset = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
+const optionalText = prepared(blankAsUnset, z.optional(z.string().check(z.trim())));
+const optionalUrl = prepared(blankAsUnset, z.optional(z.url()));
 const intWithin = (min: number, max: number) =>
-  z.preprocess(
-    (v) => (typeof v === "string" && v.trim() === "" ? undefined : v),
-    z.coerce.number().int().min(min).max(max).optional(),
-  );
+  prepared(blankAsUnset, z.optional(z.coerce.number().check(z.int(), z.gte(min), z.lte(max))));
 
 const SummarizerEnv = z.object({
-  SUMMARIZER: z.preprocess(
+  SUMMARIZER: prepared(
     (v) => (typeof v === "string" ? v.trim().toLowerCase() || undefined : v),
-    z.enum(["offline", "openai", "anthropic"]).optional(),
+    z.optional(z.enum(["offline", "openai", "anthropic"])),
   ),
   SUMMARIZER_MODEL: optionalText,
   OPENAI_API_KEY: optionalText,

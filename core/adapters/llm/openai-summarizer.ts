@@ -3,7 +3,7 @@
  * OpenAI-compatible server (vLLM, Ollama, llama.cpp) reached through `baseURL`.
  */
 import OpenAI from "openai";
-import * as z from "zod";
+import * as z from "../../domain/zod.js";
 import type { Summarizer } from "../../ports/summarizer.js";
 import {
   createRemoteSummarizer,
@@ -34,14 +34,12 @@ const ChatCompletionAnswer = z.object({
   choices: z
     .array(
       z.object({
-        message: z.object({ content: z.string().nullish(), refusal: z.string().nullish() }),
-        finish_reason: z.string().nullish(),
+        message: z.object({ content: z.nullish(z.string()), refusal: z.nullish(z.string()) }),
+        finish_reason: z.nullish(z.string()),
       }),
     )
-    .min(1),
-  usage: z
-    .object({ prompt_tokens: z.number().optional(), completion_tokens: z.number().optional() })
-    .nullish(),
+    .check(z.minLength(1)),
+  usage: z.nullish(z.object({ prompt_tokens: z.optional(z.number()), completion_tokens: z.optional(z.number()) })),
 });
 
 /**

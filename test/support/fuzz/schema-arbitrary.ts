@@ -7,7 +7,7 @@
  * so a "valid" value may still be refused: the fuzz test only asks for no 5xx and no write.
  */
 import fc from "fast-check";
-import { z } from "zod";
+import * as z from "../../../core/domain/zod.js";
 
 export interface JsonSchema {
   type?: string;
@@ -32,7 +32,7 @@ export interface JsonSchema {
 }
 
 /** The input-side JSON Schema of a zod schema (refinements and transforms left out). */
-export function jsonSchemaOf(schema: z.ZodType): JsonSchema {
+export function jsonSchemaOf(schema: z.core.$ZodType): JsonSchema {
   return z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema;
 }
 
@@ -175,12 +175,12 @@ export function invalidOf(s: JsonSchema): fc.Arbitrary<unknown> {
 }
 
 /** Values of the schema's shape that also pass its refinements (zod decides). */
-export function acceptedOf(schema: z.ZodType): fc.Arbitrary<unknown> {
-  return validOf(jsonSchemaOf(schema)).filter((v) => schema.safeParse(v).success);
+export function acceptedOf(schema: z.core.$ZodType): fc.Arbitrary<unknown> {
+  return validOf(jsonSchemaOf(schema)).filter((v) => z.safeParse(schema, v).success);
 }
 
 /** Bodies for an endpoint: accepted by the schema, shaped like it, broken in one place, or not JSON at all. */
-export function bodyOf(schema: z.ZodType): fc.Arbitrary<{ json: unknown } | { raw: string }> {
+export function bodyOf(schema: z.core.$ZodType): fc.Arbitrary<{ json: unknown } | { raw: string }> {
   const js = jsonSchemaOf(schema);
   return fc.oneof(
     { weight: 4, arbitrary: acceptedOf(schema).map((json) => ({ json })) },
