@@ -25,6 +25,9 @@ async function runUntilCompacted(processId: string, maxTurns = 40): Promise<{ tu
       i % 4 === 3 ? "ok thanks!" : `Turn ${i}: let us settle ${topics[i % topics.length]}; we need tests for edge case ${i} and a decision by Friday.`;
     const turn = await memory.beginTurn(processId, { message: { role: "USER", content }, model: MODEL });
     if (turn.compaction.compacted) return { turn, at: i };
+    // A queued fold is prepared by the in-process worker; waiting for it keeps the turn on which
+    // the session compacts independent of how fast this machine runs the worker.
+    await ctx.service.bus.drain();
     if (i % 5 === 1) {
       await memory.appendMessage(processId, {
         role: "ASSISTANT",
