@@ -11,7 +11,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
-import { productionBuildOptions } from "../stacks/bundling.js";
+import { ESBUILD_TARGET, productionBuildOptions } from "../stacks/bundling.js";
 import { HANDLERS, type HandlerName } from "../stacks/handlers.js";
 import { type BenchContext, envInt, repoRoot } from "./support/context.js";
 import type { SectionResult } from "./support/report.js";
@@ -126,7 +126,7 @@ export async function runColdStart(ctx: BenchContext): Promise<SectionResult> {
       command: `${ctx.quick ? "BENCH_QUICK=1 " : ""}npm run bench -- --only cold-start`,
       tables: [
         {
-          title: `Production bundles (stacks/bundling.ts: ESM, node20, minified, createRequire banner, AWS SDK bundled); fresh Node ${process.version} per import, median of ${runs}`,
+          title: `Production bundles (stacks/bundling.ts: ESM, ${ESBUILD_TARGET}, minified, createRequire banner, AWS SDK bundled); fresh Node ${process.version} per import, median of ${runs}`,
           columns: ["function", "entry", "summarizes", "bundle", "gzip", "share: AWS SDK / zod / LLM SDKs", "import median / p95", "process start -> handler ready", "RSS after import", "import vs plainRoutes"],
           rows: rows.map((r) => [
             r.name,
