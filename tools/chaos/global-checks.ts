@@ -1,0 +1,78 @@
+/**
+ * The end-of-run checks across processes and tenants: every MemoryCompacted names a real summary
+ * and each summary or offer is announced once, each tenant lists only its own processes and
+ * inbox items, and every accepted offer was folded or found nothing left to fold. It also counts
+ * the compactions the report shows, read back from the store rather than from what calls returned.
+ */
+import { TRANSACTION_LIMIT } from "../../core/adapters/dynamodb/store.js";
+import type { Memory } from "../../core/domain/model.js";
+import { CHAOS_TENANTS } from "./plan.js";
+import { violate } from "./report.js";
+import { detailOf, where, type ChaosRun, type Container, type Engine } from "./run-state.js";
+
+export async function checkGlobal(run: ChaosRun, engines: readonly Engine[], clean: Container) {
+  const { inner, stats, events, offers } = run;
+  const v: string[] = [];
+  const memoryOf = new Map<string, Memory>();
+  for (const e of engines) for (const m of await inner.listMemories(e.key)) memoryOf.set(`${where(e)}#${m.id}`, m);
+  for (const m of memoryOf.values()) {
+    if (m.status === "FAILED") {
+      stats.compactions.failedRows++;
+      continue;
+    }
+    if (m.status !== "OK") {
+      stats.compactions.folds[m.status] = (stats.compactions.folds[m.status] ?? 0) + 1;
+      continue;
+    }
+    if (m.metadata.producedBy === "prepared") stats.compactions.preparedUsed++;
+    stats.compactions.committed++;
+    const mode = m.metadata.mode ?? "?";
+    stats.compactions.byMode[mode] = (stats.compactions.byMode[mode] ?? 0) + 1;
+    // The commit's transaction holds the memory, META, the superseded summary and a range marker.
+    const fixed = 2 + (m.metadata.supersededMemoryId ? 1 : 0) + (m.metadata.recompaction ? 1 : 0);
+    if (m.sourceRefs.length > TRANSACTION_LIMIT - fixed) stats.compactions.rolledForward++;
+  }
+  const announced = new Map<string, number>();
+  for (const ev of events) {
+    const d = detailOf(ev);
+    if (ev.detailType === "MemoryCompacted") {
+      const k = `${d.tenantId}/${d.processId}#${d.memoryId}`;
+      announced.set(k, (announced.get(k) ?? 0) + 1);
+      // A summary undone later is REVERTED, never FAILED.
+      if (!["OK", "REVERTED"].includes(memoryOf.get(k)?.status ?? "")) v.push(`MemoryCompacted names ${k}, which is not an OK or REVERTED memory`);
+    }
+    if (ev.detailType === "RecompactionOffered") {
+      const k = `offer ${d.tenantId}/${d.itemId}`;
+      announced.set(k, (announced.get(k) ?? 0) + 1);
+    }
+  }
+  for (const [k, n] of announced) if (n > 1) v.push(`${k} was announced ${n} times`);
+
+  for (const tenantId of CHAOS_TENANTS) {
+    const own = engines.filter((e) => e.key.tenantId === tenantId).map((e) => e.key.processId).sort();
+    const listed = (await clean.deps.store.listProcesses(tenantId, { limit: 100 })).items.map((p) => p.processId).sort();
+    if (JSON.stringify(listed) !== JSON.stringify(own)) v.push(`${tenantId}: process listing [${listed}] is not its own processes [${own}]`);
+    const inbox = await clean.deps.store.listInbox(tenantId, {});
+    for (const item of inbox) {
+      const record = offers.get(`${tenantId}/${item.id}`);
+      if (!record || record.processId !== item.processId) v.push(`${tenantId}: inbox item ${item.id} was never offered to this tenant`);
+      else if ((record.answered ?? "OPEN") !== item.status) v.push(`${tenantId}: inbox item ${item.id} is ${item.status}, answered ${record.answered ?? "never"}`);
+    }
+    for (const record of offers.values()) {
+      if (record.tenantId === tenantId && !inbox.some((i) => i.id === record.itemId)) v.push(`${tenantId}: offer ${record.itemId} is gone`);
+    }
+  }
+  // An accepted offer is folded, or found nothing left to fold; acknowledging its event without
+  // either loses it. Deliveries that only ever failed are the platform's dead letters.
+  for (const record of offers.values()) {
+    if (record.answered !== "ACCEPTED" || record.outcomes.includes("compacted")) continue;
+    if (record.outcomes.includes("nothing_in_range")) {
+      stats.offers.nothingLeft++;
+      continue;
+    }
+    if (record.outcomes.length > 0) {
+      v.push(`accepted offer ${record.tenantId}/${record.itemId}: its event was acknowledged without a range compaction (${record.outcomes.join(", ")})`);
+    } else stats.offers.deadLettered++;
+  }
+  violate(stats, v);
+}

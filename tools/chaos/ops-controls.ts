@@ -1,0 +1,50 @@
+/**
+ * The inspector's controls as an engine's user would use them mid-run: pin or unpin a message
+ * (PATCH strength) and undo the newest compaction. Both must either apply or be refused for a
+ * stated reason; anything else is a violation.
+ */
+import { AppError } from "../../core/domain/errors.js";
+import { setMessageStrength } from "../../core/services/messages.js";
+import { revertMemory } from "../../core/services/revert.js";
+import { settledView } from "../../core/services/settle.js";
+import { readAllMessages } from "../invariants.js";
+import { attempt, NO_FAULTS, unexpected } from "./attempt.js";
+import { expectedSummary } from "./checks.js";
+import type { OpPlan, OpSpec } from "./plan.js";
+import { violate } from "./report.js";
+import { where, type ChaosRun, type Engine } from "./run-state.js";
+
+/** Pins or unpins a message; an archived one must answer 409 message.archived and stay unchanged. */
+export async function runPin(run: ChaosRun, e: Engine, spec: Extract<OpSpec, { kind: "pin" }>) {
+  const history = await readAllMessages(run.inner, e.key);
+  if (history.length === 0) return;
+  const target = history[Math.floor(spec.messageFrac * (history.length - 1))]!;
+  const out = await attempt(run, e, NO_FAULTS, (deps) => setMessageStrength(deps, e.key, target.id, spec.strength, (k) => settledView(deps, k)));
+  if (out.ok) {
+    run.stats.controls[spec.strength ? "pinned" : "unpinned"]++;
+    e.reweighed.add(target.id);
+    if (spec.strength) e.pinned.add(target.id);
+    else e.pinned.delete(target.id);
+    const stored = (await run.inner.getMessages(e.key, [target.id]))[0];
+    if (stored?.archivedInMemoryId) violate(run.stats, [`${where(e)}: ${target.id} was ${spec.strength ? "pinned" : "unpinned"} but is archived into ${stored.archivedInMemoryId}`]);
+  } else if (out.error instanceof AppError && out.error.code === "message.archived") {
+    run.stats.controls.refusedArchived++;
+    if (target.archivedInMemoryId === null && !(await run.inner.getMessages(e.key, [target.id]))[0]?.archivedInMemoryId) {
+      violate(run.stats, [`${where(e)}: PATCH of active message ${target.id} answered message.archived`]);
+    }
+  } else unexpected(run, e, "pin", out.error);
+}
+
+/** Reverts the active summary; losing to nothing else (ops of one engine run one at a time) is a violation. */
+export async function runRevert(run: ChaosRun, e: Engine, op: OpPlan) {
+  const active = expectedSummary(await run.inner.listMemories(e.key));
+  if (!active) return;
+  const out = await attempt(run, e, op, (deps) => revertMemory(deps, e.key, active.id));
+  if (out.ok) {
+    run.stats.controls.reverted++;
+    return;
+  }
+  // A crash mid-revert may have committed it; a held lease (left by a crash) makes it busy.
+  if (out.error instanceof AppError && ["memory.reverted", "process.busy"].includes(out.error.code)) return;
+  unexpected(run, e, "revert", out.error);
+}

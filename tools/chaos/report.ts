@@ -1,0 +1,114 @@
+/**
+ * What a chaos run reports: the counters the harness fills while it runs (faults that fired,
+ * crashes, retries, compactions, offers, the inspector's controls), the violations it found, and
+ * the text `npm run chaos` prints. Kept apart from the run so the report's shape and its
+ * documented last line (docs/reliability.md) can be read in one place.
+ */
+import type { ChaosPlan } from "./plan.js";
+
+export interface ChaosReport {
+  seed: number;
+  turns: number;
+  engines: number;
+  planDigest: string;
+  tableName: string;
+  /** Calls into the services: planned operations, burst members, retries, event deliveries. */
+  operations: number;
+  /** Faults that actually fired: store faults + summarizer faults + duplicated deliveries/appends. */
+  faults: number;
+  faultsByKind: Record<string, number>;
+  /** Acknowledged CompactionRequested deliveries by outcome (prepared, committed, failed, skipped). */
+  worker: Record<string, number>;
+  crashes: number;
+  restarts: number;
+  retries: number;
+  /**
+   * Read back from the store at the end: OK memories by mode (SOFT, HARD, EMERGENCY, RANGE), FAILED
+   * rows, memories whose archives did not fit one transaction (rolled forward). `backedOff`:
+   * compaction calls that found a lease or a newer version and paid for no summary.
+   */
+  compactions: {
+    committed: number;
+    byMode: Record<string, number>;
+    failedRows: number;
+    rolledForward: number;
+    backedOff: number;
+    /** Background folds left at the end, by status (QUEUED, PREPARED, DISCARDED). */
+    folds: Record<string, number>;
+    /** Committed summaries that were prepared by the worker and committed by a turn without a model call. */
+    preparedUsed: number;
+  };
+  /** `nothingLeft`: accepted offers whose range had already been folded by other compactions. */
+  offers: { created: number; accepted: number; declined: number; rangeCompacted: number; nothingLeft: number; deadLettered: number };
+  /** PATCHes that changed a strength, PATCHes refused with message.archived, reverts that committed. */
+  controls: { pinned: number; unpinned: number; refusedArchived: number; reverted: number };
+  violations: string[];
+  durationMs: number;
+}
+
+/** Counters the report is made of; a Set so a violation seen after many operations is listed once. */
+export type Stats = Pick<ChaosReport, "operations" | "crashes" | "restarts" | "retries" | "faultsByKind" | "worker" | "compactions" | "offers" | "controls"> & {
+  violations: Set<string>;
+};
+
+export const emptyStats = (): Stats => ({
+  operations: 0,
+  crashes: 0,
+  restarts: 0,
+  retries: 0,
+  faultsByKind: {},
+  worker: {},
+  compactions: { committed: 0, byMode: {}, failedRows: 0, rolledForward: 0, backedOff: 0, folds: {}, preparedUsed: 0 },
+  offers: { created: 0, accepted: 0, declined: 0, rangeCompacted: 0, nothingLeft: 0, deadLettered: 0 },
+  controls: { pinned: 0, unpinned: 0, refusedArchived: 0, reverted: 0 },
+  violations: new Set(),
+});
+
+/** Counts a fault that fired, by kind (`store:<method>:<when>`, `summarizer:<outcome>`, `duplicate-*`). */
+export const countFault = (stats: Stats, kind: string, n = 1) => void (stats.faultsByKind[kind] = (stats.faultsByKind[kind] ?? 0) + n);
+
+export const violate = (stats: Stats, list: readonly string[]) => list.forEach((v) => stats.violations.add(v));
+
+export function toReport(plan: ChaosPlan, tableName: string, stats: Stats, startedAt: number): ChaosReport {
+  return {
+    seed: plan.seed,
+    turns: plan.turns,
+    engines: plan.engines.length,
+    planDigest: plan.digest,
+    tableName,
+    operations: stats.operations,
+    faults: Object.values(stats.faultsByKind).reduce((a, b) => a + b, 0),
+    faultsByKind: stats.faultsByKind,
+    worker: stats.worker,
+    crashes: stats.crashes,
+    restarts: stats.restarts,
+    retries: stats.retries,
+    compactions: stats.compactions,
+    offers: stats.offers,
+    controls: stats.controls,
+    violations: [...stats.violations],
+    durationMs: Date.now() - startedAt,
+  };
+}
+
+/** The report as text; the last line is exactly `chaos: seed S, N operations, F faults, V violations`. */
+export function formatReport(r: ChaosReport): string[] {
+  const kinds = Object.entries(r.faultsByKind)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, n]) => `${k}=${n}`)
+    .join(" ");
+  return [
+    ...r.violations.slice(0, 50).map((v) => `VIOLATION ${v}`),
+    ...(r.violations.length > 50 ? [`... and ${r.violations.length - 50} more violations`] : []),
+    `plan ${r.planDigest}: ${r.turns} planned operations over ${r.engines} engines, table ${r.tableName}, ${(r.durationMs / 1000).toFixed(1)} s`,
+    `compactions: ${r.compactions.committed} committed (${Object.entries(r.compactions.byMode)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([m, n]) => `${m} ${n}`)
+      .join(", ")}; ${r.compactions.rolledForward} rolled forward), ${r.compactions.failedRows} FAILED rows, ${r.compactions.backedOff} calls backed off`,
+    `offers: ${r.offers.created} created, ${r.offers.accepted} accepted, ${r.offers.declined} declined, ${r.offers.rangeCompacted} range-compacted, ${r.offers.nothingLeft} found their range already folded, ${r.offers.deadLettered} dead-lettered`,
+    `controls: ${r.controls.pinned} pinned, ${r.controls.unpinned} unpinned, ${r.controls.refusedArchived} refused (archived), ${r.controls.reverted} reverted`,
+    `crashes: ${r.crashes} (containers restarted: ${r.restarts}), retries: ${r.retries}`,
+    `faults: ${kinds}`,
+    `chaos: seed ${r.seed}, ${r.operations} operations, ${r.faults} faults, ${r.violations.length} violations`,
+  ];
+}

@@ -1,0 +1,158 @@
+/**
+ * The state one chaos run shares between its parts: the options, the store under test, the
+ * counters, what the services published, the offers made, and the simulated engines with their
+ * "Lambda containers". Every part of the harness takes this one object, so the operations, the
+ * event deliveries and the checks see the same events and offers without module-level globals
+ * (two runs in one process stay apart).
+ */
+import { silentLog } from "../../core/adapters/log.js";
+import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
+import type { AppendMessageBody } from "../../core/adapters/http/schemas.js";
+import { createDeps } from "../../core/composition/create-deps.js";
+import type { Tunables } from "../../core/domain/tunables.js";
+import type { DomainEvent } from "../../core/ports/events.js";
+import type { ProcessKey, Store } from "../../core/ports/store.js";
+import type { ServiceDeps } from "../../core/services/deps.js";
+import { keyString, type AppendLedger } from "./checks.js";
+import { NONCE_TAG, type ChaosPlan, type EnginePlan, type MessageDraft } from "./plan.js";
+import type { Stats } from "./report.js";
+import { createChaosSummarizer } from "./summarizer.js";
+
+export interface ChaosOptions {
+  seed: number;
+  /** Planned engine operations in all. */
+  turns: number;
+  engines?: number;
+  leaseMs?: number;
+  /** A running DynamoDB Local (or DynamoDB) endpoint; the harness creates its own table in it. */
+  endpoint: string;
+  tableName?: string;
+  /** Check the touched process's invariants after every n-th operation of an engine (default 1). */
+  checkEvery?: number;
+  /** Progress lines (the CLI prints them). */
+  progress?: (line: string) => void;
+  /** Replaces the real store under test (the harness's own test breaks it on purpose). */
+  wrapStore?: (store: Store) => Store;
+  /**
+   * `inline` (default): turns summarize in the request, so the plan's faults meet every step of
+   * the commit protocol. `background`: turns queue folds and commit prepared ones; the harness
+   * delivers CompactionRequested to the worker (twice, late, crashing before and after it stores
+   * the prepared summary) between operations.
+   */
+  execution?: "inline" | "background";
+}
+
+/** A simulated Lambda container: its own deps (caches, id factory). A crash replaces it. */
+export interface Container {
+  id: string;
+  deps: ServiceDeps;
+}
+
+export interface PublishedEvent extends DomainEvent {
+  container: string;
+  /** Handler deliveries that returned normally (InboxItemAnswered and CompactionRequested). */
+  delivered: number;
+}
+
+export interface OfferRecord {
+  tenantId: string;
+  processId: string;
+  itemId: string;
+  answered: "ACCEPTED" | "DECLINED" | null;
+  /** What each acknowledged delivery of InboxItemAnswered returned. */
+  outcomes: string[];
+}
+
+/** One simulated engine: its process, what it saw acknowledged, and its current container. */
+export interface Engine {
+  plan: EnginePlan;
+  key: ProcessKey;
+  ledger: AppendLedger;
+  /** Every memory id a result named (OK or FAILED): none may disappear. */
+  memories: Set<string>;
+  container: Container;
+  /** Other containers that serve the same process during bursts (other Lambda instances). */
+  siblings: Array<Container | undefined>;
+  opsRun: number;
+  /** Messages a PATCH pinned (and no later PATCH unpinned): they must stay active. */
+  pinned: Set<string>;
+  /** Every message whose strength a PATCH changed. */
+  reweighed: Set<string>;
+}
+
+export interface ChaosRun {
+  plan: ChaosPlan;
+  /** The store under test without injected faults: the harness reads what really happened from it. */
+  inner: Store;
+  options: ChaosOptions;
+  leaseMs: number;
+  stats: Stats;
+  /** Everything the services published, in order, with how often a handler acknowledged it. */
+  events: PublishedEvent[];
+  /** Offers by `tenant/itemId`. */
+  offers: Map<string, OfferRecord>;
+  /** Each tenant's tunables, read once after setup, for the anchor checks. */
+  tunables: Map<string, Tunables>;
+  /** Queued range jobs (fold ids) and the accepted offer each one folds. */
+  rangeJobs: Map<string, OfferRecord>;
+  /** Containers created so far (their ids). */
+  containers: number;
+  /** CompactionRequested deliveries of prepare jobs so far: every third one crashes. */
+  workerDeliveries: number;
+  /** Worker crashes that happened; the next one crashes before the store if even, after if odd. */
+  workerCrashes: number;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A prompt well below every threshold: the call only settles the process. */
+export const QUIET = { model: { contextWindow: 100_000 }, prompt: { tokens: 0 } } as const;
+
+export const where = (e: Engine) => keyString(e.key);
+
+export const detailOf = (e: DomainEvent) => e.detail as { tenantId: string; itemId: string; processId: string; memoryId: string };
+
+export const sameProcess = (ev: PublishedEvent, e: Engine) => detailOf(ev).tenantId === e.key.tenantId && detailOf(ev).processId === e.key.processId;
+
+/** A new "Lambda container": its own deps (caches, id factory), publishing into the harness. */
+export function newContainer(run: ChaosRun): Container {
+  const id = `c${++run.containers}`;
+  const deps = createDeps({
+    // The worker does not wait for a lease here: the harness redelivers, like Lambda's retries.
+    env: {
+      COMPACTION_LEASE_MS: String(run.leaseMs),
+      COMPACTION_EXECUTION: run.options.execution ?? "inline",
+      COMPACTION_LEASE_WAIT_MS: "0",
+      // Background: prepare from the plan's SOFT prompts (0.5) on, so the worker has work on most turns.
+      ...(run.options.execution === "background" ? { COMPACTION_PREPARE_THRESHOLD: "0.45", COMPACTION_KEEP_RECENT: "4" } : {}),
+    },
+    store: run.inner,
+    events: { publish: async (event) => void run.events.push({ ...event, container: id, delivered: 0 }) },
+    metrics: createRecordingMetrics(),
+    log: silentLog,
+    summarizerFactory: async () => createChaosSummarizer({ steps: [], leaseMs: run.leaseMs }),
+  });
+  return { id, deps };
+}
+
+/** Replaces a dead (or deliberately restarted) container of the engine with a fresh one. */
+export function restart(run: ChaosRun, e: Engine, which: Container) {
+  run.stats.restarts++;
+  const fresh = newContainer(run);
+  if (which === e.container) e.container = fresh;
+  const i = e.siblings.indexOf(which);
+  if (i >= 0) e.siblings[i] = fresh;
+}
+
+/** The container a burst member runs in: 0 is the engine's own, others are created on first use. */
+export const sibling = (run: ChaosRun, e: Engine, index: number): Container =>
+  index === 0 ? e.container : (e.siblings[index - 1] ??= newContainer(run));
+
+/** The request body of a planned message: its nonce rides in a tag, its idempotency key derives from it. */
+export const appendBody = (m: MessageDraft, extra: Partial<AppendMessageBody> = {}): AppendMessageBody => ({
+  role: m.role,
+  content: m.content,
+  tags: [...m.tags, `${NONCE_TAG}${m.nonce}`],
+  ...(m.idem ? { idempotencyKey: `k-${m.nonce}` } : {}),
+  ...extra,
+});
