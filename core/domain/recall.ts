@@ -10,6 +10,16 @@ import { CHARS_PER_TOKEN } from "./tokens.js";
 export const RECALL_ITEM_MAX_CHARS = 800;
 /** Shortest excerpt worth a line: below this the budget is spent. */
 const MIN_EXCERPT_CHARS = 80;
+/** Search hits recall considers at least: some are active or already shown by the summary. */
+export const RECALL_MIN_CANDIDATES = 40;
+
+/**
+ * Search hits to consider for a budget: enough that short messages (one shortest excerpt each)
+ * could fill it, so a large `recallMaxTokens` is not cut short by a fixed count of hits.
+ */
+export function recallCandidates(budgetTokens: number): number {
+  return Math.max(RECALL_MIN_CANDIDATES, Math.ceil((budgetTokens * CHARS_PER_TOKEN) / MIN_EXCERPT_CHARS));
+}
 
 const TERM_RE = /[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu;
 const STOP = new Set(

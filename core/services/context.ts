@@ -7,7 +7,7 @@ import type { ActiveView, ProcessKey, ProcessState } from "../ports/store.js";
 import { newestSummary } from "../domain/replay.js";
 import type { CoreDeps } from "./deps.js";
 import type { HistorySearch } from "./history-search.js";
-import { selectRecall } from "../domain/recall.js";
+import { recallCandidates, selectRecall } from "../domain/recall.js";
 import { DEFAULT_TUNABLES, type Tunables } from "../domain/tunables.js";
 import type { TunablesResolver } from "./tunables.js";
 
@@ -42,8 +42,6 @@ export async function parentContext(deps: CoreDeps, tenantId: string, worker: Pr
 }
 
 export const RECALL_HEADING = "Recalled From History";
-/** Search hits considered for recall: more than fit, since some are active or already shown. */
-const RECALL_CANDIDATES = 40;
 
 /**
  * Tokens recall may add to a turn: `recallMaxTokens`, but never so many that the prompt passes
@@ -72,7 +70,7 @@ export async function recallSection(
 ): Promise<ContextSection | null> {
   if (!query?.trim() || !deps.history || options.budgetTokens <= 0) return null;
   try {
-    const { items } = await deps.history.search(deps, key, { q: query, limit: RECALL_CANDIDATES });
+    const { items } = await deps.history.search(deps, key, { q: query, limit: recallCandidates(options.budgetTokens) });
     // Cleared results are active but out of the prompt too; they are known by the view's ids,
     // since the search index may hold a copy from before the clearing.
     const archived = items

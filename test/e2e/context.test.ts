@@ -239,3 +239,25 @@ describe("recall sized to the window", () => {
     }
   });
 });
+
+describe("recall with a large budget", () => {
+  it("considers enough search hits to fill it: more than 40 short archived matches come back", async () => {
+    const { service, api } = await startTestService({ overrides: { summarizer: async () => createFakeSummarizer() } });
+    try {
+      await api("PUT", "/v1/processes/recall-3", { body: { projectId: "wide" } });
+      for (let i = 0; i < 56; i++) {
+        const content = `Deploy note ${i}: the billing deploy window for region ${i} is slot ${300 + i}.`;
+        await api("POST", "/v1/processes/recall-3/messages", { body: { role: i % 2 ? "ASSISTANT" : "USER", content, tags: ["STRENGTH:normal"] } });
+      }
+      expect((await api("POST", "/v1/processes/recall-3/compaction", { body: { model: { contextWindow: 100_000 }, force: "HARD" } })).body.compacted).toBe(true);
+      expect((await api("PUT", "/v1/settings?projectId=wide", { body: { recallMaxTokens: 5_000 } })).status).toBe(200);
+      const turn = await api("POST", "/v1/processes/recall-3/turns", { body: { model: { contextWindow: 100_000 }, prompt: { tokens: 500 }, query: "billing deploy window" } });
+      const section = turn.body.context.sections.find((s: any) => s.name === "Recalled From History");
+      // 51 archived matches of ~25 tokens each fit 5,000 tokens: all of them, not the first 40.
+      expect(section.content.split("\n").length).toBeGreaterThan(40);
+      expect(Math.ceil(section.content.length / 4)).toBeLessThanOrEqual(5_000);
+    } finally {
+      await service.stop();
+    }
+  });
+});

@@ -1,7 +1,7 @@
 /** Recall sizing: excerpts cut around the match, a token budget, and nothing the summary already shows. */
 import { describe, expect, it } from "vitest";
 import type { Message } from "../../core/domain/model.js";
-import { excerptAround, queryTerms, RECALL_ITEM_MAX_CHARS, selectRecall } from "../../core/domain/recall.js";
+import { excerptAround, queryTerms, RECALL_ITEM_MAX_CHARS, RECALL_MIN_CANDIDATES, recallCandidates, selectRecall } from "../../core/domain/recall.js";
 import { recallBudget } from "../../core/services/context.js";
 
 const msg = (id: string, content: string): Message => ({
@@ -62,5 +62,14 @@ describe("recallBudget", () => {
     expect(recallBudget(t, 100_000, 10_000)).toBe(1000);
     expect(recallBudget(t, 4000, 3000)).toBe(400);
     expect(recallBudget(t, 4000, 3500)).toBe(0);
+  });
+});
+
+describe("recallCandidates", () => {
+  it("considers at least the minimum, and enough short hits to fill a large budget", () => {
+    expect(recallCandidates(0)).toBe(RECALL_MIN_CANDIDATES);
+    expect(recallCandidates(500)).toBe(RECALL_MIN_CANDIDATES);
+    // 8,000 tokens = 32,000 chars: 400 excerpts of 80 chars.
+    expect(recallCandidates(8_000)).toBe(400);
   });
 });
