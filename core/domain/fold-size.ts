@@ -7,14 +7,28 @@ import { replayTokens } from "./replay.js";
 import type { Tunables } from "./tunables.js";
 
 /**
- * Our tokens to fold so that the prompt lands at `foldTarget` of the window, counting the summary
+ * The prompt size (caller's units) a fold with `foldTarget` aims for: that share of the window, but
+ * at least `foldMinRoomTokens` below the hard threshold, so that on a small window a fold is not
+ * repeated every few turns and recall keeps room. 0 when the window has no such room: fold all.
+ */
+export function foldTargetTokens(
+  tunables: Pick<Tunables, "foldTarget"> & Partial<Pick<Tunables, "hardThreshold" | "foldMinRoomTokens">>,
+  contextWindow: number,
+): number {
+  const share = tunables.foldTarget * contextWindow;
+  if (tunables.hardThreshold === undefined || !tunables.foldMinRoomTokens) return share;
+  return Math.max(0, Math.min(share, tunables.hardThreshold * contextWindow - tunables.foldMinRoomTokens));
+}
+
+/**
+ * Our tokens to fold so that the prompt lands at {@link foldTargetTokens}, counting the summary
  * that replaces them. The caller's count is converted to our units first.
  */
 export function tokensToReachTarget(
-  tunables: Pick<Tunables, "foldTarget" | "summaryMaxTokens">,
+  tunables: Pick<Tunables, "foldTarget" | "summaryMaxTokens"> & Partial<Pick<Tunables, "hardThreshold" | "foldMinRoomTokens">>,
   contextWindow: number, own: number, tokensBefore: number): number {
   const toOwn = tokensBefore > 0 ? own / tokensBefore : 1;
-  const target = tunables.foldTarget * contextWindow * toOwn;
+  const target = foldTargetTokens(tunables, contextWindow) * toOwn;
   return own - target + tunables.summaryMaxTokens;
 }
 

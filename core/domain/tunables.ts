@@ -64,6 +64,12 @@ const fields = {
     z.refine((v) => v === 0 || v >= 0.01, "must be 0 (off) or at least 0.01"),
   ),
   /**
+   * With a `foldTarget`, the room (tokens) a HARD or EMERGENCY fold leaves below `hardThreshold` at
+   * least: on a small window the target is lowered (down to folding all the selector allows), so
+   * a fold buys more than a few turns and recall keeps room (docs/compaction.md, "Tunables").
+   */
+  foldMinRoomTokens: integer(0, z.lte(1_000_000, "must be <= 1000000")),
+  /**
    * Most tokens `## Recalled From History` may add for a turn's query; the turn also keeps the
    * prompt below `hardThreshold`. 0 turns recall off.
    */
@@ -149,6 +155,7 @@ export const DEFAULT_TUNABLES: Tunables = Object.freeze({
   maxSourceChars: 60_000,
   summaryMaxTokens: 400,
   foldTarget: 0,
+  foldMinRoomTokens: 2000,
   recallMaxTokens: 1000,
   summarizerConcurrency: 16,
   foldCurrentTurn: 1,
@@ -175,6 +182,7 @@ export const TUNABLES_ENV: Readonly<Record<keyof Tunables, string>> = Object.fre
   maxSourceChars: "COMPACTION_MAX_SOURCE_CHARS",
   summaryMaxTokens: "SUMMARY_MAX_TOKENS",
   foldTarget: "COMPACTION_FOLD_TARGET",
+  foldMinRoomTokens: "COMPACTION_FOLD_MIN_ROOM_TOKENS",
   recallMaxTokens: "RECALL_MAX_TOKENS",
   summarizerConcurrency: "COMPACTION_SUMMARIZER_CONCURRENCY",
   foldCurrentTurn: "COMPACTION_FOLD_CURRENT_TURN",

@@ -291,6 +291,38 @@ describe("foldTarget: fold only down to a share of the window", () => {
   });
 });
 
+describe("foldMinRoomTokens: a fold target leaves room below the hard threshold", () => {
+  it("lowers the target on a small window so the fold frees at least that room; a negative value is refused", async () => {
+    const { service, api } = await startTestService({ overrides: { summarizer: async () => createFakeSummarizer() } });
+    try {
+      const seed = async (id: string, settings: Record<string, number>) => {
+        await api("PUT", `/v1/processes/${id}`, { body: { projectId: id } });
+        expect((await api("PUT", `/v1/settings?projectId=${id}`, { body: settings })).status).toBe(200);
+        for (let i = 0; i < 40; i++) {
+          await api("POST", `/v1/processes/${id}/messages`, { body: { role: i % 2 ? "ASSISTANT" : "USER", content: `turn ${i} `.padEnd(400, "x") } });
+        }
+      };
+      await seed("room-0", { foldTarget: 0.7, foldMinRoomTokens: 0 });
+      await seed("room-2k", { foldTarget: 0.7, foldMinRoomTokens: 2_000 });
+      const window = { contextWindow: 4_500 }; // ratio ~0.92: HARD; target 0.7 = 3,150 tokens
+      const plain = (await api("POST", "/v1/processes/room-0/compaction", { body: { model: window } })).body;
+      const roomy = (await api("POST", "/v1/processes/room-2k/compaction", { body: { model: window } })).body;
+      expect([plain.mode, roomy.mode]).toEqual(["HARD", "HARD"]);
+      expect(plain.compacted && roomy.compacted).toBe(true);
+      // Without the room: near the share (above 0.85 x 4,500 - 2,000 = 1,825). With it: at most 1,825.
+      expect(plain.tokensAfter).toBeGreaterThan(1_825);
+      expect(plain.tokensAfter).toBeLessThanOrEqual(0.7 * 4_500);
+      expect(roomy.tokensAfter).toBeLessThanOrEqual(1_825);
+      expect(roomy.compactedMessages).toBeGreaterThan(plain.compactedMessages);
+      const bad = await api("PUT", "/v1/settings", { body: { foldMinRoomTokens: -1 } });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.details.fields).toEqual(["body.foldMinRoomTokens"]);
+    } finally {
+      await service.stop();
+    }
+  });
+});
+
 describe("GET /v1/processes/{id}/memories/{memoryId}", () => {
   it("answers the memory with its full loss report and per-line provenance; 404 for unknown ids and other tenants", async () => {
     await chat("c-detail");

@@ -1,6 +1,6 @@
 /** Fold sizing (core/domain/fold-size.ts) and replay accounting (core/domain/replay.ts). */
 import { describe, expect, it } from "vitest";
-import { tokensAfterFold, tokensToReachTarget, wantedFold } from "../../core/domain/fold-size.js";
+import { foldTargetTokens, tokensAfterFold, tokensToReachTarget, wantedFold } from "../../core/domain/fold-size.js";
 import { newestSummary, replayTokens } from "../../core/domain/replay.js";
 import { DEFAULT_TUNABLES } from "../../core/domain/tunables.js";
 import { makeMemory, makeMessage } from "../support/fixtures.js";
@@ -24,6 +24,24 @@ describe("tokensToReachTarget", () => {
   it("converts the caller's count to ours first", () => {
     // The caller counts twice what we do: the target of 500 of theirs is 250 of ours.
     expect(tokensToReachTarget({ foldTarget: 0.5, summaryMaxTokens: 0 }, 1_000, 500, 1_000)).toBe(250);
+  });
+});
+
+describe("foldTargetTokens (foldMinRoomTokens)", () => {
+  const t = { foldTarget: 0.75, hardThreshold: 0.85, foldMinRoomTokens: 2_000 };
+  it("is the foldTarget share on a window with room to spare", () => {
+    // 0.85 x 100k - 2,000 = 83,000 is above 75,000: the share holds.
+    expect(foldTargetTokens(t, 100_000)).toBe(75_000);
+  });
+  it("leaves foldMinRoomTokens below the hard threshold on a small window", () => {
+    // 0.75 x 8,000 = 6,000 would leave 800 tokens of room; 2,000 are kept: 6,800 - 2,000.
+    expect(foldTargetTokens(t, 8_000)).toBe(4_800);
+    expect(foldTargetTokens({ ...t, foldMinRoomTokens: 0 }, 8_000)).toBe(6_000);
+  });
+  it("is 0 (fold all the selector allows) when the window has no such room", () => {
+    expect(foldTargetTokens(t, 2_000)).toBe(0);
+    // tokensToReachTarget then asks for more than the whole replay.
+    expect(tokensToReachTarget({ ...t, summaryMaxTokens: 100 }, 2_000, 1_700, 1_700)).toBe(1_800);
   });
 });
 

@@ -27,6 +27,7 @@ describe("DEFAULT_TUNABLES", () => {
       maxSourceChars: 60_000,
       summaryMaxTokens: 400,
       foldTarget: 0, // off: HARD/EMERGENCY fold all the selector allows, as the spec says
+      foldMinRoomTokens: 2000, // only with a foldTarget: the room a fold leaves below the hard threshold
       recallMaxTokens: 1000,
       summarizerConcurrency: 16,
       foldCurrentTurn: 1,
@@ -110,6 +111,7 @@ describe("tunablesFromEnv", () => {
       COMPACTION_MAX_SOURCE_CHARS: "20000",
       SUMMARY_MAX_TOKENS: "300",
       COMPACTION_FOLD_TARGET: "0.5",
+      COMPACTION_FOLD_MIN_ROOM_TOKENS: "1500",
       RECALL_MAX_TOKENS: "600",
       COMPACTION_PREPARE_THRESHOLD: "0.6",
       COMPACTION_SUMMARIZER_CONCURRENCY: "3",
@@ -133,6 +135,7 @@ describe("tunablesFromEnv", () => {
       maxSourceChars: 20_000,
       summaryMaxTokens: 300,
       foldTarget: 0.5,
+      foldMinRoomTokens: 1500,
       recallMaxTokens: 600,
       prepareThreshold: 0.6,
       summarizerConcurrency: 3,
