@@ -11,7 +11,7 @@ import { createOfflineSummarizer } from "../core/adapters/llm/offline-summarizer
 import type { Message, Role } from "../core/domain/model.js";
 import { offlineStrength } from "../core/domain/strength-analyzer.js";
 import type { Summarizer } from "../core/ports/summarizer.js";
-import { rankMessages } from "../core/domain/search-index.js";
+import { createHistoryIndex } from "../core/domain/search-index.js";
 import { importantUnits, carrierText, carries, unitKey } from "../core/domain/salient-units.js";
 import { CHARS_PER_TOKEN } from "../core/domain/tokens.js";
 import { compactIfNeeded } from "../core/services/compaction.js";
@@ -78,6 +78,7 @@ function depsFor(store: Parameters<typeof benchDeps>[0]["store"], clock: { now()
       COMPACTION_EXECUTION: "inline",
       SUMMARY_MAX_TOKENS: String(budget),
       ...(process.env.RECALL_MAX_TOKENS ? { RECALL_MAX_TOKENS: process.env.RECALL_MAX_TOKENS } : {}),
+      ...(process.env.COMPACTION_FOLD_MIN_ROOM_TOKENS ? { COMPACTION_FOLD_MIN_ROOM_TOKENS: process.env.COMPACTION_FOLD_MIN_ROOM_TOKENS } : {}),
       ...(variant === "side-channel" ? { STRENGTH_SIDE_CHANNEL_ENABLED: "true" } : {}),
       ...(variant === "inline" || variant === "inline-model" ? { STRENGTH_INLINE_ON_COMPACTION: "true" } : {}),
     },
@@ -107,6 +108,64 @@ interface QaResult {
   truncationFinal: number;
   oursFinalTokens: number;
   truncationFinalTokens: number;
+  /** The same counts summed over the snapshots along the replay ({@link SNAPSHOT_EVERY}). */
+  snapshots: { questions: number; oursWithQuery: number; baselineWithQuery: number; oursReplay: number; truncation: number };
+}
+
+/**
+ * The final state is one point of the sawtooth (where the last fold fell decides much of it), so
+ * the same comparisons are also summed over snapshots: every 10th turn from the 100th, with the
+ * questions whose answer is already in the transcript so far.
+ */
+const SNAPSHOT_FROM = 100;
+const SNAPSHOT_EVERY = 10;
+
+type Deps = ReturnType<typeof depsFor>;
+type Key = { tenantId: string; processId: string };
+
+/** Both comparisons on one state: ours (block + active) against truncation of the transcript so far. */
+async function measureState(
+  deps: Deps,
+  key: Key,
+  window: number,
+  state: { texts: readonly string[]; questions: ReturnType<typeof answered>; block: string; active: readonly Message[] },
+) {
+  const { texts, block } = state;
+  const inTranscript = createVerbatimIndex(texts.join("\n"));
+  const questions = state.questions.filter((q) => inTranscript(q.answer));
+  const activeText = state.active.map((m) => m.content).join("\n");
+  const finalOurs = `${block}\n${activeText}`;
+  const truncated = texts.slice(truncationStart(texts, 0.85 * window));
+  const truncatedText = truncated.join("\n");
+  const inFinal = createVerbatimIndex(finalOurs);
+  const inTruncated = createVerbatimIndex(truncatedText);
+  // The baseline's BM25 runs over the turns truncation left out, like ours runs over the archive.
+  const older = createHistoryIndex(texts.slice(0, texts.length - truncated.length).map((content, i) => ({ id: String(i), content, tags: [] as string[] })));
+  const view = await settledView(deps, key);
+  const tunables = await deps.tunables.forProcess(key.tenantId, "locomo");
+  const ownTokens = tokens(finalOurs);
+  const out = {
+    questions: questions.length,
+    oursWithQuery: 0,
+    baselineWithQuery: 0,
+    oursQueryTokens: [] as number[],
+    baselineQueryTokens: [] as number[],
+    oursFinal: questions.filter((q) => inFinal(q.answer)).length,
+    truncationFinal: questions.filter((q) => inTruncated(q.answer)).length,
+    oursFinalTokens: ownTokens,
+    truncationFinalTokens: tokens(truncatedText),
+  };
+  for (const q of questions) {
+    const composed = await composeContext(deps, key, view, { query: q.question, recallTokens: recallBudget(tunables, window, ownTokens) });
+    const ours = `${composed.block}\n${activeText}`;
+    const top = older.search({ q: q.question, limit: 3 }).map((h) => texts[Number(h.id)]!);
+    const baseline = `${top.join("\n")}\n${truncatedText}`;
+    if (createVerbatimIndex(ours)(q.answer)) out.oursWithQuery++;
+    if (createVerbatimIndex(baseline)(q.answer)) out.baselineWithQuery++;
+    out.oursQueryTokens.push(tokens(ours));
+    out.baselineQueryTokens.push(tokens(baseline));
+  }
+  return out;
 }
 
 async function measureConversation(ctx: BenchContext, endpoint: string, conv: LocomoConversation, window: number): Promise<QaResult> {
@@ -120,7 +179,10 @@ async function measureConversation(ctx: BenchContext, endpoint: string, conv: Lo
 
   let block = "";
   let active: Message[] = [];
-  for (const turn of conv.turns) {
+  const texts = conv.turns.map((turn) => turn.text);
+  const questions = answered(conv);
+  const snapshots = { questions: 0, oursWithQuery: 0, baselineWithQuery: 0, oursReplay: 0, truncation: 0 };
+  for (const [i, turn] of conv.turns.entries()) {
     now = turn.at;
     const promptChars = block.length + sum(active.map((m) => m.content.length)) + turn.text.length;
     const result = await runTurn(deps, key, {
@@ -130,48 +192,23 @@ async function measureConversation(ctx: BenchContext, endpoint: string, conv: Lo
     });
     block = result.context.block;
     active = result.messages;
+    if (i + 1 >= SNAPSHOT_FROM && (i + 1) % SNAPSHOT_EVERY === 0 && i + 1 < texts.length) {
+      const at = await measureState(deps, key, window, { texts: texts.slice(0, i + 1), questions, block, active });
+      snapshots.questions += at.questions;
+      snapshots.oursWithQuery += at.oursWithQuery;
+      snapshots.baselineWithQuery += at.baselineWithQuery;
+      snapshots.oursReplay += at.oursFinal;
+      snapshots.truncation += at.truncationFinal;
+    }
   }
-
-  const texts = conv.turns.map((turn) => turn.text);
-  const inTranscript = createVerbatimIndex(texts.join("\n"));
-  const verbatim = answered(conv).filter((q) => inTranscript(q.answer));
-  const activeText = active.map((m) => m.content).join("\n");
-  const finalOurs = `${block}\n${activeText}`;
-  const truncated = texts.slice(truncationStart(texts, 0.85 * window));
-  const truncatedText = truncated.join("\n");
-  const inFinal = createVerbatimIndex(finalOurs);
-  const inTruncated = createVerbatimIndex(truncatedText);
-
-  // The baseline's BM25 runs over the turns truncation left out, like ours runs over the archive.
-  const older = texts.slice(0, texts.length - truncated.length).map((content, i) => ({ id: `t${String(i).padStart(5, "0")}`, content, tags: [] as string[] }));
-  const view = await settledView(deps, key);
-  const tunables = await deps.tunables.forProcess(key.tenantId, "locomo");
-  const ownTokens = tokens(finalOurs);
-  const result: QaResult = {
-    conversation: conv.id,
-    window,
-    questions: verbatim.length,
-    oursWithQuery: 0,
-    baselineWithQuery: 0,
-    oursQueryTokens: [],
-    baselineQueryTokens: [],
-    oursFinal: verbatim.filter((q) => inFinal(q.answer)).length,
-    truncationFinal: verbatim.filter((q) => inTruncated(q.answer)).length,
-    oursFinalTokens: ownTokens,
-    truncationFinalTokens: tokens(truncatedText),
-  };
-  for (const q of verbatim) {
-    const composed = await composeContext(deps, key, view, { query: q.question, recallTokens: recallBudget(tunables, window, ownTokens) });
-    const ours = `${composed.block}\n${activeText}`;
-    const top = rankMessages(older, { q: q.question, limit: 3 }).map((h) => older[Number(h.id.slice(1))]!.content);
-    const baseline = `${top.join("\n")}\n${truncatedText}`;
-    if (createVerbatimIndex(ours)(q.answer)) result.oursWithQuery++;
-    if (createVerbatimIndex(baseline)(q.answer)) result.baselineWithQuery++;
-    result.oursQueryTokens.push(tokens(ours));
-    result.baselineQueryTokens.push(tokens(baseline));
-  }
-  ctx.log(`fidelity: ${conv.id} @ ${window}: ${conv.turns.length} turns, ${verbatim.length} questions in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  return result;
+  const final = await measureState(deps, key, window, { texts, questions, block, active });
+  snapshots.questions += final.questions;
+  snapshots.oursWithQuery += final.oursWithQuery;
+  snapshots.baselineWithQuery += final.baselineWithQuery;
+  snapshots.oursReplay += final.oursFinal;
+  snapshots.truncation += final.truncationFinal;
+  ctx.log(`fidelity: ${conv.id} @ ${window}: ${conv.turns.length} turns, ${final.questions} questions in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return { conversation: conv.id, window, ...final, snapshots };
 }
 
 interface GenerationResult {
@@ -252,6 +289,13 @@ export async function runFidelity(ctx: BenchContext): Promise<SectionResult> {
       truncationFinal: s((r) => r.truncationFinal),
       oursFinalTokens: mean(rs.map((r) => r.oursFinalTokens)),
       truncationFinalTokens: mean(rs.map((r) => r.truncationFinalTokens)),
+      snapshots: {
+        questions: s((r) => r.snapshots.questions),
+        oursWithQuery: s((r) => r.snapshots.oursWithQuery),
+        baselineWithQuery: s((r) => r.snapshots.baselineWithQuery),
+        oursReplay: s((r) => r.snapshots.oursReplay),
+        truncation: s((r) => r.snapshots.truncation),
+      },
     };
   });
   const k = (w: number) => `${fmt(w / 1000, w % 1000 === 0 ? 0 : 1)}k`;
@@ -280,6 +324,18 @@ export async function runFidelity(ctx: BenchContext): Promise<SectionResult> {
         fmt(w.truncationFinal),
         times(w.oursFinal / Math.max(1, w.truncationFinal), 2),
         `${fmt(w.oursFinalTokens)} / ${fmt(w.truncationFinalTokens)}`,
+      ]),
+    },
+    {
+      title: `The same along the replay: summed over snapshots every ${SNAPSHOT_EVERY} turns from turn ${SNAPSHOT_FROM} and the final state (questions whose answer is in the transcript so far)`,
+      columns: ["window", "answers to find", "with query: ours / baseline", "ratio", "replay without query: ours / truncation 0.85", "ratio"],
+      rows: byWindow.map((w) => [
+        k(w.window),
+        fmt(w.snapshots.questions),
+        `${fmt(w.snapshots.oursWithQuery)} / ${fmt(w.snapshots.baselineWithQuery)}`,
+        times(w.snapshots.oursWithQuery / Math.max(1, w.snapshots.baselineWithQuery), 2),
+        `${fmt(w.snapshots.oursReplay)} / ${fmt(w.snapshots.truncation)}`,
+        times(w.snapshots.oursReplay / Math.max(1, w.snapshots.truncation), 2),
       ]),
     },
     ...(generations.length === 0
@@ -323,7 +379,7 @@ export async function runFidelity(ctx: BenchContext): Promise<SectionResult> {
     tables,
     targets,
     notes: [
-      `Conversations: ${conversations.map((c) => `${c.id} (${c.turns.length} turns)`).join(", ")} (${source}); replayed as in the token-savings section (offline summarizer, folds in the turn, strength analyzer: ${strengthVariant()}, default tunables; summary budget ${windows.map((w) => `${summaryBudget(w)} at ${k(w)}`).join(", ")}; recallMaxTokens ${process.env.RECALL_MAX_TOKENS ?? "1000"}).`,
+      `Conversations: ${conversations.map((c) => `${c.id} (${c.turns.length} turns)`).join(", ")} (${source}); replayed as in the token-savings section (offline summarizer, folds in the turn, strength analyzer: ${strengthVariant()}, foldTarget ${process.env.COMPACTION_FOLD_TARGET ?? "0"}, foldMinRoomTokens ${process.env.COMPACTION_FOLD_MIN_ROOM_TOKENS ?? "2000"}, other tunables default; summary budget ${windows.map((w) => `${summaryBudget(w)} at ${k(w)}`).join(", ")}; recallMaxTokens ${process.env.RECALL_MAX_TOKENS ?? "1000"}).`,
       "With a query: after the whole conversation, each QA question whose answer is verbatim in the transcript is the query of a context read with the recall budget a turn would get (recallMaxTokens, never past the hard threshold); the prompt is the context block + the active messages. Baseline: the newest turns that fit 0.85 x window, plus the 3 best BM25 matches (the service's own index) among the older turns.",
       "Generations: the strong units are the salient units (names, numbers, dates, identifiers, quotes) of the strong messages generation 1 folded; 'required' is the 25 most mentioned, which the quality gate requires and later folds carry forward.",
     ],
