@@ -14,6 +14,7 @@ import type { Summarizer } from "../core/ports/summarizer.js";
 import { createHistoryIndex } from "../core/domain/search-index.js";
 import { importantUnits, carrierText, carries, unitKey } from "../core/domain/salient-units.js";
 import { CHARS_PER_TOKEN } from "../core/domain/tokens.js";
+import { DEFAULT_TUNABLES } from "../core/domain/tunables.js";
 import { compactIfNeeded } from "../core/services/compaction.js";
 import { settledView } from "../core/services/settle.js";
 import { composeContext, recallBudget } from "../core/services/context.js";
@@ -108,6 +109,8 @@ interface QaResult {
   truncationFinal: number;
   oursFinalTokens: number;
   truncationFinalTokens: number;
+  /** Compactions committed during the replay (one summarizer call or more each). */
+  folds: number;
   /** The same counts summed over the snapshots along the replay ({@link SNAPSHOT_EVERY}). */
   snapshots: { questions: number; oursWithQuery: number; baselineWithQuery: number; oursReplay: number; truncation: number };
 }
@@ -182,6 +185,7 @@ async function measureConversation(ctx: BenchContext, endpoint: string, conv: Lo
   const texts = conv.turns.map((turn) => turn.text);
   const questions = answered(conv);
   const snapshots = { questions: 0, oursWithQuery: 0, baselineWithQuery: 0, oursReplay: 0, truncation: 0 };
+  let folds = 0;
   for (const [i, turn] of conv.turns.entries()) {
     now = turn.at;
     const promptChars = block.length + sum(active.map((m) => m.content.length)) + turn.text.length;
@@ -192,6 +196,7 @@ async function measureConversation(ctx: BenchContext, endpoint: string, conv: Lo
     });
     block = result.context.block;
     active = result.messages;
+    if (result.compaction.compacted) folds++;
     if (i + 1 >= SNAPSHOT_FROM && (i + 1) % SNAPSHOT_EVERY === 0 && i + 1 < texts.length) {
       const at = await measureState(deps, key, window, { texts: texts.slice(0, i + 1), questions, block, active });
       snapshots.questions += at.questions;
@@ -208,7 +213,7 @@ async function measureConversation(ctx: BenchContext, endpoint: string, conv: Lo
   snapshots.oursReplay += final.oursFinal;
   snapshots.truncation += final.truncationFinal;
   ctx.log(`fidelity: ${conv.id} @ ${window}: ${conv.turns.length} turns, ${final.questions} questions in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  return { conversation: conv.id, window, ...final, snapshots };
+  return { conversation: conv.id, window, ...final, folds, snapshots };
 }
 
 interface GenerationResult {
@@ -289,6 +294,7 @@ export async function runFidelity(ctx: BenchContext): Promise<SectionResult> {
       truncationFinal: s((r) => r.truncationFinal),
       oursFinalTokens: mean(rs.map((r) => r.oursFinalTokens)),
       truncationFinalTokens: mean(rs.map((r) => r.truncationFinalTokens)),
+      folds: s((r) => r.folds),
       snapshots: {
         questions: s((r) => r.snapshots.questions),
         oursWithQuery: s((r) => r.snapshots.oursWithQuery),
@@ -328,7 +334,7 @@ export async function runFidelity(ctx: BenchContext): Promise<SectionResult> {
     },
     {
       title: `The same along the replay: summed over snapshots every ${SNAPSHOT_EVERY} turns from turn ${SNAPSHOT_FROM} and the final state (questions whose answer is in the transcript so far)`,
-      columns: ["window", "answers to find", "with query: ours / baseline", "ratio", "replay without query: ours / truncation 0.85", "ratio"],
+      columns: ["window", "answers to find", "with query: ours / baseline", "ratio", "replay without query: ours / truncation 0.85", "ratio", "compactions in the replay"],
       rows: byWindow.map((w) => [
         k(w.window),
         fmt(w.snapshots.questions),
@@ -336,6 +342,7 @@ export async function runFidelity(ctx: BenchContext): Promise<SectionResult> {
         times(w.snapshots.oursWithQuery / Math.max(1, w.snapshots.baselineWithQuery), 2),
         `${fmt(w.snapshots.oursReplay)} / ${fmt(w.snapshots.truncation)}`,
         times(w.snapshots.oursReplay / Math.max(1, w.snapshots.truncation), 2),
+        fmt(w.folds),
       ]),
     },
     ...(generations.length === 0
@@ -379,7 +386,7 @@ export async function runFidelity(ctx: BenchContext): Promise<SectionResult> {
     tables,
     targets,
     notes: [
-      `Conversations: ${conversations.map((c) => `${c.id} (${c.turns.length} turns)`).join(", ")} (${source}); replayed as in the token-savings section (offline summarizer, folds in the turn, strength analyzer: ${strengthVariant()}, foldTarget ${process.env.COMPACTION_FOLD_TARGET ?? "0"}, foldMinRoomTokens ${process.env.COMPACTION_FOLD_MIN_ROOM_TOKENS ?? "2000"}, other tunables default; summary budget ${windows.map((w) => `${summaryBudget(w)} at ${k(w)}`).join(", ")}; recallMaxTokens ${process.env.RECALL_MAX_TOKENS ?? "1000"}).`,
+      `Conversations: ${conversations.map((c) => `${c.id} (${c.turns.length} turns)`).join(", ")} (${source}); replayed as in the token-savings section (offline summarizer, folds in the turn, strength analyzer: ${strengthVariant()}, foldTarget ${process.env.COMPACTION_FOLD_TARGET ?? DEFAULT_TUNABLES.foldTarget}, foldMinRoomTokens ${process.env.COMPACTION_FOLD_MIN_ROOM_TOKENS ?? DEFAULT_TUNABLES.foldMinRoomTokens}, other tunables default; summary budget ${windows.map((w) => `${summaryBudget(w)} at ${k(w)}`).join(", ")}; recallMaxTokens ${process.env.RECALL_MAX_TOKENS ?? DEFAULT_TUNABLES.recallMaxTokens}).`,
       "With a query: after the whole conversation, each QA question whose answer is verbatim in the transcript is the query of a context read with the recall budget a turn would get (recallMaxTokens, never past the hard threshold); the prompt is the context block + the active messages. Baseline: the newest turns that fit 0.85 x window, plus the 3 best BM25 matches (the service's own index) among the older turns.",
       "Generations: the strong units are the salient units (names, numbers, dates, identifiers, quotes) of the strong messages generation 1 folded; 'required' is the 25 most mentioned, which the quality gate requires and later folds carry forward.",
     ],

@@ -155,7 +155,8 @@ export const DEFAULT_TUNABLES: Tunables = Object.freeze({
   maxSourceChars: 60_000,
   summaryMaxTokens: 400,
   foldTarget: 0,
-  foldMinRoomTokens: 2000,
+  // The default recall budget fits right after a targeted fold (figures in docs/benchmarks.md).
+  foldMinRoomTokens: 1000,
   recallMaxTokens: 1000,
   summarizerConcurrency: 16,
   foldCurrentTurn: 1,

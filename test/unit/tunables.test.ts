@@ -27,7 +27,7 @@ describe("DEFAULT_TUNABLES", () => {
       maxSourceChars: 60_000,
       summaryMaxTokens: 400,
       foldTarget: 0, // off: HARD/EMERGENCY fold all the selector allows, as the spec says
-      foldMinRoomTokens: 2000, // only with a foldTarget: the room a fold leaves below the hard threshold
+      foldMinRoomTokens: 1000, // only with a foldTarget: the room a fold leaves below the hard threshold
       recallMaxTokens: 1000,
       summarizerConcurrency: 16,
       foldCurrentTurn: 1,
