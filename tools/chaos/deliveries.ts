@@ -87,24 +87,31 @@ async function deliverAnswer(run: ChaosRun, e: Engine, event: PublishedEvent, op
 
 /**
  * Delivers one CompactionRequested to the worker `copies` times (a duplicate is concurrent when
- * the op says so), each redelivered on error. Every third delivery crashes its container, by
- * turns before and after the worker stores the prepared summary. The turn follows the crashes
- * that happened, not the deliveries: which delivery reaches the store depends on how the engines
- * interleave, and both sides must be hit whatever that order is.
+ * the op says so), each redelivered on error. Every third delivery of a prepare job makes a crash
+ * due, by turns before and after the worker stores the prepared summary. A due crash rides on
+ * every first attempt until one of them reaches the store and dies there: most deliveries find
+ * their fold stale or leased and never write it, so a crash planned for one delivery alone could
+ * miss the store for a whole run. The turn follows the crashes that happened, not the deliveries:
+ * which delivery reaches the store depends on how the engines interleave, and both sides must be
+ * hit whatever that order is.
  */
 async function deliverFold(run: ChaosRun, e: Engine, event: PublishedEvent, op: OpPlan | null, copies: number) {
   if (copies > 1) countFault(run.stats, "duplicate-delivery", copies - 1);
   const one = async (copy: number) => {
     for (let n = 1; n <= ATTEMPTS; n++) {
       // A range job stores no prepared summary: the crash schedule counts the other jobs only.
-      const k = event.detail.job === "range" ? 1 : ++run.workerDeliveries;
+      const prepareJob = event.detail.job !== "range";
+      if (prepareJob && ++run.workerDeliveries % 3 === 0) run.workerCrashDue = true;
       const crash: OpFaults | null =
-        copy === 0 && n === 1 && k % 3 === 0
+        prepareJob && copy === 0 && n === 1 && run.workerCrashDue
           ? { fault: { method: "storeFold", when: run.workerCrashes % 2 ? "after" : "before", nth: 1, crash: true }, summarizer: [] }
           : null;
       const faults = crash ?? (copy === 0 && n === 1 && op && op.fault?.method !== "appendMessage" ? { fault: null, summarizer: op.summarizer } : NO_FAULTS);
       const r = await attempt(run, e, faults, (deps) => handleCompactionRequested(deps, event.detail));
-      if (crash && r.dead) run.workerCrashes++;
+      if (crash && r.dead) {
+        run.workerCrashes++;
+        run.workerCrashDue = false;
+      }
       if (r.ok) {
         event.delivered++;
         const out = r.value;

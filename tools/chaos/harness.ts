@@ -47,6 +47,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     rangeJobs: new Map(),
     containers: 0,
     workerDeliveries: 0,
+    workerCrashDue: false,
     workerCrashes: 0,
   };
   await runPlan(run);

@@ -97,8 +97,10 @@ export interface ChaosRun {
   rangeJobs: Map<string, OfferRecord>;
   /** Containers created so far (their ids). */
   containers: number;
-  /** CompactionRequested deliveries of prepare jobs so far: every third one crashes. */
+  /** CompactionRequested deliveries of prepare jobs so far: every third one makes a crash due. */
   workerDeliveries: number;
+  /** A worker crash is due and waits for a delivery that reaches the store (deliveries.ts). */
+  workerCrashDue: boolean;
   /** Worker crashes that happened; the next one crashes before the store if even, after if odd. */
   workerCrashes: number;
 }
