@@ -55,13 +55,20 @@ export function ledgerViolations(snapshot: Snapshot, ledger: AppendLedger): stri
   const where = keyString(snapshot.key);
   const v: string[] = [];
   const byNonce = new Map<string, Message[]>();
-  const okMemories = snapshot.memories.filter((m) => m.status === "OK");
   for (const m of snapshot.messages) {
     const nonce = nonceOf(m);
     if (nonce === undefined) {
-      // Only the range path writes messages of its own: a SYSTEM marker next to its memory.
+      // Only the range path writes messages of its own: a SYSTEM marker next to its memory. Undoing
+      // that fold archives the marker into the REVERTED memory (docs/compaction.md, "Undoing a compaction").
       const topic = m.tags.find((t) => t.startsWith(RANGE_MARKER_PREFIX))?.slice(RANGE_MARKER_PREFIX.length);
-      const owner = topic !== undefined && okMemories.some((mem) => mem.metadata.recompaction && mem.metadata.topicLabel === topic);
+      const owner =
+        topic !== undefined &&
+        snapshot.memories.some(
+          (mem) =>
+            mem.metadata.recompaction &&
+            mem.metadata.topicLabel === topic &&
+            (mem.status === "OK" || (mem.status === "REVERTED" && m.archivedInMemoryId === mem.id)),
+        );
       if (m.role !== "SYSTEM" || !owner || !m.id.endsWith(".r")) v.push(`message ${m.id} has no known origin (not appended, not a range marker)`);
       continue;
     }
