@@ -101,7 +101,9 @@ async function withKey(): Promise<BrowserContext> {
 
 const rowsIn = (page: Page) => page.locator("#timeline > li.msg-row");
 
-describe("inspector page", () => {
+// Each test loads the page several times in a real browser; alone a test takes a second or two,
+// but with the whole suite on two cores the 30 s default has run out.
+describe("inspector page", { timeout: 90_000 }, () => {
   it("asks for the key once, remembers it, and asks again after a 401", async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
