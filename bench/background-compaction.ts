@@ -12,7 +12,6 @@ import { estimateTokens } from "../core/domain/tokens.js";
 import { DEFAULT_TUNABLES } from "../core/domain/tunables.js";
 import type { DomainEvent } from "../core/ports/events.js";
 import type { Summarizer } from "../core/ports/summarizer.js";
-import { handleCompactionRequested } from "../core/services/worker.js";
 import { compactIfNeeded } from "../core/services/compaction.js";
 import type { ServiceDeps } from "../core/services/deps.js";
 import { appendMessage } from "../core/services/messages.js";
@@ -29,6 +28,7 @@ import type { SectionResult, Table, Target } from "./support/report.js";
 import { idFactory, makeMessage, messageItem, prng, syntheticText } from "./support/service.js";
 import { fmt, percentile, times } from "./support/stats.js";
 import { loadConversations, type LocomoConversation } from "./support/locomo.js";
+import { handleCompactionRequested } from "../core/adapters/events/handlers.js";
 
 const SUMMARY = `<summary>${"The team moved the deploy to Friday, restored the dropped column, and owes Maria the rollback plan. ".repeat(6)}</summary>`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

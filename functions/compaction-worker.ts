@@ -3,8 +3,8 @@
  * turn's critical path"). A failed delivery (another holder keeps the lease) throws, so Lambda's
  * asynchronous retries deliver it again; what still fails ends in the stage's dead-letter queue.
  */
-import { handleCompactionRequested } from "../core/services/worker.js";
 import { createSummarizingDeps } from "../core/composition/summarizing-deps.js";
+import { handleCompactionRequested } from "../core/adapters/events/handlers.js";
 
 const deps = createSummarizingDeps();
 

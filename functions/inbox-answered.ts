@@ -1,7 +1,7 @@
 /** Lambda: EventBridge `InboxItemAnswered` -> an accepted offer's range job, queued for the compaction worker. */
-import { handleInboxAnswered } from "../core/services/inbox.js";
 import { createDeps } from "../core/composition/create-deps.js";
 import { withWorkerInvoker } from "../core/composition/worker-events.js";
+import { handleInboxAnswered } from "../core/adapters/events/handlers.js";
 
 const deps = withWorkerInvoker(createDeps());
 

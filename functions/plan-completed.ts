@@ -1,6 +1,6 @@
 /** Lambda: EventBridge `PlanCompleted` -> maybe one recompaction offer in the inbox. */
-import { handlePlanCompleted } from "../core/services/inbox.js";
 import { createDeps } from "../core/composition/create-deps.js";
+import { handlePlanCompleted } from "../core/adapters/events/handlers.js";
 
 const deps = createDeps();
 

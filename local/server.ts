@@ -12,9 +12,7 @@ import { readLocalEnv, readTableEnv, serviceNameOf } from "../core/composition/e
 import { createRecordingMetrics } from "../core/adapters/metrics/emf-metrics.js";
 import type { Log } from "../core/ports/logger.js";
 import type { ServiceDeps } from "../core/services/deps.js";
-import { handleInboxAnswered, handlePlanCompleted } from "../core/services/inbox.js";
 import { EVENTS } from "../core/domain/events.js";
-import { handleCompactionRequested } from "../core/services/worker.js";
 import { createHttpApp } from "../core/adapters/http/app.js";
 import { createApiKeyStore } from "../core/adapters/dynamodb/api-keys.js";
 import { bearerKey, DEFAULT_LOCAL_KEYS, firstOf, parseApiKeys, staticKeyResolver } from "../core/adapters/http/auth.js";
@@ -24,6 +22,7 @@ import { inspectorRoutes } from "./inspector-routes.js";
 import { localRoutes } from "./local-routes.js";
 import { startDynamoLocal, type DynamoLocal } from "./dynamodb-local.js";
 import { summarizerFactoryFromEnv } from "./summarizer.js";
+import { handlePlanCompleted, handleInboxAnswered, handleCompactionRequested } from "../core/adapters/events/handlers.js";
 
 export interface LocalServiceOptions {
   port?: number;

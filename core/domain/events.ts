@@ -101,6 +101,20 @@ export function domainEvent<N extends EventName>(name: N, detail: EventDetail<N>
   return { source: EVENTS[name].source, detailType: name, detail: detail as CatalogueEvent<N>["detail"] };
 }
 
+/**
+ * Parses an incoming event's detail with its catalogue schema: the detail, or why it does not
+ * match (the messages of the failing fields).
+ */
+export function parseDetail<N extends EventName>(
+  name: N,
+  raw: unknown,
+): { ok: true; detail: EventDetail<N> } | { ok: false; issues: string[] } {
+  const parsed = z.safeParse(EVENTS[name].detail, raw);
+  return parsed.success
+    ? { ok: true, detail: parsed.data as EventDetail<N> }
+    : { ok: false, issues: parsed.error.issues.map((i) => i.message) };
+}
+
 /** The catalogue entry of an incoming (source, detail-type), if any. */
 export function catalogueEntry(source: string, detailType: string): (typeof EVENTS)[EventName] | undefined {
   const entry = (EVENTS as Record<string, (typeof EVENTS)[EventName]>)[detailType];

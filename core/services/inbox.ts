@@ -1,11 +1,12 @@
 /**
  * Plan completion (docs/api.md, "Events"): an offer to fold a finished topic, answered once, and
  * the range job an accepted offer queues for the compaction worker. Every handler is idempotent:
- * events arrive at least once. Event details are parsed with the catalogue's schemas.
+ * events arrive at least once. They take parsed details: the inbound event adapter
+ * (core/adapters/events/handlers.ts) parses them with the catalogue's schemas.
  */
 import { createHash } from "node:crypto";
 import { conflict, notFound } from "../domain/errors.js";
-import { domainEvent, EVENTS, type EventDetail } from "../domain/events.js";
+import { domainEvent, type EventDetail } from "../domain/events.js";
 import type { InboxItem, InboxStatus, Message } from "../domain/model.js";
 import type { CoreDeps, ServiceDeps } from "./deps.js";
 import { queueRangeJob } from "./fold-queue.js";
@@ -48,14 +49,8 @@ export function planStart(history: Message[], completedAt: string): { marker: Me
   return { marker: history[markerIndex]!, usersBefore };
 }
 
-export async function handlePlanCompleted(deps: ServiceDeps, raw: unknown): Promise<{ offered: boolean; item?: InboxItem }> {
-  const parsed = EVENTS.PlanCompleted.detail.safeParse(raw);
-  if (!parsed.success) {
-    // A malformed event would fail the same way on every retry: drop it, loudly.
-    deps.log.error("PlanCompleted ignored: invalid detail", { issues: parsed.error.issues.map((i) => i.message) });
-    return { offered: false };
-  }
-  const detail = parsed.data;
+/** A finished plan: one offer to fold its topic, if at least two user turns came before the plan started. */
+export async function offerRecompaction(deps: ServiceDeps, detail: PlanCompletedDetail): Promise<{ offered: boolean; item?: InboxItem }> {
   const key = { tenantId: detail.tenantId, processId: detail.processId };
   if (!(await deps.store.getProcess(key))) return { offered: false };
   const start = planStart(await fullHistory(deps, key), detail.completedAt);
@@ -112,18 +107,13 @@ export async function answerInboxItem(deps: ServiceDeps, tenantId: string, itemI
  * (`reason: "compaction_queued"`). Safe to repeat: a delivery that finds the range already folded
  * (markers never fold) answers `nothing_in_range`, one that finds the job queued asks again.
  */
-export async function handleInboxAnswered(deps: ServiceDeps, raw: unknown): Promise<RangeResult | null> {
-  const parsed = EVENTS.InboxItemAnswered.detail.safeParse(raw);
-  if (!parsed.success) {
-    deps.log.error("InboxItemAnswered ignored: invalid detail", { issues: parsed.error.issues.map((i) => i.message) });
-    return null;
-  }
-  const { tenantId, itemId } = parsed.data;
+export async function runAcceptedOffer(deps: ServiceDeps, detail: EventDetail<"InboxItemAnswered">): Promise<RangeResult | null> {
+  const { tenantId, itemId } = detail;
   const item = await deps.store.getInboxItem(tenantId, itemId);
   // The event is published just before the answer is stored: an OPEN item may be a moment away
   // from ACCEPTED, so fail the delivery and let it come again. (If the answer never lands, the
   // retries run out and the item stays OPEN, to be answered again.)
-  if (item?.status === "OPEN" && parsed.data.accepted) {
+  if (item?.status === "OPEN" && detail.accepted) {
     throw conflict("compaction.retry_later", `inbox item '${itemId}' is not answered yet; deliver again`);
   }
   // The stored status decides, not the event: a forged or stale `accepted` changes nothing.

@@ -4,7 +4,7 @@
  * (never replayed); manual and range jobs commit as the queued row's id.
  */
 import { conflict } from "../domain/errors.js";
-import { EVENTS } from "../domain/events.js";
+import type { EventDetail } from "../domain/events.js";
 import { tokensToReachTarget } from "../domain/fold-size.js";
 import type { CompactionModeName, Memory } from "../domain/model.js";
 import { newestSummary, replayTokens } from "../domain/replay.js";
@@ -33,13 +33,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * conditional write on the fold's status. Throws (so the delivery is retried) while another
  * holder keeps the lease, and when a range job's summary failed.
  */
-export async function handleCompactionRequested(deps: ServiceDeps, raw: unknown): Promise<WorkerOutcome> {
-  const parsed = EVENTS.CompactionRequested.detail.safeParse(raw);
-  if (!parsed.success) {
-    deps.log.error("CompactionRequested ignored: invalid detail", { issues: parsed.error.issues.map((i) => i.message) });
-    return { skipped: "invalid detail" };
-  }
-  const { tenantId, processId, foldId } = parsed.data;
+export async function runQueuedFold(deps: ServiceDeps, detail: EventDetail<"CompactionRequested">): Promise<WorkerOutcome> {
+  const { tenantId, processId, foldId } = detail;
   const key = { tenantId, processId };
   const deadline = Date.now() + deps.compaction.leaseWaitMs;
   for (;;) {

@@ -12,7 +12,6 @@ import type { ProcessKey, Store } from "../../core/ports/store.js";
 import { EVENTS } from "../../core/domain/events.js";
 import { compactManually } from "../../core/services/manual-compaction.js";
 import { discardPreparedFolds, queueRangeJob } from "../../core/services/fold-queue.js";
-import { handleCompactionRequested } from "../../core/services/worker.js";
 import { compactIfNeeded } from "../../core/services/compaction.js";
 import { selectRange } from "../../core/domain/range.js";
 import { settledView } from "../../core/services/settle.js";
@@ -26,6 +25,7 @@ import { createDeps } from "../../core/composition/create-deps.js";
 import { freshTable } from "../support/dynamo.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { checkInvariants } from "../../tools/invariants.js";
+import { handleCompactionRequested } from "../../core/adapters/events/handlers.js";
 
 const TENANT = "bg";
 const WINDOW = 10_000;

@@ -13,8 +13,7 @@ import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.
 import type { DomainEvent } from "../../core/ports/events.js";
 import type { Store } from "../../core/ports/store.js";
 import { EVENTS } from "../../core/domain/events.js";
-import { handleCompactionRequested } from "../../core/services/worker.js";
-import { answerInboxItem, handleInboxAnswered, handlePlanCompleted } from "../../core/services/inbox.js";
+import { answerInboxItem } from "../../core/services/inbox.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { createDeps } from "../../core/composition/create-deps.js";
@@ -22,6 +21,7 @@ import { createChaosSummarizer } from "../../tools/chaos/summarizer.js";
 import { formatReport, runChaos } from "../../tools/chaos/harness.js";
 import { FAULT_METHODS, planChaos, SUMMARIZER_OUTCOMES } from "../../tools/chaos/plan.js";
 import { dynamoEndpoint, freshTable } from "../support/dynamo.js";
+import { handlePlanCompleted, handleInboxAnswered, handleCompactionRequested } from "../../core/adapters/events/handlers.js";
 
 const LAST_LINE = /^chaos: seed (\d+), (\d+) operations, (\d+) faults, (\d+) violations$/;
 

@@ -15,7 +15,6 @@ import type { Message, Role } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { Summarizer } from "../../core/ports/summarizer.js";
 import { EVENTS } from "../../core/domain/events.js";
-import { handleCompactionRequested } from "../../core/services/worker.js";
 import { compactIfNeeded } from "../../core/services/compaction.js";
 import { settledView } from "../../core/services/settle.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
@@ -25,6 +24,7 @@ import { runTurn } from "../../core/services/turn.js";
 import { createDeps } from "../../core/composition/create-deps.js";
 import { freshTable } from "../support/dynamo.js";
 import { checkInvariants } from "../../tools/invariants.js";
+import { handleCompactionRequested } from "../../core/adapters/events/handlers.js";
 import {
   anthropicMessageBody,
   chatCompletionBody,

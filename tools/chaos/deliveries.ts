@@ -6,13 +6,12 @@
  * each accepted offer is recorded so the end checks can tell a folded offer from a lost one.
  */
 import { EVENTS } from "../../core/domain/events.js";
-import { handleInboxAnswered } from "../../core/services/inbox.js";
-import { handleCompactionRequested } from "../../core/services/worker.js";
 import { InjectedFault } from "../faulty-store.js";
 import { attempt, describe, isRetryable, NO_FAULTS, type OpFaults } from "./attempt.js";
 import type { OpPlan } from "./plan.js";
 import { countFault, violate } from "./report.js";
 import { detailOf, sameProcess, sleep, where, type ChaosRun, type Engine, type OfferRecord, type PublishedEvent } from "./run-state.js";
+import { handleInboxAnswered, handleCompactionRequested } from "../../core/adapters/events/handlers.js";
 
 /** Up to three attempts, as Lambda's async invocation makes; a failed attempt is retried later. */
 const ATTEMPTS = 3;

@@ -6,7 +6,7 @@
  */
 import { AppError } from "../../core/domain/errors.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
-import { answerInboxItem, handlePlanCompleted, offerId } from "../../core/services/inbox.js";
+import { answerInboxItem, offerId } from "../../core/services/inbox.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { describe, NO_FAULTS, withRetry } from "./attempt.js";
 import { ack } from "./checks.js";
@@ -14,6 +14,7 @@ import { deliverPending } from "./deliveries.js";
 import type { OpPlan, OpSpec } from "./plan.js";
 import { countFault, violate } from "./report.js";
 import { appendBody, sleep, where, type ChaosRun, type Engine } from "./run-state.js";
+import { handlePlanCompleted } from "../../core/adapters/events/handlers.js";
 
 export async function runPlanCompletion(run: ChaosRun, e: Engine, op: OpPlan, spec: Extract<OpSpec, { kind: "plan" }>) {
   const { stats, offers } = run;

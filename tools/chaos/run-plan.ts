@@ -9,7 +9,6 @@ import { compactIfNeeded } from "../../core/services/compaction.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { runTurn } from "../../core/services/turn.js";
-import { handleCompactionRequested } from "../../core/services/worker.js";
 import { readAll } from "../invariants.js";
 import { attempt, describe, NO_FAULTS } from "./attempt.js";
 import { ack, emptyLedger } from "./checks.js";
@@ -20,6 +19,7 @@ import { checkProcesses, snapshotViolations } from "./process-checks.js";
 import { violate } from "./report.js";
 import { runOp } from "./run-op.js";
 import { appendBody, newContainer, QUIET, sameProcess, sleep, where, type ChaosRun, type Engine } from "./run-state.js";
+import { handleCompactionRequested } from "../../core/adapters/events/handlers.js";
 
 /** Runs `run.plan` against `run.inner` and fills `run.stats`. */
 export async function runPlan(run: ChaosRun): Promise<void> {
