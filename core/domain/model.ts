@@ -61,7 +61,9 @@ export type MemoryKind = z.infer<typeof MemoryKind>;
 export const MemoryStatus = z.enum(["OK", "FAILED", "REVERTED", "QUEUED", "PREPARED", "DISCARDED"]);
 export type MemoryStatus = z.infer<typeof MemoryStatus>;
 
-export const CompactionModeName = z.enum(["NONE", "SOFT", "HARD", "EMERGENCY"]);
+/** The modes a fold runs in; a manual compaction may force one of them. */
+export const FoldMode = z.enum(["SOFT", "HARD", "EMERGENCY"]);
+export const CompactionModeName = z.enum(["NONE", ...FoldMode.options]);
 export type CompactionModeName = z.infer<typeof CompactionModeName>;
 
 /** A salient unit (name, number, date, identifier, ...) of folded messages that a summary no longer carries. */

@@ -5,7 +5,7 @@
  */
 import * as z from "../../domain/zod.js";
 import { Id, MessageInput, ProcessInput, Tag, Text, TopicLabel, Unicode } from "../../domain/fields.js";
-import { CompactionModeName } from "../../domain/model.js";
+import { FoldMode } from "../../domain/model.js";
 import { STRENGTHS } from "../../domain/strength.js";
 
 /** Largest request body accepted (bytes); DynamoDB's item limit is 400 KB. */
@@ -46,7 +46,7 @@ export const PromptSize = z.strictObject({
 export const CompactionBody = z.strictObject({
   model: ModelRef,
   prompt: z.optional(PromptSize),
-  force: z.optional(z.enum(CompactionModeName.options.filter((m) => m !== "NONE") as ["SOFT", "HARD", "EMERGENCY"])),
+  force: z.optional(FoldMode),
   instructions: z.optional(Text(2000)),
 });
 export type CompactionBody = z.infer<typeof CompactionBody>;
