@@ -88,6 +88,16 @@ function alreadyShown(excerpt: string, summaryNorm: string): boolean {
   return sentences.length > 0 && sentences.every((s) => summaryNorm.includes(s));
 }
 
+/**
+ * `2024-05-01T10:00:00.000Z` -> `2024-05-01 10:00` (UTC): the minute is enough to place a line in
+ * time, and recall lines are short, so the 8 characters of seconds, milliseconds and `T`/`Z` would
+ * be a tenth of a typical chat line's budget.
+ */
+export function recallStamp(createdAt: string): string {
+  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})/.exec(createdAt);
+  return m ? `${m[1]} ${m[2]}` : createdAt;
+}
+
 export interface RecallLine {
   message: Message;
   line: string;
@@ -107,7 +117,7 @@ export function selectRecall(
   let left = Math.floor(options.budgetTokens * CHARS_PER_TOKEN);
   const out: RecallLine[] = [];
   for (const m of hits) {
-    const prefix = `- [${m.createdAt}] ${m.role}: `;
+    const prefix = `- [${recallStamp(m.createdAt)}] ${m.role}: `;
     const room = Math.min(RECALL_ITEM_MAX_CHARS, left - prefix.length - 1);
     if (room < MIN_EXCERPT_CHARS && room < m.content.length) break;
     const excerpt = excerptAround(m.content, terms, room);

@@ -1,7 +1,7 @@
 /** Recall sizing: excerpts cut around the match, a token budget, and nothing the summary already shows. */
 import { describe, expect, it } from "vitest";
 import type { Message } from "../../core/domain/model.js";
-import { excerptAround, queryTerms, RECALL_ITEM_MAX_CHARS, RECALL_MIN_CANDIDATES, recallCandidates, selectRecall } from "../../core/domain/recall.js";
+import { excerptAround, queryTerms, RECALL_ITEM_MAX_CHARS, RECALL_MIN_CANDIDATES, recallCandidates, recallStamp, selectRecall } from "../../core/domain/recall.js";
 import { recallBudget } from "../../core/services/context.js";
 
 const msg = (id: string, content: string): Message => ({
@@ -40,6 +40,12 @@ describe("selectRecall", () => {
     expect(used).toBeLessThanOrEqual(100);
     expect(lines.map((l) => l.message.id)).toEqual(hits.slice(0, lines.length).map((m) => m.id));
     expect(selectRecall(hits, { query: "deploy window", budgetTokens: 0, summary: null })).toEqual([]);
+  });
+
+  it("stamps each line with its message's time to the minute (UTC) and its role", () => {
+    const [line] = selectRecall(hits.slice(0, 1), { query: "deploy window", budgetTokens: 500, summary: null });
+    expect(line!.line).toBe("- [2024-05-01 10:00] USER: Note 0: the deploy window moved to slot 100 after review 0.");
+    expect(recallStamp("not a timestamp")).toBe("not a timestamp");
   });
 
   it("skips a hit whose passage the replayed summary already holds", () => {
