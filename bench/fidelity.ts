@@ -14,7 +14,8 @@ import type { Summarizer } from "../core/ports/summarizer.js";
 import { createHistoryIndex } from "../core/domain/search-index.js";
 import { importantUnits, carrierText, carries, unitKey } from "../core/domain/salient-units.js";
 import { CHARS_PER_TOKEN } from "../core/domain/tokens.js";
-import { DEFAULT_TUNABLES } from "../core/domain/tunables.js";
+import { summaryBudgetFor } from "../core/domain/summarizer-fit.js";
+import { DEFAULT_TUNABLES, tunablesFromEnv } from "../core/domain/tunables.js";
 import { compactIfNeeded } from "../core/services/compaction.js";
 import { settledView } from "../core/services/settle.js";
 import { composeContext, recallBudget } from "../core/services/context.js";
@@ -29,13 +30,9 @@ import { fmt, mean, pct, sum, times } from "./support/stats.js";
 
 const tokens = (text: string) => Math.ceil(text.length / CHARS_PER_TOKEN);
 
-/**
- * The summary budget for a window: the default 400, or with `BENCH_SUMMARY_SHARE` (e.g. 0.05) that
- * share of the window between 400 and 4,000 tokens (the summary-budget experiment).
- */
+/** The summary budget of a fold at `window`: the tunables' (`SUMMARY_WINDOW_SHARE` set in the environment compares shares). */
 function summaryBudget(window: number): number {
-  const share = Number(process.env.BENCH_SUMMARY_SHARE ?? "");
-  return Number.isFinite(share) && share > 0 ? Math.min(4000, Math.max(400, Math.round(share * window))) : 400;
+  return summaryBudgetFor(tunablesFromEnv({ SUMMARY_WINDOW_SHARE: process.env.SUMMARY_WINDOW_SHARE ?? "" }), window);
 }
 
 /**
@@ -65,11 +62,10 @@ function withRatingStub(summarizer: Summarizer): Summarizer {
   };
 }
 
-/** Deps with the summary budget of `window` (summarizer output and the tunable alike), folding in the turn. */
-function depsFor(store: Parameters<typeof benchDeps>[0]["store"], clock: { now(): Date }, window: number) {
-  const budget = summaryBudget(window);
+/** Deps folding in the turn, with the tunables the environment names for the comparison. */
+function depsFor(store: Parameters<typeof benchDeps>[0]["store"], clock: { now(): Date }) {
   const variant = strengthVariant();
-  const offline = createOfflineSummarizer({ maxOutputTokens: budget });
+  const offline = createOfflineSummarizer();
   return benchDeps({
     store,
     clock,
@@ -77,7 +73,7 @@ function depsFor(store: Parameters<typeof benchDeps>[0]["store"], clock: { now()
     env: {
       // The replay measures what the folds keep: every turn folds itself, as without a worker.
       COMPACTION_EXECUTION: "inline",
-      SUMMARY_MAX_TOKENS: String(budget),
+      ...(process.env.SUMMARY_WINDOW_SHARE ? { SUMMARY_WINDOW_SHARE: process.env.SUMMARY_WINDOW_SHARE } : {}),
       ...(process.env.RECALL_MAX_TOKENS ? { RECALL_MAX_TOKENS: process.env.RECALL_MAX_TOKENS } : {}),
       ...(process.env.COMPACTION_FOLD_MIN_ROOM_TOKENS ? { COMPACTION_FOLD_MIN_ROOM_TOKENS: process.env.COMPACTION_FOLD_MIN_ROOM_TOKENS } : {}),
       ...(variant === "side-channel" ? { STRENGTH_SIDE_CHANNEL_ENABLED: "true" } : {}),
@@ -112,7 +108,7 @@ interface QaResult {
   /** Compactions committed during the replay (one summarizer call or more each). */
   folds: number;
   /** The same counts summed over the snapshots along the replay ({@link SNAPSHOT_EVERY}). */
-  snapshots: { questions: number; oursWithQuery: number; baselineWithQuery: number; oursReplay: number; truncation: number };
+  snapshots: { questions: number; oursWithQuery: number; baselineWithQuery: number; oursReplay: number; truncation: number; count: number; oursTokens: number; truncationTokens: number };
 }
 
 /**
@@ -176,7 +172,7 @@ async function measureConversation(ctx: BenchContext, endpoint: string, conv: Lo
   const t = await freshTable(endpoint, `fid-${window}`);
   const { store } = observedStore(t);
   let now = conv.turns[0]!.at;
-  const deps = depsFor(store, { now: () => new Date(now.getTime()) }, window);
+  const deps = depsFor(store, { now: () => new Date(now.getTime()) });
   const key = { tenantId: "bench", processId: `${conv.id}-${window}` };
   await store.upsertProcess(key.tenantId, { processId: key.processId, projectId: "locomo" }, now.toISOString());
 
@@ -184,7 +180,7 @@ async function measureConversation(ctx: BenchContext, endpoint: string, conv: Lo
   let active: Message[] = [];
   const texts = conv.turns.map((turn) => turn.text);
   const questions = answered(conv);
-  const snapshots = { questions: 0, oursWithQuery: 0, baselineWithQuery: 0, oursReplay: 0, truncation: 0 };
+  const snapshots = { questions: 0, oursWithQuery: 0, baselineWithQuery: 0, oursReplay: 0, truncation: 0, count: 0, oursTokens: 0, truncationTokens: 0 };
   let folds = 0;
   for (const [i, turn] of conv.turns.entries()) {
     now = turn.at;
@@ -204,6 +200,9 @@ async function measureConversation(ctx: BenchContext, endpoint: string, conv: Lo
       snapshots.baselineWithQuery += at.baselineWithQuery;
       snapshots.oursReplay += at.oursFinal;
       snapshots.truncation += at.truncationFinal;
+      snapshots.count++;
+      snapshots.oursTokens += at.oursFinalTokens;
+      snapshots.truncationTokens += at.truncationFinalTokens;
     }
   }
   const final = await measureState(deps, key, window, { texts, questions, block, active });
@@ -212,6 +211,9 @@ async function measureConversation(ctx: BenchContext, endpoint: string, conv: Lo
   snapshots.baselineWithQuery += final.baselineWithQuery;
   snapshots.oursReplay += final.oursFinal;
   snapshots.truncation += final.truncationFinal;
+  snapshots.count++;
+  snapshots.oursTokens += final.oursFinalTokens;
+  snapshots.truncationTokens += final.truncationFinalTokens;
   ctx.log(`fidelity: ${conv.id} @ ${window}: ${conv.turns.length} turns, ${final.questions} questions in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return { conversation: conv.id, window, ...final, folds, snapshots };
 }
@@ -232,7 +234,7 @@ async function measureGenerations(endpoint: string, conv: LocomoConversation): P
   const t = await freshTable(endpoint, "fid-gen");
   const { store } = observedStore(t);
   let now = conv.turns[0]!.at;
-  const deps = depsFor(store, { now: () => new Date(now.getTime()) }, 4_000);
+  const deps = depsFor(store, { now: () => new Date(now.getTime()) });
   const key = { tenantId: "bench", processId: `${conv.id}-gen` };
   await store.upsertProcess(key.tenantId, { processId: key.processId, projectId: "locomo" }, now.toISOString());
   const evidence = new Set(conv.qa.flatMap((q) => q.evidence));
@@ -301,6 +303,9 @@ export async function runFidelity(ctx: BenchContext): Promise<SectionResult> {
         baselineWithQuery: s((r) => r.snapshots.baselineWithQuery),
         oursReplay: s((r) => r.snapshots.oursReplay),
         truncation: s((r) => r.snapshots.truncation),
+        count: s((r) => r.snapshots.count),
+        oursTokens: s((r) => r.snapshots.oursTokens),
+        truncationTokens: s((r) => r.snapshots.truncationTokens),
       },
     };
   });
@@ -334,7 +339,7 @@ export async function runFidelity(ctx: BenchContext): Promise<SectionResult> {
     },
     {
       title: `The same along the replay: summed over snapshots every ${SNAPSHOT_EVERY} turns from turn ${SNAPSHOT_FROM} and the final state (questions whose answer is in the transcript so far)`,
-      columns: ["window", "answers to find", "with query: ours / baseline", "ratio", "replay without query: ours / truncation 0.85", "ratio", "compactions in the replay"],
+      columns: ["window", "answers to find", "with query: ours / baseline", "ratio", "replay without query: ours / truncation 0.85", "ratio", "mean replay tokens ours / truncation", "compactions in the replay"],
       rows: byWindow.map((w) => [
         k(w.window),
         fmt(w.snapshots.questions),
@@ -342,6 +347,7 @@ export async function runFidelity(ctx: BenchContext): Promise<SectionResult> {
         times(w.snapshots.oursWithQuery / Math.max(1, w.snapshots.baselineWithQuery), 2),
         `${fmt(w.snapshots.oursReplay)} / ${fmt(w.snapshots.truncation)}`,
         times(w.snapshots.oursReplay / Math.max(1, w.snapshots.truncation), 2),
+        `${fmt(w.snapshots.oursTokens / Math.max(1, w.snapshots.count))} / ${fmt(w.snapshots.truncationTokens / Math.max(1, w.snapshots.count))}`,
         fmt(w.folds),
       ]),
     },

@@ -67,6 +67,34 @@ export function largestSummaryMaxTokens(contextWindow: number): number {
 }
 
 /**
+ * The summary budget of one fold: `summaryMaxTokens`, or `summaryWindowShare` of the model's
+ * window when that is more, capped by what the summarizer's window can take
+ * ({@link largestSummaryMaxTokens}, at most 4,000). A fold that knows no window (a range fold) and a
+ * share of 0 keep the fixed budget.
+ *
+ * @example summaryBudgetFor({ summaryMaxTokens: 400, summaryWindowShare: 0.1 }, 16_000) // 1600
+ */
+export function summaryBudgetFor(
+  tunables: Pick<Tunables, "summaryMaxTokens" | "summaryWindowShare">,
+  contextWindow: number | undefined,
+  summarizerContextWindow = Number.POSITIVE_INFINITY,
+): number {
+  if (!contextWindow || tunables.summaryWindowShare <= 0) return tunables.summaryMaxTokens;
+  const grown = Math.min(Math.round(tunables.summaryWindowShare * contextWindow), largestSummaryMaxTokens(summarizerContextWindow));
+  return Math.max(tunables.summaryMaxTokens, grown);
+}
+
+/** `tunables` with the summary budget of a fold for `contextWindow` ({@link summaryBudgetFor}). */
+export function withSummaryBudget<T extends Pick<Tunables, "summaryMaxTokens" | "summaryWindowShare">>(
+  tunables: T,
+  contextWindow: number | undefined,
+  summarizerContextWindow?: number,
+): T {
+  const summaryMaxTokens = summaryBudgetFor(tunables, contextWindow, summarizerContextWindow);
+  return summaryMaxTokens === tunables.summaryMaxTokens ? tunables : { ...tunables, summaryMaxTokens };
+}
+
+/**
  * Refuses an override whose values cannot work with the configured summarizer, naming the field:
  * a `summaryMaxTokens` that leaves the summarizer's window no room for the messages, or a
  * `maxSourceChars` larger than one call of that window can take (it would otherwise be lowered

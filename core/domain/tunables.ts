@@ -49,6 +49,16 @@ const fields = {
   // Capped: a huge budget would leave no summarizer window for the messages being folded.
   summaryMaxTokens: integer(SUMMARY_MAX_TOKENS_RANGE.min, z.lte(SUMMARY_MAX_TOKENS_RANGE.max, `must be <= ${SUMMARY_MAX_TOKENS_RANGE.max}`)),
   /**
+   * A fold that knows the model's window gets this share of it as its summary budget when that is
+   * more than `summaryMaxTokens` (up to 4,000 tokens and what the summarizer's window takes), so
+   * the summary grows with the window instead of staying 400 tokens at 16k. 0 = the fixed budget.
+   */
+  summaryWindowShare: z.number("must be a number").check(
+    z.gte(0, "must be >= 0"),
+    z.lte(0.5, "must be <= 0.5"),
+    z.refine((v) => v === 0 || v >= 0.001, "must be 0 (off) or at least 0.001"),
+  ),
+  /**
    * SOFT waits until the messages it would fold hold at least this many tokens: folding a few
    * acknowledgements costs a summarizer call and a prompt-cache reset and saves next to nothing.
    * 0 folds whatever the selector picks.
@@ -154,6 +164,8 @@ export const DEFAULT_TUNABLES: Tunables = Object.freeze({
   emergencyAnchor: 3,
   maxSourceChars: 60_000,
   summaryMaxTokens: 400,
+  // 400 tokens at 4k, 800 at 8k, 1,600 at 16k, 4,000 from 40k (figures in docs/benchmarks.md).
+  summaryWindowShare: 0.1,
   foldTarget: 0,
   // The default recall budget fits right after a targeted fold (figures in docs/benchmarks.md).
   foldMinRoomTokens: 1000,
@@ -182,6 +194,7 @@ export const TUNABLES_ENV: Readonly<Record<keyof Tunables, string>> = Object.fre
   emergencyAnchor: "COMPACTION_EMERGENCY_ANCHOR",
   maxSourceChars: "COMPACTION_MAX_SOURCE_CHARS",
   summaryMaxTokens: "SUMMARY_MAX_TOKENS",
+  summaryWindowShare: "SUMMARY_WINDOW_SHARE",
   foldTarget: "COMPACTION_FOLD_TARGET",
   foldMinRoomTokens: "COMPACTION_FOLD_MIN_ROOM_TOKENS",
   recallMaxTokens: "RECALL_MAX_TOKENS",

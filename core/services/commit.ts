@@ -38,6 +38,8 @@ export interface FoldPlan {
   producedBy?: "inline" | "worker";
   /** Own replay tokens to check against a revert hold (automatic compactions only). */
   holdCheckTokens?: number;
+  /** The model window the fold makes room in, when known: the summary budget grows with it. */
+  contextWindow?: number;
 }
 
 /** The reason a fold answers when the lease is refused (shared by every path that takes it). */
@@ -57,14 +59,14 @@ export async function foldAndCommit(
   deps: ServiceDeps,
   key: ProcessKey,
   view: ActiveView,
-  tunables: Tunables,
+  base: Tunables,
   plan: FoldPlan,
 ): Promise<FoldOutcome> {
   // Whether the summarizer can run at all is known before the lease: if not, the caller gets a
   // reason (a turn still answers 200) and nothing is written.
-  const ready = await summarizerFor(deps, key, tunables);
+  const ready = await summarizerFor(deps, key, base, plan.contextWindow);
   if (!ready.ok) return { ok: false, reason: ready.reason };
-  const { summarizer, inputCap } = ready;
+  const { summarizer, inputCap, tunables } = ready;
 
   const { owner, lease } = await takeLease(deps, key, view, {
     ...(plan.owner ? { owner: plan.owner } : {}),

@@ -9,6 +9,7 @@ import { modeForRatio, promptTokens, type PromptSize } from "../domain/mode.js";
 import { resolveContextWindow, type ModelRef } from "../domain/model-windows.js";
 import { replayTokens } from "../domain/replay.js";
 import { foldOldestUntil, selectForCompaction } from "../domain/selector.js";
+import { withSummaryBudget } from "../domain/summarizer-fit.js";
 import type { CompactionMetricMode } from "../ports/metrics.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
 import { clearIfNeeded } from "./clearing.js";
@@ -84,7 +85,7 @@ export async function compactIfNeeded(
 
   const fold =
     tunables.foldTarget > 0 && (mode === "HARD" || mode === "EMERGENCY")
-      ? foldOldestUntil(selection.fold, tokensToReachTarget(tunables, contextWindow, own, tokensNow))
+      ? foldOldestUntil(selection.fold, tokensToReachTarget(withSummaryBudget(tunables, contextWindow), contextWindow, own, tokensNow))
       : selection.fold;
 
   const outcome = await foldAndCommit(deps, key, view, tunables, {
@@ -93,6 +94,7 @@ export async function compactIfNeeded(
     eventMode: mode,
     instructions: request.instructions,
     tokensBefore: tokensNow,
+    contextWindow,
     ...(tagging.strengthAnalyzer ? { metadata: { strengthAnalyzer: tagging.strengthAnalyzer } } : {}),
     ...(options.leaseOwner ? { owner: options.leaseOwner } : {}),
     ...(options.abandoned ? { abandoned: options.abandoned } : {}),

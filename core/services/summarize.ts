@@ -8,7 +8,7 @@ import type { Message } from "../domain/model.js";
 import { checkSummary, retryInstructions, type QualityVerdict } from "../domain/quality-gate.js";
 import { replayed } from "../domain/replay.js";
 import { chunkBySourceChars } from "../domain/selector.js";
-import { summarizerInputCap } from "../domain/summarizer-fit.js";
+import { summarizerInputCap, withSummaryBudget } from "../domain/summarizer-fit.js";
 import type { Tunables } from "../domain/tunables.js";
 import type { SummarizeInput, Summarizer, SummarizerUsage, SummarySourceMessage } from "../ports/summarizer.js";
 import type { ProcessKey } from "../ports/store.js";
@@ -106,14 +106,16 @@ export async function summarizeChecked(
   };
 }
 
-type Ready = { ok: true; summarizer: Summarizer; inputCap: number } | { ok: false; reason: string };
+type Ready = { ok: true; summarizer: Summarizer; inputCap: number; tunables: Tunables } | { ok: false; reason: string };
 
 /**
- * The summarizer and the input cap of one call for these tunables. A summarizer that cannot be
- * built (configuration) or whose window the tunables do not fit is a reason, logged, not a throw:
- * stored settings are checked against the window when saved, so this is a changed deployment.
+ * The summarizer, the input cap of one call, and the tunables a fold for a model window of
+ * `contextWindow` summarizes with: the summary budget grown with that window as far as the
+ * summarizer's window allows (`summaryBudgetFor`). A summarizer that cannot be built
+ * (configuration) or whose window the tunables do not fit is a reason, logged, not a throw: stored
+ * settings are checked against the window when saved, so this is a changed deployment.
  */
-export async function summarizerFor(deps: ServiceDeps, key: ProcessKey, tunables: Tunables): Promise<Ready> {
+export async function summarizerFor(deps: ServiceDeps, key: ProcessKey, base: Tunables, contextWindow?: number): Promise<Ready> {
   let summarizer: Summarizer;
   try {
     summarizer = await deps.summarizer();
@@ -121,8 +123,9 @@ export async function summarizerFor(deps: ServiceDeps, key: ProcessKey, tunables
     deps.log.error("compaction skipped: no summarizer", { processId: key.processId, error: String(e) });
     return { ok: false, reason: "summarizer_unavailable" };
   }
+  const tunables = withSummaryBudget(base, contextWindow, summarizer.contextWindow);
   try {
-    return { ok: true, summarizer, inputCap: summarizerInputCap(tunables, summarizer.contextWindow, tunables.summaryMaxTokens) };
+    return { ok: true, summarizer, inputCap: summarizerInputCap(tunables, summarizer.contextWindow, tunables.summaryMaxTokens), tunables };
   } catch (e) {
     if (!(e instanceof AppError)) throw e;
     deps.log.error("compaction skipped: summarizer window too small", { processId: key.processId, error: e.message });

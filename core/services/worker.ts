@@ -9,6 +9,7 @@ import { tokensToReachTarget } from "../domain/fold-size.js";
 import type { CompactionModeName, Memory } from "../domain/model.js";
 import { newestSummary, replayTokens } from "../domain/replay.js";
 import { foldOldestUntil, selectForCompaction } from "../domain/selector.js";
+import { withSummaryBudget } from "../domain/summarizer-fit.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
 import { metricModeOf } from "./commit.js";
 import { compactIfNeeded } from "./compaction.js";
@@ -113,13 +114,16 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, read: ActiveView, fol
   const own = replayTokens(view);
   const messages =
     tunables.foldTarget > 0 && mode !== "SOFT" && fold.metadata.contextWindow
-      ? foldOldestUntil(selection.fold, tokensToReachTarget(tunables, fold.metadata.contextWindow, own, fold.metadata.tokensBefore ?? own))
+      ? foldOldestUntil(
+          selection.fold,
+          tokensToReachTarget(withSummaryBudget(tunables, fold.metadata.contextWindow), fold.metadata.contextWindow, own, fold.metadata.tokensBefore ?? own),
+        )
       : selection.fold;
   if (messages.length === 0) {
     await discard(deps, key, fold, selection.reason ?? "nothing_eligible", "discarded");
     return { skipped: "nothing to fold", foldId: fold.id };
   }
-  const ready = await summarizerFor(deps, key, tunables);
+  const ready = await summarizerFor(deps, key, tunables, fold.metadata.contextWindow);
   if (!ready.ok) {
     await discard(deps, key, fold, ready.reason, "discarded");
     return { skipped: ready.reason, foldId: fold.id };
@@ -141,7 +145,7 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, read: ActiveView, fol
     const prior = newestSummary(view);
     const started = Date.now();
     const needs = await foldNeeds(deps, key, prior, messages);
-    const summary = await summarizeChecked(deps, summarizer, inputCap, tunables, { fold: messages }, prior?.content ?? null, needs.required);
+    const summary = await summarizeChecked(deps, summarizer, inputCap, ready.tunables, { fold: messages }, prior?.content ?? null, needs.required);
     const summarizerMs = Date.now() - started;
     deps.metrics.summarizerWallTime(metricModeOf(mode), summarizerMs);
     const at = deps.clock.now();

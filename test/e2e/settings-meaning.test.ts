@@ -25,7 +25,10 @@ describe("summaryMaxTokens of a tenant or project reaches the summarizer", () =>
   let ctx: Service;
   beforeAll(async () => {
     llm = await startLlmWireServer();
-    ctx = await startTestService({ env: { SUMMARIZER: "openai", OPENAI_BASE_URL: `${llm.url}/v1`, SUMMARY_MAX_TOKENS: "300" } });
+    // The fixed budget alone: the window share is the next describe's subject.
+    ctx = await startTestService({
+      env: { SUMMARIZER: "openai", OPENAI_BASE_URL: `${llm.url}/v1`, SUMMARY_MAX_TOKENS: "300", SUMMARY_WINDOW_SHARE: "0" },
+    });
   });
   afterAll(async () => {
     await ctx?.service.stop();
@@ -54,6 +57,50 @@ describe("summaryMaxTokens of a tenant or project reaches the summarizer", () =>
     llm.setFallback({ body: chatCompletionBody("<analysis>x</analysis>\n<summary>Ana booked Lisbon for 3 May.</summary>") });
     expect((await hard(ctx.api, "tenant-proc")).body.compacted).toBe(true);
     expect(llm.requests[0]!.body.max_tokens).toBe(answerTokenLimit(200));
+  });
+});
+
+describe("summaryWindowShare grows a fold's summary budget with the model's window", () => {
+  let llm: LlmWireServer;
+  let ctx: Service;
+  beforeAll(async () => {
+    llm = await startLlmWireServer();
+    // The default share (0.1) over a 300-token floor; the summarizer's own window is 8k.
+    ctx = await startTestService({
+      env: { SUMMARIZER: "openai", OPENAI_BASE_URL: `${llm.url}/v1`, SUMMARY_MAX_TOKENS: "300", SUMMARIZER_CONTEXT_WINDOW: "8192" },
+    });
+  });
+  afterAll(async () => {
+    await ctx?.service.stop();
+    await llm?.close();
+  });
+
+  /** The budget a forced HARD fold for `contextWindow` asks the summarizer for. */
+  async function budgetAt(id: string, projectId: string, contextWindow: number) {
+    await seed(ctx.api, id, projectId);
+    llm.reset();
+    llm.setFallback({ body: chatCompletionBody("<analysis>x</analysis>\n<summary>Ana booked Lisbon for 3 May.</summary>") });
+    const res = await ctx.api("POST", `/v1/processes/${id}/compaction`, { body: { model: { contextWindow }, force: "HARD" } });
+    expect(res.body.compacted).toBe(true);
+    const body = llm.requests[0]!.body;
+    const asked = Number(/within (\d+) tokens/.exec(body.messages[0].content)?.[1]);
+    expect(body.max_tokens).toBe(answerTokenLimit(asked));
+    return asked;
+  }
+
+  it("asks for the share of the window, never less than summaryMaxTokens, never more than the summarizer's window takes", async () => {
+    expect(await budgetAt("w2k", "a", 2_000)).toBe(300); // 200 < the floor
+    expect(await budgetAt("w16k", "a", 16_000)).toBe(1_600);
+    expect(await budgetAt("w128k", "a", 128_000)).toBe(2_119); // 12,800, but an 8k summarizer takes 2,119
+  });
+
+  it("is a setting like the others: 0 keeps the fixed budget, a bad value is a 400 naming it", async () => {
+    expect((await ctx.api("PUT", "/v1/settings?projectId=fixed", { body: { summaryWindowShare: 0 } })).status).toBe(200);
+    expect(await budgetAt("fixed16k", "fixed", 16_000)).toBe(300);
+    const bad = await ctx.api("PUT", "/v1/settings", { body: { summaryWindowShare: 0.9 } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.fields).toEqual(["body.summaryWindowShare"]);
+    expect((await ctx.api("GET", "/v1/settings")).body.overrides).toEqual({});
   });
 });
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { resolveSummarizerConfig } from "../../core/adapters/llm/create-summarizer.js";
 import { AppError } from "../../core/domain/errors.js";
-import { checkFitsSummarizer, largestSummaryMaxTokens, summarizerInputCap } from "../../core/domain/summarizer-fit.js";
+import { checkFitsSummarizer, largestSummaryMaxTokens, summarizerInputCap, summaryBudgetFor } from "../../core/domain/summarizer-fit.js";
 import { DEFAULT_TUNABLES, mergeTunables, tunablesFromEnv } from "../../core/domain/tunables.js";
 import { layerStored } from "../../core/services/tunables.js";
 
@@ -31,6 +31,23 @@ describe("SUMMARY_MAX_TOKENS", () => {
   it("has the same range in a stored setting", () => {
     expect(() => mergeTunables(DEFAULT_TUNABLES, { summaryMaxTokens: 49 })).toThrow(/summaryMaxTokens: must be >= 50/);
     expect(() => mergeTunables(DEFAULT_TUNABLES, { summaryMaxTokens: 4001 })).toThrow(/summaryMaxTokens: must be <= 4000/);
+  });
+});
+
+describe("summaryBudgetFor", () => {
+  const t = { summaryMaxTokens: 400, summaryWindowShare: 0.1 };
+  it("grows the budget with the model's window between summaryMaxTokens and 4,000", () => {
+    expect([2_000, 4_000, 8_000, 16_000, 32_000, 128_000, 1_000_000].map((w) => summaryBudgetFor(t, w))).toEqual([
+      400, 400, 800, 1_600, 3_200, 4_000, 4_000,
+    ]);
+  });
+  it("stays within what the summarizer's window takes, but never below summaryMaxTokens", () => {
+    expect(summaryBudgetFor(t, 128_000, 8_192)).toBe(largestSummaryMaxTokens(8_192));
+    expect(summaryBudgetFor(t, 128_000, 2_000)).toBe(400);
+  });
+  it("keeps the fixed budget without a window or with a share of 0", () => {
+    expect(summaryBudgetFor(t, undefined)).toBe(400);
+    expect(summaryBudgetFor({ ...t, summaryWindowShare: 0 }, 128_000)).toBe(400);
   });
 });
 

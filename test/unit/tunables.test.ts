@@ -26,6 +26,7 @@ describe("DEFAULT_TUNABLES", () => {
       emergencyAnchor: 3,
       maxSourceChars: 60_000,
       summaryMaxTokens: 400,
+      summaryWindowShare: 0.1, // a fold's summary budget grows with the model's window above 4k
       foldTarget: 0, // off: HARD/EMERGENCY fold all the selector allows, as the spec says
       foldMinRoomTokens: 1000, // only with a foldTarget: the room a fold leaves below the hard threshold
       recallMaxTokens: 1000,
@@ -110,6 +111,7 @@ describe("tunablesFromEnv", () => {
       COMPACTION_EMERGENCY_ANCHOR: "2",
       COMPACTION_MAX_SOURCE_CHARS: "20000",
       SUMMARY_MAX_TOKENS: "300",
+      SUMMARY_WINDOW_SHARE: "0.05",
       COMPACTION_FOLD_TARGET: "0.5",
       COMPACTION_FOLD_MIN_ROOM_TOKENS: "1500",
       RECALL_MAX_TOKENS: "600",
@@ -134,6 +136,7 @@ describe("tunablesFromEnv", () => {
       emergencyAnchor: 2,
       maxSourceChars: 20_000,
       summaryMaxTokens: 300,
+      summaryWindowShare: 0.05,
       foldTarget: 0.5,
       foldMinRoomTokens: 1500,
       recallMaxTokens: 600,
