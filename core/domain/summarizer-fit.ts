@@ -67,10 +67,19 @@ export function largestSummaryMaxTokens(contextWindow: number): number {
 }
 
 /**
+ * Largest budget the window share may grow a summary to for a summarizer window: the prompt
+ * reserve and the budget's three shares (prior summary twice, output once) take at most half of
+ * that window, so a grown budget never leaves one call only a sliver of messages (the fixed
+ * `summaryMaxTokens` may go further: {@link largestSummaryMaxTokens}).
+ */
+export function largestGrownSummaryTokens(summarizerContextWindow: number): number {
+  return Math.min(SUMMARY_MAX_TOKENS_RANGE.max, Math.floor((summarizerContextWindow / 2 - SUMMARIZER_PROMPT_RESERVE_TOKENS) / 3));
+}
+
+/**
  * The summary budget of one fold: `summaryMaxTokens`, or `summaryWindowShare` of the model's
- * window when that is more, capped by what the summarizer's window can take
- * ({@link largestSummaryMaxTokens}, at most 4,000). A fold that knows no window (a range fold) and a
- * share of 0 keep the fixed budget.
+ * window when that is more, at most 4,000 and {@link largestGrownSummaryTokens} of the summarizer.
+ * A fold that knows no window (a range fold) and a share of 0 keep the fixed budget.
  *
  * @example summaryBudgetFor({ summaryMaxTokens: 400, summaryWindowShare: 0.1 }, 16_000) // 1600
  */
@@ -80,7 +89,7 @@ export function summaryBudgetFor(
   summarizerContextWindow = Number.POSITIVE_INFINITY,
 ): number {
   if (!contextWindow || tunables.summaryWindowShare <= 0) return tunables.summaryMaxTokens;
-  const grown = Math.min(Math.round(tunables.summaryWindowShare * contextWindow), largestSummaryMaxTokens(summarizerContextWindow));
+  const grown = Math.min(Math.round(tunables.summaryWindowShare * contextWindow), largestGrownSummaryTokens(summarizerContextWindow));
   return Math.max(tunables.summaryMaxTokens, grown);
 }
 

@@ -162,7 +162,8 @@ describe.each(Object.keys(ADAPTERS) as Array<keyof typeof ADAPTERS>)("the qualit
 
 describe("the quality gate with any summarizer", () => {
   it("rejects a summary over its budget, retries once, and records over_budget", async () => {
-    const long = "- Priya checked the ledger again and again. ".repeat(60);
+    // Over any budget a fold can have (4,000 tokens at most).
+    const long = "- Priya checked the ledger again and again. ".repeat(400);
     const summarizer: Summarizer & { calls: number } = {
       provider: "custom",
       model: "custom",

@@ -41,9 +41,12 @@ describe("summaryBudgetFor", () => {
       400, 400, 800, 1_600, 3_200, 4_000, 4_000,
     ]);
   });
-  it("stays within what the summarizer's window takes, but never below summaryMaxTokens", () => {
-    expect(summaryBudgetFor(t, 128_000, 8_192)).toBe(largestSummaryMaxTokens(8_192));
-    expect(summaryBudgetFor(t, 128_000, 2_000)).toBe(400);
+  it("grows only while the summarizer keeps half its window for the messages, and never below summaryMaxTokens", () => {
+    // (8192 / 2 - 1500) / 3: the fixed budget may go as far as 2,119 on this window, growth stops at 865.
+    expect(summaryBudgetFor(t, 128_000, 8_192)).toBe(865);
+    expect(largestSummaryMaxTokens(8_192)).toBe(2_119);
+    expect(summaryBudgetFor(t, 128_000, 4_000)).toBe(400);
+    expect(summaryBudgetFor(t, 128_000, 200_000)).toBe(4_000);
   });
   it("keeps the fixed budget without a window or with a share of 0", () => {
     expect(summaryBudgetFor(t, undefined)).toBe(400);
