@@ -73,7 +73,6 @@ function depsFor(store: Parameters<typeof benchDeps>[0]["store"], clock: { now()
     env: {
       // The replay measures what the folds keep: every turn folds itself, as without a worker.
       COMPACTION_EXECUTION: "inline",
-      ...(process.env.SUMMARY_WINDOW_SHARE ? { SUMMARY_WINDOW_SHARE: process.env.SUMMARY_WINDOW_SHARE } : {}),
       ...(process.env.RECALL_MAX_TOKENS ? { RECALL_MAX_TOKENS: process.env.RECALL_MAX_TOKENS } : {}),
       ...(process.env.COMPACTION_FOLD_MIN_ROOM_TOKENS ? { COMPACTION_FOLD_MIN_ROOM_TOKENS: process.env.COMPACTION_FOLD_MIN_ROOM_TOKENS } : {}),
       ...(variant === "side-channel" ? { STRENGTH_SIDE_CHANNEL_ENABLED: "true" } : {}),

@@ -94,7 +94,8 @@ async function replay(ctx: BenchContext, endpoint: string, conv: LocomoConversat
   const { store } = observedStore(t);
   let now = conv.turns[0]!.at;
   const metered = meteredSummarizer(createOfflineSummarizer());
-  const deps = benchDeps({ store, clock: { now: () => new Date(now.getTime()) }, summarizer: metered.summarizer });
+  // Every turn folds itself (as without a worker), so the replay shows what the folds keep.
+  const deps = benchDeps({ store, clock: { now: () => new Date(now.getTime()) }, summarizer: metered.summarizer, env: { COMPACTION_EXECUTION: "inline" } });
   const key = { tenantId: "bench", processId: `${conv.id}-${window}` };
   await store.upsertProcess(key.tenantId, { processId: key.processId, projectId: "locomo" }, now.toISOString());
 

@@ -46,9 +46,11 @@ export function observedStore(t: BenchTable): { store: Store; activeViews: Activ
 export function benchDeps(options: { store: Store; clock?: Clock; summarizer?: Summarizer; env?: Record<string, string> }): ServiceDeps {
   const summarizer = options.summarizer ?? createOfflineSummarizer();
   const deps = createDeps({
-    // Only the fold target passes through, so `COMPACTION_FOLD_TARGET=0.5 npm run bench` compares it.
+    // Only the fold target and the summary share pass through, so `COMPACTION_FOLD_TARGET=0.5 npm
+    // run bench` or `SUMMARY_WINDOW_SHARE=0` compares them.
     env: {
       ...(process.env.COMPACTION_FOLD_TARGET ? { COMPACTION_FOLD_TARGET: process.env.COMPACTION_FOLD_TARGET } : {}),
+      ...(process.env.SUMMARY_WINDOW_SHARE ? { SUMMARY_WINDOW_SHARE: process.env.SUMMARY_WINDOW_SHARE } : {}),
       ...options.env,
     },
     store: options.store,

@@ -164,8 +164,8 @@ export const DEFAULT_TUNABLES: Tunables = Object.freeze({
   emergencyAnchor: 3,
   maxSourceChars: 60_000,
   summaryMaxTokens: 400,
-  // 400 tokens at 4k, 800 at 8k, 1,600 at 16k, 4,000 from 40k (figures in docs/benchmarks.md).
-  summaryWindowShare: 0.1,
+  // 800 tokens at 4k, 1,600 at 8k, 3,200 at 16k, 4,000 from 20k (figures in docs/benchmarks.md).
+  summaryWindowShare: 0.2,
   foldTarget: 0,
   // The default recall budget fits right after a targeted fold (figures in docs/benchmarks.md).
   foldMinRoomTokens: 1000,

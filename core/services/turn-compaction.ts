@@ -106,7 +106,7 @@ export async function compactForTurn(
 
   // Until the fold lands, the answer (never the history) stays below the emergency threshold.
   const limit = Math.ceil(tunables.emergencyThreshold * contextWindow) - 1;
-  const trim = trimToFit(view.messages, tunables, { tokens: tokensNow, limit, scale });
+  const trim = trimToFit(view.messages, tunables, { tokens: tokensNow, limit, scale, own: replayTokens(view) });
   if (trim.trimmed.messages > 0) result.trimmed = trim.trimmed;
   return { ...result, view, messages: trim.kept };
 }

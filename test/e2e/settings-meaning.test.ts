@@ -65,7 +65,7 @@ describe("summaryWindowShare grows a fold's summary budget with the model's wind
   let ctx: Service;
   beforeAll(async () => {
     llm = await startLlmWireServer();
-    // The default share (0.1) over a 300-token floor; the summarizer's own window is 16k.
+    // The default share (0.2) over a 300-token floor; the summarizer's own window is 16k.
     ctx = await startTestService({
       env: { SUMMARIZER: "openai", OPENAI_BASE_URL: `${llm.url}/v1`, SUMMARY_MAX_TOKENS: "300", SUMMARIZER_CONTEXT_WINDOW: "16384" },
     });
@@ -89,15 +89,15 @@ describe("summaryWindowShare grows a fold's summary budget with the model's wind
   }
 
   it("asks for the share of the window, never less than summaryMaxTokens, never more than the summarizer can spare", async () => {
-    expect(await budgetAt("w2k", "a", 2_000)).toBe(300); // 200 < the floor
-    expect(await budgetAt("w16k", "a", 16_000)).toBe(1_600);
+    expect(await budgetAt("w1k", "a", 1_000)).toBe(300); // 200 < the floor
+    expect(await budgetAt("w8k", "a", 8_000)).toBe(1_600);
     // 12,800, but growth leaves a 16k summarizer half its window for the messages: (8192 - 1500) / 3.
     expect(await budgetAt("w128k", "a", 128_000)).toBe(2_230);
   });
 
   it("is a setting like the others: 0 keeps the fixed budget, a bad value is a 400 naming it", async () => {
     expect((await ctx.api("PUT", "/v1/settings?projectId=fixed", { body: { summaryWindowShare: 0 } })).status).toBe(200);
-    expect(await budgetAt("fixed16k", "fixed", 16_000)).toBe(300);
+    expect(await budgetAt("fixed8k", "fixed", 8_000)).toBe(300);
     const bad = await ctx.api("PUT", "/v1/settings", { body: { summaryWindowShare: 0.9 } });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.fields).toEqual(["body.summaryWindowShare"]);

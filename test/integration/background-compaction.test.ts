@@ -275,6 +275,25 @@ describe("turns in the background mode", () => {
     expect((await store.activeView(key))!.messages).toHaveLength(messages.length);
   });
 
+  it("an engine that sends what the last answer returned stays below the emergency threshold turn after turn while no fold lands", async () => {
+    const { deps, fake } = harness({ worker: false });
+    const { key } = await seeded(deps, 0);
+    const window = 4_000;
+    let held = ""; // what the engine holds: the last answer's block and messages
+    let largest = 0;
+    let trimmedTurns = 0;
+    for (let i = 0; i < 300; i++) {
+      const content = `turn ${i}: the forklift for aisle ${i % 9} is booked from ${8 + (i % 9)}:00 until noon, confirmed by Dana.`;
+      const res = await runTurn(deps, key, { model: { contextWindow: window }, prompt: { chars: held.length + content.length }, message: { role: i % 2 ? "ASSISTANT" : "USER", content } });
+      held = `${res.context.block}${res.messages.map((m) => m.content).join("")}`;
+      largest = Math.max(largest, Math.ceil(held.length / 4));
+      if (res.compaction.trimmed) trimmedTurns++;
+    }
+    expect(fake.calls).toHaveLength(0); // nothing ever folded: trimming alone kept the prompt in
+    expect(largest).toBeLessThan(0.95 * window);
+    expect(trimmedTurns).toBeGreaterThan(0);
+  });
+
   it("duplicate and late deliveries of CompactionRequested are harmless", async () => {
     const { deps, fake, bus, worked } = harness();
     const { key } = await seeded(deps, 30);

@@ -26,7 +26,7 @@ describe("DEFAULT_TUNABLES", () => {
       emergencyAnchor: 3,
       maxSourceChars: 60_000,
       summaryMaxTokens: 400,
-      summaryWindowShare: 0.1, // a fold's summary budget grows with the model's window above 4k
+      summaryWindowShare: 0.2, // a fold's summary budget grows with the model's window above 2k
       foldTarget: 0, // off: HARD/EMERGENCY fold all the selector allows, as the spec says
       foldMinRoomTokens: 1000, // only with a foldTarget: the room a fold leaves below the hard threshold
       recallMaxTokens: 1000,
