@@ -105,7 +105,15 @@ async function runLoop(ctx: BenchContext, script: Step[], window: number, varian
   let summarizerCalls = 0;
   const summarizer: Summarizer = { ...offline, summarize: (input) => ((summarizerCalls += 1), offline.summarize(input)) };
   const metrics = createRecordingMetrics();
-  const deps = createDeps({ env: {}, store, log: silentLog, metrics, events: { publish: async () => {} }, summarizerFactory: async () => summarizer });
+  // Every step folds in the turn (as without a worker): the bench runs none, and a queued fold would never land.
+  const deps = createDeps({
+    env: { COMPACTION_EXECUTION: "inline" },
+    store,
+    log: silentLog,
+    metrics,
+    events: { publish: async () => {} },
+    summarizerFactory: async () => summarizer,
+  });
   const tenantId = "bench";
   const processId = `loop-${run}`;
   const key = { tenantId, processId };
