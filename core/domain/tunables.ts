@@ -50,8 +50,9 @@ const fields = {
   summaryMaxTokens: integer(SUMMARY_MAX_TOKENS_RANGE.min, z.lte(SUMMARY_MAX_TOKENS_RANGE.max, `must be <= ${SUMMARY_MAX_TOKENS_RANGE.max}`)),
   /**
    * A fold that knows the model's window gets this share of it as its summary budget when that is
-   * more than `summaryMaxTokens` (up to 4,000 tokens and what the summarizer's window takes), so
-   * the summary grows with the window instead of staying 400 tokens at 16k. 0 = the fixed budget.
+   * more than `summaryMaxTokens` (up to 4,000 tokens, and only while the summarizer keeps half its
+   * window for the messages), so the summary grows with the window instead of staying 400 tokens
+   * at 16k. 0 = the fixed budget.
    */
   summaryWindowShare: z.number("must be a number").check(
     z.gte(0, "must be >= 0"),
