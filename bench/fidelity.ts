@@ -23,7 +23,7 @@ import { appendMessage } from "../core/services/messages.js";
 import { runTurn } from "../core/services/turn.js";
 import { type BenchContext, envInts, requireEndpoint } from "./support/context.js";
 import { freshTable } from "./support/dynamo.js";
-import { answered, conversationsOrBuiltIn, createVerbatimIndex, type LocomoConversation } from "./support/locomo.js";
+import { answered, conversationsOrBuiltIn, createVerbatimIndex, joinConversations, type LocomoConversation } from "./support/locomo.js";
 import type { SectionResult, Table, Target } from "./support/report.js";
 import { benchDeps, observedStore } from "./support/service.js";
 import { fmt, mean, pct, sum, times } from "./support/stats.js";
@@ -270,7 +270,9 @@ export async function runFidelity(ctx: BenchContext): Promise<SectionResult> {
   const endpoint = requireEndpoint(ctx);
   const { conversations: all, locomo, source } = conversationsOrBuiltIn();
   const command = "LOCOMO_DIR=<folder with conv-*.json> npm run bench -- --only fidelity";
-  const conversations = ctx.quick ? all.slice(0, 1) : all;
+  // BENCH_FIDELITY_JOIN=1: the conversations back to back as one session, long enough (~47k tokens)
+  // to fill a 32k window, where the summary budget is at its 4,000-token cap as at 128k.
+  const conversations = process.env.BENCH_FIDELITY_JOIN === "1" ? [joinConversations(all)] : ctx.quick ? all.slice(0, 1) : all;
   const windows = envInts("BENCH_WINDOWS", [4_000, 8_000, 16_000]);
   const results: QaResult[] = [];
   for (const window of windows) {

@@ -47,6 +47,24 @@ export interface LocomoConversation {
   qa: LocomoQa[];
 }
 
+/**
+ * The conversations back to back as one long session (for windows the single ones never fill): the
+ * first speaker of each is speaker A, each starts a day after the previous one ends, and the ids
+ * of turns and evidence carry their conversation's id so they stay unique.
+ */
+export function joinConversations(conversations: readonly LocomoConversation[]): LocomoConversation {
+  const turns: LocomoTurn[] = [];
+  const qa: LocomoQa[] = [];
+  for (const c of conversations) {
+    const offset = turns.length === 0 ? 0 : turns.at(-1)!.at.getTime() + 86_400_000 - c.turns[0]!.at.getTime();
+    for (const t of c.turns) {
+      turns.push({ ...t, speaker: t.speaker === c.speakerA ? "A" : "B", diaId: `${c.id}:${t.diaId}`, at: new Date(t.at.getTime() + offset) });
+    }
+    for (const q of c.qa) qa.push({ ...q, evidence: q.evidence.map((e) => `${c.id}:${e}`) });
+  }
+  return { id: conversations.map((c) => c.id).join("+"), speakerA: "A", speakerB: "B", turns, qa };
+}
+
 const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
 
 /** "1:56 pm on 8 May, 2023" -> Date (UTC). */
