@@ -166,6 +166,18 @@ async function measureState(
   return out;
 }
 
+/** Adds one measured state to the sums along the replay. */
+function addSnapshot(sums: QaResult["snapshots"], at: Awaited<ReturnType<typeof measureState>>): void {
+  sums.questions += at.questions;
+  sums.oursWithQuery += at.oursWithQuery;
+  sums.baselineWithQuery += at.baselineWithQuery;
+  sums.oursReplay += at.oursFinal;
+  sums.truncation += at.truncationFinal;
+  sums.count++;
+  sums.oursTokens += at.oursFinalTokens;
+  sums.truncationTokens += at.truncationFinalTokens;
+}
+
 async function measureConversation(ctx: BenchContext, endpoint: string, conv: LocomoConversation, window: number): Promise<QaResult> {
   const started = performance.now();
   const t = await freshTable(endpoint, `fid-${window}`);
@@ -193,26 +205,11 @@ async function measureConversation(ctx: BenchContext, endpoint: string, conv: Lo
     active = result.messages;
     if (result.compaction.compacted) folds++;
     if (i + 1 >= SNAPSHOT_FROM && (i + 1) % SNAPSHOT_EVERY === 0 && i + 1 < texts.length) {
-      const at = await measureState(deps, key, window, { texts: texts.slice(0, i + 1), questions, block, active });
-      snapshots.questions += at.questions;
-      snapshots.oursWithQuery += at.oursWithQuery;
-      snapshots.baselineWithQuery += at.baselineWithQuery;
-      snapshots.oursReplay += at.oursFinal;
-      snapshots.truncation += at.truncationFinal;
-      snapshots.count++;
-      snapshots.oursTokens += at.oursFinalTokens;
-      snapshots.truncationTokens += at.truncationFinalTokens;
+      addSnapshot(snapshots, await measureState(deps, key, window, { texts: texts.slice(0, i + 1), questions, block, active }));
     }
   }
   const final = await measureState(deps, key, window, { texts, questions, block, active });
-  snapshots.questions += final.questions;
-  snapshots.oursWithQuery += final.oursWithQuery;
-  snapshots.baselineWithQuery += final.baselineWithQuery;
-  snapshots.oursReplay += final.oursFinal;
-  snapshots.truncation += final.truncationFinal;
-  snapshots.count++;
-  snapshots.oursTokens += final.oursFinalTokens;
-  snapshots.truncationTokens += final.truncationFinalTokens;
+  addSnapshot(snapshots, final);
   ctx.log(`fidelity: ${conv.id} @ ${window}: ${conv.turns.length} turns, ${final.questions} questions in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return { conversation: conv.id, window, ...final, folds, snapshots };
 }
