@@ -12,36 +12,39 @@ export interface Trim {
   kept: Message[];
   /** What was left out: messages, and their tokens in the caller's unit. */
   trimmed: { messages: number; tokens: number };
+  /** The answer's prompt in the caller's unit: what recall may add to stays measured on this. */
+  tokens: number;
 }
 
 /**
  * @param tokens the prompt size in the caller's unit
  * @param limit the largest prompt allowed, in the caller's unit (below the emergency threshold)
  * @param scale caller tokens per token of our own estimate (`tokens / replay estimate`)
- * @param own our own estimate of the whole replay (summary block included); default: the messages'
+ * @param own our own estimate of the whole replay (summary block included)
  */
 export function trimToFit(
   messages: Message[],
   tunables: SelectorTunables,
-  o: { tokens: number; limit: number; scale: number; own?: number },
+  o: { tokens: number; limit: number; scale: number; own: number },
 ): Trim {
   // An engine that follows the answers holds what the last turn returned, so while a fold is queued
   // its prompt can leave out messages trimmed before: measured against the whole view, that prompt
   // would make our tokens look cheaper than they are, and the answer would grow past the limit turn
   // after turn. So an own token never counts for less than one of the caller's, and the prompt is at
   // least the whole view at that rate.
-  const perOwn = Math.max(o.scale > 0 ? o.scale : 1, 1);
-  const ownTotal = o.own ?? messages.reduce((n, m) => n + m.tokens, 0);
-  const tokens = Math.max(o.tokens, Math.ceil(ownTotal * perOwn));
-  if (tokens <= o.limit) return { kept: messages, trimmed: { messages: 0, tokens: 0 } };
+  const perOwn = Math.max(o.scale, 1);
+  const tokens = Math.max(o.tokens, Math.ceil(o.own * perOwn));
+  const untrimmed = { kept: messages, trimmed: { messages: 0, tokens: 0 }, tokens };
+  if (tokens <= o.limit) return untrimmed;
   // keepRecent does not apply: a prompt that overflows the window is worse than a short answer.
   const candidates = selectForCompaction(messages, "EMERGENCY", { ...tunables, keepRecent: 0 }).fold;
-  if (candidates.length === 0) return { kept: messages, trimmed: { messages: 0, tokens: 0 } };
+  if (candidates.length === 0) return untrimmed;
   const ownToFree = Math.ceil((tokens - o.limit) / perOwn);
   const left = new Set(foldOldestUntil(candidates, ownToFree).map((m) => m.id));
-  const ownFreed = messages.reduce((n, m) => n + (left.has(m.id) ? m.tokens : 0), 0);
+  const freed = Math.ceil(messages.reduce((n, m) => n + (left.has(m.id) ? m.tokens : 0), 0) * perOwn);
   return {
     kept: messages.filter((m) => !left.has(m.id)),
-    trimmed: { messages: left.size, tokens: Math.ceil(ownFreed * perOwn) },
+    trimmed: { messages: left.size, tokens: freed },
+    tokens: tokens - freed,
   };
 }

@@ -18,7 +18,8 @@ import { discard, queueFold } from "./fold-queue.js";
 import { commitPrepared } from "./prepared-commit.js";
 import { settledView } from "./settle.js";
 
-export type TurnCompaction = CompactionResult & { view: ActiveView; messages: Message[] };
+/** The compaction result, the view after it, the messages to answer with and their prompt size (caller's unit). */
+export type TurnCompaction = CompactionResult & { view: ActiveView; messages: Message[]; answerTokens: number };
 
 const foldTokens = (messages: readonly Message[]) => messages.reduce((n, m) => n + m.tokens, 0);
 
@@ -35,7 +36,7 @@ export async function compactForTurn(
 ): Promise<TurnCompaction> {
   if (deps.compaction.execution === "inline") {
     const out = await compactIfNeeded(deps, key, request, options);
-    return { ...out, messages: out.view.messages };
+    return { ...out, messages: out.view.messages, answerTokens: out.tokensAfter };
   }
   const contextWindow = resolveContextWindow(request.model);
   let view = await settledView(deps, key, options.view);
@@ -57,7 +58,7 @@ export async function compactForTurn(
     ...(clearing.clearedMessages > 0 ? { clearedMessages: clearing.clearedMessages } : {}),
   };
   let live = await settleFolds(deps, key, view);
-  if (mode === "NONE") return { ...result, view, messages: view.messages };
+  if (mode === "NONE") return { ...result, view, messages: view.messages, answerTokens: tokensBefore };
   // After an undo, SOFT and HARD wait until the replay grew past the hold (docs/compaction.md,
   // "Undoing a compaction"): the turn reads it on META, so it neither commits a prepared fold nor
   // queues one the worker would only discard. EMERGENCY never waits.
@@ -108,7 +109,7 @@ export async function compactForTurn(
   const limit = Math.ceil(tunables.emergencyThreshold * contextWindow) - 1;
   const trim = trimToFit(view.messages, tunables, { tokens: tokensNow, limit, scale, own: replayTokens(view) });
   if (trim.trimmed.messages > 0) result.trimmed = trim.trimmed;
-  return { ...result, view, messages: trim.kept };
+  return { ...result, view, messages: trim.kept, answerTokens: trim.tokens };
 }
 
 /**

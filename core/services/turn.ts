@@ -56,13 +56,13 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
       if (message.archivedInMemoryId === null) view.messages.push(message);
     }
   }
-  const { view: after, messages, ...compaction } = await compactForTurn(deps, key, request, { view });
+  const { view: after, messages, answerTokens, ...compaction } = await compactForTurn(deps, key, request, { view });
   // Recall fills the room left below the hard threshold, up to recallMaxTokens (after any trim).
   const recallTokens = request.query?.trim()
     ? recallBudget(
         await deps.tunables.forProcess(key.tenantId, after.state.process.projectId),
         contextWindow,
-        compaction.tokensAfter - (compaction.trimmed?.tokens ?? 0),
+        answerTokens,
       )
     : 0;
   const context = await composeContext(deps, key, after, { query: request.query, recallTokens });
