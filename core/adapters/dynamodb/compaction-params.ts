@@ -122,7 +122,7 @@ export type CommitPart = "memory" | "prior" | "marker" | "process" | "archive";
  * marker, META (version bump, lease released, pending marker when archives do not all fit) and as
  * many archives as fit. `pendingArchive`: the rest roll forward.
  */
-export function commitCompactionParts(tableName: string, key: ProcessKey, c: CompactionCommit) {
+export function commitCompactionParts(tableName: string, key: ProcessKey, c: CompactionCommit, limit = TRANSACTION_LIMIT) {
   // A fold prepared in the background becomes the summary in place: only while still PREPARED
   // (or QUEUED, for a queued manual compaction the worker runs), so it is committed once.
   const fixed: Part<CommitPart>[] = [
@@ -132,7 +132,7 @@ export function commitCompactionParts(tableName: string, key: ProcessKey, c: Com
   if (c.marker) {
     fixed.push(["marker", { Put: { TableName: tableName, Item: messageToItem(key, c.marker), ...when(itemIsNew()) } }]);
   }
-  const room = TRANSACTION_LIMIT - fixed.length - 1; // one more for META
+  const room = limit - fixed.length - 1; // one more for META
   const now = c.archiveIds.slice(0, room);
   const pendingArchive = c.archiveIds.length > now.length;
   const set = ["version = version + :one", "activeSummaryId = :mid"];
@@ -157,7 +157,7 @@ export function commitCompactionParts(tableName: string, key: ProcessKey, c: Com
  * again, the range marker archived, META (version bump, revert hold, lease released) and as many
  * restores as fit. `pendingArchive`: the rest roll forward.
  */
-export function revertCompactionParts(tableName: string, key: ProcessKey, r: RevertCommit) {
+export function revertCompactionParts(tableName: string, key: ProcessKey, r: RevertCommit, limit = TRANSACTION_LIMIT) {
   const fixed: Part<CommitPart>[] = [
     [
       "memory",
@@ -188,7 +188,7 @@ export function revertCompactionParts(tableName: string, key: ProcessKey, r: Rev
     ]);
   }
   if (r.markerId) fixed.push(["marker", { Update: archiveUpdate(tableName, key, r.markerId, r.memoryId, r.at) }]);
-  const room = TRANSACTION_LIMIT - fixed.length - 1; // one more for META
+  const room = limit - fixed.length - 1; // one more for META
   const now = r.restoreIds.slice(0, room);
   const pendingArchive = r.restoreIds.length > now.length;
   const set = ["version = version + :one", "#md = :hold"];

@@ -55,9 +55,9 @@ export function createCompactionStore(ctx: StoreContext): CompactionStore {
       await conditionHolds(() => client.send(new UpdateCommand(releaseLeaseParams(tableName, key, owner))));
     },
 
-    commitCompaction: (key, commit) => commitOrConflict(commitCompactionParts(tableName, key, commit)),
+    commitCompaction: (key, commit) => commitOrConflict(commitCompactionParts(tableName, key, commit, ctx.transactionLimit)),
 
-    revertCompaction: (key, revert) => commitOrConflict(revertCompactionParts(tableName, key, revert)),
+    revertCompaction: (key, revert) => commitOrConflict(revertCompactionParts(tableName, key, revert, ctx.transactionLimit)),
 
     async finishPendingArchive(key, memoryId) {
       const [meta, memory] = await Promise.all([readMeta(ctx, key), readMemory(ctx, key, memoryId)]);

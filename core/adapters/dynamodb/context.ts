@@ -9,6 +9,11 @@ export interface StoreContext {
   /** Waits between retries of throttled or conflicting work. */
   retry: BackoffOptions;
   sendTransaction: SendTransaction;
+  /**
+   * Items per TransactWriteItems call: DynamoDB's 100, smaller only where a test wants a roll-forward
+   * on a short history (the interleaving checker).
+   */
+  transactionLimit: number;
 }
 
 /** Parallel single-item writes when archiving, restoring or clearing past one transaction. */

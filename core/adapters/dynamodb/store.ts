@@ -14,7 +14,7 @@ import { createInboxStore } from "./inbox-store.js";
 import { createMemoryStore } from "./memory-store.js";
 import { createMessageStore } from "./message-store.js";
 import { createProcessStore } from "./process-store.js";
-import { createTransactor } from "./transact.js";
+import { createTransactor, TRANSACTION_LIMIT } from "./transact.js";
 
 export { memoryToItem, messageToItem } from "./items.js";
 export { TRANSACTION_LIMIT } from "./transact.js";
@@ -25,6 +25,8 @@ export interface DynamoStoreOptions {
   tableName: string;
   /** Waits between retries of throttled or conflicting work (tests pass their own to observe them). */
   retry?: BackoffOptions;
+  /** Items per transaction (default DynamoDB's {@link TRANSACTION_LIMIT}); smaller only in tests. */
+  transactionLimit?: number;
 }
 
 /**
@@ -38,8 +40,8 @@ export interface DynamoStoreOptions {
  * await store.upsertProcess("acme", { processId: "p-1", projectId: "demo" }, new Date().toISOString());
  * const view = await store.activeView({ tenantId: "acme", processId: "p-1" }); // META, summary, messages
  */
-export function createDynamoStore({ client, tableName, retry = {} }: DynamoStoreOptions): Store {
-  const ctx: StoreContext = { client, tableName, retry, sendTransaction: createTransactor(client, retry) };
+export function createDynamoStore({ client, tableName, retry = {}, transactionLimit = TRANSACTION_LIMIT }: DynamoStoreOptions): Store {
+  const ctx: StoreContext = { client, tableName, retry, sendTransaction: createTransactor(client, retry), transactionLimit };
   return {
     ...createProcessStore(ctx),
     ...createMessageStore(ctx),
