@@ -1,0 +1,96 @@
+/**
+ * The ServiceDeps of one actor: a "container" of its own whose store runs over the actor's held
+ * client, with a small transaction limit (so a short history already leaves a roll-forward), no
+ * waits between transaction retries, fixed tunables (no settings reads) and timings that never
+ * make an actor sleep where the code lets a deployment choose (the worker fails a delivery at
+ * once instead of waiting for another's lease; a manual compaction never runs past its budget).
+ */
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { createDynamoStore } from "../../core/adapters/dynamodb/store.js";
+import { systemClock } from "../../core/adapters/ids.js";
+import { silentLog } from "../../core/adapters/log.js";
+import { AppError } from "../../core/domain/errors.js";
+import { mergeTunables, DEFAULT_TUNABLES, type Tunables, type TunablesOverride } from "../../core/domain/tunables.js";
+import type { Ids } from "../../core/ports/clock.js";
+import type { DomainEvent } from "../../core/ports/events.js";
+import type { Metrics } from "../../core/ports/metrics.js";
+import type { CompactionSettings } from "../../core/services/compaction-settings.js";
+import type { ServiceDeps } from "../../core/services/deps.js";
+import { createHistorySearch } from "../../core/services/history-search.js";
+import type { TunablesResolver } from "../../core/services/tunables.js";
+import { createInstantSummarizer } from "./summarizer.js";
+
+/** Items per transaction in the checker: a fold of more than 3-4 messages leaves a roll-forward. */
+export const CHECKER_TRANSACTION_LIMIT = 6;
+
+/** Small histories fold: few messages kept back, SOFT folds whatever it selects. */
+export const CHECKER_TUNABLES: TunablesOverride = {
+  keepRecent: 2,
+  softAnchor: 2,
+  hardAnchor: 2,
+  emergencyAnchor: 1,
+  softMinFoldTokens: 0,
+  summaryMaxTokens: 200,
+  summaryWindowShare: 0,
+  recallMaxTokens: 0,
+};
+
+export const quietMetrics: Metrics = {
+  compaction: () => {},
+  summarizerWallTime: () => {},
+  preparedFold: () => {},
+  strengthAnalysis: () => {},
+  revert: () => {},
+  flush: () => {},
+};
+
+function fixedTunables(tunables: Tunables): TunablesResolver {
+  return {
+    forProcess: async () => tunables,
+    save: async () => {
+      throw new AppError("input", "settings.read_only", "the checker's tunables are fixed");
+    },
+    read: async () => ({}),
+  };
+}
+
+export interface ActorDepsOptions {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  /** Shared by every actor of a schedule: ids grow in the order they are made, whoever makes them. */
+  ids: Ids;
+  execution?: CompactionSettings["execution"];
+  tunables?: TunablesOverride;
+  /** Where published events go (a scenario may deliver them again). */
+  events?: DomainEvent[];
+}
+
+export function actorDeps(o: ActorDepsOptions): ServiceDeps {
+  const store = createDynamoStore({
+    client: o.client,
+    tableName: o.tableName,
+    transactionLimit: CHECKER_TRANSACTION_LIMIT,
+    retry: { sleep: async () => {}, random: () => 0.5 },
+  });
+  const summarizer = createInstantSummarizer();
+  const events = o.events ?? [];
+  return {
+    store,
+    clock: systemClock,
+    ids: o.ids,
+    log: silentLog,
+    events: { publish: async (e) => void events.push(e) },
+    metrics: quietMetrics,
+    tunables: fixedTunables(mergeTunables(DEFAULT_TUNABLES, { ...CHECKER_TUNABLES, ...o.tunables })),
+    history: createHistorySearch(),
+    leaseMs: 60_000,
+    compaction: {
+      execution: o.execution ?? "inline",
+      manualBudgetMs: 600_000,
+      preparedTtlMs: 3_600_000,
+      queueTimeoutMs: 600_000,
+      leaseWaitMs: 0,
+    },
+    summarizer: async () => summarizer,
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * The actors the scenarios race: real service calls, each over its own deps. A turn's fold is
+ * inline (the turn summarizes) or background (it commits a prepared fold or queues one).
+ */
+import type { EventDetail } from "../../core/domain/events.js";
+import type { Strength } from "../../core/domain/strength.js";
+import { clearIfNeeded } from "../../core/services/clearing.js";
+import { compactIfNeeded } from "../../core/services/compaction.js";
+import { runAcceptedOffer } from "../../core/services/inbox.js";
+import { compactManually } from "../../core/services/manual-compaction.js";
+import { changeMessageStrength } from "../../core/services/message-strength.js";
+import { revertMemory } from "../../core/services/revert.js";
+import { settledView } from "../../core/services/settle.js";
+import { compactForTurn } from "../../core/services/turn-compaction.js";
+import { runQueuedFold } from "../../core/services/worker.js";
+import type { Actor } from "./scenario.js";
+import { WINDOW, type Stage } from "./setup.js";
+
+/** Any reader that settles the view: it finishes whatever roll-forward META names first. */
+export const walker = (stage: Stage, name = "walker"): Actor => ({ name, run: (deps) => settledView(deps, stage.key) });
+
+/** Undo of `memoryId` (POST .../memories/{id}/revert). */
+export const reverter = (stage: Stage, memoryId: string, name = "revert"): Actor => ({
+  name,
+  run: (deps) => revertMemory(deps, stage.key, memoryId),
+});
+
+/** A turn's compaction step, inline: it folds itself when the prompt is at `ratio` of the window. */
+export const inlineTurn = (stage: Stage, name = "turn", ratio = 0.9): Actor => ({
+  name,
+  run: (deps) => compactIfNeeded(deps, stage.key, { model: { contextWindow: WINDOW }, prompt: { tokens: ratio * WINDOW } }),
+});
+
+/** A turn's compaction step in the background mode: commits a prepared fold that fits, or queues one. */
+export const backgroundTurn = (stage: Stage, name = "turn", ratio = 0.9): Actor => ({
+  name,
+  execution: "background",
+  run: (deps) => compactForTurn(deps, stage.key, { model: { contextWindow: WINDOW }, prompt: { tokens: ratio * WINDOW } }),
+});
+
+/** `POST .../compaction` with `force` (its budget never runs out in the checker). */
+export const manualCompaction = (stage: Stage, name = "manual"): Actor => ({
+  name,
+  run: (deps) => compactManually(deps, stage.key, { model: { contextWindow: WINDOW }, force: "HARD", instructions: "keep the dates" }),
+});
+
+/** One delivery of `CompactionRequested` to the worker. */
+export const worker = (stage: Stage, foldId: string, name = "worker"): Actor => ({
+  name,
+  execution: "background",
+  run: (deps) => runQueuedFold(deps, { ...stage.key, foldId, mode: "HARD", job: "prepare" }),
+});
+
+/** PATCH of a message's strength. */
+export const pin = (stage: Stage, messageId: string, name = "pin", strength: Strength = "pinned"): Actor => ({
+  name,
+  run: (deps) => changeMessageStrength(deps, stage.key, messageId, strength),
+});
+
+/** A clearing round of old tool results at `tokens` of `window` (a turn's first tier). */
+export const clearing = (stage: Stage, window: number, tokens: number, name = "clear"): Actor => ({
+  name,
+  async run(deps) {
+    const view = await settledView(deps, stage.key);
+    const tunables = await deps.tunables.forProcess(stage.key.tenantId, view.state.process.projectId);
+    return clearIfNeeded(deps, stage.key, view, tunables, window, tokens);
+  },
+});
+
+/**
+ * A delivery of `InboxItemAnswered`: queues the accepted offer's range job and, when it queued
+ * one, the worker's delivery of its `CompactionRequested` right after.
+ */
+export const answeredDelivery = (stage: Stage, detail: EventDetail<"InboxItemAnswered">, name = "redeliver"): Actor => ({
+  name,
+  execution: "background",
+  async run(deps) {
+    const queued = await runAcceptedOffer(deps, detail);
+    if (queued?.reason !== "compaction_queued" || !queued.memoryId) return queued;
+    return runQueuedFold(deps, { ...stage.key, foldId: queued.memoryId, mode: "RANGE", job: "range" });
+  },
+});

@@ -1,0 +1,57 @@
+/**
+ * Scenarios of folds racing folds: the worker's prepare against the turn that commits it, a
+ * duplicate delivery of the worker's request, a manual compaction against a turn, and a fold
+ * against an undo (docs/compaction.md, "Off the turn's critical path" and "Undoing a compaction").
+ */
+import { compactForTurn } from "../../core/services/turn-compaction.js";
+import { backgroundTurn, inlineTurn, manualCompaction, reverter, worker } from "./actors.js";
+import { scenario, type Scenario } from "./scenario.js";
+import { addMessages, chat, createProcess, fold, WINDOW, type Stage } from "./setup.js";
+
+/** Eight messages and a HARD fold queued by a background turn from the prepare threshold (0.75). */
+export async function queuedFold(stage: Stage): Promise<{ foldId: string }> {
+  await createProcess(stage);
+  await addMessages(stage, chat(8));
+  const out = await compactForTurn(stage.deps("background"), stage.key, { model: { contextWindow: WINDOW }, prompt: { tokens: 0.75 * WINDOW } });
+  if (out.reason !== "compaction_queued" || !out.memoryId) throw new Error(`setup: no fold was queued (${out.reason ?? "?"})`);
+  return { foldId: out.memoryId };
+}
+
+export const foldScenarios: Scenario[] = [
+  scenario({
+    id: "S5",
+    title: "the worker prepares a queued fold while a turn at the hard threshold looks for it to commit",
+    build: queuedFold,
+    actors: (stage, { foldId }) => ({ actors: [worker(stage, foldId), backgroundTurn(stage)] }),
+  }),
+  scenario({
+    id: "S6",
+    title: "a duplicate CompactionRequested delivery, the first one, and a turn committing the prepared fold",
+    build: queuedFold,
+    actors: (stage, { foldId }) => ({ actors: [worker(stage, foldId, "worker1"), worker(stage, foldId, "worker2"), backgroundTurn(stage)] }),
+  }),
+  scenario({
+    id: "S7",
+    title: "a forced manual compaction against a turn's inline fold",
+    async build(stage) {
+      await createProcess(stage);
+      await addMessages(stage, chat(6, "early"));
+      await fold(stage);
+      await addMessages(stage, chat(6, "later"));
+      return {};
+    },
+    actors: (stage) => ({ actors: [manualCompaction(stage), inlineTurn(stage)] }),
+  }),
+  scenario({
+    id: "S8",
+    title: "a turn's inline fold against a revert of the active summary",
+    async build(stage) {
+      await createProcess(stage);
+      await addMessages(stage, chat(6, "early"));
+      const active = await fold(stage);
+      await addMessages(stage, chat(6, "later"));
+      return { active };
+    },
+    actors: (stage, { active }) => ({ actors: [inlineTurn(stage), reverter(stage, active)] }),
+  }),
+];
