@@ -146,8 +146,11 @@ export function findViolations(snapshot: Snapshot, options: InvariantOptions = {
     successors.set(prior, m.id);
   }
 
-  // Every message is active or archived into an OK memory that exists and folded it; only a
-  // reverted range compaction's marker is archived into its REVERTED memory.
+  // Every message is active or archived into an OK memory that exists and folded it, and whose
+  // supersede chain (supersededByMemoryId, through OK memories only) leads to the active summary:
+  // the replayed summary covers it. Only a reverted range compaction's marker is archived into its
+  // REVERTED memory.
+  const leadsToActive = chainCheck(memoryById, state.activeSummaryId);
   for (const msg of messages) {
     const into = msg.archivedInMemoryId;
     if (into === null) continue;
@@ -162,6 +165,9 @@ export function findViolations(snapshot: Snapshot, options: InvariantOptions = {
       continue;
     }
     if (memory.status !== "OK") v.push(`message ${msg.id} is archived into ${memory.status} memory ${into}`);
+    else if (!leadsToActive(memory)) {
+      v.push(`message ${msg.id} is archived into ${into}, whose supersede chain does not lead to the active summary ${state.activeSummaryId ?? "(none)"}`);
+    }
     if (!inSourceChain(msg.id, memory, memoryById)) v.push(`message ${msg.id} is archived into ${into}, whose sourceRefs chain does not list it`);
   }
 
@@ -201,6 +207,35 @@ export function findViolations(snapshot: Snapshot, options: InvariantOptions = {
   }
   if (options.noLease && state.lease !== null) v.push(`lease held by ${state.lease.owner} until ${state.lease.until}`);
   return v.map((text) => `${where}: ${text}`);
+}
+
+/**
+ * Whether following supersededByMemoryId from an OK memory, through OK memories only, ends at
+ * `activeId` (the summary META names). Memoized per memory: every archived message asks.
+ */
+function chainCheck(memoryById: Map<string, Memory>, activeId: string | null): (memory: Memory) => boolean {
+  const known = new Map<string, boolean>();
+  return (start) => {
+    const path = new Set<string>();
+    let ok = false;
+    for (let m: Memory | undefined = start; ; ) {
+      const cached = known.get(m.id);
+      if (cached !== undefined) {
+        ok = cached;
+        break;
+      }
+      if (m.status !== "OK" || path.has(m.id)) break;
+      path.add(m.id);
+      if (m.supersededAt === null) {
+        ok = m.id === activeId;
+        break;
+      }
+      m = memoryById.get(m.supersededByMemoryId ?? "");
+      if (!m) break;
+    }
+    for (const id of path) known.set(id, ok);
+    return ok;
+  };
 }
 
 /** The memory itself or one of its predecessors (metadata.supersededMemoryId) lists the message. */

@@ -1,0 +1,75 @@
+/**
+ * The chain invariant of tools/invariants.ts on hand-built snapshots: an archived message is
+ * covered by the replay only when the memory it is archived into leads, through supersededByMemoryId
+ * and OK memories only, to the active summary META names (docs/reliability.md, "The invariants").
+ */
+import { describe, expect, it } from "vitest";
+import type { Memory, Message } from "../../core/domain/model.js";
+import type { ProcessState } from "../../core/ports/store.js";
+import { findViolations, type Snapshot } from "../../tools/invariants.js";
+
+const key = { tenantId: "t", processId: "p" };
+const at = "2026-01-01T00:00:00.000Z";
+
+const message = (id: string, archivedInMemoryId: string | null): Message => ({
+  id,
+  processId: "p",
+  role: "USER",
+  content: `text of ${id}`,
+  tags: [],
+  createdAt: at,
+  archivedInMemoryId,
+  tokens: 5,
+});
+
+const memory = (id: string, sourceRefs: string[], o: Partial<Memory> & { prior?: string } = {}): Memory => ({
+  id,
+  processId: "p",
+  kind: "ARCHIVED_CHAT",
+  status: "OK",
+  content: `summary ${id}`,
+  sourceRefs,
+  metadata: { compactedMessages: sourceRefs.length, provider: "test", model: "test", ...(o.prior ? { supersededMemoryId: o.prior } : {}) },
+  createdAt: at,
+  supersededAt: null,
+  tokens: 3,
+  ...o,
+});
+
+function snapshot(messages: Message[], memories: Memory[], activeSummaryId: string | null): Snapshot {
+  const state: ProcessState = {
+    process: { processId: "p", projectId: "proj", allowsCrossProjectSpawn: false, createdAt: at },
+    version: 1,
+    activeSummaryId,
+    lease: null,
+    pendingArchive: null,
+    hasUserMessage: true,
+  };
+  const active = memories.filter((m) => m.status === "OK" && m.supersededAt === null);
+  return { key, state, messages, memories, view: { state, summaries: active, folds: [], messages: messages.filter((m) => m.archivedInMemoryId === null) } };
+}
+
+const CHAIN = /whose supersede chain does not lead to the active summary/;
+
+describe("findViolations: archived messages are covered by the active summary's chain", () => {
+  it("accepts messages archived into the active summary and into the summaries it superseded", () => {
+    const a = memory("mem_a", ["msg_1"], { supersededAt: at, supersededByMemoryId: "mem_b" });
+    const b = memory("mem_b", ["msg_2"], { prior: "mem_a" });
+    const v = findViolations(snapshot([message("msg_1", "mem_a"), message("msg_2", "mem_b"), message("msg_3", null)], [a, b], "mem_b"));
+    expect(v).toEqual([]);
+  });
+
+  it("flags a message whose memory's successor was reverted without making it active again", () => {
+    const a = memory("mem_a", ["msg_1"], { supersededAt: at, supersededByMemoryId: "mem_b" });
+    const b = memory("mem_b", ["msg_2"], { prior: "mem_a", status: "REVERTED" });
+    const v = findViolations(snapshot([message("msg_1", "mem_a"), message("msg_2", null)], [a, b], null));
+    expect(v.join("\n")).toMatch(CHAIN);
+    expect(v.filter((x) => CHAIN.test(x))).toHaveLength(1);
+  });
+
+  it("flags a message archived into an OK summary that is not the one META names", () => {
+    const a = memory("mem_a", ["msg_1"]);
+    const v = findViolations(snapshot([message("msg_1", "mem_a")], [a], null));
+    expect(v.join("\n")).toMatch(CHAIN);
+  });
+});
