@@ -292,7 +292,7 @@ describe("turns in the background mode", () => {
     expect(fake.calls).toHaveLength(0); // nothing ever folded: trimming alone kept the prompt in
     expect(largest).toBeLessThan(0.95 * window);
     expect(trimmedTurns).toBeGreaterThan(0);
-  });
+  }, 120_000); // 300 turns against the engine: about 15 s alone, more with the suite on two cores
 
   it("duplicate and late deliveries of CompactionRequested are harmless", async () => {
     const { deps, fake, bus, worked } = harness();
