@@ -1,9 +1,10 @@
 /**
- * Building a scenario's starting state fast: one table for the whole run, a new process per
- * schedule, messages written in one BatchWriteItem, and folds, reverts and queued folds made by
- * the real services over a store that is not held. A "crashed" step runs over a store whose
- * roll-forward never happens: the commit applied, the caller died before finishing it, and META
- * still names the roll-forward (docs/compaction.md, "The commit protocol").
+ * Building a scenario's starting state: messages written in one BatchWriteItem, and folds,
+ * reverts and queued folds made by the real services over a store that is not held. A "crashed"
+ * step runs in a container that dies right after its commit or undo transaction applied: every
+ * later store call fails, so META still names the roll-forward it did not do (docs/compaction.md,
+ * "The commit protocol"). The state is built once per scenario and copied for every schedule
+ * (template.ts).
  */
 import { BatchWriteCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { messageToItem } from "../../core/adapters/dynamodb/store.js";
@@ -38,8 +39,18 @@ export interface Stage {
   events: DomainEvent[];
   /** Deps over the real (not held) client. */
   deps(execution?: CompactionSettings["execution"]): ServiceDeps;
-  /** Deps whose roll-forward dies: a commit or revert applies and leaves its marker on META. */
-  crashing(execution?: CompactionSettings["execution"]): ServiceDeps;
+  /**
+   * Deps of a container that dies once a commit or undo transaction applied: every later store
+   * call throws {@link Crash}, and `committed` names the memory of that transaction.
+   */
+  crashing(): { deps: ServiceDeps; committed: () => string | undefined };
+}
+
+/** What a crashed container's store calls throw after its transaction applied. */
+export class Crash extends Error {
+  constructor() {
+    super("the container crashed after its transaction");
+  }
 }
 
 let sequence = 0;
@@ -57,9 +68,25 @@ export function newStage(world: World, name: string): Stage {
     ids,
     events,
     deps,
-    crashing(execution) {
-      const d = deps(execution);
-      return { ...d, store: { ...d.store, finishPendingArchive: async () => ({ archived: 0 }) } };
+    crashing() {
+      const d = deps();
+      let committed: string | undefined;
+      const store = new Proxy(d.store, {
+        get(target, property, receiver) {
+          const value = Reflect.get(target, property, receiver);
+          if (typeof value !== "function") return value;
+          return async (...args: unknown[]) => {
+            if (committed) throw new Crash();
+            const out = await value.apply(target, args);
+            if ((property === "commitCompaction" || property === "revertCompaction") && (out as { ok: boolean }).ok) {
+              const arg = args[1] as { memory?: { id: string }; memoryId?: string };
+              committed = arg.memory?.id ?? arg.memoryId;
+            }
+            return out;
+          };
+        },
+      });
+      return { deps: { ...d, store }, committed: () => committed };
     },
   };
 }
@@ -120,15 +147,30 @@ export async function addMessages(stage: Stage, specs: readonly MessageSpec[]): 
   return messages;
 }
 
-/** A forced HARD fold of what the selector allows; `crash`: its roll-forward is left to others. */
-export async function fold(stage: Stage, options: { crash?: boolean; prompt?: number } = {}): Promise<string> {
-  const deps = options.crash ? stage.crashing() : stage.deps();
-  const out = await compactIfNeeded(deps, stage.key, { model: { contextWindow: WINDOW }, force: "HARD" });
+/** Runs `step` in a container that dies right after its transaction; answers the memory it committed. */
+async function crashing(stage: Stage, step: (deps: ServiceDeps) => Promise<unknown>): Promise<string> {
+  const { deps, committed } = stage.crashing();
+  try {
+    await step(deps);
+  } catch (e) {
+    if (!(e instanceof Crash)) throw e;
+  }
+  const id = committed();
+  if (!id) throw new Error("setup: the crashing step committed nothing");
+  return id;
+}
+
+/** A forced HARD fold of what the selector allows; `crash`: its committer dies right after the transaction. */
+export async function fold(stage: Stage, options: { crash?: boolean } = {}): Promise<string> {
+  const force = (deps: ServiceDeps) => compactIfNeeded(deps, stage.key, { model: { contextWindow: WINDOW }, force: "HARD" });
+  if (options.crash) return crashing(stage, force);
+  const out = await force(stage.deps());
   if (!out.compacted || !out.memoryId) throw new Error(`setup: the fold did not commit (${out.reason ?? "?"})`);
   return out.memoryId;
 }
 
-/** Undoes `memoryId`; `crash`: its restores past the transaction are left to others. */
+/** Undoes `memoryId`; `crash`: the reverting container dies right after its transaction. */
 export async function revert(stage: Stage, memoryId: string, options: { crash?: boolean } = {}) {
-  await revertMemory(options.crash ? stage.crashing() : stage.deps(), stage.key, memoryId);
+  if (options.crash) await crashing(stage, (deps) => revertMemory(deps, stage.key, memoryId));
+  else await revertMemory(stage.deps(), stage.key, memoryId);
 }
