@@ -170,8 +170,11 @@ export interface MemoryStore {
    * only if the id is free, otherwise only while the stored row still has status `expect`.
    */
   storeFold(key: ProcessKey, fold: Memory, expect: "new" | "QUEUED"): Promise<Outcome<"status_changed">>;
-  /** QUEUED or PREPARED -> DISCARDED (out of the replay index), with the reason; conditional. */
-  discardFold(key: ProcessKey, foldId: string, reason: string, at: string): Promise<Outcome<"status_changed">>;
+  /**
+   * QUEUED or PREPARED -> DISCARDED (out of the replay index), with the reason; only while the
+   * fold still has status `from` (the one its discarder read).
+   */
+  discardFold(key: ProcessKey, foldId: string, from: "QUEUED" | "PREPARED", reason: string, at: string): Promise<Outcome<"status_changed">>;
   getMemory(key: ProcessKey, memoryId: string): Promise<Memory | null>;
   /** Every memory of the process, newest first. */
   listMemories(key: ProcessKey): Promise<Memory[]>;

@@ -12,9 +12,14 @@ import { publishSafely } from "./publish.js";
 import type { RangeResult } from "./range-compaction.js";
 import { settledView } from "./settle.js";
 
-/** Marks a queued or prepared fold DISCARDED (conditional on its status) and counts it. */
+/**
+ * Marks a queued or prepared fold DISCARDED and counts it, only while it still has the status
+ * `fold` was read with: a reader of a stale copy (a late delivery that read it QUEUED) changes
+ * nothing once another delivery prepared or committed it.
+ */
 export async function discard(deps: ServiceDeps, key: ProcessKey, fold: Memory, reason: string, outcome: "discarded" | "expired") {
-  const out = await deps.store.discardFold(key, fold.id, reason, deps.clock.now().toISOString());
+  if (fold.status !== "QUEUED" && fold.status !== "PREPARED") return;
+  const out = await deps.store.discardFold(key, fold.id, fold.status, reason, deps.clock.now().toISOString());
   if (out.ok) {
     deps.metrics.preparedFold(outcome);
     deps.log.info("fold discarded", { processId: key.processId, foldId: fold.id, status: fold.status, reason });
@@ -30,7 +35,8 @@ export async function discardPreparedFolds(deps: ServiceDeps, key: ProcessKey, r
   let discarded = 0;
   // A range job is not tied to the state it was queued on: it stays.
   for (const fold of (view?.folds ?? []).filter((f) => f.metadata.job !== "range")) {
-    const out = await deps.store.discardFold(key, fold.id, reason, deps.clock.now().toISOString());
+    if (fold.status !== "QUEUED" && fold.status !== "PREPARED") continue;
+    const out = await deps.store.discardFold(key, fold.id, fold.status, reason, deps.clock.now().toISOString());
     if (out.ok) {
       discarded++;
       deps.metrics.preparedFold("discarded");

@@ -176,14 +176,14 @@ describe("fold and commit inputs", () => {
     });
   });
 
-  it("discard only a queued or prepared fold", () => {
-    expect(discardFoldParams("t", key, "mem_1", "stale", at)).toEqual({
+  it("discard a fold only in the status its discarder read", () => {
+    expect(discardFoldParams("t", key, "mem_1", "QUEUED", "stale", at)).toEqual({
       TableName: "t",
       Key: { pk, sk: "S#mem_1" },
       UpdateExpression: "SET #status = :d, metadata.discardReason = :r, metadata.discardedAt = :at REMOVE lsi1sk",
-      ConditionExpression: "#status IN (:in0, :in1)",
+      ConditionExpression: "#status = :is",
       ExpressionAttributeNames: { "#status": "status" },
-      ExpressionAttributeValues: { ":d": "DISCARDED", ":r": "stale", ":at": at, ":in0": "QUEUED", ":in1": "PREPARED" },
+      ExpressionAttributeValues: { ":d": "DISCARDED", ":r": "stale", ":at": at, ":is": "QUEUED" },
     });
   });
 

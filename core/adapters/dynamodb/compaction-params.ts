@@ -17,7 +17,6 @@ import {
   notSuperseded,
   pendingArchiveIs,
   revertHoldAtMost,
-  statusIn,
   statusIs,
   supersededBy,
   versionIs,
@@ -61,15 +60,26 @@ export const storeFoldParams = (tableName: string, key: ProcessKey, fold: Memory
   ...when(expect === "new" ? itemIsNew() : statusIs(expect)),
 });
 
-/** QUEUED or PREPARED -> DISCARDED, out of the replay index, with the reason. */
-export const discardFoldParams = (tableName: string, key: ProcessKey, foldId: string, reason: string, at: string): UpdateCommandInput =>
+/**
+ * QUEUED or PREPARED -> DISCARDED, out of the replay index, with the reason: only while the fold
+ * still has the status its discarder read (`from`), so a late reader of a QUEUED row never
+ * discards the fold another delivery prepared since.
+ */
+export const discardFoldParams = (
+  tableName: string,
+  key: ProcessKey,
+  foldId: string,
+  from: "QUEUED" | "PREPARED",
+  reason: string,
+  at: string,
+): UpdateCommandInput =>
   guarded(
     { TableName: tableName, Key: memoryKey(key, foldId) },
     {
       expression: "SET #status = :d, metadata.discardReason = :r, metadata.discardedAt = :at REMOVE lsi1sk",
       values: { ":d": "DISCARDED", ":r": reason, ":at": at },
     },
-    statusIn("QUEUED", "PREPARED"),
+    statusIs(from),
   );
 
 /** Supersede of one summary by `newId`: a superseded memory is never superseded again. */

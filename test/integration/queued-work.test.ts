@@ -1,0 +1,108 @@
+/**
+ * Queued work is never silently dropped (docs/compaction.md, "Off the turn's critical path"),
+ * against DynamoDB Local: a manual job waiting next to an automatic fold, a late delivery of a
+ * fold another delivery prepared, and the range job of an accepted offer delivered again.
+ * Interleavings are forced with store wrappers that hold a call until the test releases it.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { handleCompactionRequested, handleInboxAnswered } from "../../core/adapters/events/handlers.js";
+import { createLocalBus } from "../../core/adapters/events/local-bus.js";
+import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
+import { createDeps } from "../../core/composition/create-deps.js";
+import { EVENTS } from "../../core/domain/events.js";
+import type { InboxItem, Message, Role } from "../../core/domain/model.js";
+import { selectRange } from "../../core/domain/range.js";
+import type { ProcessKey, Store } from "../../core/ports/store.js";
+import type { ServiceDeps } from "../../core/services/deps.js";
+import { OFFER_TAG } from "../../core/services/inbox.js";
+import { compactManually } from "../../core/services/manual-compaction.js";
+import { appendMessage, setMessageStrength } from "../../core/services/messages.js";
+import { upsertProcess } from "../../core/services/processes.js";
+import { revertMemory } from "../../core/services/revert.js";
+import { runTurn } from "../../core/services/turn.js";
+import { checkInvariants } from "../../tools/invariants.js";
+import { freshTable } from "../support/dynamo.js";
+import { createFakeSummarizer } from "../support/fake-summarizer.js";
+import { createMemoryLog } from "../support/memory-log.js";
+
+const TENANT = "qw";
+const WINDOW = 10_000;
+let store: Store;
+let seq = 0;
+
+beforeAll(async () => {
+  ({ store } = await freshTable("qw"));
+});
+
+/** Background-mode deps; the test delivers every CompactionRequested itself. */
+function harness(env: Record<string, string> = {}) {
+  const fake = createFakeSummarizer();
+  const bus = createLocalBus(undefined, { retryDelaysMs: [] });
+  const deps = createDeps({ env, store, events: bus, metrics: createRecordingMetrics(), log: createMemoryLog(), summarizerFactory: async () => fake });
+  const requests = () => bus.published().filter((e) => e.detailType === EVENTS.CompactionRequested.detailType);
+  const requestFor = (foldId: string) => requests().find((e) => e.detail.foldId === foldId)!.detail;
+  return { deps, fake, bus, requests, requestFor };
+}
+
+async function seeded(deps: ServiceDeps, n: number): Promise<{ key: ProcessKey; messages: Message[] }> {
+  const key = { tenantId: TENANT, processId: `qw-${++seq}` };
+  await upsertProcess(deps, TENANT, key.processId, { projectId: "proj" });
+  const messages = [(await appendMessage(deps, key, { role: "USER", content: "Plan the warehouse move." })).message];
+  for (let i = 0; i < n; i++) {
+    const role: Role = (n - 1 - i) % 2 === 0 ? "USER" : "ASSISTANT";
+    messages.push((await appendMessage(deps, key, { role, content: `step ${i}: shelf ${i} goes to aisle ${i % 7} on day ${i % 5}.` })).message);
+  }
+  return { key, messages };
+}
+
+const turn = (tokens: number, content?: string) => ({
+  ...(content ? { message: { role: "USER" as const, content } } : {}),
+  model: { contextWindow: WINDOW },
+  prompt: { tokens },
+});
+
+const statusOf = async (key: ProcessKey, id: string) => (await store.getMemory(key, id))?.status;
+
+/** A store whose `method` waits, on its first call, until the test releases it. */
+function holdFirst<M extends "activeView" | "storeFold" | "markCleared">(method: M) {
+  let reach!: () => void;
+  let release!: () => void;
+  const reached = new Promise<void>((r) => (reach = r));
+  const released = new Promise<void>((r) => (release = r));
+  let first = true;
+  const held: Store = Object.create(store);
+  held[method] = (async (...args: unknown[]) => {
+    if (first) {
+      first = false;
+      reach();
+      await released;
+    }
+    return (store[method] as (...a: unknown[]) => unknown).apply(store, args);
+  }) as Store[M];
+  return { store: held, reached, release };
+}
+
+describe("a late delivery of CompactionRequested", () => {
+  it("that read the fold QUEUED does not discard it once another delivery prepared it", async () => {
+    const { deps, requestFor } = harness();
+    const { key } = await seeded(deps, 30);
+    const early = await runTurn(deps, key, turn(7_200, "Which aisle first?"));
+    const foldId = early.compaction.memoryId!;
+
+    // The late delivery reads the fold (QUEUED), then stalls before it reads the process.
+    const late = holdFirst("activeView");
+    const lateRun = handleCompactionRequested({ ...deps, store: late.store }, requestFor(foldId));
+    await late.reached;
+    expect(await handleCompactionRequested(deps, requestFor(foldId))).toMatchObject({ done: "prepared" });
+    // A PATCH moves META's version; the prepared fold still fits (the message is the live question).
+    const question = early.messages.at(-1)!;
+    await setMessageStrength(deps, key, question.id, "strong", async () => {});
+    late.release();
+    expect(await lateRun).toMatchObject({ skipped: "stale" });
+
+    expect(await statusOf(key, foldId)).toBe("PREPARED");
+    const hard = await runTurn(deps, key, turn(8_700, "Go on."));
+    expect(hard.compaction).toMatchObject({ mode: "HARD", compacted: true, memoryId: foldId });
+    expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
+  });
+});
