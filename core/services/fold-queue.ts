@@ -12,6 +12,9 @@ import { publishSafely } from "./publish.js";
 import type { RangeResult } from "./range-compaction.js";
 import { settledView } from "./settle.js";
 
+/** Why a fold made for an earlier state of the process is discarded. */
+export const STALE = "stale: the process changed since it was queued (a compaction, an undo or a strength change)";
+
 /**
  * Marks a queued or prepared fold DISCARDED and counts it, only while it still has the status
  * `fold` was read with: a reader of a stale copy (a late delivery that read it QUEUED) changes

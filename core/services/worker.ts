@@ -14,7 +14,7 @@ import type { ActiveView, ProcessKey } from "../ports/store.js";
 import { metricModeOf } from "./commit.js";
 import { compactIfNeeded } from "./compaction.js";
 import type { ServiceDeps } from "./deps.js";
-import { discard } from "./fold-queue.js";
+import { discard, STALE } from "./fold-queue.js";
 import { takeLease } from "./lease.js";
 import { compactRange } from "./range-compaction.js";
 import { settledView } from "./settle.js";
@@ -58,7 +58,7 @@ export async function runQueuedFold(deps: ServiceDeps, detail: EventDetail<"Comp
 async function runForState(deps: ServiceDeps, key: ProcessKey, fold: Memory): Promise<WorkerOutcome | "leased"> {
   const view = await settledView(deps, key);
   if (view.state.version !== fold.metadata.queuedAtVersion) {
-    await discard(deps, key, fold, "stale: a compaction committed since it was queued", "discarded");
+    await discard(deps, key, fold, STALE, "discarded");
     return { skipped: "stale", foldId: fold.id };
   }
   return fold.metadata.job === "manual" ? runManual(deps, key, view, fold) : prepare(deps, key, view, fold);
@@ -133,7 +133,7 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, read: ActiveView, fol
   const { owner, lease } = await takeLease(deps, key, view, mode === "EMERGENCY" ? {} : { replayTokens: own });
   if (!lease.ok) {
     if (lease.reason === "leased") return "leased";
-    const why = lease.reason === "revert_hold" ? "reverted_recently" : "stale: a compaction committed since it was queued";
+    const why = lease.reason === "revert_hold" ? "reverted_recently" : STALE;
     await discard(deps, key, fold, why, "discarded");
     return { skipped: lease.reason === "revert_hold" ? "reverted_recently" : "stale", foldId: fold.id };
   }

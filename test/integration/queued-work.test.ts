@@ -82,6 +82,62 @@ function holdFirst<M extends "activeView" | "storeFold" | "markCleared">(method:
   return { store: held, reached, release };
 }
 
+describe("a manual job next to an automatic fold", () => {
+  it("a manual compaction queued past its budget is not discarded by the next turn while a prepared fold waits: the turn gives way, the worker commits it", async () => {
+    const { deps, fake, requests, requestFor } = harness({ COMPACTION_MANUAL_BUDGET_MS: "50" });
+    const { key } = await seeded(deps, 30);
+    const early = await runTurn(deps, key, turn(7_200, "Which aisle first?"));
+    const preparedId = early.compaction.memoryId!;
+    expect(await handleCompactionRequested(deps, requestFor(preparedId))).toMatchObject({ done: "prepared" });
+
+    // The request's own fold never gets its lease within the budget: the compaction is queued.
+    const stuck: Store = Object.create(store);
+    stuck.acquireLease = () => new Promise(() => {});
+    const manual = await compactManually({ ...deps, store: stuck }, key, { model: { contextWindow: WINDOW }, force: "HARD", instructions: "Keep aisle numbers." });
+    expect(manual).toMatchObject({ status: 202, result: { reason: "compaction_queued" } });
+    const manualId = manual.result.memoryId!;
+
+    // At HARD the turn neither commits the prepared fold (that would leave the manual job stale)
+    // nor discards the manual job: it waits for it, like for any queued fold.
+    const calls = fake.calls.length;
+    const hard = await runTurn(deps, key, turn(8_700, "Go on."));
+    expect(hard.compaction).toMatchObject({ mode: "HARD", compacted: false, reason: "compaction_queued", memoryId: manualId });
+    expect(await statusOf(key, manualId)).toBe("QUEUED");
+    expect(await statusOf(key, preparedId)).toBe("PREPARED");
+    expect(requests()).toHaveLength(2); // nothing more was queued
+
+    expect(await handleCompactionRequested(deps, requestFor(manualId))).toMatchObject({ done: "committed" });
+    expect(fake.calls).toHaveLength(calls + 1);
+    expect(fake.calls.at(-1)!.instructions).toContain("Keep aisle numbers.");
+    expect((await store.getMemory(key, manualId))!).toMatchObject({ status: "OK", metadata: { producedBy: "worker", mode: "HARD" } });
+
+    // The prepared fold no longer chains the active summary: the next turn discards it, with its reason.
+    await runTurn(deps, key, turn(3_000));
+    expect((await store.getMemory(key, preparedId))!).toMatchObject({ status: "DISCARDED", metadata: { discardReason: expect.stringContaining("stale") } });
+    expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
+  });
+
+  it("a manual job that ends without a commit leaves the prepared fold usable", async () => {
+    const { deps, fake, requestFor } = harness({ COMPACTION_MANUAL_BUDGET_MS: "50" });
+    const { key } = await seeded(deps, 30);
+    const early = await runTurn(deps, key, turn(7_200, "Which aisle first?"));
+    const preparedId = early.compaction.memoryId!;
+    expect(await handleCompactionRequested(deps, requestFor(preparedId))).toMatchObject({ done: "prepared" });
+    const stuck: Store = Object.create(store);
+    stuck.acquireLease = () => new Promise(() => {});
+    const manual = await compactManually({ ...deps, store: stuck }, key, { model: { contextWindow: WINDOW }, force: "HARD" });
+    const manualId = manual.result.memoryId!;
+    // The worker's summary fails: the job ends with that reason, not a commit.
+    fake.script.push({ ok: false, error: "model overloaded" });
+    expect(await handleCompactionRequested(deps, requestFor(manualId))).toMatchObject({ done: "failed" });
+    expect((await store.getMemory(key, manualId))!).toMatchObject({ status: "DISCARDED", metadata: { discardReason: expect.stringContaining("model overloaded") } });
+
+    const hard = await runTurn(deps, key, turn(8_700, "Go on."));
+    expect(hard.compaction).toMatchObject({ mode: "HARD", compacted: true, memoryId: preparedId });
+    expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
+  });
+});
+
 describe("a late delivery of CompactionRequested", () => {
   it("that read the fold QUEUED does not discard it once another delivery prepared it", async () => {
     const { deps, requestFor } = harness();
