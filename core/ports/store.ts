@@ -231,6 +231,11 @@ export interface InboxStore {
     status: "ACCEPTED" | "DECLINED",
     at: string,
   ): Promise<Outcome<"not_open" | "not_found", { item: InboxItem }>>;
+  /**
+   * Records `jobId` as the item's range job unless one is recorded already (conditional, once);
+   * answers the job id in force: `jobId`, or the one recorded first.
+   */
+  claimRangeJob(tenantId: string, itemId: string, jobId: string): Promise<Outcome<"not_found", { jobId: string }>>;
 }
 
 /** Everything the services persist: the aggregate ports together. A service names the ones it uses. */

@@ -162,3 +162,62 @@ describe("a late delivery of CompactionRequested", () => {
     expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
   });
 });
+
+describe("the range job of an accepted offer", () => {
+  async function acceptedOffer(key: ProcessKey, from: Message, to: Message): Promise<InboxItem> {
+    const item: InboxItem = {
+      id: `inb_qw_${++seq}`,
+      processId: key.processId,
+      type: "APPROVAL",
+      tags: [OFFER_TAG],
+      status: "OPEN",
+      payload: { from: from.createdAt, to: to.createdAt, topicLabel: "aisles" },
+      createdAt: new Date().toISOString(),
+    };
+    await store.putInboxItem(key.tenantId, item);
+    const answered = await store.answerInboxItem(key.tenantId, item.id, "ACCEPTED", new Date().toISOString());
+    expect(answered.ok).toBe(true);
+    return item;
+  }
+
+  it("a redelivered InboxItemAnswered after the user undid the range fold queues nothing", async () => {
+    const { deps, requests, requestFor } = harness();
+    const { key, messages } = await seeded(deps, 20);
+    const item = await acceptedOffer(key, messages[3]!, messages[9]!);
+    const detail = { tenantId: TENANT, itemId: item.id, accepted: true };
+    const queued = await handleInboxAnswered(deps, detail);
+    expect(queued).toMatchObject({ reason: "compaction_queued" });
+    const jobId = queued!.memoryId!;
+    expect(await handleCompactionRequested(deps, requestFor(jobId))).toMatchObject({ done: "committed" });
+    await revertMemory(deps, key, jobId);
+    const range = { from: messages[3]!.createdAt, to: messages[9]!.createdAt, topicLabel: "aisles" };
+    const restored = selectRange((await store.activeView(key))!.messages, range).map((m) => m.id);
+    expect(restored.length).toBeGreaterThan(0);
+
+    const before = requests().length;
+    expect(await handleInboxAnswered(deps, detail)).toMatchObject({ memoryId: jobId, compactedMessages: 0, reason: "reverted" });
+    expect(requests()).toHaveLength(before);
+    expect((await store.activeView(key))!.folds).toEqual([]);
+    expect(selectRange((await store.activeView(key))!.messages, range).map((m) => m.id)).toEqual(restored);
+    expect((await store.listMemories(key)).map((m) => [m.id, m.status])).toEqual([[jobId, "REVERTED"]]);
+    expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
+  });
+
+  it("two deliveries that both find no job queue one", async () => {
+    const { deps, requests } = harness();
+    const { key, messages } = await seeded(deps, 20);
+    const item = await acceptedOffer(key, messages[3]!, messages[9]!);
+    const detail = { tenantId: TENANT, itemId: item.id, accepted: true };
+    // The first delivery stalls just before it stores its job; the second runs in between.
+    const first = holdFirst("storeFold");
+    const firstRun = handleInboxAnswered({ ...deps, store: first.store }, detail);
+    await first.reached;
+    const second = await handleInboxAnswered(deps, detail);
+    first.release();
+    const one = await firstRun;
+    expect(second).toMatchObject({ reason: "compaction_queued" });
+    expect(one).toMatchObject({ reason: "compaction_queued", memoryId: second!.memoryId });
+    expect((await store.listMemories(key)).map((m) => [m.id, m.status])).toEqual([[second!.memoryId, "QUEUED"]]);
+    expect(new Set(requests().map((e) => e.detail.foldId))).toEqual(new Set([second!.memoryId]));
+  });
+});

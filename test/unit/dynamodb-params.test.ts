@@ -15,7 +15,7 @@ import {
   storeFoldParams,
 } from "../../core/adapters/dynamodb/compaction-params.js";
 import { failedParts, guarded, itemIsNew, leaseFree, statusIs, versionIs, when } from "../../core/adapters/dynamodb/conditions.js";
-import { answerInboxItemParams, listInboxParams } from "../../core/adapters/dynamodb/inbox-params.js";
+import { answerInboxItemParams, claimRangeJobParams, listInboxParams } from "../../core/adapters/dynamodb/inbox-params.js";
 import { MemoryItem, MessageItem, MetaItem, memoryToItem, messageToItem, toMemory, toMessage } from "../../core/adapters/dynamodb/items.js";
 import { activeViewParams, appendMessageParts, updateTagsParts } from "../../core/adapters/dynamodb/message-params.js";
 import { transactionInput, TRANSACTION_LIMIT } from "../../core/adapters/dynamodb/transact.js";
@@ -284,6 +284,18 @@ describe("inbox inputs", () => {
       ExpressionAttributeNames: { "#status": "status", "#item": "item" },
       ExpressionAttributeValues: { ":s": "ACCEPTED", ":at": at, ":is": "OPEN" },
       ReturnValues: "ALL_NEW",
+      ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+    });
+  });
+
+  it("record an accepted offer's range job once, seeing the first on a second claim", () => {
+    expect(claimRangeJobParams("t", "acme", "inb_1", "mem_1")).toEqual({
+      TableName: "t",
+      Key: { pk: "T#acme#I#inb_1", sk: "INBOX" },
+      UpdateExpression: "SET #item.rangeJobId = :j",
+      ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(#item.rangeJobId)",
+      ExpressionAttributeNames: { "#item": "item" },
+      ExpressionAttributeValues: { ":j": "mem_1" },
       ReturnValuesOnConditionCheckFailure: "ALL_OLD",
     });
   });
