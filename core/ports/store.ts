@@ -154,11 +154,12 @@ export interface MessageStore {
   /**
    * Clears TOOL results from the replay (docs/compaction.md, "Tool-result clearing"): records
    * `cleared` and the placeholder's `tokens` on each message, content untouched. Conditional and
-   * idempotent: a message already cleared, archived or missing is skipped.
+   * idempotent: a message already cleared, archived or missing, or whose tags are no longer
+   * `expectedTags` (a PATCH changed its strength since it was read), is skipped.
    */
   markCleared(
     key: ProcessKey,
-    items: ReadonlyArray<{ id: string; cleared: ClearedResult; tokens: number }>,
+    items: ReadonlyArray<{ id: string; cleared: ClearedResult; tokens: number; expectedTags: string[] }>,
   ): Promise<{ cleared: string[]; skipped: string[] }>;
 }
 

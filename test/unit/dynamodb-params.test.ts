@@ -17,7 +17,7 @@ import {
 import { failedParts, guarded, itemIsNew, leaseFree, statusIs, versionIs, when } from "../../core/adapters/dynamodb/conditions.js";
 import { answerInboxItemParams, claimRangeJobParams, listInboxParams } from "../../core/adapters/dynamodb/inbox-params.js";
 import { MemoryItem, MessageItem, MetaItem, memoryToItem, messageToItem, toMemory, toMessage } from "../../core/adapters/dynamodb/items.js";
-import { activeViewParams, appendMessageParts, updateTagsParts } from "../../core/adapters/dynamodb/message-params.js";
+import { activeViewParams, appendMessageParts, clearUpdate, updateTagsParts } from "../../core/adapters/dynamodb/message-params.js";
 import { transactionInput, TRANSACTION_LIMIT } from "../../core/adapters/dynamodb/transact.js";
 import { Memory, Message, Process } from "../../core/domain/model.js";
 import { makeMemory, makeMessage } from "../support/fixtures.js";
@@ -155,6 +155,17 @@ describe("message inputs", () => {
       ExpressionAttributeValues: { ":pk": pk, ":a": "A#" },
       Select: "ALL_PROJECTED_ATTRIBUTES",
       ConsistentRead: true,
+    });
+  });
+
+  it("clear a result only while it is active, not cleared, and its tags are the ones the round read", () => {
+    const cleared = { at, toolName: "read_file", chars: 4000, tokens: 1004 };
+    expect(clearUpdate("t", key, { id: "msg_1", cleared, tokens: 40, expectedTags: ["x"] })).toEqual({
+      TableName: "t",
+      Key: { pk, sk: "M#msg_1" },
+      UpdateExpression: "SET cleared = :c, tokens = :t",
+      ConditionExpression: "attribute_exists(lsi1sk) AND attribute_not_exists(cleared) AND tags = :old",
+      ExpressionAttributeValues: { ":c": cleared, ":t": 40, ":old": ["x"] },
     });
   });
 });
