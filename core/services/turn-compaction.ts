@@ -136,13 +136,14 @@ async function settleFolds(deps: ServiceDeps, key: ProcessKey, view: ActiveView)
       fold.status === "QUEUED"
         ? fold.metadata.queuedAtVersion !== view.state.version
         : (fold.metadata.supersededMemoryId ?? null) !== activeId;
-    if (expired || lost) await discard(deps, key, fold, expired ? "expired" : "queue_timeout", expired ? "expired" : "discarded");
+    if (expired) await discard(deps, key, fold, "expired", "expired");
+    else if (lost) await discard(deps, key, fold, "queue_timeout: no worker took it in time", "discarded");
     else if (stale) await discard(deps, key, fold, STALE, "discarded");
     else (fold.metadata.job === "manual" ? manual : automatic).push(fold);
   }
   // Normally one automatic fold. After a race, keep a prepared one over a queued one, else the newest.
   automatic.sort((a, b) => (a.status === b.status ? (a.id < b.id ? 1 : -1) : a.status === "PREPARED" ? -1 : 1));
-  for (const extra of automatic.slice(1)) await discard(deps, key, extra, "duplicate", "discarded");
+  for (const extra of automatic.slice(1)) await discard(deps, key, extra, `duplicate: fold ${automatic[0]!.id} is kept`, "discarded");
   // The folds arrive oldest first: the oldest manual job is the one the worker runs next.
   return manual[0] ?? automatic[0] ?? null;
 }

@@ -80,7 +80,7 @@ async function runManual(deps: ServiceDeps, key: ProcessKey, view: ActiveView, f
   );
   if (result.compacted) return { done: "committed", foldId: fold.id };
   if (result.reason === "compaction_in_progress") return "leased";
-  await discard(deps, key, fold, result.reason ?? "nothing to fold", "discarded");
+  await discard(deps, key, fold, result.reason ?? "not_needed: below the soft threshold", "discarded");
   return { done: "failed", foldId: fold.id };
 }
 
