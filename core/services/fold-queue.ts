@@ -30,25 +30,6 @@ export async function discard(deps: ServiceDeps, key: ProcessKey, fold: Memory, 
   }
 }
 
-/**
- * Discards every queued and prepared fold of a process (e.g. after its history was changed by
- * hand): the next turn prepares a new one from the state as it is then.
- */
-export async function discardPreparedFolds(deps: ServiceDeps, key: ProcessKey, reason: string): Promise<number> {
-  const view = await deps.store.activeView(key);
-  let discarded = 0;
-  // A range job is not tied to the state it was queued on: it stays.
-  for (const fold of (view?.folds ?? []).filter((f) => f.metadata.job !== "range")) {
-    if (fold.status !== "QUEUED" && fold.status !== "PREPARED") continue;
-    const out = await deps.store.discardFold(key, fold.id, fold.status, reason, deps.clock.now().toISOString());
-    if (out.ok) {
-      discarded++;
-      deps.metrics.preparedFold("discarded");
-    }
-  }
-  return discarded;
-}
-
 export interface QueueRequest {
   mode: Exclude<CompactionModeName, "NONE"> | "RANGE";
   job: "prepare" | "manual" | "range";

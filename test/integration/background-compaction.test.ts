@@ -11,7 +11,6 @@ import type { Message, Role } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import { EVENTS } from "../../core/domain/events.js";
 import { compactManually } from "../../core/services/manual-compaction.js";
-import { discardPreparedFolds } from "../../core/services/fold-queue.js";
 import type { RangeResult } from "../../core/services/range-compaction.js";
 import { compactIfNeeded } from "../../core/services/compaction.js";
 import { selectRange } from "../../core/domain/range.js";
@@ -188,7 +187,8 @@ describe("turns in the background mode", () => {
     expect(emergency.compaction.reason).toBe("compaction_queued");
     expect(writes.folds).toBe(1);
     expect(requests()).toBe(1);
-    await discardPreparedFolds(deps, key, "test");
+    // The EMERGENCY fold is dropped (no worker runs here), so the next turn may queue again.
+    await store.discardFold(key, emergency.compaction.memoryId!, "QUEUED", "test", new Date().toISOString());
 
     // Past the hold (the replay grew by more than summaryMaxTokens), a HARD turn queues again.
     await runTurn(deps, key, turn(8_800, "a long report: " + "the shelves move in order. ".repeat(80)));
@@ -328,16 +328,6 @@ describe("turns in the background mode", () => {
     expect(fake.calls).toHaveLength(1);
     expect((await store.getMemory(key, foldId))!.status).toBe("PREPARED");
     expect(await checkInvariants(store, key, { noLease: true })).toEqual([]);
-  });
-
-  it("discardPreparedFolds drops every queued or prepared fold of a process", async () => {
-    const { deps, bus } = harness();
-    const { key } = await seeded(deps, 30);
-    await runTurn(deps, key, turn(7_200, "Which aisle first?"));
-    await bus.drain();
-    expect(await discardPreparedFolds(deps, key, "history changed")).toBe(1);
-    expect((await store.activeView(key))!.folds).toEqual([]);
-    expect((await foldsOf(key))[0]).toMatchObject({ status: "DISCARDED", metadata: { discardReason: "history changed" } });
   });
 });
 
