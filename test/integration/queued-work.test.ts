@@ -21,6 +21,8 @@ import { upsertProcess } from "../../core/services/processes.js";
 import { revertMemory } from "../../core/services/revert.js";
 import { runTurn } from "../../core/services/turn.js";
 import { checkInvariants } from "../../tools/invariants.js";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
+import { TTL_ATTRIBUTE, memorySk, processPk } from "../../core/adapters/dynamodb/keys.js";
 import { freshTable } from "../support/dynamo.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { createMemoryLog } from "../support/memory-log.js";
@@ -28,10 +30,12 @@ import { createMemoryLog } from "../support/memory-log.js";
 const TENANT = "qw";
 const WINDOW = 10_000;
 let store: Store;
+let table: Awaited<ReturnType<typeof freshTable>>;
 let seq = 0;
 
 beforeAll(async () => {
-  ({ store } = await freshTable("qw"));
+  table = await freshTable("qw");
+  store = table.store;
 });
 
 /** Background-mode deps; the test delivers every CompactionRequested itself. */
@@ -135,6 +139,24 @@ describe("a manual job next to an automatic fold", () => {
     const hard = await runTurn(deps, key, turn(8_700, "Go on."));
     expect(hard.compaction).toMatchObject({ mode: "HARD", compacted: true, memoryId: preparedId });
     expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
+  });
+});
+
+describe("a discarded fold", () => {
+  it("keeps its reason: DynamoDB's TTL, which deletes folds nobody used, no longer applies to it", async () => {
+    const { deps } = harness();
+    const { key } = await seeded(deps, 30);
+    const early = await runTurn(deps, key, turn(7_200, "Which aisle first?"));
+    const foldId = early.compaction.memoryId!;
+    const raw = async () =>
+      (await table.client.send(new GetCommand({ TableName: table.tableName, Key: { pk: processPk(key), sk: memorySk(foldId) }, ConsistentRead: true }))).Item!;
+    expect((await raw())[TTL_ATTRIBUTE]).toEqual(expect.any(Number));
+    // A strength change moves the version: the next turn discards the queued fold as stale.
+    await setMessageStrength(deps, key, early.messages.at(-1)!.id, "strong", async () => {});
+    await runTurn(deps, key, turn(3_000));
+    const item = await raw();
+    expect(item).toMatchObject({ status: "DISCARDED", metadata: { discardReason: expect.stringContaining("stale") } });
+    expect(item[TTL_ATTRIBUTE]).toBeUndefined();
   });
 });
 

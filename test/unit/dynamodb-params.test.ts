@@ -191,9 +191,9 @@ describe("fold and commit inputs", () => {
     expect(discardFoldParams("t", key, "mem_1", "QUEUED", "stale", at)).toEqual({
       TableName: "t",
       Key: { pk, sk: "S#mem_1" },
-      UpdateExpression: "SET #status = :d, metadata.discardReason = :r, metadata.discardedAt = :at REMOVE lsi1sk",
+      UpdateExpression: "SET #status = :d, metadata.discardReason = :r, metadata.discardedAt = :at REMOVE lsi1sk, #ttl",
       ConditionExpression: "#status = :is",
-      ExpressionAttributeNames: { "#status": "status" },
+      ExpressionAttributeNames: { "#ttl": "expiresAtEpoch", "#status": "status" },
       ExpressionAttributeValues: { ":d": "DISCARDED", ":r": "stale", ":at": at, ":is": "QUEUED" },
     });
   });

@@ -24,7 +24,7 @@ import {
   type Part,
 } from "./conditions.js";
 import { memoryToItem, messageToItem } from "./items.js";
-import { META_SK, MEMORY_PREFIX, activeMemoryKey, memorySk, processPk } from "./keys.js";
+import { META_SK, MEMORY_PREFIX, TTL_ATTRIBUTE, activeMemoryKey, memorySk, processPk } from "./keys.js";
 import { archiveUpdate, restoreUpdate } from "./message-params.js";
 import { TRANSACTION_LIMIT } from "./transact.js";
 
@@ -63,7 +63,8 @@ export const storeFoldParams = (tableName: string, key: ProcessKey, fold: Memory
 /**
  * QUEUED or PREPARED -> DISCARDED, out of the replay index, with the reason: only while the fold
  * still has the status its discarder read (`from`), so a late reader of a QUEUED row never
- * discards the fold another delivery prepared since.
+ * discards the fold another delivery prepared since. The TTL attribute goes too: a discarded
+ * fold stays, with its reason, for `GET .../memories?includeFailed=true` (docs/api.md).
  */
 export const discardFoldParams = (
   tableName: string,
@@ -76,7 +77,8 @@ export const discardFoldParams = (
   guarded(
     { TableName: tableName, Key: memoryKey(key, foldId) },
     {
-      expression: "SET #status = :d, metadata.discardReason = :r, metadata.discardedAt = :at REMOVE lsi1sk",
+      expression: "SET #status = :d, metadata.discardReason = :r, metadata.discardedAt = :at REMOVE lsi1sk, #ttl",
+      names: { "#ttl": TTL_ATTRIBUTE },
       values: { ":d": "DISCARDED", ":r": reason, ":at": at },
     },
     statusIs(from),
