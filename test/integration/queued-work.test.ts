@@ -1,10 +1,13 @@
 /**
  * Queued work is never silently dropped (docs/compaction.md, "Off the turn's critical path"),
- * against DynamoDB Local: a manual job waiting next to an automatic fold, a late delivery of a
- * fold another delivery prepared, and the range job of an accepted offer delivered again.
+ * against DynamoDB Local: a manual job waiting next to an automatic fold, a discarded fold's
+ * reason, a late delivery of a fold another delivery prepared, and the range job of an accepted
+ * offer delivered again.
  * Interleavings are forced with store wrappers that hold a call until the test releases it.
  */
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
+import { TTL_ATTRIBUTE, memorySk, processPk } from "../../core/adapters/dynamodb/keys.js";
 import { handleCompactionRequested, handleInboxAnswered } from "../../core/adapters/events/handlers.js";
 import { createLocalBus } from "../../core/adapters/events/local-bus.js";
 import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
@@ -21,8 +24,6 @@ import { upsertProcess } from "../../core/services/processes.js";
 import { revertMemory } from "../../core/services/revert.js";
 import { runTurn } from "../../core/services/turn.js";
 import { checkInvariants } from "../../tools/invariants.js";
-import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import { TTL_ATTRIBUTE, memorySk, processPk } from "../../core/adapters/dynamodb/keys.js";
 import { freshTable } from "../support/dynamo.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { createMemoryLog } from "../support/memory-log.js";
@@ -68,7 +69,7 @@ const turn = (tokens: number, content?: string) => ({
 const statusOf = async (key: ProcessKey, id: string) => (await store.getMemory(key, id))?.status;
 
 /** A store whose `method` waits, on its first call, until the test releases it. */
-function holdFirst<M extends "activeView" | "storeFold" | "markCleared">(method: M) {
+function holdFirst<M extends "activeView" | "storeFold">(method: M) {
   let reach!: () => void;
   let release!: () => void;
   const reached = new Promise<void>((r) => (reach = r));
