@@ -44,11 +44,11 @@ export const manualCompaction = (stage: Stage, name = "manual"): Actor => ({
   run: (deps) => compactManually(deps, stage.key, { model: { contextWindow: WINDOW }, force: "HARD", instructions: "keep the dates" }),
 });
 
-/** One delivery of `CompactionRequested` to the worker. */
-export const worker = (stage: Stage, foldId: string, name = "worker"): Actor => ({
+/** One delivery of `CompactionRequested` to the worker, for a prepare job (or `job`). */
+export const worker = (stage: Stage, foldId: string, name = "worker", job: "prepare" | "manual" = "prepare"): Actor => ({
   name,
   execution: "background",
-  run: (deps) => runQueuedFold(deps, { ...stage.key, foldId, mode: "HARD", job: "prepare" }),
+  run: (deps) => runQueuedFold(deps, { ...stage.key, foldId, mode: "HARD", job }),
 });
 
 /** PATCH of a message's strength. */

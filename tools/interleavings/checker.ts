@@ -9,7 +9,7 @@ import { createSystematicSearch, followPrefix, randomChooser } from "./explore.j
 import type { Scenario } from "./scenario.js";
 import { formatSchedule, parseSchedule, scheduleOf } from "./schedule.js";
 import { runSchedule, ScheduleMismatch, type Chooser, type ScheduleRun } from "./scheduler.js";
-import { newStage, type World } from "./setup.js";
+import type { World } from "./setup.js";
 import { captureTemplate, stageFromTemplate, type Template } from "./template.js";
 
 export interface ScheduleResult {
@@ -55,6 +55,7 @@ export interface ExploreOptions {
 export interface ScenarioReport {
   id: string;
   title: string;
+  /** Its actors, in declaration order. */
   actors: string[];
   /** Schedules run and checked. */
   schedules: number;
@@ -87,7 +88,7 @@ export async function exploreScenario(world: World, scenario: Scenario, options:
   const report: ScenarioReport = {
     id: scenario.id,
     title: scenario.title,
-    actors: scenario.actors(newStage(world, "names"), template.data).actors.map((a) => a.name),
+    actors: [],
     schedules: 0,
     systematic: 0,
     byPreemptions: [],
@@ -107,6 +108,7 @@ export async function exploreScenario(world: World, scenario: Scenario, options:
   const stopped = () => launched >= options.budget || report.complete || (report.failures > 0 && options.stopAtFailure !== false);
   const note = (result: ScheduleResult) => {
     report.schedules++;
+    if (report.actors.length === 0) report.actors = [...result.run.outcomes.keys()];
     if (result.violations.length === 0) return;
     report.failures++;
     // The shortest failing schedule found is the easiest to read and to replay.

@@ -1,9 +1,13 @@
 /**
  * Scenarios of folds racing folds: the worker's prepare against the turn that commits it, a
- * duplicate delivery of the worker's request, a manual compaction against a turn, and a fold
- * against an undo (docs/compaction.md, "Off the turn's critical path" and "Undoing a compaction").
+ * duplicate delivery of the worker's request, a manual compaction against a turn (in the request
+ * and queued for the worker), and a fold against an undo (docs/compaction.md, "Off the turn's
+ * critical path" and "Undoing a compaction").
  */
+import { queueFold } from "../../core/services/fold-queue.js";
+import { settledView } from "../../core/services/settle.js";
 import { compactForTurn } from "../../core/services/turn-compaction.js";
+import { runQueuedFold } from "../../core/services/worker.js";
 import { backgroundTurn, inlineTurn, manualCompaction, reverter, worker } from "./actors.js";
 import { scenario, type Scenario } from "./scenario.js";
 import { addMessages, chat, createProcess, fold, WINDOW, type Stage } from "./setup.js";
@@ -53,5 +57,27 @@ export const foldScenarios: Scenario[] = [
       return { active };
     },
     actors: (stage, { active }) => ({ actors: [inlineTurn(stage), reverter(stage, active)] }),
+  }),
+  scenario({
+    id: "S14",
+    title: "the worker runs a queued manual compaction while a turn finds it beside a prepared automatic fold",
+    async build(stage) {
+      const { foldId } = await queuedFold(stage);
+      const deps = stage.deps("background");
+      await runQueuedFold(deps, { ...stage.key, foldId, mode: "HARD", job: "prepare" });
+      // A forced manual compaction that ran past its budget: answered 202, queued for the worker.
+      const view = await settledView(deps, stage.key);
+      const manual = await queueFold(deps, stage.key, view, { mode: "HARD", job: "manual", contextWindow: WINDOW, tokensBefore: 0.8 * WINDOW, forced: true, instructions: "keep the dates" });
+      return { manual: manual.id };
+    },
+    actors: (stage, { manual }) => ({
+      actors: [worker(stage, manual, "worker", "manual"), backgroundTurn(stage)],
+      // A manual compaction answered 202 is done by the worker, or still queued for its retry;
+      // never dropped as the duplicate of an automatic fold (docs/compaction.md, "What a turn does").
+      check: ({ snapshot }) => {
+        const row = snapshot.memories.find((m) => m.id === manual);
+        return row?.status === "DISCARDED" ? [`queued manual compaction ${manual} was discarded (${row.metadata.discardReason ?? "no reason"})`] : [];
+      },
+    }),
   }),
 ];

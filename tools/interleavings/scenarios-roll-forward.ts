@@ -4,7 +4,7 @@
  * protocol" and "Undoing a compaction").
  */
 import { settledView } from "../../core/services/settle.js";
-import { inlineTurn, reverter, walker } from "./actors.js";
+import { inlineTurn, pin, reverter, walker } from "./actors.js";
 import { scenario, type Scenario } from "./scenario.js";
 import { addMessages, chat, createProcess, fold, revert, type Stage } from "./setup.js";
 
@@ -55,5 +55,18 @@ export const rollForwardScenarios: Scenario[] = [
       return { prior };
     },
     actors: (stage, { prior }) => ({ actors: [walker(stage), reverter(stage, prior)] }),
+  }),
+  scenario({
+    id: "S13",
+    title: "a PATCH pins a message a crashed revert has yet to restore, while a walker restores it",
+    async build(stage) {
+      const { crashed } = await crashedFoldOverPrior(stage);
+      await settledView(stage.deps(), stage.key);
+      await revert(stage, crashed, { crash: true });
+      const memory = await stage.deps().store.getMemory(stage.key, crashed);
+      // The last message the fold took: past the undo's transaction, still archived.
+      return { target: memory!.sourceRefs.at(-1)! };
+    },
+    actors: (stage, { target }) => ({ actors: [walker(stage), pin(stage, target)] }),
   }),
 ];

@@ -5,7 +5,11 @@ import { eventScenarios } from "./scenarios-events.js";
 import { foldScenarios } from "./scenarios-folds.js";
 import { rollForwardScenarios } from "./scenarios-roll-forward.js";
 
-export const SCENARIOS: readonly Scenario[] = [...rollForwardScenarios, ...foldScenarios, ...controlScenarios, ...eventScenarios];
+const number = (s: Scenario) => Number(s.id.slice(1));
+
+export const SCENARIOS: readonly Scenario[] = [...rollForwardScenarios, ...foldScenarios, ...controlScenarios, ...eventScenarios].sort(
+  (a, b) => number(a) - number(b),
+);
 
 /** The scenario of `id` (case-insensitive); throws naming the known ids otherwise. */
 export function scenarioById(id: string): Scenario {
