@@ -20,7 +20,7 @@ import { exploreScenario, replaySchedule, type ScenarioReport } from "../tools/i
 import { failureLines, replayLines, scenarioLine, summaryLine } from "../tools/interleavings/report.js";
 import { SCENARIOS, scenarioById } from "../tools/interleavings/scenarios.js";
 
-const DEFAULT_BUDGET = 1_000;
+const DEFAULT_BUDGET = 1_200;
 const DEFAULT_PARALLEL = 4;
 
 const { values: args } = parseArgs({
@@ -52,7 +52,7 @@ random (default 0.25), and checks the stored data after each. --parallel schedul
 (default ${DEFAULT_PARALLEL}), each on its own process. --keep-going: do not stop a scenario at its
 first failing schedule. --replay runs one schedule of one scenario and prints its steps.
 
-The defaults run ${SCENARIOS.length} scenarios, about 10,000 schedules, in about 12 minutes on the 2-core
+The defaults run ${SCENARIOS.length} scenarios, about 11,000 schedules, in about 10 to 15 minutes on the 2-core
 development machine (docs/reliability.md, "The interleaving checker").
 
 scenarios:
