@@ -39,6 +39,13 @@ export async function replaySchedule(world: World, scenario: Scenario, schedule:
   return runOne(world, scenario, await captureTemplate(world, scenario), followPrefix(prefix));
 }
 
+/** A promise and the function that resolves it. */
+function signal() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
 export interface ExploreOptions {
   /** Schedules to run at most. */
   budget: number;
@@ -105,6 +112,8 @@ export async function exploreScenario(world: World, scenario: Scenario, options:
   let systematicLaunched = 0;
   let randomSeeds = 0;
   let systematicInFlight = 0;
+  // Resolved whenever a systematic run ends (it may have proposed schedules an idle worker can take).
+  let runEnded = signal();
   const stopped = () => launched >= options.budget || report.complete || (report.failures > 0 && options.stopAtFailure !== false);
   const note = (result: ScheduleResult) => {
     report.schedules++;
@@ -139,13 +148,17 @@ export async function exploreScenario(world: World, scenario: Scenario, options:
         if (next === null) {
           // Runs still going may propose more; when none is, every schedule was run.
           if (systematicInFlight === 0) report.complete = true;
-          else await new Promise((r) => setTimeout(r, 5));
+          else await runEnded.promise;
           continue;
         }
         launched++;
         systematicLaunched++;
         systematicInFlight++;
-        await systematicRun(next.prefix, next.preemptions).finally(() => systematicInFlight--);
+        await systematicRun(next.prefix, next.preemptions).finally(() => {
+          systematicInFlight--;
+          runEnded.resolve();
+          runEnded = signal();
+        });
       } else {
         launched++;
         const result = await runOne(world, scenario, template, randomChooser((seed * 0x9e3779b1 + randomSeeds++) >>> 0));

@@ -7,27 +7,27 @@ import { answerInboxItem, offerRecompaction, runAcceptedOffer, PLAN_MARKER_TAG }
 import { runQueuedFold } from "../../core/services/worker.js";
 import { answeredDelivery, reverter } from "./actors.js";
 import { scenario, type Scenario } from "./scenario.js";
-import { addMessages, chat, createProcess, TENANT, type Stage } from "./setup.js";
+import { addMessages, chat, createProcess, TENANT, type MessageSpec, type Stage } from "./setup.js";
 
 const TOPIC = "billing importer";
-const pause = () => new Promise((r) => setTimeout(r, 5));
 
 /**
  * A plan (marker, four steps) after two user turns, completed; the offer accepted, its range job
- * queued and folded by the worker. Returns the range memory and the answered item.
+ * queued and folded by the worker. Returns the range memory and the answered item. The messages
+ * get increasing creation times a few ms apart, so the range holds exactly the plan.
  */
 async function foldedOffer(stage: Stage) {
   await createProcess(stage);
-  await addMessages(stage, chat(3, "before"));
-  await pause(); // the range starts strictly after the earlier messages
+  const start = Date.now();
+  const at = (ms: number) => new Date(start + ms);
+  const timed = (specs: MessageSpec[], from: number) => specs.map((m, i) => ({ ...m, at: at(from + i) }));
   await addMessages(stage, [
-    { role: "ASSISTANT", content: "Plan: validate, map, import, report.", tags: [PLAN_MARKER_TAG] },
-    ...chat(4, "step").map((m) => ({ ...m, role: "ASSISTANT" as const })),
+    ...timed(chat(3, "before"), 1),
+    ...timed([{ role: "ASSISTANT", content: "Plan: validate, map, import, report.", tags: [PLAN_MARKER_TAG] }], 10),
+    ...timed(chat(4, "step").map((m) => ({ ...m, role: "ASSISTANT" as const })), 11),
+    ...timed([{ role: "USER", content: "Now let us look at the invoices." }], 30),
   ]);
-  await pause();
-  const completedAt = new Date().toISOString();
-  await pause();
-  await addMessages(stage, [{ role: "USER", content: "Now let us look at the invoices." }]);
+  const completedAt = at(20).toISOString();
   const deps = stage.deps("background");
   const offer = await offerRecompaction(deps, { ...stage.key, planId: "plan-1", topicLabel: TOPIC, completedAt });
   if (!offer.item) throw new Error("setup: no offer was made");

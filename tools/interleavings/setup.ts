@@ -97,6 +97,8 @@ export interface MessageSpec {
   tags?: string[];
   toolCallId?: string;
   toolCalls?: ToolCall[];
+  /** Its creation time (default now): a range compaction selects by it. */
+  at?: Date;
 }
 
 /** `n` substantive messages (normal strength), alternating, the last one USER. */
@@ -118,7 +120,7 @@ export async function createProcess(stage: Stage): Promise<Message> {
 }
 
 function build(stage: Stage, spec: MessageSpec): Message {
-  const at = new Date();
+  const at = spec.at ?? new Date();
   const draft = {
     id: stage.ids.message(at),
     processId: stage.key.processId,
