@@ -52,7 +52,7 @@ random (default 0.25), and checks the stored data after each. --parallel schedul
 (default ${DEFAULT_PARALLEL}), each on its own process. --keep-going: do not stop a scenario at its
 first failing schedule. --replay runs one schedule of one scenario and prints its steps.
 
-The defaults run ${SCENARIOS.length} scenarios, about 11,000 schedules, in about 10 to 15 minutes on the 2-core
+The defaults run ${SCENARIOS.length} scenarios, about 11,000 schedules, in 8 to 10 minutes on the 2-core
 development machine (docs/reliability.md, "The interleaving checker").
 
 scenarios:
