@@ -6,7 +6,7 @@
 import type { ClearedResult, Message } from "./model.js";
 import { clearedTokens } from "./replay.js";
 import { effectiveStrength } from "./strength.js";
-import { toolGroups } from "./selector.js";
+import { toolGroups } from "./tool-groups.js";
 import type { Tunables } from "./tunables.js";
 
 export type ClearingTunables = Pick<Tunables, "keepToolResults" | "clearMinResultTokens" | "clearMinSaving">;
@@ -47,12 +47,13 @@ export function planClearing(
 ): ClearingPlan {
   const results = messages.map((m, i) => ({ m, i })).filter(({ m }) => m.role === "TOOL");
   const older = results.slice(0, Math.max(0, results.length - tunables.keepToolResults));
-  const group = toolGroups(messages);
+  const { group } = toolGroups(messages);
   const clear: ClearCandidate[] = [];
   for (const { m, i } of older) {
     if (m.cleared || m.tokens < tunables.clearMinResultTokens) continue;
     const strength = effectiveStrength(m);
     if (strength === "pinned" || strength === "strong") continue;
+    // The call message this result answers (itself when its call was folded earlier).
     const owner = messages[group[i]!]!;
     const toolName = owner.toolCalls?.find((c) => c.id === m.toolCallId)?.name ?? UNKNOWN_TOOL;
     const cleared: ClearedResult = { at, toolName, chars: m.content.length, tokens: m.tokens };

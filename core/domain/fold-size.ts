@@ -4,6 +4,8 @@
  */
 import type { CompactionModeName, Memory, Message } from "./model.js";
 import { replayTokens } from "./replay.js";
+import { foldOldestUntil, type SelectableMessage } from "./selector.js";
+import { withSummaryBudget } from "./summarizer-fit.js";
 import type { Tunables } from "./tunables.js";
 
 /**
@@ -30,6 +32,31 @@ export function tokensToReachTarget(
   const toOwn = tokensBefore > 0 ? own / tokensBefore : 1;
   const target = foldTargetTokens(tunables, contextWindow) * toOwn;
   return own - target + tunables.summaryMaxTokens;
+}
+
+export type FoldSizeTunables = Pick<
+  Tunables,
+  "foldTarget" | "summaryMaxTokens" | "summaryWindowShare" | "hardThreshold" | "foldMinRoomTokens"
+>;
+
+/**
+ * What a fold takes of its selection (the `foldTarget` tunable, docs/compaction.md "Tunables"):
+ * with a fold target, a HARD or EMERGENCY fold that knows the model's window takes only the oldest
+ * messages that bring the prompt to {@link foldTargetTokens}, never splitting a tool group; any
+ * other fold takes the whole selection.
+ *
+ * @param own our own estimate of the whole replay
+ * @param tokensBefore the prompt size in the caller's unit
+ */
+export function sizeFold<M extends SelectableMessage & { tokens: number }>(
+  selection: readonly M[],
+  mode: CompactionModeName,
+  tunables: FoldSizeTunables,
+  o: { contextWindow: number | undefined; own: number; tokensBefore: number },
+): M[] {
+  if (!(tunables.foldTarget > 0) || (mode !== "HARD" && mode !== "EMERGENCY") || !o.contextWindow) return [...selection];
+  const toFree = tokensToReachTarget(withSummaryBudget(tunables, o.contextWindow), o.contextWindow, o.own, o.tokensBefore);
+  return foldOldestUntil(selection, toFree);
 }
 
 /** The fold the prompt needs at `ratio`: HARD already from prepareThreshold, SOFT below that. */

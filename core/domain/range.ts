@@ -4,8 +4,9 @@
  */
 import type { Message } from "./model.js";
 import { RANGE_MARKER_PREFIX } from "./fields.js";
-import { toolGroups, triggeringTurnStart } from "./selector.js";
+import { triggeringTurnStart } from "./selector.js";
 import { effectiveStrength } from "./strength.js";
+import { foldWholeGroups } from "./tool-groups.js";
 
 export interface RangeRequest {
   from: string;
@@ -28,13 +29,11 @@ export const isRangeMarker = (m: Pick<Message, "tags">) => m.tags.some((t) => t.
  * everything after it stay, whatever the window says.
  */
 export function selectRange<M extends Message>(messages: readonly M[], range: RangeRequest): M[] {
-  const group = toolGroups(messages);
   const turn = triggeringTurnStart(messages);
-  const stays = new Set<number>();
-  messages.forEach((m, i) => {
-    if (i >= turn || !inWindow(m, range) || effectiveStrength(m) === "pinned" || isRangeMarker(m)) stays.add(group[i]!);
-  });
-  return messages.filter((_, i) => !stays.has(group[i]!));
+  return foldWholeGroups(
+    messages,
+    (m, i) => i >= turn || !inWindow(m, range) || effectiveStrength(m) === "pinned" || isRangeMarker(m),
+  ).fold;
 }
 
 /**

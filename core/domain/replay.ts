@@ -6,6 +6,7 @@
  */
 import type { ClearedResult, Memory, Message, ToolCall } from "./model.js";
 import { messageTokens } from "./tokens.js";
+import { toolGroups } from "./tool-groups.js";
 
 /**
  * The text a cleared result shows in the replay. Built only from what was stored when it was
@@ -46,25 +47,14 @@ export function replayed(message: Message): Message {
  * @example replayMessages(view.messages)
  */
 export function replayMessages(messages: readonly Message[]): Message[] {
-  const answered = new Set<string>();
-  // A result answers the nearest earlier call with its id, so scan newest first.
+  // The call ids each call message has a result for: the results of its tool group.
+  const { group } = toolGroups(messages);
   const answeredAt = new Map<number, Set<string>>();
-  const pending = new Set<string>();
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i]!;
-    if (m.role === "TOOL" && m.toolCallId !== undefined) pending.add(m.toolCallId);
-    if (m.role === "ASSISTANT" && m.toolCalls) {
-      const here = new Set<string>();
-      for (const call of m.toolCalls) {
-        if (pending.has(call.id)) {
-          here.add(call.id);
-          answered.add(call.id);
-        }
-      }
-      for (const id of here) pending.delete(id);
-      answeredAt.set(i, here);
-    }
-  }
+  messages.forEach((m, i) => {
+    if (m.role === "ASSISTANT" && m.toolCalls) answeredAt.set(i, new Set());
+    // A group starts at its call message, so that message's set exists by now.
+    else if (m.role === "TOOL" && m.toolCallId !== undefined && group[i] !== i) answeredAt.get(group[i]!)!.add(m.toolCallId);
+  });
 
   const out: Message[] = [];
   messages.forEach((m, i) => {

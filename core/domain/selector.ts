@@ -7,6 +7,7 @@ import { anchorFor } from "./mode.js";
 import type { CompactionModeName, Message, Role, ToolCall } from "./model.js";
 import { effectiveStrength, type Strength } from "./strength.js";
 import { messageChars } from "./tokens.js";
+import { foldWholeGroups, uncuttableRuns } from "./tool-groups.js";
 import type { Tunables } from "./tunables.js";
 
 export type ActiveMode = Exclude<CompactionModeName, "NONE">;
@@ -38,24 +39,6 @@ export function foldsByStrength(strength: Strength, mode: CompactionModeName): b
   if (strength === "pinned") return false;
   if (mode === "NONE") return false;
   return FOLD_TABLE[strength][mode] === "fold";
-}
-
-/**
- * The tool group of each message, as the index of the group's first member: an ASSISTANT message
- * with `toolCalls` and the later TOOL messages whose `toolCallId` names one of its calls share its
- * index; every other message is its own group. A reused call id belongs to the nearest earlier
- * call; a TOOL result without a visible call stands alone.
- */
-export function toolGroups(messages: readonly SelectableMessage[]): number[] {
-  const callOwner = new Map<string, number>();
-  return messages.map((m, i) => {
-    if (m.role === "ASSISTANT" && m.toolCalls !== undefined) {
-      for (const call of m.toolCalls) callOwner.set(call.id, i);
-      return i;
-    }
-    if (m.role === "TOOL" && m.toolCallId !== undefined) return callOwner.get(m.toolCallId) ?? i;
-    return i;
-  });
 }
 
 /** Index of the newest USER message (the start of the triggering turn), or `messages.length`. */
@@ -108,41 +91,34 @@ export function selectForCompaction<M extends SelectableMessage = Message>(
   const n = all.length;
   const anchorStart = n - Math.min(n, anchorFor(mode, tunables));
   const triggerStart = triggeringTurnStart(all);
-  const group = toolGroups(all);
   const foldsInTurn = (mode === "HARD" || mode === "EMERGENCY") && tunables.foldCurrentTurn !== 0;
   // docs/compaction.md "Inside the current turn": the turn's own USER message and its non-tool
   // messages always stay; in HARD and EMERGENCY its older tool groups follow the table.
   const protectedByTurn = (i: number) => i >= triggerStart && (i === triggerStart || !foldsInTurn || !isToolExchange(all[i]!));
 
-  const groupStays = new Set<number>();
-  all.forEach((m, i) => {
-    if (i >= anchorStart || protectedByTurn(i) || !foldsByStrength(effectiveStrength(m), mode)) groupStays.add(group[i]!);
-  });
-
-  const fold: M[] = [];
-  const keep: M[] = [];
-  all.forEach((m, i) => (groupStays.has(group[i]!) ? keep : fold).push(m));
+  const { fold, keep } = foldWholeGroups(
+    all,
+    (m, i) => i >= anchorStart || protectedByTurn(i) || !foldsByStrength(effectiveStrength(m), mode),
+  );
   return fold.length === 0 ? { fold, keep, reason: "nothing_eligible" } : { fold, keep };
 }
 
 /**
- * The oldest part of a selection that frees at least `tokensToFree`, never splitting a tool group
- * (the `foldTarget` tunable). The whole selection when even that is not enough.
+ * The oldest part of a selection that frees at least `tokensToFree`, cut only between whole tool
+ * groups wherever their members sit (the `foldTarget` tunable, and trimming an answer): at least
+ * the oldest group, and the whole selection when even that is not enough.
  *
  * @example foldOldestUntil(selection.fold, 3_000)
  */
 export function foldOldestUntil<M extends SelectableMessage & { tokens: number }>(fold: readonly M[], tokensToFree: number): M[] {
-  const group = toolGroups(fold);
+  const taken: M[] = [];
   let freed = 0;
-  let end = 0;
-  while (end < fold.length && freed < tokensToFree) {
-    freed += fold[end]!.tokens;
-    end++;
+  for (const run of uncuttableRuns(fold)) {
+    if (taken.length > 0 && freed >= tokensToFree) break;
+    taken.push(...run);
+    freed += run.reduce((n, m) => n + m.tokens, 0);
   }
-  // Take the rest of the last group, so a call and its results fold together.
-  const lastGroup = end > 0 ? group[end - 1] : undefined;
-  while (end < fold.length && group[end] === lastGroup) end++;
-  return fold.slice(0, Math.max(end, Math.min(1, fold.length)));
+  return taken;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -250,27 +226,12 @@ export interface SourceChunk<M> {
   truncated: boolean;
 }
 
-/** Contiguous runs that must not be split: each tool group with everything between its members. */
-function units<M extends ChunkableMessage>(messages: readonly M[]): M[][] {
-  const group = toolGroups(messages.map((m) => ({ ...m, tags: [] })));
-  const lastOf = new Map<number, number>();
-  group.forEach((g, i) => lastOf.set(g, i));
-  const out: M[][] = [];
-  let i = 0;
-  while (i < messages.length) {
-    let end = lastOf.get(group[i]!)!;
-    for (let j = i; j <= end; j++) end = Math.max(end, lastOf.get(group[j]!)!);
-    out.push(messages.slice(i, end + 1));
-    i = end + 1;
-  }
-  return out;
-}
-
 /**
  * Cuts a selection (oldest first) into summarizer calls of at most `capChars` {@link sourceChars}
- * each, in order, without splitting a tool group. A unit larger than the cap gets a chunk of its
- * own with its largest messages truncated; only when the cap cannot give each of its members
- * {@link MIN_CHUNK_CHARS} is a (huge) tool group spread over consecutive chunks, because
+ * each, in order, cutting only between the runs of {@link uncuttableRuns} (a tool group with
+ * whatever sits between its members stays in one call). A run larger than the cap gets a chunk of
+ * its own with its largest messages truncated; only when the cap cannot give each of its members
+ * {@link MIN_CHUNK_CHARS} is a (huge) run spread over consecutive chunks, because
  * overflowing the summarizer would fail the whole compaction. Throws `summarizer.cap_too_small`
  * below {@link MIN_CHUNK_CHARS}.
  */
@@ -303,12 +264,12 @@ export function chunkBySourceChars<M extends ChunkableMessage>(
     chunks.push({ messages: unit, source, chars, truncated: source.some((s, k) => s !== unit[k]) });
   };
 
-  for (const unit of units(messages)) {
+  for (const unit of uncuttableRuns(messages)) {
     const size = unit.reduce((sum, m) => sum + sourceChars(m), 0);
     if (size > capChars) {
       if (Math.floor(capChars / unit.length) >= MIN_CHUNK_CHARS) oversize(unit);
       else {
-        // A group too large to share one call even as stubs: one message per slot, in order.
+        // A run too large to share one call even as stubs: one message per slot, in order.
         for (const m of unit) {
           const s = sourceChars(m);
           if (s > capChars) oversize([m]);

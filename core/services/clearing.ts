@@ -10,6 +10,7 @@ import { publishSafely } from "./publish.js";
 import { replayTokens } from "../domain/replay.js";
 import { domainEvent } from "../domain/events.js";
 import type { ServiceDeps } from "./deps.js";
+import { settledView } from "./settle.js";
 
 export interface ClearingOutcome {
   view: ActiveView;
@@ -45,9 +46,8 @@ export async function clearIfNeeded(
   );
   let after: ActiveView;
   if (skipped.length > 0) {
-    // A concurrent round or fold got there first: read what actually stands.
-    const fresh = await deps.store.activeView(key);
-    after = fresh ?? view;
+    // A concurrent round or fold got there first: read what actually stands, its roll-forward done.
+    after = await settledView(deps, key);
   } else {
     const done = new Map(plan.clear.map((c) => [c.message.id, c]));
     after = {

@@ -3,7 +3,6 @@
  * transaction, roll forward. A failed summary writes a FAILED row and nothing else; every
  * committed fold ends with {@link afterCommit}, however it was produced.
  */
-import { notFound } from "../domain/errors.js";
 import { domainEvent } from "../domain/events.js";
 import { tokensAfterFold } from "../domain/fold-size.js";
 import type { Memory, Message } from "../domain/model.js";
@@ -16,6 +15,7 @@ import { takeLease } from "./lease.js";
 import { publishSafely } from "./publish.js";
 import { summarizeChecked, summarizerFor } from "./summarize.js";
 import { foldNeeds, summaryFields } from "./summary-fields.js";
+import { settledView } from "./settle.js";
 
 /** The metric dimension of a compaction mode (`HARD` -> `hard`). */
 export const metricModeOf = (mode: string) => mode.toLowerCase() as CompactionMetricMode;
@@ -195,7 +195,5 @@ export async function afterCommit(
       producedBy: memory.metadata.producedBy,
     }),
   );
-  const after = await deps.store.activeView(key);
-  if (!after) throw notFound("process", key.processId);
-  return after;
+  return settledView(deps, key);
 }

@@ -4,12 +4,11 @@
  * protocol (./commit.ts). Background turns use it through ./turn-compaction.ts.
  */
 import type { CompactionModeName, CompactionResult } from "../domain/model.js";
-import { tokensToReachTarget } from "../domain/fold-size.js";
+import { sizeFold } from "../domain/fold-size.js";
 import { modeForRatio, promptTokens, type PromptSize } from "../domain/mode.js";
 import { resolveContextWindow, type ModelRef } from "../domain/model-windows.js";
 import { replayTokens } from "../domain/replay.js";
-import { foldOldestUntil, selectForCompaction } from "../domain/selector.js";
-import { withSummaryBudget } from "../domain/summarizer-fit.js";
+import { selectForCompaction } from "../domain/selector.js";
 import type { CompactionMetricMode } from "../ports/metrics.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
 import { clearIfNeeded } from "./clearing.js";
@@ -83,10 +82,7 @@ export async function compactIfNeeded(
     return { ...unchanged, reason: "below_min_saving" };
   }
 
-  const fold =
-    tunables.foldTarget > 0 && (mode === "HARD" || mode === "EMERGENCY")
-      ? foldOldestUntil(selection.fold, tokensToReachTarget(withSummaryBudget(tunables, contextWindow), contextWindow, own, tokensNow))
-      : selection.fold;
+  const fold = sizeFold(selection.fold, mode, tunables, { contextWindow, own, tokensBefore: tokensNow });
 
   const outcome = await foldAndCommit(deps, key, view, tunables, {
     fold,

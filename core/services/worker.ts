@@ -5,11 +5,10 @@
  */
 import { conflict } from "../domain/errors.js";
 import type { EventDetail } from "../domain/events.js";
-import { tokensToReachTarget } from "../domain/fold-size.js";
+import { sizeFold } from "../domain/fold-size.js";
 import type { CompactionModeName, Memory } from "../domain/model.js";
 import { newestSummary, replayTokens } from "../domain/replay.js";
-import { foldOldestUntil, selectForCompaction } from "../domain/selector.js";
-import { withSummaryBudget } from "../domain/summarizer-fit.js";
+import { selectForCompaction } from "../domain/selector.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
 import { metricModeOf } from "./commit.js";
 import { compactIfNeeded } from "./compaction.js";
@@ -112,13 +111,11 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, read: ActiveView, fol
   const { view, strengthAnalyzer } = await tagBeforeFold(deps, key, read, tunables, mode);
   const selection = selectForCompaction(view.messages, mode, tunables);
   const own = replayTokens(view);
-  const messages =
-    tunables.foldTarget > 0 && mode !== "SOFT" && fold.metadata.contextWindow
-      ? foldOldestUntil(
-          selection.fold,
-          tokensToReachTarget(withSummaryBudget(tunables, fold.metadata.contextWindow), fold.metadata.contextWindow, own, fold.metadata.tokensBefore ?? own),
-        )
-      : selection.fold;
+  const messages = sizeFold(selection.fold, mode, tunables, {
+    contextWindow: fold.metadata.contextWindow,
+    own,
+    tokensBefore: fold.metadata.tokensBefore ?? own,
+  });
   if (messages.length === 0) {
     await discard(deps, key, fold, selection.reason ?? "nothing_eligible", "discarded");
     return { skipped: "nothing to fold", foldId: fold.id };

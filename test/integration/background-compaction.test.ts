@@ -60,6 +60,33 @@ async function seeded(deps: ServiceDeps, n: number): Promise<{ key: ProcessKey; 
   return { key, messages };
 }
 
+/**
+ * The pinned task, then a large tool call (about 3,000 tokens of arguments) answered across another
+ * message, or two parallel calls in separate ASSISTANT messages answered in reverse order, then 30
+ * short messages.
+ */
+async function withToolExchange(deps: ServiceDeps, shape: "note" | "parallel"): Promise<{ key: ProcessKey; messages: Message[] }> {
+  const key = { tenantId: TENANT, processId: `bg-${++seq}` };
+  await upsertProcess(deps, TENANT, key.processId, { projectId: "proj" });
+  const append = async (body: Parameters<typeof appendMessage>[2]) => (await appendMessage(deps, key, body)).message;
+  const messages = [await append({ role: "USER", content: "Plan the warehouse move." })];
+  const call = (id: string, args: string) => append({ role: "ASSISTANT", content: "", toolCalls: [{ id, name: "read_inventory", arguments: args }] });
+  const large = JSON.stringify({ shelves: "s".repeat(12_000) });
+  if (shape === "note") {
+    messages.push(await call("c1", large));
+    messages.push(await append({ role: "SYSTEM", content: "The inventory service answered slowly today." }));
+    messages.push(await append({ role: "TOOL", content: "40 shelves, 7 aisles.", toolCallId: "c1" }));
+  } else {
+    messages.push(await call("c1", large), await call("c2", "{}"));
+    messages.push(await append({ role: "TOOL", content: "Aisle 3 is free.", toolCallId: "c2" }));
+    messages.push(await append({ role: "TOOL", content: "40 shelves, 7 aisles.", toolCallId: "c1" }));
+  }
+  for (let i = 0; i < 30; i++) {
+    messages.push(await append({ role: i % 2 ? "USER" : "ASSISTANT", content: `step ${i}: shelf ${i} goes to aisle ${i % 7} on day ${i % 5}.` }));
+  }
+  return { key, messages };
+}
+
 const turn = (tokens: number, content?: string) => ({
   ...(content ? { message: { role: "USER" as const, content } } : {}),
   model: { contextWindow: WINDOW },
@@ -275,6 +302,29 @@ describe("turns in the background mode", () => {
     expect((await store.activeView(key))!.messages).toHaveLength(messages.length);
   });
 
+  it("a prepared fold sized by foldTarget takes a call's result when a note sits between them", async () => {
+    const { deps, bus } = harness({ env: { COMPACTION_FOLD_TARGET: "0.72" } });
+    const { key, messages } = await withToolExchange(deps, "note");
+    const [, call, note, result] = messages;
+    // At 0.72 of the window the fold target is the prompt itself, so the fold frees its summary's
+    // size: less than the large call alone, whose result must still come along.
+    await runTurn(deps, key, turn(7_200, "Which aisle first?"));
+    await bus.drain();
+    const [prepared] = await foldsOf(key);
+    expect(prepared).toMatchObject({ status: "PREPARED", metadata: { preparedFor: "HARD" } });
+    expect(prepared!.sourceRefs).toEqual([call!.id, note!.id, result!.id]);
+  });
+
+  it("the trimmed answer leaves out parallel calls made in separate messages with all their results", async () => {
+    const { deps } = harness({ worker: false });
+    const { key, messages } = await withToolExchange(deps, "parallel");
+    const own = messages.reduce((n, m) => n + m.tokens, 0);
+    // The prompt is at 96% of the window: trimming frees about 1%, less than the first call alone.
+    const res = await runTurn(deps, key, { model: { contextWindow: Math.ceil(own / 0.96) }, prompt: { tokens: own } });
+    expect(res.compaction).toMatchObject({ mode: "EMERGENCY", reason: "compaction_queued", trimmed: { messages: 4 } });
+    expect(res.messages.map((m) => m.id)).toEqual([messages[0]!.id, ...messages.slice(5).map((m) => m.id)]);
+  });
+
   it("an engine that sends what the last answer returned stays below the emergency threshold turn after turn while no fold lands", async () => {
     const { deps, fake } = harness({ worker: false });
     const { key } = await seeded(deps, 0);
@@ -292,7 +342,7 @@ describe("turns in the background mode", () => {
     expect(fake.calls).toHaveLength(0); // nothing ever folded: trimming alone kept the prompt in
     expect(largest).toBeLessThan(0.95 * window);
     expect(trimmedTurns).toBeGreaterThan(0);
-  });
+  }, 120_000); // 300 turns against the engine: about 15 s alone, more with the suite on two cores
 
   it("duplicate and late deliveries of CompactionRequested are harmless", async () => {
     const { deps, fake, bus, worked } = harness();

@@ -110,9 +110,9 @@ describe("active view and archiving", () => {
     const msgs = Array.from({ length: 20 }, () => makeMessage("arch"));
     for (const m of msgs) await store.appendMessage(key, m);
     const ids = msgs.map((m) => m.id);
-    const results = await Promise.all(
-      ["mem_A", "mem_B", "mem_C", "mem_D"].map((mem) => store.markArchived(key, ids, mem)),
-    );
+    const memories = ["A", "B", "C", "D"].map(() => makeMemory("arch", { sourceRefs: ids }));
+    for (const m of memories) await store.putMemory(key, m);
+    const results = await Promise.all(memories.map((mem) => store.markArchived(key, ids, mem.id)));
     // Each message was archived exactly once, by exactly one caller.
     const archivedCounts = results.map((r) => r.archived.length);
     expect(archivedCounts.reduce((a, b) => a + b, 0)).toBe(20);
@@ -120,11 +120,25 @@ describe("active view and archiving", () => {
     const all = (await store.listMessages(key, { limit: 100 })).items;
     for (const m of all) {
       const winner = results.findIndex((r) => r.archived.includes(m.id));
-      expect(m.archivedInMemoryId).toBe(["mem_A", "mem_B", "mem_C", "mem_D"][winner]);
+      expect(m.archivedInMemoryId).toBe(memories[winner]!.id);
     }
-    const again = await store.markArchived(key, ids, "mem_Z");
+    const late = makeMemory("arch", { sourceRefs: ids });
+    await store.putMemory(key, late);
+    const again = await store.markArchived(key, ids, late.id);
     expect(again).toEqual({ archived: [], skipped: expect.arrayContaining(ids) });
     expect((await store.activeView(key))?.messages).toEqual([]);
+  });
+
+  it("markArchived archives only into an OK memory, so a late writer never re-folds what an undo restored", async () => {
+    const key = await newProcess("arch-ok");
+    const msgs = Array.from({ length: 3 }, () => makeMessage("arch-ok"));
+    for (const m of msgs) await store.appendMessage(key, m);
+    const ids = msgs.map((m) => m.id);
+    const reverted = makeMemory("arch-ok", { status: "REVERTED", sourceRefs: ids });
+    await store.putMemory(key, reverted);
+    expect(await store.markArchived(key, ids, reverted.id)).toEqual({ archived: [], skipped: ids });
+    expect(await store.markArchived(key, ids, "mem_missing")).toEqual({ archived: [], skipped: ids });
+    expect((await store.activeView(key))?.messages.map((m) => m.id)).toEqual(ids);
   });
 
   it("supersedes a memory once only", async () => {
@@ -166,7 +180,12 @@ describe("active view and archiving", () => {
       for (const m of old) await store.appendMessage(key, m);
       const recent = Array.from({ length: 10 }, () => makeMessage(processId, { content: "y".repeat(400) }));
       for (const m of recent) await store.appendMessage(key, m);
-      if (archived) await store.markArchived(key, old.map((m) => m.id), "mem_old");
+      if (archived) {
+        const memory = makeMemory(processId, { sourceRefs: old.map((m) => m.id) });
+        await store.putMemory(key, memory);
+        await store.markArchived(key, memory.sourceRefs, memory.id);
+        await store.supersede(key, memory.id, "mem_newer", now());
+      }
       const view = await store.activeView(key);
       return { rcu: view!.consumedCapacity!, items: view!.itemsRead!, active: view!.messages.length };
     };

@@ -12,12 +12,14 @@ import {
   discardFoldParams,
   releaseLeaseParams,
   revertCompactionParts,
+  rollForwardParts,
   storeFoldParams,
 } from "../../core/adapters/dynamodb/compaction-params.js";
+import { parseRollForwardMarker, rollForwardMarker } from "../../core/adapters/dynamodb/roll-forward-marker.js";
 import { failedParts, guarded, itemIsNew, leaseFree, statusIs, versionIs, when } from "../../core/adapters/dynamodb/conditions.js";
 import { answerInboxItemParams, listInboxParams } from "../../core/adapters/dynamodb/inbox-params.js";
 import { MemoryItem, MessageItem, MetaItem, memoryToItem, messageToItem, toMemory, toMessage } from "../../core/adapters/dynamodb/items.js";
-import { activeViewParams, appendMessageParts, updateTagsParts } from "../../core/adapters/dynamodb/message-params.js";
+import { activeViewParams, appendMessageParts, archiveUpdate, restoreUpdate, updateTagsParts } from "../../core/adapters/dynamodb/message-params.js";
 import { transactionInput, TRANSACTION_LIMIT } from "../../core/adapters/dynamodb/transact.js";
 import { Memory, Message, Process } from "../../core/domain/model.js";
 import { makeMemory, makeMessage } from "../support/fixtures.js";
@@ -207,10 +209,10 @@ describe("fold and commit inputs", () => {
         TableName: "t",
         Key: meta,
         UpdateExpression:
-          "SET version = version + :one, activeSummaryId = :mid, pendingArchive = :mid, pendingArchiveFrom = :from REMOVE leaseOwner, leaseUntil, #md",
-        ConditionExpression: "leaseOwner = :o AND version = :v",
+          "SET version = version + :one, activeSummaryId = :mid, pendingArchive = :pa, pendingArchiveFrom = :from REMOVE leaseOwner, leaseUntil, #md",
+        ConditionExpression: "leaseOwner = :o AND version = :v AND attribute_not_exists(pendingArchive)",
         ExpressionAttributeNames: { "#md": "metadata" },
-        ExpressionAttributeValues: { ":one": 1, ":mid": memory.id, ":from": 97, ":o": "w1", ":v": 7 },
+        ExpressionAttributeValues: { ":one": 1, ":mid": memory.id, ":pa": `archive:${memory.id}`, ":from": 97, ":o": "w1", ":v": 7 },
       },
     });
   });
@@ -266,11 +268,53 @@ describe("fold and commit inputs", () => {
         TableName: "t",
         Key: meta,
         UpdateExpression: "SET version = version + :one, #md = :hold, activeSummaryId = :prior REMOVE leaseOwner, leaseUntil",
-        ConditionExpression: "leaseOwner = :o AND version = :v",
+        ConditionExpression: "leaseOwner = :o AND version = :v AND attribute_not_exists(pendingArchive)",
         ExpressionAttributeNames: { "#md": "metadata" },
         ExpressionAttributeValues: { ":one": 1, ":hold": { revertHoldTokens: 1234 }, ":prior": "mem_1", ":o": "w1", ":v": 8 },
       },
     });
+  });
+});
+
+describe("roll-forward inputs", () => {
+  const step = { marker: "archive:mem_2", memoryId: "mem_2", direction: "archive" as const, from: 97, next: 195, last: false, at };
+
+  it("archive one step only while META's marker is at that step and the memory is OK", () => {
+    const parts = rollForwardParts("t", key, { ...step, ids: ["msg_1", "msg_2"] });
+    expect(parts.map(([name]) => name)).toEqual(["process", "memory", "message:msg_1", "message:msg_2"]);
+    expect(parts[0]![1]).toEqual({
+      Update: {
+        TableName: "t",
+        Key: meta,
+        UpdateExpression: "SET pendingArchiveFrom = :next",
+        ConditionExpression: "pendingArchive = :pm AND pendingArchiveFrom = :pfrom",
+        ExpressionAttributeValues: { ":next": 195, ":pm": "archive:mem_2", ":pfrom": 97 },
+      },
+    });
+    expect(parts[1]![1]).toEqual({
+      ConditionCheck: {
+        TableName: "t",
+        Key: { pk, sk: "S#mem_2" },
+        ConditionExpression: "#status = :is",
+        ExpressionAttributeNames: { "#status": "status" },
+        ExpressionAttributeValues: { ":is": "OK" },
+      },
+    });
+    expect(parts[2]![1]).toEqual({ Update: archiveUpdate("t", key, "msg_1", "mem_2", at) });
+  });
+
+  it("restore the last step only while the memory is REVERTED, and clear the marker with it", () => {
+    const parts = rollForwardParts("t", key, { ...step, marker: "restore:mem_2", direction: "restore", last: true, ids: ["msg_1"] });
+    expect(parts[0]![1]).toMatchObject({
+      Update: { UpdateExpression: "REMOVE pendingArchive, pendingArchiveFrom", ExpressionAttributeValues: { ":pm": "restore:mem_2", ":pfrom": 97 } },
+    });
+    expect(parts[1]![1]).toMatchObject({ ConditionCheck: { ExpressionAttributeValues: { ":is": "REVERTED" } } });
+    expect(parts[2]![1]).toEqual({ Update: restoreUpdate("t", key, "msg_1", "mem_2") });
+  });
+
+  it("name the memory and the direction in the marker, and read a bare memory id as a marker of no direction", () => {
+    expect(parseRollForwardMarker(rollForwardMarker("restore", "mem_2"))).toEqual({ memoryId: "mem_2", direction: "restore" });
+    expect(parseRollForwardMarker("mem_2")).toEqual({ memoryId: "mem_2", direction: null });
   });
 });
 

@@ -1,6 +1,7 @@
 /** Fold sizing (core/domain/fold-size.ts) and replay accounting (core/domain/replay.ts). */
 import { describe, expect, it } from "vitest";
-import { foldTargetTokens, tokensAfterFold, tokensToReachTarget, wantedFold } from "../../core/domain/fold-size.js";
+import { foldTargetTokens, sizeFold, tokensAfterFold, tokensToReachTarget, wantedFold } from "../../core/domain/fold-size.js";
+import type { Message } from "../../core/domain/model.js";
 import { newestSummary, replayTokens } from "../../core/domain/replay.js";
 import { DEFAULT_TUNABLES } from "../../core/domain/tunables.js";
 import { makeMemory, makeMessage } from "../support/fixtures.js";
@@ -42,6 +43,36 @@ describe("foldTargetTokens (foldMinRoomTokens)", () => {
     expect(foldTargetTokens(t, 2_000)).toBe(0);
     // tokensToReachTarget then asks for more than the whole replay.
     expect(tokensToReachTarget({ ...t, summaryMaxTokens: 100 }, 2_000, 1_700, 1_700)).toBe(1_800);
+  });
+});
+
+describe("sizeFold", () => {
+  // foldTarget 0.4 of a 1,000 window with a 50-token summary: a 400-token prompt frees 50 tokens.
+  const t = { ...DEFAULT_TUNABLES, foldTarget: 0.4, summaryMaxTokens: 50, summaryWindowShare: 0, foldMinRoomTokens: 0 };
+  const size = { contextWindow: 1_000, own: 400, tokensBefore: 400 };
+  const m = (id: string, extra: Partial<Message> = {}) => makeMessage("p1", { id, role: "ASSISTANT", tokens: 100, ...extra });
+  const call = (id: string, callId: string) => m(id, { toolCalls: [{ id: callId, name: "grep", arguments: "{}" }] });
+  const result = (id: string, callId: string) => m(id, { role: "TOOL", toolCallId: callId });
+  const ids = (ms: readonly Message[]) => ms.map((x) => x.id);
+
+  it("takes the oldest messages that reach the target in HARD and EMERGENCY, the whole selection otherwise", () => {
+    const selection = [m("a"), m("b"), m("c"), m("d")];
+    expect(ids(sizeFold(selection, "HARD", t, size))).toEqual(["a"]);
+    expect(ids(sizeFold(selection, "EMERGENCY", { ...t, foldTarget: 0.2 }, size))).toEqual(["a", "b", "c"]);
+    expect(ids(sizeFold(selection, "SOFT", t, size))).toEqual(["a", "b", "c", "d"]);
+    expect(ids(sizeFold(selection, "HARD", { ...t, foldTarget: 0 }, size))).toEqual(["a", "b", "c", "d"]);
+    expect(ids(sizeFold(selection, "HARD", t, { ...size, contextWindow: undefined }))).toEqual(["a", "b", "c", "d"]);
+  });
+
+  it("takes a call's result even when another message sits between them", () => {
+    const selection = [call("call", "c1"), m("note", { role: "SYSTEM" }), result("result", "c1"), m("d")];
+    expect(ids(sizeFold(selection, "HARD", t, size))).toEqual(["call", "note", "result"]);
+  });
+
+  it("takes every result of parallel calls made in separate ASSISTANT messages", () => {
+    const selection = [call("a1", "c1"), call("a2", "c2"), result("t2", "c2"), result("t1", "c1"), m("e")];
+    // 500 tokens at 0.3 of the window: 500 - 300 + 50 = 250 to free, three messages' worth.
+    expect(ids(sizeFold(selection, "HARD", { ...t, foldTarget: 0.3 }, { ...size, own: 500, tokensBefore: 500 }))).toEqual(["a1", "a2", "t2", "t1"]);
   });
 });
 

@@ -7,9 +7,9 @@ import {
   foldOldestUntil,
   selectForCompaction,
   sourceChars,
-  toolGroups,
   truncateForSummary,
 } from "../../core/domain/selector.js";
+import { toolGroups } from "../../core/domain/tool-groups.js";
 import { DEFAULT_TUNABLES, mergeTunables } from "../../core/domain/tunables.js";
 
 let seq = 0;
@@ -279,7 +279,7 @@ describe("selectForCompaction: tool groups fold whole or not at all", () => {
       msg("TOOL", "r", { toolCallId: "x" }),
       msg("TOOL", "r", { toolCallId: "nope" }),
     ];
-    expect(toolGroups(messages)).toEqual([0, 0, 2, 3, 3, 5]);
+    expect(toolGroups(messages).group).toEqual([0, 0, 2, 3, 3, 5]);
   });
 });
 
@@ -428,5 +428,26 @@ describe("foldOldestUntil (the foldTarget tunable)", () => {
       m("d", 100),
     ];
     expect(foldOldestUntil(fold, 150).map((x) => x.id)).toEqual(["a", "call", "result"]);
+  });
+
+  it("takes a call's result even when another message sits between them", () => {
+    const fold = [
+      m("call", 100, { role: "ASSISTANT", toolCalls: [{ id: "c1", name: "grep", arguments: "{}" }] }),
+      m("note", 100, { role: "SYSTEM" }),
+      m("result", 100, { role: "TOOL", toolCallId: "c1" }),
+      m("d", 100),
+    ];
+    expect(foldOldestUntil(fold, 50).map((x) => x.id)).toEqual(["call", "note", "result"]);
+  });
+
+  it("takes every result of parallel calls made in separate ASSISTANT messages, in whatever order they came", () => {
+    const fold = [
+      m("a1", 100, { role: "ASSISTANT", toolCalls: [{ id: "c1", name: "grep", arguments: "{}" }] }),
+      m("a2", 100, { role: "ASSISTANT", toolCalls: [{ id: "c2", name: "read", arguments: "{}" }] }),
+      m("t2", 100, { role: "TOOL", toolCallId: "c2" }),
+      m("t1", 100, { role: "TOOL", toolCallId: "c1" }),
+      m("e", 100),
+    ];
+    expect(foldOldestUntil(fold, 250).map((x) => x.id)).toEqual(["a1", "a2", "t2", "t1"]);
   });
 });

@@ -9,7 +9,8 @@ import { describe, expect, it } from "vitest";
 import { toAnthropicRequest, toOpenAIMessages } from "../../client/prompt-helpers.js";
 import type { CompactionModeName, Message, Role, ToolCall } from "../../core/domain/model.js";
 import { replayMessages } from "../../core/domain/replay.js";
-import { selectForCompaction, toolGroups } from "../../core/domain/selector.js";
+import { selectForCompaction } from "../../core/domain/selector.js";
+import { toolGroups } from "../../core/domain/tool-groups.js";
 import { DEFAULT_TUNABLES, type Tunables } from "../../core/domain/tunables.js";
 import { anthropicRequestProblems, openAIRequestProblems } from "../support/provider-rules.js";
 
@@ -77,7 +78,7 @@ describe("never an orphan", () => {
     fc.assert(
       fc.property(historyArb, modeArb, tunablesArb, (messages, mode, t) => {
         const folded = new Set(selectForCompaction(messages, mode, t).fold.map((m) => m.id));
-        const group = toolGroups(messages);
+        const { group } = toolGroups(messages);
         messages.forEach((m, i) => expect(folded.has(m.id)).toBe(folded.has(messages[group[i]!]!.id)));
       }),
       runs,

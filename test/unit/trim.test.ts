@@ -1,6 +1,6 @@
 /** Trimming the answer while a fold is queued: sized on the whole view, never on a smaller held prompt. */
 import { describe, expect, it } from "vitest";
-import type { Message } from "../../core/domain/model.js";
+import type { Message, Role } from "../../core/domain/model.js";
 import { trimToFit } from "../../core/domain/trim.js";
 import { DEFAULT_TUNABLES } from "../../core/domain/tunables.js";
 
@@ -31,5 +31,31 @@ describe("trimToFit", () => {
     expect(dear.tokens).toBe(7_400);
     const fits = trimToFit(messages, DEFAULT_TUNABLES, { tokens: 3_000, limit: 3_799, scale: 1, own: 3_000 });
     expect(fits).toEqual({ kept: messages, trimmed: { messages: 0, tokens: 0 }, tokens: 3_000 });
+  });
+
+  describe("never leaves a tool result without its call, nor a call without its results", () => {
+    const m = (id: string, role: Role, extra: Partial<Message> = {}): Message => ({ ...messages[0]!, id, role, content: id, ...extra });
+    const call = (id: string, callId: string) => m(id, "ASSISTANT", { toolCalls: [{ id: callId, name: "grep", arguments: "{}" }] });
+    const result = (id: string, callId: string) => m(id, "TOOL", { toolCallId: callId });
+    // The EMERGENCY anchor (3) and the triggering USER message stay; 100 tokens each.
+    const tail = [m("x", "ASSISTANT"), m("y", "ASSISTANT"), m("question", "USER")];
+    const trim = (history: Message[], toFree: number) => {
+      const own = history.length * 100;
+      return trimToFit(history, DEFAULT_TUNABLES, { tokens: own, limit: own - toFree, scale: 1, own });
+    };
+
+    it("when another message sits between a call and its result", () => {
+      const history = [call("call", "c1"), m("note", "SYSTEM"), result("result", "c1"), m("d", "ASSISTANT"), ...tail];
+      const out = trim(history, 50);
+      expect(out.kept.map((k) => k.id)).toEqual(["d", "x", "y", "question"]);
+      expect(out.trimmed).toEqual({ messages: 3, tokens: 300 });
+    });
+
+    it("when parallel calls were made in separate ASSISTANT messages and answered in reverse", () => {
+      const history = [call("a1", "c1"), call("a2", "c2"), result("t2", "c2"), result("t1", "c1"), m("d", "ASSISTANT"), ...tail];
+      const out = trim(history, 250);
+      expect(out.kept.map((k) => k.id)).toEqual(["d", "x", "y", "question"]);
+      expect(out.trimmed).toEqual({ messages: 4, tokens: 400 });
+    });
   });
 });

@@ -8,7 +8,7 @@
  */
 import { buildSections, renderBlock, SUMMARY_HEADING } from "../../core/domain/context-block.js";
 import type { Memory, Message } from "../../core/domain/model.js";
-import { toolGroups } from "../../core/domain/selector.js";
+import { toolGroups } from "../../core/domain/tool-groups.js";
 import { effectiveStrength, type Strength } from "../../core/domain/strength.js";
 import type { Tunables } from "../../core/domain/tunables.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
@@ -168,7 +168,7 @@ function chainBreak(memory: Memory, byId: ReadonlyMap<string, Memory>, active: s
 
 /** A tool call and its results (appended in one go) are archived together or not at all. */
 export function toolGroupViolations(snapshot: Snapshot): string[] {
-  const groups = toolGroups(snapshot.messages);
+  const groups = toolGroups(snapshot.messages).group;
   const into = new Map<number, Set<string | null>>();
   snapshot.messages.forEach((m, i) => {
     if (m.role !== "ASSISTANT" && m.role !== "TOOL") return;

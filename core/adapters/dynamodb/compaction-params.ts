@@ -14,7 +14,9 @@ import {
   itemIsNew,
   leaseFree,
   leaseHeldBy,
+  noPendingArchive,
   notSuperseded,
+  pendingArchiveFromIs,
   pendingArchiveIs,
   revertHoldAtMost,
   statusIn,
@@ -25,6 +27,7 @@ import {
   type Part,
 } from "./conditions.js";
 import { memoryToItem, messageToItem } from "./items.js";
+import { rollForwardMarker, type RollForwardDirection } from "./roll-forward-marker.js";
 import { META_SK, MEMORY_PREFIX, activeMemoryKey, memorySk, processPk } from "./keys.js";
 import { archiveUpdate, restoreUpdate } from "./message-params.js";
 import { TRANSACTION_LIMIT } from "./transact.js";
@@ -107,13 +110,54 @@ export function acquireLeaseParams(
 export const releaseLeaseParams = (tableName: string, key: ProcessKey, owner: string): UpdateCommandInput =>
   guarded({ TableName: tableName, Key: metaKey(key) }, { expression: "REMOVE leaseOwner, leaseUntil" }, leaseHeldBy(owner));
 
-/** Clears the roll-forward marker once its archives (or restores) are done. */
-export const clearPendingArchiveParams = (tableName: string, key: ProcessKey, memoryId: string): UpdateCommandInput =>
-  guarded(
+/** Items of a roll-forward transaction besides its messages: META's marker and the memory's status. */
+export const ROLL_FORWARD_GUARDS = 2;
+
+export type RollForwardPart = "process" | "memory" | `message:${string}`;
+
+/**
+ * One step of a roll-forward, in one transaction (docs/compaction.md, "The commit protocol"): the
+ * messages `ids` (those from index `from` of the memory's sourceRefs) archived into the memory or
+ * restored from it; META's marker moved on to the next index, or removed after the `last` step;
+ * all only while the marker is still `marker` at `from` and the memory still has the status the
+ * direction serves (OK to archive, REVERTED to restore). A walker that stalled while others
+ * finished, or while an undo reversed the direction, fails here and writes nothing.
+ */
+export function rollForwardParts(
+  tableName: string,
+  key: ProcessKey,
+  step: { marker: string; memoryId: string; direction: RollForwardDirection; from: number; ids: readonly string[]; next: number; last: boolean; at: string },
+): Part<RollForwardPart>[] {
+  const meta = guarded(
     { TableName: tableName, Key: metaKey(key) },
-    { expression: "REMOVE pendingArchive, pendingArchiveFrom" },
-    pendingArchiveIs(memoryId),
+    step.last
+      ? { expression: "REMOVE pendingArchive, pendingArchiveFrom" }
+      : { expression: "SET pendingArchiveFrom = :next", values: { ":next": step.next } },
+    pendingArchiveIs(step.marker),
+    pendingArchiveFromIs(step.from),
   );
+  const memory = {
+    ConditionCheck: {
+      TableName: tableName,
+      Key: memoryKey(key, step.memoryId),
+      ...when(statusIs(step.direction === "archive" ? "OK" : "REVERTED")),
+    },
+  };
+  const messages = step.ids.map((id): Part<RollForwardPart> => [
+    `message:${id}`,
+    { Update: step.direction === "archive" ? archiveUpdate(tableName, key, id, step.memoryId, step.at) : restoreUpdate(tableName, key, id, step.memoryId) },
+  ]);
+  return [["process", { Update: meta }], ["memory", memory], ...messages];
+}
+
+/**
+ * Archives into an OK memory outside a roll-forward (a repeated roll-forward delivered late): the
+ * messages, only while the memory is still OK, so a late writer never re-folds what an undo restored.
+ */
+export function archiveIntoOkParts(tableName: string, key: ProcessKey, memoryId: string, ids: readonly string[], at: string): Part<RollForwardPart>[] {
+  const memory = { ConditionCheck: { TableName: tableName, Key: memoryKey(key, memoryId), ...when(statusIs("OK")) } };
+  return [["memory", memory], ...ids.map((id): Part<RollForwardPart> => [`message:${id}`, { Update: archiveUpdate(tableName, key, id, memoryId, at) }])];
+}
 
 export type CommitPart = "memory" | "prior" | "marker" | "process" | "archive";
 
@@ -138,7 +182,8 @@ export function commitCompactionParts(tableName: string, key: ProcessKey, c: Com
   const set = ["version = version + :one", "activeSummaryId = :mid"];
   const values: Record<string, unknown> = { ":one": 1, ":mid": c.memory.id };
   if (pendingArchive) {
-    set.push("pendingArchive = :mid", "pendingArchiveFrom = :from");
+    set.push("pendingArchive = :pa", "pendingArchiveFrom = :from");
+    values[":pa"] = rollForwardMarker("archive", c.memory.id);
     values[":from"] = now.length;
   }
   const meta = guarded(
@@ -147,6 +192,8 @@ export function commitCompactionParts(tableName: string, key: ProcessKey, c: Com
     { expression: `SET ${set.join(", ")} REMOVE leaseOwner, leaseUntil, #md`, names: { "#md": REVERT_HOLD_MAP }, values },
     leaseHeldBy(c.leaseOwner),
     versionIs(c.expectedVersion),
+    // A fold never commits over an unfinished roll-forward: the view it folded may lack its archives.
+    noPendingArchive,
   );
   const archives = now.map((id): Part<CommitPart> => ["archive", { Update: archiveUpdate(tableName, key, id, c.memory.id, c.at) }]);
   return { parts: [...fixed, ["process", { Update: meta }] as Part<CommitPart>, ...archives], pendingArchive };
@@ -198,9 +245,8 @@ export function revertCompactionParts(tableName: string, key: ProcessKey, r: Rev
     values[":prior"] = r.priorSummaryId;
   }
   if (pendingArchive) {
-    // The same roll-forward marker as a fold: finishPendingArchive sees the memory is REVERTED.
-    set.push("pendingArchive = :mid", "pendingArchiveFrom = :from");
-    values[":mid"] = r.memoryId;
+    set.push("pendingArchive = :pa", "pendingArchiveFrom = :from");
+    values[":pa"] = rollForwardMarker("restore", r.memoryId);
     values[":from"] = now.length;
   }
   const meta = guarded(
@@ -212,6 +258,7 @@ export function revertCompactionParts(tableName: string, key: ProcessKey, r: Rev
     },
     leaseHeldBy(r.leaseOwner),
     versionIs(r.expectedVersion),
+    noPendingArchive,
   );
   const restores = now.map((id): Part<CommitPart> => ["archive", { Update: restoreUpdate(tableName, key, id, r.memoryId) }]);
   return { parts: [...fixed, ["process", { Update: meta }] as Part<CommitPart>, ...restores], pendingArchive };

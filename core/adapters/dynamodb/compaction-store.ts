@@ -7,17 +7,16 @@ import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { CompactionStore } from "../../ports/store.js";
 import {
   acquireLeaseParams,
-  clearPendingArchiveParams,
   commitCompactionParts,
   releaseLeaseParams,
   revertCompactionParts,
   type CommitPart,
 } from "./compaction-params.js";
 import { conditionHolds, failedItem, failedParts, isConditionFailure, type Part } from "./conditions.js";
+import { rollForward } from "./roll-forward.js";
 import type { StoreContext } from "./context.js";
 import { MetaItem } from "./items.js";
 import { readMemory } from "./memory-store.js";
-import { archiveEach, restoreEach } from "./message-store.js";
 import { readMeta } from "./process-store.js";
 
 export function createCompactionStore(ctx: StoreContext): CompactionStore {
@@ -61,15 +60,8 @@ export function createCompactionStore(ctx: StoreContext): CompactionStore {
 
     async finishPendingArchive(key, memoryId) {
       const [meta, memory] = await Promise.all([readMeta(ctx, key), readMemory(ctx, key, memoryId)]);
-      if (!meta || meta.pendingArchive !== memoryId || !memory) return { archived: 0 };
-      const rest = memory.sourceRefs.slice(meta.pendingArchiveFrom ?? 0);
-      const archived =
-        memory.status === "REVERTED"
-          ? (await restoreEach(ctx, key, rest, memoryId)).restored
-          : (await archiveEach(ctx, key, rest, memoryId, memory.createdAt)).archived;
-      // False: another caller finished the same roll-forward first.
-      await conditionHolds(() => client.send(new UpdateCommand(clearPendingArchiveParams(tableName, key, memoryId))));
-      return { archived: archived.length };
+      if (!memory) return { archived: 0 };
+      return { archived: await rollForward(ctx, key, memory, meta) };
     },
   };
 }

@@ -50,9 +50,15 @@ export const revertHoldAtMost = (replayTokens: number): Fragment => ({
   values: { ":rt": replayTokens },
 });
 export const noPendingArchive = absent("pendingArchive");
-export const pendingArchiveIs = (memoryId: string): Fragment => ({
-  expression: "pendingArchive = :m",
-  values: { ":m": memoryId },
+/** META's roll-forward marker is exactly `marker` (memory and direction, see rollForwardMarker). */
+export const pendingArchiveIs = (marker: string): Fragment => ({
+  expression: "pendingArchive = :pm",
+  values: { ":pm": marker },
+});
+/** The roll-forward has reached index `from` of the memory's sourceRefs. */
+export const pendingArchiveFromIs = (from: number): Fragment => ({
+  expression: "pendingArchiveFrom = :pfrom",
+  values: { ":pfrom": from },
 });
 
 // Messages.

@@ -6,6 +6,7 @@ import * as z from "../../domain/zod.js";
 import { AppError } from "../../domain/errors.js";
 import { InboxItem, Memory, Message, Process } from "../../domain/model.js";
 import type { ProcessKey, ProcessState } from "../../ports/store.js";
+import { parseRollForwardMarker } from "./roll-forward-marker.js";
 import {
   TTL_ATTRIBUTE,
   activeMemoryKey,
@@ -170,7 +171,7 @@ export const toState = (meta: MetaItem): ProcessState => ({
   version: meta.version,
   activeSummaryId: meta.activeSummaryId ?? null,
   lease: meta.leaseOwner && meta.leaseUntil ? { owner: meta.leaseOwner, until: meta.leaseUntil } : null,
-  pendingArchive: meta.pendingArchive ?? null,
+  pendingArchive: meta.pendingArchive ? parseRollForwardMarker(meta.pendingArchive).memoryId : null,
   hasUserMessage: meta.firstUserMessageId !== undefined,
   ...(meta.metadata?.revertHoldTokens !== undefined ? { revertHoldTokens: meta.metadata.revertHoldTokens } : {}),
 });

@@ -32,29 +32,10 @@ import {
 } from "./message-params.js";
 import { batchGetAll, encodeCursor, queryAll } from "./paging.js";
 import { readMeta } from "./process-store.js";
+import { archiveIntoOk } from "./roll-forward.js";
 
 /** Why a conditional tag write failed, from the message as the condition saw it. */
 const tagsConflict = (old: MessageItem | null) => (old === null ? "not_found" : old.archivedInMemoryId !== undefined ? "archived" : "tags_changed");
-
-/** Archives each message into `memoryId`, 16 at a time; one already archived is skipped. */
-export async function archiveEach(ctx: StoreContext, key: ProcessKey, ids: string[], memoryId: string, at: string) {
-  const archived: string[] = [];
-  const skipped: string[] = [];
-  await inBatches(ids, WRITE_CONCURRENCY, async (id) => {
-    const applied = await conditionHolds(() => ctx.client.send(new UpdateCommand(archiveUpdate(ctx.tableName, key, id, memoryId, at))));
-    (applied ? archived : skipped).push(id);
-  });
-  return { archived, skipped };
-}
-
-/** Makes each message archived into `memoryId` active again; one archived elsewhere (or active) is left alone. */
-export async function restoreEach(ctx: StoreContext, key: ProcessKey, ids: string[], memoryId: string) {
-  const restored: string[] = [];
-  await inBatches(ids, WRITE_CONCURRENCY, async (id) => {
-    if (await conditionHolds(() => ctx.client.send(new UpdateCommand(restoreUpdate(ctx.tableName, key, id, memoryId))))) restored.push(id);
-  });
-  return { restored };
-}
 
 const byId = (a: Message, b: Message) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
@@ -146,7 +127,7 @@ export function createMessageStore(ctx: StoreContext): MessageStore {
       return { state: toState(meta), summaries, folds, messages, consumedCapacity: consumed, itemsRead: items.length };
     },
 
-    markArchived: (key, ids, memoryId) => archiveEach(ctx, key, ids, memoryId, new Date().toISOString()),
+    markArchived: (key, ids, memoryId) => archiveIntoOk(ctx, key, ids, memoryId, new Date().toISOString()),
 
     async markCleared(key, items) {
       const cleared: string[] = [];

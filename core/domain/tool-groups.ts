@@ -1,0 +1,93 @@
+/**
+ * Tool groups (docs/compaction.md, "Never an orphan"): an ASSISTANT message with tool calls and the
+ * TOOL messages that answer them are kept, folded or left out together, wherever they sit in the
+ * list. This module is the one place that decides which messages belong together and where a list
+ * of messages may be cut: selection, fold sizing, trimming, chunking, range selection, clearing and
+ * the replay all ask it.
+ */
+import type { Role, ToolCall } from "./model.js";
+
+/** What grouping reads of a message; `Message` satisfies it. */
+export interface GroupableMessage {
+  role: Role;
+  toolCallId?: string | undefined;
+  toolCalls?: readonly Pick<ToolCall, "id">[] | undefined;
+}
+
+export interface ToolGroups {
+  /**
+   * Per message: the index of the ASSISTANT message whose call it answers, else its own index. A
+   * call message and its results share an index wherever the results sit (other messages in
+   * between, results in any order, several calls in one message). Parallel calls made in separate
+   * ASSISTANT messages are separate groups. A result answers the nearest earlier call with its id;
+   * a result whose call is not in the list (folded earlier) and a call whose results have not
+   * arrived (still running) are groups of their own.
+   */
+  group: number[];
+  /**
+   * The shortest runs of consecutive messages that no group crosses, as `[start, end)` index pairs,
+   * oldest first, covering the whole list: a list may be cut between two runs and nowhere else. A
+   * run is a message alone, or a group with everything between its members (and, when groups
+   * overlap, all of them).
+   */
+  runs: Array<readonly [start: number, end: number]>;
+}
+
+/**
+ * The tool groups of `messages` (oldest first) and the places the list may be cut. Linear time.
+ *
+ * @example toolGroups([call("c1"), note, result("c1"), d]).runs // [[0, 3], [3, 4]]
+ */
+export function toolGroups(messages: readonly GroupableMessage[]): ToolGroups {
+  const callOwner = new Map<string, number>();
+  const group = messages.map((m, i) => {
+    if (m.role === "ASSISTANT" && m.toolCalls !== undefined) {
+      for (const call of m.toolCalls) callOwner.set(call.id, i);
+      return i;
+    }
+    if (m.role === "TOOL" && m.toolCallId !== undefined) return callOwner.get(m.toolCallId) ?? i;
+    return i;
+  });
+  // A group starts at its call, so a cut after message i is clean when no group that has a member
+  // at or before i has one after it.
+  const lastMember = group.map((_, i) => i);
+  group.forEach((g, i) => (lastMember[g] = i));
+  const runs: Array<readonly [number, number]> = [];
+  let start = 0;
+  let reach = -1;
+  group.forEach((g, i) => {
+    reach = Math.max(reach, lastMember[g]!);
+    if (reach === i) {
+      runs.push([start, i + 1]);
+      start = i + 1;
+    }
+  });
+  return { group, runs };
+}
+
+/**
+ * Splits `messages` into what folds and what stays, by whole groups: a group stays when any of its
+ * members must (`stays`), and folds otherwise. Both keep the input order.
+ */
+export function foldWholeGroups<M extends GroupableMessage>(
+  messages: readonly M[],
+  stays: (message: M, index: number) => boolean,
+): { fold: M[]; keep: M[] } {
+  const { group } = toolGroups(messages);
+  const staying = new Set<number>();
+  messages.forEach((m, i) => {
+    if (stays(m, i)) staying.add(group[i]!);
+  });
+  const fold: M[] = [];
+  const keep: M[] = [];
+  messages.forEach((m, i) => (staying.has(group[i]!) ? keep : fold).push(m));
+  return { fold, keep };
+}
+
+/**
+ * The runs of {@link toolGroups} as lists of messages: the pieces a list may be cut into. `messages`
+ * must hold whole groups (a selection does), or a result whose call was left out stands alone.
+ */
+export function uncuttableRuns<M extends GroupableMessage>(messages: readonly M[]): M[][] {
+  return toolGroups(messages).runs.map(([start, end]) => messages.slice(start, end));
+}
