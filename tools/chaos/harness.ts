@@ -45,7 +45,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const real = createDynamoStore({ client, tableName });
   const run: ChaosRun = {
     plan,
-    inner: options.wrapStore ? options.wrapStore(real) : real,
+    inner: options.wrapStore ? options.wrapStore(real, { client, tableName }) : real,
     options,
     leaseMs: plan.leaseMs,
     stats: emptyStats(),

@@ -46,7 +46,7 @@ export function planEngine(root: Rng, slot: EngineSlot, counters: PlanCounters):
     parentProcessId: pair === 1 || pair === 2 ? "p0" : null,
     allowsCrossProjectSpawn: crossProject,
     seed: seedMessages,
-    ops: planOps(draws, perEngine, counters, slot.stalls ? createStallDraws(root.fork(`engine-${e}/stalls`)) : null),
+    ops: planOps(draws, perEngine, counters, slot.stalls ? createStallDraws(root.fork(`engine-${e}/stalls`), e, counters) : null),
   };
 }
 
@@ -205,7 +205,11 @@ function addStalls(stalls: StallDraws, op: OpPlan) {
 function followFlood(stalls: StallDraws, ops: OpPlan[], insert: (spec: OpSpec, extra?: Partial<OpPlan>) => void, perEngine: number) {
   const follow = stalls.floodFollowUp();
   const compaction = ops.at(-1)!;
+  const flood = ops.at(-2)!.spec;
   const room = perEngine - ops.length;
+  // A roll-forward of several transactions, so a walker can also stall between two of them; the
+  // flood still ends with its USER message (the triggering turn).
+  if (follow.kind !== "none" && flood.kind === "flood") flood.messages.splice(flood.messages.length - 1, 0, ...stalls.moreFlood());
   if (follow.kind === "walker-meets-revert" && room >= 3) {
     // The compaction's own walker (when its fault lets it run), else the next reader's.
     compaction.stall = stalls.slowWalker(2);

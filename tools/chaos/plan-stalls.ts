@@ -5,7 +5,8 @@
  * Every draw comes from the engine's own stall stream, apart from the stream the operations are
  * drawn from: with stalls off the plan of a seed is exactly the one from before stalls existed.
  */
-import type { OpSpec, StallMethod, StallPlan } from "./plan-model.js";
+import type { PlanCounters } from "./plan-draws.js";
+import type { MessageDraft, OpSpec, StallMethod, StallPlan } from "./plan-model.js";
 import type { Rng } from "./rng.js";
 
 type Target = readonly [StallMethod | "summarizer", "before" | "inside" | "after"];
@@ -77,8 +78,11 @@ const TARGETS: Partial<Record<OpSpec["kind"], ReadonlyArray<readonly [Target, nu
   ],
 };
 
-/** Longest a detached stall waits for the engine's next operations. */
-export const DETACHED_CAP_MS = 1_500;
+/**
+ * Longest a detached stall waits for the engine's next operations: a safety net only, since every
+ * operation ends without the held call (a revert that finds its lease gives up after a few tries).
+ */
+export const DETACHED_CAP_MS = 10_000;
 
 /** What happens right after a flood's compaction (a roll-forward pending past one transaction). */
 export type FloodFollowUp =
@@ -88,11 +92,12 @@ export type FloodFollowUp =
   | { kind: "restore-meets-fold" }
   | { kind: "none" };
 
-export function createStallDraws(rng: Rng) {
+/** `engine` and `counters` name the messages a scenario adds (unique nonces across engines). */
+export function createStallDraws(rng: Rng, engine: number, counters: PlanCounters) {
   /** Short holds mostly; some outlive the 250 ms lease, so another container may take over. */
   const ms = () => (rng.chance(0.7) ? rng.int(10, 120) : rng.int(150, 450));
-  /** Before the first write (right after the reads), or after some writes of the first batch. */
-  const write = () => rng.weighted([[1, 3], [2, 1], [4, 1]] as const);
+  /** Before the first write (right after the reads), or between two transactions of a long roll-forward. */
+  const write = () => rng.weighted([[1, 3], [2, 2], [3, 1]] as const);
 
   const held = (targets: ReadonlyArray<readonly [Target, number]>, detach: boolean): StallPlan => {
     const [method, at] = rng.weighted(targets);
@@ -104,11 +109,17 @@ export function createStallDraws(rng: Rng) {
   };
 
   return {
-    /** An operation the engine runs on its own: held 1 time in 5, mostly with the engine going on. */
+    /**
+     * An operation the engine runs on its own: held 1 time in 5, mostly with the engine going on.
+     * A tool group never detaches: its call and results are one step of an agent, which sends
+     * nothing else before the results (a result that arrives after its call was folded is a group
+     * of its own, docs/compaction.md "Never an orphan", and the check of tool groups assumes not).
+     */
     forOp(kind: OpSpec["kind"]): StallPlan | null {
       const targets = TARGETS[kind];
       if (!targets || !rng.chance(0.2)) return null;
-      return held(targets, rng.chance(0.7));
+      const detach = rng.chance(0.7);
+      return held(targets, detach && kind !== "group");
     },
     /** A burst member: the others run at the same time already, so the engine waits for it. */
     forMember(kind: OpSpec["kind"]): StallPlan | null {
@@ -129,6 +140,15 @@ export function createStallDraws(rng: Rng) {
       detach: true,
       afterOps,
     }),
+    /** More flood messages: the fold's roll-forward then takes two or three transactions. */
+    moreFlood: (): MessageDraft[] =>
+      Array.from({ length: rng.int(100, 200) }, (_, k) => ({
+        role: "ASSISTANT" as const,
+        content: `Imported extra batch ${k}: ${rng.int(100, 9999)} rows checked.`,
+        tags: [],
+        nonce: `e${engine}.${counters.nonce++}`,
+        idem: false,
+      })),
     floodFollowUp(): FloodFollowUp {
       const kind = rng.weighted([
         ["walker-meets-revert", 5],

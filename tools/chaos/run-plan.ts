@@ -65,6 +65,7 @@ async function setUp(run: ChaosRun): Promise<Engine[]> {
     background: new Set<Promise<void>>(),
     late: [],
     waiting: [],
+    finished: false,
   }));
   // Parents first: the workers' context shows them.
   for (const e of [...engines].sort((a, b) => Number(a.plan.parentProcessId !== null) - Number(b.plan.parentProcessId !== null))) {
@@ -98,8 +99,8 @@ async function runEngines(run: ChaosRun, engines: readonly Engine[]) {
     engines.map(async (e) => {
       for (const op of e.plan.ops) {
         startLate(run, e);
-        // A replayed roll-forward is a raw store call no service makes while a revert runs.
-        if (op.spec.kind === "replayArchive") await quiet(e);
+        // A tool call and its results are one agent step: no fold of this engine runs in between.
+        if (op.spec.kind === "group") await quiet(e);
         if (op.stall?.detach) await runDetached(run, e, op);
         else await runOp(run, e, op);
         // The worker gets the requests after every other op: the rest arrive late, after another op
@@ -146,9 +147,15 @@ function startLate(run: ChaosRun, e: Engine) {
   }
 }
 
-/** Waits until nothing of the engine runs in the background. */
+/**
+ * Waits until nothing of the engine runs in the background. The engine makes no progress
+ * meanwhile, so the calls held until it does resume now.
+ */
 async function quiet(e: Engine) {
-  while (e.background.size > 0) await Promise.all([...e.background]);
+  while (e.background.size > 0) {
+    for (const w of e.waiting.splice(0)) w.resume();
+    await Promise.race([Promise.all([...e.background]), sleep(50)]);
+  }
 }
 
 /** The end: leases expire, everything is delivered and settled, then checked. */

@@ -5,6 +5,7 @@
  * event deliveries and the checks see the same events and offers without module-level globals
  * (two runs in one process stay apart).
  */
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { silentLog } from "../../core/adapters/log.js";
 import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import type { AppendMessageBody } from "../../core/adapters/http/schemas.js";
@@ -31,8 +32,11 @@ export interface ChaosOptions {
   checkEvery?: number;
   /** Progress lines (the CLI prints them). */
   progress?: (line: string) => void;
-  /** Replaces the real store under test (the harness's own test breaks it on purpose). */
-  wrapStore?: (store: Store) => Store;
+  /**
+   * Replaces the real store under test (the harness's own test breaks it on purpose); it gets the
+   * table too, for a broken store that writes past the port.
+   */
+  wrapStore?: (store: Store, table: { client: DynamoDBDocumentClient; tableName: string }) => Store;
   /**
    * `inline` (default): turns summarize in the request, so the plan's faults meet every step of
    * the commit protocol. `background`: turns queue folds and commit prepared ones; the harness
@@ -94,6 +98,8 @@ export interface Engine {
   late: Array<{ due: number; deliver: () => Promise<void> }>;
   /** Held calls waiting for the engine to have run `at` operations. */
   waiting: Array<{ at: number; resume: () => void }>;
+  /** The engine ran all its operations: nothing waits for more of them. */
+  finished: boolean;
 }
 
 export interface ChaosRun {
@@ -139,9 +145,16 @@ export function inBackground(e: Engine, work: () => Promise<void>) {
 
 /** Resolves once the engine has run `n` more operations than it has now, or after `capMs`. */
 export function afterOps(e: Engine, n: number, capMs: number): Promise<void> {
+  if (e.finished) return Promise.resolve();
   return new Promise<void>((resume) => {
-    e.waiting.push({ at: e.opsRun + n, resume });
-    setTimeout(resume, capMs).unref?.();
+    const timer = setTimeout(resume, capMs);
+    e.waiting.push({
+      at: e.opsRun + n,
+      resume: () => {
+        clearTimeout(timer);
+        resume();
+      },
+    });
   });
 }
 
@@ -153,8 +166,9 @@ export function progressed(e: Engine) {
   for (const w of due) w.resume();
 }
 
-/** The engine has no more operations: everything it held resumes now. */
+/** The engine has no more operations: everything it held resumes now, and nothing waits later. */
 export function resumeAll(e: Engine) {
+  e.finished = true;
   for (const w of e.waiting.splice(0)) w.resume();
 }
 
