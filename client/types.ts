@@ -124,6 +124,8 @@ export interface InboxItem {
   payload: { from: string; to: string; topicLabel: string };
   createdAt: string;
   answeredAt?: string;
+  /** An accepted offer's range job: the memory id of the fold that carries it out. */
+  rangeJobId?: string;
 }
 
 export interface CompactionResult {

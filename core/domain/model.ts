@@ -183,6 +183,12 @@ export const InboxItem = z.object({
   payload: z.object({ from: z.string(), to: z.string(), topicLabel: z.string() }),
   createdAt: z.string(),
   answeredAt: z.optional(z.string()),
+  /**
+   * An accepted offer's range job (a memory id), recorded once before the job is stored: every
+   * later delivery of the answer finds this job instead of queuing another (docs/compaction.md,
+   * "Range jobs").
+   */
+  rangeJobId: z.optional(z.string()),
 });
 export type InboxItem = z.infer<typeof InboxItem>;
 

@@ -154,11 +154,12 @@ export interface MessageStore {
   /**
    * Clears TOOL results from the replay (docs/compaction.md, "Tool-result clearing"): records
    * `cleared` and the placeholder's `tokens` on each message, content untouched. Conditional and
-   * idempotent: a message already cleared, archived or missing is skipped.
+   * idempotent: a message already cleared, archived or missing, or whose tags are no longer
+   * `expectedTags` (a PATCH changed its strength since it was read), is skipped.
    */
   markCleared(
     key: ProcessKey,
-    items: ReadonlyArray<{ id: string; cleared: ClearedResult; tokens: number }>,
+    items: ReadonlyArray<{ id: string; cleared: ClearedResult; tokens: number; expectedTags: string[] }>,
   ): Promise<{ cleared: string[]; skipped: string[] }>;
 }
 
@@ -170,8 +171,11 @@ export interface MemoryStore {
    * only if the id is free, otherwise only while the stored row still has status `expect`.
    */
   storeFold(key: ProcessKey, fold: Memory, expect: "new" | "QUEUED"): Promise<Outcome<"status_changed">>;
-  /** QUEUED or PREPARED -> DISCARDED (out of the replay index), with the reason; conditional. */
-  discardFold(key: ProcessKey, foldId: string, reason: string, at: string): Promise<Outcome<"status_changed">>;
+  /**
+   * QUEUED or PREPARED -> DISCARDED (out of the replay index), with the reason; only while the
+   * fold still has status `from` (the one its discarder read).
+   */
+  discardFold(key: ProcessKey, foldId: string, from: "QUEUED" | "PREPARED", reason: string, at: string): Promise<Outcome<"status_changed">>;
   getMemory(key: ProcessKey, memoryId: string): Promise<Memory | null>;
   /** Every memory of the process, newest first. */
   listMemories(key: ProcessKey): Promise<Memory[]>;
@@ -228,6 +232,11 @@ export interface InboxStore {
     status: "ACCEPTED" | "DECLINED",
     at: string,
   ): Promise<Outcome<"not_open" | "not_found", { item: InboxItem }>>;
+  /**
+   * Records `jobId` as the item's range job unless one is recorded already (conditional, once);
+   * answers the job id in force: `jobId`, or the one recorded first.
+   */
+  claimRangeJob(tenantId: string, itemId: string, jobId: string): Promise<Outcome<"not_found", { jobId: string }>>;
 }
 
 /** Everything the services persist: the aggregate ports together. A service names the ones it uses. */

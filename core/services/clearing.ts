@@ -42,7 +42,7 @@ export async function clearIfNeeded(
   const before = replayTokens(view);
   const { cleared, skipped } = await deps.store.markCleared(
     key,
-    plan.clear.map((c) => ({ id: c.message.id, cleared: c.cleared, tokens: c.tokensAfter })),
+    plan.clear.map((c) => ({ id: c.message.id, cleared: c.cleared, tokens: c.tokensAfter, expectedTags: c.message.tags })),
   );
   let after: ActiveView;
   if (skipped.length > 0) {

@@ -3,6 +3,7 @@
  * asking the worker for it, range jobs of accepted offers, and discarding rows that can no longer
  * be used. Every transition is a conditional write on the row's status.
  */
+import { notFound } from "../domain/errors.js";
 import { domainEvent } from "../domain/events.js";
 import type { CompactionModeName, Memory } from "../domain/model.js";
 import { selectRange, type RangeRequest } from "../domain/range.js";
@@ -12,31 +13,21 @@ import { publishSafely } from "./publish.js";
 import type { RangeResult } from "./range-compaction.js";
 import { settledView } from "./settle.js";
 
-/** Marks a queued or prepared fold DISCARDED (conditional on its status) and counts it. */
+/** Why a fold made for an earlier state of the process is discarded. */
+export const STALE = "stale: the process changed since it was queued (a compaction, an undo or a strength change)";
+
+/**
+ * Marks a queued or prepared fold DISCARDED and counts it, only while it still has the status
+ * `fold` was read with: a reader of a stale copy (a late delivery that read it QUEUED) changes
+ * nothing once another delivery prepared or committed it.
+ */
 export async function discard(deps: ServiceDeps, key: ProcessKey, fold: Memory, reason: string, outcome: "discarded" | "expired") {
-  const out = await deps.store.discardFold(key, fold.id, reason, deps.clock.now().toISOString());
+  if (fold.status !== "QUEUED" && fold.status !== "PREPARED") return;
+  const out = await deps.store.discardFold(key, fold.id, fold.status, reason, deps.clock.now().toISOString());
   if (out.ok) {
     deps.metrics.preparedFold(outcome);
     deps.log.info("fold discarded", { processId: key.processId, foldId: fold.id, status: fold.status, reason });
   }
-}
-
-/**
- * Discards every queued and prepared fold of a process (e.g. after its history was changed by
- * hand): the next turn prepares a new one from the state as it is then.
- */
-export async function discardPreparedFolds(deps: ServiceDeps, key: ProcessKey, reason: string): Promise<number> {
-  const view = await deps.store.activeView(key);
-  let discarded = 0;
-  // A range job is not tied to the state it was queued on: it stays.
-  for (const fold of (view?.folds ?? []).filter((f) => f.metadata.job !== "range")) {
-    const out = await deps.store.discardFold(key, fold.id, reason, deps.clock.now().toISOString());
-    if (out.ok) {
-      discarded++;
-      deps.metrics.preparedFold("discarded");
-    }
-  }
-  return discarded;
 }
 
 export interface QueueRequest {
@@ -48,13 +39,15 @@ export interface QueueRequest {
   instructions?: string | undefined;
   /** A range job: the range and the accepted offer it comes from. */
   range?: RangeRequest & { inboxItemId: string };
+  /** The fold's id when it was chosen before it is stored (a range job's, recorded on its offer). */
+  id?: string;
 }
 
 /** Stores a QUEUED fold for the state of `view` and asks the worker for it. */
 export async function queueFold(deps: ServiceDeps, key: ProcessKey, view: ActiveView, q: QueueRequest): Promise<Memory> {
   const at = deps.clock.now();
   const fold: Memory = {
-    id: deps.ids.memory(at),
+    id: q.id ?? deps.ids.memory(at),
     processId: key.processId,
     kind: "ARCHIVED_CHAT",
     status: "QUEUED",
@@ -105,23 +98,46 @@ async function requestFold(deps: ServiceDeps, key: ProcessKey, fold: Memory) {
 }
 
 /**
- * An accepted offer's range compaction, queued for the worker (docs/compaction.md, "Range
- * compaction"). Safe to repeat: a delivery that finds the range already folded queues nothing,
- * and one that finds the job still queued asks the worker for that row again.
+ * An accepted offer's range compaction, queued for the worker once (docs/compaction.md, "Range
+ * jobs"). The offer records its job's id before the job is stored, so every later delivery of the
+ * answer finds that job: still QUEUED, it asks the worker for it again; committed, undone or
+ * discarded, it does nothing, so a redelivered answer never folds again a range the user undid.
+ * A delivery that finds the range already folded before any job was recorded queues nothing.
  */
 export async function queueRangeJob(
   deps: ServiceDeps,
   key: ProcessKey,
   range: RangeRequest & { inboxItemId: string },
+  recordedJobId?: string,
 ): Promise<RangeResult> {
   const view = await settledView(deps, key);
   const none = { compactedMessages: 0, markerMessageId: null };
-  const queued = view.folds.find((f) => f.status === "QUEUED" && f.metadata.job === "range" && f.metadata.inboxItemId === range.inboxItemId);
-  if (queued) {
-    await requestFold(deps, key, queued);
-    return { ...none, memoryId: queued.id, reason: "compaction_queued" };
+  const queued = (id: string) => ({ ...none, memoryId: id, reason: "compaction_queued" });
+  let jobId = recordedJobId;
+  if (jobId === undefined) {
+    // A job queued before its offer recorded one is adopted, not queued a second time.
+    const waiting = view.folds.find((f) => f.metadata.job === "range" && f.metadata.inboxItemId === range.inboxItemId);
+    if (!waiting && selectRange(view.messages, range).length === 0) return { ...none, memoryId: null, reason: "nothing_in_range" };
+    const candidate = waiting?.id ?? deps.ids.memory(deps.clock.now());
+    const claim = await deps.store.claimRangeJob(key.tenantId, range.inboxItemId, candidate);
+    if (!claim.ok) throw notFound("inbox item", range.inboxItemId);
+    if (claim.jobId === candidate && !waiting) return queued((await queueFold(deps, key, view, { mode: "RANGE", job: "range", range, id: candidate })).id);
+    jobId = claim.jobId;
   }
-  if (selectRange(view.messages, range).length === 0) return { ...none, memoryId: null, reason: "nothing_in_range" };
-  const fold = await queueFold(deps, key, view, { mode: "RANGE", job: "range", range });
-  return { ...none, memoryId: fold.id, reason: "compaction_queued" };
+  const job = await deps.store.getMemory(key, jobId);
+  // Recorded but not stored (the recording delivery died, or is storing it right now): store it
+  // under the recorded id; of two such deliveries one stores it and both ask the worker for it.
+  if (!job) return queued((await queueFold(deps, key, view, { mode: "RANGE", job: "range", range, id: jobId })).id);
+  if (job.status === "QUEUED") {
+    await requestFold(deps, key, job);
+    return queued(job.id);
+  }
+  return { ...none, memoryId: job.id, reason: rangeJobEnd(job) };
+}
+
+/** Why a recorded range job needs nothing more: it folded the range, was undone, or was discarded (with its reason). */
+function rangeJobEnd(job: Memory): string {
+  if (job.status === "OK") return "already_folded";
+  if (job.status === "DISCARDED") return job.metadata.discardReason ?? "discarded";
+  return job.status.toLowerCase();
 }

@@ -104,8 +104,11 @@ export async function answerInboxItem(deps: ServiceDeps, tenantId: string, itemI
 
 /**
  * Queues the range compaction of an accepted offer for the worker and answers at once
- * (`reason: "compaction_queued"`). Safe to repeat: a delivery that finds the range already folded
- * (markers never fold) answers `nothing_in_range`, one that finds the job queued asks again.
+ * (`reason: "compaction_queued"`). Safe to repeat: the offer records its one job
+ * (`rangeJobId`), so a later delivery asks again for that job while it is queued and does nothing
+ * once it ended (`already_folded`, `reverted`, or the reason it was discarded): an undone range
+ * fold never comes back. A delivery that finds the range already folded before any job was
+ * recorded (markers never fold) answers `nothing_in_range`.
  */
 export async function runAcceptedOffer(deps: ServiceDeps, detail: EventDetail<"InboxItemAnswered">): Promise<RangeResult | null> {
   const { tenantId, itemId } = detail;
@@ -120,5 +123,5 @@ export async function runAcceptedOffer(deps: ServiceDeps, detail: EventDetail<"I
   if (!item || item.status !== "ACCEPTED" || !item.tags.includes(OFFER_TAG)) return null;
   // The fold itself runs in the compaction worker, which retries it until it is folded (or finds
   // the range folded already); this delivery only queues it.
-  return queueRangeJob(deps, { tenantId, processId: item.processId }, { ...item.payload, inboxItemId: item.id });
+  return queueRangeJob(deps, { tenantId, processId: item.processId }, { ...item.payload, inboxItemId: item.id }, item.rangeJobId);
 }

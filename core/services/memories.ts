@@ -23,7 +23,8 @@ export async function listMemories(
       (m) =>
         m.kind === filter.kind &&
         (m.status === "OK" ||
-          (filter.includeFailed && m.status === "FAILED") ||
+          // What did not become a summary, with its reason: `metadata.error` or `metadata.discardReason`.
+          (filter.includeFailed && (m.status === "FAILED" || m.status === "DISCARDED")) ||
           (filter.includeReverted === true && m.status === "REVERTED") ||
           // Background folds (docs/compaction.md): queued, prepared, and the discarded ones.
           (filter.includePrepared === true && (m.status === "QUEUED" || m.status === "PREPARED" || m.status === "DISCARDED"))) &&

@@ -39,8 +39,12 @@ export async function commitPrepared(
     const m = active.get(id);
     return m !== undefined && foldsByStrength(effectiveStrength(m), mode) && foldsByStrength(effectiveStrength(m), o.mode);
   };
-  if (!full.sourceRefs.every(foldable) || (full.metadata.supersededMemoryId ?? null) !== (prior?.id ?? null)) {
-    await discard(deps, key, full, "stale: a message it covers is no longer active", "discarded");
+  if ((full.metadata.supersededMemoryId ?? null) !== (prior?.id ?? null)) {
+    await discard(deps, key, full, "stale: it no longer chains the active summary", "discarded");
+    return { ok: false, reason: "stale" };
+  }
+  if (!full.sourceRefs.every(foldable)) {
+    await discard(deps, key, full, "stale: a message it covers was folded, pinned or made stronger since", "discarded");
     return { ok: false, reason: "stale" };
   }
   const { owner, now, lease } = await takeLease(deps, key, view);

@@ -14,7 +14,7 @@ import type { ActiveView, ProcessKey } from "../ports/store.js";
 import { clearIfNeeded } from "./clearing.js";
 import { compactIfNeeded, type CompactionRequest } from "./compaction.js";
 import type { ServiceDeps } from "./deps.js";
-import { discard, queueFold } from "./fold-queue.js";
+import { discard, queueFold, STALE } from "./fold-queue.js";
 import { commitPrepared } from "./prepared-commit.js";
 import { settledView } from "./settle.js";
 
@@ -113,14 +113,22 @@ export async function compactForTurn(
 }
 
 /**
- * Discards the folds that can no longer be used (expired, lost in the queue, queued or prepared on
- * a state that changed since, duplicates) and returns the one still live, if any.
+ * Discards the automatic folds that can no longer be used (expired, lost in the queue, queued or
+ * prepared on a state that changed since, duplicates) and returns the fold the turn waits for or
+ * commits, if any.
+ *
+ * A queued manual compaction comes first and is never a duplicate: the worker runs it only on the
+ * META version it was queued for, so committing an automatic fold now would leave it stale. The
+ * turn gives way to it and keeps the automatic fold, which is still committed if the manual job
+ * ends without a commit, and is discarded as stale once it does commit (docs/compaction.md, "What
+ * a turn does"). A range job runs on whatever state the worker finds: no turn discards or waits
+ * for it.
  */
 async function settleFolds(deps: ServiceDeps, key: ProcessKey, view: ActiveView): Promise<Memory | null> {
   const now = deps.clock.now().getTime();
   const activeId = newestSummary(view)?.id ?? null;
-  const live: Memory[] = [];
-  // A range job (an accepted offer) runs on whatever state the worker finds: no turn discards it.
+  const manual: Memory[] = [];
+  const automatic: Memory[] = [];
   for (const fold of view.folds.filter((f) => f.metadata.job !== "range")) {
     const expired = fold.metadata.expiresAt !== undefined && Date.parse(fold.metadata.expiresAt) <= now;
     const lost = fold.status === "QUEUED" && Date.parse(fold.metadata.queuedAt ?? fold.createdAt) + deps.compaction.queueTimeoutMs <= now;
@@ -128,12 +136,14 @@ async function settleFolds(deps: ServiceDeps, key: ProcessKey, view: ActiveView)
       fold.status === "QUEUED"
         ? fold.metadata.queuedAtVersion !== view.state.version
         : (fold.metadata.supersededMemoryId ?? null) !== activeId;
-    if (expired || lost) await discard(deps, key, fold, expired ? "expired" : "queue_timeout", expired ? "expired" : "discarded");
-    else if (stale) await discard(deps, key, fold, "stale: a compaction committed since it was queued", "discarded");
-    else live.push(fold);
+    if (expired) await discard(deps, key, fold, "expired", "expired");
+    else if (lost) await discard(deps, key, fold, "queue_timeout: no worker took it in time", "discarded");
+    else if (stale) await discard(deps, key, fold, STALE, "discarded");
+    else (fold.metadata.job === "manual" ? manual : automatic).push(fold);
   }
-  // Normally one. After a race, keep a prepared one over a queued one, else the newest.
-  live.sort((a, b) => (a.status === b.status ? (a.id < b.id ? 1 : -1) : a.status === "PREPARED" ? -1 : 1));
-  for (const extra of live.slice(1)) await discard(deps, key, extra, "duplicate", "discarded");
-  return live[0] ?? null;
+  // Normally one automatic fold. After a race, keep a prepared one over a queued one, else the newest.
+  automatic.sort((a, b) => (a.status === b.status ? (a.id < b.id ? 1 : -1) : a.status === "PREPARED" ? -1 : 1));
+  for (const extra of automatic.slice(1)) await discard(deps, key, extra, `duplicate: fold ${automatic[0]!.id} is kept`, "discarded");
+  // The folds arrive oldest first: the oldest manual job is the one the worker runs next.
+  return manual[0] ?? automatic[0] ?? null;
 }

@@ -13,7 +13,7 @@ import type { ActiveView, ProcessKey } from "../ports/store.js";
 import { metricModeOf } from "./commit.js";
 import { compactIfNeeded } from "./compaction.js";
 import type { ServiceDeps } from "./deps.js";
-import { discard } from "./fold-queue.js";
+import { discard, STALE } from "./fold-queue.js";
 import { takeLease } from "./lease.js";
 import { compactRange } from "./range-compaction.js";
 import { settledView } from "./settle.js";
@@ -57,7 +57,7 @@ export async function runQueuedFold(deps: ServiceDeps, detail: EventDetail<"Comp
 async function runForState(deps: ServiceDeps, key: ProcessKey, fold: Memory): Promise<WorkerOutcome | "leased"> {
   const view = await settledView(deps, key);
   if (view.state.version !== fold.metadata.queuedAtVersion) {
-    await discard(deps, key, fold, "stale: a compaction committed since it was queued", "discarded");
+    await discard(deps, key, fold, STALE, "discarded");
     return { skipped: "stale", foldId: fold.id };
   }
   return fold.metadata.job === "manual" ? runManual(deps, key, view, fold) : prepare(deps, key, view, fold);
@@ -79,7 +79,7 @@ async function runManual(deps: ServiceDeps, key: ProcessKey, view: ActiveView, f
   );
   if (result.compacted) return { done: "committed", foldId: fold.id };
   if (result.reason === "compaction_in_progress") return "leased";
-  await discard(deps, key, fold, result.reason ?? "nothing to fold", "discarded");
+  await discard(deps, key, fold, result.reason ?? "not_needed: below the soft threshold", "discarded");
   return { done: "failed", foldId: fold.id };
 }
 
@@ -130,7 +130,7 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, read: ActiveView, fol
   const { owner, lease } = await takeLease(deps, key, view, mode === "EMERGENCY" ? {} : { replayTokens: own });
   if (!lease.ok) {
     if (lease.reason === "leased") return "leased";
-    const why = lease.reason === "revert_hold" ? "reverted_recently" : "stale: a compaction committed since it was queued";
+    const why = lease.reason === "revert_hold" ? "reverted_recently" : STALE;
     await discard(deps, key, fold, why, "discarded");
     return { skipped: lease.reason === "revert_hold" ? "reverted_recently" : "stale", foldId: fold.id };
   }

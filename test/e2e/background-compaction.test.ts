@@ -67,6 +67,25 @@ describe("background compaction over HTTP", () => {
     }
   });
 
+  it("a discarded fold is listed with its reason by memories?includeFailed=true", async () => {
+    await chat("bg-discard");
+    const queued = await api("POST", "/v1/processes/bg-discard/turns", { body: { model: { contextWindow: 10_000 }, prompt: { tokens: 7_500 } } });
+    const foldId = queued.body.compaction.memoryId;
+    await ctx.service.bus.drain();
+    const [prepared] = await memories("bg-discard", "?includePrepared=true");
+    expect(prepared).toMatchObject({ id: foldId, status: "PREPARED" });
+    // A message the fold covers is pinned: the HARD turn discards the fold instead of committing it.
+    const pin = await api("PATCH", `/v1/processes/bg-discard/messages/${prepared.sourceRefs[2]}`, { body: { strength: "pinned" } });
+    expect(pin.status).toBe(200);
+    const hard = await api("POST", "/v1/processes/bg-discard/turns", { body: { model: { contextWindow: 10_000 }, prompt: { tokens: 9_000 } } });
+    expect(hard.body.compaction).toMatchObject({ compacted: false, reason: "compaction_queued" });
+
+    const listed = await memories("bg-discard", "?includeFailed=true");
+    expect(listed.find((m) => m.id === foldId)).toMatchObject({ status: "DISCARDED", metadata: { discardReason: expect.stringContaining("pinned") } });
+    expect((await memories("bg-discard")).map((m) => m.id)).not.toContain(foldId);
+    await ctx.service.bus.drain();
+  });
+
   it("rejects a bad includePrepared flag with a 400 naming it", async () => {
     await chat("bg-flag", 2);
     const res = await api("GET", "/v1/processes/bg-flag/memories?includePrepared=maybe");

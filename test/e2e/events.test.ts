@@ -157,9 +157,22 @@ describe("answering the offer", () => {
     expect(events.some((e) => e.detailType === "InboxItemAnswered" && e.detail.itemId === offer.id)).toBe(true);
 
     // A duplicated InboxItemAnswered delivery changes nothing.
-    await ctx.service.bus.deliver({ source: "vancetope.inbox", detailType: "InboxItemAnswered", detail: { tenantId: "tenant-a", itemId: offer.id, accepted: true } });
-    await ctx.service.bus.drain();
+    const redeliver = async () => {
+      await ctx.service.bus.deliver({ source: "vancetope.inbox", detailType: "InboxItemAnswered", detail: { tenantId: "tenant-a", itemId: offer.id, accepted: true } });
+      await ctx.service.bus.drain();
+    };
+    await redeliver();
     expect((await api("GET", `/v1/processes/${id}/memories`)).body.items).toHaveLength(1);
+    expect((await offersOf(id))[0]).toMatchObject({ status: "ACCEPTED", rangeJobId: memory.id });
+
+    // The user undoes the range fold; a redelivery after that does not fold the range again.
+    expect((await api("POST", `/v1/processes/${id}/memories/${memory.id}/revert`)).status).toBe(200);
+    await redeliver();
+    expect((await api("GET", `/v1/processes/${id}/memories?includeReverted=true&includePrepared=true`)).body.items).toEqual([
+      expect.objectContaining({ id: memory.id, status: "REVERTED" }),
+    ]);
+    const active = (await api("GET", `/v1/processes/${id}/messages?view=active`)).body.items.map((m: any) => m.id);
+    for (const ref of memory.sourceRefs) expect(active).toContain(ref);
   });
 
   it("chains the prior active summary and supersedes it", async () => {

@@ -11,10 +11,11 @@ import type { Message, Role } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import { EVENTS } from "../../core/domain/events.js";
 import { compactManually } from "../../core/services/manual-compaction.js";
-import { discardPreparedFolds, queueRangeJob } from "../../core/services/fold-queue.js";
+import type { RangeResult } from "../../core/services/range-compaction.js";
 import { compactIfNeeded } from "../../core/services/compaction.js";
 import { selectRange } from "../../core/domain/range.js";
 import { settledView } from "../../core/services/settle.js";
+import { OFFER_TAG } from "../../core/services/inbox.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { listMemories } from "../../core/services/memories.js";
 import { appendMessage, setMessageStrength } from "../../core/services/messages.js";
@@ -25,7 +26,7 @@ import { createDeps } from "../../core/composition/create-deps.js";
 import { freshTable } from "../support/dynamo.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { checkInvariants } from "../../tools/invariants.js";
-import { handleCompactionRequested } from "../../core/adapters/events/handlers.js";
+import { handleCompactionRequested, handleInboxAnswered } from "../../core/adapters/events/handlers.js";
 
 const TENANT = "bg";
 const WINDOW = 10_000;
@@ -213,7 +214,8 @@ describe("turns in the background mode", () => {
     expect(emergency.compaction.reason).toBe("compaction_queued");
     expect(writes.folds).toBe(1);
     expect(requests()).toBe(1);
-    await discardPreparedFolds(deps, key, "test");
+    // The EMERGENCY fold is dropped (no worker runs here), so the next turn may queue again.
+    await store.discardFold(key, emergency.compaction.memoryId!, "QUEUED", "test", new Date().toISOString());
 
     // Past the hold (the replay grew by more than summaryMaxTokens), a HARD turn queues again.
     await runTurn(deps, key, turn(8_800, "a long report: " + "the shelves move in order. ".repeat(80)));
@@ -377,16 +379,6 @@ describe("turns in the background mode", () => {
     expect((await store.getMemory(key, foldId))!.status).toBe("PREPARED");
     expect(await checkInvariants(store, key, { noLease: true })).toEqual([]);
   });
-
-  it("discardPreparedFolds drops every queued or prepared fold of a process", async () => {
-    const { deps, bus } = harness();
-    const { key } = await seeded(deps, 30);
-    await runTurn(deps, key, turn(7_200, "Which aisle first?"));
-    await bus.drain();
-    expect(await discardPreparedFolds(deps, key, "history changed")).toBe(1);
-    expect((await store.activeView(key))!.folds).toEqual([]);
-    expect((await foldsOf(key))[0]).toMatchObject({ status: "DISCARDED", metadata: { discardReason: "history changed" } });
-  });
 });
 
 describe("manual compaction within a budget", () => {
@@ -439,16 +431,26 @@ describe("manual compaction that gave up its budget", () => {
 });
 
 describe("range jobs (accepted offers) in the worker", () => {
+  /** Accepts an offer of the range (which records its one job) and returns its answer's delivery. */
+  async function accepted(key: ProcessKey, range: { from: string; to: string; topicLabel: string; inboxItemId: string }) {
+    const { inboxItemId, ...payload } = range;
+    const at = new Date().toISOString();
+    await store.putInboxItem(TENANT, { id: inboxItemId, processId: key.processId, type: "APPROVAL", tags: [OFFER_TAG], status: "OPEN", payload, createdAt: at });
+    expect(await store.answerInboxItem(TENANT, inboxItemId, "ACCEPTED", at)).toMatchObject({ ok: true });
+    return (deps: ServiceDeps) => handleInboxAnswered(deps, { tenantId: TENANT, itemId: inboxItemId, accepted: true }) as Promise<RangeResult>;
+  }
+
   it("queues the range for the worker and answers at once; the worker folds it once, as the queued row", async () => {
     const { deps, fake, bus } = harness({ worker: false });
     const { key, messages } = await seeded(deps, 20);
     const range = { from: messages[3]!.createdAt, to: messages[9]!.createdAt, topicLabel: "aisles", inboxItemId: "inb_aisles" };
+    const deliver = await accepted(key, range);
     const calls = fake.calls.length;
-    const queued = await queueRangeJob(deps, key, range);
+    const queued = await deliver(deps);
     expect(queued).toMatchObject({ compactedMessages: 0, reason: "compaction_queued" });
     expect(fake.calls.length).toBe(calls); // nothing summarized in the handler
     // A duplicate delivery asks for the same row again instead of queuing a second one.
-    expect(await queueRangeJob(deps, key, range)).toMatchObject({ memoryId: queued.memoryId, reason: "compaction_queued" });
+    expect(await deliver(deps)).toMatchObject({ memoryId: queued.memoryId, reason: "compaction_queued" });
     expect((await foldsOf(key)).map((f) => f.id)).toEqual([queued.memoryId]);
     const requests = bus.published().filter((e) => e.detailType === EVENTS.CompactionRequested.detailType);
     expect(requests.map((e) => e.detail)).toEqual([0, 1].map(() => expect.objectContaining({ foldId: queued.memoryId, job: "range", mode: "RANGE" })));
@@ -459,7 +461,8 @@ describe("range jobs (accepted offers) in the worker", () => {
     const ok = (await store.listMemories(key)).filter((m) => m.status === "OK");
     expect(ok.map((m) => m.id)).toEqual([queued.memoryId]);
     expect(ok[0]!.metadata).toMatchObject({ recompaction: true, topicLabel: "aisles", producedBy: "worker", mode: "RANGE" });
-    expect(await queueRangeJob(deps, key, range)).toMatchObject({ memoryId: null, reason: "nothing_in_range" });
+    // Once it committed, its offer's job is done: a later delivery does nothing.
+    expect(await deliver(deps)).toMatchObject({ memoryId: queued.memoryId, reason: "already_folded" });
     expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
   });
 
@@ -471,9 +474,10 @@ describe("range jobs (accepted offers) in the worker", () => {
     const [prepareJob] = bus.published().filter((e) => e.detailType === EVENTS.CompactionRequested.detailType);
     expect(await handleCompactionRequested(deps, prepareJob!.detail)).toMatchObject({ done: "prepared" });
     const range = { from: messages[10]!.createdAt, to: messages[25]!.createdAt, topicLabel: "labels", inboxItemId: "inb_labels" };
+    const deliver = await accepted(key, range);
     const inRange = new Set(selectRange((await settledView(deps, key)).messages, range).map((m) => m.id));
     expect(inRange.size).toBeGreaterThan(0);
-    const queued = await queueRangeJob(deps, key, range);
+    const queued = await deliver(deps);
     const rangeRequest = bus.published().find((e) => e.detail.foldId === queued.memoryId)!;
 
     // All at once: a turn at HARD commits the prepared fold, a manual compaction, and the range job twice.

@@ -237,8 +237,8 @@ describe("regressions the harness found", () => {
     await store.releaseLease(key, "other");
     const result = await handleCompactionRequested(deps, requested[0]);
     expect(result).toMatchObject({ compactedMessages: 3 });
-    // A duplicate delivery afterwards is acknowledged: there is nothing left in the range.
-    expect(await handleInboxAnswered(deps, detail)).toMatchObject({ compactedMessages: 0, reason: "nothing_in_range" });
+    // A duplicate delivery afterwards is acknowledged: the offer's job is done.
+    expect(await handleInboxAnswered(deps, detail)).toMatchObject({ compactedMessages: 0, reason: "already_folded" });
     expect(await handleCompactionRequested(deps, requested[0])).toMatchObject({ skipped: "fold is OK" });
   });
 });

@@ -14,7 +14,7 @@ import { clearIfNeeded } from "../../core/services/clearing.js";
 import { compactIfNeeded } from "../../core/services/compaction.js";
 import { composeContext } from "../../core/services/context.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
-import { appendMessage, listMessages } from "../../core/services/messages.js";
+import { appendMessage, listMessages, setMessageStrength } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { runTurn } from "../../core/services/turn.js";
 import { createDeps } from "../../core/composition/create-deps.js";
@@ -167,6 +167,34 @@ describe("tool-result clearing", { timeout: 120_000 }, () => {
     const sent = fake.calls.flatMap((c) => c.messages).filter((m) => m.role === "TOOL");
     expect(sent.length).toBeGreaterThan(0);
     expect(sent.every((m) => m.content.startsWith("[tool result cleared"))).toBe(true);
+    expect(await checkInvariants(store, key, { settled: true })).toEqual([]);
+  });
+
+  it("never clears a result that a PATCH pinned between the round's read and its write", async () => {
+    const { deps } = harness();
+    const key = await newProcess(deps);
+    const loop = await agentLoop(deps, key, 20);
+    const view = (await store.activeView(key))!;
+    // The round's writes wait until the test lets them go.
+    let reach!: () => void;
+    let release!: () => void;
+    const reached = new Promise<void>((r) => (reach = r));
+    const released = new Promise<void>((r) => (release = r));
+    const held: Store = Object.create(store);
+    held.markCleared = async (k, items) => (reach(), await released, store.markCleared(k, items));
+    const round = clearIfNeeded({ ...deps, store: held }, key, view, DEFAULT_TUNABLES, WINDOW, replayTokens(view));
+    await reached;
+    const target = loop.find((m) => m.role === "TOOL")!; // the oldest result: in the round
+    await setMessageStrength(deps, key, target.id, "pinned", async () => {});
+    release();
+    const out = await round;
+
+    expect(out.clearedMessages).toBe(16);
+    const stored = (await store.getMessage(key, target.id))!;
+    expect(stored.tags).toContain("STRENGTH:pinned");
+    expect(stored.cleared).toBeUndefined();
+    expect(stored.tokens).toBe(target.tokens);
+    expect(out.view.messages.find((m) => m.id === target.id)!.cleared).toBeUndefined();
     expect(await checkInvariants(store, key, { settled: true })).toEqual([]);
   });
 

@@ -17,9 +17,9 @@ import {
 } from "../../core/adapters/dynamodb/compaction-params.js";
 import { parseRollForwardMarker, rollForwardMarker } from "../../core/adapters/dynamodb/roll-forward-marker.js";
 import { failedParts, guarded, itemIsNew, leaseFree, statusIs, versionIs, when } from "../../core/adapters/dynamodb/conditions.js";
-import { answerInboxItemParams, listInboxParams } from "../../core/adapters/dynamodb/inbox-params.js";
+import { answerInboxItemParams, claimRangeJobParams, listInboxParams } from "../../core/adapters/dynamodb/inbox-params.js";
 import { MemoryItem, MessageItem, MetaItem, memoryToItem, messageToItem, toMemory, toMessage } from "../../core/adapters/dynamodb/items.js";
-import { activeViewParams, appendMessageParts, archiveUpdate, restoreUpdate, updateTagsParts } from "../../core/adapters/dynamodb/message-params.js";
+import { activeViewParams, appendMessageParts, archiveUpdate, clearUpdate, restoreUpdate, updateTagsParts } from "../../core/adapters/dynamodb/message-params.js";
 import { transactionInput, TRANSACTION_LIMIT } from "../../core/adapters/dynamodb/transact.js";
 import { Memory, Message, Process } from "../../core/domain/model.js";
 import { makeMemory, makeMessage } from "../support/fixtures.js";
@@ -159,6 +159,17 @@ describe("message inputs", () => {
       ConsistentRead: true,
     });
   });
+
+  it("clear a result only while it is active, not cleared, and its tags are the ones the round read", () => {
+    const cleared = { at, toolName: "read_file", chars: 4000, tokens: 1004 };
+    expect(clearUpdate("t", key, { id: "msg_1", cleared, tokens: 40, expectedTags: ["x"] })).toEqual({
+      TableName: "t",
+      Key: { pk, sk: "M#msg_1" },
+      UpdateExpression: "SET cleared = :c, tokens = :t",
+      ConditionExpression: "attribute_exists(lsi1sk) AND attribute_not_exists(cleared) AND tags = :old",
+      ExpressionAttributeValues: { ":c": cleared, ":t": 40, ":old": ["x"] },
+    });
+  });
 });
 
 describe("fold and commit inputs", () => {
@@ -178,14 +189,14 @@ describe("fold and commit inputs", () => {
     });
   });
 
-  it("discard only a queued or prepared fold", () => {
-    expect(discardFoldParams("t", key, "mem_1", "stale", at)).toEqual({
+  it("discard a fold only in the status its discarder read", () => {
+    expect(discardFoldParams("t", key, "mem_1", "QUEUED", "stale", at)).toEqual({
       TableName: "t",
       Key: { pk, sk: "S#mem_1" },
-      UpdateExpression: "SET #status = :d, metadata.discardReason = :r, metadata.discardedAt = :at REMOVE lsi1sk",
-      ConditionExpression: "#status IN (:in0, :in1)",
-      ExpressionAttributeNames: { "#status": "status" },
-      ExpressionAttributeValues: { ":d": "DISCARDED", ":r": "stale", ":at": at, ":in0": "QUEUED", ":in1": "PREPARED" },
+      UpdateExpression: "SET #status = :d, metadata.discardReason = :r, metadata.discardedAt = :at REMOVE lsi1sk, #ttl",
+      ConditionExpression: "#status = :is",
+      ExpressionAttributeNames: { "#ttl": "expiresAtEpoch", "#status": "status" },
+      ExpressionAttributeValues: { ":d": "DISCARDED", ":r": "stale", ":at": at, ":is": "QUEUED" },
     });
   });
 
@@ -328,6 +339,18 @@ describe("inbox inputs", () => {
       ExpressionAttributeNames: { "#status": "status", "#item": "item" },
       ExpressionAttributeValues: { ":s": "ACCEPTED", ":at": at, ":is": "OPEN" },
       ReturnValues: "ALL_NEW",
+      ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+    });
+  });
+
+  it("record an accepted offer's range job once, seeing the first on a second claim", () => {
+    expect(claimRangeJobParams("t", "acme", "inb_1", "mem_1")).toEqual({
+      TableName: "t",
+      Key: { pk: "T#acme#I#inb_1", sk: "INBOX" },
+      UpdateExpression: "SET #item.rangeJobId = :j",
+      ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(#item.rangeJobId)",
+      ExpressionAttributeNames: { "#item": "item" },
+      ExpressionAttributeValues: { ":j": "mem_1" },
       ReturnValuesOnConditionCheckFailure: "ALL_OLD",
     });
   });

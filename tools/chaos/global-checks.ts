@@ -66,6 +66,8 @@ export async function checkGlobal(run: ChaosRun, engines: readonly Engine[], cle
   // either loses it. Deliveries that only ever failed are the platform's dead letters.
   for (const record of offers.values()) {
     if (record.answered !== "ACCEPTED" || record.outcomes.includes("compacted")) continue;
+    // A later delivery of the answer found the offer's job committed (and maybe undone since).
+    if (record.outcomes.includes("already_folded") || record.outcomes.includes("reverted")) continue;
     if (record.outcomes.includes("nothing_in_range")) {
       stats.offers.nothingLeft++;
       continue;

@@ -19,7 +19,6 @@ import {
   pendingArchiveFromIs,
   pendingArchiveIs,
   revertHoldAtMost,
-  statusIn,
   statusIs,
   supersededBy,
   versionIs,
@@ -28,7 +27,7 @@ import {
 } from "./conditions.js";
 import { memoryToItem, messageToItem } from "./items.js";
 import { rollForwardMarker, type RollForwardDirection } from "./roll-forward-marker.js";
-import { META_SK, MEMORY_PREFIX, activeMemoryKey, memorySk, processPk } from "./keys.js";
+import { META_SK, MEMORY_PREFIX, TTL_ATTRIBUTE, activeMemoryKey, memorySk, processPk } from "./keys.js";
 import { archiveUpdate, restoreUpdate } from "./message-params.js";
 import { TRANSACTION_LIMIT } from "./transact.js";
 
@@ -64,15 +63,28 @@ export const storeFoldParams = (tableName: string, key: ProcessKey, fold: Memory
   ...when(expect === "new" ? itemIsNew() : statusIs(expect)),
 });
 
-/** QUEUED or PREPARED -> DISCARDED, out of the replay index, with the reason. */
-export const discardFoldParams = (tableName: string, key: ProcessKey, foldId: string, reason: string, at: string): UpdateCommandInput =>
+/**
+ * QUEUED or PREPARED -> DISCARDED, out of the replay index, with the reason: only while the fold
+ * still has the status its discarder read (`from`), so a late reader of a QUEUED row never
+ * discards the fold another delivery prepared since. The TTL attribute goes too: a discarded
+ * fold stays, with its reason, for `GET .../memories?includeFailed=true` (docs/api.md).
+ */
+export const discardFoldParams = (
+  tableName: string,
+  key: ProcessKey,
+  foldId: string,
+  from: "QUEUED" | "PREPARED",
+  reason: string,
+  at: string,
+): UpdateCommandInput =>
   guarded(
     { TableName: tableName, Key: memoryKey(key, foldId) },
     {
-      expression: "SET #status = :d, metadata.discardReason = :r, metadata.discardedAt = :at REMOVE lsi1sk",
+      expression: "SET #status = :d, metadata.discardReason = :r, metadata.discardedAt = :at REMOVE lsi1sk, #ttl",
+      names: { "#ttl": TTL_ATTRIBUTE },
       values: { ":d": "DISCARDED", ":r": reason, ":at": at },
     },
-    statusIn("QUEUED", "PREPARED"),
+    statusIs(from),
   );
 
 /** Supersede of one summary by `newId`: a superseded memory is never superseded again. */

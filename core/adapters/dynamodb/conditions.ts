@@ -78,11 +78,6 @@ export const statusIs = (status: MemoryStatus | "OPEN"): Fragment => ({
   names: STATUS,
   values: { ":is": status },
 });
-export const statusIn = (...statuses: MemoryStatus[]): Fragment => ({
-  expression: `#status IN (${statuses.map((_, i) => `:in${i}`).join(", ")})`,
-  names: STATUS,
-  values: Object.fromEntries(statuses.map((s, i) => [`:in${i}`, s])),
-});
 export const notSuperseded = absent("supersededAt");
 export const supersededBy = (memoryId: string): Fragment => ({
   expression: "supersededByMemoryId = :m",

@@ -4,7 +4,7 @@
  */
 import type { GetCommandInput, PutCommandInput, QueryCommandInput, UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { InboxItem, InboxStatus } from "../../domain/model.js";
-import { guarded, itemExists, itemIsNew, statusIs, when } from "./conditions.js";
+import { absent, guarded, itemExists, itemIsNew, statusIs, when } from "./conditions.js";
 import { INBOX_SK, inboxByProcess, inboxByTenant, inboxListSk, inboxPk } from "./keys.js";
 import { tableIndexes } from "./table.js";
 
@@ -67,4 +67,13 @@ export const answerInboxItemParams = (
     },
     itemExists("pk"),
     statusIs("OPEN"),
+  );
+
+/** The item's range job, recorded once: a second claim fails and sees the first (ALL_OLD). */
+export const claimRangeJobParams = (tableName: string, tenantId: string, itemId: string, jobId: string): UpdateCommandInput =>
+  guarded(
+    { TableName: tableName, Key: { pk: inboxPk(tenantId, itemId), sk: INBOX_SK }, ReturnValuesOnConditionCheckFailure: "ALL_OLD" },
+    { expression: "SET #item.rangeJobId = :j", names: { "#item": "item" }, values: { ":j": jobId } },
+    itemExists("pk"),
+    { ...absent("#item.rangeJobId"), names: { "#item": "item" } },
   );

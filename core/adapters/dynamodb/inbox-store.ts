@@ -3,7 +3,7 @@ import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { InboxStore } from "../../ports/store.js";
 import { failedItem, isConditionFailure } from "./conditions.js";
 import type { StoreContext } from "./context.js";
-import { answerInboxItemParams, getInboxItemParams, listInboxParams, putInboxItemParams } from "./inbox-params.js";
+import { answerInboxItemParams, claimRangeJobParams, getInboxItemParams, listInboxParams, putInboxItemParams } from "./inbox-params.js";
 import { InboxRecord, readItem } from "./items.js";
 import { queryAll } from "./paging.js";
 
@@ -38,6 +38,17 @@ export function createInboxStore({ client, tableName }: StoreContext): InboxStor
       } catch (e) {
         if (!isConditionFailure(e)) throw e;
         return { ok: false, reason: failedItem(e, InboxRecord) ? "not_open" : "not_found" };
+      }
+    },
+
+    async claimRangeJob(tenantId, itemId, jobId) {
+      try {
+        await client.send(new UpdateCommand(claimRangeJobParams(tableName, tenantId, itemId, jobId)));
+        return { ok: true, jobId };
+      } catch (e) {
+        if (!isConditionFailure(e)) throw e;
+        const recorded = failedItem(e, InboxRecord)?.item.rangeJobId;
+        return recorded ? { ok: true, jobId: recorded } : { ok: false, reason: "not_found" };
       }
     },
   };

@@ -33,8 +33,8 @@ export function createMemoryStore(ctx: StoreContext): MemoryStore {
       return stored ? { ok: true } : { ok: false, reason: "status_changed" };
     },
 
-    async discardFold(key, foldId, reason, at) {
-      const discarded = await conditionHolds(() => client.send(new UpdateCommand(discardFoldParams(tableName, key, foldId, reason, at))));
+    async discardFold(key, foldId, from, reason, at) {
+      const discarded = await conditionHolds(() => client.send(new UpdateCommand(discardFoldParams(tableName, key, foldId, from, reason, at))));
       return discarded ? { ok: true } : { ok: false, reason: "status_changed" };
     },
 

@@ -170,17 +170,19 @@ export function restoreUpdate(tableName: string, key: ProcessKey, id: string, me
 
 /**
  * Clears one TOOL result from the replay (docs/compaction.md, "Tool-result clearing"): only an
- * active, not yet cleared message, so a concurrent round or fold wins cleanly.
+ * active, not yet cleared message whose tags are still the ones the round read, so a concurrent
+ * round or fold wins cleanly and a result a PATCH just pinned (or made strong) is never cleared.
  */
 export function clearUpdate(
   tableName: string,
   key: ProcessKey,
-  { id, cleared, tokens }: { id: string; cleared: ClearedResult; tokens: number },
+  { id, cleared, tokens, expectedTags }: { id: string; cleared: ClearedResult; tokens: number; expectedTags: string[] },
 ): UpdateCommandInput {
   return guarded(
     { TableName: tableName, Key: messageKey(key, id) },
     { expression: "SET cleared = :c, tokens = :t", values: { ":c": cleared, ":t": tokens } },
     inReplay,
     notCleared,
+    tagsAre(expectedTags),
   );
 }
