@@ -187,6 +187,22 @@ describe("the harness catches a broken store", () => {
     expect(report.faultsByKind["stall:finishPendingArchive:inside"] ?? 0).toBeGreaterThan(0);
     expect(report.violations.join("\n")).toMatch(/is archived into REVERTED memory/);
   }, 90_000);
+
+  it("reports an accepted offer folded again when its answer comes back after an undo", async () => {
+    // A store that forgets each offer's recorded range job: every delivery of the answer queues a
+    // new one. Seed 8 undoes an offer's range summary, then delivers its answer again.
+    const forgetful = (store: Store): Store => ({
+      ...store,
+      getInboxItem: async (tenantId, itemId) => {
+        const item = await store.getInboxItem(tenantId, itemId);
+        return item && { ...item, rangeJobId: undefined };
+      },
+      claimRangeJob: async (_tenantId, _itemId, jobId) => ({ ok: true, jobId }),
+    });
+    const report = await runChaos({ seed: 8, turns: 40, engines: 2, endpoint: dynamoEndpoint(), wrapStore: forgetful });
+    expect(report.faultsByKind["stall:late-redelivery"] ?? 0).toBeGreaterThan(0);
+    expect(report.violations.join("\n")).toMatch(/accepted offer \S+ was range-compacted 2 times/);
+  }, 60_000);
 });
 
 describe("regressions the harness found", () => {

@@ -42,6 +42,11 @@ export async function deliverPending(run: ChaosRun, e: Engine, op: RunningOp | n
     return;
   }
   await deliverAnswers(run, e, mine, op);
+  if (op?.redeliver && mine.length > 0) {
+    countFault(run.stats, "stall:late-redelivery");
+    run.stats.stalls.late++;
+    e.late.push({ due: e.opsRun + 1 + op.redeliver, deliver: () => deliverAnswers(run, e, mine, null) });
+  }
 }
 
 async function deliverAnswers(run: ChaosRun, e: Engine, events: readonly PublishedEvent[], op: RunningOp | null) {

@@ -173,7 +173,17 @@ function planOps(draws: Draws, perEngine: number, counters: PlanCounters, stalls
         push({ kind, members: planBurst(draws) }, null);
         break;
     }
-    if (stalls) for (const op of ops.slice(first)) if (!inserted.has(op)) addStalls(stalls, op);
+    if (stalls) {
+      for (const op of ops.slice(first)) {
+        if (inserted.has(op)) continue;
+        addStalls(stalls, op);
+        // The range summary of an accepted offer undone, then the offer's answer delivered again.
+        if (op.spec.kind === "plan" && op.spec.accept && !op.lateBy && stalls.redeliverAfterUndo() && perEngine - ops.length >= 1) {
+          op.redeliver = 1;
+          insert({ kind: "revert" });
+        }
+      }
+    }
   }
   return ops;
 }

@@ -141,6 +141,11 @@ export interface OpPlan {
   stall?: StallPlan;
   /** The op's InboxItemAnswered events arrive after the engine's next `lateBy` operations (absent: right after it). */
   lateBy?: number;
+  /**
+   * Its InboxItemAnswered events arrive once more after the engine's next `redeliver` operations
+   * (a revert of the range summary among them): an undone range fold must stay undone.
+   */
+  redeliver?: number;
   /** Every event the op publishes is delivered this many times (at least once). */
   deliveries: number;
   concurrentDeliveries: boolean;

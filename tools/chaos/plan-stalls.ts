@@ -129,6 +129,8 @@ export function createStallDraws(rng: Rng, engine: number, counters: PlanCounter
     },
     /** An offer's answer delivered after the engine's next 1 to 3 operations, 1 time in 3. */
     lateBy: (): number => (rng.chance(0.35) ? rng.int(1, 3) : 0),
+    /** An accepted offer answered on time: half the time its range summary is undone, then the answer comes again. */
+    redeliverAfterUndo: (): boolean => rng.chance(0.5),
     /** A roll-forward that read META and the memory, then waits (the engine goes on for `afterOps`). */
     slowWalker: (afterOps: number): StallPlan => ({
       on: "store",

@@ -44,7 +44,8 @@ export interface ChaosReport {
   controls: { pinned: number; unpinned: number; refusedArchived: number; reverted: number };
   /**
    * Stalls that began (`held`; also in the faults by kind as `stall:*`), of which `detached`: the
-   * engine went on meanwhile; offers whose answers were delivered `late` (after later operations).
+   * engine went on meanwhile; offers whose answers were delivered `late` (after later operations,
+   * or once more after an undo of their range summary).
    */
   stalls: { held: number; detached: number; late: number };
   violations: string[];
@@ -115,7 +116,7 @@ export function formatReport(r: ChaosReport): string[] {
     `offers: ${r.offers.created} created, ${r.offers.accepted} accepted, ${r.offers.declined} declined, ${r.offers.rangeCompacted} range-compacted, ${r.offers.nothingLeft} found their range already folded, ${r.offers.deadLettered} dead-lettered`,
     `controls: ${r.controls.pinned} pinned, ${r.controls.unpinned} unpinned, ${r.controls.refusedArchived} refused (archived), ${r.controls.reverted} reverted`,
     `crashes: ${r.crashes} (containers restarted: ${r.restarts}), retries: ${r.retries}`,
-    `stalls: ${r.stalls.held} calls held (${r.stalls.detached} detached: the engine went on meanwhile), ${r.stalls.late} offers answered late`,
+    `stalls: ${r.stalls.held} calls held (${r.stalls.detached} detached: the engine went on meanwhile), ${r.stalls.late} offer answers delivered late`,
     `faults: ${kinds}`,
     `chaos: seed ${r.seed}, ${r.operations} operations, ${r.faults} faults, ${r.violations.length} violations`,
   ];
