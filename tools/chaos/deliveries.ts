@@ -20,6 +20,7 @@ const ATTEMPTS = 3;
  * Delivers every InboxItemAnswered of the engine's process that no handler acknowledged yet, then
  * the range jobs they queued. An op planned with `lateBy` leaves them for later: the engine runs
  * its next `lateBy` ops first, and the delivery then runs alongside the one after (run-plan.ts).
+ * One planned with `redeliver` delivers them now and once more after its next `redeliver` ops.
  */
 export async function deliverPending(run: ChaosRun, e: Engine, op: RunningOp | null = null) {
   if (run.options.execution === "background") await deliverFolds(run, e, op);

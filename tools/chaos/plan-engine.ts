@@ -55,7 +55,7 @@ function planOps(draws: Draws, perEngine: number, counters: PlanCounters, stalls
   const { rng, draft, text, message, prompt, summarizerSteps, fault, reach, simple } = draws;
   const ops: OpPlan[] = [];
   let floods = 0;
-  /** Ops a stall scenario adds (after a flood): they come with their stalls and draw nothing else. */
+  /** Ops a stall scenario adds (after a flood, after an accepted offer): they come with their stalls and draw nothing else. */
   const inserted = new Set<OpPlan>();
   const insert = (spec: OpSpec, extra: Partial<OpPlan> = {}) => {
     const op: OpPlan = { id: counters.opId++, spec, fault: null, summarizer: [], deliveries: 1, concurrentDeliveries: false, ...extra };

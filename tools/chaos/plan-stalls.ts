@@ -1,7 +1,8 @@
 /**
  * The stalls of one engine's plan (docs/reliability.md, "Stalls"): which call of an operation is
  * held, where, for how long, and whether the engine goes on meanwhile; which offers' answers
- * arrive late; and, after a flood, the slow roll-forward that a revert (or a new fold) overtakes.
+ * arrive late, or again after their range summary was undone; and, after a flood, the slow
+ * roll-forward that a revert (or a new fold) overtakes.
  * Every draw comes from the engine's own stall stream, apart from the stream the operations are
  * drawn from: with stalls off the plan of a seed is exactly the one from before stalls existed.
  */
@@ -63,10 +64,11 @@ const TARGETS: Partial<Record<OpSpec["kind"], ReadonlyArray<readonly [Target, nu
     [["revertCompaction", "after"], 2],
     [["finishPendingArchive", "inside"], 2],
   ],
+  // Not after the PATCH applied: the harness records what is pinned when a PATCH answers, which
+  // must be the order in which they applied.
   pin: [
     [["activeView", "after"], 1],
-    [["updateMessageTags", "before"], 1],
-    [["updateMessageTags", "after"], 1],
+    [["updateMessageTags", "before"], 2],
   ],
   // The appends of a finished plan, or the range compaction its answer's delivery runs.
   plan: [
