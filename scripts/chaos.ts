@@ -7,7 +7,8 @@
  *   chaos: seed S, N operations, F faults, V violations
  *
  * The exit code is 1 when V > 0. The same seed runs the same operations with the same faults
- * (the interleaving of concurrent calls varies); `--plan-only` prints the plan's digest.
+ * and stalls (the interleaving of concurrent calls varies); `--plan-only` prints the plan's
+ * digest; `--no-stalls` holds no call (the plan of the seed from before stalls existed).
  *
  *   npm run chaos                               seed 1, 300 operations (~1 minute)
  *   npm run chaos -- --seed 42 --turns 2000     the long run of docs/reliability.md
@@ -31,6 +32,7 @@ const { values: args } = parseArgs({
     endpoint: { type: "string" },
     json: { type: "string" },
     "plan-only": { type: "boolean", default: false },
+    "no-stalls": { type: "boolean", default: false },
     quiet: { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
   },
@@ -38,7 +40,7 @@ const { values: args } = parseArgs({
 
 if (args.help) {
   console.log(`usage: npm run chaos -- [--seed N] [--turns M] [--engines E] [--lease-ms MS] [--check-every K]
-                        [--endpoint URL] [--json FILE] [--plan-only] [--quiet]`);
+                        [--no-stalls] [--endpoint URL] [--json FILE] [--plan-only] [--quiet]`);
   process.exit(0);
 }
 
@@ -56,9 +58,10 @@ const turns = int("turns", args.turns, 1)!;
 const engines = int("engines", args.engines, 2);
 const leaseMs = int("lease-ms", args["lease-ms"], 50);
 const checkEvery = int("check-every", args["check-every"], 1) ?? (turns > 1000 ? 2 : 1);
+const stalls = !args["no-stalls"];
 
 if (args["plan-only"]) {
-  const plan = planChaos({ seed, turns, ...(engines ? { engines } : {}), ...(leaseMs ? { leaseMs } : {}) });
+  const plan = planChaos({ seed, turns, stalls, ...(engines ? { engines } : {}), ...(leaseMs ? { leaseMs } : {}) });
   console.log(`chaos plan: seed ${plan.seed}, ${plan.turns} operations over ${plan.engines.length} engines, digest ${plan.digest}`);
   process.exit(0);
 }
@@ -87,6 +90,7 @@ try {
     turns,
     endpoint,
     checkEvery,
+    stalls,
     ...(engines ? { engines } : {}),
     ...(leaseMs ? { leaseMs } : {}),
     ...(args.quiet ? {} : { progress: (line: string) => console.log(line) }),

@@ -83,10 +83,13 @@ export async function appendMessage(
         }
       : async () => false);
   const pin = await shouldAutoPin(body, hasUserMessage);
-  const now = deps.clock.now();
   let tags = [...(body.tags ?? [])];
   if (pin) tags.push(PINNED_TAG);
   if (ratesMessage(body) && !hasStrengthTag(tags) && (await sideChannel())) tags = sideChannelTags(tags, body);
+  // The time and the id are taken together, after the last await: the container's id factory is
+  // monotonic, so a time read before another append's id would sort that message after a newer
+  // one, and the history (id order) would disagree with createdAt (what a range selects by).
+  const now = deps.clock.now();
   const draft = {
     id: deps.ids.message(now),
     processId: key.processId,

@@ -21,6 +21,9 @@ import { createChaosSummarizer } from "../../tools/chaos/summarizer.js";
 import { formatReport, runChaos } from "../../tools/chaos/harness.js";
 import { FAULT_METHODS, planChaos, SUMMARIZER_OUTCOMES } from "../../tools/chaos/plan.js";
 import { dynamoEndpoint, freshTable } from "../support/dynamo.js";
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { META_SK, processPk } from "../../core/adapters/dynamodb/keys.js";
+import { archiveUpdate, restoreUpdate } from "../../core/adapters/dynamodb/message-params.js";
 import { handlePlanCompleted, handleInboxAnswered, handleCompactionRequested } from "../../core/adapters/events/handlers.js";
 
 const LAST_LINE = /^chaos: seed (\d+), (\d+) operations, (\d+) faults, (\d+) violations$/;
@@ -51,6 +54,22 @@ describe("the chaos plan", () => {
       expect(kinds.has(kind as never), kind).toBe(true);
     }
   });
+
+  it("plans stalls by default: held store calls (inside a roll-forward too), late summaries and answers, detached ones; none with stalls off", () => {
+    const ops = planChaos({ seed: 11, turns: 2000 }).engines.flatMap((e) => e.ops);
+    const stalls = [...ops.map((o) => o.stall), ...ops.flatMap((o) => (o.spec.kind === "burst" ? o.spec.members.map((m) => m.stall) : []))];
+    expect(stalls.some((s) => s?.on === "store" && s.method === "finishPendingArchive" && s.at === "inside" && s.detach)).toBe(true);
+    for (const at of ["before", "after"]) expect(stalls.some((s) => s?.on === "store" && s.at === at), at).toBe(true);
+    expect(stalls.some((s) => s?.on === "summarizer")).toBe(true);
+    expect(stalls.some((s) => s && !s.detach)).toBe(true);
+    expect(ops.some((o) => (o.lateBy ?? 0) > 0)).toBe(true);
+    // A stalled roll-forward after a flood is overtaken by a revert of its fold.
+    expect(ops.some((o, i) => o.stall?.on === "store" && o.stall.method === "finishPendingArchive" && o.spec.kind === "context" && ops[i + 1]?.spec.kind === "revert")).toBe(true);
+
+    const off = planChaos({ seed: 11, turns: 2000, stalls: false });
+    expect(JSON.stringify(off)).not.toMatch(/"stall|"lateBy/);
+    expect(off.engines.reduce((n, e) => n + e.ops.length, 0)).toBe(2000);
+  });
 });
 
 describe("a short seeded chaos run", () => {
@@ -74,7 +93,12 @@ describe("a short seeded chaos run", () => {
     expect(report.retries).toBeGreaterThan(0);
     expect(report.compactions.committed).toBeGreaterThan(0);
     expect(report.operations).toBeGreaterThan(160);
-  }, 180_000); // about 60 s alone; the two shared cores of a full run can double it
+    // Calls were held, some while the engine went on, one of them a roll-forward between its reads
+    // and its writes (overtaken by a revert, docs/reliability.md "Stalls").
+    expect(report.stalls.held, lines.join("\n")).toBeGreaterThan(5);
+    expect(report.stalls.detached, lines.join("\n")).toBeGreaterThan(0);
+    expect(report.faultsByKind["stall:finishPendingArchive:inside"] ?? 0, lines.join("\n")).toBeGreaterThan(0);
+  }, 180_000); // about 20 s alone; the two shared cores of a full run can triple it
 
   it("with the background worker: crashes around the prepared summary, duplicate and late deliveries, stale folds, zero violations", async () => {
     const report = await runChaos({ seed: 11, turns: 120, engines: 2, endpoint: dynamoEndpoint(), execution: "background" });
@@ -112,6 +136,35 @@ describe("a short seeded chaos run", () => {
   }, 60_000);
 });
 
+/**
+ * The roll-forward as it was before its writes were conditional (docs/compaction.md, "The commit
+ * protocol"): it reads META and the memory, then archives (or restores) the rest one message at a
+ * time, guarded by nothing but the message's own state, and clears the marker.
+ */
+function unguardedRollForward(store: Store, { client, tableName }: { client: DynamoDBDocumentClient; tableName: string }): Store {
+  return {
+    ...store,
+    async finishPendingArchive(key, memoryId) {
+      const metaKey = { pk: processPk(key), sk: META_SK };
+      const [meta, memory] = await Promise.all([client.send(new GetCommand({ TableName: tableName, Key: metaKey, ConsistentRead: true })), store.getMemory(key, memoryId)]);
+      const marker = meta.Item?.pendingArchive as string | undefined;
+      if (!marker?.endsWith(memoryId) || !memory) return { archived: 0 };
+      const at = new Date().toISOString();
+      let archived = 0;
+      for (const id of memory.sourceRefs.slice((meta.Item?.pendingArchiveFrom as number | undefined) ?? 0)) {
+        const update = memory.status === "REVERTED" ? restoreUpdate(tableName, key, id, memoryId) : archiveUpdate(tableName, key, id, memoryId, at);
+        await client.send(new UpdateCommand(update)).then(
+          () => archived++,
+          () => undefined,
+        );
+      }
+      const clear = { TableName: tableName, Key: metaKey, UpdateExpression: "REMOVE pendingArchive, pendingArchiveFrom", ConditionExpression: "pendingArchive = :m", ExpressionAttributeValues: { ":m": marker } };
+      await client.send(new UpdateCommand(clear)).catch(() => undefined);
+      return { archived };
+    },
+  };
+}
+
 describe("the harness catches a broken store", () => {
   it("reports duplicated appends and folds that were never archived", async () => {
     // Idempotency keys ignored, and commits that archive nothing: both must show as violations.
@@ -125,6 +178,30 @@ describe("the harness catches a broken store", () => {
     expect(text).toMatch(/is stored \d+ times|acknowledged under \d+ different ids/);
     expect(text).toMatch(/folded msg_\w+, which is still active/);
     expect(formatReport(report).at(-1)).toMatch(new RegExp(`, ${report.violations.length} violations$`));
+  }, 60_000);
+
+  it("reports what a stalled, unguarded roll-forward archives into a fold a revert undid meanwhile", async () => {
+    // Seed 20 plans a flood, then its fold's roll-forward stalls after its reads while a revert
+    // undoes the fold (docs/reliability.md, "Stalls").
+    const report = await runChaos({ seed: 20, turns: 40, engines: 2, endpoint: dynamoEndpoint(), wrapStore: unguardedRollForward });
+    expect(report.faultsByKind["stall:finishPendingArchive:inside"] ?? 0).toBeGreaterThan(0);
+    expect(report.violations.join("\n")).toMatch(/is archived into REVERTED memory/);
+  }, 90_000);
+
+  it("reports an accepted offer folded again when its answer comes back after an undo", async () => {
+    // A store that forgets each offer's recorded range job: every delivery of the answer queues a
+    // new one. Seed 8 undoes an offer's range summary, then delivers its answer again.
+    const forgetful = (store: Store): Store => ({
+      ...store,
+      getInboxItem: async (tenantId, itemId) => {
+        const item = await store.getInboxItem(tenantId, itemId);
+        return item && { ...item, rangeJobId: undefined };
+      },
+      claimRangeJob: async (_tenantId, _itemId, jobId) => ({ ok: true, jobId }),
+    });
+    const report = await runChaos({ seed: 8, turns: 40, engines: 2, endpoint: dynamoEndpoint(), wrapStore: forgetful });
+    expect(report.faultsByKind["stall:late-redelivery"] ?? 0).toBeGreaterThan(0);
+    expect(report.violations.join("\n")).toMatch(/accepted offer \S+ was range-compacted 2 times/);
   }, 60_000);
 });
 

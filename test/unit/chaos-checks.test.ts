@@ -1,12 +1,12 @@
 /**
- * The chaos harness's ledger check (tools/chaos/checks.ts) on hand-built snapshots: a message
- * nobody appended is only accepted as the SYSTEM marker of a range fold, and only while that fold
- * is the replayed summary or after an undo archived the marker into it (docs/compaction.md,
- * "Undoing a compaction").
+ * The chaos harness's checks (tools/chaos/checks.ts) on hand-built snapshots: a message nobody
+ * appended is only accepted as the SYSTEM marker of a range fold, and only while that fold is the
+ * replayed summary or after an undo archived the marker into it (docs/compaction.md, "Undoing a
+ * compaction"); an archived message must be carried by the replay through the supersede chain.
  */
 import { describe, expect, it } from "vitest";
 import type { Memory, Message } from "../../core/domain/model.js";
-import { emptyLedger, ledgerViolations } from "../../tools/chaos/checks.js";
+import { archiveChainViolations, emptyLedger, ledgerViolations } from "../../tools/chaos/checks.js";
 import type { Snapshot } from "../../tools/invariants.js";
 
 const key = { tenantId: "t", processId: "p" };
@@ -54,5 +54,34 @@ describe("ledgerViolations and range markers", () => {
     expect(otherTopic.join("\n")).toMatch(NO_ORIGIN);
     const failedOnly = ledgerViolations(snapshot([marker(null)], [rangeMemory("FAILED")]), emptyLedger());
     expect(failedOnly.join("\n")).toMatch(NO_ORIGIN);
+  });
+});
+
+describe("archiveChainViolations", () => {
+  const message = (id: string, archivedInMemoryId: string | null): Message => ({ ...marker(archivedInMemoryId), id, role: "USER", tags: [] });
+  const memory = (id: string, status: Memory["status"], links: { prior?: string; next?: string } = {}): Memory => ({
+    ...rangeMemory(status),
+    id,
+    sourceRefs: [],
+    metadata: { compactedMessages: 0, provider: "chaos", model: "chaos-fake", ...(links.prior ? { supersededMemoryId: links.prior } : {}) },
+    supersededAt: links.next ? "2026-01-01T00:00:02.000Z" : null,
+    ...(links.next ? { supersededByMemoryId: links.next } : {}),
+  });
+  const state = (activeSummaryId: string | null) => ({ activeSummaryId }) as Snapshot["state"];
+  const check = (messages: Message[], memories: Memory[], active: string | null) =>
+    archiveChainViolations({ key, state: state(active), messages, memories, view: null });
+
+  it("accepts messages archived into the active summary or into a summary it superseded", () => {
+    const memories = [memory("mem_1", "OK", { next: "mem_2" }), memory("mem_2", "OK", { prior: "mem_1" })];
+    expect(check([message("msg_a", "mem_1"), message("msg_b", "mem_2"), message("msg_c", null)], memories, "mem_2")).toEqual([]);
+  });
+
+  it("flags a chain that reaches a REVERTED memory, a missing one, or ends off the active summary", () => {
+    const reverted = check([message("msg_a", "mem_1")], [memory("mem_1", "OK", { next: "mem_2" }), memory("mem_2", "REVERTED", { prior: "mem_1" })], null);
+    expect(reverted).toEqual(["t/p: messages archived into mem_1 (msg_a among them) are in no replay: the chain reaches REVERTED memory mem_2"]);
+    const missing = check([message("msg_a", "mem_1")], [memory("mem_1", "OK", { next: "mem_9" })], null);
+    expect(missing.join("\n")).toMatch(/mem_1 is superseded by mem_9, which does not exist/);
+    const offChain = check([message("msg_a", "mem_1"), message("msg_b", "mem_1")], [memory("mem_1", "OK"), memory("mem_2", "OK")], "mem_2");
+    expect(offChain).toEqual(["t/p: messages archived into mem_1 (msg_a among them) are in no replay: the chain ends at mem_1, the active summary is mem_2"]);
   });
 });

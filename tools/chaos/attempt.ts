@@ -9,15 +9,25 @@ import { AppError } from "../../core/domain/errors.js";
 import type { ProcessKey } from "../../core/ports/store.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { createFaultyStore, InjectedFault, type Fault } from "../faulty-store.js";
-import type { StoreFaultPlan, SummarizerOutcome, SummarizerStep } from "./plan.js";
+import { createStallingStore } from "../stalling-store.js";
+import type { OpPlan, StallPlan, StoreFaultPlan, SummarizerOutcome, SummarizerStep } from "./plan.js";
 import { countFault, violate } from "./report.js";
-import { restart, where, type ChaosRun, type Container, type Engine } from "./run-state.js";
+import { restart, sleep, where, type ChaosRun, type Container, type Engine } from "./run-state.js";
 import { createChaosSummarizer } from "./summarizer.js";
 
 /** A planned store fault, or one the harness adds for the worker (storeFold: the prepared summary). */
 export type HarnessFault = Omit<StoreFaultPlan, "method"> & { method: StoreFaultPlan["method"] | "storeFold" };
-export type OpFaults = { fault: HarnessFault | null; summarizer: readonly SummarizerStep[] };
+export type OpFaults = {
+  fault: HarnessFault | null;
+  summarizer: readonly SummarizerStep[];
+  /** A call held for a while (docs/reliability.md, "Stalls"). */
+  stall?: StallPlan | undefined;
+  /** How a detached stall waits (set by the engine loop, run-plan.ts); without it the stall sleeps `ms`. */
+  hold?: (() => Promise<void>) | undefined;
+};
 export const NO_FAULTS: OpFaults = { fault: null, summarizer: [] };
+/** A planned op as it runs: with the engine loop's hold when its stall detached it. */
+export type RunningOp = OpPlan & Pick<OpFaults, "hold">;
 
 /** `dead`: the call crashed its container (which is replaced by then). */
 export type Attempt<T> = { ok: true; value: T; dead: boolean } | { ok: false; error: unknown; dead: boolean };
@@ -52,6 +62,28 @@ function toFault(plan: HarnessFault): Fault {
 /** Fault counters are keyed by what the plan asked for (markArchived: the mid-roll-forward crash). */
 const faultLabel = (plan: HarnessFault) => (plan.method === "markArchived" ? "store:markArchived(mid-roll-forward)" : `store:${plan.method}:${plan.when}`);
 
+const stallLabel = (s: StallPlan) => (s.on === "summarizer" ? "stall:summarizer" : `stall:${s.method}:${s.at}`);
+
+/**
+ * The wait of a planned stall, counted when it begins. A stall holds one call only: the first
+ * that reaches it, in the op's first attempt or in its retry (a crash before the held call would
+ * otherwise leave the retry, not the stall, to meet it).
+ */
+function stallWait(run: ChaosRun, faults: OpFaults): (() => Promise<void>) | null {
+  const stall = faults.stall;
+  if (!stall || run.stallsBegun.has(stall)) return null;
+  return async () => {
+    if (run.stallsBegun.has(stall)) return;
+    run.stallsBegun.add(stall);
+    countFault(run.stats, stallLabel(stall));
+    run.stats.stalls.held++;
+    if (faults.hold) {
+      run.stats.stalls.detached++;
+      await faults.hold();
+    } else await sleep(stall.ms);
+  };
+}
+
 /**
  * One call into the services with per-call deps: the container's caches and ids, a store that
  * injects the planned fault, and a summarizer that plays the planned outcomes. A crash (the
@@ -65,9 +97,16 @@ export async function attempt<T>(
   container = e.container,
 ): Promise<Attempt<T>> {
   run.stats.operations++;
-  const faulty = createFaultyStore(run.inner);
+  const wait = stallWait(run, faults);
+  const stall = faults.stall;
+  const faulty = createFaultyStore(wait && stall?.on === "store" ? createStallingStore(run.inner, stall, wait) : run.inner);
   if (faults.fault) faulty.inject(toFault(faults.fault));
-  const summarizer = createChaosSummarizer({ steps: faults.summarizer, leaseMs: run.leaseMs, onFault: (o: SummarizerOutcome) => countFault(run.stats, `summarizer:${o}`) });
+  const summarizer = createChaosSummarizer({
+    steps: faults.summarizer,
+    leaseMs: run.leaseMs,
+    onFault: (o: SummarizerOutcome) => countFault(run.stats, `summarizer:${o}`),
+    ...(wait && stall?.on === "summarizer" ? { hold: { nth: stall.nth, wait } } : {}),
+  });
   const deps: ServiceDeps = { ...container.deps, store: faulty, summarizer: async () => summarizer };
   let result: Attempt<T>;
   try {
@@ -106,7 +145,7 @@ export async function withRetry<T>(
   unexpected(run, e, what, first.error);
   if (!retriable) return undefined;
   run.stats.retries++;
-  const again = await attempt(run, e, NO_FAULTS, fn, first.dead || !container ? e.container : container);
+  const again = await attempt(run, e, { ...NO_FAULTS, stall: faults.stall, hold: faults.hold }, fn, first.dead || !container ? e.container : container);
   if (again.ok) return again.value;
   unexpected(run, e, `${what} (retry)`, again.error);
   return undefined;

@@ -126,6 +126,46 @@ export function memoryRuleViolations(snapshot: Snapshot, reweighed: ReadonlySet<
   return v.map((t) => `${where}: ${t}`);
 }
 
+/**
+ * Every archived message is still carried by the replay: the supersede chain from the OK memory
+ * it is archived into (`supersededByMemoryId`, newer and newer) passes only OK memories and ends
+ * at the active summary META names. With findViolations' per-message checks (tools/invariants.ts:
+ * archived into an OK memory that exists and lists it; into a REVERTED one only as its range
+ * marker), this is the invariant "every message is active, or archived into an OK memory, active
+ * or superseded, whose chain leads to the active summary". One line per memory whose chain
+ * breaks, naming one of its messages.
+ */
+export function archiveChainViolations(snapshot: Snapshot): string[] {
+  const byId = new Map(snapshot.memories.map((m) => [m.id, m] as const));
+  const active = snapshot.state?.activeSummaryId ?? null;
+  const broken = new Map<string, string>();
+  const verdict = new Map<string, string | null>();
+  for (const msg of snapshot.messages) {
+    const into = msg.archivedInMemoryId;
+    const memory = into === null ? undefined : byId.get(into);
+    if (!memory || memory.status !== "OK") continue;
+    if (!verdict.has(memory.id)) verdict.set(memory.id, chainBreak(memory, byId, active));
+    const why = verdict.get(memory.id);
+    if (why && !broken.has(memory.id)) broken.set(memory.id, `messages archived into ${memory.id} (${msg.id} among them) are in no replay: ${why}`);
+  }
+  return [...broken.values()].map((t) => `${keyString(snapshot.key)}: ${t}`);
+}
+
+/** Why the chain from `memory` does not reach the active summary; null when it does. */
+function chainBreak(memory: Memory, byId: ReadonlyMap<string, Memory>, active: string | null): string | null {
+  const seen = new Set<string>();
+  let m = memory;
+  while (m.supersededAt !== null) {
+    seen.add(m.id);
+    const next = m.supersededByMemoryId === undefined ? undefined : byId.get(m.supersededByMemoryId);
+    if (!next) return `${m.id} is superseded by ${m.supersededByMemoryId ?? "nothing"}, which does not exist`;
+    if (next.status !== "OK") return `the chain reaches ${next.status} memory ${next.id}`;
+    if (seen.has(next.id)) return `the chain loops at ${next.id}`;
+    m = next;
+  }
+  return m.id === active ? null : `the chain ends at ${m.id}, the active summary is ${active ?? "none"}`;
+}
+
 /** A tool call and its results (appended in one go) are archived together or not at all. */
 export function toolGroupViolations(snapshot: Snapshot): string[] {
   const groups = toolGroups(snapshot.messages).group;

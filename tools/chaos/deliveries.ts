@@ -7,7 +7,7 @@
  */
 import { EVENTS } from "../../core/domain/events.js";
 import { InjectedFault } from "../faulty-store.js";
-import { attempt, describe, isRetryable, NO_FAULTS, type OpFaults } from "./attempt.js";
+import { attempt, describe, isRetryable, NO_FAULTS, type OpFaults, type RunningOp } from "./attempt.js";
 import type { OpPlan } from "./plan.js";
 import { countFault, violate } from "./report.js";
 import { detailOf, sameProcess, sleep, where, type ChaosRun, type Engine, type OfferRecord, type PublishedEvent } from "./run-state.js";
@@ -16,8 +16,13 @@ import { handleInboxAnswered, handleCompactionRequested } from "../../core/adapt
 /** Up to three attempts, as Lambda's async invocation makes; a failed attempt is retried later. */
 const ATTEMPTS = 3;
 
-/** Delivers every InboxItemAnswered of the engine's process that no handler acknowledged yet, then the range jobs they queued. */
-export async function deliverPending(run: ChaosRun, e: Engine, op: OpPlan | null = null) {
+/**
+ * Delivers every InboxItemAnswered of the engine's process that no handler acknowledged yet, then
+ * the range jobs they queued. An op planned with `lateBy` leaves them for later: the engine runs
+ * its next `lateBy` ops first, and the delivery then runs alongside the one after (run-plan.ts).
+ * One planned with `redeliver` delivers them now and once more after its next `redeliver` ops.
+ */
+export async function deliverPending(run: ChaosRun, e: Engine, op: RunningOp | null = null) {
   if (run.options.execution === "background") await deliverFolds(run, e, op);
   const mine = run.events.filter((ev) => {
     const d = detailOf(ev);
@@ -25,18 +30,35 @@ export async function deliverPending(run: ChaosRun, e: Engine, op: OpPlan | null
       ev.source === EVENTS.InboxItemAnswered.source &&
       ev.detailType === "InboxItemAnswered" &&
       ev.delivered === 0 &&
+      !ev.claimed &&
       d.tenantId === e.key.tenantId &&
       run.offers.get(`${d.tenantId}/${d.itemId}`)?.processId === e.key.processId
     );
   });
-  for (const event of mine) await deliverAnswer(run, e, event, op);
+  if (op?.lateBy && mine.length > 0) {
+    for (const ev of mine) ev.claimed = true;
+    countFault(run.stats, "stall:late-delivery");
+    run.stats.stalls.late++;
+    e.late.push({ due: e.opsRun + 1 + op.lateBy, deliver: () => deliverAnswers(run, e, mine, op) });
+    return;
+  }
+  await deliverAnswers(run, e, mine, op);
+  if (op?.redeliver && mine.length > 0) {
+    countFault(run.stats, "stall:late-redelivery");
+    run.stats.stalls.late++;
+    e.late.push({ due: e.opsRun + 1 + op.redeliver, deliver: () => deliverAnswers(run, e, mine, null) });
+  }
+}
+
+async function deliverAnswers(run: ChaosRun, e: Engine, events: readonly PublishedEvent[], op: RunningOp | null) {
+  for (const event of events) await deliverAnswer(run, e, event, op);
   // Range jobs run in the worker in both modes; in the background mode they also meet the
   // prepared folds and manual compactions of later ops, delivered late.
-  if (mine.length > 0 && run.options.execution !== "background") await deliverFolds(run, e, op);
+  if (events.length > 0 && run.options.execution !== "background") await deliverFolds(run, e, op);
 }
 
 /** The worker's share: the process's CompactionRequested events nobody handled yet, newest first (older ones arrive late). */
-export async function deliverFolds(run: ChaosRun, e: Engine, op: OpPlan | null = null) {
+export async function deliverFolds(run: ChaosRun, e: Engine, op: RunningOp | null = null) {
   const mine = run.events
     .filter((ev) => ev.detailType === EVENTS.CompactionRequested.detailType && ev.delivered === 0 && sameProcess(ev, e))
     .reverse();
@@ -58,7 +80,7 @@ async function deliverCopies(op: OpPlan | null, copies: number, one: (copy: numb
 }
 
 /** Delivers one published InboxItemAnswered event `deliveries` times, each redelivered on error. */
-async function deliverAnswer(run: ChaosRun, e: Engine, event: PublishedEvent, op: OpPlan | null) {
+async function deliverAnswer(run: ChaosRun, e: Engine, event: PublishedEvent, op: RunningOp | null) {
   const record = run.offers.get(`${detailOf(event).tenantId}/${detailOf(event).itemId}`);
   const copies = op?.deliveries ?? 1;
   if (copies > 1) countFault(run.stats, "duplicate-delivery", copies - 1);
@@ -94,7 +116,7 @@ async function deliverAnswer(run: ChaosRun, e: Engine, event: PublishedEvent, op
  * which delivery reaches the store depends on how the engines interleave, and both sides must be
  * hit whatever that order is.
  */
-async function deliverFold(run: ChaosRun, e: Engine, event: PublishedEvent, op: OpPlan | null, copies: number) {
+async function deliverFold(run: ChaosRun, e: Engine, event: PublishedEvent, op: RunningOp | null, copies: number) {
   if (copies > 1) countFault(run.stats, "duplicate-delivery", copies - 1);
   const one = async (copy: number) => {
     for (let n = 1; n <= ATTEMPTS; n++) {
@@ -105,7 +127,10 @@ async function deliverFold(run: ChaosRun, e: Engine, event: PublishedEvent, op: 
         prepareJob && copy === 0 && n === 1 && run.workerCrashDue
           ? { fault: { method: "storeFold", when: run.workerCrashes % 2 ? "after" : "before", nth: 1, crash: true }, summarizer: [] }
           : null;
-      const faults = crash ?? (copy === 0 && n === 1 && op && op.fault?.method !== "appendMessage" ? { fault: null, summarizer: op.summarizer } : NO_FAULTS);
+      // The op's summarizer outcomes and stall meet the worker's first attempt (the range job of an
+      // accepted offer, or the prepared fold of a turn).
+      const faults =
+        crash ?? (copy === 0 && n === 1 && op && op.fault?.method !== "appendMessage" ? { fault: null, summarizer: op.summarizer, stall: op.stall, hold: op.hold } : NO_FAULTS);
       const r = await attempt(run, e, faults, (deps) => handleCompactionRequested(deps, event.detail));
       if (crash && r.dead) {
         run.workerCrashes++;

@@ -65,6 +65,10 @@ export async function checkGlobal(run: ChaosRun, engines: readonly Engine[], cle
   // An accepted offer is folded, or found nothing left to fold; acknowledging its event without
   // either loses it. Deliveries that only ever failed are the platform's dead letters.
   for (const record of offers.values()) {
+    // Folded once: a later delivery of its answer never folds it again, even after the user undid
+    // that fold (docs/compaction.md, "Range jobs").
+    const folds = record.outcomes.filter((o) => o === "compacted").length;
+    if (folds > 1) v.push(`accepted offer ${record.tenantId}/${record.itemId} was range-compacted ${folds} times`);
     if (record.answered !== "ACCEPTED" || record.outcomes.includes("compacted")) continue;
     // A later delivery of the answer found the offer's job committed (and maybe undone since).
     if (record.outcomes.includes("already_folded") || record.outcomes.includes("reverted")) continue;

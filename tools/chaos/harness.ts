@@ -19,6 +19,7 @@
 import { createDocumentClient } from "../../core/adapters/dynamodb/client.js";
 import { createTable } from "../../core/adapters/dynamodb/create-table.js";
 import { createDynamoStore } from "../../core/adapters/dynamodb/store.js";
+import { gateWrites } from "../stalling-store.js";
 import { planChaos } from "./plan.js";
 import { emptyStats, toReport, type ChaosReport } from "./report.js";
 import { runPlan } from "./run-plan.js";
@@ -30,14 +31,21 @@ export type { ChaosOptions } from "./run-state.js";
 /** Runs the plan of `options.seed` and returns what happened, including every violation found. */
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const started = Date.now();
-  const plan = planChaos({ seed: options.seed, turns: options.turns, ...(options.engines ? { engines: options.engines } : {}), ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}) });
+  const plan = planChaos({
+    seed: options.seed,
+    turns: options.turns,
+    stalls: options.stalls ?? true,
+    ...(options.engines ? { engines: options.engines } : {}),
+    ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
+  });
   const tableName = options.tableName ?? `chaos-${plan.seed}-${Date.now().toString(36)}`;
-  const client = createDocumentClient({ endpoint: options.endpoint });
+  // Writes can be held inside a store call (a roll-forward between its reads and its writes).
+  const client = gateWrites(createDocumentClient({ endpoint: options.endpoint }));
   await createTable(client, tableName);
   const real = createDynamoStore({ client, tableName });
   const run: ChaosRun = {
     plan,
-    inner: options.wrapStore ? options.wrapStore(real) : real,
+    inner: options.wrapStore ? options.wrapStore(real, { client, tableName }) : real,
     options,
     leaseMs: plan.leaseMs,
     stats: emptyStats(),
@@ -49,6 +57,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     workerDeliveries: 0,
     workerCrashDue: false,
     workerCrashes: 0,
+    stallsBegun: new WeakSet(),
   };
   await runPlan(run);
   return toReport(plan, tableName, run.stats, started);

@@ -8,15 +8,15 @@ import { AppError } from "../../core/domain/errors.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { answerInboxItem, offerId } from "../../core/services/inbox.js";
 import { appendMessage } from "../../core/services/messages.js";
-import { describe, NO_FAULTS, withRetry } from "./attempt.js";
+import { describe, withRetry, type RunningOp } from "./attempt.js";
 import { ack } from "./checks.js";
 import { deliverPending } from "./deliveries.js";
-import type { OpPlan, OpSpec } from "./plan.js";
+import type { OpSpec } from "./plan.js";
 import { countFault, violate } from "./report.js";
 import { appendBody, sleep, where, type ChaosRun, type Engine } from "./run-state.js";
 import { handlePlanCompleted } from "../../core/adapters/events/handlers.js";
 
-export async function runPlanCompletion(run: ChaosRun, e: Engine, op: OpPlan, spec: Extract<OpSpec, { kind: "plan" }>) {
+export async function runPlanCompletion(run: ChaosRun, e: Engine, op: RunningOp, spec: Extract<OpSpec, { kind: "plan" }>) {
   const { stats, offers } = run;
   const drafts = [spec.marker, ...spec.steps];
   for (const m of drafts) e.ledger.sent.add(m.nonce);
@@ -63,7 +63,10 @@ export async function runPlanCompletion(run: ChaosRun, e: Engine, op: OpPlan, sp
       }
     }
   };
-  // Appends meet an appendMessage fault; the range compaction of the answer meets the others.
-  await withRetry(run, e, op.fault?.method === "appendMessage" ? op : NO_FAULTS, "plan completion", true, complete);
+  // Appends meet an appendMessage fault or stall; the range compaction of the answer meets the others.
+  const appends = op.fault?.method === "appendMessage";
+  const held = op.stall?.on === "store" && op.stall.method === "appendMessage";
+  const faults = { fault: appends ? op.fault : null, summarizer: appends ? op.summarizer : [], stall: held ? op.stall : undefined, hold: op.hold };
+  await withRetry(run, e, faults, "plan completion", true, complete);
   await deliverPending(run, e, op);
 }

@@ -18,7 +18,7 @@ import { attempt, NO_FAULTS, unexpected, withRetry, type OpFaults } from "./atte
 import { ack, activeSetViolations, anchorViolations, expectedBlock, expectedSummary, replayViolations } from "./checks.js";
 import { NONCE_TAG, type BurstMember, type Prompt } from "./plan.js";
 import { countFault, violate } from "./report.js";
-import { appendBody, where, type ChaosRun, type Container, type Engine } from "./run-state.js";
+import { appendBody, busy, where, type ChaosRun, type Container, type Engine } from "./run-state.js";
 
 /** A lease held or a newer version seen: the call paid for no summary and left the work to another. */
 const BACKED_OFF = /in_progress|concurrent|conflict/;
@@ -52,15 +52,20 @@ async function sawCompaction(run: ChaosRun, e: Engine, result: CompactionResult,
 
 type Simple<K extends BurstMember["spec"]["kind"]> = Extract<BurstMember["spec"], { kind: K }>;
 
-/** Runs one single-call op; `container` is a burst member's sibling container (default: the engine's own). */
+/**
+ * Runs one single-call op; `container` is a burst member's sibling container (default: the
+ * engine's own). `concurrent`: a burst member (not retried). The checks that need a quiet process
+ * also skip an op that runs detached or while something of the engine runs in the background.
+ */
 export async function runSimple(run: ChaosRun, e: Engine, faults: OpFaults, spec: BurstMember["spec"], concurrent: boolean, container?: Container) {
+  const shared = concurrent || busy(e) || faults.hold !== undefined;
   switch (spec.kind) {
     case "append":
       return runAppend(run, e, faults, spec, concurrent, container);
     case "turn":
-      return runTurnOp(run, e, faults, spec, concurrent, container);
+      return runTurnOp(run, e, faults, spec, concurrent, shared, container);
     case "compact": {
-      const before = await viewBefore(run, e, concurrent);
+      const before = await viewBefore(run, e, shared);
       const req: CompactionRequest = {
         ...request(spec.prompt),
         ...(spec.force ? { force: spec.force } : {}),
@@ -81,7 +86,7 @@ export async function runSimple(run: ChaosRun, e: Engine, faults: OpFaults, spec
       return;
     }
     case "context":
-      return runContext(run, e, faults, concurrent, container);
+      return runContext(run, e, faults, concurrent, shared, container);
   }
 }
 
@@ -100,10 +105,10 @@ async function runAppend(run: ChaosRun, e: Engine, faults: OpFaults, spec: Simpl
 }
 
 /** A turn (with or without a message): its own message must be stored, and active when nothing raced it. */
-async function runTurnOp(run: ChaosRun, e: Engine, faults: OpFaults, spec: Simple<"turn">, concurrent: boolean, container?: Container) {
+async function runTurnOp(run: ChaosRun, e: Engine, faults: OpFaults, spec: Simple<"turn">, concurrent: boolean, shared: boolean, container?: Container) {
   const m = spec.message;
   if (m) e.ledger.sent.add(m.nonce);
-  const before = await viewBefore(run, e, concurrent);
+  const before = await viewBefore(run, e, shared);
   const turn = { ...request(spec.prompt), ...(m ? { message: appendBody(m) } : {}) };
   const out = await withRetry(run, e, faults, "turn", !concurrent && (m === null || m.idem), (deps) => runTurn(deps, e.key, turn), container);
   if (!out) return;
@@ -115,7 +120,7 @@ async function runTurnOp(run: ChaosRun, e: Engine, faults: OpFaults, spec: Simpl
       const stored = (await readAllMessages(run.inner, e.key)).find((x) => x.tags.includes(tag));
       if (!stored) violate(run.stats, [`${where(e)}: the message of an acknowledged turn (${m.nonce}) is not stored`]);
       // The turn's own message is the newest: the triggering turn and the anchor keep it active.
-      else if (!concurrent) violate(run.stats, [`${where(e)}: the turn's own message ${stored.id} is not in the active messages it returned`]);
+      else if (!shared) violate(run.stats, [`${where(e)}: the turn's own message ${stored.id} is not in the active messages it returned`]);
       mine = stored ?? null;
     }
     if (mine) ack(e.ledger, m.nonce, mine.id);
@@ -124,7 +129,7 @@ async function runTurnOp(run: ChaosRun, e: Engine, faults: OpFaults, spec: Simpl
 }
 
 /** Reads the context; when nothing else writes meanwhile, it must replay exactly what is stored. */
-async function runContext(run: ChaosRun, e: Engine, faults: OpFaults, concurrent: boolean, container?: Container) {
+async function runContext(run: ChaosRun, e: Engine, faults: OpFaults, concurrent: boolean, shared: boolean, container?: Container) {
   const out = await withRetry(
     run,
     e,
@@ -137,7 +142,7 @@ async function runContext(run: ChaosRun, e: Engine, faults: OpFaults, concurrent
     },
     container,
   );
-  if (!out || concurrent) return;
+  if (!out || shared) return;
   // A quiet process: the replay is the newest OK summary and exactly the active messages.
   // (A worker's parent belongs to another engine that may be compacting: compare the summary only.)
   const memories = await run.inner.listMemories(e.key);

@@ -7,6 +7,7 @@
  */
 import { CHAOS_TENANTS, type BurstMember, type EnginePlan, type OpPlan, type OpSpec, type StoreFaultPlan } from "./plan-model.js";
 import { COMPACTION, createDraws, PENDING, TOPICS, type Draws, type PlanCounters, type SimpleKind } from "./plan-draws.js";
+import { createStallDraws, type StallDraws } from "./plan-stalls.js";
 import type { Rng } from "./rng.js";
 
 export interface EngineSlot {
@@ -15,6 +16,8 @@ export interface EngineSlot {
   engineCount: number;
   /** Planned operations of the whole plan, shared out evenly. */
   turns: number;
+  /** Plan stalls, from the stream `engine-<index>/stalls` (the other draws do not change). */
+  stalls: boolean;
 }
 
 export function planEngine(root: Rng, slot: EngineSlot, counters: PlanCounters): EnginePlan {
@@ -43,15 +46,22 @@ export function planEngine(root: Rng, slot: EngineSlot, counters: PlanCounters):
     parentProcessId: pair === 1 || pair === 2 ? "p0" : null,
     allowsCrossProjectSpawn: crossProject,
     seed: seedMessages,
-    ops: planOps(draws, perEngine, counters),
+    ops: planOps(draws, perEngine, counters, slot.stalls ? createStallDraws(root.fork(`engine-${e}/stalls`), e, counters) : null),
   };
 }
 
 /** `perEngine` operations drawn as a weighted mix of every kind. */
-function planOps(draws: Draws, perEngine: number, counters: PlanCounters): OpPlan[] {
+function planOps(draws: Draws, perEngine: number, counters: PlanCounters, stalls: StallDraws | null): OpPlan[] {
   const { rng, draft, text, message, prompt, summarizerSteps, fault, reach, simple } = draws;
   const ops: OpPlan[] = [];
   let floods = 0;
+  /** Ops a stall scenario adds (after a flood, after an accepted offer): they come with their stalls and draw nothing else. */
+  const inserted = new Set<OpPlan>();
+  const insert = (spec: OpSpec, extra: Partial<OpPlan> = {}) => {
+    const op: OpPlan = { id: counters.opId++, spec, fault: null, summarizer: [], deliveries: 1, concurrentDeliveries: false, ...extra };
+    inserted.add(op);
+    ops.push(op);
+  };
   const push = (spec: OpSpec, faultPlan: StoreFaultPlan | null, steps = summarizerSteps()) =>
     ops.push({
       id: counters.opId++,
@@ -67,6 +77,7 @@ function planOps(draws: Draws, perEngine: number, counters: PlanCounters): OpPla
     });
 
   while (ops.length < perEngine) {
+    const first = ops.length;
     const kind = rng.weighted<OpSpec["kind"]>([
       ["append", 24],
       ["group", 5],
@@ -146,6 +157,7 @@ function planOps(draws: Draws, perEngine: number, counters: PlanCounters): OpPla
         // More archives than one transaction holds: the commit leaves a roll-forward pending.
         const pendingFault = fault(PENDING, 0.9);
         push({ kind: "compact", force: rng.pick(["HARD", "EMERGENCY"] as const), prompt: prompt(), instructions: false }, pendingFault && { ...pendingFault, nth: 1 });
+        if (stalls) followFlood(stalls, ops, insert, perEngine);
         break;
       }
       case "restart":
@@ -161,8 +173,66 @@ function planOps(draws: Draws, perEngine: number, counters: PlanCounters): OpPla
         push({ kind, members: planBurst(draws) }, null);
         break;
     }
+    if (stalls) {
+      for (const op of ops.slice(first)) {
+        if (inserted.has(op)) continue;
+        addStalls(stalls, op);
+        // The range summary of an accepted offer undone, then the offer's answer delivered again.
+        if (op.spec.kind === "plan" && op.spec.accept && !op.lateBy && stalls.redeliverAfterUndo() && perEngine - ops.length >= 1) {
+          op.redeliver = 1;
+          insert({ kind: "revert" });
+        }
+      }
+    }
   }
   return ops;
+}
+
+/** The stalls of an op the plan drew (a scenario's ops come with theirs). */
+function addStalls(stalls: StallDraws, op: OpPlan) {
+  if (op.spec.kind === "burst") {
+    for (const m of op.spec.members) {
+      const stall = stalls.forMember(m.spec.kind);
+      if (stall) m.stall = stall;
+    }
+    return;
+  }
+  if (op.stall || op.spec.kind === "flood") return;
+  const stall = stalls.forOp(op.spec.kind);
+  if (stall) op.stall = stall;
+  if (op.spec.kind === "plan") {
+    const late = stalls.lateBy();
+    if (late > 0) op.lateBy = late;
+  }
+}
+
+/**
+ * After a flood's compaction (its roll-forward pending past one transaction): the roll-forward
+ * that read META stalls before its writes and a revert of the fold overtakes it (then a pin of
+ * the flood's tail), or the revert's restore stalls and a new fold overtakes it. A walker that
+ * resumes must change nothing (docs/compaction.md, "The commit protocol").
+ */
+function followFlood(stalls: StallDraws, ops: OpPlan[], insert: (spec: OpSpec, extra?: Partial<OpPlan>) => void, perEngine: number) {
+  const follow = stalls.floodFollowUp();
+  const compaction = ops.at(-1)!;
+  const flood = ops.at(-2)!.spec;
+  const room = perEngine - ops.length;
+  // A roll-forward of several transactions, so a walker can also stall between two of them; the
+  // flood still ends with its USER message (the triggering turn).
+  if (follow.kind !== "none" && flood.kind === "flood") flood.messages.splice(flood.messages.length - 1, 0, ...stalls.moreFlood());
+  if (follow.kind === "walker-meets-revert" && room >= 3) {
+    // The compaction's own walker (when its fault lets it run), else the next reader's.
+    compaction.stall = stalls.slowWalker(2);
+    insert({ kind: "context" }, { stall: stalls.slowWalker(1) });
+    insert(
+      { kind: "revert" },
+      follow.revertCrashes ? { fault: { method: "finishPendingArchive", when: "before", nth: 1, crash: true } } : {},
+    );
+    if (follow.pinFrac !== null) insert({ kind: "pin", messageFrac: follow.pinFrac, strength: "pinned" });
+  } else if (follow.kind === "restore-meets-fold" && room >= 2) {
+    insert({ kind: "revert" }, { stall: stalls.slowWalker(1) });
+    insert({ kind: "compact", force: "EMERGENCY", prompt: { contextWindow: 8_000, ratio: 1.3 }, instructions: false });
+  }
 }
 
 /** Two to four single-call ops at once, in up to three containers of the same process. */

@@ -31,6 +31,42 @@ export interface StoreFaultPlan {
   crash: boolean;
 }
 
+/**
+ * The Store methods a stall may hold (tools/stalling-store.ts): the reads a decision is made on,
+ * the writes of the commit protocol, the roll-forward, the append and the PATCH.
+ */
+export const STALL_METHODS = [
+  "activeView",
+  "acquireLease",
+  "commitCompaction",
+  "revertCompaction",
+  "finishPendingArchive",
+  "releaseLease",
+  "appendMessage",
+  "updateMessageTags",
+  "storeFold",
+] as const;
+export type StallMethod = (typeof STALL_METHODS)[number];
+
+/**
+ * A call held for a while (docs/reliability.md, "Stalls"). A detached stall lets the engine go on:
+ * it runs its next `afterOps` operations while the call waits (at most `ms`), as if the request
+ * had timed out on the client while its Lambda was still working; then the call resumes.
+ */
+export type StallPlan = (
+  | {
+      on: "store";
+      method: StallMethod;
+      /** Which call of `method` in the operation (1 = the first). */
+      nth: number;
+      /** `before` it reaches the store, `after` it applied, or `inside`: before its `write`-th DynamoDB write. */
+      at: "before" | "inside" | "after";
+      write: number;
+    }
+  /** The summarizer's `nth` answer is late. */
+  | { on: "summarizer"; nth: number }
+) & { ms: number; detach: boolean; afterOps: number };
+
 export const SUMMARIZER_OUTCOMES = ["ok", "error", "throw", "timeout", "slow", "empty"] as const;
 export type SummarizerOutcome = (typeof SUMMARIZER_OUTCOMES)[number];
 export interface SummarizerStep {
@@ -91,6 +127,8 @@ export type BurstMember = {
   spec: Extract<OpSpec, { kind: "append" | "turn" | "compact" | "range" | "context" }>;
   fault: StoreFaultPlan | null;
   summarizer: SummarizerStep[];
+  /** Never detached: the members already run at once. */
+  stall?: StallPlan;
 };
 
 export interface OpPlan {
@@ -99,6 +137,15 @@ export interface OpPlan {
   spec: OpSpec;
   fault: StoreFaultPlan | null;
   summarizer: SummarizerStep[];
+  /** A call of the op held for a while (absent with stalls off, so such a plan is the one from before stalls). */
+  stall?: StallPlan;
+  /** The op's InboxItemAnswered events arrive after the engine's next `lateBy` operations (absent: right after it). */
+  lateBy?: number;
+  /**
+   * Its InboxItemAnswered events arrive once more after the engine's next `redeliver` operations
+   * (a revert of the range summary among them): an undone range fold must stay undone.
+   */
+  redeliver?: number;
   /** Every event the op publishes is delivered this many times (at least once). */
   deliveries: number;
   concurrentDeliveries: boolean;
@@ -120,6 +167,8 @@ export interface ChaosPlan {
   seed: number;
   turns: number;
   leaseMs: number;
+  /** Absent when off (the digest of such a plan is the one from before stalls). */
+  stalls?: true;
   /** Tunables saved for the second tenant, so the two tenants compact differently. */
   tenantSettings: Record<string, Record<string, number>>;
   engines: EnginePlan[];
@@ -132,4 +181,6 @@ export interface PlanOptions {
   turns: number;
   engines?: number;
   leaseMs?: number;
+  /** Plan stalls (default true). Without them the plan is the one of the same seed before stalls existed. */
+  stalls?: boolean;
 }

@@ -24,11 +24,13 @@ export function planChaos(options: PlanOptions): ChaosPlan {
   const counters: PlanCounters = { opId: 0, nonce: 0 };
 
   const engines: EnginePlan[] = [];
-  for (let e = 0; e < engineCount; e++) engines.push(planEngine(root, { index: e, engineCount, turns: options.turns }, counters));
+  const stalls = options.stalls ?? true;
+  for (let e = 0; e < engineCount; e++) engines.push(planEngine(root, { index: e, engineCount, turns: options.turns, stalls }, counters));
 
   const tenantSettings = {
     [CHAOS_TENANTS[1]]: { keepRecent: 6, softAnchor: 6, hardAnchor: 3, emergencyAnchor: 2, summaryMaxTokens: 60 },
   };
-  const body = { seed, turns: options.turns, leaseMs, tenantSettings, engines };
+  // Without stalls the body (and so the digest) is the one from before stalls existed.
+  const body = { seed, turns: options.turns, leaseMs, ...(stalls ? { stalls: true as const } : {}), tenantSettings, engines };
   return { ...body, digest: digest(body) };
 }

@@ -15,6 +15,7 @@ import { describe } from "./attempt.js";
 import {
   ackedIds,
   activeSetViolations,
+  archiveChainViolations,
   expectedBlock,
   expectedSummary,
   ledgerViolations,
@@ -35,6 +36,7 @@ export const snapshotViolations = (e: Engine, snapshot: Snapshot, settled: boole
   ...ledgerViolations(snapshot, e.ledger),
   ...memoryRuleViolations(snapshot, e.reweighed),
   ...toolGroupViolations(snapshot),
+  ...archiveChainViolations(snapshot),
 ];
 
 /** Per process: every invariant (settled), the replay three ways, and the active set. */

@@ -42,12 +42,18 @@ export interface ChaosReport {
   offers: { created: number; accepted: number; declined: number; rangeCompacted: number; nothingLeft: number; deadLettered: number };
   /** PATCHes that changed a strength, PATCHes refused with message.archived, reverts that committed. */
   controls: { pinned: number; unpinned: number; refusedArchived: number; reverted: number };
+  /**
+   * Stalls that began (`held`; also in the faults by kind as `stall:*`), of which `detached`: the
+   * engine went on meanwhile; offers whose answers were delivered `late` (after later operations,
+   * or once more after an undo of their range summary).
+   */
+  stalls: { held: number; detached: number; late: number };
   violations: string[];
   durationMs: number;
 }
 
 /** Counters the report is made of; a Set so a violation seen after many operations is listed once. */
-export type Stats = Pick<ChaosReport, "operations" | "crashes" | "restarts" | "retries" | "faultsByKind" | "worker" | "compactions" | "offers" | "controls"> & {
+export type Stats = Pick<ChaosReport, "operations" | "crashes" | "restarts" | "retries" | "faultsByKind" | "worker" | "compactions" | "offers" | "controls" | "stalls"> & {
   violations: Set<string>;
 };
 
@@ -61,6 +67,7 @@ export const emptyStats = (): Stats => ({
   compactions: { committed: 0, byMode: {}, failedRows: 0, rolledForward: 0, backedOff: 0, folds: {}, preparedUsed: 0 },
   offers: { created: 0, accepted: 0, declined: 0, rangeCompacted: 0, nothingLeft: 0, deadLettered: 0 },
   controls: { pinned: 0, unpinned: 0, refusedArchived: 0, reverted: 0 },
+  stalls: { held: 0, detached: 0, late: 0 },
   violations: new Set(),
 });
 
@@ -86,6 +93,7 @@ export function toReport(plan: ChaosPlan, tableName: string, stats: Stats, start
     compactions: stats.compactions,
     offers: stats.offers,
     controls: stats.controls,
+    stalls: stats.stalls,
     violations: [...stats.violations],
     durationMs: Date.now() - startedAt,
   };
@@ -108,6 +116,7 @@ export function formatReport(r: ChaosReport): string[] {
     `offers: ${r.offers.created} created, ${r.offers.accepted} accepted, ${r.offers.declined} declined, ${r.offers.rangeCompacted} range-compacted, ${r.offers.nothingLeft} found their range already folded, ${r.offers.deadLettered} dead-lettered`,
     `controls: ${r.controls.pinned} pinned, ${r.controls.unpinned} unpinned, ${r.controls.refusedArchived} refused (archived), ${r.controls.reverted} reverted`,
     `crashes: ${r.crashes} (containers restarted: ${r.restarts}), retries: ${r.retries}`,
+    `stalls: ${r.stalls.held} calls held (${r.stalls.detached} detached: the engine went on meanwhile), ${r.stalls.late} offer answers delivered late`,
     `faults: ${kinds}`,
     `chaos: seed ${r.seed}, ${r.operations} operations, ${r.faults} faults, ${r.violations.length} violations`,
   ];

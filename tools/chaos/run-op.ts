@@ -7,10 +7,10 @@ import { runFlood, runGroup } from "./ops-appends.js";
 import { runPin, runRevert } from "./ops-controls.js";
 import { runPlanCompletion } from "./ops-plan-completion.js";
 import { runReplayArchive } from "./ops-replayed-roll-forward.js";
-import type { OpPlan } from "./plan.js";
+import type { RunningOp } from "./attempt.js";
 import { restart, sibling, type ChaosRun, type Engine } from "./run-state.js";
 
-export async function runOp(run: ChaosRun, e: Engine, op: OpPlan) {
+export async function runOp(run: ChaosRun, e: Engine, op: RunningOp) {
   const spec = op.spec;
   switch (spec.kind) {
     case "append":
@@ -30,7 +30,7 @@ export async function runOp(run: ChaosRun, e: Engine, op: OpPlan) {
     case "restart":
       return restart(run, e, e.container);
     case "pin":
-      return runPin(run, e, spec);
+      return runPin(run, e, op, spec);
     case "revert":
       return runRevert(run, e, op);
     case "burst":

@@ -11,6 +11,7 @@ import { upsertProcess } from "../../core/services/processes.js";
 import { runTurn } from "../../core/services/turn.js";
 import { readAll } from "../invariants.js";
 import { attempt, describe, NO_FAULTS } from "./attempt.js";
+import type { OpPlan } from "./plan.js";
 import { ack, emptyLedger } from "./checks.js";
 import { deliverFolds, deliverPending } from "./deliveries.js";
 import { checkGlobal } from "./global-checks.js";
@@ -18,7 +19,21 @@ import { CHAOS_TENANTS } from "./plan.js";
 import { checkProcesses, snapshotViolations } from "./process-checks.js";
 import { violate } from "./report.js";
 import { runOp } from "./run-op.js";
-import { appendBody, newContainer, QUIET, sameProcess, sleep, where, type ChaosRun, type Engine } from "./run-state.js";
+import {
+  afterOps,
+  appendBody,
+  busy,
+  inBackground,
+  newContainer,
+  progressed,
+  QUIET,
+  resumeAll,
+  sameProcess,
+  sleep,
+  where,
+  type ChaosRun,
+  type Engine,
+} from "./run-state.js";
 import { handleCompactionRequested } from "../../core/adapters/events/handlers.js";
 
 /** Runs `run.plan` against `run.inner` and fills `run.stats`. */
@@ -47,6 +62,10 @@ async function setUp(run: ChaosRun): Promise<Engine[]> {
     opsRun: 0,
     pinned: new Set<string>(),
     reweighed: new Set<string>(),
+    background: new Set<Promise<void>>(),
+    late: [],
+    waiting: [],
+    finished: false,
   }));
   // Parents first: the workers' context shows them.
   for (const e of [...engines].sort((a, b) => Number(a.plan.parentProcessId !== null) - Number(b.plan.parentProcessId !== null))) {
@@ -68,21 +87,75 @@ async function setUp(run: ChaosRun): Promise<Engine[]> {
   return engines;
 }
 
-/** All engines at once, each one op at a time, as engines of one agent platform would. */
+/**
+ * All engines at once, each one op at a time, as engines of one agent platform would. An op whose
+ * stall detaches it runs on in the background once the stall began, and late deliveries start
+ * when due: both meet the engine's next ops. The invariants of a process are checked after an op
+ * only while nothing of its engine runs in the background (the reads are not one snapshot).
+ */
 async function runEngines(run: ChaosRun, engines: readonly Engine[]) {
   const { options } = run;
   await Promise.all(
     engines.map(async (e) => {
       for (const op of e.plan.ops) {
-        await runOp(run, e, op);
+        startLate(run, e);
+        // A tool call and its results are one agent step: no fold of this engine runs in between.
+        if (op.spec.kind === "group") await quiet(e);
+        if (op.stall?.detach) await runDetached(run, e, op);
+        else await runOp(run, e, op);
         // The worker gets the requests after every other op: the rest arrive late, after another op
         // (a turn, a forced compaction, a range offer) may have raced or outdated them.
-        if (options.execution === "background" && e.opsRun % 2 === 1) await deliverFolds(run, e, op);
-        if (++e.opsRun % (options.checkEvery ?? 1) === 0) violate(run.stats, snapshotViolations(e, await readAll(run.inner, e.key), false));
+        // (The engine waits for these: a detached stall of the op stays with the op.)
+        if (options.execution === "background" && e.opsRun % 2 === 1) await deliverFolds(run, e, op.stall?.detach ? { ...op, stall: undefined } : op);
+        progressed(e);
+        if (e.opsRun % (options.checkEvery ?? 1) === 0 && !busy(e)) violate(run.stats, snapshotViolations(e, await readAll(run.inner, e.key), false));
         if (e.opsRun % 50 === 0) options.progress?.(`  ${where(e)}: ${e.opsRun}/${e.plan.ops.length} operations`);
       }
+      resumeAll(e);
+      for (const job of e.late) job.due = 0;
+      startLate(run, e);
+      await quiet(e);
     }),
   );
+}
+
+/**
+ * Runs `op` with its detached stall: the engine waits until the held call began (or the op ended
+ * without reaching it), then goes on; the call resumes once the engine ran `afterOps` more ops.
+ */
+async function runDetached(run: ChaosRun, e: Engine, op: OpPlan) {
+  const stall = op.stall!;
+  let began!: () => void;
+  const stalled = new Promise<void>((r) => (began = r));
+  const hold = async () => {
+    began();
+    // This op itself counts as one once the engine goes on.
+    await afterOps(e, 1 + stall.afterOps, stall.ms);
+  };
+  const task = inBackground(e, () =>
+    runOp(run, e, { ...op, hold }).catch((err: unknown) => violate(run.stats, [`${where(e)}: a detached ${op.spec.kind} threw: ${describe(err)}`])),
+  );
+  await Promise.race([task, stalled]);
+}
+
+/** Starts the engine's late deliveries that are due, in the background. */
+function startLate(run: ChaosRun, e: Engine) {
+  const due = e.late.filter((job) => job.due <= e.opsRun);
+  e.late = e.late.filter((job) => job.due > e.opsRun);
+  for (const job of due) {
+    void inBackground(e, () => job.deliver().catch((err: unknown) => violate(run.stats, [`${where(e)}: a late delivery threw: ${describe(err)}`])));
+  }
+}
+
+/**
+ * Waits until nothing of the engine runs in the background. The engine makes no progress
+ * meanwhile, so the calls held until it does resume now.
+ */
+async function quiet(e: Engine) {
+  while (e.background.size > 0) {
+    for (const w of e.waiting.splice(0)) w.resume();
+    await Promise.race([Promise.all([...e.background]), sleep(50)]);
+  }
 }
 
 /** The end: leases expire, everything is delivered and settled, then checked. */

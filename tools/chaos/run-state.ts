@@ -5,6 +5,7 @@
  * event deliveries and the checks see the same events and offers without module-level globals
  * (two runs in one process stay apart).
  */
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { silentLog } from "../../core/adapters/log.js";
 import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import type { AppendMessageBody } from "../../core/adapters/http/schemas.js";
@@ -14,7 +15,7 @@ import type { DomainEvent } from "../../core/ports/events.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { keyString, type AppendLedger } from "./checks.js";
-import { NONCE_TAG, type ChaosPlan, type EnginePlan, type MessageDraft } from "./plan.js";
+import { NONCE_TAG, type ChaosPlan, type EnginePlan, type MessageDraft, type StallPlan } from "./plan.js";
 import type { Stats } from "./report.js";
 import { createChaosSummarizer } from "./summarizer.js";
 
@@ -31,8 +32,11 @@ export interface ChaosOptions {
   checkEvery?: number;
   /** Progress lines (the CLI prints them). */
   progress?: (line: string) => void;
-  /** Replaces the real store under test (the harness's own test breaks it on purpose). */
-  wrapStore?: (store: Store) => Store;
+  /**
+   * Replaces the real store under test (the harness's own test breaks it on purpose); it gets the
+   * table too, for a broken store that writes past the port.
+   */
+  wrapStore?: (store: Store, table: { client: DynamoDBDocumentClient; tableName: string }) => Store;
   /**
    * `inline` (default): turns summarize in the request, so the plan's faults meet every step of
    * the commit protocol. `background`: turns queue folds and commit prepared ones; the harness
@@ -40,6 +44,11 @@ export interface ChaosOptions {
    * the prepared summary) between operations.
    */
   execution?: "inline" | "background";
+  /**
+   * Hold store calls, summarizer answers and offer answers as the plan says (default true;
+   * docs/reliability.md, "Stalls"). Off: the plan of the seed from before stalls existed.
+   */
+  stalls?: boolean;
 }
 
 /** A simulated Lambda container: its own deps (caches, id factory). A crash replaces it. */
@@ -52,6 +61,8 @@ export interface PublishedEvent extends DomainEvent {
   container: string;
   /** Handler deliveries that returned normally (InboxItemAnswered and CompactionRequested). */
   delivered: number;
+  /** A late delivery will bring it: no other delivery takes it meanwhile. */
+  claimed?: boolean;
 }
 
 export interface OfferRecord {
@@ -78,6 +89,17 @@ export interface Engine {
   pinned: Set<string>;
   /** Every message whose strength a PATCH changed. */
   reweighed: Set<string>;
+  /**
+   * Work of the engine that runs while it goes on: operations whose stall detached them, late
+   * deliveries. While any runs, the checks that need a quiet process wait (see {@link busy}).
+   */
+  background: Set<Promise<void>>;
+  /** Late deliveries, started once the engine has run `due` operations. */
+  late: Array<{ due: number; deliver: () => Promise<void> }>;
+  /** Held calls waiting for the engine to have run `at` operations. */
+  waiting: Array<{ at: number; resume: () => void }>;
+  /** The engine ran all its operations: nothing waits for more of them. */
+  finished: boolean;
 }
 
 export interface ChaosRun {
@@ -103,9 +125,52 @@ export interface ChaosRun {
   workerCrashDue: boolean;
   /** Worker crashes that happened; the next one crashes before the store if even, after if odd. */
   workerCrashes: number;
+  /** Planned stalls that have held a call (each holds one call only). */
+  stallsBegun: WeakSet<StallPlan>;
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Something of the engine's runs in the background: the process is not quiet. */
+export const busy = (e: Engine) => e.background.size > 0;
+
+/** Runs `work` in the engine's background (registered before it starts); its errors are the caller's to catch. */
+export function inBackground(e: Engine, work: () => Promise<void>) {
+  const task: Promise<void> = Promise.resolve()
+    .then(work)
+    .finally(() => e.background.delete(task));
+  e.background.add(task);
+  return task;
+}
+
+/** Resolves once the engine has run `n` more operations than it has now, or after `capMs`. */
+export function afterOps(e: Engine, n: number, capMs: number): Promise<void> {
+  if (e.finished) return Promise.resolve();
+  return new Promise<void>((resume) => {
+    const timer = setTimeout(resume, capMs);
+    e.waiting.push({
+      at: e.opsRun + n,
+      resume: () => {
+        clearTimeout(timer);
+        resume();
+      },
+    });
+  });
+}
+
+/** Counts one finished operation of the engine and resumes the calls held until then. */
+export function progressed(e: Engine) {
+  e.opsRun++;
+  const due = e.waiting.filter((w) => w.at <= e.opsRun);
+  e.waiting = e.waiting.filter((w) => w.at > e.opsRun);
+  for (const w of due) w.resume();
+}
+
+/** The engine has no more operations: everything it held resumes now, and nothing waits later. */
+export function resumeAll(e: Engine) {
+  e.finished = true;
+  for (const w of e.waiting.splice(0)) w.resume();
+}
 
 /** A prompt well below every threshold: the call only settles the process. */
 export const QUIET = { model: { contextWindow: 100_000 }, prompt: { tokens: 0 } } as const;

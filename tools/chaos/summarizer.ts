@@ -17,6 +17,8 @@ export interface ChaosSummarizerOptions {
   leaseMs: number;
   /** Called for every outcome that is not `ok` (the harness counts faults). */
   onFault?: (outcome: SummarizerOutcome) => void;
+  /** The `nth` call (1 = the first) answers only once `wait()` resolves: a stalled answer. */
+  hold?: { nth: number; wait: () => Promise<void> };
   contextWindow?: number;
 }
 
@@ -29,6 +31,7 @@ export function createChaosSummarizer(options: ChaosSummarizerOptions): Summariz
     calls: 0,
     async summarize(input: SummarizeInput): Promise<SummarizeOutcome> {
       const step = options.steps[summarizer.calls++] ?? { outcome: "ok" as const, delayMs: 0 };
+      if (options.hold?.nth === summarizer.calls) await options.hold.wait();
       if (step.outcome !== "ok") options.onFault?.(step.outcome);
       switch (step.outcome) {
         case "error":
