@@ -62,8 +62,6 @@ export async function readAll(store: Store, key: ProcessKey): Promise<Snapshot> 
 
 const isPinned = (m: Message) => strengthTagOf(m.tags) === "pinned";
 const byId = <T extends { id: string }>(items: readonly T[]) => new Map(items.map((i) => [i.id, i] as const));
-const newest = <T extends { id: string }>(items: readonly T[]): T | undefined =>
-  items.reduce<T | undefined>((a, b) => (a === undefined || b.id > a.id ? b : a), undefined);
 const sameIds = (a: readonly string[], b: readonly string[]) => {
   const [x, y] = [[...a].sort(), [...b].sort()];
   return x.length === y.length && x.every((id, i) => id === y[i]);
@@ -85,30 +83,35 @@ export function findViolations(snapshot: Snapshot, options: InvariantOptions = {
   const okMemories = memories.filter((m) => m.status === "OK");
   const active = okMemories.filter((m) => m.supersededAt === null);
 
-  // At most one active summary per process, and it is the newest OK one (failures never count).
+  // At most one active summary per process: the head of the chain, the summary committed last.
+  // "Last" is the chain's order, not the ids': a background job commits under the id it was
+  // queued with, which can be older than a fold that committed while it waited.
   if (active.length > 1) v.push(`${active.length} active summaries: ${active.map((m) => m.id).join(", ")}`);
-  const newestOk = newest(okMemories);
-  if (newestOk && newestOk.supersededAt !== null) {
-    v.push(`the newest OK memory ${newestOk.id} is superseded (by ${newestOk.supersededByMemoryId ?? "?"})`);
+  if (okMemories.length > 0 && active.length === 0) v.push(`every OK memory is superseded: no summary heads the chain`);
+  const head = active.length === 1 ? active[0]! : undefined;
+  if (head) {
+    const reached = new Set<string>();
+    for (let m: Memory | undefined = head; m && m.status === "OK" && !reached.has(m.id); ) {
+      reached.add(m.id);
+      const prior: string | undefined = m.metadata.supersededMemoryId;
+      m = prior === undefined ? undefined : memoryById.get(prior);
+    }
+    const off = okMemories.filter((m) => !reached.has(m.id)).map((m) => m.id);
+    if (off.length > 0) v.push(`OK memories off the chain that ends in ${head.id}: ${off.join(", ")}`);
   }
   for (const m of memories) {
     if (m.status !== "OK" && m.supersededByMemoryId !== undefined) v.push(`${m.status} memory ${m.id} takes part in the chain`);
     if (m.status === "FAILED" && m.metadata.error === undefined) v.push(`FAILED memory ${m.id} has no metadata.error`);
   }
 
-  // The replay is the newest OK non-superseded memory; META names it.
-  const replayed = newest(view.summaries);
+  // The replay shows the head; META names it.
   if (view.summaries.some((s) => s.status !== "OK")) v.push(`the replay contains a ${view.summaries.find((s) => s.status !== "OK")!.status} memory`);
   if (!sameIds(view.summaries.map((s) => s.id), active.map((m) => m.id))) {
     v.push(`replay summaries [${view.summaries.map((s) => s.id)}] differ from active memories [${active.map((m) => m.id)}]`);
   }
-  if ((replayed?.id ?? null) !== (newest(active)?.id ?? null)) {
-    v.push(`the replay shows ${replayed?.id ?? "no summary"}, the newest active OK memory is ${newest(active)?.id ?? "none"}`);
+  if ((state.activeSummaryId ?? null) !== (head?.id ?? null) && active.length <= 1) {
+    v.push(`META.activeSummaryId is ${state.activeSummaryId ?? "null"}, the head of the chain is ${head?.id ?? "none"}`);
   }
-  if (newestOk && state.activeSummaryId !== newestOk.id) {
-    v.push(`META.activeSummaryId is ${state.activeSummaryId ?? "null"}, the newest OK memory is ${newestOk.id}`);
-  }
-  if (!newestOk && state.activeSummaryId !== null) v.push(`META.activeSummaryId ${state.activeSummaryId} names no OK memory`);
 
   // Background folds (QUEUED, PREPARED, DISCARDED) are never replayed; the index holds exactly the
   // queued and prepared ones, and nothing was ever archived into them (checked below).

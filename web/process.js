@@ -63,7 +63,8 @@ function indexMemories(v) {
     const anchor = maxId(m.sourceRefs);
     const list = v.stitchesAt.get(anchor) ?? [];
     list.push(m);
-    list.sort((a, b) => (a.id < b.id ? -1 : 1));
+    // In commit order: a range job keeps the (older) id it was queued under.
+    list.sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1));
     v.stitchesAt.set(anchor, list);
   }
 }

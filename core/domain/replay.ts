@@ -4,6 +4,7 @@
  * whose result never arrived gets a placeholder result, so every call in the replay is answered.
  * Pure: the stored messages are never changed by this.
  */
+import { newestCommitted } from "./memory-order.js";
 import type { ClearedResult, Memory, Message, ToolCall } from "./model.js";
 import { messageTokens } from "./tokens.js";
 import { toolGroups } from "./tool-groups.js";
@@ -83,8 +84,7 @@ export function replayMessages(messages: readonly Message[]): Message[] {
 
 /** The newest active OK summary: the one the replay shows (two only briefly, after a race). */
 export function newestSummary(view: { summaries: readonly Memory[] }): Memory | null {
-  const ok = view.summaries.filter((s) => s.status === "OK");
-  return ok.length ? ok.reduce((a, b) => (b.id > a.id ? b : a)) : null;
+  return newestCommitted(view.summaries.filter((s) => s.status === "OK"));
 }
 
 /** Tokens the replay costs: the newest summary plus every active message (estimated at append). */

@@ -1,5 +1,6 @@
 /** The summary chain of a process, newest first, for audit and the inspector. */
 import { notFound } from "../domain/errors.js";
+import { newestCommittedFirst } from "../domain/memory-order.js";
 import type { LossUnit, Memory } from "../domain/model.js";
 import type { ProcessKey } from "../ports/store.js";
 import type { CoreDeps } from "./deps.js";
@@ -30,6 +31,7 @@ export async function listMemories(
           (filter.includePrepared === true && (m.status === "QUEUED" || m.status === "PREPARED" || m.status === "DISCARDED"))) &&
         (filter.includeSuperseded || m.supersededAt === null),
     )
+    .sort(newestCommittedFirst)
     .map(withoutDetail);
 }
 

@@ -19,8 +19,10 @@ import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { OFFER_TAG } from "../../core/services/inbox.js";
 import { compactManually } from "../../core/services/manual-compaction.js";
+import { listMemories } from "../../core/services/memories.js";
 import { appendMessage, setMessageStrength } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
+import { compactRange } from "../../core/services/range-compaction.js";
 import { revertMemory } from "../../core/services/revert.js";
 import { runTurn } from "../../core/services/turn.js";
 import { checkInvariants } from "../../tools/invariants.js";
@@ -223,6 +225,28 @@ describe("the range job of an accepted offer", () => {
     expect((await store.activeView(key))!.folds).toEqual([]);
     expect(selectRange((await store.activeView(key))!.messages, range).map((m) => m.id)).toEqual(restored);
     expect((await store.listMemories(key)).map((m) => [m.id, m.status])).toEqual([[jobId, "REVERTED"]]);
+    expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
+  });
+
+  it("committed after a newer fold, it becomes the head of the chain: replayed, listed first, named by META, the only one revert accepts", async () => {
+    const { deps, requestFor } = harness();
+    const { key, messages } = await seeded(deps, 30);
+    const item = await acceptedOffer(key, messages[3]!, messages[9]!);
+    const queued = await handleInboxAnswered(deps, { tenantId: TENANT, itemId: item.id, accepted: true });
+    const jobId = queued!.memoryId!;
+    // Another fold commits while the job waits: its id is newer than the job's, made at queue time.
+    const other = await compactRange(deps, key, { from: messages[14]!.createdAt, to: messages[20]!.createdAt, topicLabel: "days" });
+    expect(other.memoryId! > jobId).toBe(true);
+    expect(await handleCompactionRequested(deps, requestFor(jobId))).toMatchObject({ done: "committed" });
+
+    const job = (await store.getMemory(key, jobId))!;
+    expect(job).toMatchObject({ status: "OK", supersededAt: null, metadata: { supersededMemoryId: other.memoryId } });
+    expect((await store.getProcess(key))!.activeSummaryId).toBe(jobId);
+    const listed = await listMemories(deps, key, { kind: "ARCHIVED_CHAT", includeSuperseded: true, includeFailed: false });
+    expect(listed.map((m) => m.id)).toEqual([jobId, other.memoryId]);
+    await expect(revertMemory(deps, key, other.memoryId!)).rejects.toMatchObject({ code: "memory.not_newest" });
+    expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
+    expect(await revertMemory(deps, key, jobId)).toMatchObject({ activeSummaryId: other.memoryId });
     expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
   });
 

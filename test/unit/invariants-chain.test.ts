@@ -72,4 +72,19 @@ describe("findViolations: archived messages are covered by the active summary's 
     const v = findViolations(snapshot([message("msg_1", "mem_a")], [a], null));
     expect(v.join("\n")).toMatch(CHAIN);
   });
+
+  it("accepts a head with an older id than the summary it superseded (a range job commits under its queued id)", () => {
+    const newerId = memory("mem_b", ["msg_1"], { supersededAt: at, supersededByMemoryId: "mem_a" });
+    const head = memory("mem_a", ["msg_2"], { prior: "mem_b" });
+    expect(findViolations(snapshot([message("msg_1", "mem_b"), message("msg_2", "mem_a")], [newerId, head], "mem_a"))).toEqual([]);
+  });
+
+  it("flags META naming a superseded memory, and an OK memory the head's chain does not reach", () => {
+    const a = memory("mem_a", ["msg_1"], { supersededAt: at, supersededByMemoryId: "mem_b" });
+    const b = memory("mem_b", ["msg_2"], { prior: "mem_a" });
+    const stray = memory("mem_c", ["msg_3"], { supersededAt: at, supersededByMemoryId: "mem_b" });
+    const v = findViolations(snapshot([message("msg_1", "mem_a"), message("msg_2", "mem_b"), message("msg_3", "mem_c")], [a, b, stray], "mem_a"));
+    expect(v.join("\n")).toContain("META.activeSummaryId is mem_a, the head of the chain is mem_b");
+    expect(v.join("\n")).toContain("OK memories off the chain that ends in mem_b: mem_c");
+  });
 });

@@ -7,6 +7,7 @@
  * service the way an engine does.
  */
 import { buildSections, renderBlock, SUMMARY_HEADING } from "../../core/domain/context-block.js";
+import { newestCommitted } from "../../core/domain/memory-order.js";
 import type { Memory, Message } from "../../core/domain/model.js";
 import { toolGroups } from "../../core/domain/tool-groups.js";
 import { effectiveStrength, type Strength } from "../../core/domain/strength.js";
@@ -219,10 +220,9 @@ export function anchorViolations(
   return v.map((t) => `${keyString(key)}: ${t}`);
 }
 
-/** The newest OK, not superseded memory: what the replay must show. */
+/** The most recently committed OK, not superseded memory: what the replay must show. */
 export function expectedSummary(memories: readonly Memory[]): Memory | null {
-  const active = memories.filter((m) => m.status === "OK" && m.supersededAt === null);
-  return active.reduce<Memory | null>((a, b) => (a === null || b.id > a.id ? b : a), null);
+  return newestCommitted(memories.filter((m) => m.status === "OK" && m.supersededAt === null));
 }
 
 /**
