@@ -5,6 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { BULLET } from "../../core/adapters/llm/offline/format.js";
 import { checkSummary } from "../../core/domain/quality-gate.js";
 import { neutraliseReservedTags } from "../../core/domain/reserved-tags.js";
 import { carrierText, cleanWord, lossReport, MAX_REPORT_UNITS, UNIT_SCAN_CHARS, unitKey, unitWindow } from "../../core/domain/salient-units.js";
@@ -170,6 +171,22 @@ describe("rating lines of the strength analyzer", () => {
         const parsed = parseStrengthAnswer(t, 99);
         if (m && n >= 1 && n <= 99) expect(parsed).toEqual({ ok: true, ratings: new Map([[n, m[2]!.toLowerCase()]]) });
         else expect(parsed.ok).toBe(false);
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe("bullet lines of a prior offline summary", () => {
+  it("are read as the former pattern read them", () => {
+    const former = /^-\s+(?:(User|Assistant|System|Tool result|Tool \S+)(?: \((decision|to do)\))?:\s+)?(.*)$/;
+    const line = textOf(["-", " ", "\t", "\r", "\u2028", "User", "Tool", "result", ":", " (decision)", " (to do)", "a", "x"]);
+    fc.assert(
+      fc.property(line, (raw) => {
+        const t = raw.trim();
+        const m = former.exec(t);
+        const n = BULLET.exec(t);
+        expect(n === null ? null : [n[1], n[2], n[3] ?? ""]).toEqual(m === null ? null : [m[1], m[2], m[3]]);
       }),
       RUNS,
     );
