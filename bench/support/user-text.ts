@@ -52,7 +52,7 @@ const run = (head: string, body: string, tail: string): Gen => (n) =>
  * inputs whose growth each function must keep linear.
  */
 export const FAMILIES: Record<string, Gen> = {
-  // The cases of the review: hyphenated, dotted and slashed identifiers, and "<" before a blank run.
+  // Tool output: long hyphenated, dotted and slashed identifiers, and "<" before a blank run.
   "a- repeated": repeated("a-"),
   "a. repeated": run("", "a.", "x"),
   "a/ repeated": repeated("a/"),
