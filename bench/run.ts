@@ -21,6 +21,7 @@ import { runAgentLoop } from "./agent-loop.js";
 import { runColdStart } from "./cold-start.js";
 import { runCompactionCost } from "./compaction-cost.js";
 import { runHotPath } from "./hot-path.js";
+import { runLinearText } from "./linear-text.js";
 import { runOfflineSummary } from "./offline-summary.js";
 import { type BenchContext, repoRoot } from "./support/context.js";
 import {
@@ -52,6 +53,7 @@ const SECTIONS: Section[] = [
   { id: "background-compaction", needsDynamo: true, run: runBackgroundCompaction },
   { id: "fidelity", needsDynamo: true, run: runFidelity },
   { id: "agent-loop", needsDynamo: true, run: runAgentLoop },
+  { id: "linear-text", needsDynamo: true, run: runLinearText },
 ];
 const SEARCH_RECALL = path.join(repoRoot, "bench", "search-recall.ts");
 const ALL_IDS = [...SECTIONS.map((s) => s.id), "search-recall"];
@@ -68,7 +70,7 @@ const { values: args } = parseArgs({
 
 if (args.help) {
   console.log(`usage: npm run bench -- [--quick] [--only ${ALL_IDS.join(",")}] [--skip ids] [--out dir]
-env: BENCH_QUICK=1, BENCH_HOT_SIZES, BENCH_HOT_RUNS, BENCH_FOLD_SIZES, BENCH_FOLD_RUNS, BENCH_WINDOWS, BENCH_TURNS, BENCH_COLD_RUNS, LOCOMO_DIR`);
+env: BENCH_QUICK=1, BENCH_HOT_SIZES, BENCH_HOT_RUNS, BENCH_FOLD_SIZES, BENCH_FOLD_RUNS, BENCH_WINDOWS, BENCH_TURNS, BENCH_COLD_RUNS, BENCH_TEXT_SIZES, BENCH_TEXT_RUNS, BENCH_TEXT_FUNCTIONS, BENCH_TEXT_FOLD_SIZES, BENCH_TEXT_FOLD_RUNS, LOCOMO_DIR`);
   process.exit(0);
 }
 

@@ -4,6 +4,7 @@
  */
 import { estimateTokens } from "./tokens.js";
 import { carrierText, carries, unitKey } from "./salient-units.js";
+import { trimStartOf } from "./text-scan.js";
 
 export type QualityCheck = "empty" | "over_budget" | "forged_heading" | "refusal" | "error_text" | "missing_units";
 
@@ -17,12 +18,20 @@ const SECTION_NAMES = [
   "recalled from history",
 ];
 
+/** A Markdown heading's start: up to three blanks, one to six `#`, a blank. */
+const HEADING_START = /^\s{0,3}(#{1,6})\s/;
+
 /** Level 1-2 headings start sections of the context block; deeper ones may name any other thing. */
 function forgedHeading(text: string): string | null {
   for (const line of text.split("\n")) {
-    const m = /^\s{0,3}(#{1,6})\s+(.*)$/.exec(line);
+    const m = HEADING_START.exec(line);
     if (!m) continue;
-    const name = (m[2] ?? "").toLowerCase();
+    // What `/^\s{0,3}(#{1,6})\s+(.*)$/` reads as the heading's name: the rest after the blanks,
+    // on one line (`.` stops at \r, U+2028, U+2029). Taken by hand: that pattern tries every split
+    // of a long blank run between `\s+` and `.*` before it gives up on such a line.
+    const rest = trimStartOf(line.slice(m[0].length), /\s/);
+    if (/[\r\u2028\u2029]/.test(rest)) continue;
+    const name = rest.toLowerCase();
     if ((m[1] ?? "").length <= 2 || SECTION_NAMES.some((s) => name.startsWith(s))) return line.trim().slice(0, 80);
   }
   return null;

@@ -16,9 +16,14 @@ const RESERVED_TAGS = [
   "thinking",
 ] as const;
 
-/** Matches a reserved tag, opening or closing, complete or cut off before its `>`. */
+/**
+ * Matches a reserved tag, opening or closing, complete or cut off before its `>`. The blanks
+ * around the `/` are one run before it and one after it, never two runs side by side: `\s*\/?\s*`
+ * would try every split of a long blank run after a `<` (quadratic in the run,
+ * docs/reliability.md, "Linear time on any input").
+ */
 export const RESERVED_TAG_RE = new RegExp(
-  `<(\\s*\\/?\\s*(?:${RESERVED_TAGS.join("|")})\\b[^<>]*)(>?)`,
+  `<(\\s*(?:\\/\\s*)?(?:${RESERVED_TAGS.join("|")})\\b[^<>]*)(>?)`,
   "gi",
 );
 

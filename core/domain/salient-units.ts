@@ -3,6 +3,7 @@
  * quoted strings. The offline summarizer scores sentences by them, and every fold reports which of
  * them its summary no longer carries (docs/compaction.md, "What a fold lost"). Pure, no I/O.
  */
+import { identifiers, replaceSpans, trimEndOf, trimStartOf, urls } from "./text-scan.js";
 
 /**
  * What the whole input says about capitalisation: a word seen capitalised mid-sentence is a name
@@ -32,8 +33,6 @@ export const DATE_RE = new RegExp(
   "gi",
 );
 export const NUMBER_RE = /[$€£]?\b\d+(?:[.,:/]\d+)*(?:\s?(?:%|k|m|bn|ms|s|gb|mb|kb|usd|eur))?\b/gi;
-/** Code-like identifiers (file.ts, snake_case, a/b paths, camelCase): names in technical chats. */
-export const IDENT_RE = /\b[A-Za-z_][\w-]*[._/][\w./-]*[A-Za-z0-9]\b|\b[a-z]+[A-Z]\w*\b/g;
 /** Words of a sentence, in order, for spotting capitalised names. */
 export const TOKEN_RE = /[\p{L}][\p{L}'’+-]*|\d[\w.,:/-]*|[^\s\p{L}\d]+/gu;
 
@@ -129,7 +128,7 @@ export function buildVocab(texts: string[]): Vocab {
 
 /** "Caroline's" -> "Caroline", "LGBTQ+" -> "LGBTQ+", trailing hyphens and quotes dropped. */
 export function cleanWord(token: string): string {
-  return token.replace(/[’']s$/i, "").replace(/[-'’]+$/, "");
+  return trimEndOf(token.replace(/[’']s$/i, ""), /[-'’]/);
 }
 
 
@@ -150,7 +149,6 @@ export interface SalientUnit {
   kind: UnitKind;
 }
 
-const URL_RE = /\b[a-z][a-z0-9+.-]*:\/\/[^\s<>"'`)\]]+/gi;
 /** Quoted phrases (with at least one space: single quoted words are names or identifiers). */
 const QUOTE_RE = /"([^"\n]{3,80})"|“([^”\n]{3,80})”|`([^`\n]{3,80})`/g;
 /** Worth more in a loss report: exact strings a model cannot reconstruct once they are gone. */
@@ -158,13 +156,12 @@ const KIND_WEIGHT: Record<UnitKind, number> = { url: 3, identifier: 3, quote: 3,
 
 /** "8 May, 2023." -> "8 may 2023"; "$4,200" -> "$4200". */
 export function unitKey(text: string): string {
-  return text
+  const spaced = text
     .toLowerCase()
     .replace(/(\d),(?=\d)/g, "$1")
     .replace(/,/g, " ")
-    .replace(/\s+/g, " ")
-    .replace(/^[\s"'“”`(]+|[\s"'“”`).:;!?]+$/g, "")
-    .trim();
+    .replace(/\s+/g, " ");
+  return trimEndOf(trimStartOf(spaced, /[\s"'“”`(]/), /[\s"'“”`).:;!?]/).trim();
 }
 
 /**
@@ -175,26 +172,26 @@ export function unitKey(text: string): string {
 export function salientUnits(text: string, vocab: Vocab): SalientUnit[] {
   const out = new Map<string, SalientUnit>();
   const add = (raw: string, kind: UnitKind) => {
-    const textForm = raw.trim().replace(/[.,;:!?]+$/, "");
+    const textForm = trimEndOf(raw.trim(), /[.,;:!?]/);
     const key = unitKey(textForm);
     if (key.length >= 2 && !out.has(key)) out.set(key, { key, text: textForm, kind });
   };
-  let rest = text;
-  for (const m of text.matchAll(URL_RE)) {
-    add(m[0], "url");
-    rest = rest.replace(m[0], " ");
-  }
+  // Each kind is looked for where no earlier kind matched: URLs, then dates, are blanked out.
+  const links = urls(text);
+  for (const m of links) add(m.text, "url");
+  let rest = replaceSpans(text, links, " ");
   for (const m of rest.matchAll(QUOTE_RE)) {
     const inner = m[1] ?? m[2] ?? m[3] ?? "";
     if (/\s/.test(inner.trim())) add(inner, "quote");
   }
-  for (const m of rest.matchAll(IDENT_RE)) add(m[0], "identifier");
-  for (const m of rest.matchAll(DATE_RE)) {
+  for (const m of identifiers(rest)) add(m.text, "identifier");
+  const dates = [...rest.matchAll(DATE_RE)].map((m) => ({ index: m.index, text: m[0] }));
+  for (const m of dates) {
     // Relative words ("today", "Friday") say nothing once the day they were said is gone.
-    if (/\d/.test(m[0])) add(m[0], "date");
-    rest = rest.replace(m[0], " ");
+    if (/\d/.test(m.text)) add(m.text, "date");
   }
-  for (const m of rest.replace(IDENT_RE, " ").matchAll(NUMBER_RE)) {
+  rest = replaceSpans(rest, dates, " ");
+  for (const m of withoutIdentifiers(rest).matchAll(NUMBER_RE)) {
     if (/^\d$/.test(m[0])) continue;
     add(m[0], "number");
   }
@@ -202,9 +199,20 @@ export function salientUnits(text: string, vocab: Vocab): SalientUnit[] {
   return [...out.values()];
 }
 
+/** `text` with each identifier replaced by a blank, so the numbers inside them are not counted. */
+export function withoutIdentifiers(text: string): string {
+  return replaceSpans(text, identifiers(text), " ");
+}
+
 /** Text prepared for {@link carries}: the same normalisation as unit keys, whole text. */
 export function carrierText(text: string): string {
-  return ` ${unitKey(text.replace(/[.,;:!?()"“”`]+(?=\s|$)/g, " "))} `;
+  // Punctuation that ends a word (followed by a blank or the end) becomes a blank; a run of it
+  // is replaced whole or kept whole, as `/[…]+(?=\s|$)/g` would, without rescanning the run.
+  const words = text.replace(/[.,;:!?()"“”`]+/g, (run: string, at: number) => {
+    const next = text[at + run.length];
+    return next === undefined || /\s/.test(next) ? " " : run;
+  });
+  return ` ${unitKey(words)} `;
 }
 
 /** Whether a prepared text ({@link carrierText}) holds the unit, not inside a longer word or number. */
@@ -241,23 +249,59 @@ export interface LossReport {
 }
 
 /**
+ * The budget of the loss report and of the units a summary must keep (docs/reliability.md,
+ * "Linear time on any input"): each message is read through a window of at most this many
+ * characters, its start and its end, so a fold's cost follows the number of its messages rather
+ * than the size of one tool output, and the report stays the same on every run (a time budget
+ * would not).
+ */
+export const UNIT_SCAN_CHARS = 32 * 1024;
+/** Of the window, the characters from the end of a longer message (conclusions tend to sit there). */
+const UNIT_SCAN_TAIL_CHARS = 8 * 1024;
+/** At most this many distinct units per report: each is then looked for in the summary. */
+export const MAX_REPORT_UNITS = 5_000;
+
+/**
+ * What the unit extraction reads of a message: all of it up to {@link UNIT_SCAN_CHARS}, else its
+ * start and its end, each cut at a blank near the limit so no word is cut in two.
+ */
+export function unitWindow(text: string): string {
+  if (text.length <= UNIT_SCAN_CHARS) return text;
+  const headEnd = cutAtBlank(text, UNIT_SCAN_CHARS - UNIT_SCAN_TAIL_CHARS, -1);
+  const tailStart = cutAtBlank(text, text.length - UNIT_SCAN_TAIL_CHARS, 1);
+  return `${text.slice(0, headEnd)}\n\n${text.slice(tailStart)}`;
+}
+
+/** The blank within 100 characters of `at` in `direction`, or `at` itself when there is none. */
+function cutAtBlank(text: string, at: number, direction: 1 | -1): number {
+  for (let i = at, steps = 0; steps < 100 && i > 0 && i < text.length; i += direction, steps++) {
+    if (/\s/.test(text[i]!)) return i;
+  }
+  return at;
+}
+
+/**
  * What `summary` no longer carries of the units of `sources`. Salience: the kind of unit (exact
  * strings over names), how many messages mention it, and whether a strong or pinned message did.
+ * Each source is read through {@link unitWindow}; after {@link MAX_REPORT_UNITS} distinct units,
+ * later sources only add their ids to the units already found.
  */
 export function lossReport(sources: readonly UnitSource[], summary: string): LossReport {
-  const vocab = buildVocab(sources.map((s) => s.content));
+  const windows = sources.map((s) => unitWindow(s.content));
+  const vocab = buildVocab(windows);
   const found = new Map<string, { unit: SalientUnit; ids: string[]; important: boolean; order: number }>();
-  for (const source of sources) {
-    for (const unit of salientUnits(source.content, vocab)) {
+  sources.forEach((source, i) => {
+    for (const unit of salientUnits(windows[i]!, vocab)) {
       const entry = found.get(unit.key);
       if (entry) {
-        if (!entry.ids.includes(source.id)) entry.ids.push(source.id);
+        // Sources come one after another: the id, if there, is the last one added.
+        if (entry.ids[entry.ids.length - 1] !== source.id) entry.ids.push(source.id);
         entry.important ||= source.important === true;
-      } else {
+      } else if (found.size < MAX_REPORT_UNITS) {
         found.set(unit.key, { unit, ids: [source.id], important: source.important === true, order: found.size });
       }
     }
-  }
+  });
   const prepared = carrierText(summary);
   const lost = [...found.values()].filter((e) => !carries(prepared, e.unit));
   const salience = (e: (typeof lost)[number]) =>
@@ -272,17 +316,21 @@ export function lossReport(sources: readonly UnitSource[], summary: string): Los
   };
 }
 
-/** The units of the important sources, most mentioned first (what a summary is asked to keep). */
+/**
+ * The units of the important sources, most mentioned first (what a summary is asked to keep),
+ * within the same budget as {@link lossReport}.
+ */
 export function importantUnits(sources: readonly UnitSource[], limit: number): string[] {
-  const vocab = buildVocab(sources.map((s) => s.content));
+  const windows = sources.map((s) => unitWindow(s.content));
+  const vocab = buildVocab(windows);
   const counts = new Map<string, { text: string; n: number }>();
-  for (const source of sources) {
-    if (!source.important) continue;
-    for (const unit of salientUnits(source.content, vocab)) {
+  sources.forEach((source, i) => {
+    if (!source.important) return;
+    for (const unit of salientUnits(windows[i]!, vocab)) {
       const entry = counts.get(unit.key);
       if (entry) entry.n++;
-      else counts.set(unit.key, { text: unit.text, n: 1 });
+      else if (counts.size < MAX_REPORT_UNITS) counts.set(unit.key, { text: unit.text, n: 1 });
     }
-  }
+  });
   return [...counts.values()].sort((a, b) => b.n - a.n).slice(0, limit).map((e) => e.text);
 }

@@ -56,6 +56,12 @@ export function buildStrengthPrompt(messages: readonly AnalyzedMessage[], maxInp
 
 export type StrengthAnswer = { ok: true; ratings: Map<number, Strength> } | { ok: false; error: string };
 
+/**
+ * One rating line. It is matched with every blank run collapsed to one blank: that changes no
+ * match (each blank of the pattern is a `*` run), and it keeps the pattern's neighbouring `\s*`
+ * from trying every split of a long run (cubic in it, docs/reliability.md, "Linear time on any
+ * input").
+ */
 const RATING_LINE = /^[-*\s]*#?\s*(\d+)\s*[:.)=-]?\s*\**\s*(strong|normal|weak)\s*\**\s*[.,]?$/i;
 
 /**
@@ -71,7 +77,7 @@ export function parseStrengthAnswer(text: string | null | undefined, count: numb
   for (const raw of text.split("\n")) {
     const line = raw.trim();
     if (line === "" || /^```\w*$/.test(line)) continue;
-    const m = RATING_LINE.exec(line);
+    const m = RATING_LINE.exec(line.replace(/\s+/g, " "));
     if (!m) return { ok: false, error: `not a rating: '${line.slice(0, 80)}'` };
     const n = Number(m[1]);
     const strength = m[2]!.toLowerCase() as Strength;

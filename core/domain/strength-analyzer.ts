@@ -7,7 +7,8 @@
  * touches a tag the caller set.
  */
 import type { Role } from "./model.js";
-import { DATE_RE, IDENT_RE, NUMBER_RE, buildVocab, nameRuns } from "./salient-units.js";
+import { DATE_RE, NUMBER_RE, buildVocab, nameRuns, withoutIdentifiers } from "./salient-units.js";
+import { identifiers } from "./text-scan.js";
 import {
   ANALYZER_MARK_PREFIX,
   STRENGTH_TAG_PREFIX,
@@ -91,13 +92,13 @@ const has = (re: RegExp, text: string) => new RegExp(re.source, re.flags.replace
 /** A date with a digit ("12 March 2025", "2024-05-01") or a multi-digit number or amount. */
 function hasNumberOrDate(text: string): boolean {
   for (const m of text.matchAll(DATE_RE)) if (/\d/.test(m[0])) return true;
-  for (const m of text.replace(IDENT_RE, " ").matchAll(NUMBER_RE)) if (!/^\d$/.test(m[0])) return true;
+  for (const m of withoutIdentifiers(text).matchAll(NUMBER_RE)) if (!/^\d$/.test(m[0])) return true;
   return false;
 }
 
 /** A proper name or a code identifier (file, path, snake_case) in the message. */
 function hasName(text: string): boolean {
-  if (has(IDENT_RE, text)) return true;
+  if (identifiers(text).length > 0) return true;
   return nameRuns(text, buildVocab([text])).length > 0;
 }
 

@@ -5,7 +5,12 @@
  */
 import { truncateToTokenBudget } from "./budget.js";
 import { RESERVED_TAG_RE } from "./reserved-tags.js";
+import { hasOpeningTag, tagBlocks, withoutBlocks } from "./tag-blocks.js";
 import { estimateTokens } from "./tokens.js";
+
+/** The scratch pass and the reasoning blocks some models emit: dropped before the summary is read. */
+const SCRATCH_TAGS = ["think", "thinking", "analysis"];
+const SUMMARY_TAG = ["summary"];
 
 export type ParsedSummaryAnswer =
   | { ok: true; summary: string; truncated: boolean; citations?: number[][] }
@@ -25,19 +30,17 @@ export function parseSummaryAnswer(
 ): ParsedSummaryAnswer {
   if (!answer?.trim()) return { ok: false, error: "the model returned an empty answer" };
 
-  let text = answer.replace(/<(think|thinking|analysis)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, "");
-  if (/<(think|thinking|analysis)\b[^>]*>/i.test(text) && !/<summary\b[^>]*>/i.test(text)) {
+  let text = withoutBlocks(answer, tagBlocks(answer, SCRATCH_TAGS));
+  if (hasOpeningTag(text, SCRATCH_TAGS) && !hasOpeningTag(text, SUMMARY_TAG)) {
     return {
       ok: false,
       error: "the answer stops inside the <analysis> block, before any <summary> (output limit reached?)",
     };
   }
 
-  const blocks = [...text.matchAll(/<summary\b[^>]*>([\s\S]*?)<\/summary\s*>/gi)].map((m) =>
-    (m[1] ?? "").trim(),
-  );
+  const blocks = tagBlocks(text, SUMMARY_TAG).map((b) => text.slice(b.innerStart, b.innerEnd).trim());
   if (blocks.length === 0) {
-    return /<summary\b[^>]*>/i.test(text)
+    return hasOpeningTag(text, SUMMARY_TAG)
       ? { ok: false, error: "the <summary> block is not closed (output limit reached?)" }
       : { ok: false, error: "the answer has no <summary> block" };
   }
@@ -46,7 +49,9 @@ export function parseSummaryAnswer(
   text = blocks[blocks.length - 1] ?? "";
   let cleaned = text
     .replace(RESERVED_TAG_RE, "")
-    .replace(/[ \t]+\n/g, "\n")
+    // Blanks before a line break go; a blank run elsewhere is kept whole (`/[ \t]+\n/g` would
+    // retry it from each of its characters).
+    .replace(/[ \t]+/g, (run: string, at: number, whole: string) => (whole[at + run.length] === "\n" ? "" : run))
     .replace(/\n{3,}/g, "\n\n")
     .trim();
   let cited: number[][] | undefined;
@@ -68,8 +73,12 @@ export function parseSummaryAnswer(
   };
 }
 
-/** A citation as the prompt asks for it (`[#2]`, `[#2,#7]`), tolerant of `#`-less numbers after the first. */
-const CITATION_RE = /\s*\[#\d+(?:\s*[,;]\s*#?\d+)*\]/g;
+/**
+ * A citation as the prompt asks for it (`[#2]`, `[#2,#7]`), tolerant of `#`-less numbers after the
+ * first. The blanks before it go with it; they are taken by hand, because a leading `\s*` would
+ * rescan a long blank run from each of its characters.
+ */
+const CITATION_RE = /\[#\d+(?:\s*[,;]\s*#?\d+)*\]/g;
 
 /**
  * Removes the citations from a summary and returns, per line, the message numbers it cited
@@ -82,15 +91,21 @@ export function extractCitations(summary: string, messageCount: number): { text:
   const citations: number[][] = [];
   const lines = summary.split("\n").map((line) => {
     const cited = new Set<number>();
-    const text = line.replace(CITATION_RE, (m) => {
-      for (const n of m.match(/\d+/g) ?? []) {
+    const kept: string[] = [];
+    let at = 0;
+    for (const m of line.matchAll(CITATION_RE)) {
+      for (const n of m[0].match(/\d+/g) ?? []) {
         const i = Number(n);
         if (i >= 1 && i <= messageCount) cited.add(i);
       }
-      return "";
-    });
+      let start = m.index;
+      while (start > at && /\s/.test(line[start - 1]!)) start--;
+      kept.push(line.slice(at, start));
+      at = m.index + m[0].length;
+    }
+    kept.push(line.slice(at));
     citations.push([...cited].sort((a, b) => a - b));
-    return text.trimEnd();
+    return kept.join("").trimEnd();
   });
   return { text: lines.join("\n"), citations };
 }

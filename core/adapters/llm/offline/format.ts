@@ -52,6 +52,14 @@ export interface PriorParsed {
 }
 
 /**
+ * One line of the format: "- ", an optional "Speaker (marker): ", the text. The text starts with a
+ * non-blank, so the blanks before it belong to the `\s+` alone: were the text `.*`, a blank run
+ * followed by a `\r` inside the line would be split every way between the two before the match
+ * gave up (quadratic, docs/reliability.md, "Linear time on any input").
+ */
+export const BULLET = /^-\s+(?:(User|Assistant|System|Tool result|Tool \S+)(?: \((decision|to do)\))?:\s+)?(\S.*)?$/;
+
+/**
  * Reads a prior summary back into units. Our own format is recognised (day headings, speaker
  * labels, markers, the message count); any other text, such as an LLM-written summary from before
  * a provider switch, is split into sentences of unknown speaker.
@@ -77,7 +85,7 @@ export function parsePrior(prior: string | null, ctx: UnitContext): PriorParsed 
       day = line;
       continue;
     }
-    const item = /^-\s+(?:(User|Assistant|System|Tool result|Tool \S+)(?: \((decision|to do)\))?:\s+)?(.*)$/.exec(line);
+    const item = BULLET.exec(line);
     if (item) {
       if (item[3] === NOTHING_KEPT) continue;
       const unit = priorUnit(item[1] ?? "", day, clipSentence(item[3] ?? ""));

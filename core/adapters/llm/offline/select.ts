@@ -15,6 +15,8 @@ const DAY_HEADING_CHARS = 11;
 
 /** The units to print within `budget` characters, in their original order. Deterministic. */
 export function select(units: Unit[], budget: number): Unit[] {
+  // A unit's line never changes: its length is taken once, not in every round.
+  const lineChars = new Map(units.map((u) => [u, lineFor(u).length + 1]));
   const covered = new Set<string>();
   const coveredDays = new Set<string>();
   const chosen: Unit[] = [];
@@ -27,7 +29,7 @@ export function select(units: Unit[], budget: number): Unit[] {
       let bestRatio = 0;
       let bestCost = 0;
       for (const u of candidates()) {
-        const cost = unitCost(u, coveredDays);
+        const cost = lineChars.get(u)! + dayHeadingCost(u, coveredDays);
         if (used + cost > limit) continue;
         const gain = unitGain(u, covered);
         // A unit must add something besides its day heading: "Good choice." dated is still noise.
@@ -68,9 +70,9 @@ function dayGain(u: Unit, covered: Set<string>): number {
   return u.day && !covered.has(key) ? (u.keys.get(key) ?? 0) : 0;
 }
 
-function unitCost(u: Unit, coveredDays: Set<string>): number {
-  const line = lineFor(u).length + 1;
-  return line + (u.day && !coveredDays.has(u.day) ? DAY_HEADING_CHARS : 0);
+/** What a unit adds to its line's cost: a day heading, when it opens a new day. */
+function dayHeadingCost(u: Unit, coveredDays: Set<string>): number {
+  return u.day && !coveredDays.has(u.day) ? DAY_HEADING_CHARS : 0;
 }
 
 /** Index of the chosen unit with the least gain per character, the first to drop when over budget. */

@@ -3,16 +3,8 @@
  * each with the facts it covers (names, numbers, dates, topic words) and a bonus for what makes it
  * worth keeping (a decision, an open task, the topic). See docs/summarizers.md.
  */
-import {
-  carrierText,
-  carries,
-  DATE_RE,
-  IDENT_RE,
-  namesOf,
-  norm,
-  NUMBER_RE,
-  type Vocab,
-} from "../../../domain/salient-units.js";
+import { carrierText, carries, DATE_RE, namesOf, norm, NUMBER_RE, type Vocab } from "../../../domain/salient-units.js";
+import { identifiers, replaceSpans } from "../../../domain/text-scan.js";
 import type { SummarySourceMessage } from "../../../ports/summarizer.js";
 import { DECISION_RE, FILLER_OPENER_RE, TASK_RE, termsOf, WEIGHT } from "./lexicon.js";
 
@@ -59,6 +51,22 @@ export interface UnitSpec {
 /** Longest sentence kept whole; longer ones are cut at a clause boundary. */
 const MAX_UNIT_CHARS = 220;
 
+/**
+ * Most sentences of one message that become units: its first ones and its last ones. A summary
+ * holds a few hundred lines at most, and the selection weighs every unit in each of its rounds,
+ * so a message of thousands of sentences (a 256 KiB tool output) is read through this window
+ * (docs/summarizers.md, step 1).
+ */
+export const MAX_MESSAGE_SENTENCES = 160;
+/** Of the window, the sentences from the end of a longer message. */
+const TAIL_SENTENCES = 40;
+
+/** The sentences of a message that become units (see {@link MAX_MESSAGE_SENTENCES}). */
+export function sentenceWindow(sentences: string[]): string[] {
+  if (sentences.length <= MAX_MESSAGE_SENTENCES) return sentences;
+  return [...sentences.slice(0, MAX_MESSAGE_SENTENCES - TAIL_SENTENCES), ...sentences.slice(-TAIL_SENTENCES)];
+}
+
 /** The units of one message: its sentences, then its tool calls. */
 export function messageUnits(
   message: SummarySourceMessage,
@@ -73,7 +81,7 @@ export function messageUnits(
   const recency = total > 1 ? index / (total - 1) : 1;
   const out: Unit[] = [];
   const spec = (text: string): UnitSpec => ({ order: orderBase + out.length, label, day, text, recency, prior: false, role: message.role });
-  for (const sentence of splitSentences(message.content)) {
+  for (const sentence of sentenceWindow(splitSentences(message.content))) {
     const text = clipSentence(sentence);
     if (text) {
       const unit = makeUnit(spec(text), ctx);
@@ -124,17 +132,14 @@ export function makeUnit(spec: UnitSpec, ctx: UnitContext): Unit {
 
 function keysOf(text: string, vocab: Vocab): Map<string, number> {
   const keys = new Map<string, number>();
-  let rest = text;
-  for (const m of text.matchAll(DATE_RE)) {
-    keys.set(`date:${norm(m[0])}`, WEIGHT.date);
-    rest = rest.replace(m[0], " ");
-  }
-  for (const m of rest.matchAll(NUMBER_RE)) {
+  const dates = [...text.matchAll(DATE_RE)].map((m) => ({ index: m.index, text: m[0] }));
+  for (const m of dates) keys.set(`date:${norm(m.text)}`, WEIGHT.date);
+  for (const m of replaceSpans(text, dates, " ").matchAll(NUMBER_RE)) {
     if (/^\d$/.test(m[0])) continue; // single digits are mostly "1 of them", not facts
     keys.set(`num:${norm(m[0])}`, WEIGHT.number);
   }
   for (const name of namesOf(text, vocab)) keys.set(`ent:${name}`, WEIGHT.entity);
-  for (const m of text.matchAll(IDENT_RE)) keys.set(`ent:${m[0].toLowerCase()}`, WEIGHT.entity);
+  for (const m of identifiers(text)) keys.set(`ent:${m.text.toLowerCase()}`, WEIGHT.entity);
   let terms = 0;
   for (const term of termsOf(text)) {
     if (terms >= 6) break;
