@@ -5,13 +5,15 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { createLocalBus } from "../../core/adapters/events/local-bus.js";
-import { handleCompactionRequested } from "../../core/adapters/events/handlers.js";
+import { handleCompactionRequested, handleInboxAnswered } from "../../core/adapters/events/handlers.js";
 import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import { createDeps } from "../../core/composition/create-deps.js";
 import { EVENTS } from "../../core/domain/events.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { SummarizeInput } from "../../core/ports/summarizer.js";
 import { compactIfNeeded } from "../../core/services/compaction.js";
+import { OFFER_TAG } from "../../core/services/inbox.js";
+import type { RangeResult } from "../../core/services/range-compaction.js";
 import { runTurn } from "../../core/services/turn.js";
 import { checkInvariants } from "../../tools/invariants.js";
 import { freshTable } from "../support/dynamo.js";
@@ -85,5 +87,25 @@ describe("a summary too large to store", () => {
     const again = bus.published().filter((e) => e.detailType === EVENTS.CompactionRequested.detailType).at(-1)!;
     expect((again.detail as { foldId: string }).foldId).not.toBe(foldId);
     expect(await handleCompactionRequested(deps, again.detail)).toMatchObject({ done: "prepared" });
+  });
+
+  it("in a range job: the job ends DISCARDED saying so instead of failing every delivery", async () => {
+    const { deps, fake, bus } = harness({});
+    const key = await seeded(deps);
+    const messages = (await store.listMessages(key, { limit: 1000 })).items;
+    const at = new Date().toISOString();
+    const payload = { from: messages[2]!.createdAt, to: messages[65]!.createdAt, topicLabel: "columns" };
+    await store.putInboxItem("memsize", { id: `inb_${key.processId}`, processId: key.processId, type: "APPROVAL", tags: [OFFER_TAG], status: "OPEN", payload, createdAt: at });
+    await store.answerInboxItem("memsize", `inb_${key.processId}`, "ACCEPTED", at);
+    const queued = (await handleInboxAnswered(deps, { tenantId: "memsize", itemId: `inb_${key.processId}`, accepted: true })) as RangeResult;
+    expect(queued.reason).toBe("compaction_queued");
+    fake.script.push(oversizedProvenance);
+    const request = bus.published().find((e) => e.detailType === EVENTS.CompactionRequested.detailType)!;
+    expect(await handleCompactionRequested(deps, request.detail)).toMatchObject({ done: "failed", foldId: queued.memoryId });
+    const job = await store.getMemory(key, queued.memoryId!);
+    expect(job?.status).toBe("DISCARDED");
+    expect(job?.metadata.discardReason).toMatch(/^summary_too_large/);
+    expect((await failedRows(key)).map((m) => m.metadata.error)).toEqual([expect.stringMatching(/^summary_too_large/)]);
+    expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
   });
 });
