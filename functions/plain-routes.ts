@@ -2,9 +2,15 @@
 import { handle } from "hono/aws-lambda";
 import { createHttpApp } from "../core/adapters/http/app.js";
 import { authorizerTenant } from "../core/adapters/http/auth.js";
+import { cursorSecretOf } from "../core/composition/env.js";
 import { plainRouteGroups } from "../core/adapters/http/plain-groups.js";
 import { createDeps } from "../core/composition/create-deps.js";
 
-const app = createHttpApp({ deps: createDeps(), resolveTenant: authorizerTenant, groups: plainRouteGroups });
+const app = createHttpApp({
+  deps: createDeps(),
+  resolveTenant: authorizerTenant,
+  groups: plainRouteGroups,
+  cursorSecret: cursorSecretOf(process.env),
+});
 
 export const handler = handle(app);

@@ -8,7 +8,7 @@ import { createTable } from "../core/adapters/dynamodb/create-table.js";
 import { createDynamoStore } from "../core/adapters/dynamodb/store.js";
 import { createLocalBus, type LocalBus } from "../core/adapters/events/local-bus.js";
 import { createPowertoolsLog, silentLog } from "../core/adapters/log.js";
-import { readLocalEnv, readTableEnv, serviceNameOf } from "../core/composition/env.js";
+import { cursorSecretOf, readLocalEnv, readTableEnv, serviceNameOf } from "../core/composition/env.js";
 import { createRecordingMetrics } from "../core/adapters/metrics/emf-metrics.js";
 import type { Log } from "../core/ports/logger.js";
 import type { ServiceDeps } from "../core/services/deps.js";
@@ -76,7 +76,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       const key = bearerKey(c);
       return key ? ((await tableKeys.resolve(key))?.tenantId ?? null) : null;
     });
-    const app = createHttpApp({ deps, resolveTenant, groups: allRouteGroups });
+    const app = createHttpApp({ deps, resolveTenant, groups: allRouteGroups, cursorSecret: cursorSecretOf(env) });
     // The same handlers the EventBridge rules reach in AWS.
     bus.subscribe(EVENTS.PlanCompleted, async (e) => void (await handlePlanCompleted(deps, e.detail)));
     bus.subscribe(EVENTS.InboxItemAnswered, async (e) => void (await handleInboxAnswered(deps, e.detail)));

@@ -27,6 +27,8 @@ export interface HandlerSpec {
   environment?: Readonly<Record<string, string>>;
   /** True when the function queues folds: it may invoke the compaction worker (and only that). */
   queuesFolds?: boolean;
+  /** True when the function serves paged listings: it gets the cursors' signing key (CURSOR_SECRET). */
+  listsPages?: boolean;
 }
 
 /** The worker's timeout; its lease outlasts it, so a job still running is never taken over. */
@@ -37,6 +39,7 @@ export const HANDLERS = {
   plainRoutes: {
     entry: "functions/plain-routes.ts",
     summarizes: false,
+    listsPages: true,
     table: "read-write",
     queries: ["lsi1", "gsi1", "gsi2"],
     publishes: [EVENT_SOURCES.inbox],

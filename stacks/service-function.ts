@@ -37,6 +37,7 @@ export function functionEnvironment(spec: HandlerSpec, o: { config: StageConfig;
   };
   if (spec.publishes.length > 0 && o.busName) env.EVENT_BUS_NAME = o.busName;
   if (spec.queuesFolds && o.workerName) env.COMPACTION_WORKER_FUNCTION = o.workerName;
+  if (spec.listsPages && o.config.cursorSecret) env.CURSOR_SECRET = o.config.cursorSecret;
   if (spec.summarizes) {
     const c = o.config;
     // Parameter NAMES only: core/adapters/secrets/llm-secrets.ts fetches the SecureStrings at cold start.

@@ -27,6 +27,8 @@ export interface StageConfig {
   secretsKmsKeyArn?: string;
   /** Other AWS accounts allowed to put PlanCompleted / InboxItemAnswered events on the bus. */
   eventPublisherAccounts: string[];
+  /** The key of the paging cursors' HMAC (CURSOR_SECRET); unset, the functions use the public local default. */
+  cursorSecret?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -39,8 +41,8 @@ export const llmKeyParameterName = (stage: string, provider: "openai" | "anthrop
 
 /**
  * Reads SUMMARIZER, SUMMARIZER_MODEL, OPENAI_BASE_URL, ANTHROPIC_BASE_URL,
- * VANCETOPE_SECRETS_KMS_KEY_ARN and VANCETOPE_EVENT_PUBLISHER_ACCOUNTS (comma-separated account
- * ids). The LLM keys themselves are never read here: they live in SSM only.
+ * VANCETOPE_SECRETS_KMS_KEY_ARN, VANCETOPE_EVENT_PUBLISHER_ACCOUNTS (comma-separated account
+ * ids) and VANCETOPE_CURSOR_SECRET. The LLM keys themselves are never read here: they live in SSM only.
  */
 export function readStageConfig(stage: string, env: Env = process.env): StageConfig {
   if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(stage)) throw new Error(`invalid stage name '${stage}'`);
@@ -59,6 +61,8 @@ export function readStageConfig(stage: string, env: Env = process.env): StageCon
   if (kms && !/^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/.test(kms)) {
     throw new Error(`VANCETOPE_SECRETS_KMS_KEY_ARN must be a KMS key ARN (got '${kms}')`);
   }
+  const cursorSecret = nonEmpty(env.VANCETOPE_CURSOR_SECRET);
+  if (cursorSecret && cursorSecret.length < 32) throw new Error("VANCETOPE_CURSOR_SECRET must be at least 32 characters");
   return {
     stage,
     dev: isDevStage(stage),
@@ -69,5 +73,6 @@ export function readStageConfig(stage: string, env: Env = process.env): StageCon
     secretParams: { openai: llmKeyParameterName(stage, "openai"), anthropic: llmKeyParameterName(stage, "anthropic") },
     secretsKmsKeyArn: kms,
     eventPublisherAccounts: accounts,
+    cursorSecret,
   };
 }

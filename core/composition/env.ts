@@ -25,6 +25,16 @@ export function readTableEnv(env: Env): TableEnv {
   return { tableName: valueOf(env, "TABLE_NAME") ?? SERVICE_NAME, dynamoEndpoint: valueOf(env, "DYNAMODB_ENDPOINT") };
 }
 
+/**
+ * CURSOR_SECRET: the key that signs paging cursors (core/adapters/http/cursors.ts), one per stage;
+ * unset, the HTTP app uses its documented local default. At least 32 characters.
+ */
+export function cursorSecretOf(env: Env): string | undefined {
+  const secret = valueOf(env, "CURSOR_SECRET");
+  if (secret !== undefined && secret.length < 32) throw new Error("CURSOR_SECRET must be at least 32 characters");
+  return secret;
+}
+
 /** The `service` of log lines and metrics (POWERTOOLS_SERVICE_NAME). */
 export const serviceNameOf = (env: Env): string => valueOf(env, "POWERTOOLS_SERVICE_NAME") ?? SERVICE_NAME;
 

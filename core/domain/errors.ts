@@ -25,3 +25,13 @@ export const invalid = (code: string, message: string, details?: unknown) =>
 
 export const conflict = (code: string, message: string, details?: unknown) =>
   new AppError("conflict", code, message, details);
+
+/**
+ * A write the store refused because the item would outgrow what it can hold (DynamoDB's 400 KB).
+ * Callers turn it into their own answer (a 413 `message.too_large`, a FAILED memory, a skipped
+ * write); it reaches an HTTP caller, if at all, as a 413, never a 500.
+ */
+export const itemTooLarge = (message: string, cause?: unknown) =>
+  new AppError("too_large", "store.item_too_large", message, undefined, cause === undefined ? undefined : { cause });
+
+export const isItemTooLarge = (e: unknown): e is AppError => e instanceof AppError && e.code === "store.item_too_large";

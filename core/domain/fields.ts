@@ -8,8 +8,16 @@ import * as z from "./zod.js";
 import { Role, ToolCall } from "./model.js";
 import { ANALYZER_MARK_PREFIX, isAnalyzerMark, malformedStrengthTags, parseStrengthTag, strengthTag } from "./strength.js";
 
-/** Largest message content (UTF-8 bytes), leaving room for tags, tool calls and keys in one item. */
-export const MAX_CONTENT_BYTES = 256 * 1024;
+/**
+ * Largest message, in UTF-8 bytes of everything the caller sends in it (see {@link messageBytes}):
+ * an ASCII character counts 1, "é" 2, "中" 3, an emoji 4. This is what the store can hold: an
+ * active message is on the replay index, and DynamoDB counts the item and its index entry
+ * together against its 400 KB item limit, so everything in it is paid for twice. With the longest
+ * ids, 50 tags, 128 tool calls, the tags the service adds and a cleared result's placeholder
+ * fields, 200,000 bytes still fit (core/adapters/dynamodb/item-size.ts; the derivation is
+ * test/unit/message-size.test.ts). README, "Limits".
+ */
+export const MAX_MESSAGE_BYTES = 200_000;
 export const MAX_TAGS = 50;
 export const MAX_TAG_CHARS = 128;
 
@@ -111,4 +119,12 @@ export const TopicLabel = Unicode.check(
   z.refine((t) => t.trim().length > 0, "must not be blank"),
 );
 
-export const contentBytes = (s: string) => Buffer.byteLength(s, "utf8");
+const utf8Bytes = (s: string) => Buffer.byteLength(s, "utf8");
+
+/** What a message weighs against MAX_MESSAGE_BYTES: content, tags, toolCallId and each tool call's id, name and arguments. */
+export function messageBytes(m: { content: string; tags?: readonly string[] | undefined; toolCallId?: string | undefined; toolCalls?: readonly ToolCall[] | undefined }): number {
+  let bytes = utf8Bytes(m.content) + utf8Bytes(m.toolCallId ?? "");
+  for (const tag of m.tags ?? []) bytes += utf8Bytes(tag);
+  for (const call of m.toolCalls ?? []) bytes += utf8Bytes(call.id) + utf8Bytes(call.name) + utf8Bytes(call.arguments);
+  return bytes;
+}

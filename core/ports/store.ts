@@ -103,7 +103,12 @@ export interface SettingsStore {
   putSettings(tenantId: string, projectId: string | undefined, settings: Record<string, unknown>, at: string): Promise<void>;
 }
 
-/** Messages, and the replay read that returns them with the active summary. */
+/**
+ * Messages, and the replay read that returns them with the active summary. Every write of this
+ * port and of MemoryStore and CompactionStore rejects with `store.item_too_large`
+ * (core/domain/errors.ts) when an item would outgrow what the store holds, except where a method
+ * says it skips such an item.
+ */
 export interface MessageStore {
   /** True when the process already has a USER message (the auto-pin existence check, one GetItem). */
   hasUserMessage(key: ProcessKey): Promise<boolean>;
@@ -155,7 +160,8 @@ export interface MessageStore {
    * Clears TOOL results from the replay (docs/compaction.md, "Tool-result clearing"): records
    * `cleared` and the placeholder's `tokens` on each message, content untouched. Conditional and
    * idempotent: a message already cleared, archived or missing, or whose tags are no longer
-   * `expectedTags` (a PATCH changed its strength since it was read), is skipped.
+   * `expectedTags` (a PATCH changed its strength since it was read), is skipped; so is one the
+   * store cannot grow by the placeholder's fields (stored under an earlier, larger size limit).
    */
   markCleared(
     key: ProcessKey,

@@ -3,6 +3,7 @@
  * transaction, roll forward. A failed summary writes a FAILED row and nothing else; every
  * committed fold ends with {@link afterCommit}, however it was produced.
  */
+import { isItemTooLarge } from "../domain/errors.js";
 import { domainEvent } from "../domain/events.js";
 import { tokensAfterFold } from "../domain/fold-size.js";
 import type { Memory, Message } from "../domain/model.js";
@@ -49,6 +50,35 @@ export const LEASE_REFUSAL = {
   not_found: "concurrent_compaction",
   revert_hold: "reverted_recently",
 } as const;
+
+/**
+ * The reason of a fold whose summary the store refused for its size: its stored provenance (the
+ * per-line citations and the loss report) or its sources outgrew one item (DynamoDB's 400 KB).
+ */
+export const SUMMARY_TOO_LARGE = "summary_too_large: the summary with its provenance and sources does not fit one stored item (400 KB)";
+
+/**
+ * Stores a FAILED row with `write`. A row whose sources alone outgrow an item (a fold of some
+ * 13,000 messages) is stored without them; `metadata.compactedMessages` still counts them.
+ */
+export async function storeFailure(write: (failed: Memory) => Promise<unknown>, failed: Memory): Promise<void> {
+  try {
+    await write(failed);
+  } catch (e) {
+    if (!isItemTooLarge(e)) throw e;
+    await write({ ...failed, sourceRefs: [] });
+  }
+}
+
+/** Runs a write; the store's refusal of an item for its size comes back as null. */
+export async function unlessTooLarge<T>(write: Promise<T>): Promise<T | null> {
+  try {
+    return await write;
+  } catch (e) {
+    if (isItemTooLarge(e)) return null;
+    throw e;
+  }
+}
 
 export type FoldOutcome =
   | { ok: true; memory: Memory; view: ActiveView }
@@ -108,16 +138,13 @@ export async function foldAndCommit(
       ...(summary.usage ? { usage: summary.usage } : {}),
       ...plan.metadata,
     };
+    const fail = async (error: string, extra: Partial<Memory["metadata"]> = {}) => {
+      const failed: Memory = { ...base, id: deps.ids.memory(at), status: "FAILED", content: "", metadata: { ...metadata, error, ...extra }, tokens: 0 };
+      await storeFailure((m) => deps.store.putMemory(key, m), failed);
+      return failed;
+    };
     if (!summary.ok) {
-      const failed: Memory = {
-        ...base,
-        id: deps.ids.memory(at),
-        status: "FAILED",
-        content: "",
-        metadata: { ...metadata, error: summary.error, ...(summary.gate ? { qualityGate: summary.gate } : {}) },
-        tokens: 0,
-      };
-      await deps.store.putMemory(key, failed);
+      const failed = await fail(summary.error, summary.gate ? { qualityGate: summary.gate } : {});
       deps.log.warn("compaction failed: summarizer", { processId: key.processId, memoryId: failed.id, error: summary.error });
       return { ok: false, reason: `summarizer_failed: ${summary.error}`, memoryId: failed.id };
     }
@@ -139,16 +166,24 @@ export async function foldAndCommit(
       ...(fields.keepUnits ? { keepUnits: fields.keepUnits } : {}),
     };
     memory.metadata.tokensAfter = tokensAfterFold(view, plan, memory.tokens);
-    const commit = await deps.store.commitCompaction(key, {
-      leaseOwner: owner,
-      expectedVersion: view.state.version,
-      memory,
-      priorSummaryId: prior?.id ?? null,
-      archiveIds: memory.sourceRefs,
-      ...(plan.marker ? { marker: plan.marker } : {}),
-      ...(plan.fromFold ? { fromFold: plan.fromFold } : {}),
-      at: at.toISOString(),
-    });
+    const commit = await unlessTooLarge(
+      deps.store.commitCompaction(key, {
+        leaseOwner: owner,
+        expectedVersion: view.state.version,
+        memory,
+        priorSummaryId: prior?.id ?? null,
+        archiveIds: memory.sourceRefs,
+        ...(plan.marker ? { marker: plan.marker } : {}),
+        ...(plan.fromFold ? { fromFold: plan.fromFold } : {}),
+        at: at.toISOString(),
+      }),
+    );
+    if (commit === null) {
+      // Refused whole: nothing was written and the lease is still ours (released below).
+      const failed = await fail(SUMMARY_TOO_LARGE);
+      deps.log.warn("compaction failed: summary too large to store", { processId: key.processId, memoryId: failed.id, lines: memory.citations?.length });
+      return { ok: false, reason: SUMMARY_TOO_LARGE, memoryId: failed.id };
+    }
     if (!commit.ok) {
       deps.log.warn("compaction commit conflict", { processId: key.processId });
       return { ok: false, reason: "commit_conflict" };

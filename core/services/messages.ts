@@ -2,9 +2,9 @@
  * Appending and listing messages. Append applies the auto-pin rule of spec §5.3 and the
  * idempotency key; listing serves the full history or the active (replay) view.
  */
-import { AppError, conflict, notFound } from "../domain/errors.js";
+import { AppError, conflict, isItemTooLarge, notFound } from "../domain/errors.js";
 import type { Message, Page } from "../domain/model.js";
-import { MAX_CONTENT_BYTES, contentBytes, type MessageInput } from "../domain/fields.js";
+import { MAX_MESSAGE_BYTES, messageBytes, type MessageInput } from "../domain/fields.js";
 import { replayMessages } from "../domain/replay.js";
 import { ratesMessage } from "../domain/strength-analyzer.js";
 import { hasStrengthTag, withStrength, type Strength } from "../domain/strength.js";
@@ -32,16 +32,25 @@ export async function shouldAutoPin(
   return !(await hasUserMessage());
 }
 
-export function checkContentSize(body: Pick<MessageInput, "content" | "toolCalls">) {
-  const bytes =
-    contentBytes(body.content) + (body.toolCalls ?? []).reduce((n, c) => n + contentBytes(c.arguments), 0);
-  if (bytes > MAX_CONTENT_BYTES) {
-    throw new AppError(
-      "too_large",
-      "message.too_large",
-      `message content is ${bytes} bytes; the limit is ${MAX_CONTENT_BYTES} bytes (content plus tool call arguments)`,
-      { fields: ["content"], limit: MAX_CONTENT_BYTES },
+const tooLarge = (message: string, cause?: unknown) =>
+  new AppError("too_large", "message.too_large", message, { fields: ["content"], limit: MAX_MESSAGE_BYTES }, cause === undefined ? undefined : { cause });
+
+/** The message limit (README, "Limits"): what the store holds of one message, in UTF-8 bytes. */
+export function checkMessageSize(body: Pick<MessageInput, "content" | "tags" | "toolCallId" | "toolCalls">) {
+  const bytes = messageBytes(body);
+  if (bytes > MAX_MESSAGE_BYTES) {
+    throw tooLarge(
+      `message is ${bytes} bytes; the limit is ${MAX_MESSAGE_BYTES} bytes (UTF-8) of content, tags, toolCallId and tool calls`,
     );
+  }
+}
+
+/** A write the store refused for its size is the caller's 413, with the message's own code. */
+async function withinStore<T>(write: () => Promise<T>, what: string): Promise<T> {
+  try {
+    return await write();
+  } catch (e) {
+    throw isItemTooLarge(e) ? tooLarge(`${what} is larger than the store holds`, e) : e;
   }
 }
 
@@ -68,7 +77,7 @@ export async function appendMessage(
   body: MessageInput,
   options: AppendOptions = {},
 ): Promise<{ message: Message; created: boolean }> {
-  checkContentSize(body);
+  checkMessageSize(body);
   let meta: Promise<ProcessState | null> | undefined;
   const state = () => (meta ??= deps.store.getProcess(key));
   const tunables = deps.tunables;
@@ -102,7 +111,7 @@ export async function appendMessage(
     ...(body.toolCalls !== undefined ? { toolCalls: body.toolCalls } : {}),
   };
   const message: Message = { ...draft, tokens: messageTokens(draft) };
-  const out = await deps.store.appendMessage(key, message, body.idempotencyKey);
+  const out = await withinStore(() => deps.store.appendMessage(key, message, body.idempotencyKey), "the message");
   if (!out.ok) throw notFound("process", key.processId);
   return { message: out.message, created: out.created };
 }
@@ -135,7 +144,10 @@ export async function setMessageStrength(
     if (current.archivedInMemoryId !== null) throw archivedConflict(current);
     const tags = withStrength(current.tags, strength);
     if (sameTags(tags, current.tags)) return current;
-    const out = await deps.store.updateMessageTags(key, messageId, { tags, expectedTags: current.tags });
+    const out = await withinStore(
+      () => deps.store.updateMessageTags(key, messageId, { tags, expectedTags: current.tags }),
+      `message '${messageId}' with its new strength`,
+    );
     if (out.ok) return { ...current, tags };
     if (out.reason === "not_found") throw notFound("message", messageId);
     if (out.reason === "archived") throw archivedConflict(current);

@@ -8,7 +8,7 @@ import { newestSummary } from "../domain/replay.js";
 import { foldsByStrength } from "../domain/selector.js";
 import { effectiveStrength } from "../domain/strength.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
-import { afterCommit, LEASE_REFUSAL, metricModeOf } from "./commit.js";
+import { afterCommit, LEASE_REFUSAL, metricModeOf, SUMMARY_TOO_LARGE, unlessTooLarge } from "./commit.js";
 import type { ServiceDeps } from "./deps.js";
 import { discard } from "./fold-queue.js";
 import { takeLease } from "./lease.js";
@@ -59,15 +59,23 @@ export async function commitPrepared(
   };
   const folded = full.sourceRefs.map((id) => active.get(id)!);
   memory.metadata.tokensAfter = tokensAfterFold(view, { fold: folded, tokensBefore: o.tokensBefore }, memory.tokens);
-  const commit = await deps.store.commitCompaction(key, {
-    leaseOwner: owner,
-    expectedVersion: view.state.version,
-    memory,
-    priorSummaryId: prior?.id ?? null,
-    archiveIds: full.sourceRefs,
-    fromFold: "PREPARED",
-    at: now.toISOString(),
-  });
+  const commit = await unlessTooLarge(
+    deps.store.commitCompaction(key, {
+      leaseOwner: owner,
+      expectedVersion: view.state.version,
+      memory,
+      priorSummaryId: prior?.id ?? null,
+      archiveIds: full.sourceRefs,
+      fromFold: "PREPARED",
+      at: now.toISOString(),
+    }),
+  );
+  if (commit === null) {
+    // The summary's own fields grew past what one item holds: a fresh fold is prepared instead.
+    await deps.store.releaseLease(key, owner).catch((e) => deps.log.warn("lease release failed", { error: String(e) }));
+    await discard(deps, key, full, SUMMARY_TOO_LARGE, "discarded");
+    return { ok: false, reason: "stale" };
+  }
   if (!commit.ok) {
     await deps.store.releaseLease(key, owner).catch((e) => deps.log.warn("lease release failed", { error: String(e) }));
     deps.log.warn("compaction commit conflict", { processId: key.processId, foldId: fold.id });

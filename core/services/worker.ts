@@ -10,7 +10,7 @@ import type { CompactionModeName, Memory } from "../domain/model.js";
 import { newestSummary, replayTokens } from "../domain/replay.js";
 import { selectForCompaction } from "../domain/selector.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
-import { metricModeOf } from "./commit.js";
+import { metricModeOf, storeFailure, SUMMARY_TOO_LARGE, unlessTooLarge } from "./commit.js";
 import { compactIfNeeded } from "./compaction.js";
 import type { ServiceDeps } from "./deps.js";
 import { discard, STALE } from "./fold-queue.js";
@@ -98,6 +98,11 @@ async function runRange(deps: ServiceDeps, key: ProcessKey, fold: Memory): Promi
     return { skipped: "nothing_in_range", foldId: fold.id };
   }
   if (result.reason && BACK_OFF.has(result.reason)) return "leased";
+  // Not a passing trouble: the same range would make the same summary again.
+  if (result.reason === SUMMARY_TOO_LARGE) {
+    await discard(deps, key, fold, SUMMARY_TOO_LARGE, "discarded");
+    return { done: "failed", foldId: fold.id };
+  }
   throw conflict("compaction.retry_later", `range job '${fold.id}' did not run (${result.reason}); deliver again`, { reason: result.reason });
 }
 
@@ -157,14 +162,15 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, read: ActiveView, fol
       ...(summary.usage ? { usage: summary.usage } : {}),
       ...(strengthAnalyzer ? { strengthAnalyzer } : {}),
     };
-    if (!summary.ok) {
-      const failed: Memory = {
+    const fail = (error: string, extra: Partial<Memory["metadata"]> = {}) =>
+      storeFailure((m) => deps.store.storeFold(key, m, "QUEUED"), {
         ...fold,
         status: "FAILED",
         sourceRefs: messages.map((m) => m.id),
-        metadata: { ...metadata, error: summary.error, ...(summary.gate ? { qualityGate: summary.gate } : {}) },
-      };
-      await deps.store.storeFold(key, failed, "QUEUED");
+        metadata: { ...metadata, error, ...extra },
+      });
+    if (!summary.ok) {
+      await fail(summary.error, summary.gate ? { qualityGate: summary.gate } : {});
       deps.log.warn("compaction failed: summarizer", { processId: key.processId, memoryId: fold.id, error: summary.error });
       return { done: "failed", foldId: fold.id };
     }
@@ -186,7 +192,12 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, read: ActiveView, fol
         ...(prior ? { supersededMemoryId: prior.id } : {}),
       },
     };
-    const stored = await deps.store.storeFold(key, prepared, "QUEUED");
+    const stored = await unlessTooLarge(deps.store.storeFold(key, prepared, "QUEUED"));
+    if (stored === null) {
+      await fail(SUMMARY_TOO_LARGE);
+      deps.log.warn("compaction failed: summary too large to store", { processId: key.processId, memoryId: fold.id });
+      return { done: "failed", foldId: fold.id };
+    }
     if (!stored.ok) return { skipped: "discarded while summarizing", foldId: fold.id };
     deps.log.info("fold prepared", { processId: key.processId, foldId: fold.id, mode, messages: messages.length, summarizerMs });
     return { done: "prepared", foldId: fold.id };

@@ -1,5 +1,7 @@
 /** Stage naming and the stage settings read from the deploying shell. */
 import { describe, expect, it } from "vitest";
+import { HANDLERS } from "../../stacks/handlers.js";
+import { functionEnvironment } from "../../stacks/service-function.js";
 import { isDevStage, readStageConfig } from "../../stacks/stage.js";
 
 describe("stages", () => {
@@ -36,6 +38,17 @@ describe("stages", () => {
     expect(JSON.stringify(config)).not.toContain("sk-must-not-be-read");
   });
 
+  it("reads the cursors' signing key for the functions that serve paged listings", () => {
+    expect(readStageConfig("team-a", { VANCETOPE_CURSOR_SECRET: ` ${"k".repeat(40)} ` }).cursorSecret).toBe("k".repeat(40));
+    expect(readStageConfig("team-a", {}).cursorSecret).toBeUndefined();
+    const config = readStageConfig("team-a", { VANCETOPE_CURSOR_SECRET: "k".repeat(40) });
+    for (const [name, spec] of Object.entries(HANDLERS)) {
+      const env = functionEnvironment(spec, { config, tableName: "t" });
+      expect(env.CURSOR_SECRET, name).toBe(name === "plainRoutes" ? "k".repeat(40) : undefined);
+    }
+    expect(functionEnvironment(HANDLERS.plainRoutes, { config: readStageConfig("team-a", {}), tableName: "t" }).CURSOR_SECRET).toBeUndefined();
+  });
+
   it("defaults to no explicit summarizer, so the function picks by which key parameter exists", () => {
     expect(readStageConfig("dev", {})).toMatchObject({ summarizer: undefined, summarizerModel: undefined, eventPublisherAccounts: [] });
   });
@@ -44,6 +57,7 @@ describe("stages", () => {
     [{ SUMMARIZER: "gpt" }, /SUMMARIZER must be one of/],
     [{ VANCETOPE_EVENT_PUBLISHER_ACCOUNTS: "12345" }, /12-digit/],
     [{ VANCETOPE_SECRETS_KMS_KEY_ARN: "alias/aws/ssm" }, /KMS key ARN/],
+    [{ VANCETOPE_CURSOR_SECRET: "too-short" }, /at least 32 characters/],
   ])("refuses to synthesize with %j", (env, message) => {
     expect(() => readStageConfig("team-a", env)).toThrow(message);
   });

@@ -46,10 +46,24 @@ describe("key builders", () => {
   });
 
   it("round-trips cursors and rejects one from another listing", () => {
+    const listing = { attr: "pk", value: "T#acme#P#p-1", keys: ["pk", "sk"] };
     const c = encodeCursor({ pk: "T#acme#P#p-1", sk: "M#msg_5" });
-    expect(decodeCursor(c, { attr: "pk", value: "T#acme#P#p-1" })).toEqual({ pk: "T#acme#P#p-1", sk: "M#msg_5" });
-    expect(() => decodeCursor(c, { attr: "pk", value: "T#evil#P#p-1" })).toThrow(/cursor/);
-    expect(() => decodeCursor("not-base64-json")).toThrow(/cursor/);
+    expect(decodeCursor(c, listing)).toEqual({ pk: "T#acme#P#p-1", sk: "M#msg_5" });
+    expect(() => decodeCursor(c, { ...listing, value: "T#evil#P#p-1" })).toThrow(/cursor/);
+    expect(() => decodeCursor("not-base64-json", listing)).toThrow(/cursor/);
+  });
+
+  it("rejects a start key DynamoDB would refuse: missing, extra, empty or overlong key parts", () => {
+    const listing = { attr: "pk", value: "T#acme#P#p-1", keys: ["pk", "sk"] };
+    const bad = [
+      { pk: "T#acme#P#p-1" },
+      { pk: "T#acme#P#p-1", sk: "M#1", lsi1sk: "A#0" },
+      { pk: "T#acme#P#p-1", sk: "" },
+      { pk: "T#acme#P#p-1", sk: "M#".padEnd(1025, "x") },
+      { pk: "T#acme#P#p-1", sk: 5 },
+      ["T#acme#P#p-1", "M#1"],
+    ];
+    for (const key of bad) expect(() => decodeCursor(encodeCursor(key as Record<string, unknown>), listing), JSON.stringify(key).slice(0, 60)).toThrow(/cursor/);
   });
 });
 

@@ -13,6 +13,7 @@ import {
 import { conditionHolds, failedItem, isConditionFailure } from "./conditions.js";
 import type { StoreContext } from "./context.js";
 import { MemoryItem, readItem, toMemory } from "./items.js";
+import { sizeChecked } from "./item-size.js";
 import { queryAll } from "./paging.js";
 
 /** One memory, sourceRefs included (strongly consistent); null when there is none. */
@@ -25,11 +26,12 @@ export function createMemoryStore(ctx: StoreContext): MemoryStore {
   const { client, tableName } = ctx;
   return {
     async putMemory(key, memory) {
-      await client.send(new PutCommand(putMemoryParams(tableName, key, memory)));
+      await sizeChecked(`memory '${memory.id}'`, () => client.send(new PutCommand(putMemoryParams(tableName, key, memory))));
     },
 
     async storeFold(key, fold, expect) {
-      const stored = await conditionHolds(() => client.send(new PutCommand(storeFoldParams(tableName, key, fold, expect))));
+      const put = () => client.send(new PutCommand(storeFoldParams(tableName, key, fold, expect)));
+      const stored = await conditionHolds(() => sizeChecked(`fold '${fold.id}'`, put));
       return stored ? { ok: true } : { ok: false, reason: "status_changed" };
     },
 

@@ -83,7 +83,7 @@ export function listMessagesParams(tableName: string, key: ProcessKey, { limit, 
     KeyConditionExpression: "pk = :pk AND begins_with(sk, :m)",
     ExpressionAttributeValues: { ":pk": pk, ":m": MESSAGE_PREFIX },
     Limit: limit,
-    ExclusiveStartKey: decodeCursor(cursor, { attr: "pk", value: pk }),
+    ExclusiveStartKey: decodeCursor(cursor, { attr: "pk", value: pk, keys: ["pk", "sk"] }),
     ConsistentRead: true,
   };
 }

@@ -21,10 +21,18 @@ export function encodeCursor(key: Record<string, unknown> | undefined): string |
   return key ? Buffer.from(JSON.stringify(key)).toString("base64url") : undefined;
 }
 
-/** Cursors are opaque to callers; one that does not belong to this listing is a 400. */
+/** DynamoDB's largest sort key value (the partition key's is 2048), in UTF-8 bytes. */
+const MAX_KEY_BYTES = 1024;
+
+/**
+ * Cursors are opaque to callers; one that does not belong to this listing is a 400. The HTTP
+ * layer signs them (core/adapters/http/cursors.ts); this check stands behind it: the start key
+ * must have exactly the listing's key attributes (`keys`), as non-empty strings DynamoDB can hold,
+ * and its partition (`attr` = `value`), so a forged key is a 400, never DynamoDB's refusal (a 500).
+ */
 export function decodeCursor(
   cursor: string | undefined,
-  expectPk?: { attr: string; value: string },
+  listing: { attr: string; value: string; keys: readonly string[] },
 ): Record<string, unknown> | undefined {
   if (!cursor) return undefined;
   let parsed: unknown;
@@ -33,15 +41,14 @@ export function decodeCursor(
   } catch {
     throw invalid("cursor.invalid", "cursor is not valid", { fields: ["cursor"] });
   }
-  if (
-    typeof parsed !== "object" ||
-    parsed === null ||
-    Object.values(parsed).some((v) => typeof v !== "string") ||
-    (expectPk && (parsed as Record<string, unknown>)[expectPk.attr] !== expectPk.value)
-  ) {
-    throw invalid("cursor.invalid", "cursor is not valid for this listing", { fields: ["cursor"] });
-  }
-  return parsed as Record<string, unknown>;
+  const key = (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed : {}) as Record<string, unknown>;
+  const names = Object.keys(key);
+  const fits =
+    names.length === listing.keys.length &&
+    listing.keys.every((k) => typeof key[k] === "string" && key[k] !== "" && Buffer.byteLength(key[k] as string) <= MAX_KEY_BYTES) &&
+    key[listing.attr] === listing.value;
+  if (!fits) throw invalid("cursor.invalid", "cursor is not valid for this listing", { fields: ["cursor"] });
+  return key;
 }
 
 /** Every item a Query matches, page after page, and the read capacity it consumed. */

@@ -94,7 +94,7 @@ export function listProcessesParams(
     ExpressionAttributeValues: { ":pk": pkValue },
     ScanIndexForward: false,
     Limit: limit,
-    ExclusiveStartKey: decodeCursor(cursor, { attr: index.partitionKey, value: pkValue }),
+    ExclusiveStartKey: decodeCursor(cursor, { attr: index.partitionKey, value: pkValue, keys: ["pk", "sk", index.partitionKey, index.sortKey] }),
   };
 }
 

@@ -7,16 +7,19 @@ import { Hono, type Context } from "hono";
 import { AppError } from "../../domain/errors.js";
 import type { ServiceDeps } from "../../services/deps.js";
 import type { TenantResolver } from "./auth.js";
+import { createCursorSeal, LOCAL_CURSOR_SECRET, type CursorSeal } from "./cursors.js";
 import { errorResponse } from "./errors.js";
 import { readId } from "./input.js";
 
-export type Env = { Variables: { tenantId: string } };
+export type Env = { Variables: { tenantId: string; cursors: CursorSeal } };
 export type RouteGroup = (app: Hono<Env>, deps: ServiceDeps) => void;
 
 export interface HttpAppOptions {
   deps: ServiceDeps;
   resolveTenant: TenantResolver;
   groups: RouteGroup[];
+  /** The key of the paging cursors' HMAC (CURSOR_SECRET); unset: the local default (cursors.ts). */
+  cursorSecret?: string;
 }
 
 export const tenantOf = (c: Context<Env>) => c.get("tenantId");
@@ -24,8 +27,12 @@ export const tenantOf = (c: Context<Env>) => c.get("tenantId");
 /** The tenant and the `:processId` of a process route. */
 export const processKey = (c: Context<Env>) => ({ tenantId: tenantOf(c), processId: readId(c, "processId") });
 
-export function createHttpApp({ deps, resolveTenant, groups }: HttpAppOptions): Hono<Env> {
+/** Seals and opens the paging cursors of a listing (cursors.ts). */
+export const cursorsOf = (c: Context<Env>) => c.get("cursors");
+
+export function createHttpApp({ deps, resolveTenant, groups, cursorSecret = LOCAL_CURSOR_SECRET }: HttpAppOptions): Hono<Env> {
   const app = new Hono<Env>();
+  const cursors = createCursorSeal(cursorSecret);
   app.onError((err, c) => errorResponse(c, err, deps.log));
   app.notFound((c) => c.json({ error: { code: "route.not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404));
   app.use("*", async (_c, next) => {
@@ -39,6 +46,7 @@ export function createHttpApp({ deps, resolveTenant, groups }: HttpAppOptions): 
       throw new AppError("auth", "auth.invalid_key", "missing or unknown API key (Authorization: Bearer <key>)");
     }
     c.set("tenantId", tenant);
+    c.set("cursors", cursors);
     await next();
   });
   for (const group of groups) group(app, deps);

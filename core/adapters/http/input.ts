@@ -1,4 +1,8 @@
-/** Reads and validates request input at the boundary: size first, then JSON, then the schema. */
+/**
+ * Reads and validates request input at the boundary: size first, then JSON, then the schema. The
+ * size is checked on the declared Content-Length and again while the body streams in, so a body
+ * without one (chunked) is refused as soon as it passes the limit, never buffered whole first.
+ */
 import type { Context } from "hono";
 import type * as z from "../../domain/zod.js";
 import { AppError, invalid } from "../../domain/errors.js";
@@ -9,8 +13,7 @@ import { zodToAppError } from "./errors.js";
 export async function readBody<S extends z.ZodMiniType>(c: Context, schema: S): Promise<z.infer<S>> {
   const declared = Number(c.req.header("content-length") ?? "0");
   if (declared > MAX_BODY_BYTES) throw tooLarge(declared);
-  const raw = await c.req.arrayBuffer();
-  if (raw.byteLength > MAX_BODY_BYTES) throw tooLarge(raw.byteLength);
+  const raw = await readLimited(c.req.raw.body);
   let json: unknown;
   try {
     json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(raw));
@@ -35,7 +38,32 @@ export function readId(c: Context, name: string): string {
   return parsed.data;
 }
 
-const tooLarge = (bytes: number) =>
-  new AppError("too_large", "request.too_large", `request body is ${bytes} bytes; the limit is ${MAX_BODY_BYTES}`, {
+/** The body's bytes, read chunk by chunk; past MAX_BODY_BYTES the rest is cancelled, not read. */
+async function readLimited(body: ReadableStream<Uint8Array> | null): Promise<Uint8Array> {
+  if (!body) return new Uint8Array();
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(total, "at least ");
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
+}
+
+const tooLarge = (bytes: number, atLeast = "") =>
+  new AppError("too_large", "request.too_large", `request body is ${atLeast}${bytes} bytes; the limit is ${MAX_BODY_BYTES}`, {
     limit: MAX_BODY_BYTES,
   });

@@ -3,7 +3,8 @@ import type { Hono } from "hono";
 import type { ServiceDeps } from "../../services/deps.js";
 import { changeMessageStrength } from "../../services/message-strength.js";
 import { appendMessage, getMessage, listMessages } from "../../services/messages.js";
-import { processKey, type Env } from "./app.js";
+import { cursorsOf, processKey, type Env } from "./app.js";
+import { sealPage } from "./cursors.js";
 import { readBody, readId, readQuery } from "./input.js";
 import { AppendMessageBody, ListMessagesQuery, PatchMessageBody } from "./schemas.js";
 
@@ -17,7 +18,12 @@ export function messageRoutes(app: Hono<Env>, deps: ServiceDeps) {
 
   app.get("/v1/processes/:processId/messages", async (c) => {
     const key = processKey(c);
-    return c.json(await listMessages(deps, key, readQuery(c, ListMessagesQuery)));
+    const { cursor, ...query } = readQuery(c, ListMessagesQuery);
+    // One listing per tenant, process and view: a cursor of another never opens here.
+    const scope = `messages\n${key.tenantId}\n${key.processId}\n${query.view}`;
+    const cursors = cursorsOf(c);
+    const page = await listMessages(deps, key, { ...query, ...(cursor ? { cursor: cursors.open(scope, cursor) } : {}) });
+    return c.json(sealPage(cursors, scope, page));
   });
 
   app.get("/v1/processes/:processId/messages/:messageId", async (c) => {

@@ -3,7 +3,8 @@ import type { Hono } from "hono";
 import { getContext } from "../../services/get-context.js";
 import type { ServiceDeps } from "../../services/deps.js";
 import { listProcesses, requireProcess, upsertProcess } from "../../services/processes.js";
-import { processKey, tenantOf, type Env } from "./app.js";
+import { cursorsOf, processKey, tenantOf, type Env } from "./app.js";
+import { sealPage } from "./cursors.js";
 import { readBody, readId, readQuery } from "./input.js";
 import { ContextQuery, ListProcessesQuery, PutProcessBody } from "./schemas.js";
 
@@ -20,8 +21,13 @@ export function processRoutes(app: Hono<Env>, deps: ServiceDeps) {
   });
 
   app.get("/v1/processes", async (c) => {
-    const q = readQuery(c, ListProcessesQuery);
-    return c.json(await listProcesses(deps, tenantOf(c), q));
+    const { cursor, ...query } = readQuery(c, ListProcessesQuery);
+    const tenantId = tenantOf(c);
+    // One listing per tenant and project filter.
+    const scope = `processes\n${tenantId}\n${query.projectId ?? ""}`;
+    const cursors = cursorsOf(c);
+    const page = await listProcesses(deps, tenantId, { ...query, ...(cursor ? { cursor: cursors.open(scope, cursor) } : {}) });
+    return c.json(sealPage(cursors, scope, page));
   });
 
   app.get("/v1/processes/:processId/context", async (c) => {

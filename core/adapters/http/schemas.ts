@@ -37,10 +37,18 @@ export const ModelRef = z.strictObject({
   contextWindow: z.optional(z.number().check(z.int(), z.gte(1000), z.lte(100_000_000))),
 });
 
+/**
+ * Longest `prompt.text` (characters, as JavaScript counts them): the service only estimates its
+ * tokens (chars/4); a longer prompt sends its size as `prompt.chars` or `prompt.tokens` instead.
+ */
+export const MAX_PROMPT_TEXT_CHARS = 100_000;
+
 export const PromptSize = z.strictObject({
   tokens: z.optional(z.number().check(z.int(), z.nonnegative())),
   chars: z.optional(z.number().check(z.int(), z.nonnegative())),
-  text: z.optional(z.string()),
+  text: z.optional(
+    z.string().check(z.maxLength(MAX_PROMPT_TEXT_CHARS, `at most ${MAX_PROMPT_TEXT_CHARS} characters; send prompt.chars or prompt.tokens for a longer prompt`)),
+  ),
 });
 
 export const CompactionBody = z.strictObject({
