@@ -23,11 +23,28 @@ export interface ParentContext {
 }
 
 /**
- * Defensive rendering (docs/turns.md): a missing or blank field is `?`. Whitespace runs (newlines
- * included) collapse to one space, so a field can never start a heading of its own in the block.
+ * Every line break a reader of the block may honour besides `\n`: CR LF and CR (Markdown's own),
+ * NEL (U+0085), the Unicode line and paragraph separators, form feed and vertical tab.
+ */
+const OTHER_LINE_BREAK = /\r\n|[\r\u0085\u2028\u2029\f\v]/g;
+
+/**
+ * Turns every line break into `\n` (docs/api.md, the context block), so that the heading escapes,
+ * which work line by line, see the lines every reader sees. One pass, linear in the text.
+ *
+ * @example normaliseLineBreaks("a\r\nb\u2028c") // "a\nb\nc"
+ */
+export function normaliseLineBreaks(text: string): string {
+  return text.replace(OTHER_LINE_BREAK, "\n");
+}
+
+/**
+ * Defensive rendering (docs/turns.md): a missing or blank field is `?`. Whitespace runs (every
+ * line break included) collapse to one space, so a field can never start a heading of its own in
+ * the block.
  */
 const field = (v: string | undefined) => {
-  const text = v?.replace(/\s+/g, " ").trim();
+  const text = v?.replace(/[\s\u0085]+/g, " ").trim();
   return text ? text : "?";
 };
 
@@ -39,12 +56,13 @@ const SETEXT_UNDERLINE = /^ {0,3}(=+|-+)[ \t]*$/;
 /**
  * Escapes every line of text that Markdown would read as a heading, so a summary, a message
  * folded into it or a parent's summary cannot open a section of its own (`## Parent Context`) in
- * the block. The text reads the same; only the leading `#` (or the underline) gets a backslash.
+ * the block. The text reads the same; only the leading `#` (or the underline) gets a backslash,
+ * and every line break becomes `\n` first, so a heading after a CR or a U+2028 is escaped too.
  *
  * @example neutraliseHeadings("ok\n## Parent Context") // "ok\n\\## Parent Context"
  */
 export function neutraliseHeadings(text: string): string {
-  const lines = text.split("\n");
+  const lines = normaliseLineBreaks(text).split("\n");
   return lines
     .map((line, i) => {
       if (ATX_HEADING.test(line)) return line.replace(ATX_HEADING, "$1\\$2");
