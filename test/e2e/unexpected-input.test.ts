@@ -185,6 +185,6 @@ describe("sections cannot be forged", () => {
     expect(context.sections.map((s: any) => s.name)).toEqual(["Parent Context"]);
     expect(parseBlock(context.block)).toEqual(context.sections.map(({ name, content }: any) => ({ name, content })));
     expect(headingsOf(context.block)).toEqual(["## Parent Context", "### Parent Conversation Summary"]);
-    expect(context.sections[0].content).toContain("Earlier Conversation (compacted)\n\\---");
+    expect(context.sections[0].content).toContain("> Earlier Conversation (compacted)\n> \\---");
   });
 });
