@@ -114,12 +114,13 @@ export async function foldAndCommit(
         id: deps.ids.memory(at),
         status: "FAILED",
         content: "",
-        metadata: { ...metadata, error: summary.error, ...(summary.gate ? { qualityGate: summary.gate } : {}) },
+        // The code, never the provider's words, which may quote a key fragment or a host: those go to the log.
+        metadata: { ...metadata, error: summary.code, ...(summary.gate ? { qualityGate: summary.gate } : {}) },
         tokens: 0,
       };
       await deps.store.putMemory(key, failed);
-      deps.log.warn("compaction failed: summarizer", { processId: key.processId, memoryId: failed.id, error: summary.error });
-      return { ok: false, reason: `summarizer_failed: ${summary.error}`, memoryId: failed.id };
+      deps.log.warn("compaction failed: summarizer", { processId: key.processId, memoryId: failed.id, code: summary.code, error: summary.error });
+      return { ok: false, reason: `summarizer_failed: ${summary.code}`, memoryId: failed.id };
     }
     const fields = summaryFields(needs, plan.fold, summary);
     const memory: Memory = {

@@ -162,10 +162,11 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, read: ActiveView, fol
         ...fold,
         status: "FAILED",
         sourceRefs: messages.map((m) => m.id),
-        metadata: { ...metadata, error: summary.error, ...(summary.gate ? { qualityGate: summary.gate } : {}) },
+        // The code for tenants; the provider's words only in the log (docs/summarizers.md, "Failures").
+        metadata: { ...metadata, error: summary.code, ...(summary.gate ? { qualityGate: summary.gate } : {}) },
       };
       await deps.store.storeFold(key, failed, "QUEUED");
-      deps.log.warn("compaction failed: summarizer", { processId: key.processId, memoryId: fold.id, error: summary.error });
+      deps.log.warn("compaction failed: summarizer", { processId: key.processId, memoryId: fold.id, code: summary.code, error: summary.error });
       return { done: "failed", foldId: fold.id };
     }
     const fields = summaryFields(needs, messages, summary);
