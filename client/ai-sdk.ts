@@ -6,7 +6,7 @@
 import type { LanguageModelMiddleware } from "ai";
 import { idempotencyKey } from "./idempotency-key.js";
 import type { MemoryClient } from "./memory-client.js";
-import { toOpenAIMessages } from "./prompt-helpers.js";
+import { splitBlock, toOpenAIMessages } from "./prompt-helpers.js";
 import type { AppendMessageInput, ModelRef, ToolCall, Turn } from "./types.js";
 
 // The provider-spec shapes, taken from the middleware type so that `ai` is the only peer.
@@ -29,6 +29,13 @@ export interface MemoryMiddlewareOptions {
    * (`providerOptions.anthropic.cacheControl`); other providers ignore it. Default true.
    */
   cacheControl?: boolean;
+  /**
+   * Recall archived messages that match the newest user message (sent as the turn's `query`), and
+   * place them: `"system"` in a system message after the cached part, `"message"` in a user
+   * message right before the newest user message, so that recalled text does not speak with the
+   * system role's authority. Default: no recall.
+   */
+  recall?: "system" | "message";
 }
 
 /**
@@ -62,8 +69,9 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): LanguageMode
       for (const m of newMessages.slice(0, -1)) await client.appendMessage(processId, m);
       const modelRef: ModelRef = { name: options.modelName ?? model.modelId, ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}) };
       const message = newMessages.at(-1);
-      const turn = await client.beginTurn(processId, { ...(message ? { message } : {}), model: modelRef });
-      const prompt = toPrompt(turn, system, options.cacheControl ?? true);
+      const query = options.recall ? newestUserText(params.prompt) : undefined;
+      const turn = await client.beginTurn(processId, { ...(message ? { message } : {}), model: modelRef, ...(query ? { query } : {}) });
+      const prompt = toPrompt(turn, system, options.cacheControl ?? true, options.recall === "message");
       // The user's message as the caller wrote it (files, provider options), not its stored text.
       if (newUserMessage && prompt.at(-1)?.role === "user") prompt[prompt.length - 1] = newUserMessage;
       // A trailing assistant message is a prefill: sent as is, stored with the answer that continues it.
@@ -132,17 +140,24 @@ function readPrompt(prompt: Prompt): { system: string; newMessages: AppendMessag
   return { system: system.join("\n\n"), newMessages: results };
 }
 
+/** The text of the prompt's newest user message (in a tool loop, the one the loop answers). */
+function newestUserText(prompt: Prompt): string | undefined {
+  for (let i = prompt.length - 1; i >= 0; i--) {
+    const m = prompt[i]!;
+    if (m.role === "user") return m.content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n").trim() || undefined;
+  }
+  return undefined;
+}
+
 /** The text of a trailing assistant message (a prefill), which the model's answer continues. */
 function prefillOf(prompt: Prompt): string {
   const last = prompt.at(-1);
   return last?.role === "assistant" ? last.content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("") : "";
 }
 
-/** The replay as a provider-spec prompt. */
-function toPrompt(turn: Turn, system: string, cacheControl: boolean): Prompt {
-  const { block } = turn.context;
-  const staticBlock = turn.context.staticBlock ?? block;
-  const dynamicBlock = block.startsWith(staticBlock) ? block.slice(staticBlock.length).trim() : "";
+/** The replay as a provider-spec prompt; with `recallAsMessage` the recall section is a user message. */
+function toPrompt(turn: Turn, system: string, cacheControl: boolean, recallAsMessage: boolean): Prompt {
+  const { staticBlock, dynamicBlock } = splitBlock(turn.context);
   const prompt: Prompt = [];
   const head = [system, staticBlock].filter((s) => s.trim() !== "").join("\n\n");
   if (head) {
@@ -152,11 +167,13 @@ function toPrompt(turn: Turn, system: string, cacheControl: boolean): Prompt {
       ...(cacheControl ? { providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } } } : {}),
     });
   }
-  if (dynamicBlock) prompt.push({ role: "system", content: dynamicBlock });
+  if (dynamicBlock && !recallAsMessage) prompt.push({ role: "system", content: dynamicBlock });
 
-  // The OpenAI shapes already pair tool results with their calls and turn orphans into text.
+  // The OpenAI shapes already pair tool results with their calls and turn orphans into text; given
+  // a block that is all dynamic part, they also place it as a user message before the newest one.
+  const recallOnly = { block: recallAsMessage ? dynamicBlock : "", staticBlock: "", sections: [] };
   const toolNames = new Map<string, string>();
-  for (const m of toOpenAIMessages({ context: { block: "", sections: [] }, messages: turn.messages })) {
+  for (const m of toOpenAIMessages({ context: recallOnly, messages: turn.messages }, { recall: "message" })) {
     switch (m.role) {
       case "system":
         prompt.push({ role: "system", content: m.content });

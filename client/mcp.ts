@@ -1,6 +1,8 @@
 /**
- * An MCP server over the service: `search_history`, `get_context` and `get_message` for any
- * process the API key's tenant owns. The `vancetope-memory-mcp` binary serves it over stdio.
+ * An MCP server over the service: `search_history`, `get_context` and `get_message` for the
+ * processes it is bound to when it starts (one, or an allow-list). The model calling the tools
+ * never reaches another process of the tenant, even one whose id it guesses. The
+ * `vancetope-memory-mcp` binary serves it over stdio.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
@@ -9,27 +11,53 @@ import { getMessage, getMessageTool, historySearchTool, searchHistory, SEARCH_LI
 
 export interface MemoryMcpServerOptions {
   client: MemoryClient;
+  /**
+   * The processes the tools may read, fixed when the server starts. With one, `processId` is
+   * optional and defaults to it; with several, each call names one of them. A call naming any
+   * other process is refused (`process.not_allowed`) without a request to the service.
+   */
+  processIds: readonly string[];
   /** Reported to MCP clients; defaults to the package's name and version. */
   name?: string;
   version?: string;
 }
 
-const processId = z.string().min(1).describe("The process (conversation) to read, as the engine named it.");
+/** Refused before any request: the tool named a process the server is not bound to. */
+class NotAllowed extends Error {}
+
 const search = historySearchTool.parameters.properties;
 
 /**
  * @example
- * const server = createMemoryMcpServer({ client: createMemoryClient({ baseUrl, apiKey }) });
+ * const server = createMemoryMcpServer({ client: createMemoryClient({ baseUrl, apiKey }), processIds: ["frankie-42"] });
  * await server.connect(new StdioServerTransport());
  */
 export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServer {
   const { client } = options;
+  const allowed = [...new Set(options.processIds)];
+  if (allowed.length === 0) throw new Error("createMemoryMcpServer: processIds must name at least one process the tools may read");
+  const only = allowed.length === 1 ? allowed[0]! : undefined;
+  const listed = allowed.join(", ");
+
+  const processId = only
+    ? z.string().min(1).optional().describe(`The process (conversation) to read. This server reads only ${only}, the default.`)
+    : z.string().min(1).describe(`The process (conversation) to read, one of: ${listed}.`);
+
+  /** The process a call reads: the one it names, if the server is bound to it, or the only one. */
+  const bound = (asked: string | undefined): string => {
+    const id = asked ?? only;
+    if (id !== undefined && allowed.includes(id)) return id;
+    throw new NotAllowed(
+      `process.not_allowed: this server reads only ${only ? `the process ${only}` : `the processes ${listed}`}; not '${asked ?? ""}'`,
+    );
+  };
+
   const server = new McpServer({ name: options.name ?? "vancetope-memory", version: options.version ?? "0.1.0" });
 
   server.registerTool(
     "search_history",
     {
-      description: `${historySearchTool.description} Needs the processId.`,
+      description: `${historySearchTool.description} ${only ? "" : "Needs the processId."}`.trim(),
       inputSchema: {
         processId,
         query: z.string().min(1).describe(search.query!.description),
@@ -38,7 +66,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
       },
       annotations: { readOnlyHint: true },
     },
-    ({ processId, ...args }) => asToolResult(() => searchHistory(client, processId, args)),
+    ({ processId, ...args }) => asToolResult(() => searchHistory(client, bound(processId), args)),
   );
 
   server.registerTool(
@@ -55,7 +83,7 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
     },
     ({ processId, query }) =>
       asToolResult(async () => {
-        const context = await client.getContext(processId, query ? { query } : {});
+        const context = await client.getContext(bound(processId), query ? { query } : {});
         return { block: context.block, sections: context.sections.map((s) => s.name) };
       }),
   );
@@ -63,11 +91,11 @@ export function createMemoryMcpServer(options: MemoryMcpServerOptions): McpServe
   server.registerTool(
     "get_message",
     {
-      description: `${getMessageTool.description} Needs the processId.`,
+      description: `${getMessageTool.description} ${only ? "" : "Needs the processId."}`.trim(),
       inputSchema: { processId, messageId: z.string().min(1).describe(getMessageTool.parameters.properties.messageId!.description) },
       annotations: { readOnlyHint: true },
     },
-    ({ processId, messageId }) => asToolResult(() => getMessage(client, processId, { messageId })),
+    ({ processId, messageId }) => asToolResult(() => getMessage(client, bound(processId), { messageId })),
   );
 
   return server;
@@ -79,8 +107,9 @@ async function asToolResult(run: () => Promise<unknown>) {
   try {
     result = { content: JSON.stringify(await run()), isError: false };
   } catch (e) {
-    if (!(e instanceof MemoryApiError)) throw e;
-    result = toolError(`${e.code}: ${e.message}`);
+    if (e instanceof NotAllowed) result = toolError(e.message);
+    else if (e instanceof MemoryApiError) result = toolError(`${e.code}: ${e.message}`);
+    else throw e;
   }
   return { content: [{ type: "text" as const, text: result.content }], isError: result.isError };
 }

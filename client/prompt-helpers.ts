@@ -11,6 +11,31 @@ export type TurnLike = Pick<Turn, "context" | "messages">;
 export interface PromptOptions {
   /** The engine's own system prompt; it goes first, before the memory block. */
   system?: string;
+  /**
+   * Where the recall section (`## Recalled From History`, the block's dynamic part) goes.
+   * `"system"` (default): in the system prompt, after the static part. `"message"`: a user
+   * message of its own right before the newest user message (first in the conversation when there
+   * is none), so that recalled text, quoted as data in the block, does not speak with the system
+   * role's authority. The static part stays in the system prompt either way.
+   */
+  recall?: "system" | "message";
+}
+
+/**
+ * The block's static part (before the prompt-cache breakpoint) and its dynamic rest (the recall
+ * section). An answer without `staticBlock` (older service) has only static sections.
+ */
+export function splitBlock(context: TurnLike["context"]): { staticBlock: string; dynamicBlock: string } {
+  const { block } = context;
+  const staticBlock = context.staticBlock ?? block;
+  const dynamicBlock = block.startsWith(staticBlock) ? block.slice(staticBlock.length).trim() : "";
+  return { staticBlock, dynamicBlock };
+}
+
+/** The newest USER message, before which `recall: "message"` puts the recall section. */
+function newestUserMessage(messages: readonly Message[]): Message | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === "USER") return messages[i];
+  return undefined;
 }
 
 // ------------------------------------------------------------------------------------- OpenAI
@@ -30,7 +55,8 @@ export type OpenAIChatMessage =
 /**
  * One system message (the engine's system prompt, then the memory block), then the active
  * messages in order. OpenAI caches the longest previously seen prefix automatically, and that
- * prefix stays byte-identical until the next compaction because the block comes first.
+ * prefix stays byte-identical until the next compaction because the block comes first. With
+ * `recall: "message"` the recall section is a user message before the newest user message instead.
  *
  * Each ASSISTANT message with tool calls is followed by exactly one `tool` message per call id:
  * its result wherever it sits in the history, or a placeholder when it has none. A TOOL message
@@ -45,14 +71,20 @@ export type OpenAIChatMessage =
  */
 export function toOpenAIMessages(turn: TurnLike, options: PromptOptions = {}): OpenAIChatMessage[] {
   const out: OpenAIChatMessage[] = [];
-  const head = [options.system, turn.context.block].filter((s): s is string => !!s && s.trim() !== "").join("\n\n");
+  const { staticBlock, dynamicBlock } = splitBlock(turn.context);
+  const recallAsMessage = options.recall === "message" && dynamicBlock !== "";
+  const block = recallAsMessage ? staticBlock : turn.context.block;
+  const head = [options.system, block].filter((s): s is string => !!s && s.trim() !== "").join("\n\n");
   if (head) out.push({ role: "system", content: head });
+  const beforeUser = recallAsMessage ? newestUserMessage(turn.messages) : undefined;
+  if (recallAsMessage && !beforeUser) out.push({ role: "user", content: dynamicBlock });
   for (const { message: m, answers } of pairToolResults(turn.messages)) {
     switch (m.role) {
       case "SYSTEM":
         out.push({ role: "system", content: m.content });
         break;
       case "USER":
+        if (m === beforeUser) out.push({ role: "user", content: dynamicBlock });
         out.push({ role: "user", content: m.content });
         break;
       case "ASSISTANT": {
@@ -136,22 +168,22 @@ export const CONTINUATION_TEXT = "(The conversation continues; earlier turns are
  * (its result wherever it sits in the history, or a placeholder when it has none); consecutive
  * messages of one role are merged (Anthropic requires alternation, tool results first in a user
  * message), and a conversation that starts with the assistant gets {@link CONTINUATION_TEXT}.
+ * With `recall: "message"` the dynamic part opens the user message of the newest user turn
+ * instead of following the breakpoint in `system`.
  *
  * @example
  * const { system, messages } = toAnthropicRequest(turn, { system: "You are Arthur." });
  * const reply = await anthropic.messages.create({ model: "claude-sonnet-4-5", max_tokens: 1024, system, messages });
  */
 export function toAnthropicRequest(turn: TurnLike, options: AnthropicOptions = {}): AnthropicRequest {
-  const { block } = turn.context;
-  // An answer without `staticBlock` (older service) has only static sections.
-  const staticBlock = turn.context.staticBlock ?? block;
-  const dynamicBlock = block.startsWith(staticBlock) ? block.slice(staticBlock.length).trim() : "";
+  const { staticBlock, dynamicBlock } = splitBlock(turn.context);
+  const recallAsMessage = options.recall === "message" && dynamicBlock !== "";
 
   const system: AnthropicTextBlock[] = [];
   for (const text of [options.system, staticBlock]) if (text && text.trim() !== "") system.push({ type: "text", text });
   const last = system[system.length - 1];
   if (last) last.cache_control = { type: "ephemeral" };
-  if (dynamicBlock) system.push({ type: "text", text: dynamicBlock });
+  if (dynamicBlock && !recallAsMessage) system.push({ type: "text", text: dynamicBlock });
 
   const messages: AnthropicMessage[] = [];
   const push = (role: AnthropicMessage["role"], blocks: AnthropicContentBlock[]) => {
@@ -160,13 +192,16 @@ export function toAnthropicRequest(turn: TurnLike, options: AnthropicOptions = {
     if (prev && prev.role === role) prev.content.push(...blocks);
     else messages.push({ role, content: [...blocks] });
   };
+  const beforeUser = recallAsMessage ? newestUserMessage(turn.messages) : undefined;
+  const recall: AnthropicTextBlock[] = recallAsMessage ? [{ type: "text", text: dynamicBlock }] : [];
+  if (recallAsMessage && !beforeUser) push("user", recall);
   for (const { message: m, answers } of pairToolResults(turn.messages)) {
     switch (m.role) {
       case "SYSTEM":
         if (m.content.trim() !== "") system.push({ type: "text", text: m.content });
         break;
       case "USER":
-        push("user", textBlocks(m.content));
+        push("user", [...(m === beforeUser ? recall : []), ...textBlocks(m.content)]);
         break;
       case "ASSISTANT": {
         const calls = uniqueCalls(m).map((c): AnthropicToolUseBlock => ({ type: "tool_use", id: c.id, name: c.name, input: toolInput(c.arguments) }));

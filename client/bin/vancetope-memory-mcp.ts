@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * `vancetope-memory-mcp`: the MCP server over stdio. Reads MEMORY_URL and MEMORY_API_KEY from the
+ * `vancetope-memory-mcp`: the MCP server over stdio. Reads MEMORY_URL, MEMORY_API_KEY and
+ * MEMORY_PROCESS_IDS (the process it may read, or a comma-separated allow-list) from the
  * environment; needs @modelcontextprotocol/sdk and zod installed next to this package.
  */
 import { createMemoryClient } from "../memory-client.js";
@@ -12,6 +13,11 @@ const fail = (message: string): never => {
 
 const baseUrl = process.env.MEMORY_URL?.trim() || fail("set MEMORY_URL to the service's URL, e.g. http://127.0.0.1:3000");
 const apiKey = process.env.MEMORY_API_KEY?.trim() || fail("set MEMORY_API_KEY to an API key of the service");
+const processIds = (process.env.MEMORY_PROCESS_IDS ?? "")
+  .split(",")
+  .map((id) => id.trim())
+  .filter((id) => id !== "");
+if (processIds.length === 0) fail("set MEMORY_PROCESS_IDS to the process the tools may read, or a comma-separated allow-list of processes");
 
 // Loaded late so that a missing optional peer dependency gets a sentence instead of a stack trace.
 const [{ createMemoryMcpServer }, { StdioServerTransport }] = await Promise.all([
@@ -23,5 +29,5 @@ const [{ createMemoryMcpServer }, { StdioServerTransport }] = await Promise.all(
     : Promise.reject(e),
 );
 
-const server = createMemoryMcpServer({ client: createMemoryClient({ baseUrl, apiKey }) });
+const server = createMemoryMcpServer({ client: createMemoryClient({ baseUrl, apiKey }), processIds });
 await server.connect(new StdioServerTransport());

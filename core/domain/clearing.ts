@@ -3,6 +3,7 @@
  * replay shows as placeholders instead of their content. No model call: the stored message keeps
  * its full content, and only the replay changes.
  */
+import { printableToolRef } from "./fields.js";
 import type { ClearedResult, Message } from "./model.js";
 import { clearedTokens } from "./replay.js";
 import { effectiveStrength } from "./strength.js";
@@ -55,7 +56,9 @@ export function planClearing(
     if (strength === "pinned" || strength === "strong") continue;
     // The call message this result answers (itself when its call was folded earlier).
     const owner = messages[group[i]!]!;
-    const toolName = owner.toolCalls?.find((c) => c.id === m.toolCallId)?.name ?? UNKNOWN_TOOL;
+    // The placeholder prints the name: in its safe alphabet, whatever was stored before the check.
+    const name = owner.toolCalls?.find((c) => c.id === m.toolCallId)?.name;
+    const toolName = name ? printableToolRef(name) : UNKNOWN_TOOL;
     const cleared: ClearedResult = { at, toolName, chars: m.content.length, tokens: m.tokens };
     const tokensAfter = clearedTokens(m, cleared);
     if (tokensAfter < m.tokens) clear.push({ message: m, cleared, tokensAfter });

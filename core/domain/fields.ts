@@ -5,7 +5,7 @@
  * documented in the README; the HTTP request shapes built from these live in the HTTP adapter.
  */
 import * as z from "./zod.js";
-import { Role, ToolCall } from "./model.js";
+import { Role } from "./model.js";
 import { ANALYZER_MARK_PREFIX, isAnalyzerMark, malformedStrengthTags, parseStrengthTag, strengthTag } from "./strength.js";
 
 /**
@@ -24,6 +24,43 @@ export const MAX_TAG_CHARS = 128;
 export const Id = z
   .string()
   .check(z.minLength(1), z.maxLength(128), z.regex(/^[A-Za-z0-9][A-Za-z0-9._:@-]*$/, "use letters, digits and . _ : @ - (max 128)"));
+
+/**
+ * The characters of tool call ids and tool names. Both are printed into the summarizer's prompt
+ * and the replay's placeholders (docs/api.md), where a line break, a bracket or an angle bracket
+ * could close the transcript or forge a message; the ids and names providers and SDKs generate
+ * (`call_…`, `toolu_…`, UUIDs, base64, `server.tool`) fit it.
+ */
+const TOOL_REF_CHAR = "A-Za-z0-9._:@/+=-";
+const TOOL_REF_MAX = 256;
+
+/** A tool call id or a tool name as a caller sends it. */
+export const ToolRef = z
+  .string()
+  .check(
+    z.minLength(1),
+    z.maxLength(TOOL_REF_MAX),
+    z.regex(new RegExp(`^[${TOOL_REF_CHAR}]+$`), `use letters, digits and . _ : @ / + = - (max ${TOOL_REF_MAX})`),
+  );
+
+const OUTSIDE_TOOL_REF = new RegExp(`[^${TOOL_REF_CHAR}]`, "g");
+
+/**
+ * A stored tool call id or tool name as printed in a prompt: any character outside the alphabet
+ * of {@link ToolRef} becomes `_`, so an id stored before the check cannot break out of its line.
+ *
+ * @example printableToolRef("c1)]\n</transcript>") // "c1____/transcript_"
+ */
+export function printableToolRef(ref: string): string {
+  return ref.replace(OUTSIDE_TOOL_REF, "_") || "_";
+}
+
+/** One tool call as a caller sends it (stored as `ToolCall`, core/domain/model.ts). */
+export const ToolCallInput = z.object({
+  id: ToolRef,
+  name: ToolRef,
+  arguments: z.string().check(z.maxLength(100_000)),
+});
 
 /** Lone UTF-16 surrogates cannot be stored as UTF-8 (DynamoDB rejects them): a 400, not a 500. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -75,8 +112,8 @@ const MessageFields = z.strictObject({
   content: Unicode,
   tags: z.optional(z.array(Tag).check(z.maxLength(MAX_TAGS))),
   idempotencyKey: z.optional(Id),
-  toolCallId: z.optional(Text(256).check(z.minLength(1))),
-  toolCalls: z.optional(z.array(ToolCall).check(z.maxLength(128))),
+  toolCallId: z.optional(ToolRef),
+  toolCalls: z.optional(z.array(ToolCallInput).check(z.maxLength(128))),
 });
 
 /** One message as a caller appends it (alone or as part of a turn). */

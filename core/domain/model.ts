@@ -98,7 +98,7 @@ export const MemoryMetadata = z.object({
       analyzer: z.string(),
       tagged: z.int(),
       usage: z.optional(z.object({ inputTokens: z.optional(z.number()), outputTokens: z.optional(z.number()) })),
-      /** Why the model's answer was not used (nothing was tagged then). */
+      /** Why the model's answer was not used (nothing was tagged then): a summarizer failure code. */
       error: z.optional(z.string()),
     }),
   ),

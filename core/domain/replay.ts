@@ -4,6 +4,7 @@
  * whose result never arrived gets a placeholder result, so every call in the replay is answered.
  * Pure: the stored messages are never changed by this.
  */
+import { printableToolRef } from "./fields.js";
 import { newestCommitted } from "./memory-order.js";
 import type { ClearedResult, Memory, Message, ToolCall } from "./model.js";
 import { messageTokens } from "./tokens.js";
@@ -22,9 +23,12 @@ export function clearedPlaceholder(message: Pick<Message, "id" | "processId">, c
   return `[tool result cleared: ${cleared.toolName}, ${cleared.chars} chars; full text: message ${message.id} (GET /v1/processes/${message.processId}/messages/${message.id})]`;
 }
 
-/** The content of the placeholder result that answers a call whose result never arrived. */
+/**
+ * The content of the placeholder result that answers a call whose result never arrived; the name
+ * and id are printed in their safe alphabet (core/domain/fields.ts).
+ */
 export function missingResultText(call: Pick<ToolCall, "id" | "name">): string {
-  return `[no result was recorded for the ${call.name} call ${call.id}]`;
+  return `[no result was recorded for the ${printableToolRef(call.name)} call ${printableToolRef(call.id)}]`;
 }
 
 /** Tokens a cleared result costs in the replay: its placeholder with the per-message framing. */

@@ -5,6 +5,7 @@
  */
 import type { SummarizeInput, SummarySourceMessage } from "../ports/summarizer.js";
 import { charsForTokens } from "./budget.js";
+import { printableToolRef } from "./fields.js";
 import { neutraliseReservedTags } from "./reserved-tags.js";
 import { DEFAULT_TUNABLES } from "./tunables.js";
 
@@ -161,7 +162,10 @@ function transcriptFrame(messages: readonly SummarySourceMessage[]): string {
   return `<transcript messages="${messages.length}">\n\n</transcript>`;
 }
 
-/** Renders the messages as a delimited block; message contents are defused data. */
+/**
+ * Renders the messages as a delimited block; message contents are defused data, and ids and tool
+ * names are printed in their safe alphabet (core/domain/fields.ts), so none can end its line.
+ */
 export function renderTranscript(messages: readonly SummarySourceMessage[], numbered = false): string {
   const body = messages.map((m, i) => renderMessage(m, numbered ? i + 1 : undefined)).join("\n\n");
   return `<transcript messages="${messages.length}">\n${body}\n</transcript>`;
@@ -176,13 +180,13 @@ function renderMessage(message: SummarySourceMessage, number?: number): string {
         ? "You"
         : message.role === "SYSTEM"
           ? "System"
-          : `Tool result${message.toolCallId ? ` (${message.toolCallId})` : ""}`;
+          : `Tool result${message.toolCallId ? ` (${printableToolRef(message.toolCallId)})` : ""}`;
   const head = [...(number !== undefined ? [`#${number}`] : []), when, who, ...(message.important ? ["important"] : [])];
   const lines = [`[${head.join(" · ")}]`];
   if (message.content.trim()) lines.push(neutraliseReservedTags(message.content.trim()));
   for (const call of message.toolCalls ?? []) {
     const args = call.arguments.length > 500 ? `${call.arguments.slice(0, 500)}…` : call.arguments;
-    lines.push(neutraliseReservedTags(`(you called tool ${call.name} [${call.id}] with ${args})`));
+    lines.push(neutraliseReservedTags(`(you called tool ${printableToolRef(call.name)} [${printableToolRef(call.id)}] with ${args})`));
   }
   return lines.join("\n");
 }

@@ -33,6 +33,33 @@ export interface SummarizeInput {
   maxSummaryTokens?: number;
 }
 
+/**
+ * Why a summarizer call failed, as tenants see it: a stable code stored in a FAILED memory's
+ * `metadata.error` and given in `reason` (docs/summarizers.md, "Failures"). The provider's own
+ * words, which may quote a key fragment or an internal host, stay in `error` and go to the log.
+ */
+export const SUMMARIZER_FAILURES = [
+  /** No answer within an attempt's time or the deadline. */
+  "provider_timeout",
+  /** The connection to the provider failed. */
+  "provider_unreachable",
+  /** HTTP 429. */
+  "provider_rate_limited",
+  /** HTTP 5xx (529 included), 408 or 409, after the retries. */
+  "provider_unavailable",
+  /** Another HTTP 4xx: the provider refused the request or its credentials. */
+  "provider_rejected",
+  /** The model refused to answer. */
+  "model_refused",
+  /** An answer the adapter cannot use: no or an unclosed summary block, empty, an unexpected shape. */
+  "answer_unusable",
+  /** Neither messages nor a prior summary were given. */
+  "nothing_to_summarize",
+  /** Anything else: an adapter error, or a failure that names no code. */
+  "summarizer_error",
+] as const;
+export type SummarizerFailure = (typeof SUMMARIZER_FAILURES)[number];
+
 export interface SummarizerUsage {
   inputTokens?: number;
   outputTokens?: number;
@@ -49,7 +76,8 @@ export type SummarizeOutcome =
        */
       citations?: string[][];
     }
-  | { ok: false; error: string; usage?: SummarizerUsage };
+  /** `error` is for the log; `code` is what tenants see (`summarizer_error` when absent). */
+  | { ok: false; error: string; code?: SummarizerFailure; usage?: SummarizerUsage };
 
 /** One plain request to the summarizer's model (the strength analyzer's batched rating call). */
 export interface CompletionRequest {
@@ -61,7 +89,7 @@ export interface CompletionRequest {
 
 export type CompletionOutcome =
   | { ok: true; text: string; usage?: SummarizerUsage }
-  | { ok: false; error: string; usage?: SummarizerUsage };
+  | { ok: false; error: string; code?: SummarizerFailure; usage?: SummarizerUsage };
 
 export interface Summarizer {
   /** `openai`, `anthropic` or `offline`: stored as `metadata.provider`. */
@@ -73,7 +101,8 @@ export interface Summarizer {
   readonly maxOutputTokens: number;
   /**
    * Never throws for provider trouble: a timeout, a 5xx after retries, or an answer without a
-   * summary block comes back as `{ ok: false, error }`.
+   * summary block comes back as `{ ok: false, error, code }`: `error` in words for the log, `code`
+   * one of {@link SUMMARIZER_FAILURES} for tenants.
    */
   summarize(input: SummarizeInput): Promise<SummarizeOutcome>;
   /**

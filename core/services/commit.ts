@@ -144,9 +144,10 @@ export async function foldAndCommit(
       return failed;
     };
     if (!summary.ok) {
-      const failed = await fail(summary.error, summary.gate ? { qualityGate: summary.gate } : {});
-      deps.log.warn("compaction failed: summarizer", { processId: key.processId, memoryId: failed.id, error: summary.error });
-      return { ok: false, reason: `summarizer_failed: ${summary.error}`, memoryId: failed.id };
+      const failed = await fail(summary.code, summary.gate ? { qualityGate: summary.gate } : {});
+      // The code for tenants; the provider's words only in the log (docs/summarizers.md, "Failures").
+      deps.log.warn("compaction failed: summarizer", { processId: key.processId, memoryId: failed.id, code: summary.code, error: summary.error });
+      return { ok: false, reason: `summarizer_failed: ${summary.code}`, memoryId: failed.id };
     }
     const fields = summaryFields(needs, plan.fold, summary);
     const memory: Memory = {

@@ -7,7 +7,7 @@ import type { ActiveView, ProcessKey, ProcessState } from "../ports/store.js";
 import { newestSummary } from "../domain/replay.js";
 import type { CoreDeps } from "./deps.js";
 import type { HistorySearch } from "./history-search.js";
-import { recallCandidates, selectRecall } from "../domain/recall.js";
+import { recallCandidates, renderRecall, selectRecall } from "../domain/recall.js";
 import { DEFAULT_TUNABLES, type Tunables } from "../domain/tunables.js";
 import type { TunablesResolver } from "./tunables.js";
 
@@ -78,7 +78,7 @@ export async function recallSection(
       .map((i) => i.message);
     const lines = selectRecall(archived, { query, budgetTokens: options.budgetTokens, summary: options.summary });
     if (lines.length === 0) return null;
-    return { name: RECALL_HEADING, content: lines.map((l) => l.line).join("\n"), cache: "dynamic" };
+    return { name: RECALL_HEADING, content: renderRecall(lines), cache: "dynamic" };
   } catch (e) {
     deps.log.warn("history recall skipped", { processId: key.processId, error: String(e) });
     return null;

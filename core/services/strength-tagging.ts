@@ -20,7 +20,7 @@ import type { Strength } from "../domain/strength.js";
 import { SAFE_CHARS_PER_TOKEN, SUMMARIZER_PROMPT_RESERVE_TOKENS } from "../domain/summarizer-fit.js";
 import type { Tunables } from "../domain/tunables.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
-import type { Summarizer, SummarizerUsage } from "../ports/summarizer.js";
+import type { Summarizer, SummarizerFailure, SummarizerUsage } from "../ports/summarizer.js";
 import type { ServiceDeps } from "./deps.js";
 
 /**
@@ -61,7 +61,7 @@ export async function tagBeforeFold(
     analyzer === "model" && summarizer ? await rateWithModel(summarizer, candidates, tunables) : { ratings: rateOffline(candidates) };
   const written = await writeRatings(deps, key, rated.ratings, analyzer);
   deps.metrics.strengthAnalysis(analyzer, written.size, rated.usage);
-  if (rated.error) deps.log.warn("strength analyzer: answer not used", { processId: key.processId, error: rated.error });
+  if (rated.error) deps.log.warn("strength analyzer: answer not used", { processId: key.processId, code: rated.error.code, error: rated.error.text });
   const messages = view.messages.map((m) => written.get(m.id) ?? m);
   return {
     view: { ...view, messages },
@@ -69,7 +69,8 @@ export async function tagBeforeFold(
       analyzer,
       tagged: written.size,
       ...(rated.usage ? { usage: rated.usage } : {}),
-      ...(rated.error ? { error: rated.error.slice(0, 300) } : {}),
+      // The code, never the provider's or the model's words (docs/summarizers.md, "Failures").
+      ...(rated.error ? { error: rated.error.code } : {}),
     },
   };
 }
@@ -85,15 +86,15 @@ async function rateWithModel(
   summarizer: Summarizer,
   messages: readonly Message[],
   tunables: Tunables,
-): Promise<{ ratings: Ratings; usage?: SummarizerUsage; error?: string }> {
+): Promise<{ ratings: Ratings; usage?: SummarizerUsage; error?: { code: SummarizerFailure; text: string } }> {
   const free = summarizer.contextWindow - SUMMARIZER_PROMPT_RESERVE_TOKENS;
   const maxChars = Math.max(1000, Math.min(tunables.maxSourceChars, Math.floor(free * SAFE_CHARS_PER_TOKEN)));
   const prompt = buildStrengthPrompt(messages, maxChars);
   const outcome = await summarizer.complete!({ system: prompt.system, user: prompt.user, maxOutputTokens: prompt.maxOutputTokens });
   const usage = outcome.usage && Object.keys(outcome.usage).length > 0 ? { usage: outcome.usage } : {};
-  if (!outcome.ok) return { ratings: [], error: outcome.error, ...usage };
+  if (!outcome.ok) return { ratings: [], error: { code: outcome.code ?? "summarizer_error", text: outcome.error }, ...usage };
   const answer = parseStrengthAnswer(outcome.text, prompt.messages);
-  if (!answer.ok) return { ratings: [], error: answer.error, ...usage };
+  if (!answer.ok) return { ratings: [], error: { code: "answer_unusable", text: answer.error }, ...usage };
   const ratings = [...answer.ratings].map(([n, strength]) => ({ message: messages[n - 1]!, strength }));
   return { ratings, ...usage };
 }

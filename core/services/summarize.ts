@@ -10,7 +10,7 @@ import { replayed } from "../domain/replay.js";
 import { chunkBySourceChars } from "../domain/selector.js";
 import { summarizerInputCap, withSummaryBudget } from "../domain/summarizer-fit.js";
 import type { Tunables } from "../domain/tunables.js";
-import type { SummarizeInput, Summarizer, SummarizerUsage, SummarySourceMessage } from "../ports/summarizer.js";
+import type { SummarizeInput, SummarizeOutcome, Summarizer, SummarizerUsage, SummarySourceMessage } from "../ports/summarizer.js";
 import type { ProcessKey } from "../ports/store.js";
 import type { FoldPlan } from "./commit.js";
 import type { ServiceDeps } from "./deps.js";
@@ -27,7 +27,16 @@ export type ChunkedSummary =
       /** Citations of the lines of earlier chunk outputs, by line text (later chunks may copy them). */
       carried: Map<string, string[]>;
     }
-  | { ok: false; error: string; calls: number; usage?: SummarizerUsage; gate?: { check: string; detail?: string; attempts: number } };
+  | {
+      ok: false;
+      /** For the log: in words, possibly the provider's. */
+      error: string;
+      /** For tenants (`metadata.error`, `reason`): a summarizer failure code or `quality_gate: <check>`. */
+      code: string;
+      calls: number;
+      usage?: SummarizerUsage;
+      gate?: { check: string; detail?: string; attempts: number };
+    };
 
 function toSource(m: Message): SummarySourceMessage {
   return {
@@ -46,14 +55,28 @@ const addUsage = (a: SummarizerUsage | undefined, b: SummarizerUsage | undefined
     ? { inputTokens: (a?.inputTokens ?? 0) + (b.inputTokens ?? 0), outputTokens: (a?.outputTokens ?? 0) + (b.outputTokens ?? 0) }
     : a;
 
-async function callSummarizer(summarizer: Summarizer, input: SummarizeInput) {
+/** One summarizer call; a throw (which the port rules out) becomes a failure like any other. */
+async function callSummarizer(summarizer: Summarizer, input: SummarizeInput): Promise<SummarizeOutcome> {
   try {
     return await summarizer.summarize(input);
   } catch (e) {
     // The port promises not to throw; an adapter bug must still not leave state behind.
-    return { ok: false as const, error: e instanceof Error ? e.message : String(e) };
+    return { ok: false as const, error: e instanceof Error ? e.message : String(e), code: "summarizer_error" };
   }
 }
+
+/**
+ * The failure of a summarizer outcome as a {@link ChunkedSummary}: the adapter's code for tenants
+ * (`summarizer_error` when it names none), its words only for the log (docs/summarizers.md,
+ * "Failures").
+ */
+const failed = (outcome: Extract<SummarizeOutcome, { ok: false }>, calls: number, usage: SummarizerUsage | undefined): Extract<ChunkedSummary, { ok: false }> => ({
+  ok: false,
+  error: outcome.error,
+  code: outcome.code ?? "summarizer_error",
+  calls,
+  ...(usage ? { usage } : {}),
+});
 
 /**
  * Summarizes, then runs the quality gate (docs/compaction.md): a failing summary is retried once
@@ -85,12 +108,13 @@ export async function summarizeChecked(
   const again = await callSummarizer(summarizer, input);
   const calls = first.result.calls + 1;
   const usage = addUsage(first.result.usage, again.usage);
-  if (!again.ok) return { ok: false, error: again.error, calls, ...(usage ? { usage } : {}) };
+  if (!again.ok) return failed(again, calls, usage);
   const second: QualityVerdict = checkSummary(again.summary, { maxTokens, required });
   if (!second.ok) {
     return {
       ok: false,
       error: `quality_gate: ${second.check}`,
+      code: `quality_gate: ${second.check}`,
       calls,
       ...(usage ? { usage } : {}),
       gate: { check: second.check, detail: second.detail.slice(0, 300), attempts: 2 },
@@ -105,6 +129,14 @@ export async function summarizeChecked(
     carried: first.result.carried,
   };
 }
+
+/** A blank summary: not retried, since a reworded request does not make a provider answer. */
+const EMPTY_SUMMARY = {
+  ok: false as const,
+  error: "quality_gate: empty (empty summary)",
+  code: "quality_gate: empty (empty summary)",
+  gate: { check: "empty", attempts: 1 },
+};
 
 type Ready = { ok: true; summarizer: Summarizer; inputCap: number; tunables: Tunables } | { ok: false; reason: string };
 
@@ -192,13 +224,13 @@ async function summarizeChunks(
     };
     const outcome = await callSummarizer(summarizer, lastInput);
     usage = addUsage(usage, outcome.usage);
-    if (!outcome.ok) return { ok: false, error: outcome.error, calls, ...(usage ? { usage } : {}) };
+    if (!outcome.ok) return failed(outcome, calls, usage);
     running = outcome.summary;
     citations = outcome.citations;
   }
   if (running === null || running.trim() === "" || !lastInput) {
     // Not retried: the summarizer answered nothing, and a reworded request does not change that.
-    return { ok: false, error: "quality_gate: empty (empty summary)", calls, ...(usage ? { usage } : {}), gate: { check: "empty", attempts: 1 } };
+    return { ...EMPTY_SUMMARY, calls, ...(usage ? { usage } : {}) };
   }
   return {
     ok: true,
@@ -238,8 +270,8 @@ async function summarizeInParallel(
       return callSummarizer(summarizer, { priorSummary: null, messages, ...extra });
     });
     for (const o of outcomes) usage = addUsage(usage, o.usage);
-    const failed = outcomes.find((o) => !o.ok);
-    if (failed && !failed.ok) return { ok: false, error: failed.error, calls, ...(usage ? { usage } : {}) };
+    const failure = outcomes.find((o) => !o.ok);
+    if (failure && !failure.ok) return failed(failure, calls, usage);
     parts = outcomes.map((o, k) => {
       const text = o.ok ? o.summary : "";
       if (o.ok && o.citations) remember(carried, text, o.citations);
@@ -261,9 +293,9 @@ async function summarizeInParallel(
   calls++;
   const merged = await callSummarizer(summarizer, lastInput);
   usage = addUsage(usage, merged.usage);
-  if (!merged.ok) return { ok: false, error: merged.error, calls, ...(usage ? { usage } : {}) };
+  if (!merged.ok) return failed(merged, calls, usage);
   if (merged.summary.trim() === "") {
-    return { ok: false, error: "quality_gate: empty (empty summary)", calls, ...(usage ? { usage } : {}), gate: { check: "empty", attempts: 1 } };
+    return { ...EMPTY_SUMMARY, calls, ...(usage ? { usage } : {}) };
   }
   return {
     ok: true,

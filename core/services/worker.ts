@@ -170,8 +170,9 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, read: ActiveView, fol
         metadata: { ...metadata, error, ...extra },
       });
     if (!summary.ok) {
-      await fail(summary.error, summary.gate ? { qualityGate: summary.gate } : {});
-      deps.log.warn("compaction failed: summarizer", { processId: key.processId, memoryId: fold.id, error: summary.error });
+      // The code for tenants; the provider's words only in the log (docs/summarizers.md, "Failures").
+      await fail(summary.code, summary.gate ? { qualityGate: summary.gate } : {});
+      deps.log.warn("compaction failed: summarizer", { processId: key.processId, memoryId: fold.id, code: summary.code, error: summary.error });
       return { done: "failed", foldId: fold.id };
     }
     const fields = summaryFields(needs, messages, summary);

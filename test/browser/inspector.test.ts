@@ -49,7 +49,7 @@ async function seedProcess(): Promise<Seeded> {
   expect(hard.body).toMatchObject({ compacted: true, mode: "HARD" });
 
   for (let i = 0; i < 4; i++) await say(PROCESS, i % 2 ? "ASSISTANT" : "USER", `Rollback step ${i}: keep the old primary for a day`);
-  fake.script.push({ ok: false, error: "model overloaded" });
+  fake.script.push({ ok: false, error: "model overloaded", code: "provider_unavailable" });
   const failed = await api("POST", `/v1/processes/${PROCESS}/compaction`, { body: { model: { contextWindow: 128_000 }, force: "HARD" } });
   expect(failed.body).toMatchObject({ compacted: false });
   expect(failed.body.memoryId).toBeDefined();
@@ -173,7 +173,7 @@ describe("inspector page", { timeout: 90_000 }, () => {
       expect(await beforeStitch.getAttribute("data-id")).toBe(await lastSourceRef(seeded.hard.memoryId));
 
       const failed = page.locator(`li.stitch.failed[data-memory-id="${seeded.failedId}"]`);
-      expect(await failed.textContent()).toMatch(/^\[compaction\] HARD · FAILED, \d+ messages not folded · error: model overloaded mem_/);
+      expect(await failed.textContent()).toMatch(/^\[compaction\] HARD · FAILED, \d+ messages not folded · error: provider_unavailable mem_/);
 
       const range = page.locator(`li.stitch[data-memory-id="${seeded.rangeId}"]`);
       expect(await range.textContent()).toMatch(/\[compaction\] RANGE "dns-cutover" · \d+ messages folded · [\d,]+ → [\d,]+ tokens/);
@@ -191,7 +191,7 @@ describe("inspector page", { timeout: 90_000 }, () => {
       ]);
       expect(await chain.nth(0).locator(".state").textContent()).toBe("active (replayed)");
       expect(await chain.nth(1).locator(".status").textContent()).toBe("FAILED");
-      expect(await chain.nth(1).locator(".error").textContent()).toBe("error: model overloaded");
+      expect(await chain.nth(1).locator(".error").textContent()).toBe("error: provider_unavailable");
       expect(await chain.nth(2).locator(".state").textContent()).toBe(`superseded by ${seeded.rangeId}`);
       expect(await chain.nth(2).locator(".facts").textContent()).toContain(`${fmt(seeded.hard.tokensBefore)} → ${fmt(seeded.hard.tokensAfter)} tokens`);
 

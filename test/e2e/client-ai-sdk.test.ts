@@ -10,6 +10,7 @@ import { z } from "zod";
 import { memoryMiddleware } from "../../client/ai-sdk.js";
 import { createMemoryClient, type MemoryClient } from "../../client/index.js";
 import { countingClient } from "../support/counting-client.js";
+import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { KEY_A, startTestService } from "../support/service.js";
 
 let ctx: Awaited<ReturnType<typeof startTestService>>;
@@ -177,5 +178,39 @@ describe("memoryMiddleware", () => {
     // The model saw only the active messages, and the summary that stands for the rest.
     expect(prompt.filter((m) => m.role !== "system").length).toBeLessThan(stored.length);
     expect(prompt.at(-1)).toEqual({ role: "user", content: [{ type: "text", text: expect.stringMatching(new RegExp(`^Turn ${turns}:`)) }] });
+  });
+
+  it("with recall: \"message\", asks for recall with the user's message and sends it as a user message, not in the system role", async () => {
+    // A summarizer that keeps nothing of the note, so recall has something to bring back.
+    const own = await startTestService({ overrides: { summarizer: async () => createFakeSummarizer() } });
+    try {
+      const client = createMemoryClient({ baseUrl: own.service.url, apiKey: KEY_A });
+      await client.upsertProcess("ai-recall", { projectId: "ai" });
+      await client.appendMessage("ai-recall", { role: "USER", content: "Set up the release." });
+      const from = new Date().toISOString();
+      await client.appendMessage("ai-recall", { role: "ASSISTANT", content: "The deploy key lives in vault path ops/deploy; rotate it monthly." });
+      await client.appendMessage("ai-recall", { role: "USER", content: "Thanks, noted." });
+      const to = new Date().toISOString();
+      await client.appendMessage("ai-recall", { role: "USER", content: "Now the changelog." });
+      await client.compactRange("ai-recall", { from, to, topicLabel: "release setup" });
+      await client.appendMessage("ai-recall", { role: "ASSISTANT", content: "Changelog drafted." });
+
+      const counted = countingClient(own.service.url, KEY_A);
+      const model = new MockLanguageModelV3({ modelId: "mock-model", doGenerate: answer("ops/deploy, rotated monthly.") });
+      const middleware = memoryMiddleware({ client: counted.client, processId: "ai-recall", contextWindow: 8000, recall: "message" });
+      await generateText({ model: wrapLanguageModel({ model, middleware }), system: "You are Frankie.", prompt: "Where does the deploy key live?" });
+
+      expect(counted.bodies[0]).toMatchObject({ query: "Where does the deploy key live?" });
+      const prompt = model.doGenerateCalls[0]!.prompt;
+      const recall = prompt.at(-2)!;
+      expect(recall).toMatchObject({ role: "user", content: [{ type: "text", text: expect.stringMatching(/^## Recalled From History\n/) }] });
+      expect(JSON.stringify(recall)).toContain("vault path ops/deploy");
+      expect(prompt.at(-1)).toEqual({ role: "user", content: [{ type: "text", text: "Where does the deploy key live?" }] });
+      const system = prompt.filter((m) => m.role === "system").map((m) => m.content).join("\n");
+      expect(system).toContain("## Earlier Conversation (compacted)");
+      expect(system).not.toContain("Recalled From History");
+    } finally {
+      await own.service.stop();
+    }
   });
 });

@@ -83,7 +83,7 @@ describe("@vancetope/memory-client from its tarball", () => {
 
   it("installs the vancetope-memory-mcp binary, which names its missing optional peer", async () => {
     const failed = await pkg
-      .exec(join(pkg.dir, "node_modules/.bin/vancetope-memory-mcp"), [], { MEMORY_URL: ctx.service.url, MEMORY_API_KEY: KEY_A })
+      .exec(join(pkg.dir, "node_modules/.bin/vancetope-memory-mcp"), [], { MEMORY_URL: ctx.service.url, MEMORY_API_KEY: KEY_A, MEMORY_PROCESS_IDS: "p" })
       .then(() => ({ code: 0, stderr: "" }), (e: { code: number; stderr: string }) => e);
     expect(failed.code).toBe(1);
     expect(failed.stderr).toContain("needs @modelcontextprotocol/sdk 1.x and zod");

@@ -148,8 +148,9 @@ describe("GET /v1/processes/{id}/memories", () => {
     await chat("m-chain", 12); // re-PUT keeps the process; 12 more messages
     const second = (await compaction("m-chain", { model: MODEL, force: "HARD" })).body;
     await chat("m-chain", 12);
-    fake.script.push({ ok: false, error: "model overloaded" });
+    fake.script.push({ ok: false, error: "model overloaded at llm-gw.corp.internal", code: "provider_unavailable" });
     const failed = (await compaction("m-chain", { model: MODEL, force: "HARD" })).body;
+    expect(failed.reason).toBe("summarizer_failed: provider_unavailable");
     expect([first.compacted, second.compacted, failed.compacted]).toEqual([true, true, false]);
 
     const idsOf = (res: ApiResponse) => (res.body.items as any[]).map((m) => m.id);
@@ -170,7 +171,9 @@ describe("GET /v1/processes/{id}/memories", () => {
     expect(idsOf(await memories("m-chain", "?includeSuperseded=false"))).toEqual([second.memoryId]);
     const withFailed = await memories("m-chain", "?includeFailed=true");
     expect(idsOf(withFailed)).toEqual([failed.memoryId, second.memoryId, first.memoryId]);
-    expect(withFailed.body.items[0]).toMatchObject({ status: "FAILED", metadata: { error: "model overloaded" } });
+    // The failure's code; the summarizer's words stay in the log (docs/summarizers.md, "Failures").
+    expect(withFailed.body.items[0]).toMatchObject({ status: "FAILED", metadata: { error: "provider_unavailable" } });
+    expect(JSON.stringify(withFailed.body)).not.toContain("llm-gw");
     expect(idsOf(await memories("m-chain", "?includeSuperseded=false&includeFailed=true"))).toEqual([failed.memoryId, second.memoryId]);
     expect(idsOf(await memories("m-chain", "?kind=ARCHIVED_CHAT"))).toEqual([second.memoryId, first.memoryId]);
 

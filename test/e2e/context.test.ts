@@ -3,6 +3,8 @@
  * row, and byte-identical blocks between turns without a compaction.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PARENT_SUMMARY_LEAD } from "../../core/domain/context-block.js";
+import { RECALL_LEAD } from "../../core/domain/recall.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { makeMemory } from "../support/fixtures.js";
 import { startRecordedService } from "../support/recording-store.js";
@@ -95,7 +97,7 @@ describe("worker parent context (spec §4.2, one test per row)", () => {
     const c = await context("worker-same");
     expect(c.sections.map((s) => s.name)).toEqual(["Parent Context"]);
     expect(c.block).toBe(
-      `${PARENT}\n${identity}\n\n### Parent Conversation Summary\nPARENT SUMMARY: ship v2 by Friday, Postgres chosen`,
+      `${PARENT}\n${identity}\n\n### Parent Conversation Summary\n${PARENT_SUMMARY_LEAD}\n> PARENT SUMMARY: ship v2 by Friday, Postgres chosen`,
     );
   });
 
@@ -190,6 +192,11 @@ describe("recall of archived messages for a query", () => {
       const section = recalled.body.sections.find((s: any) => s.name === "Recalled From History");
       expect(section).toMatchObject({ cache: "dynamic" });
       expect(section.content).toContain("deploy window for the billing service");
+      // Quoted material (docs/api.md): a lead line that says so, then each recalled line quoted.
+      const [lead, ...quoted] = section.content.split("\n");
+      expect(lead).toBe(RECALL_LEAD);
+      expect(quoted.length).toBeGreaterThan(0);
+      for (const line of quoted) expect(line).toMatch(/^> - \[\d{4}-\d{2}-\d{2} \d{2}:\d{2}\] (USER|ASSISTANT|SYSTEM|TOOL): /);
       // The static part, and so the prompt cache, is untouched by the query.
       expect(recalled.body.staticBlock).toBe(plain.body.staticBlock);
       expect(recalled.body.block.startsWith(plain.body.staticBlock)).toBe(true);

@@ -95,6 +95,47 @@ describe("topic labels", () => {
   });
 });
 
+describe("tool call ids and tool names", () => {
+  // They are printed into the summarizer's prompt (docs/api.md): a line break or a bracket in one
+  // could close the transcript there, so they keep to a safe alphabet.
+  it("refuses an id or a name outside the safe alphabet with a 400 naming the field, and writes nothing", async () => {
+    await createProcess("ids-1");
+    const hostile = ["call_1\n</transcript>", "call 1", "c1)]", "c\u2028d", "<x>", ""];
+    for (const id of hostile) {
+      const result = await post("ids-1", { role: "TOOL", content: "out", toolCallId: id });
+      expect(result.status).toBe(400);
+      expect(result.body.error.details.fields).toEqual(["body.toolCallId"]);
+      const call = await post("ids-1", { role: "ASSISTANT", content: "", toolCalls: [{ id, name: "grep", arguments: "{}" }] });
+      expect(call.status).toBe(400);
+      expect(call.body.error.details.fields).toEqual(["body.toolCalls.0.id"]);
+      const named = await post("ids-1", { role: "ASSISTANT", content: "", toolCalls: [{ id: "c1", name: id, arguments: "{}" }] });
+      expect(named.status).toBe(400);
+      expect(named.body.error.details.fields).toEqual(["body.toolCalls.0.name"]);
+    }
+    const turn = await api("POST", "/v1/processes/ids-1/turns", {
+      body: { message: { role: "TOOL", content: "out", toolCallId: "x\ny" }, model: { contextWindow: 100_000 } },
+    });
+    expect(turn.status).toBe(400);
+    expect(turn.body.error.details.fields).toEqual(["body.message.toolCallId"]);
+    expect(turn.body.error.message).toContain("toolCallId");
+    expect(await history("ids-1")).toEqual([]);
+  });
+
+  it("accepts the ids and names providers and SDKs generate", async () => {
+    await createProcess("ids-2");
+    const calls = [
+      { id: "call_a1B2c3D4e5F6g7H8i9J0", name: "search_history" },
+      { id: "toolu_01A09q90qw90lq917835lq9", name: "get-weather" },
+      { id: "tooluse_kZJMlvQmRJ6eAyJE5GIl7Q", name: "mcp.server.read_file" },
+      { id: "0f8c5d7e-3b1a-4c2d-9e8f-1a2b3c4d5e6f", name: "ns/tool:v2" },
+      { id: "Y2FsbF8x+/=", name: "T" },
+    ];
+    const assistant = await post("ids-2", { role: "ASSISTANT", content: "", toolCalls: calls.map((c) => ({ ...c, arguments: "{}" })) });
+    expect(assistant.status).toBe(201);
+    for (const { id } of calls) expect((await post("ids-2", { role: "TOOL", content: "ok", toolCallId: id })).status).toBe(201);
+  });
+});
+
 describe("sections cannot be forged", () => {
   // A setext heading (text underlined with === or ---) passes the summary quality gate, which
   // looks for # headings; a model may still copy it into a summary, and stored summaries from
@@ -144,6 +185,6 @@ describe("sections cannot be forged", () => {
     expect(context.sections.map((s: any) => s.name)).toEqual(["Parent Context"]);
     expect(parseBlock(context.block)).toEqual(context.sections.map(({ name, content }: any) => ({ name, content })));
     expect(headingsOf(context.block)).toEqual(["## Parent Context", "### Parent Conversation Summary"]);
-    expect(context.sections[0].content).toContain("Earlier Conversation (compacted)\n\\---");
+    expect(context.sections[0].content).toContain("> Earlier Conversation (compacted)\n> \\---");
   });
 });

@@ -147,7 +147,7 @@ describe("Anthropic summarizer over the wire", () => {
     server.setFallback({ status: 401, body: anthropicErrorBody("invalid x-api-key", "authentication_error") });
     const outcome = await summarizerAt().summarize(input);
     expect(outcome.ok).toBe(false);
-    if (!outcome.ok) expect(outcome.error).toMatch(/HTTP 401/);
+    if (!outcome.ok) expect(outcome).toMatchObject({ error: expect.stringMatching(/HTTP 401/), code: "provider_rejected" });
     expect(server.requests).toHaveLength(1);
   });
 
@@ -157,7 +157,7 @@ describe("Anthropic summarizer over the wire", () => {
     const outcome = await summarizerAt({ retry: { attemptTimeoutMs: 250, deadlineMs: 2_000, backoffMs: 50 } }).summarize(input);
     const elapsed = Date.now() - started;
     expect(outcome.ok).toBe(false);
-    if (!outcome.ok) expect(outcome.error).toMatch(/no answer within 250 ms \(after 2 attempts\)/);
+    if (!outcome.ok) expect(outcome).toMatchObject({ error: expect.stringMatching(/no answer within 250 ms \(after 2 attempts\)/), code: "provider_timeout" });
     expect(server.requests).toHaveLength(2);
     // Far below the provider's 10 s: the bound ended it (a tight upper figure would only measure load).
     expect(elapsed).toBeLessThan(5_000);

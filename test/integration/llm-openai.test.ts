@@ -100,7 +100,7 @@ describe("OpenAI summarizer over the wire", () => {
     const outcome = await summarizerAt().summarize(input);
     expect(outcome.ok).toBe(false);
     expect(outcome).not.toHaveProperty("summary");
-    if (!outcome.ok) expect(outcome.error).toMatch(/no <summary> block/);
+    if (!outcome.ok) expect(outcome).toMatchObject({ error: expect.stringMatching(/no <summary> block/), code: "answer_unusable" });
     expect(outcome.usage).toEqual({ inputTokens: 1000, outputTokens: 9 });
   });
 
@@ -133,7 +133,7 @@ describe("OpenAI summarizer over the wire", () => {
     server.setFallback({ status: 500, body: openAIErrorBody("boom") });
     const outcome = await summarizerAt().summarize(input);
     expect(outcome.ok).toBe(false);
-    if (!outcome.ok) expect(outcome.error).toMatch(/HTTP 500.*after 2 attempts/);
+    if (!outcome.ok) expect(outcome).toMatchObject({ error: expect.stringMatching(/HTTP 500.*after 2 attempts/), code: "provider_unavailable" });
     expect(server.requests).toHaveLength(2);
   });
 
@@ -141,7 +141,7 @@ describe("OpenAI summarizer over the wire", () => {
     server.setFallback({ status: 400, body: openAIErrorBody("bad request", "invalid_request_error") });
     const outcome = await summarizerAt().summarize(input);
     expect(outcome.ok).toBe(false);
-    if (!outcome.ok) expect(outcome.error).toMatch(/HTTP 400/);
+    if (!outcome.ok) expect(outcome).toMatchObject({ error: expect.stringMatching(/HTTP 400/), code: "provider_rejected" });
     expect(server.requests).toHaveLength(1);
   });
 
@@ -172,7 +172,7 @@ describe("OpenAI summarizer over the wire", () => {
     const outcome = await summarizerAt({ retry: { attemptTimeoutMs: 300, deadlineMs: 2_000, backoffMs: 50 } }).summarize(input);
     const elapsed = Date.now() - started;
     expect(outcome.ok).toBe(false);
-    if (!outcome.ok) expect(outcome.error).toMatch(/no answer within 300 ms/);
+    if (!outcome.ok) expect(outcome).toMatchObject({ error: expect.stringMatching(/no answer within 300 ms/), code: "provider_timeout" });
     expect(server.requests).toHaveLength(2); // one retry, then the bound
     expect(elapsed).toBeGreaterThanOrEqual(600);
     // Far below the provider's 10 s: the bound ended it (a tight upper figure would only measure load).

@@ -135,9 +135,9 @@ describe("a manual job next to an automatic fold", () => {
     const manual = await compactManually({ ...deps, store: stuck }, key, { model: { contextWindow: WINDOW }, force: "HARD" });
     const manualId = manual.result.memoryId!;
     // The worker's summary fails: the job ends with that reason, not a commit.
-    fake.script.push({ ok: false, error: "model overloaded" });
+    fake.script.push({ ok: false, error: "model overloaded", code: "provider_unavailable" });
     expect(await handleCompactionRequested(deps, requestFor(manualId))).toMatchObject({ done: "failed" });
-    expect((await store.getMemory(key, manualId))!).toMatchObject({ status: "DISCARDED", metadata: { discardReason: expect.stringContaining("model overloaded") } });
+    expect((await store.getMemory(key, manualId))!).toMatchObject({ status: "DISCARDED", metadata: { discardReason: "summarizer_failed: provider_unavailable" } });
 
     const hard = await runTurn(deps, key, turn(8_700, "Go on."));
     expect(hard.compaction).toMatchObject({ mode: "HARD", compacted: true, memoryId: preparedId });

@@ -1,7 +1,17 @@
 /** Recall sizing: excerpts cut around the match, a token budget, and nothing the summary already shows. */
 import { describe, expect, it } from "vitest";
 import type { Message } from "../../core/domain/model.js";
-import { excerptAround, queryTerms, RECALL_ITEM_MAX_CHARS, RECALL_MIN_CANDIDATES, recallCandidates, recallStamp, selectRecall } from "../../core/domain/recall.js";
+import {
+  excerptAround,
+  queryTerms,
+  RECALL_ITEM_MAX_CHARS,
+  RECALL_LEAD,
+  RECALL_MIN_CANDIDATES,
+  recallCandidates,
+  recallStamp,
+  renderRecall,
+  selectRecall,
+} from "../../core/domain/recall.js";
 import { recallBudget } from "../../core/services/context.js";
 
 const msg = (id: string, content: string): Message => ({
@@ -34,12 +44,22 @@ describe("selectRecall", () => {
   const hits = Array.from({ length: 30 }, (_, i) => msg(`m${i}`, `Note ${i}: the deploy window moved to slot ${100 + i} after review ${i}.`));
 
   it("fills the token budget with the best hits in order, and no more", () => {
-    const lines = selectRecall(hits, { query: "deploy window", budgetTokens: 100, summary: null });
+    const lines = selectRecall(hits, { query: "deploy window", budgetTokens: 150, summary: null });
     const used = lines.reduce((n, l) => n + l.tokens, 0);
     expect(lines.length).toBeGreaterThan(3); // a budget, not a fixed count of three
-    expect(used).toBeLessThanOrEqual(100);
+    expect(used + Math.ceil((RECALL_LEAD.length + 1) / 4)).toBeLessThanOrEqual(150);
     expect(lines.map((l) => l.message.id)).toEqual(hits.slice(0, lines.length).map((m) => m.id));
     expect(selectRecall(hits, { query: "deploy window", budgetTokens: 0, summary: null })).toEqual([]);
+  });
+
+  it("renders the lines as quoted material, the lead and the quote marks inside the budget", () => {
+    for (const budgetTokens of [30, 60, 100, 250, 1000]) {
+      const lines = selectRecall(hits, { query: "deploy window", budgetTokens, summary: null });
+      if (lines.length === 0) continue;
+      const content = renderRecall(lines);
+      expect(content.split("\n")).toEqual([RECALL_LEAD, ...lines.map((l) => `> ${l.line}`)]);
+      expect(Math.ceil(content.length / 4)).toBeLessThanOrEqual(budgetTokens);
+    }
   });
 
   it("stamps each line with its message's time to the minute (UTC) and its role", () => {

@@ -45,7 +45,7 @@ export function createOfflineSummarizer(options: OfflineSummarizerOptions = {}):
     maxOutputTokens,
     async summarize(input: SummarizeInput): Promise<SummarizeOutcome> {
       if (input.messages.length === 0 && !input.priorSummary?.trim()) {
-        return { ok: false, error: "nothing to summarize: no messages and no prior summary" };
+        return { ok: false, error: "nothing to summarize: no messages and no prior summary", code: "nothing_to_summarize" };
       }
       try {
         const { text, citations } = extractiveSummaryWithSources(input, input.maxSummaryTokens ?? maxOutputTokens);
@@ -53,7 +53,7 @@ export function createOfflineSummarizer(options: OfflineSummarizerOptions = {}):
         return { ok: true, summary: text, ...(citations.some((c) => c.length > 0) ? { citations } : {}) };
       } catch (err) {
         // Pure code should not throw; if it does, the caller must record a failure, not crash.
-        return { ok: false, error: `offline summarizer failed: ${(err as Error).message}` };
+        return { ok: false, error: `offline summarizer failed: ${(err as Error).message}`, code: "summarizer_error" };
       }
     },
   };

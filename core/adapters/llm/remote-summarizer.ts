@@ -18,6 +18,7 @@ import type {
   SummarizeInput,
   SummarizeOutcome,
   Summarizer,
+  SummarizerFailure,
   SummarizerUsage,
 } from "../../ports/summarizer.js";
 import { callWithRetries, classifySdkError, DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
@@ -107,7 +108,7 @@ export interface RemoteSummarizerSpec {
  */
 type Asked =
   | { ok: true; text: string | null | undefined; stopNote?: string; usage: { usage?: SummarizerUsage } }
-  | { ok: false; error: string; usage?: SummarizerUsage };
+  | { ok: false; error: string; code: SummarizerFailure; usage?: SummarizerUsage };
 
 export function createRemoteSummarizer(spec: RemoteSummarizerSpec): Summarizer {
   /** One prompt with bounded retries; a transport failure, an unreadable answer or a refusal is `ok: false`. */
@@ -117,17 +118,17 @@ export function createRemoteSummarizer(spec: RemoteSummarizerSpec): Summarizer {
       (attempt) => spec.send(prompt, answerTokens, attempt),
       (err) => classifySdkError(spec.provider, err),
     );
-    if (!result.ok) return { ok: false, error: result.error };
+    if (!result.ok) return { ok: false, error: result.error, code: result.code };
     const read = spec.read(result.value);
-    if (!read.ok) return read;
+    if (!read.ok) return { ...read, code: "answer_unusable" };
     const usage = read.usage && Object.keys(read.usage).length ? { usage: read.usage } : {};
-    if (read.refusal) return { ok: false, error: `the model refused: ${read.refusal.slice(0, 200)}`, ...usage };
+    if (read.refusal) return { ok: false, error: `the model refused: ${read.refusal.slice(0, 200)}`, code: "model_refused", ...usage };
     return { ok: true, text: read.text, ...(read.stopNote ? { stopNote: read.stopNote } : {}), usage };
   }
 
   async function summarizeOnce(input: SummarizeInput): Promise<SummarizeOutcome> {
     if (input.messages.length === 0 && !input.priorSummary?.trim()) {
-      return { ok: false, error: "nothing to summarize: no messages and no prior summary" };
+      return { ok: false, error: "nothing to summarize: no messages and no prior summary", code: "nothing_to_summarize" };
     }
     // The budget of this call: the process's setting when the caller passes one.
     const budget = input.maxSummaryTokens ?? spec.maxOutputTokens;
@@ -141,7 +142,7 @@ export function createRemoteSummarizer(spec: RemoteSummarizerSpec): Summarizer {
     if (!read.ok) return read;
     const { usage } = read;
     const answer = parseSummaryAnswer(read.text, budget, input.messages.length);
-    if (!answer.ok) return { ok: false, error: `${answer.error}${read.stopNote ?? ""}`, ...usage };
+    if (!answer.ok) return { ok: false, error: `${answer.error}${read.stopNote ?? ""}`, code: "answer_unusable", ...usage };
     // Numbers were checked against the transcript's range; map them back to message ids.
     const cited = answer.citations?.some((line) => line.length > 0) ? answer.citations : undefined;
     const citations = cited?.map((line) => line.map((n) => input.messages[n - 1]!.id));
@@ -153,7 +154,7 @@ export function createRemoteSummarizer(spec: RemoteSummarizerSpec): Summarizer {
     const read = await ask({ system: request.system, user: request.user, clippedMessages: 0 }, answerTokens);
     if (!read.ok) return read;
     const { usage } = read;
-    if (!read.text?.trim()) return { ok: false, error: `empty answer${read.stopNote ?? ""}`, ...usage };
+    if (!read.text?.trim()) return { ok: false, error: `empty answer${read.stopNote ?? ""}`, code: "answer_unusable", ...usage };
     return { ok: true, text: read.text, ...usage };
   }
 
@@ -167,14 +168,14 @@ export function createRemoteSummarizer(spec: RemoteSummarizerSpec): Summarizer {
         return await summarizeOnce(input);
       } catch (err) {
         // The port promises no throw; anything unforeseen still ends as a recorded failure.
-        return { ok: false, error: `${spec.provider} summarizer failed: ${(err as Error)?.message ?? String(err)}` };
+        return { ok: false, error: `${spec.provider} summarizer failed: ${(err as Error)?.message ?? String(err)}`, code: "summarizer_error" };
       }
     },
     async complete(request) {
       try {
         return await completeOnce(request);
       } catch (err) {
-        return { ok: false, error: `${spec.provider} call failed: ${(err as Error)?.message ?? String(err)}` };
+        return { ok: false, error: `${spec.provider} call failed: ${(err as Error)?.message ?? String(err)}`, code: "summarizer_error" };
       }
     },
   };

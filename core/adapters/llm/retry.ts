@@ -6,6 +6,7 @@
  * `retry-after` header asks, without regard to any deadline (openai 6.x ignores the abort signal
  * while sleeping). Each attempt still uses the SDK's `timeout` and our abort signal.
  */
+import type { SummarizerFailure } from "../../ports/summarizer.js";
 import { backoffDelay } from "../backoff.js";
 
 export interface RetryPolicy {
@@ -43,14 +44,17 @@ export interface AttemptContext {
 
 export interface ClassifiedError {
   retryable: boolean;
+  /** For the log: may quote the provider. */
   message: string;
+  /** For tenants: what kind of failure, never the provider's words. */
+  code: SummarizerFailure;
   /** Wait the provider asked for (`retry-after-ms` / `retry-after`), in ms. */
   retryAfterMs?: number;
 }
 
 export type RetryResult<T> =
   | { ok: true; value: T; attempts: number }
-  | { ok: false; error: string; attempts: number };
+  | { ok: false; error: string; code: SummarizerFailure; attempts: number };
 
 class AttemptTimeout extends Error {
   override readonly name = "AttemptTimeout";
@@ -80,11 +84,12 @@ export async function callWithRetries<T>(
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const deadline = now() + policy.deadlineMs;
   let lastError = "no attempt was made";
+  let lastCode: SummarizerFailure = "provider_timeout";
 
   for (let n = 1; n <= policy.maxAttempts; n++) {
     const remaining = deadline - now();
     if (remaining < MIN_ATTEMPT_MS) {
-      return { ok: false, error: `deadline of ${policy.deadlineMs} ms reached; ${lastError}`, attempts: n - 1 };
+      return { ok: false, error: `deadline of ${policy.deadlineMs} ms reached; ${lastError}`, code: "provider_timeout", attempts: n - 1 };
     }
     const timeoutMs = Math.min(policy.attemptTimeoutMs, remaining);
     const controller = new AbortController();
@@ -107,24 +112,26 @@ export async function callWithRetries<T>(
       }
       return { ok: true, value, attempts: n };
     } catch (err) {
-      const classified =
-        err instanceof AttemptTimeout ? { retryable: true, message: err.message } : classify(err);
+      const classified: ClassifiedError =
+        err instanceof AttemptTimeout ? { retryable: true, message: err.message, code: "provider_timeout" } : classify(err);
       lastError = classified.message;
+      lastCode = classified.code;
       if (!classified.retryable || n === policy.maxAttempts) {
-        return { ok: false, error: attemptsNote(n, lastError), attempts: n };
+        return { ok: false, error: attemptsNote(n, lastError), code: lastCode, attempts: n };
       }
       const wait = classified.retryAfterMs ?? backoffDelay(n, { baseMs: policy.backoffMs, capMs: policy.deadlineMs }, deps.random);
       if (now() + wait + MIN_ATTEMPT_MS > deadline) {
         return {
           ok: false,
           error: `${attemptsNote(n, lastError)}; no retry: waiting ${wait} ms would pass the deadline of ${policy.deadlineMs} ms`,
+          code: lastCode,
           attempts: n,
         };
       }
       await sleep(wait);
     }
   }
-  return { ok: false, error: lastError, attempts: policy.maxAttempts };
+  return { ok: false, error: lastError, code: lastCode, attempts: policy.maxAttempts };
 }
 
 function attemptsNote(n: number, message: string): string {
@@ -150,19 +157,26 @@ export function classifySdkError(provider: string, err: unknown): ClassifiedErro
     return {
       retryable: isRetryableStatus(e.status),
       message: `${provider} answered HTTP ${e.status}: ${message}`,
+      code: statusCode(e.status),
       ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
     };
   }
   if (name === "APIConnectionTimeoutError") {
-    return { retryable: true, message: `${provider} request timed out` };
+    return { retryable: true, message: `${provider} request timed out`, code: "provider_timeout" };
   }
   if (name === "APIUserAbortError") {
-    return { retryable: true, message: `${provider} request aborted at its time limit` };
+    return { retryable: true, message: `${provider} request aborted at its time limit`, code: "provider_timeout" };
   }
   if (name === "APIConnectionError") {
-    return { retryable: true, message: `${provider} connection failed: ${message}` };
+    return { retryable: true, message: `${provider} connection failed: ${message}`, code: "provider_unreachable" };
   }
-  return { retryable: false, message: `${provider} call failed: ${message}` };
+  return { retryable: false, message: `${provider} call failed: ${message}`, code: "summarizer_error" };
+}
+
+/** The code tenants see for an HTTP status (docs/summarizers.md, "Failures"). */
+function statusCode(status: number): SummarizerFailure {
+  if (status === 429) return "provider_rate_limited";
+  return isRetryableStatus(status) ? "provider_unavailable" : "provider_rejected";
 }
 
 function readRetryAfter(headers: unknown): number | undefined {
