@@ -5,7 +5,7 @@
  * documented in the README; the HTTP request shapes built from these live in the HTTP adapter.
  */
 import * as z from "./zod.js";
-import { Role } from "./model.js";
+import { Role, type ToolCall } from "./model.js";
 import { ANALYZER_MARK_PREFIX, isAnalyzerMark, malformedStrengthTags, parseStrengthTag, strengthTag } from "./strength.js";
 
 /**
