@@ -19,22 +19,13 @@ import { batchPut, freshTable, type BenchTable } from "./support/dynamo.js";
 import type { SectionResult, Target } from "./support/report.js";
 import { benchDeps, idFactory, makeMessage, messageItem, observedStore, prng, syntheticText } from "./support/service.js";
 import { fmt, median, ms, times } from "./support/stats.js";
-import { FAMILIES, FUNCTIONS, KIB, type Gen, type TextFunction } from "./support/user-text.js";
+import { cpuMsPerCall, FAMILIES, FUNCTIONS, KIB, type Gen, type TextFunction } from "./support/user-text.js";
 
 /** Milliseconds of CPU per call (repeated until 2 ms have passed), the fastest of `runs`. */
 function cpuPerCall(f: (text: string) => unknown, text: string, runs: number): number {
   let best = Number.POSITIVE_INFINITY;
   for (let r = 0; r < runs; r++) {
-    let calls = 0;
-    let elapsed = 0;
-    const start = process.cpuUsage();
-    do {
-      f(text);
-      calls++;
-      const used = process.cpuUsage(start);
-      elapsed = (used.user + used.system) / 1000;
-    } while (elapsed < 2);
-    best = Math.min(best, elapsed / calls);
+    best = Math.min(best, cpuMsPerCall(f, text));
   }
   return best;
 }

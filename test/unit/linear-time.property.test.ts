@@ -19,7 +19,7 @@
  * `linear-text` benchmark.
  */
 import { describe, expect, it } from "vitest";
-import { FAMILIES, FUNCTIONS, KIB, repeated, unitArb, type Gen } from "../../bench/support/user-text.js";
+import { cpuMsPerCall, FAMILIES, FUNCTIONS, KIB, repeated, unitArb, type Gen } from "../../bench/support/user-text.js";
 import fc from "fast-check";
 
 /** Linear growth over 8x the input is about 8; quadratic about 64. */
@@ -31,32 +31,14 @@ const CONFIRMATIONS = 7;
 
 // ---- measuring ---------------------------------------------------------------------------------
 
-/**
- * Milliseconds of CPU per call, over calls repeated until a few milliseconds have passed (so the
- * timer's resolution does not count). CPU time, not wall time: waiting for a core that other
- * processes hold is not work of the function.
- */
-function perCall(f: (text: string) => unknown, text: string): number {
-  let calls = 0;
-  const start = process.cpuUsage();
-  let elapsed = 0;
-  do {
-    f(text);
-    calls++;
-    const used = process.cpuUsage(start);
-    elapsed = (used.user + used.system) / 1000;
-  } while (elapsed < 2);
-  return elapsed / calls;
-}
-
 /** Time at 8n over time at n: the fastest of `repetitions` interleaved runs of each. */
 function growth(f: (text: string) => unknown, small: string, large: string, repetitions: number) {
   f(small); // warm-up: compile before timing
   let bestSmall = Number.POSITIVE_INFINITY;
   let bestLarge = Number.POSITIVE_INFINITY;
   for (let rep = 0; rep < repetitions; rep++) {
-    bestSmall = Math.min(bestSmall, perCall(f, small));
-    bestLarge = Math.min(bestLarge, perCall(f, large));
+    bestSmall = Math.min(bestSmall, cpuMsPerCall(f, small));
+    bestLarge = Math.min(bestLarge, cpuMsPerCall(f, large));
   }
   return { small: bestSmall, large: bestLarge, ratio: bestLarge / bestSmall };
 }
