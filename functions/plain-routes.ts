@@ -4,7 +4,14 @@ import { createHttpApp } from "../core/adapters/http/app.js";
 import { authorizerTenant } from "../core/adapters/http/auth.js";
 import { plainRouteGroups } from "../core/adapters/http/plain-groups.js";
 import { createDeps } from "../core/composition/create-deps.js";
+import { createRateLimiterFromEnv } from "../core/composition/rate-limiter.js";
 
-const app = createHttpApp({ deps: createDeps(), resolveTenant: authorizerTenant, groups: plainRouteGroups });
+const deps = createDeps();
+const app = createHttpApp({
+  deps,
+  resolveTenant: authorizerTenant,
+  groups: plainRouteGroups,
+  rateLimiter: createRateLimiterFromEnv(process.env, deps.log),
+});
 
 export const handler = handle(app);

@@ -8,7 +8,7 @@ import { createTable } from "../core/adapters/dynamodb/create-table.js";
 import { createDynamoStore } from "../core/adapters/dynamodb/store.js";
 import { createLocalBus, type LocalBus } from "../core/adapters/events/local-bus.js";
 import { createPowertoolsLog, silentLog } from "../core/adapters/log.js";
-import { readLocalEnv, readTableEnv, serviceNameOf } from "../core/composition/env.js";
+import { readLocalEnv, readRateLimits, readTableEnv, serviceNameOf } from "../core/composition/env.js";
 import { createRecordingMetrics } from "../core/adapters/metrics/emf-metrics.js";
 import type { Log } from "../core/ports/logger.js";
 import type { ServiceDeps } from "../core/services/deps.js";
@@ -18,6 +18,7 @@ import { createApiKeyStore } from "../core/adapters/dynamodb/api-keys.js";
 import { bearerKey, DEFAULT_LOCAL_KEYS, firstOf, parseApiKeys, staticKeyResolver } from "../core/adapters/http/auth.js";
 import { allRouteGroups } from "../core/adapters/http/groups.js";
 import { createDeps } from "../core/composition/create-deps.js";
+import { createDynamoRateLimiter } from "../core/adapters/dynamodb/rate-limiter.js";
 import { inspectorRoutes } from "./inspector-routes.js";
 import { localRoutes } from "./local-routes.js";
 import { startDynamoLocal, type DynamoLocal } from "./dynamodb-local.js";
@@ -76,7 +77,10 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       const key = bearerKey(c);
       return key ? ((await tableKeys.resolve(key))?.tenantId ?? null) : null;
     });
-    const app = createHttpApp({ deps, resolveTenant, groups: allRouteGroups });
+    // Off unless TENANT_RATE_LIMIT or TENANT_RATE_LIMITS is set (README, "Configuration").
+    const limits = readRateLimits(env);
+    const rateLimiter = limits ? createDynamoRateLimiter({ client, tableName, limits, log }) : undefined;
+    const app = createHttpApp({ deps, resolveTenant, groups: allRouteGroups, rateLimiter });
     // The same handlers the EventBridge rules reach in AWS.
     bus.subscribe(EVENTS.PlanCompleted, async (e) => void (await handlePlanCompleted(deps, e.detail)));
     bus.subscribe(EVENTS.InboxItemAnswered, async (e) => void (await handleInboxAnswered(deps, e.detail)));

@@ -27,6 +27,8 @@ export interface HandlerSpec {
   environment?: Readonly<Record<string, string>>;
   /** True when the function queues folds: it may invoke the compaction worker (and only that). */
   queuesFolds?: boolean;
+  /** True for the HTTP routes: they count each tenant's requests (TENANT_RATE_LIMIT, TENANT_RATE_LIMITS). */
+  rateLimited?: boolean;
 }
 
 /** The worker's timeout; its lease outlasts it, so a job still running is never taken over. */
@@ -37,6 +39,7 @@ export const HANDLERS = {
   plainRoutes: {
     entry: "functions/plain-routes.ts",
     summarizes: false,
+    rateLimited: true,
     table: "read-write",
     queries: ["lsi1", "gsi1", "gsi2"],
     publishes: [EVENT_SOURCES.inbox],
@@ -51,6 +54,7 @@ export const HANDLERS = {
   summarizingRoutes: {
     entry: "functions/summarizing-routes.ts",
     summarizes: true,
+    rateLimited: true,
     queuesFolds: true,
     table: "read-write",
     queries: ["lsi1"],

@@ -10,6 +10,8 @@ export function isDevStage(stage: string): boolean {
 
 export { SERVICE_NAME } from "../core/domain/service.js";
 import { SERVICE_NAME } from "../core/domain/service.js";
+import { readRateLimits } from "../core/composition/env.js";
+import { DEFAULT_TENANT_RATE_LIMIT } from "../core/domain/rate-limit.js";
 export const METRICS_NAMESPACE = "Vancetope/Memory";
 export const SUMMARIZERS = ["offline", "openai", "anthropic"] as const;
 
@@ -27,6 +29,13 @@ export interface StageConfig {
   secretsKmsKeyArn?: string;
   /** Other AWS accounts allowed to put PlanCompleted / InboxItemAnswered events on the bus. */
   eventPublisherAccounts: string[];
+  /**
+   * The HTTP routes' per-tenant request rate (docs/reliability.md, "Limits, budgets and rates"):
+   * requests per second of every tenant (0 = unlimited), and the operator's limits for named
+   * tenants as `tenant=n,…` (normalised).
+   */
+  tenantRateLimit: number;
+  tenantRateLimits: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -39,8 +48,9 @@ export const llmKeyParameterName = (stage: string, provider: "openai" | "anthrop
 
 /**
  * Reads SUMMARIZER, SUMMARIZER_MODEL, OPENAI_BASE_URL, ANTHROPIC_BASE_URL,
- * VANCETOPE_SECRETS_KMS_KEY_ARN and VANCETOPE_EVENT_PUBLISHER_ACCOUNTS (comma-separated account
- * ids). The LLM keys themselves are never read here: they live in SSM only.
+ * VANCETOPE_SECRETS_KMS_KEY_ARN, VANCETOPE_EVENT_PUBLISHER_ACCOUNTS (comma-separated account
+ * ids), TENANT_RATE_LIMIT (default 20) and TENANT_RATE_LIMITS. The LLM keys themselves are never
+ * read here: they live in SSM only.
  */
 export function readStageConfig(stage: string, env: Env = process.env): StageConfig {
   if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(stage)) throw new Error(`invalid stage name '${stage}'`);
@@ -59,6 +69,11 @@ export function readStageConfig(stage: string, env: Env = process.env): StageCon
   if (kms && !/^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/.test(kms)) {
     throw new Error(`VANCETOPE_SECRETS_KMS_KEY_ARN must be a KMS key ARN (got '${kms}')`);
   }
+  // Checked like the functions check them, so a bad value fails the deploy, not every request.
+  const rates = readRateLimits({
+    TENANT_RATE_LIMIT: nonEmpty(env.TENANT_RATE_LIMIT) ?? String(DEFAULT_TENANT_RATE_LIMIT),
+    TENANT_RATE_LIMITS: env.TENANT_RATE_LIMITS,
+  })!;
   return {
     stage,
     dev: isDevStage(stage),
@@ -69,5 +84,7 @@ export function readStageConfig(stage: string, env: Env = process.env): StageCon
     secretParams: { openai: llmKeyParameterName(stage, "openai"), anthropic: llmKeyParameterName(stage, "anthropic") },
     secretsKmsKeyArn: kms,
     eventPublisherAccounts: accounts,
+    tenantRateLimit: rates.perSecond,
+    tenantRateLimits: [...rates.perTenant].map(([tenant, n]) => `${tenant}=${n}`).join(","),
   };
 }

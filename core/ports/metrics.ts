@@ -17,5 +17,7 @@ export interface Metrics {
   strengthAnalysis(analyzer: "offline" | "model", tagged: number, usage?: { inputTokens?: number; outputTokens?: number }): void;
   /** One undone compaction and how many messages it made active again. */
   revert(restoredMessages: number): void;
+  /** One request refused by the per-tenant rate limit (docs/reliability.md, "Limits, budgets and rates"). */
+  rateLimited(tenantId: string): void;
   flush(): void;
 }

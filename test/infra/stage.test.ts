@@ -32,6 +32,8 @@ describe("stages", () => {
       },
       secretsKmsKeyArn: undefined,
       eventPublisherAccounts: ["111111111111", "222222222222"],
+      tenantRateLimit: 20,
+      tenantRateLimits: "",
     });
     expect(JSON.stringify(config)).not.toContain("sk-must-not-be-read");
   });
@@ -40,7 +42,18 @@ describe("stages", () => {
     expect(readStageConfig("dev", {})).toMatchObject({ summarizer: undefined, summarizerModel: undefined, eventPublisherAccounts: [] });
   });
 
+  it("reads the per-tenant request rate: 20 per second by default, the operator's limits per tenant", () => {
+    expect(readStageConfig("team-a", {})).toMatchObject({ tenantRateLimit: 20, tenantRateLimits: "" });
+    expect(readStageConfig("team-a", { TENANT_RATE_LIMIT: "50", TENANT_RATE_LIMITS: " batch=5, ui=100 " })).toMatchObject({
+      tenantRateLimit: 50,
+      tenantRateLimits: "batch=5,ui=100",
+    });
+    expect(readStageConfig("team-a", { TENANT_RATE_LIMIT: "0" })).toMatchObject({ tenantRateLimit: 0 });
+  });
+
   it.each([
+    [{ TENANT_RATE_LIMIT: "lots" }, /TENANT_RATE_LIMIT must be a whole number/],
+    [{ TENANT_RATE_LIMITS: "a=b" }, /TENANT_RATE_LIMITS must be a whole number/],
     [{ SUMMARIZER: "gpt" }, /SUMMARIZER must be one of/],
     [{ VANCETOPE_EVENT_PUBLISHER_ACCOUNTS: "12345" }, /12-digit/],
     [{ VANCETOPE_SECRETS_KMS_KEY_ARN: "alias/aws/ssm" }, /KMS key ARN/],

@@ -68,4 +68,15 @@ describe("createEmfMetrics", () => {
     expect(docs.map((d) => d._aws.CloudWatchMetrics[0]!.Dimensions)).toEqual([[["service", "mode"]], [["service", "mode"]]]);
     expect(docs.map((d) => d.mode)).toEqual(["hard", "soft"]);
   });
+
+  it("counts each request the rate limit refused under its tenant", () => {
+    const capture = captureEmf();
+    const metrics = createEmfMetrics({ serviceName: "memory-test" });
+    metrics.rateLimited("team-a");
+    metrics.rateLimited("team-b");
+    expect(capture.documents().flatMap(metricsOf)).toEqual([
+      { name: "vance.memory.rate_limited", unit: "Count", value: 1, dimensions: [{ service: "memory-test", tenant: "team-a" }] },
+      { name: "vance.memory.rate_limited", unit: "Count", value: 1, dimensions: [{ service: "memory-test", tenant: "team-b" }] },
+    ]);
+  });
 });

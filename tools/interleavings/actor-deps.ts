@@ -41,6 +41,7 @@ export const quietMetrics: Metrics = {
   preparedFold: () => {},
   strengthAnalysis: () => {},
   revert: () => {},
+  rateLimited: () => {},
   flush: () => {},
 };
 

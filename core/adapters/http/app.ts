@@ -5,6 +5,7 @@
  */
 import { Hono, type Context } from "hono";
 import { AppError } from "../../domain/errors.js";
+import type { RateLimiter } from "../../ports/rate-limiter.js";
 import type { ServiceDeps } from "../../services/deps.js";
 import type { TenantResolver } from "./auth.js";
 import { errorResponse } from "./errors.js";
@@ -17,6 +18,8 @@ export interface HttpAppOptions {
   deps: ServiceDeps;
   resolveTenant: TenantResolver;
   groups: RouteGroup[];
+  /** The per-tenant request rate; absent, requests are not counted (the local runner's default). */
+  rateLimiter?: RateLimiter;
 }
 
 export const tenantOf = (c: Context<Env>) => c.get("tenantId");
@@ -24,7 +27,7 @@ export const tenantOf = (c: Context<Env>) => c.get("tenantId");
 /** The tenant and the `:processId` of a process route. */
 export const processKey = (c: Context<Env>) => ({ tenantId: tenantOf(c), processId: readId(c, "processId") });
 
-export function createHttpApp({ deps, resolveTenant, groups }: HttpAppOptions): Hono<Env> {
+export function createHttpApp({ deps, resolveTenant, groups, rateLimiter }: HttpAppOptions): Hono<Env> {
   const app = new Hono<Env>();
   app.onError((err, c) => errorResponse(c, err, deps.log));
   app.notFound((c) => c.json({ error: { code: "route.not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404));
@@ -39,6 +42,20 @@ export function createHttpApp({ deps, resolveTenant, groups }: HttpAppOptions): 
       throw new AppError("auth", "auth.invalid_key", "missing or unknown API key (Authorization: Bearer <key>)");
     }
     c.set("tenantId", tenant);
+    // Counted after the key is known and before the body is read: a tenant past its rate costs
+    // one conditional write and nothing else (docs/reliability.md, "Limits, budgets and rates").
+    if (rateLimiter) {
+      const decision = await rateLimiter.take(tenant);
+      if (!decision.ok) {
+        deps.metrics.rateLimited(tenant);
+        throw new AppError(
+          "too_many_requests",
+          "rate.limited",
+          `more than ${decision.limit} requests per second for this tenant; retry after ${decision.retryAfterSeconds} s`,
+          { limit: decision.limit, retryAfterSeconds: decision.retryAfterSeconds },
+        );
+      }
+    }
     await next();
   });
   for (const group of groups) group(app, deps);
