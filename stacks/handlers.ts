@@ -29,6 +29,8 @@ export interface HandlerSpec {
   queuesFolds?: boolean;
   /** True for the HTTP routes: they count each tenant's requests (TENANT_RATE_LIMIT, TENANT_RATE_LIMITS). */
   rateLimited?: boolean;
+  /** True for the targets of the incoming events: they check each event's account (EVENT_PUBLISHERS). */
+  receivesEvents?: boolean;
 }
 
 /** The worker's timeout; its lease outlasts it, so a job still running is never taken over. */
@@ -66,6 +68,7 @@ export const HANDLERS = {
   planCompleted: {
     entry: "functions/plan-completed.ts",
     summarizes: false,
+    receivesEvents: true,
     table: "read-write",
     queries: [],
     publishes: [EVENT_SOURCES.memory],
@@ -76,6 +79,7 @@ export const HANDLERS = {
   inboxAnswered: {
     entry: "functions/inbox-answered.ts",
     summarizes: false,
+    receivesEvents: true,
     queuesFolds: true,
     table: "read-write",
     queries: ["lsi1"],

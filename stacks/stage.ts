@@ -12,6 +12,7 @@ export { SERVICE_NAME } from "../core/domain/service.js";
 import { SERVICE_NAME } from "../core/domain/service.js";
 import { readRateLimits } from "../core/composition/env.js";
 import { DEFAULT_TENANT_RATE_LIMIT } from "../core/domain/rate-limit.js";
+import { parsePublisherGrants, publisherAccounts } from "../core/domain/event-publishers.js";
 export const METRICS_NAMESPACE = "Vancetope/Memory";
 export const SUMMARIZERS = ["offline", "openai", "anthropic"] as const;
 
@@ -27,7 +28,12 @@ export interface StageConfig {
   secretParams: { openai: string; anthropic: string };
   /** A customer managed KMS key encrypting those parameters; the default aws/ssm key needs none. */
   secretsKmsKeyArn?: string;
-  /** Other AWS accounts allowed to put PlanCompleted / InboxItemAnswered events on the bus. */
+  /**
+   * Other AWS accounts allowed to put PlanCompleted / InboxItemAnswered events on the bus, each
+   * with the tenants its events may act for: `account=tenant,…` (normalised; `*` for any tenant),
+   * and the accounts it names.
+   */
+  eventPublishers: string;
   eventPublisherAccounts: string[];
   /**
    * The HTTP routes' per-tenant request rate (docs/reliability.md, "Limits, budgets and rates"):
@@ -48,9 +54,9 @@ export const llmKeyParameterName = (stage: string, provider: "openai" | "anthrop
 
 /**
  * Reads SUMMARIZER, SUMMARIZER_MODEL, OPENAI_BASE_URL, ANTHROPIC_BASE_URL,
- * VANCETOPE_SECRETS_KMS_KEY_ARN, VANCETOPE_EVENT_PUBLISHER_ACCOUNTS (comma-separated account
- * ids), TENANT_RATE_LIMIT (default 20) and TENANT_RATE_LIMITS. The LLM keys themselves are never
- * read here: they live in SSM only.
+ * VANCETOPE_SECRETS_KMS_KEY_ARN, VANCETOPE_EVENT_PUBLISHERS (`account=tenant,…`), TENANT_RATE_LIMIT
+ * (default 20) and TENANT_RATE_LIMITS. The LLM keys themselves are never read here: they live in
+ * SSM only.
  */
 export function readStageConfig(stage: string, env: Env = process.env): StageConfig {
   if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(stage)) throw new Error(`invalid stage name '${stage}'`);
@@ -58,13 +64,13 @@ export function readStageConfig(stage: string, env: Env = process.env): StageCon
   if (summarizer && !(SUMMARIZERS as readonly string[]).includes(summarizer)) {
     throw new Error(`SUMMARIZER must be one of ${SUMMARIZERS.join(", ")} (got '${summarizer}')`);
   }
-  const accounts = (env.VANCETOPE_EVENT_PUBLISHER_ACCOUNTS ?? "")
-    .split(",")
-    .map((a) => a.trim())
-    .filter(Boolean);
-  for (const a of accounts) {
-    if (!/^\d{12}$/.test(a)) throw new Error(`VANCETOPE_EVENT_PUBLISHER_ACCOUNTS: '${a}' is not a 12-digit account id`);
+  if (nonEmpty(env.VANCETOPE_EVENT_PUBLISHER_ACCOUNTS)) {
+    // An account list alone would let each account act for every tenant: refuse it, do not guess.
+    throw new Error(
+      "VANCETOPE_EVENT_PUBLISHER_ACCOUNTS is replaced by VANCETOPE_EVENT_PUBLISHERS=<account>=<tenant>,…: name the tenants each account may act for",
+    );
   }
+  const grants = parsePublisherGrants(env.VANCETOPE_EVENT_PUBLISHERS ?? "", "VANCETOPE_EVENT_PUBLISHERS");
   const kms = nonEmpty(env.VANCETOPE_SECRETS_KMS_KEY_ARN);
   if (kms && !/^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/.test(kms)) {
     throw new Error(`VANCETOPE_SECRETS_KMS_KEY_ARN must be a KMS key ARN (got '${kms}')`);
@@ -83,7 +89,10 @@ export function readStageConfig(stage: string, env: Env = process.env): StageCon
     anthropicBaseUrl: nonEmpty(env.ANTHROPIC_BASE_URL),
     secretParams: { openai: llmKeyParameterName(stage, "openai"), anthropic: llmKeyParameterName(stage, "anthropic") },
     secretsKmsKeyArn: kms,
-    eventPublisherAccounts: accounts,
+    eventPublishers: [...grants]
+      .flatMap(([account, tenants]) => (tenants === "any" ? [`${account}=*`] : [...tenants].map((t) => `${account}=${t}`)))
+      .join(","),
+    eventPublisherAccounts: publisherAccounts(grants),
     tenantRateLimit: rates.perSecond,
     tenantRateLimits: [...rates.perTenant].map(([tenant, n]) => `${tenant}=${n}`).join(","),
   };

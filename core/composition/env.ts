@@ -5,6 +5,7 @@
  * listed in docs/deploy.md (functions) and the README (local runner); the summarizer's own choice
  * of provider and model is read by core/adapters/llm/create-summarizer.ts, where it is used.
  */
+import { parsePublisherGrants, type PublisherGrants } from "../domain/event-publishers.js";
 import { Id } from "../domain/fields.js";
 import { DEFAULT_TENANT_RATE_LIMIT, MAX_TENANT_RATE_LIMIT, type RateLimits } from "../domain/rate-limit.js";
 import { SERVICE_NAME } from "../domain/service.js";
@@ -84,6 +85,13 @@ export function readServiceEnv(env: Env, compactionDefaults: CompactionSettings)
     compaction: readCompactionSettings(env, compactionDefaults),
   };
 }
+
+/**
+ * EVENT_PUBLISHERS of the event handler functions: the accounts outside the service that may put
+ * incoming events, each with the tenants it may act for (`account=tenant,…`, `*` for any; the
+ * stage's VANCETOPE_EVENT_PUBLISHERS). Unset: no account but the service's own.
+ */
+export const readEventPublishers = (env: Env): PublisherGrants => parsePublisherGrants(valueOf(env, "EVENT_PUBLISHERS") ?? "");
 
 /** A whole number of requests per second from `min` to MAX_TENANT_RATE_LIMIT. */
 function ratePerSecond(name: string, raw: string, min: number): number {

@@ -79,4 +79,18 @@ describe("createEmfMetrics", () => {
       { name: "vance.memory.rate_limited", unit: "Count", value: 1, dimensions: [{ service: "memory-test", tenant: "team-b" }] },
     ]);
   });
+
+  it("counts each dropped incoming event under its event and reason", () => {
+    const capture = captureEmf();
+    const metrics = createEmfMetrics({ serviceName: "memory-test" });
+    metrics.eventDropped("PlanCompleted", "publisher_not_allowed");
+    expect(capture.documents().flatMap(metricsOf)).toEqual([
+      {
+        name: "vance.memory.event.dropped",
+        unit: "Count",
+        value: 1,
+        dimensions: [{ service: "memory-test", event: "PlanCompleted", reason: "publisher_not_allowed" }],
+      },
+    ]);
+  });
 });

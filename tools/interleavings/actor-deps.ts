@@ -42,6 +42,7 @@ export const quietMetrics: Metrics = {
   strengthAnalysis: () => {},
   revert: () => {},
   rateLimited: () => {},
+  eventDropped: () => {},
   flush: () => {},
 };
 
