@@ -3,9 +3,11 @@
  * key, reads its item with one GetItem, and hands the tenant to the route as `{ tenantId }`
  * (`event.requestContext.authorizer.lambda.tenantId`), the only place handlers take it from.
  *
- * An unknown, revoked or malformed key is let through WITHOUT a tenant: the HTTP layer's tenant
- * guard then answers 401 in the API's error format (a deny here would be API Gateway's bare 403).
- * No tenant means no tenant data: every /v1 route refuses a request without one.
+ * An unknown, revoked or malformed key is denied here, at the edge: API Gateway answers 403 and no
+ * route function runs, so random tokens cannot use up the stage's rate or any function's time. A
+ * token that is not shaped like a key is denied without a read. API Gateway caches each answer
+ * per `Authorization` value for AUTHORIZER_CACHE_TTL (stacks/api.ts): a revoked key is refused
+ * within that time (docs/deploy.md, "API keys").
  */
 import { bearerToken, createApiKeyStore, type ApiKeyStore } from "../core/adapters/dynamodb/api-keys.js";
 import { createDocumentClient } from "../core/adapters/dynamodb/client.js";
@@ -39,7 +41,7 @@ export function createAuthorizer(deps: { keys: Pick<ApiKeyStore, "resolve">; log
         reason: token ? "unknown_or_revoked" : "not_a_bearer_token",
         requestId: event.requestContext?.requestId,
       });
-      return { isAuthorized: true };
+      return { isAuthorized: false };
     }
     return { isAuthorized: true, context: { tenantId: resolved.tenantId } };
   };

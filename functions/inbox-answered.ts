@@ -1,12 +1,20 @@
-/** Lambda: EventBridge `InboxItemAnswered` -> an accepted offer's range job, queued for the compaction worker. */
+/**
+ * Lambda: EventBridge `InboxItemAnswered` -> an accepted offer's range job, queued for the
+ * compaction worker; only for a tenant the event's account may act for (EVENT_PUBLISHERS; the
+ * function's own account, where the answer endpoint publishes, for any).
+ */
 import { createDeps } from "../core/composition/create-deps.js";
+import { readEventPublishers } from "../core/composition/env.js";
 import { withWorkerInvoker } from "../core/composition/worker-events.js";
-import { handleInboxAnswered } from "../core/adapters/events/handlers.js";
+import { accountOfArn, accountPublishers } from "../core/domain/event-publishers.js";
+import { receiveInboxAnswered, type IncomingEvent } from "../core/adapters/events/handlers.js";
 
 const deps = withWorkerInvoker(createDeps());
+const grants = readEventPublishers(process.env);
 
-export const handler = async (event: { detail?: unknown }) => {
-  const result = await handleInboxAnswered(deps, event.detail);
+export const handler = async (event: IncomingEvent, context?: { invokedFunctionArn?: string }) => {
+  const publishers = accountPublishers(grants, accountOfArn(context?.invokedFunctionArn));
+  const result = await receiveInboxAnswered(deps, publishers, event);
   deps.metrics.flush();
   return result ?? { skipped: true };
 };

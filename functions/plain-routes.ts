@@ -5,12 +5,15 @@ import { authorizerTenant } from "../core/adapters/http/auth.js";
 import { cursorSecretOf } from "../core/composition/env.js";
 import { plainRouteGroups } from "../core/adapters/http/plain-groups.js";
 import { createDeps } from "../core/composition/create-deps.js";
+import { createRateLimiterFromEnv } from "../core/composition/rate-limiter.js";
 
+const deps = createDeps();
 const app = createHttpApp({
-  deps: createDeps(),
+  deps,
   resolveTenant: authorizerTenant,
   groups: plainRouteGroups,
   cursorSecret: cursorSecretOf(process.env),
+  rateLimiter: createRateLimiterFromEnv(process.env, deps.log),
 });
 
 export const handler = handle(app);

@@ -1,11 +1,18 @@
-/** Lambda: EventBridge `PlanCompleted` -> maybe one recompaction offer in the inbox. */
+/**
+ * Lambda: EventBridge `PlanCompleted` -> maybe one recompaction offer in the inbox, only for a
+ * tenant the event's account may act for (EVENT_PUBLISHERS; the function's own account for any).
+ */
 import { createDeps } from "../core/composition/create-deps.js";
-import { handlePlanCompleted } from "../core/adapters/events/handlers.js";
+import { readEventPublishers } from "../core/composition/env.js";
+import { accountOfArn, accountPublishers } from "../core/domain/event-publishers.js";
+import { receivePlanCompleted, type IncomingEvent } from "../core/adapters/events/handlers.js";
 
 const deps = createDeps();
+const grants = readEventPublishers(process.env);
 
-export const handler = async (event: { detail?: unknown }) => {
-  const result = await handlePlanCompleted(deps, event.detail);
+export const handler = async (event: IncomingEvent, context?: { invokedFunctionArn?: string }) => {
+  const publishers = accountPublishers(grants, accountOfArn(context?.invokedFunctionArn));
+  const result = await receivePlanCompleted(deps, publishers, event);
   deps.metrics.flush();
   return { offered: result.offered, itemId: result.item?.id ?? null };
 };

@@ -3,8 +3,15 @@ import { handle } from "hono/aws-lambda";
 import { createHttpApp } from "../core/adapters/http/app.js";
 import { authorizerTenant } from "../core/adapters/http/auth.js";
 import { summarizingRouteGroups } from "../core/adapters/http/summarizing-groups.js";
+import { createRateLimiterFromEnv } from "../core/composition/rate-limiter.js";
 import { createSummarizingDeps } from "../core/composition/summarizing-deps.js";
 
-const app = createHttpApp({ deps: createSummarizingDeps(), resolveTenant: authorizerTenant, groups: summarizingRouteGroups });
+const deps = createSummarizingDeps();
+const app = createHttpApp({
+  deps,
+  resolveTenant: authorizerTenant,
+  groups: summarizingRouteGroups,
+  rateLimiter: createRateLimiterFromEnv(process.env, deps.log),
+});
 
 export const handler = handle(app);

@@ -3,26 +3,28 @@
  * route on one port. `npm start`, the end-to-end tests, the demo and the benchmarks all use it.
  */
 import { serve, type ServerType } from "@hono/node-server";
+import type { Context } from "hono";
 import { createDocumentClient } from "../core/adapters/dynamodb/client.js";
 import { createTable } from "../core/adapters/dynamodb/create-table.js";
 import { createDynamoStore } from "../core/adapters/dynamodb/store.js";
 import { createLocalBus, type LocalBus } from "../core/adapters/events/local-bus.js";
 import { createPowertoolsLog, silentLog } from "../core/adapters/log.js";
-import { cursorSecretOf, readLocalEnv, readTableEnv, serviceNameOf } from "../core/composition/env.js";
+import { cursorSecretOf, readLocalEnv, readRateLimits, readTableEnv, serviceNameOf } from "../core/composition/env.js";
 import { createRecordingMetrics } from "../core/adapters/metrics/emf-metrics.js";
 import type { Log } from "../core/ports/logger.js";
 import type { ServiceDeps } from "../core/services/deps.js";
 import { EVENTS } from "../core/domain/events.js";
 import { createHttpApp } from "../core/adapters/http/app.js";
 import { createApiKeyStore } from "../core/adapters/dynamodb/api-keys.js";
-import { bearerKey, DEFAULT_LOCAL_KEYS, firstOf, parseApiKeys, staticKeyResolver } from "../core/adapters/http/auth.js";
+import { bearerKey, DEFAULT_LOCAL_KEYS, parseApiKeys } from "../core/adapters/http/auth.js";
 import { allRouteGroups } from "../core/adapters/http/groups.js";
 import { createDeps } from "../core/composition/create-deps.js";
+import { createDynamoRateLimiter } from "../core/adapters/dynamodb/rate-limiter.js";
 import { inspectorRoutes } from "./inspector-routes.js";
-import { localRoutes } from "./local-routes.js";
+import { localPublishers, localRoutes } from "./local-routes.js";
 import { startDynamoLocal, type DynamoLocal } from "./dynamodb-local.js";
 import { summarizerFactoryFromEnv } from "./summarizer.js";
-import { handlePlanCompleted, handleInboxAnswered, handleCompactionRequested } from "../core/adapters/events/handlers.js";
+import { receivePlanCompleted, receiveInboxAnswered, handleCompactionRequested } from "../core/adapters/events/handlers.js";
 
 export interface LocalServiceOptions {
   port?: number;
@@ -72,17 +74,28 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     if (options.overrides?.summarizer) deps.summarizer = options.overrides.summarizer;
     // Keys from MEMORY_API_KEYS, then keys created with `npm run keys` (hashed in the table).
     const tableKeys = createApiKeyStore({ client, tableName });
-    const resolveTenant = firstOf(staticKeyResolver(apiKeys), async (c) => {
+    const tenantOfKey = async (key: string) => apiKeys.get(key) ?? (await tableKeys.resolve(key))?.tenantId ?? null;
+    const resolveTenant = (c: Context) => {
       const key = bearerKey(c);
-      return key ? ((await tableKeys.resolve(key))?.tenantId ?? null) : null;
+      return key ? tenantOfKey(key) : null;
+    };
+    // Off unless TENANT_RATE_LIMIT or TENANT_RATE_LIMITS is set (README, "Configuration").
+    const limits = readRateLimits(env);
+    const rateLimiter = limits ? createDynamoRateLimiter({ client, tableName, limits, log }) : undefined;
+    const app = createHttpApp({
+      deps,
+      resolveTenant,
+      groups: allRouteGroups,
+      cursorSecret: cursorSecretOf(env),
+      rateLimiter,
     });
-    const app = createHttpApp({ deps, resolveTenant, groups: allRouteGroups, cursorSecret: cursorSecretOf(env) });
-    // The same handlers the EventBridge rules reach in AWS.
-    bus.subscribe(EVENTS.PlanCompleted, async (e) => void (await handlePlanCompleted(deps, e.detail)));
-    bus.subscribe(EVENTS.InboxItemAnswered, async (e) => void (await handleInboxAnswered(deps, e.detail)));
+    // The same handlers the EventBridge rules reach in AWS, bound to the publisher the same way:
+    // an event put through /local/eventbridge acts only for its key's tenant.
+    bus.subscribe(EVENTS.PlanCompleted, async (e) => void (await receivePlanCompleted(deps, localPublishers, e)));
+    bus.subscribe(EVENTS.InboxItemAnswered, async (e) => void (await receiveInboxAnswered(deps, localPublishers, e)));
     // The compaction worker, in process: the bus delivers at least once, like the EventBridge rule.
     bus.subscribe(EVENTS.CompactionRequested, async (e) => void (await handleCompactionRequested(deps, e.detail)));
-    localRoutes(app, { deps, bus, apiKeys });
+    localRoutes(app, { bus, tenantOfKey });
     inspectorRoutes(app);
     const host = options.host ?? "127.0.0.1";
     const server: ServerType = await new Promise((resolve) => {

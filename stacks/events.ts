@@ -73,7 +73,9 @@ export function Events({ stack, app }: StackContext) {
     targets[detailType] = fn;
   }
 
-  // Engines in other accounts may put the two incoming event kinds, and only those, on this bus.
+  // Engines in other accounts may put the two incoming event kinds, and only those, on this bus
+  // (every entry of a PutEvents call must match). Which tenants each account may act for is not
+  // a condition a bus policy can express: the two handlers check it against EVENT_PUBLISHERS.
   for (const account of config.eventPublisherAccounts) {
     bus.addToResourcePolicy(
       new PolicyStatement({
@@ -81,7 +83,12 @@ export function Events({ stack, app }: StackContext) {
         principals: [new AccountPrincipal(account)],
         actions: ["events:PutEvents"],
         resources: [bus.eventBusArn],
-        conditions: { StringEquals: { "events:source": Object.values(EVENT_RULES).map((r) => r.source) } },
+        conditions: {
+          "ForAllValues:StringEquals": {
+            "events:source": Object.values(EVENT_RULES).map((r) => r.source),
+            "events:detail-type": Object.keys(EVENT_RULES),
+          },
+        },
       }),
     );
   }

@@ -29,6 +29,10 @@ export interface HandlerSpec {
   queuesFolds?: boolean;
   /** True when the function serves paged listings: it gets the cursors' signing key (CURSOR_SECRET). */
   listsPages?: boolean;
+  /** True for the HTTP routes: they count each tenant's requests (TENANT_RATE_LIMIT, TENANT_RATE_LIMITS). */
+  rateLimited?: boolean;
+  /** True for the targets of the incoming events: they check each event's account (EVENT_PUBLISHERS). */
+  receivesEvents?: boolean;
 }
 
 /** The worker's timeout; its lease outlasts it, so a job still running is never taken over. */
@@ -40,6 +44,7 @@ export const HANDLERS = {
     entry: "functions/plain-routes.ts",
     summarizes: false,
     listsPages: true,
+    rateLimited: true,
     table: "read-write",
     queries: ["lsi1", "gsi1", "gsi2"],
     publishes: [EVENT_SOURCES.inbox],
@@ -54,6 +59,7 @@ export const HANDLERS = {
   summarizingRoutes: {
     entry: "functions/summarizing-routes.ts",
     summarizes: true,
+    rateLimited: true,
     queuesFolds: true,
     table: "read-write",
     queries: ["lsi1"],
@@ -65,6 +71,7 @@ export const HANDLERS = {
   planCompleted: {
     entry: "functions/plan-completed.ts",
     summarizes: false,
+    receivesEvents: true,
     table: "read-write",
     queries: [],
     publishes: [EVENT_SOURCES.memory],
@@ -75,6 +82,7 @@ export const HANDLERS = {
   inboxAnswered: {
     entry: "functions/inbox-answered.ts",
     summarizes: false,
+    receivesEvents: true,
     queuesFolds: true,
     table: "read-write",
     queries: ["lsi1"],

@@ -6,7 +6,7 @@
 import { ArnFormat, Stack } from "aws-cdk-lib";
 import type { ITable } from "aws-cdk-lib/aws-dynamodb";
 import type { IEventBus } from "aws-cdk-lib/aws-events";
-import { PolicyStatement } from "aws-cdk-lib/aws-iam";
+import { Effect, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import type { Construct } from "constructs";
 import { API_KEY_PK_PREFIX } from "../core/adapters/dynamodb/api-keys.js";
 import { tableIndexes } from "../core/adapters/dynamodb/table.js";
@@ -40,7 +40,18 @@ export function tableStatements(table: ITable, spec: HandlerSpec): PolicyStateme
       }),
     ];
   }
-  const statements = [new PolicyStatement({ actions: TABLE_ITEM_ACTIONS, resources: [table.tableArn] })];
+  const statements = [
+    new PolicyStatement({ actions: TABLE_ITEM_ACTIONS, resources: [table.tableArn] }),
+    // API key items are the operator's (`npm run keys`) and the authorizer's: a read-write role
+    // that could put one could mint a key for any tenant. The explicit deny wins over the allow
+    // above for any request whose partition keys include an `APIKEY#` one.
+    new PolicyStatement({
+      effect: Effect.DENY,
+      actions: TABLE_ITEM_ACTIONS,
+      resources: [table.tableArn],
+      conditions: { "ForAnyValue:StringLike": { "dynamodb:LeadingKeys": [`${API_KEY_PK_PREFIX}*`] } },
+    }),
+  ];
   if (spec.queries.length > 0) {
     statements.push(
       new PolicyStatement({ actions: ["dynamodb:Query"], resources: spec.queries.map((i) => indexArn(table, i)) }),

@@ -38,6 +38,12 @@ export function functionEnvironment(spec: HandlerSpec, o: { config: StageConfig;
   if (spec.publishes.length > 0 && o.busName) env.EVENT_BUS_NAME = o.busName;
   if (spec.queuesFolds && o.workerName) env.COMPACTION_WORKER_FUNCTION = o.workerName;
   if (spec.listsPages && o.config.cursorSecret) env.CURSOR_SECRET = o.config.cursorSecret;
+  // Set even when empty: the handlers then accept events from the service's own account only.
+  if (spec.receivesEvents) env.EVENT_PUBLISHERS = o.config.eventPublishers;
+  if (spec.rateLimited) {
+    env.TENANT_RATE_LIMIT = String(o.config.tenantRateLimit);
+    if (o.config.tenantRateLimits) env.TENANT_RATE_LIMITS = o.config.tenantRateLimits;
+  }
   if (spec.summarizes) {
     const c = o.config;
     // Parameter NAMES only: core/adapters/secrets/llm-secrets.ts fetches the SecureStrings at cold start.

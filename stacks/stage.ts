@@ -10,6 +10,9 @@ export function isDevStage(stage: string): boolean {
 
 export { SERVICE_NAME } from "../core/domain/service.js";
 import { SERVICE_NAME } from "../core/domain/service.js";
+import { readRateLimits } from "../core/composition/env.js";
+import { DEFAULT_TENANT_RATE_LIMIT } from "../core/domain/rate-limit.js";
+import { parsePublisherGrants, publisherAccounts } from "../core/domain/event-publishers.js";
 export const METRICS_NAMESPACE = "Vancetope/Memory";
 export const SUMMARIZERS = ["offline", "openai", "anthropic"] as const;
 
@@ -25,10 +28,22 @@ export interface StageConfig {
   secretParams: { openai: string; anthropic: string };
   /** A customer managed KMS key encrypting those parameters; the default aws/ssm key needs none. */
   secretsKmsKeyArn?: string;
-  /** Other AWS accounts allowed to put PlanCompleted / InboxItemAnswered events on the bus. */
+  /**
+   * Other AWS accounts allowed to put PlanCompleted / InboxItemAnswered events on the bus, each
+   * with the tenants its events may act for: `account=tenant,…` (normalised; `*` for any tenant),
+   * and the accounts it names.
+   */
+  eventPublishers: string;
   eventPublisherAccounts: string[];
   /** The key of the paging cursors' HMAC (CURSOR_SECRET); unset, the functions use the public local default. */
   cursorSecret?: string;
+  /**
+   * The HTTP routes' per-tenant request rate (docs/reliability.md, "Limits, budgets and rates"):
+   * requests per second of every tenant (0 = unlimited), and the operator's limits for named
+   * tenants as `tenant=n,…` (normalised).
+   */
+  tenantRateLimit: number;
+  tenantRateLimits: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -41,8 +56,9 @@ export const llmKeyParameterName = (stage: string, provider: "openai" | "anthrop
 
 /**
  * Reads SUMMARIZER, SUMMARIZER_MODEL, OPENAI_BASE_URL, ANTHROPIC_BASE_URL,
- * VANCETOPE_SECRETS_KMS_KEY_ARN, VANCETOPE_EVENT_PUBLISHER_ACCOUNTS (comma-separated account
- * ids) and VANCETOPE_CURSOR_SECRET. The LLM keys themselves are never read here: they live in SSM only.
+ * VANCETOPE_SECRETS_KMS_KEY_ARN, VANCETOPE_EVENT_PUBLISHERS (`account=tenant,…`), TENANT_RATE_LIMIT
+ * (default 20), TENANT_RATE_LIMITS and VANCETOPE_CURSOR_SECRET. The LLM keys themselves are never
+ * read here: they live in SSM only.
  */
 export function readStageConfig(stage: string, env: Env = process.env): StageConfig {
   if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(stage)) throw new Error(`invalid stage name '${stage}'`);
@@ -50,19 +66,24 @@ export function readStageConfig(stage: string, env: Env = process.env): StageCon
   if (summarizer && !(SUMMARIZERS as readonly string[]).includes(summarizer)) {
     throw new Error(`SUMMARIZER must be one of ${SUMMARIZERS.join(", ")} (got '${summarizer}')`);
   }
-  const accounts = (env.VANCETOPE_EVENT_PUBLISHER_ACCOUNTS ?? "")
-    .split(",")
-    .map((a) => a.trim())
-    .filter(Boolean);
-  for (const a of accounts) {
-    if (!/^\d{12}$/.test(a)) throw new Error(`VANCETOPE_EVENT_PUBLISHER_ACCOUNTS: '${a}' is not a 12-digit account id`);
+  if (nonEmpty(env.VANCETOPE_EVENT_PUBLISHER_ACCOUNTS)) {
+    // An account list alone would let each account act for every tenant: refuse it, do not guess.
+    throw new Error(
+      "VANCETOPE_EVENT_PUBLISHER_ACCOUNTS is replaced by VANCETOPE_EVENT_PUBLISHERS=<account>=<tenant>,…: name the tenants each account may act for",
+    );
   }
+  const grants = parsePublisherGrants(env.VANCETOPE_EVENT_PUBLISHERS ?? "", "VANCETOPE_EVENT_PUBLISHERS");
   const kms = nonEmpty(env.VANCETOPE_SECRETS_KMS_KEY_ARN);
   if (kms && !/^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/.test(kms)) {
     throw new Error(`VANCETOPE_SECRETS_KMS_KEY_ARN must be a KMS key ARN (got '${kms}')`);
   }
   const cursorSecret = nonEmpty(env.VANCETOPE_CURSOR_SECRET);
   if (cursorSecret && cursorSecret.length < 32) throw new Error("VANCETOPE_CURSOR_SECRET must be at least 32 characters");
+  // Checked like the functions check them, so a bad value fails the deploy, not every request.
+  const rates = readRateLimits({
+    TENANT_RATE_LIMIT: nonEmpty(env.TENANT_RATE_LIMIT) ?? String(DEFAULT_TENANT_RATE_LIMIT),
+    TENANT_RATE_LIMITS: env.TENANT_RATE_LIMITS,
+  })!;
   return {
     stage,
     dev: isDevStage(stage),
@@ -72,7 +93,12 @@ export function readStageConfig(stage: string, env: Env = process.env): StageCon
     anthropicBaseUrl: nonEmpty(env.ANTHROPIC_BASE_URL),
     secretParams: { openai: llmKeyParameterName(stage, "openai"), anthropic: llmKeyParameterName(stage, "anthropic") },
     secretsKmsKeyArn: kms,
-    eventPublisherAccounts: accounts,
+    eventPublishers: [...grants]
+      .flatMap(([account, tenants]) => (tenants === "any" ? [`${account}=*`] : [...tenants].map((t) => `${account}=${t}`)))
+      .join(","),
+    eventPublisherAccounts: publisherAccounts(grants),
+    tenantRateLimit: rates.perSecond,
+    tenantRateLimits: [...rates.perTenant].map(([tenant, n]) => `${tenant}=${n}`).join(","),
     cursorSecret,
   };
 }

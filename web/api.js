@@ -78,9 +78,11 @@ export async function api(path, send) {
       headers,
       body: send?.body === undefined ? undefined : JSON.stringify(send.body),
     });
-    if (res.status === 401) {
+    // 401 from the service (or a missing header at API Gateway), 403 from API Gateway when the
+    // authorizer denies the key (docs/deploy.md, "API keys").
+    if (res.status === 401 || res.status === 403) {
       if (localStorage.getItem(KEY_STORAGE) === key) localStorage.removeItem(KEY_STORAGE);
-      await askKey("That key was rejected (401). Enter a valid API key.");
+      await askKey(`That key was rejected (${res.status}). Enter a valid API key.`);
       continue;
     }
     const body = await res.json().catch(() => null);

@@ -5,6 +5,9 @@
  * listed in docs/deploy.md (functions) and the README (local runner); the summarizer's own choice
  * of provider and model is read by core/adapters/llm/create-summarizer.ts, where it is used.
  */
+import { parsePublisherGrants, type PublisherGrants } from "../domain/event-publishers.js";
+import { Id } from "../domain/fields.js";
+import { DEFAULT_TENANT_RATE_LIMIT, MAX_TENANT_RATE_LIMIT, type RateLimits } from "../domain/rate-limit.js";
 import { SERVICE_NAME } from "../domain/service.js";
 import { tunablesFromEnv, type Tunables } from "../domain/tunables.js";
 import type { CompactionSettings } from "../services/compaction-settings.js";
@@ -91,6 +94,46 @@ export function readServiceEnv(env: Env, compactionDefaults: CompactionSettings)
     leaseMs: msFrom(env, "COMPACTION_LEASE_MS", 60_000, 100, 900_000),
     compaction: readCompactionSettings(env, compactionDefaults),
   };
+}
+
+/**
+ * EVENT_PUBLISHERS of the event handler functions: the accounts outside the service that may put
+ * incoming events, each with the tenants it may act for (`account=tenant,…`, `*` for any; the
+ * stage's VANCETOPE_EVENT_PUBLISHERS). Unset: no account but the service's own.
+ */
+export const readEventPublishers = (env: Env): PublisherGrants => parsePublisherGrants(valueOf(env, "EVENT_PUBLISHERS") ?? "");
+
+/** A whole number of requests per second from `min` to MAX_TENANT_RATE_LIMIT. */
+function ratePerSecond(name: string, raw: string, min: number): number {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < min || n > MAX_TENANT_RATE_LIMIT) {
+    throw new Error(`${name} must be a whole number of requests per second from ${min} to ${MAX_TENANT_RATE_LIMIT}, got '${raw}'`);
+  }
+  return n;
+}
+
+/**
+ * The per-tenant request rate of the HTTP routes (docs/reliability.md, "Limits, budgets and
+ * rates"): TENANT_RATE_LIMIT (requests per second of every tenant; 0 = unlimited) and
+ * TENANT_RATE_LIMITS (`tenantA=50,tenantB=5`, the operator's limits for named tenants). Both unset:
+ * undefined, nothing is counted (the local runner's default; every deployed stage sets them).
+ */
+export function readRateLimits(env: Env): RateLimits | undefined {
+  const base = valueOf(env, "TENANT_RATE_LIMIT");
+  const list = valueOf(env, "TENANT_RATE_LIMITS");
+  if (base === undefined && list === undefined) return undefined;
+  const perTenant = new Map<string, number>();
+  for (const entry of (list ?? "").split(",").map((s) => s.trim()).filter(Boolean)) {
+    const at = entry.lastIndexOf("=");
+    const tenant = entry.slice(0, at).trim();
+    if (at <= 0 || !Id.safeParse(tenant).success) {
+      throw new Error(`TENANT_RATE_LIMITS: '${entry}' is not tenant=requests-per-second with a valid tenant id`);
+    }
+    if (perTenant.has(tenant)) throw new Error(`TENANT_RATE_LIMITS: tenant '${tenant}' is listed twice`);
+    perTenant.set(tenant, ratePerSecond("TENANT_RATE_LIMITS", entry.slice(at + 1).trim(), 1));
+  }
+  const perSecond = base === undefined ? DEFAULT_TENANT_RATE_LIMIT : ratePerSecond("TENANT_RATE_LIMIT", base, 0);
+  return { perSecond, perTenant };
 }
 
 /** The local runner's own settings (README, "Run it locally"). */

@@ -2,7 +2,7 @@
  * The one error type of the service. `kind` decides the HTTP status; only non-internal kinds show
  * their message to callers.
  */
-export type ErrorKind = "input" | "auth" | "not_found" | "conflict" | "too_large" | "internal";
+export type ErrorKind = "input" | "auth" | "not_found" | "conflict" | "too_large" | "too_many_requests" | "internal";
 
 export class AppError extends Error {
   override readonly name = "AppError";

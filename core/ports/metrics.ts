@@ -2,6 +2,9 @@
 /** `clear` counts a tool-result clearing round (its messages value: results cleared). */
 export type CompactionMetricMode = "soft" | "hard" | "emergency" | "range" | "clear";
 
+/** Why an incoming event was dropped (docs/deploy.md, "Events from another account"). */
+export type EventDropReason = "invalid_detail" | "publisher_not_allowed";
+
 /** What became of a prepared fold. */
 export type PreparedFoldOutcome = "used" | "discarded" | "expired";
 
@@ -17,5 +20,9 @@ export interface Metrics {
   strengthAnalysis(analyzer: "offline" | "model", tagged: number, usage?: { inputTokens?: number; outputTokens?: number }): void;
   /** One undone compaction and how many messages it made active again. */
   revert(restoredMessages: number): void;
+  /** One request refused by the per-tenant rate limit (docs/reliability.md, "Limits, budgets and rates"). */
+  rateLimited(tenantId: string): void;
+  /** One incoming event dropped without effect, and why. */
+  eventDropped(event: string, reason: EventDropReason): void;
   flush(): void;
 }

@@ -104,6 +104,31 @@ const rowsIn = (page: Page) => page.locator("#timeline > li.msg-row");
 // Each test loads the page several times in a real browser; alone a test takes a second or two,
 // but with the whole suite on two cores the 30 s default has run out.
 describe("inspector page", { timeout: 90_000 }, () => {
+  it("asks again when API Gateway denies the key (403 from the authorizer)", async () => {
+    const context = await browser.newContext();
+    // What a deployed stage answers for a key its authorizer denies (docs/deploy.md, "API keys").
+    await context.route("**/v1/**", (route) =>
+      route.request().headers().authorization === "Bearer denied-key"
+        ? route.fulfill({ status: 403, contentType: "application/json", body: '{"message":"Forbidden"}' })
+        : route.continue(),
+    );
+    await context.addInitScript(() => localStorage.getItem("vancetope.apiKey") ?? localStorage.setItem("vancetope.apiKey", "denied-key"));
+    const page = await context.newPage();
+    try {
+      await page.goto(`${ctx.service.url}/?process=${PROCESS}`);
+      const dialog = page.locator("#key-dialog");
+      await dialog.waitFor({ state: "visible" });
+      expect(await page.textContent("#key-message")).toMatch(/rejected \(403\)/);
+      expect(await page.evaluate(() => localStorage.getItem("vancetope.apiKey"))).toBeNull();
+      await page.fill("#key-input", KEY_A);
+      await page.click("#key-form button[type=submit]");
+      await rowsIn(page).first().waitFor();
+      expect(await dialog.isVisible()).toBe(false);
+    } finally {
+      await context.close();
+    }
+  });
+
   it("asks for the key once, remembers it, and asks again after a 401", async () => {
     const context = await browser.newContext();
     const page = await context.newPage();

@@ -43,7 +43,7 @@ describe("background compaction over HTTP", () => {
     const hard = await api("POST", "/v1/processes/bg-http/turns", { body: { model: { contextWindow: 10_000 }, prompt: { tokens: 9_000 } } });
     expect(hard.body.compaction).toMatchObject({ mode: "HARD", compacted: true, memoryId: queued.body.compaction.memoryId });
     expect(fake.calls.length).toBe(calls);
-    const events = (await api("GET", "/local/events", { key: null })).body.items as any[];
+    const events = (await api("GET", "/local/events")).body.items as any[];
     const mine = events.filter((e) => e.detail.processId === "bg-http").map((e) => [e.detailType, e.detail.producedBy ?? e.detail.job]);
     expect(mine).toEqual([
       ["CompactionRequested", "prepare"],

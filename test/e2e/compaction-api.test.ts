@@ -128,7 +128,7 @@ describe("POST /v1/processes/{id}/compaction", () => {
   it("publishes MemoryCompacted, listed by GET /local/events", async () => {
     await chat("c-event");
     const res = await compaction("c-event", { model: MODEL, force: "HARD" });
-    const events = (await api("GET", "/local/events", { key: null })).body.items as any[];
+    const events = (await api("GET", "/local/events")).body.items as any[];
     const mine = events.filter((e) => e.detail.processId === "c-event");
     expect(mine).toEqual([
       {

@@ -3,10 +3,11 @@ import { EventBridgeClient, PutEventsCommand } from "@aws-sdk/client-eventbridge
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDocumentClient } from "../../core/adapters/dynamodb/client.js";
 import { createDynamoStore } from "../../core/adapters/dynamodb/store.js";
+import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import { dynamoEndpoint } from "../support/dynamo.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { createFaultyStore } from "../../tools/faulty-store.js";
-import { startTestService } from "../support/service.js";
+import { KEY_A, KEY_B, startTestService } from "../support/service.js";
 
 let ctx: Awaited<ReturnType<typeof startTestService>>;
 let api: Awaited<ReturnType<typeof startTestService>>["api"];
@@ -80,7 +81,7 @@ describe("PlanCompleted -> offer", () => {
       status: "OPEN",
       payload: { from: marker.createdAt, to: completedAt, topicLabel: "db-migration" },
     });
-    const events = (await api("GET", "/local/events", { key: null })).body.items as any[];
+    const events = (await api("GET", "/local/events")).body.items as any[];
     const offered = events.filter((e) => e.detailType === "RecompactionOffered" && e.detail.processId === "plan-dup");
     expect(offered).toHaveLength(1);
     expect(offered[0]).toMatchObject({ source: "vancetope.memory", detail: { itemId: offers[0].id, tenantId: "tenant-a" } });
@@ -150,7 +151,7 @@ describe("answering the offer", () => {
       if (memory.sourceRefs.includes(m.id)) expect(m.archivedInMemoryId).toBe(memory.id);
       else expect(m.archivedInMemoryId).toBeNull();
     }
-    const events = (await api("GET", "/local/events", { key: null })).body.items as any[];
+    const events = (await api("GET", "/local/events")).body.items as any[];
     expect(events.filter((e) => e.detailType === "MemoryCompacted" && e.detail.processId === id)).toEqual([
       expect.objectContaining({ detail: expect.objectContaining({ mode: "RANGE", memoryId: memory.id, compactedMessages: 4 }) }),
     ]);
@@ -213,38 +214,96 @@ describe("answering the offer", () => {
 });
 
 describe("local PutEvents endpoint", () => {
-  it("accepts PutEvents from the real EventBridge client and routes PlanCompleted to the handler", async () => {
-    const { completedAt } = await planSession("put-events", 2);
-    const client = new EventBridgeClient({
+  /** The real EventBridge client, signing with the API key as its access key id. */
+  const eventBridge = (key: string) =>
+    new EventBridgeClient({
       endpoint: `${ctx.service.url}/local/eventbridge`,
       region: "us-east-1",
-      credentials: { accessKeyId: "local", secretAccessKey: "local" },
+      credentials: { accessKeyId: key, secretAccessKey: "unused" },
     });
-    const out = await client.send(
-      new PutEventsCommand({
-        Entries: [
-          {
-            Source: "vancetope.plan",
-            DetailType: "PlanCompleted",
-            Detail: JSON.stringify({ tenantId: "tenant-a", processId: "put-events", planId: "p9", topicLabel: "via-sdk", completedAt }),
-          },
-        ],
-      }),
-    );
+  const planEntry = (processId: string, completedAt: string, planId: string, topicLabel: string) => ({
+    Source: "vancetope.plan",
+    DetailType: "PlanCompleted",
+    Detail: JSON.stringify({ tenantId: "tenant-a", processId, planId, topicLabel, completedAt }),
+  });
+
+  it("accepts PutEvents from the real EventBridge client and routes PlanCompleted to the handler", async () => {
+    const { completedAt } = await planSession("put-events", 2);
+    const out = await eventBridge(KEY_A).send(new PutEventsCommand({ Entries: [planEntry("put-events", completedAt, "p9", "via-sdk")] }));
     expect(out.FailedEntryCount).toBe(0);
     expect(out.Entries?.[0]?.EventId).toBeTruthy();
     await ctx.service.bus.drain();
     expect((await offersOf("put-events"))[0]?.payload.topicLabel).toBe("via-sdk");
   });
 
+  it("acts only for the tenant of the key that put the event", async () => {
+    const { completedAt } = await planSession("put-events-b", 2);
+    // Accepted, as EventBridge accepts it; the handler drops it: key B may not act for tenant A.
+    const out = await eventBridge(KEY_B).send(new PutEventsCommand({ Entries: [planEntry("put-events-b", completedAt, "p1", "forged")] }));
+    expect(out.FailedEntryCount).toBe(0);
+    await ctx.service.bus.drain();
+    expect(await offersOf("put-events-b")).toEqual([]);
+    const bearer = await fetch(`${ctx.service.url}/local/eventbridge`, {
+      method: "POST",
+      headers: { "x-amz-target": "AWSEvents.PutEvents", authorization: `Bearer ${KEY_B}` },
+      body: JSON.stringify({ Entries: [planEntry("put-events-b", completedAt, "p2", "forged")] }),
+    });
+    expect(bearer.status).toBe(200);
+    await ctx.service.bus.drain();
+    expect(await offersOf("put-events-b")).toEqual([]);
+    const metrics = ctx.service.deps.metrics as ReturnType<typeof createRecordingMetrics>;
+    expect(metrics.droppedEvents.filter((d) => d.reason === "publisher_not_allowed")).toHaveLength(2);
+  });
+
+  it("refuses a request without a known key and delivers nothing", async () => {
+    const { completedAt } = await planSession("put-events-nokey", 2);
+    const attempts: Array<Record<string, string>> = [
+      {},
+      { authorization: "Bearer not-a-key" },
+      { authorization: "AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/events/aws4_request" },
+    ];
+    for (const headers of attempts) {
+      const res = await fetch(`${ctx.service.url}/local/eventbridge`, {
+        method: "POST",
+        headers: { "x-amz-target": "AWSEvents.PutEvents", ...headers },
+        body: JSON.stringify({ Entries: [planEntry("put-events-nokey", completedAt, "p3", "anon")] }),
+      });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toMatchObject({ __type: "UnrecognizedClientException" });
+    }
+    await expect(eventBridge("local").send(new PutEventsCommand({ Entries: [planEntry("put-events-nokey", completedAt, "p4", "anon")] }))).rejects.toMatchObject({
+      name: "UnrecognizedClientException",
+    });
+    await ctx.service.bus.drain();
+    expect(await offersOf("put-events-nokey")).toEqual([]);
+  });
+
   it("reports malformed entries as failed entries", async () => {
     const res = await fetch(`${ctx.service.url}/local/eventbridge`, {
       method: "POST",
-      headers: { "x-amz-target": "AWSEvents.PutEvents", "content-type": "application/x-amz-json-1.1" },
+      headers: { "x-amz-target": "AWSEvents.PutEvents", "content-type": "application/x-amz-json-1.1", authorization: `Bearer ${KEY_A}` },
       body: JSON.stringify({ Entries: [{ Source: "vancetope.plan", DetailType: "PlanCompleted", Detail: "{nope" }] }),
     });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ FailedEntryCount: 1, Entries: [{ ErrorCode: "MalformedDetail" }] });
+  });
+});
+
+describe("local event list", () => {
+  it("needs a key and lists only the events of the key's tenant", async () => {
+    expect((await api("GET", "/local/events", { key: null })).status).toBe(401);
+    expect((await api("GET", "/local/events", { key: "not-a-key" })).status).toBe(401);
+    await ctx.service.bus.publish({
+      source: "vancetope.memory",
+      detailType: "MemoryReverted",
+      detail: { tenantId: "tenant-b", processId: "listed-b", memoryId: "mem_x", restoredMessages: 1, activeSummaryId: null },
+    });
+    const forB = (await api("GET", "/local/events", { key: KEY_B })).body.items as any[];
+    const forA = (await api("GET", "/local/events")).body.items as any[];
+    expect(forA.length).toBeGreaterThan(0);
+    expect(forB.map((e) => e.detail.processId)).toEqual(["listed-b"]);
+    expect(forA.every((e) => e.detail.tenantId === "tenant-a")).toBe(true);
+    expect(forB.every((e) => e.detail.tenantId === "tenant-b")).toBe(true);
   });
 });
 

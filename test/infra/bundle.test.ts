@@ -264,7 +264,7 @@ describe.each(RUNTIMES)("deployed bundles answer without AWS on $label", ({ bina
     expect(JSON.parse(response.body).error.code).toMatch(/^auth\./);
   }, 30_000);
 
-  it("authorizer: a request that is not a bearer token gets no tenant (and reads nothing)", async () => {
+  it("authorizer: a request that is not a bearer token is denied (and reads nothing)", async () => {
     const { result } = await loadInFreshNode(
       built.authorizer.file,
       {
@@ -275,7 +275,7 @@ describe.each(RUNTIMES)("deployed bundles answer without AWS on $label", ({ bina
       },
       binary,
     );
-    expect(result).toEqual({ isAuthorized: true });
+    expect(result).toEqual({ isAuthorized: false });
   }, 30_000);
 
   it("compaction: a turn request without an authorizer tenant is 401 in the API's error format", async () => {

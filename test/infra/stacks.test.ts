@@ -13,7 +13,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { tableIndexes } from "../../core/adapters/dynamodb/table.js";
 import { API_ROUTES, AUTHORIZER_CACHE_TTL, PUBLIC_ROUTES, THROTTLE } from "../../stacks/api.js";
 import { productionBuildOptions } from "../../stacks/bundling.js";
-import { HANDLERS, type HandlerName } from "../../stacks/handlers.js";
+import { HANDLERS, type HandlerName, type HandlerSpec } from "../../stacks/handlers.js";
 import { TABLE_ITEM_ACTIONS } from "../../stacks/permissions.js";
 import { API_URL_PLACEHOLDER, NO_CACHE, WEB_DIR, inspectorSiteProps } from "../../stacks/web.js";
 import { grantLines, grantsOf, logicalId, managedPolicies } from "./iam.js";
@@ -27,6 +27,9 @@ const CLEAN_ENV = {
   ANTHROPIC_BASE_URL: undefined,
   VANCETOPE_SECRETS_KMS_KEY_ARN: undefined,
   VANCETOPE_EVENT_PUBLISHER_ACCOUNTS: undefined,
+  VANCETOPE_EVENT_PUBLISHERS: undefined,
+  TENANT_RATE_LIMIT: undefined,
+  TENANT_RATE_LIMITS: undefined,
 };
 const PUBLISHER_ACCOUNT = "210987654321";
 const KMS_KEY = `arn:aws:kms:${REGION}:${ACCOUNT}:key/1234abcd-12ab-34cd-56ef-1234567890ab`;
@@ -46,7 +49,8 @@ beforeAll(async () => {
       SUMMARIZER: "anthropic",
       SUMMARIZER_MODEL: "claude-sonnet-4-5",
       ANTHROPIC_BASE_URL: "https://llm-gateway.example.com",
-      VANCETOPE_EVENT_PUBLISHER_ACCOUNTS: PUBLISHER_ACCOUNT,
+      VANCETOPE_EVENT_PUBLISHERS: `${PUBLISHER_ACCOUNT}=team-a-engine`,
+      TENANT_RATE_LIMITS: "batch=5",
       SST_BUILD_CONCURRENCY: "2",
     },
     // The real bundling of every function; the static site too when web/ exists (SST zips it then).
@@ -68,6 +72,7 @@ function functionsOf(s: Synthesized): Record<HandlerName, { template: Template; 
   };
 }
 
+const handlerNames = Object.keys(HANDLERS) as HandlerName[];
 const props = (t: Template, id: string) => (t.toJSON().Resources[id] as { Properties: Record<string, any> }).Properties;
 const allTemplates = (s: Synthesized) => Object.values(s.templates).filter(Boolean) as Template[];
 
@@ -200,16 +205,32 @@ describe("events: bus, rules, retries and the dead-letter queue", () => {
     });
   });
 
-  it("lets the configured engine accounts put only the incoming event sources on the bus", () => {
+  it("lets the configured engine accounts put only the incoming event sources and kinds on the bus", () => {
     prod.templates.events.hasResourceProperties("AWS::Events::EventBusPolicy", {
       Statement: {
         Effect: "Allow",
         Action: "events:PutEvents",
         Principal: { AWS: { "Fn::Join": ["", Match.arrayWith([`:iam::${PUBLISHER_ACCOUNT}:root`])] } },
-        Condition: { StringEquals: { "events:source": ["vancetope.plan", "vancetope.inbox"] } },
+        Condition: {
+          "ForAllValues:StringEquals": {
+            "events:source": ["vancetope.plan", "vancetope.inbox"],
+            "events:detail-type": ["PlanCompleted", "InboxItemAnswered"],
+          },
+        },
       },
     });
     dev.templates.events.resourceCountIs("AWS::Events::EventBusPolicy", 0);
+  });
+
+  it("tells the two event handlers which tenants each publisher account may act for, and no other function", () => {
+    for (const name of handlerNames) {
+      const { template, id } = functionsOf(prod)[name];
+      const env = props(template, id).Environment.Variables as Record<string, unknown>;
+      expect(env.EVENT_PUBLISHERS, name).toBe((HANDLERS[name] as HandlerSpec).receivesEvents ? `${PUBLISHER_ACCOUNT}=team-a-engine` : undefined);
+    }
+    // Without publishers the handlers accept the service's own account alone.
+    const dev1 = functionsOf(dev).planCompleted;
+    expect(props(dev1.template, dev1.id).Environment.Variables.EVENT_PUBLISHERS).toBe("");
   });
 });
 
@@ -358,6 +379,19 @@ describe("functions: runtime, sizes, settings, logs", () => {
     expect(props(inbox.template, inbox.id).Environment.Variables.COMPACTION_WORKER_FUNCTION).toBeDefined();
   });
 
+  it("gives the two route functions the per-tenant rate, 20 per second unless the operator says otherwise", () => {
+    for (const name of names) {
+      const { template, id } = functionsOf(prod)[name];
+      const env = props(template, id).Environment.Variables as Record<string, unknown>;
+      const routes = name === "plainRoutes" || name === "summarizingRoutes";
+      expect(env.TENANT_RATE_LIMIT, name).toBe(routes ? "20" : undefined);
+      expect(env.TENANT_RATE_LIMITS, name).toBe(routes ? "batch=5" : undefined);
+    }
+    const devRoutes = functionsOf(dev).plainRoutes;
+    expect(props(devRoutes.template, devRoutes.id).Environment.Variables).toMatchObject({ TENANT_RATE_LIMIT: "20" });
+    expect(props(devRoutes.template, devRoutes.id).Environment.Variables.TENANT_RATE_LIMITS).toBeUndefined();
+  });
+
   it("dev stages drop function logs with the stage", () => {
     const { template, id } = functionsOf(dev).plainRoutes;
     const logGroupId = props(template, id).LoggingConfig.LogGroup.Ref as string;
@@ -408,7 +442,8 @@ describe("functions: runtime, sizes, settings, logs", () => {
 });
 
 describe("IAM: each function gets only what it uses", () => {
-  const items = TABLE_ITEM_ACTIONS.map((a) => `${a} table`);
+  // The read-write roles may not touch API key items: a compromised function cannot mint a key.
+  const items = [...TABLE_ITEM_ACTIONS.map((a) => `${a} table`), ...TABLE_ITEM_ACTIONS.map((a) => `Deny ${a} table`)];
   const secrets = [
     "ssm:GetParameter ssm:/vancetope-memory/team-a/anthropic-api-key",
     "ssm:GetParameter ssm:/vancetope-memory/team-a/openai-api-key",
@@ -441,6 +476,20 @@ describe("IAM: each function gets only what it uses", () => {
         condition: { "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["APIKEY#*"] } },
       },
     ]);
+  });
+
+  it.each(handlerNames.filter((n) => HANDLERS[n].table === "read-write"))("%s cannot read or write API key items (a LeadingKeys deny)", (name) => {
+    const { template, id } = functionsOf(prod)[name];
+    const denied = grantsOf(template, id).filter((g) => g.effect === "Deny");
+    expect(denied).toEqual(
+      TABLE_ITEM_ACTIONS.map((action) => ({
+        effect: "Deny",
+        action,
+        resource: "table",
+        condition: { "ForAnyValue:StringLike": { "dynamodb:LeadingKeys": ["APIKEY#*"] } },
+      })),
+    );
+    expect(TABLE_ITEM_ACTIONS).toEqual(expect.arrayContaining(["dynamodb:PutItem", "dynamodb:UpdateItem"]));
   });
 
   it.each([

@@ -19,7 +19,7 @@ describe("stages", () => {
       SUMMARIZER_MODEL: "gpt-4.1-mini",
       OPENAI_BASE_URL: "https://vllm.internal/v1",
       OPENAI_API_KEY: "sk-must-not-be-read",
-      VANCETOPE_EVENT_PUBLISHER_ACCOUNTS: " 111111111111, 222222222222 ",
+      VANCETOPE_EVENT_PUBLISHERS: " 111111111111=team-a, 222222222222=* ,111111111111=team-b",
     });
     expect(config).toEqual({
       stage: "team-a",
@@ -33,7 +33,10 @@ describe("stages", () => {
         anthropic: "/vancetope-memory/team-a/anthropic-api-key",
       },
       secretsKmsKeyArn: undefined,
+      eventPublishers: "111111111111=team-a,111111111111=team-b,222222222222=*",
       eventPublisherAccounts: ["111111111111", "222222222222"],
+      tenantRateLimit: 20,
+      tenantRateLimits: "",
     });
     expect(JSON.stringify(config)).not.toContain("sk-must-not-be-read");
   });
@@ -50,12 +53,31 @@ describe("stages", () => {
   });
 
   it("defaults to no explicit summarizer, so the function picks by which key parameter exists", () => {
-    expect(readStageConfig("dev", {})).toMatchObject({ summarizer: undefined, summarizerModel: undefined, eventPublisherAccounts: [] });
+    expect(readStageConfig("dev", {})).toMatchObject({
+      summarizer: undefined,
+      summarizerModel: undefined,
+      eventPublishers: "",
+      eventPublisherAccounts: [],
+    });
+  });
+
+  it("reads the per-tenant request rate: 20 per second by default, the operator's limits per tenant", () => {
+    expect(readStageConfig("team-a", {})).toMatchObject({ tenantRateLimit: 20, tenantRateLimits: "" });
+    expect(readStageConfig("team-a", { TENANT_RATE_LIMIT: "50", TENANT_RATE_LIMITS: " batch=5, ui=100 " })).toMatchObject({
+      tenantRateLimit: 50,
+      tenantRateLimits: "batch=5,ui=100",
+    });
+    expect(readStageConfig("team-a", { TENANT_RATE_LIMIT: "0" })).toMatchObject({ tenantRateLimit: 0 });
   });
 
   it.each([
+    [{ TENANT_RATE_LIMIT: "lots" }, /TENANT_RATE_LIMIT must be a whole number/],
+    [{ TENANT_RATE_LIMITS: "a=b" }, /TENANT_RATE_LIMITS must be a whole number/],
     [{ SUMMARIZER: "gpt" }, /SUMMARIZER must be one of/],
-    [{ VANCETOPE_EVENT_PUBLISHER_ACCOUNTS: "12345" }, /12-digit/],
+    [{ VANCETOPE_EVENT_PUBLISHERS: "12345=team-a" }, /12-digit/],
+    [{ VANCETOPE_EVENT_PUBLISHERS: "111111111111" }, /VANCETOPE_EVENT_PUBLISHERS: '111111111111' is not/],
+    // An account list without tenants would let each account act for every tenant.
+    [{ VANCETOPE_EVENT_PUBLISHER_ACCOUNTS: "111111111111" }, /replaced by VANCETOPE_EVENT_PUBLISHERS/],
     [{ VANCETOPE_SECRETS_KMS_KEY_ARN: "alias/aws/ssm" }, /KMS key ARN/],
     [{ VANCETOPE_CURSOR_SECRET: "too-short" }, /at least 32 characters/],
   ])("refuses to synthesize with %j", (env, message) => {

@@ -12,6 +12,7 @@ import {
   apiKeyPk,
   createApiKeyStore,
   createKeyParams,
+  generateApiKey,
   hashApiKey,
   listKeysParams,
   resolveKeyParams,
@@ -127,7 +128,7 @@ describe("api key store on DynamoDB Local", () => {
     await expect(keys.create({ tenantId: "" })).rejects.toThrow();
   });
 
-  it("feeds the authorizer: live key -> tenant context, revoked or unknown -> no tenant", async () => {
+  it("feeds the authorizer: live key -> tenant context; revoked, unknown or malformed -> denied", async () => {
     const authorize = createAuthorizer({ keys, log: silentLog });
     const live = await keys.create({ tenantId: "team-e" });
     const dead = await keys.create({ tenantId: "team-e" });
@@ -136,9 +137,25 @@ describe("api key store on DynamoDB Local", () => {
 
     expect(await authorize(event(`Bearer ${live.key}`))).toEqual({ isAuthorized: true, context: { tenantId: "team-e" } });
     expect(await authorize(event(`bearer   ${live.key} `))).toEqual({ isAuthorized: true, context: { tenantId: "team-e" } });
-    expect(await authorize(event(`Bearer ${dead.key}`))).toEqual({ isAuthorized: true });
-    expect(await authorize(event("Bearer vtm_unknown"))).toEqual({ isAuthorized: true });
-    expect(await authorize(event(live.key))).toEqual({ isAuthorized: true });
+    expect(await authorize(event(`Bearer ${dead.key}`))).toEqual({ isAuthorized: false });
+    expect(await authorize(event("Bearer vtm_unknown"))).toEqual({ isAuthorized: false });
+    expect(await authorize(event(`Bearer ${generateApiKey()}`))).toEqual({ isAuthorized: false });
+    expect(await authorize(event(live.key))).toEqual({ isAuthorized: false });
+  });
+
+  it("denies tokens that cannot be a key without reading the table", async () => {
+    const sent: string[] = [];
+    const counting = { send: (command: { constructor: { name: string } }) => (sent.push(command.constructor.name), table.client.send(command as never)) };
+    const countingKeys = createApiKeyStore({ client: counting as unknown as typeof table.client, tableName: table.tableName });
+    const authorize = createAuthorizer({ keys: countingKeys, log: silentLog });
+    const event = (authorization: string) => ({ type: "REQUEST", identitySource: [authorization], headers: { authorization } });
+    for (const token of ["Bearer random-token", "Bearer vtm_short", `Bearer vtm_${"a".repeat(44)}`, `Bearer vtm_${"a".repeat(42)}!`, "Basic abc"]) {
+      expect(await authorize(event(token)), token).toEqual({ isAuthorized: false });
+    }
+    expect(sent).toEqual([]);
+    // A token shaped like a key costs exactly one read.
+    expect(await authorize(event(`Bearer ${generateApiKey()}`))).toEqual({ isAuthorized: false });
+    expect(sent).toEqual(["GetCommand"]);
   });
 });
 

@@ -8,6 +8,8 @@ import { describe, expect, it } from "vitest";
 import { resolveSummarizerConfig } from "../../core/adapters/llm/create-summarizer.js";
 import { DEFAULT_TUNABLES } from "../../core/domain/tunables.js";
 import { RECALL_HEADING } from "../../core/services/context.js";
+import { DEFAULT_MAX_RECORDED } from "../../core/adapters/events/local-bus.js";
+import { DEFAULT_TENANT_RATE_LIMIT, MAX_TENANT_RATE_LIMIT } from "../../core/domain/rate-limit.js";
 
 const read = (file: string) => readFileSync(new URL(`../../${file}`, import.meta.url), "utf8");
 const api = read("docs/api.md");
@@ -48,5 +50,23 @@ describe("docs/turns.md", () => {
   it("names the recall section as the dynamic one", () => {
     expect(turns).toContain(`\`## ${RECALL_HEADING}\` is dynamic`);
     expect(turns).not.toContain("none yet");
+  });
+});
+
+describe("the per-tenant rate and the local event list", () => {
+  const reliability = read("docs/reliability.md");
+  const readme = read("README.md");
+
+  it("states the default rate and its range as the code has them", () => {
+    expect(reliability).toContain(`| requests per tenant | ${DEFAULT_TENANT_RATE_LIMIT} per second (a fixed one-second window) |`);
+    expect(reliability).toContain(`1-${MAX_TENANT_RATE_LIMIT}, in the deploying shell`);
+    expect(readme).toContain(`\`${DEFAULT_TENANT_RATE_LIMIT}\` in a deployed stage | requests per second per tenant, 0-${MAX_TENANT_RATE_LIMIT}`);
+    expect(read("docs/deploy.md")).toContain(`TENANT_RATE_LIMIT=${DEFAULT_TENANT_RATE_LIMIT} `);
+  });
+
+  it("states how many events the local runner keeps", () => {
+    const kept = DEFAULT_MAX_RECORDED.toLocaleString("en-US");
+    expect(api.replace(/\s+/g, " ")).toContain(`from the newest ${kept} it keeps`);
+    expect(reliability).toContain(`| the newest ${kept} |`);
   });
 });

@@ -68,4 +68,29 @@ describe("createEmfMetrics", () => {
     expect(docs.map((d) => d._aws.CloudWatchMetrics[0]!.Dimensions)).toEqual([[["service", "mode"]], [["service", "mode"]]]);
     expect(docs.map((d) => d.mode)).toEqual(["hard", "soft"]);
   });
+
+  it("counts each request the rate limit refused under its tenant", () => {
+    const capture = captureEmf();
+    const metrics = createEmfMetrics({ serviceName: "memory-test" });
+    metrics.rateLimited("team-a");
+    metrics.rateLimited("team-b");
+    expect(capture.documents().flatMap(metricsOf)).toEqual([
+      { name: "vance.memory.rate_limited", unit: "Count", value: 1, dimensions: [{ service: "memory-test", tenant: "team-a" }] },
+      { name: "vance.memory.rate_limited", unit: "Count", value: 1, dimensions: [{ service: "memory-test", tenant: "team-b" }] },
+    ]);
+  });
+
+  it("counts each dropped incoming event under its event and reason", () => {
+    const capture = captureEmf();
+    const metrics = createEmfMetrics({ serviceName: "memory-test" });
+    metrics.eventDropped("PlanCompleted", "publisher_not_allowed");
+    expect(capture.documents().flatMap(metricsOf)).toEqual([
+      {
+        name: "vance.memory.event.dropped",
+        unit: "Count",
+        value: 1,
+        dimensions: [{ service: "memory-test", event: "PlanCompleted", reason: "publisher_not_allowed" }],
+      },
+    ]);
+  });
 });

@@ -3,7 +3,7 @@
  * or blank, and a start-up error that names the variable when a value is malformed.
  */
 import { describe, expect, it } from "vitest";
-import { readLocalEnv, readServiceEnv, readTableEnv, serviceNameOf, workerFunctionOf } from "../../core/composition/env.js";
+import { readLocalEnv, readRateLimits, readServiceEnv, readTableEnv, serviceNameOf, workerFunctionOf } from "../../core/composition/env.js";
 import { SERVICE_NAME } from "../../core/domain/service.js";
 import { DEFAULT_TUNABLES } from "../../core/domain/tunables.js";
 import { DEFAULT_COMPACTION_SETTINGS } from "../../core/services/compaction-settings.js";
@@ -64,5 +64,31 @@ describe("the smaller readers", () => {
     expect(readLocalEnv({})).toEqual({ apiKeys: undefined, port: 3000, dataDir: undefined });
     expect(readLocalEnv({ PORT: "0", MEMORY_API_KEYS: "k=t", MEMORY_DATA_DIR: "data" })).toEqual({ apiKeys: "k=t", port: 0, dataDir: "data" });
     expect(() => readLocalEnv({ PORT: "eighty" })).toThrow(/PORT must be a port number, got 'eighty'/);
+  });
+});
+
+describe("readRateLimits", () => {
+  it("counts nothing when neither variable is set", () => {
+    expect(readRateLimits({})).toBeUndefined();
+    expect(readRateLimits({ TENANT_RATE_LIMIT: " ", TENANT_RATE_LIMITS: "" })).toBeUndefined();
+  });
+
+  it("reads the stage limit and the operator's per-tenant limits (the default applies to the others)", () => {
+    expect(readRateLimits({ TENANT_RATE_LIMIT: "30" })).toEqual({ perSecond: 30, perTenant: new Map() });
+    expect(readRateLimits({ TENANT_RATE_LIMITS: " team-a=50 , team-b=5" })).toEqual({
+      perSecond: 20,
+      perTenant: new Map([["team-a", 50], ["team-b", 5]]),
+    });
+    expect(readRateLimits({ TENANT_RATE_LIMIT: "0", TENANT_RATE_LIMITS: "noisy=2" })).toEqual({ perSecond: 0, perTenant: new Map([["noisy", 2]]) });
+  });
+
+  it("fails with the variable's name for a malformed value", () => {
+    expect(() => readRateLimits({ TENANT_RATE_LIMIT: "fast" })).toThrow(/TENANT_RATE_LIMIT must be a whole number of requests per second from 0 to 500, got 'fast'/);
+    expect(() => readRateLimits({ TENANT_RATE_LIMIT: "501" })).toThrow(/TENANT_RATE_LIMIT/);
+    expect(() => readRateLimits({ TENANT_RATE_LIMIT: "2.5" })).toThrow(/TENANT_RATE_LIMIT/);
+    expect(() => readRateLimits({ TENANT_RATE_LIMITS: "team-a=0" })).toThrow(/TENANT_RATE_LIMITS must be a whole number of requests per second from 1 to 500, got '0'/);
+    expect(() => readRateLimits({ TENANT_RATE_LIMITS: "team-a" })).toThrow(/not tenant=requests-per-second/);
+    expect(() => readRateLimits({ TENANT_RATE_LIMITS: "a#b=3" })).toThrow(/not tenant=requests-per-second/);
+    expect(() => readRateLimits({ TENANT_RATE_LIMITS: "a=3,a=4" })).toThrow(/listed twice/);
   });
 });

@@ -41,6 +41,8 @@ export const quietMetrics: Metrics = {
   preparedFold: () => {},
   strengthAnalysis: () => {},
   revert: () => {},
+  rateLimited: () => {},
+  eventDropped: () => {},
   flush: () => {},
 };
 

@@ -29,13 +29,16 @@ import { tableIndexes } from "./table.js";
 
 /** Keys look like `vtm_<43 base64url chars>` (256 random bits); the prefix helps secret scanners. */
 export const API_KEY_PREFIX = "vtm_";
-/** Longer bearer tokens are never hashed or looked up (they cannot be ours). */
-export const MAX_API_KEY_LENGTH = 256;
 export const API_KEY_SK = "KEY";
 export const API_KEY_PK_PREFIX = "APIKEY#";
 
 export const hashApiKey = (key: string): string => createHash("sha256").update(key, "utf8").digest("hex");
 export const isApiKeyHash = (value: string): boolean => /^[0-9a-f]{64}$/.test(value);
+/**
+ * Whether a bearer token has the shape of a key this store creates: anything else is never
+ * hashed or looked up, so random tokens cost the authorizer no read (docs/deploy.md, "API keys").
+ */
+export const isApiKeyShaped = (value: string): boolean => /^vtm_[A-Za-z0-9_-]{43}$/.test(value);
 export const generateApiKey = (random: (size: number) => Buffer = randomBytes): string =>
   `${API_KEY_PREFIX}${random(32).toString("base64url")}`;
 
@@ -172,7 +175,7 @@ export function createApiKeyStore(options: ApiKeyStoreOptions): ApiKeyStore {
     },
 
     async resolve(key) {
-      if (key.length === 0 || key.length > MAX_API_KEY_LENGTH) return null;
+      if (!isApiKeyShaped(key)) return null;
       const hash = hashApiKey(key);
       const item = await get(hash);
       if (!item || item.revokedAt) return null;

@@ -42,3 +42,10 @@ export const inboxListSk = (createdAt: string, itemId: string) => `${createdAt}#
 /** Tunables overrides per tenant (`TENANT`) or per project (`PJ#<project>`). */
 export const settingsPk = (tenantId: string) => `T#${tenantId}#SETTINGS`;
 export const settingsSk = (projectId?: string) => (projectId ? `PJ#${projectId}` : "TENANT");
+
+/**
+ * A tenant's request count for one rate window (core/domain/rate-limit.ts): a new item for each
+ * window, never read again once the window is over; TTL removes it.
+ */
+export const rateWindowPk = (tenantId: string, windowStartSeconds: number) => `T#${tenantId}#RATE#${windowStartSeconds}`;
+export const RATE_SK = "RATE";

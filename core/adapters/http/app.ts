@@ -5,6 +5,7 @@
  */
 import { Hono, type Context } from "hono";
 import { AppError } from "../../domain/errors.js";
+import type { RateLimiter } from "../../ports/rate-limiter.js";
 import type { ServiceDeps } from "../../services/deps.js";
 import type { TenantResolver } from "./auth.js";
 import { createCursorSeal, LOCAL_CURSOR_SECRET, type CursorSeal } from "./cursors.js";
@@ -20,6 +21,8 @@ export interface HttpAppOptions {
   groups: RouteGroup[];
   /** The key of the paging cursors' HMAC (CURSOR_SECRET); unset: the local default (cursors.ts). */
   cursorSecret?: string;
+  /** The per-tenant request rate; absent, requests are not counted (the local runner's default). */
+  rateLimiter?: RateLimiter;
 }
 
 export const tenantOf = (c: Context<Env>) => c.get("tenantId");
@@ -30,7 +33,13 @@ export const processKey = (c: Context<Env>) => ({ tenantId: tenantOf(c), process
 /** Seals and opens the paging cursors of a listing (cursors.ts). */
 export const cursorsOf = (c: Context<Env>) => c.get("cursors");
 
-export function createHttpApp({ deps, resolveTenant, groups, cursorSecret = LOCAL_CURSOR_SECRET }: HttpAppOptions): Hono<Env> {
+export function createHttpApp({
+  deps,
+  resolveTenant,
+  groups,
+  cursorSecret = LOCAL_CURSOR_SECRET,
+  rateLimiter,
+}: HttpAppOptions): Hono<Env> {
   const app = new Hono<Env>();
   const cursors = createCursorSeal(cursorSecret);
   app.onError((err, c) => errorResponse(c, err, deps.log));
@@ -47,6 +56,20 @@ export function createHttpApp({ deps, resolveTenant, groups, cursorSecret = LOCA
     }
     c.set("tenantId", tenant);
     c.set("cursors", cursors);
+    // Counted after the key is known and before the body is read: a tenant past its rate costs
+    // one conditional write and nothing else (docs/reliability.md, "Limits, budgets and rates").
+    if (rateLimiter) {
+      const decision = await rateLimiter.take(tenant);
+      if (!decision.ok) {
+        deps.metrics.rateLimited(tenant);
+        throw new AppError(
+          "too_many_requests",
+          "rate.limited",
+          `more than ${decision.limit} requests per second for this tenant; retry after ${decision.retryAfterSeconds} s`,
+          { limit: decision.limit, retryAfterSeconds: decision.retryAfterSeconds },
+        );
+      }
+    }
     await next();
   });
   for (const group of groups) group(app, deps);

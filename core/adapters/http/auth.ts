@@ -1,6 +1,7 @@
 /**
  * Where the tenant comes from: in AWS the Lambda authorizer resolved the key (its context is the
- * only source); locally the runner's `MEMORY_API_KEYS` map. Never the request body.
+ * only source); locally the runner's `MEMORY_API_KEYS` map, then the table's keys (local/server.ts).
+ * Never the request body.
  */
 import type { Context } from "hono";
 import { Id } from "../../domain/fields.js";
@@ -35,17 +36,6 @@ export function staticKeyResolver(keys: Map<string, string>): TenantResolver {
   return (c) => {
     const key = bearerKey(c);
     return key ? (keys.get(key) ?? null) : null;
-  };
-}
-
-/** The first resolver that knows the key wins (local runner: env keys, then keys in the table). */
-export function firstOf(...resolvers: TenantResolver[]): TenantResolver {
-  return async (c) => {
-    for (const resolve of resolvers) {
-      const tenant = await resolve(c);
-      if (tenant) return tenant;
-    }
-    return null;
   };
 }
 

@@ -4,14 +4,21 @@ import { AppError, type ErrorKind } from "../../domain/errors.js";
 import * as z from "../../domain/zod.js";
 import type { Log } from "../../ports/logger.js";
 
-const STATUS: Record<ErrorKind, 400 | 401 | 404 | 409 | 413 | 500> = {
+const STATUS: Record<ErrorKind, 400 | 401 | 404 | 409 | 413 | 429 | 500> = {
   input: 400,
   auth: 401,
   not_found: 404,
   conflict: 409,
   too_large: 413,
+  too_many_requests: 429,
   internal: 500,
 };
+
+/** A 429's `details.retryAfterSeconds`, which also goes out as the `Retry-After` header. */
+function retryAfterOf(err: AppError): number | undefined {
+  const seconds = (err.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+  return err.kind === "too_many_requests" && typeof seconds === "number" ? seconds : undefined;
+}
 
 export function zodToAppError(e: z.core.$ZodError, where: string): AppError {
   // An unknown key is named itself, not just the object that holds it.
@@ -35,6 +42,8 @@ export function zodToAppError(e: z.core.$ZodError, where: string): AppError {
  */
 export function errorResponse(c: Context, err: unknown, log: Log) {
   if (err instanceof AppError && err.kind !== "internal") {
+    const retryAfter = retryAfterOf(err);
+    if (retryAfter !== undefined) c.header("Retry-After", String(retryAfter));
     return c.json(
       { error: { code: err.code, message: err.message, ...(err.details !== undefined ? { details: err.details } : {}) } },
       STATUS[err.kind],

@@ -4,11 +4,14 @@
  * `vance.memory.revert` / `vance.memory.revert.messages` for undone compactions;
  * `vance.memory.summarizer.wall_ms` per fold (dimension `mode`) and `vance.memory.prepared_fold`
  * (dimension `outcome`: used, discarded, expired); `vance.memory.strength.tagged` and, for the model
- * analyzer, `vance.memory.strength.input_tokens` / `.output_tokens` (dimension `analyzer`).
+ * analyzer, `vance.memory.strength.input_tokens` / `.output_tokens` (dimension `analyzer`);
+ * `vance.memory.rate_limited` per refused request (dimension `tenant`: tenants are few per stage,
+ * and which one is throttled is what an operator asks); `vance.memory.event.dropped` per incoming
+ * event dropped without effect (dimensions `event` and `reason`).
  */
 import { Metrics as PowertoolsMetrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { SERVICE_NAME } from "../../domain/service.js";
-import type { CompactionMetricMode, Metrics, PreparedFoldOutcome } from "../../ports/metrics.js";
+import type { CompactionMetricMode, EventDropReason, Metrics, PreparedFoldOutcome } from "../../ports/metrics.js";
 
 export function createEmfMetrics(options: { namespace?: string; serviceName?: string } = {}): Metrics {
   const metrics = new PowertoolsMetrics({
@@ -47,6 +50,18 @@ export function createEmfMetrics(options: { namespace?: string; serviceName?: st
       single.addMetric("vance.memory.revert", MetricUnit.Count, 1);
       single.addMetric("vance.memory.revert.messages", MetricUnit.Count, restoredMessages);
     },
+    rateLimited(tenantId: string) {
+      metrics.addDimension("tenant", tenantId);
+      metrics.addMetric("vance.memory.rate_limited", MetricUnit.Count, 1);
+      metrics.publishStoredMetrics();
+    },
+    eventDropped(event: string, reason: EventDropReason) {
+      // Two addDimension calls make one dimension set; addDimensions would add a second set.
+      metrics.addDimension("event", event);
+      metrics.addDimension("reason", reason);
+      metrics.addMetric("vance.memory.event.dropped", MetricUnit.Count, 1);
+      metrics.publishStoredMetrics();
+    },
     flush() {
       // Runs publish as they happen; this only catches anything left buffered (without the
       // "no metrics to publish" warning on every invocation that compacted nothing).
@@ -62,7 +77,12 @@ export function createRecordingMetrics() {
   const wallTimes: Array<{ mode: CompactionMetricMode; ms: number }> = [];
   const prepared: PreparedFoldOutcome[] = [];
   const strength: Array<{ analyzer: "offline" | "model"; tagged: number; usage?: { inputTokens?: number; outputTokens?: number } }> = [];
+  /** Tenants of the requests the rate limit refused, one entry per request. */
+  const limited: string[] = [];
+  const droppedEvents: Array<{ event: string; reason: EventDropReason }> = [];
   const metrics: Metrics & {
+    limited: typeof limited;
+    droppedEvents: typeof droppedEvents;
     runs: typeof runs;
     reverts: typeof reverts;
     wallTimes: typeof wallTimes;
@@ -71,6 +91,8 @@ export function createRecordingMetrics() {
   } = {
     runs,
     strength,
+    limited,
+    droppedEvents,
     reverts,
     wallTimes,
     prepared,
@@ -79,6 +101,8 @@ export function createRecordingMetrics() {
     preparedFold: (outcome) => void prepared.push(outcome),
     revert: (restoredMessages) => void reverts.push(restoredMessages),
     strengthAnalysis: (analyzer, tagged, usage) => void strength.push({ analyzer, tagged, ...(usage ? { usage } : {}) }),
+    rateLimited: (tenantId) => void limited.push(tenantId),
+    eventDropped: (event, reason) => void droppedEvents.push({ event, reason }),
     flush: () => {},
   };
   return metrics;
