@@ -1,8 +1,8 @@
 /**
  * The one error type of the service. `kind` decides the HTTP status; only non-internal kinds show
- * their message to callers.
+ * their message to callers. `limit` is a limit of the tenant's that resets with time (429).
  */
-export type ErrorKind = "input" | "auth" | "not_found" | "conflict" | "too_large" | "internal";
+export type ErrorKind = "input" | "auth" | "not_found" | "conflict" | "too_large" | "limit" | "internal";
 
 export class AppError extends Error {
   override readonly name = "AppError";

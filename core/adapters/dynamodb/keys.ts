@@ -42,3 +42,8 @@ export const inboxListSk = (createdAt: string, itemId: string) => `${createdAt}#
 /** Tunables overrides per tenant (`TENANT`) or per project (`PJ#<project>`). */
 export const settingsPk = (tenantId: string) => `T#${tenantId}#SETTINGS`;
 export const settingsSk = (projectId?: string) => (projectId ? `PJ#${projectId}` : "TENANT");
+
+/** Model usage per UTC day (`D#<YYYY-MM-DD>`) and the operator's budget (`BUDGET`) of a tenant. */
+export const usagePk = (tenantId: string) => `T#${tenantId}#USAGE`;
+export const usageDaySk = (day: string) => `D#${day}`;
+export const BUDGET_SK = "BUDGET";

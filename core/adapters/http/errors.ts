@@ -4,13 +4,20 @@ import { AppError, type ErrorKind } from "../../domain/errors.js";
 import * as z from "../../domain/zod.js";
 import type { Log } from "../../ports/logger.js";
 
-const STATUS: Record<ErrorKind, 400 | 401 | 404 | 409 | 413 | 500> = {
+const STATUS: Record<ErrorKind, 400 | 401 | 404 | 409 | 413 | 429 | 500> = {
   input: 400,
   auth: 401,
   not_found: 404,
   conflict: 409,
   too_large: 413,
+  limit: 429,
   internal: 500,
+};
+
+/** `details.retryAfterSeconds` of a 429, sent as `Retry-After` too. */
+const retryAfterOf = (details: unknown): number | undefined => {
+  const seconds = (details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+  return typeof seconds === "number" && Number.isFinite(seconds) ? seconds : undefined;
 };
 
 export function zodToAppError(e: z.core.$ZodError, where: string): AppError {
@@ -35,6 +42,8 @@ export function zodToAppError(e: z.core.$ZodError, where: string): AppError {
  */
 export function errorResponse(c: Context, err: unknown, log: Log) {
   if (err instanceof AppError && err.kind !== "internal") {
+    const retryAfter = err.kind === "limit" ? retryAfterOf(err.details) : undefined;
+    if (retryAfter !== undefined) c.header("Retry-After", String(retryAfter));
     return c.json(
       { error: { code: err.code, message: err.message, ...(err.details !== undefined ? { details: err.details } : {}) } },
       STATUS[err.kind],

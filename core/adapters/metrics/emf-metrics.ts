@@ -4,11 +4,14 @@
  * `vance.memory.revert` / `vance.memory.revert.messages` for undone compactions;
  * `vance.memory.summarizer.wall_ms` per fold (dimension `mode`) and `vance.memory.prepared_fold`
  * (dimension `outcome`: used, discarded, expired); `vance.memory.strength.tagged` and, for the model
- * analyzer, `vance.memory.strength.input_tokens` / `.output_tokens` (dimension `analyzer`).
+ * analyzer, `vance.memory.strength.input_tokens` / `.output_tokens` (dimension `analyzer`);
+ * `vance.memory.summarizer.calls`, `.input_tokens` and `.output_tokens` of each piece of model work
+ * (dimensions `tenant`, `purpose`: summary or strength) and `vance.memory.budget.exceeded` (dimension
+ * `tenant`) for model work refused over a tenant's daily budget.
  */
 import { Metrics as PowertoolsMetrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { SERVICE_NAME } from "../../domain/service.js";
-import type { CompactionMetricMode, Metrics, PreparedFoldOutcome } from "../../ports/metrics.js";
+import type { CompactionMetricMode, Metrics, ModelPurpose, ModelUse, PreparedFoldOutcome } from "../../ports/metrics.js";
 
 export function createEmfMetrics(options: { namespace?: string; serviceName?: string } = {}): Metrics {
   const metrics = new PowertoolsMetrics({
@@ -42,6 +45,19 @@ export function createEmfMetrics(options: { namespace?: string; serviceName?: st
       if (usage?.outputTokens !== undefined) metrics.addMetric("vance.memory.strength.output_tokens", MetricUnit.Count, usage.outputTokens);
       metrics.publishStoredMetrics();
     },
+    modelUsage(tenantId, purpose, use) {
+      // One document per piece of work, so each tenant's usage is its own series (docs/reliability.md).
+      metrics.addDimensions({ tenant: tenantId, purpose });
+      metrics.addMetric("vance.memory.summarizer.calls", MetricUnit.Count, use.calls);
+      metrics.addMetric("vance.memory.summarizer.input_tokens", MetricUnit.Count, use.inputTokens);
+      metrics.addMetric("vance.memory.summarizer.output_tokens", MetricUnit.Count, use.outputTokens);
+      metrics.publishStoredMetrics();
+    },
+    budgetExceeded(tenantId) {
+      metrics.addDimension("tenant", tenantId);
+      metrics.addMetric("vance.memory.budget.exceeded", MetricUnit.Count, 1);
+      metrics.publishStoredMetrics();
+    },
     revert(restoredMessages: number) {
       const single = metrics.singleMetric();
       single.addMetric("vance.memory.revert", MetricUnit.Count, 1);
@@ -62,7 +78,11 @@ export function createRecordingMetrics() {
   const wallTimes: Array<{ mode: CompactionMetricMode; ms: number }> = [];
   const prepared: PreparedFoldOutcome[] = [];
   const strength: Array<{ analyzer: "offline" | "model"; tagged: number; usage?: { inputTokens?: number; outputTokens?: number } }> = [];
+  const modelUse: Array<{ tenantId: string; purpose: ModelPurpose } & ModelUse> = [];
+  const budgetRefusals: string[] = [];
   const metrics: Metrics & {
+    modelUse: typeof modelUse;
+    budgetRefusals: typeof budgetRefusals;
     runs: typeof runs;
     reverts: typeof reverts;
     wallTimes: typeof wallTimes;
@@ -71,12 +91,16 @@ export function createRecordingMetrics() {
   } = {
     runs,
     strength,
+    modelUse,
+    budgetRefusals,
     reverts,
     wallTimes,
     prepared,
     compaction: (mode, compactedMessages) => void runs.push({ mode, compactedMessages }),
     summarizerWallTime: (mode, ms) => void wallTimes.push({ mode, ms }),
     preparedFold: (outcome) => void prepared.push(outcome),
+    modelUsage: (tenantId, purpose, use) => void modelUse.push({ tenantId, purpose, ...use }),
+    budgetExceeded: (tenantId) => void budgetRefusals.push(tenantId),
     revert: (restoredMessages) => void reverts.push(restoredMessages),
     strengthAnalysis: (analyzer, tagged, usage) => void strength.push({ analyzer, tagged, ...(usage ? { usage } : {}) }),
     flush: () => {},
