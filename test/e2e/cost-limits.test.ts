@@ -199,3 +199,67 @@ describe("the prompt size and window a caller reports are bounded", () => {
     expect((await ctx.api("GET", "/v1/processes/bounds/messages")).body.items).toHaveLength(before);
   });
 });
+
+describe("a tenant over its daily model budget", () => {
+  const { summarizer, counter } = countingOffline();
+  let ctx: Service;
+  beforeAll(async () => {
+    ctx = await startTestService({ overrides: { summarizer: async () => summarizer } });
+    // Tenant A has a budget it has used up; tenant B has none (the deployment's default: unlimited).
+    const day = new Date().toISOString().slice(0, 10);
+    await ctx.service.deps.store.putTenantBudget("tenant-a", 5000, new Date().toISOString());
+    await ctx.service.deps.store.addUsage("tenant-a", day, { tokens: 5000 });
+    await seedSixtyFive(ctx, "over");
+  });
+  afterAll(async () => ctx?.service.stop());
+
+  it("answers 429 budget.exceeded with Retry-After for a manual compaction and a range compaction, writing nothing", async () => {
+    counter.calls = 0;
+    const res = await fetch(`${ctx.service.url}/v1/processes/over/compaction`, {
+      method: "POST",
+      headers: { authorization: "Bearer key-a", "content-type": "application/json" },
+      body: JSON.stringify({ model: { name: "gpt-4o" }, force: "HARD" }),
+    });
+    expect(res.status).toBe(429);
+    const retryAfter = Number(res.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(86_400);
+    const body = (await res.json()) as { error: { code: string; message: string; details: Record<string, unknown> } };
+    expect(body.error.code).toBe("budget.exceeded");
+    expect(body.error.message).toMatch(/^the tenant's daily model budget is used up: 5000 of 5000 tokens used on \d{4}-\d{2}-\d{2} \(UTC\)/);
+    expect(body.error.details).toMatchObject({ dailyTokens: 5000, usedTokens: 5000, retryAfterSeconds: retryAfter });
+
+    const messages = (await ctx.api("GET", "/v1/processes/over/messages?limit=1000")).body.items;
+    const range = await ctx.api("POST", "/v1/processes/over/compaction/range", {
+      body: { from: messages[0].createdAt, to: messages[30].createdAt, topicLabel: "rooms" },
+    });
+    expect(range.status).toBe(429);
+    expect(range.body.error.code).toBe("budget.exceeded");
+
+    expect(counter.calls).toBe(0);
+    expect((await ctx.api("GET", "/v1/processes/over/memories?includeFailed=true&includePrepared=true")).body.items).toEqual([]);
+    expect((await ctx.api("GET", "/v1/processes/over/messages?view=active&limit=1000")).body.items).toHaveLength(65);
+  });
+
+  it("still answers a turn with 200: the reason says why nothing was folded, and the answer is trimmed inside the window", async () => {
+    const res = await ctx.api("POST", "/v1/processes/over/turns", {
+      body: { message: { role: "USER", content: "Which room on 3 May?" }, model: { contextWindow: 8_000 }, prompt: { tokens: 7_900 } },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.compaction).toMatchObject({ mode: "EMERGENCY", compacted: false, reason: "budget_exceeded" });
+    expect(res.body.compaction.trimmed.messages).toBeGreaterThan(0);
+    expect(res.body.compaction.trimmed.tokens).toBeGreaterThanOrEqual(7_900 - Math.ceil(0.95 * 8_000));
+    expect(res.body.messages.at(-1).content).toBe("Which room on 3 May?");
+    expect(counter.calls).toBe(0);
+  });
+
+  it("leaves another tenant's work alone", async () => {
+    await ctx.api("PUT", "/v1/processes/other-tenant", { key: "key-b", body: { projectId: "p" } });
+    for (let i = 0; i < 14; i++) {
+      await ctx.api("POST", "/v1/processes/other-tenant/messages", { key: "key-b", body: { role: i % 2 ? "ASSISTANT" : "USER", content: `note ${i} about room ${i}` } });
+    }
+    const res = await ctx.api("POST", "/v1/processes/other-tenant/compaction", { key: "key-b", body: { model: { name: "gpt-4o" }, force: "HARD" } });
+    expect(res.status).toBe(200);
+    expect(res.body.compacted).toBe(true);
+  });
+});
