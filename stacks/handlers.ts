@@ -27,6 +27,8 @@ export interface HandlerSpec {
   environment?: Readonly<Record<string, string>>;
   /** True when the function queues folds: it may invoke the compaction worker (and only that). */
   queuesFolds?: boolean;
+  /** True for the compaction worker: it gets the stage's reserved concurrency (stage.ts). */
+  reservesConcurrency?: boolean;
 }
 
 /** The worker's timeout; its lease outlasts it, so a job still running is never taken over. */
@@ -93,6 +95,7 @@ export const HANDLERS = {
     memoryMb: 1024,
     timeoutSeconds: WORKER_TIMEOUT_SECONDS,
     environment: { COMPACTION_LEASE_MS: String((WORKER_TIMEOUT_SECONDS + 30) * 1000) },
+    reservesConcurrency: true,
   },
   /** The HTTP API's Lambda authorizer: one GetItem per uncached key, nothing else. */
   authorizer: {

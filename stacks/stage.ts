@@ -9,6 +9,7 @@ export function isDevStage(stage: string): boolean {
 }
 
 export { SERVICE_NAME } from "../core/domain/service.js";
+import { readDailyTokenBudget } from "../core/composition/env.js";
 import { SERVICE_NAME } from "../core/domain/service.js";
 export const METRICS_NAMESPACE = "Vancetope/Memory";
 export const SUMMARIZERS = ["offline", "openai", "anthropic"] as const;
@@ -27,6 +28,25 @@ export interface StageConfig {
   secretsKmsKeyArn?: string;
   /** Other AWS accounts allowed to put PlanCompleted / InboxItemAnswered events on the bus. */
   eventPublisherAccounts: string[];
+  /**
+   * The compaction worker's reserved concurrency: at most this many folds summarize at once across
+   * the stage, and the account keeps that many executions free for them. Undefined: none reserved.
+   */
+  workerReservedConcurrency?: number;
+  /** TENANT_DAILY_TOKEN_BUDGET for the functions that summarize; unset: their default (unlimited). */
+  tenantDailyTokenBudget?: string;
+}
+
+/** The worker's reserved concurrency when the deploying shell names none (docs/deploy.md). */
+export const DEFAULT_WORKER_RESERVED_CONCURRENCY = 10;
+
+/** VANCETOPE_WORKER_CONCURRENCY: a whole number from 1 to 1000, or `none`; unset: the default. */
+function workerConcurrency(raw: string | undefined): number | undefined {
+  if (raw === undefined) return DEFAULT_WORKER_RESERVED_CONCURRENCY;
+  if (raw.toLowerCase() === "none") return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new Error(`VANCETOPE_WORKER_CONCURRENCY must be 'none' or a whole number from 1 to 1000 (got '${raw}')`);
+  return n;
 }
 
 type Env = Record<string, string | undefined>;
@@ -39,8 +59,9 @@ export const llmKeyParameterName = (stage: string, provider: "openai" | "anthrop
 
 /**
  * Reads SUMMARIZER, SUMMARIZER_MODEL, OPENAI_BASE_URL, ANTHROPIC_BASE_URL,
- * VANCETOPE_SECRETS_KMS_KEY_ARN and VANCETOPE_EVENT_PUBLISHER_ACCOUNTS (comma-separated account
- * ids). The LLM keys themselves are never read here: they live in SSM only.
+ * VANCETOPE_SECRETS_KMS_KEY_ARN, VANCETOPE_EVENT_PUBLISHER_ACCOUNTS (comma-separated account
+ * ids), VANCETOPE_WORKER_CONCURRENCY and TENANT_DAILY_TOKEN_BUDGET (checked as the functions
+ * will read it). The LLM keys themselves are never read here: they live in SSM only.
  */
 export function readStageConfig(stage: string, env: Env = process.env): StageConfig {
   if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(stage)) throw new Error(`invalid stage name '${stage}'`);
@@ -59,6 +80,8 @@ export function readStageConfig(stage: string, env: Env = process.env): StageCon
   if (kms && !/^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/.test(kms)) {
     throw new Error(`VANCETOPE_SECRETS_KMS_KEY_ARN must be a KMS key ARN (got '${kms}')`);
   }
+  const budget = nonEmpty(env.TENANT_DAILY_TOKEN_BUDGET);
+  readDailyTokenBudget({ TENANT_DAILY_TOKEN_BUDGET: budget });
   return {
     stage,
     dev: isDevStage(stage),
@@ -69,5 +92,7 @@ export function readStageConfig(stage: string, env: Env = process.env): StageCon
     secretParams: { openai: llmKeyParameterName(stage, "openai"), anthropic: llmKeyParameterName(stage, "anthropic") },
     secretsKmsKeyArn: kms,
     eventPublisherAccounts: accounts,
+    workerReservedConcurrency: workerConcurrency(nonEmpty(env.VANCETOPE_WORKER_CONCURRENCY)),
+    tenantDailyTokenBudget: budget,
   };
 }

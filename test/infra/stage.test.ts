@@ -32,6 +32,8 @@ describe("stages", () => {
       },
       secretsKmsKeyArn: undefined,
       eventPublisherAccounts: ["111111111111", "222222222222"],
+      workerReservedConcurrency: 10,
+      tenantDailyTokenBudget: undefined,
     });
     expect(JSON.stringify(config)).not.toContain("sk-must-not-be-read");
   });
@@ -40,7 +42,17 @@ describe("stages", () => {
     expect(readStageConfig("dev", {})).toMatchObject({ summarizer: undefined, summarizerModel: undefined, eventPublisherAccounts: [] });
   });
 
+  it("reserves 10 concurrent workers unless the shell says otherwise (or none), and passes a daily token budget on", () => {
+    expect(readStageConfig("team-a", { VANCETOPE_WORKER_CONCURRENCY: " 25 " }).workerReservedConcurrency).toBe(25);
+    expect(readStageConfig("team-a", { VANCETOPE_WORKER_CONCURRENCY: "none" }).workerReservedConcurrency).toBeUndefined();
+    expect(readStageConfig("team-a", { TENANT_DAILY_TOKEN_BUDGET: "2000000" }).tenantDailyTokenBudget).toBe("2000000");
+    expect(readStageConfig("team-a", { TENANT_DAILY_TOKEN_BUDGET: "unlimited" }).tenantDailyTokenBudget).toBe("unlimited");
+  });
+
   it.each([
+    [{ VANCETOPE_WORKER_CONCURRENCY: "0" }, /VANCETOPE_WORKER_CONCURRENCY/],
+    [{ VANCETOPE_WORKER_CONCURRENCY: "2.5" }, /VANCETOPE_WORKER_CONCURRENCY/],
+    [{ TENANT_DAILY_TOKEN_BUDGET: "lots" }, /TENANT_DAILY_TOKEN_BUDGET/],
     [{ SUMMARIZER: "gpt" }, /SUMMARIZER must be one of/],
     [{ VANCETOPE_EVENT_PUBLISHER_ACCOUNTS: "12345" }, /12-digit/],
     [{ VANCETOPE_SECRETS_KMS_KEY_ARN: "alias/aws/ssm" }, /KMS key ARN/],
