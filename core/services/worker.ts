@@ -104,7 +104,11 @@ async function runRange(deps: ServiceDeps, key: ProcessKey, fold: Memory): Promi
     return { skipped: "nothing_in_range", foldId: fold.id };
   }
   if (result.reason && BACK_OFF.has(result.reason)) return "leased";
-  const final = result.budget ? budgetDiscardReason(result.budget) : FINAL_FAILURES.find((f) => result.reason?.startsWith(f)) && result.reason;
+  const final = result.budget
+    ? budgetDiscardReason(result.budget)
+    : FINAL_FAILURES.some((f) => result.reason?.startsWith(f))
+      ? result.reason
+      : undefined;
   if (final) {
     await discard(deps, key, fold, final, "discarded");
     return { done: "failed", foldId: fold.id };
