@@ -33,6 +33,8 @@ export interface HandlerSpec {
   rateLimited?: boolean;
   /** True for the targets of the incoming events: they check each event's account (EVENT_PUBLISHERS). */
   receivesEvents?: boolean;
+  /** True for the compaction worker: it gets the stage's reserved concurrency (stage.ts). */
+  reservesConcurrency?: boolean;
 }
 
 /** The worker's timeout; its lease outlasts it, so a job still running is never taken over. */
@@ -104,6 +106,7 @@ export const HANDLERS = {
     memoryMb: 1024,
     timeoutSeconds: WORKER_TIMEOUT_SECONDS,
     environment: { COMPACTION_LEASE_MS: String((WORKER_TIMEOUT_SECONDS + 30) * 1000) },
+    reservesConcurrency: true,
   },
   /** The HTTP API's Lambda authorizer: one GetItem per uncached key, nothing else. */
   authorizer: {

@@ -53,6 +53,7 @@ export function functionEnvironment(spec: HandlerSpec, o: { config: StageConfig;
     if (c.summarizerModel) env.SUMMARIZER_MODEL = c.summarizerModel;
     if (c.openaiBaseUrl) env.OPENAI_BASE_URL = c.openaiBaseUrl;
     if (c.anthropicBaseUrl) env.ANTHROPIC_BASE_URL = c.anthropicBaseUrl;
+    if (c.tenantDailyTokenBudget) env.TENANT_DAILY_TOKEN_BUDGET = c.tenantDailyTokenBudget;
   }
   return env;
 }
@@ -91,6 +92,11 @@ export function serviceFunction(stack: Stack, id: string, spec: HandlerSpec, o: 
       workerName: o.worker?.functionName,
     }),
     permissions: policyStatements(stack, spec, o),
+    // The worker's reserved concurrency caps the folds summarizing at once across the stage, so
+    // a burst of queued folds cannot run up the provider's bill or its rate limit unbounded.
+    ...(spec.reservesConcurrency && o.config.workerReservedConcurrency !== undefined
+      ? { reservedConcurrentExecutions: o.config.workerReservedConcurrency }
+      : {}),
     ...o.props,
   });
 }

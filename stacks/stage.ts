@@ -9,6 +9,7 @@ export function isDevStage(stage: string): boolean {
 }
 
 export { SERVICE_NAME } from "../core/domain/service.js";
+import { readDailyTokenBudget } from "../core/composition/env.js";
 import { SERVICE_NAME } from "../core/domain/service.js";
 import { readRateLimits } from "../core/composition/env.js";
 import { DEFAULT_TENANT_RATE_LIMIT } from "../core/domain/rate-limit.js";
@@ -44,6 +45,25 @@ export interface StageConfig {
    */
   tenantRateLimit: number;
   tenantRateLimits: string;
+  /**
+   * The compaction worker's reserved concurrency: at most this many folds summarize at once across
+   * the stage, and the account keeps that many executions free for them. Undefined: none reserved.
+   */
+  workerReservedConcurrency?: number;
+  /** TENANT_DAILY_TOKEN_BUDGET for the functions that summarize; unset: their default (unlimited). */
+  tenantDailyTokenBudget?: string;
+}
+
+/** The worker's reserved concurrency when the deploying shell names none (docs/deploy.md). */
+export const DEFAULT_WORKER_RESERVED_CONCURRENCY = 10;
+
+/** VANCETOPE_WORKER_CONCURRENCY: a whole number from 1 to 1000, or `none`; unset: the default. */
+function workerConcurrency(raw: string | undefined): number | undefined {
+  if (raw === undefined) return DEFAULT_WORKER_RESERVED_CONCURRENCY;
+  if (raw.toLowerCase() === "none") return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new Error(`VANCETOPE_WORKER_CONCURRENCY must be 'none' or a whole number from 1 to 1000 (got '${raw}')`);
+  return n;
 }
 
 type Env = Record<string, string | undefined>;
@@ -57,8 +77,9 @@ export const llmKeyParameterName = (stage: string, provider: "openai" | "anthrop
 /**
  * Reads SUMMARIZER, SUMMARIZER_MODEL, OPENAI_BASE_URL, ANTHROPIC_BASE_URL,
  * VANCETOPE_SECRETS_KMS_KEY_ARN, VANCETOPE_EVENT_PUBLISHERS (`account=tenant,…`), TENANT_RATE_LIMIT
- * (default 20), TENANT_RATE_LIMITS and VANCETOPE_CURSOR_SECRET. The LLM keys themselves are never
- * read here: they live in SSM only.
+ * (default 20), TENANT_RATE_LIMITS, VANCETOPE_CURSOR_SECRET, VANCETOPE_WORKER_CONCURRENCY and
+ * TENANT_DAILY_TOKEN_BUDGET (each checked as the functions will read it). The LLM keys themselves
+ * are never read here: they live in SSM only.
  */
 export function readStageConfig(stage: string, env: Env = process.env): StageConfig {
   if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(stage)) throw new Error(`invalid stage name '${stage}'`);
@@ -84,6 +105,8 @@ export function readStageConfig(stage: string, env: Env = process.env): StageCon
     TENANT_RATE_LIMIT: nonEmpty(env.TENANT_RATE_LIMIT) ?? String(DEFAULT_TENANT_RATE_LIMIT),
     TENANT_RATE_LIMITS: env.TENANT_RATE_LIMITS,
   })!;
+  const budget = nonEmpty(env.TENANT_DAILY_TOKEN_BUDGET);
+  readDailyTokenBudget({ TENANT_DAILY_TOKEN_BUDGET: budget });
   return {
     stage,
     dev: isDevStage(stage),
@@ -100,5 +123,7 @@ export function readStageConfig(stage: string, env: Env = process.env): StageCon
     tenantRateLimit: rates.perSecond,
     tenantRateLimits: [...rates.perTenant].map(([tenant, n]) => `${tenant}=${n}`).join(","),
     cursorSecret,
+    workerReservedConcurrency: workerConcurrency(nonEmpty(env.VANCETOPE_WORKER_CONCURRENCY)),
+    tenantDailyTokenBudget: budget,
   };
 }

@@ -17,6 +17,7 @@ import type { ServiceDeps } from "../services/deps.js";
 import { createTunablesResolver } from "../services/tunables.js";
 import { DEFAULT_COMPACTION_SETTINGS } from "../services/compaction-settings.js";
 import { createHistorySearch } from "../services/history-search.js";
+import { createBudgetPolicy } from "../services/model-budget.js";
 import { readServiceEnv } from "./env.js";
 
 export interface RootOptions {
@@ -58,6 +59,7 @@ export function createDeps(options: RootOptions = {}): ServiceDeps {
   let summarizer: Promise<Summarizer> | undefined;
   return {
     tunables: createTunablesResolver({ store, base: config.tunables }),
+    budget: createBudgetPolicy({ store, defaultDailyTokens: config.dailyTokenBudget }),
     history: createHistorySearch(),
     leaseMs: config.leaseMs,
     compaction: config.compaction,

@@ -49,6 +49,22 @@ export interface ServiceEnv extends TableEnv {
   tunables: Tunables;
   leaseMs: number;
   compaction: CompactionSettings;
+  /** TENANT_DAILY_TOKEN_BUDGET: model tokens per tenant and UTC day where the operator set none; null = unlimited. */
+  dailyTokenBudget: number | null;
+}
+
+/**
+ * TENANT_DAILY_TOKEN_BUDGET (docs/reliability.md, "Limits and budgets"): `unlimited` (the default)
+ * or a whole number of tokens per tenant and UTC day.
+ */
+export function readDailyTokenBudget(env: Env): number | null {
+  const raw = valueOf(env, "TENANT_DAILY_TOKEN_BUDGET");
+  if (!raw || raw.toLowerCase() === "unlimited") return null;
+  const tokens = Number(raw);
+  if (!Number.isSafeInteger(tokens) || tokens < 1) {
+    throw new Error(`TENANT_DAILY_TOKEN_BUDGET must be 'unlimited' or a whole number of tokens from 1, got '${raw}'`);
+  }
+  return tokens;
 }
 
 /** The compaction worker's function name, set on the functions that queue folds. */
@@ -93,6 +109,7 @@ export function readServiceEnv(env: Env, compactionDefaults: CompactionSettings)
     tunables,
     leaseMs: msFrom(env, "COMPACTION_LEASE_MS", 60_000, 100, 900_000),
     compaction: readCompactionSettings(env, compactionDefaults),
+    dailyTokenBudget: readDailyTokenBudget(env),
   };
 }
 

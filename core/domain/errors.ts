@@ -1,6 +1,6 @@
 /**
  * The one error type of the service. `kind` decides the HTTP status; only non-internal kinds show
- * their message to callers.
+ * their message to callers. `too_many_requests` is a rate or budget of the tenant that resets with time (429).
  */
 export type ErrorKind = "input" | "auth" | "not_found" | "conflict" | "too_large" | "too_many_requests" | "internal";
 

@@ -78,6 +78,15 @@ function normaliseModelName(model: string): string {
  */
 export const UNKNOWN_MODEL_CONTEXT_WINDOW = 8_192;
 
+/**
+ * The largest `model.contextWindow` and `prompt.tokens` a caller may send (docs/reliability.md,
+ * "Limits and budgets"): ten times the largest window the registry knows, and so past any real
+ * model; a larger figure only buys bigger folds, never a better prompt.
+ */
+export const MAX_CONTEXT_WINDOW = 10_000_000;
+/** The largest `prompt.chars`: {@link MAX_CONTEXT_WINDOW} at 4 chars a token. */
+export const MAX_PROMPT_CHARS = 4 * MAX_CONTEXT_WINDOW;
+
 /** The chat model a caller names: a known `name`, or its `contextWindow` (which wins). */
 export interface ModelRef {
   provider?: string;

@@ -92,6 +92,12 @@ const fields = {
    */
   summarizerConcurrency: integer(1, z.lte(32, "must be <= 32")),
   /**
+   * Most summarizer calls one fold may make, the quality gate's retry included. A fold that would
+   * need more folds its oldest part that fits and leaves the rest for the next fold; a range fold,
+   * which must take its whole range, fails instead (docs/compaction.md, "Summarizing").
+   */
+  maxSummarizerCalls: integer(1, z.lte(1000, "must be <= 1000")),
+  /**
    * 1 (default): HARD and EMERGENCY may fold the current turn's tool groups older than the anchor.
    * 0: the whole triggering turn stays, whatever the mode (the rule before agent loops).
    */
@@ -172,6 +178,9 @@ export const DEFAULT_TUNABLES: Tunables = Object.freeze({
   foldMinRoomTokens: 1000,
   recallMaxTokens: 1000,
   summarizerConcurrency: 16,
+  // A HARD fold of a 200k window is 12 chunks of 60,000 chars and 7 merge calls at the grown
+  // summary budget of 4,000 tokens: 19. Larger folds are cut to what 31 calls can summarize.
+  maxSummarizerCalls: 32,
   foldCurrentTurn: 1,
   clearThreshold: 0.6,
   keepToolResults: 3,
@@ -200,6 +209,7 @@ export const TUNABLES_ENV: Readonly<Record<keyof Tunables, string>> = Object.fre
   foldMinRoomTokens: "COMPACTION_FOLD_MIN_ROOM_TOKENS",
   recallMaxTokens: "RECALL_MAX_TOKENS",
   summarizerConcurrency: "COMPACTION_SUMMARIZER_CONCURRENCY",
+  maxSummarizerCalls: "COMPACTION_MAX_SUMMARIZER_CALLS",
   foldCurrentTurn: "COMPACTION_FOLD_CURRENT_TURN",
   clearThreshold: "CLEAR_THRESHOLD",
   keepToolResults: "CLEAR_KEEP_TOOL_RESULTS",
@@ -209,6 +219,72 @@ export const TUNABLES_ENV: Readonly<Record<keyof Tunables, string>> = Object.fre
   sideChannelEnabled: "STRENGTH_SIDE_CHANNEL_ENABLED",
   inlineOnCompaction: "STRENGTH_INLINE_ON_COMPACTION",
 });
+
+/**
+ * Where a tenant's or a project's settings (`PUT /v1/settings`) stop short of the deployment's own
+ * ranges: the settings that multiply one fold's summarizer calls or their burst against the
+ * provider's rate limit, which every tenant of a deployment shares (docs/reliability.md, "Limits
+ * and budgets"). `min`: a floor below the deployment's; `operatorCeiling`: at most the value the
+ * deployment runs with (defaults < environment). Every other setting is bounded per fold by
+ * `maxSummarizerCalls` and per day by the tenant's budget.
+ */
+export const TENANT_LIMITS: Readonly<Partial<Record<keyof Tunables, { min?: number; operatorCeiling?: true }>>> = Object.freeze({
+  // Smaller inputs mean more calls per fold. 8,000 chars still hold four partial summaries of the
+  // default 400 tokens, so a merge round shrinks its input.
+  maxSourceChars: { min: 8_000 },
+  summarizerConcurrency: { operatorCeiling: true },
+  maxSummarizerCalls: { operatorCeiling: true },
+});
+
+/** What a tenant's or project's `override` sets past {@link TENANT_LIMITS}, per field. */
+function tenantLimitIssues(override: TunablesOverride, operator: Tunables): Array<{ field: string; message: string }> {
+  const issues: Array<{ field: string; message: string }> = [];
+  for (const [field, limit] of Object.entries(TENANT_LIMITS) as Array<[keyof Tunables, { min?: number; operatorCeiling?: true }]>) {
+    const value = override[field];
+    if (typeof value !== "number") continue;
+    if (limit.min !== undefined && value < limit.min) {
+      issues.push({ field, message: `must be >= ${limit.min} in tenant or project settings (${TUNABLES_ENV[field]} may go lower)` });
+    }
+    const ceiling = operator[field] as number;
+    if (limit.operatorCeiling && value > ceiling) {
+      issues.push({ field, message: `must be <= ${ceiling}, this deployment's ${TUNABLES_ENV[field]}` });
+    }
+  }
+  return issues;
+}
+
+/**
+ * Refuses a tenant's or project's override past {@link TENANT_LIMITS} (a `tunables.invalid` input
+ * error naming the fields); `operator` is what the deployment runs with (defaults < environment).
+ *
+ * @example checkTenantLimits({ maxSourceChars: 1000 }, DEFAULT_TUNABLES) // throws: must be >= 8000
+ */
+export function checkTenantLimits(override: TunablesOverride, operator: Tunables): void {
+  const issues = tenantLimitIssues(override, operator);
+  if (issues.length > 0) {
+    throw invalid("tunables.invalid", `Invalid compaction tunables: ${issues.map((i) => `${i.field}: ${i.message}`).join("; ")}`, {
+      fields: [...new Set(issues.map((i) => i.field))],
+      issues,
+    });
+  }
+}
+
+/**
+ * A stored tenant or project layer pulled inside {@link TENANT_LIMITS}: a value saved before a
+ * limit existed, or before the deployment lowered its ceiling, counts as the nearest allowed one.
+ */
+export function withinTenantLimits(layer: TunablesOverride, operator: Tunables): TunablesOverride {
+  const result: Record<string, unknown> = { ...layer };
+  for (const [field, limit] of Object.entries(TENANT_LIMITS) as Array<[keyof Tunables, { min?: number; operatorCeiling?: true }]>) {
+    const value = layer[field];
+    if (typeof value !== "number") continue;
+    let bounded = value;
+    if (limit.min !== undefined) bounded = Math.max(bounded, limit.min);
+    if (limit.operatorCeiling) bounded = Math.min(bounded, operator[field] as number);
+    result[field] = bounded;
+  }
+  return result as TunablesOverride;
+}
 
 /** Environment spellings of the two switches ({@link tunablesFromEnv}). */
 const BOOLEAN_WORDS: Readonly<Record<string, boolean>> = { true: true, false: false, "1": true, "0": false };

@@ -8,6 +8,16 @@ export type EventDropReason = "invalid_detail" | "publisher_not_allowed";
 /** What became of a prepared fold. */
 export type PreparedFoldOutcome = "used" | "discarded" | "expired";
 
+/** What a model call was made for: a fold's summary, or the strength analyzer's rating. */
+export type ModelPurpose = "summary" | "strength";
+
+/** Calls and tokens of one piece of model work (reported by the provider, else estimated). */
+export interface ModelUse {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
 export interface Metrics {
   compaction(mode: CompactionMetricMode, compactedMessages: number): void;
   /** Wall time of the summarizer calls of one fold (prepared, inline or in the worker). */
@@ -18,6 +28,13 @@ export interface Metrics {
    * it tagged and, for the model analyzer, the tokens of its call.
    */
   strengthAnalysis(analyzer: "offline" | "model", tagged: number, usage?: { inputTokens?: number; outputTokens?: number }): void;
+  /**
+   * One piece of model work of a tenant (docs/reliability.md, "Limits and budgets"): its calls and
+   * tokens, with the dimensions `tenant` and `purpose`.
+   */
+  modelUsage(tenantId: string, purpose: ModelPurpose, use: ModelUse): void;
+  /** Model work refused because the tenant's daily budget is used up (dimension `tenant`). */
+  budgetExceeded(tenantId: string): void;
   /** One undone compaction and how many messages it made active again. */
   revert(restoredMessages: number): void;
   /** One request refused by the per-tenant rate limit (docs/reliability.md, "Limits, budgets and rates"). */

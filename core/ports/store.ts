@@ -245,5 +245,41 @@ export interface InboxStore {
   claimRangeJob(tenantId: string, itemId: string, jobId: string): Promise<Outcome<"not_found", { jobId: string }>>;
 }
 
+/** A tenant's model usage on one UTC day (docs/reliability.md, "Limits and budgets"). */
+export interface DailyUsage {
+  /** `YYYY-MM-DD`, UTC. */
+  day: string;
+  /**
+   * Tokens counted against the budget: each fold's upper estimate while it runs, corrected to what
+   * its calls used once it has run.
+   */
+  tokens: number;
+  /** Summarizer and strength-analyzer calls made. */
+  calls: number;
+  /** Tokens the calls used, as the provider reported them (else the service's estimate). */
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** The daily model budget the operator set for a tenant: tokens per UTC day, or `unlimited`. */
+export type TenantBudget = number | "unlimited";
+
+/** Per-tenant model usage per day and the budget the operator set (never written by a tenant). */
+export interface UsageStore {
+  /** The tenant's own budget; null when none is set (the deployment's default applies). */
+  getTenantBudget(tenantId: string): Promise<TenantBudget | null>;
+  /** Sets the tenant's budget; null removes it. */
+  putTenantBudget(tenantId: string, budget: TenantBudget | null, at: string): Promise<void>;
+  /** The day's usage; zeros when nothing was used. Strongly consistent. */
+  getUsage(tenantId: string, day: string): Promise<DailyUsage>;
+  /**
+   * Adds `tokens` to the day's count only while the count stays at most `limit`: one conditional
+   * ADD, so two containers reserving at once cannot both pass the limit.
+   */
+  reserveTokens(tenantId: string, day: string, tokens: number, limit: number): Promise<Outcome<"over_budget">>;
+  /** Adds to the day's counters (a negative `tokens` gives back an unused reservation). */
+  addUsage(tenantId: string, day: string, add: Partial<Omit<DailyUsage, "day">>): Promise<void>;
+}
+
 /** Everything the services persist: the aggregate ports together. A service names the ones it uses. */
-export type Store = ProcessStore & SettingsStore & MessageStore & MemoryStore & CompactionStore & InboxStore;
+export type Store = ProcessStore & SettingsStore & MessageStore & MemoryStore & CompactionStore & InboxStore & UsageStore;

@@ -8,11 +8,14 @@ import { domainEvent } from "../domain/events.js";
 import { tokensAfterFold } from "../domain/fold-size.js";
 import type { Memory, Message } from "../domain/model.js";
 import { newestSummary } from "../domain/replay.js";
+import { estimateFoldTokens, foldWithinCallCap } from "../domain/summary-plan.js";
 import type { Tunables } from "../domain/tunables.js";
 import type { CompactionMetricMode } from "../ports/metrics.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
 import type { ServiceDeps } from "./deps.js";
 import { takeLease } from "./lease.js";
+import { admitModelWork, BUDGET_EXCEEDED, recordModelUse, type BudgetRefusal } from "./model-budget.js";
+import { metered } from "./model-usage.js";
 import { publishSafely } from "./publish.js";
 import { summarizeChecked, summarizerFor } from "./summarize.js";
 import { foldNeeds, summaryFields } from "./summary-fields.js";
@@ -41,6 +44,11 @@ export interface FoldPlan {
   holdCheckTokens?: number;
   /** The model window the fold makes room in, when known: the summary budget grows with it. */
   contextWindow?: number;
+  /**
+   * The fold must be taken whole (a range): past `maxSummarizerCalls` it fails instead of folding
+   * its oldest part.
+   */
+  whole?: boolean;
 }
 
 /** The reason a fold answers when the lease is refused (shared by every path that takes it). */
@@ -82,21 +90,33 @@ export async function unlessTooLarge<T>(write: Promise<T>): Promise<T | null> {
 
 export type FoldOutcome =
   | { ok: true; memory: Memory; view: ActiveView }
-  | { ok: false; reason: string; memoryId?: string };
+  | { ok: false; reason: string; memoryId?: string; budget?: BudgetRefusal };
 
-/** Steps 3-6 of the commit protocol. */
+/**
+ * Steps 3-6 of the commit protocol. A fold whose summary would take more than
+ * `maxSummarizerCalls` calls folds its oldest part that fits (docs/compaction.md, "Summarizing");
+ * the model work is admitted against the tenant's daily budget under the lease, and refused with
+ * `budget_exceeded` (nothing written) when it does not fit.
+ */
 export async function foldAndCommit(
   deps: ServiceDeps,
   key: ProcessKey,
   view: ActiveView,
   base: Tunables,
-  plan: FoldPlan,
+  asked: FoldPlan,
 ): Promise<FoldOutcome> {
   // Whether the summarizer can run at all is known before the lease: if not, the caller gets a
   // reason (a turn still answers 200) and nothing is written.
-  const ready = await summarizerFor(deps, key, base, plan.contextWindow);
+  const ready = await summarizerFor(deps, key, base, asked.contextWindow);
   if (!ready.ok) return { ok: false, reason: ready.reason };
-  const { summarizer, inputCap, tunables } = ready;
+  const { inputCap, tunables } = ready;
+  const sized = foldWithinCallCap(asked.fold, inputCap, tunables);
+  // The rest stays active for the next fold. A range must fold whole, and a first run too large
+  // for the cap cannot be cut: both are refused by the summary step as a FAILED row.
+  const plan = sized.cut && sized.fold.length > 0 && !asked.whole ? { ...asked, fold: sized.fold } : asked;
+  if (plan !== asked) {
+    deps.log.info("fold cut to the summarizer call cap", { processId: key.processId, asked: asked.fold.length, folding: plan.fold.length, calls: sized.calls });
+  }
 
   const { owner, lease } = await takeLease(deps, key, view, {
     ...(plan.owner ? { owner: plan.owner } : {}),
@@ -114,10 +134,14 @@ export async function foldAndCommit(
   const prior = newestSummary(view);
   let committed = false;
   try {
+    const admission = await admitModelWork(deps, key.tenantId, estimateFoldTokens(sized, tunables.summaryMaxTokens));
+    if (!admission.ok) return { ok: false, reason: BUDGET_EXCEEDED, budget: admission.refusal };
+    const { summarizer, use } = metered(ready.summarizer);
     const started = Date.now();
     const needs = await foldNeeds(deps, key, prior, plan.fold);
     const summary = await summarizeChecked(deps, summarizer, inputCap, tunables, plan, prior?.content ?? null, needs.required);
     const summarizerMs = Date.now() - started;
+    await recordModelUse(deps, admission, "summary", use);
     deps.metrics.summarizerWallTime(plan.metricMode, summarizerMs);
     const at = deps.clock.now();
     const base = {

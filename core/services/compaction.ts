@@ -14,6 +14,7 @@ import type { ActiveView, ProcessKey } from "../ports/store.js";
 import { clearIfNeeded } from "./clearing.js";
 import { foldAndCommit } from "./commit.js";
 import type { ServiceDeps } from "./deps.js";
+import type { BudgetRefusal } from "./model-budget.js";
 import { settledView } from "./settle.js";
 import { tagBeforeFold } from "./strength-tagging.js";
 
@@ -33,10 +34,14 @@ export interface FoldOptions {
   queuedFoldId?: string;
 }
 
+/** What {@link compactIfNeeded} answers: the result, the view after it, and why the budget refused it if it did. */
+export type CompactionOutcome = CompactionResult & { view: ActiveView; budget?: BudgetRefusal };
+
 /**
  * Estimate, clear, pick the mode from the thresholds, select, fold (docs/compaction.md). Answers
- * what happened; a failed summary is a FAILED row and `reason`, never a throw. `options.view`
- * lets the turn path reuse the active view it already read.
+ * what happened; a failed summary is a FAILED row and `reason`, never a throw; over the tenant's
+ * daily budget, `reason: "budget_exceeded"` and `budget`. `options.view` lets the turn path reuse
+ * the active view it already read.
  *
  * @example
  * const r = await compactIfNeeded(deps, { tenantId, processId }, { model: { contextWindow: 128_000 }, prompt: { tokens: 110_000 } });
@@ -47,7 +52,7 @@ export async function compactIfNeeded(
   key: ProcessKey,
   request: CompactionRequest,
   options: { view?: ActiveView } & FoldOptions = {},
-): Promise<CompactionResult & { view: ActiveView }> {
+): Promise<CompactionOutcome> {
   const contextWindow = resolveContextWindow(request.model);
   let view = await settledView(deps, key, options.view);
   const tunables = await deps.tunables.forProcess(key.tenantId, view.state.process.projectId);
@@ -99,13 +104,20 @@ export async function compactIfNeeded(
     // compaction and EMERGENCY (the prompt must never overflow) do not wait (docs/compaction.md).
     ...(request.force || mode === "EMERGENCY" ? {} : { holdCheckTokens: own }),
   });
-  if (!outcome.ok) return { ...unchanged, reason: outcome.reason, ...(outcome.memoryId ? { memoryId: outcome.memoryId } : {}) };
+  if (!outcome.ok) {
+    return {
+      ...unchanged,
+      reason: outcome.reason,
+      ...(outcome.memoryId ? { memoryId: outcome.memoryId } : {}),
+      ...(outcome.budget ? { budget: outcome.budget } : {}),
+    };
+  }
   const tokensAfter = outcome.memory.metadata.tokensAfter ?? tokensNow;
   return {
     ...unchanged,
     compacted: true,
     memoryId: outcome.memory.id,
-    compactedMessages: fold.length,
+    compactedMessages: outcome.memory.sourceRefs.length,
     tokensAfter,
     view: outcome.view,
   };

@@ -7,6 +7,7 @@ import type { Store } from "../ports/store.js";
 import type { Summarizer } from "../ports/summarizer.js";
 import type { CompactionSettings } from "./compaction-settings.js";
 import type { HistorySearch } from "./history-search.js";
+import type { BudgetPolicy } from "./model-budget.js";
 import type { TunablesResolver } from "./tunables.js";
 
 export interface CoreDeps {
@@ -20,6 +21,8 @@ export interface ServiceDeps extends CoreDeps {
   events: EventPublisher;
   metrics: Metrics;
   tunables: TunablesResolver;
+  /** Each tenant's daily model budget (docs/reliability.md, "Limits and budgets"). */
+  budget: BudgetPolicy;
   /** Full-text index of histories, cached per container (search endpoint, recall in the context). */
   history: HistorySearch;
   /** How long a compaction lease lasts; longer than the summarizer's overall deadline. */

@@ -7,13 +7,15 @@ import type { ProcessKey } from "../ports/store.js";
 import { compactIfNeeded, type CompactionRequest } from "./compaction.js";
 import type { ServiceDeps } from "./deps.js";
 import { queueFold } from "./fold-queue.js";
+import { budgetExceededError } from "./model-budget.js";
 import { settledView } from "./settle.js";
 
 /**
  * `POST .../compaction`: the fold runs in the request; when it is not done within
  * `manualBudgetMs` the request gives up its lease (so its own late commit is refused), queues the
  * same compaction for the worker and answers 202 `compaction_queued`. The queued fold only runs on
- * the state the request started from, so a fold that did commit in between is not repeated.
+ * the state the request started from, so a fold that did commit in between is not repeated. Over
+ * the tenant's daily model budget it throws a 429 `budget.exceeded` (nothing written).
  */
 export async function compactManually(
   deps: ServiceDeps,
@@ -29,7 +31,8 @@ export async function compactManually(
   const expired = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), deps.compaction.manualBudgetMs)));
   const first = await Promise.race([work, expired]).finally(() => clearTimeout(timer));
   if (first) {
-    const { view: _view, ...result } = first;
+    const { view: _view, budget, ...result } = first;
+    if (budget) throw budgetExceededError(budget, deps.clock.now());
     return { status: 200, result };
   }
   work.catch((e) => deps.log.warn("abandoned compaction failed", { processId: key.processId, error: String(e) }));

@@ -11,6 +11,7 @@ import type { ProcessKey } from "../ports/store.js";
 import { foldAndCommit } from "./commit.js";
 import type { FoldOptions } from "./compaction.js";
 import type { ServiceDeps } from "./deps.js";
+import type { BudgetRefusal } from "./model-budget.js";
 import { settledView } from "./settle.js";
 
 export type { RangeRequest };
@@ -20,6 +21,8 @@ export interface RangeResult {
   compactedMessages: number;
   markerMessageId: string | null;
   reason?: string;
+  /** Why the tenant's daily budget refused the fold (with `reason: "budget_exceeded"`). */
+  budget?: BudgetRefusal;
 }
 
 /**
@@ -48,6 +51,7 @@ export async function compactRange(
     fold,
     metricMode: "range",
     eventMode: "RANGE",
+    whole: true,
     topicLabel: range.topicLabel,
     tokensBefore,
     metadata: { recompaction: true, topicLabel: range.topicLabel, rangeFromAt: range.from, rangeToAt: range.to, markerMessageId: marker.id },
@@ -55,7 +59,13 @@ export async function compactRange(
     ...(options.queuedFoldId ? { memoryId: options.queuedFoldId, fromFold: "QUEUED" as const, producedBy: "worker" as const } : {}),
   });
   if (!outcome.ok) {
-    return { memoryId: outcome.memoryId ?? null, compactedMessages: 0, markerMessageId: null, reason: outcome.reason };
+    return {
+      memoryId: outcome.memoryId ?? null,
+      compactedMessages: 0,
+      markerMessageId: null,
+      reason: outcome.reason,
+      ...(outcome.budget ? { budget: outcome.budget } : {}),
+    };
   }
   return { memoryId: outcome.memory.id, compactedMessages: fold.length, markerMessageId: marker.id };
 }

@@ -22,6 +22,8 @@ import type { Tunables } from "../domain/tunables.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
 import type { Summarizer, SummarizerFailure, SummarizerUsage } from "../ports/summarizer.js";
 import type { ServiceDeps } from "./deps.js";
+import { admitModelWork, BUDGET_EXCEEDED, recordModelUse } from "./model-budget.js";
+import { metered } from "./model-usage.js";
 
 /**
  * The side channel: `tags` of a message being appended, with the offline rating added when the
@@ -41,7 +43,8 @@ const WRITE_CONCURRENCY = 8;
  * Before a HARD fold with `inlineOnCompaction`: rates the active messages older than the HARD
  * anchor that the caller left unrated, writes the ratings, and returns the view with them (only
  * the writes that applied) and what the analysis did and cost, for the fold's metadata. A failed
- * or unreadable model answer writes nothing: the fold then selects as it would have without.
+ * or unreadable model answer, or a call the tenant's daily budget refuses, writes nothing: the fold
+ * then selects as it would have without.
  */
 export async function tagBeforeFold(
   deps: ServiceDeps,
@@ -58,7 +61,7 @@ export async function tagBeforeFold(
   if (candidates.length === 0) return { view };
 
   const rated =
-    analyzer === "model" && summarizer ? await rateWithModel(summarizer, candidates, tunables) : { ratings: rateOffline(candidates) };
+    analyzer === "model" && summarizer ? await rateWithModel(deps, key, summarizer, candidates, tunables) : { ratings: rateOffline(candidates) };
   const written = await writeRatings(deps, key, rated.ratings, analyzer);
   deps.metrics.strengthAnalysis(analyzer, written.size, rated.usage);
   if (rated.error) deps.log.warn("strength analyzer: answer not used", { processId: key.processId, code: rated.error.code, error: rated.error.text });
@@ -81,16 +84,27 @@ function rateOffline(messages: readonly Message[]): Ratings {
   return messages.map((message) => ({ message, strength: offlineStrength(message) }));
 }
 
-/** One batched call; the oldest messages first when they do not all fit one call. */
+/**
+ * One batched call; the oldest messages first when they do not all fit one call. Admitted against
+ * the tenant's daily budget with its upper estimate (the prompt at 3 chars a token and the answer
+ * budget), and counted as `strength` model use.
+ */
 async function rateWithModel(
-  summarizer: Summarizer,
+  deps: ServiceDeps,
+  key: ProcessKey,
+  model: Summarizer,
   messages: readonly Message[],
   tunables: Tunables,
-): Promise<{ ratings: Ratings; usage?: SummarizerUsage; error?: { code: SummarizerFailure; text: string } }> {
-  const free = summarizer.contextWindow - SUMMARIZER_PROMPT_RESERVE_TOKENS;
+): Promise<{ ratings: Ratings; usage?: SummarizerUsage; error?: { code: SummarizerFailure | typeof BUDGET_EXCEEDED; text: string } }> {
+  const free = model.contextWindow - SUMMARIZER_PROMPT_RESERVE_TOKENS;
   const maxChars = Math.max(1000, Math.min(tunables.maxSourceChars, Math.floor(free * SAFE_CHARS_PER_TOKEN)));
   const prompt = buildStrengthPrompt(messages, maxChars);
+  const estimate = Math.ceil((prompt.system.length + prompt.user.length) / SAFE_CHARS_PER_TOKEN) + prompt.maxOutputTokens;
+  const admission = await admitModelWork(deps, key.tenantId, estimate);
+  if (!admission.ok) return { ratings: [], error: { code: BUDGET_EXCEEDED, text: "the tenant's daily model budget does not cover the rating call" } };
+  const { summarizer, use } = metered(model);
   const outcome = await summarizer.complete!({ system: prompt.system, user: prompt.user, maxOutputTokens: prompt.maxOutputTokens });
+  await recordModelUse(deps, admission, "strength", use);
   const usage = outcome.usage && Object.keys(outcome.usage).length > 0 ? { usage: outcome.usage } : {};
   if (!outcome.ok) return { ratings: [], error: { code: outcome.code ?? "summarizer_error", text: outcome.error }, ...usage };
   const answer = parseStrengthAnswer(outcome.text, prompt.messages);

@@ -9,6 +9,7 @@ import { checkSummary, retryInstructions, type QualityVerdict } from "../domain/
 import { replayed } from "../domain/replay.js";
 import { chunkBySourceChars } from "../domain/selector.js";
 import { summarizerInputCap, withSummaryBudget } from "../domain/summarizer-fit.js";
+import { partsPerCall, plannedCalls, summaryStrategy } from "../domain/summary-plan.js";
 import type { Tunables } from "../domain/tunables.js";
 import type { SummarizeInput, SummarizeOutcome, Summarizer, SummarizerUsage, SummarySourceMessage } from "../ports/summarizer.js";
 import type { ProcessKey } from "../ports/store.js";
@@ -80,8 +81,9 @@ const failed = (outcome: Extract<SummarizeOutcome, { ok: false }>, calls: number
 
 /**
  * Summarizes, then runs the quality gate (docs/compaction.md): a failing summary is retried once
- * (the last chunk, with what failed and the missing units named); a second failure is a FAILED
- * row with `quality_gate: <check>`.
+ * (the last chunk, with what failed and the missing units named) when `maxSummarizerCalls` leaves
+ * a call for it; a second failure, or one without a call left, is a FAILED row with
+ * `quality_gate: <check>`.
  */
 export async function summarizeChecked(
   deps: ServiceDeps,
@@ -97,6 +99,12 @@ export async function summarizeChecked(
   const maxTokens = tunables.summaryMaxTokens;
   const verdict = checkSummary(first.result.text, { maxTokens, required });
   if (verdict.ok) return first.result;
+  if (first.result.calls >= tunables.maxSummarizerCalls) {
+    const { calls, usage } = first.result;
+    const gate = { check: verdict.check, detail: verdict.detail.slice(0, 300), attempts: 1 };
+    const code = `quality_gate: ${verdict.check}`;
+    return { ok: false, error: code, code, calls, ...(usage ? { usage } : {}), gate };
+  }
 
   deps.log.warn("summary failed the quality gate, retrying once", { check: verdict.check, detail: verdict.detail });
   const retryNote = retryInstructions(verdict, maxTokens);
@@ -185,11 +193,18 @@ async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T
 
 type ChunkRun = { ok: true; result: Extract<ChunkedSummary, { ok: true }>; lastInput: SummarizeInput } | Extract<ChunkedSummary, { ok: false }>;
 
+/** The refusal of a fold whose summary would take more than `maxSummarizerCalls` calls. */
+const overCallCap = (needed: number, cap: number) =>
+  `summarizer_call_cap: the fold needs ${needed} summarizer calls, at most ${cap} are allowed per fold (maxSummarizerCalls)`;
+
 /**
  * Folds the selection into one summary. One chunk: one call with the prior summary. More chunks:
  * with `summarizerConcurrency` 1 they are chained (call k+1 gets call k's output); above 1 they are
  * summarized in parallel (at most that many at once, without the prior summary) and one more call
- * merges the partial summaries with the prior one, so the wall time is about two calls, not n.
+ * merges the partial summaries with the prior one, so the wall time is about two calls, not n. A
+ * call cap too small for one merge call to hold two partial summaries chains them instead
+ * (`summaryStrategy`). A fold whose plan needs more than `maxSummarizerCalls` fails before any
+ * call: the callers cut their folds to the cap first (`foldWithinCallCap`).
  */
 async function summarizeChunks(
   summarizer: Summarizer,
@@ -202,7 +217,14 @@ async function summarizeChunks(
   // A cleared result is summarized as its placeholder: the model had stopped seeing its content,
   // and the placeholder keeps the message id through which the full text can still be fetched.
   const chunks = chunkBySourceChars(plan.fold.map(replayed), cap);
-  if (chunks.length > 1 && tunables.summarizerConcurrency > 1) {
+  const perCall = partsPerCall(cap, tunables.summaryMaxTokens);
+  const strategy = summaryStrategy(chunks.length, tunables.summarizerConcurrency, perCall);
+  const needed = plannedCalls(chunks.length, strategy, perCall);
+  if (needed > tunables.maxSummarizerCalls) {
+    const error = overCallCap(needed, tunables.maxSummarizerCalls);
+    return { ok: false, error, code: error, calls: 0 };
+  }
+  if (strategy === "parallel") {
     return summarizeInParallel(summarizer, tunables, plan, priorSummary, mustKeep, cap, chunks.map((c) => c.source.map(toSource)));
   }
   let running = priorSummary;
@@ -242,8 +264,10 @@ async function summarizeChunks(
 /**
  * The parallel path of {@link summarizeChunks}: every chunk without the prior summary, then the
  * partial summaries (as SYSTEM messages, oldest first) merged with the prior summary in one call;
- * a second parallel round only when n partial summaries exceed one call's cap. Lines the merge
- * copies keep the citations of the chunk output they came from.
+ * another parallel round only while the partial summaries exceed one call's cap. A round that
+ * would not take fewer calls than the one before (partial summaries too large for the cap) stops
+ * the fold, and so does a round past `maxSummarizerCalls`: a FAILED row with a reason, not rounds
+ * without end. Lines the merge copies keep the citations of the chunk output they came from.
  */
 async function summarizeInParallel(
   summarizer: Summarizer,
@@ -264,7 +288,11 @@ async function summarizeInParallel(
   };
   let inputs = firstRound;
   let parts: SummarySourceMessage[] = [];
+  // Our own words, no provider's: the whole text is the code tenants see (`metadata.error`).
+  const stop = (error: string) => ({ ok: false as const, error, code: error, calls, ...(usage ? { usage } : {}) });
   for (let round = 1; ; round++) {
+    // This round and the merge call must still fit the cap.
+    if (calls + inputs.length + 1 > tunables.maxSummarizerCalls) return stop(overCallCap(calls + inputs.length + 1, tunables.maxSummarizerCalls));
     const outcomes = await mapBounded(inputs, tunables.summarizerConcurrency, (messages) => {
       calls++;
       return callSummarizer(summarizer, { priorSummary: null, messages, ...extra });
@@ -279,7 +307,12 @@ async function summarizeInParallel(
       return { id: `part-${round}-${k + 1}`, role: "SYSTEM" as const, content: `Summary of part ${k + 1} of ${outcomes.length}:\n${text}`, createdAt: last.createdAt };
     });
     const regrouped = chunkBySourceChars(parts, cap);
-    if (regrouped.length === 1 || round >= 3) break;
+    if (regrouped.length === 1) break;
+    if (regrouped.length >= inputs.length) {
+      return stop(
+        `summarizer_merge_stalled: merge round ${round + 1} would take ${regrouped.length} calls after ${inputs.length} in round ${round}: the partial summaries do not fit fewer calls of ${cap} chars`,
+      );
+    }
     inputs = regrouped.map((c) => c.source);
   }
   const lastInput: SummarizeInput = {

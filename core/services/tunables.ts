@@ -6,15 +6,16 @@
 import { LRUCache } from "lru-cache";
 import { AppError } from "../domain/errors.js";
 import { checkFitsSummarizer, type SummarizerFit } from "../domain/summarizer-fit.js";
-import { mergeTunables, TunablesOverride, type Tunables } from "../domain/tunables.js";
+import { checkTenantLimits, mergeTunables, TunablesOverride, withinTenantLimits, type Tunables } from "../domain/tunables.js";
 import type { SettingsStore } from "../ports/store.js";
 
 export interface TunablesResolver {
   /** Without a project: the tenant-level result. */
   forProcess(tenantId: string, projectId?: string): Promise<Tunables>;
   /**
-   * Validates and stores an override; the next resolution sees it. With `summarizer`, the result
-   * must also fit that summarizer's window (`checkFitsSummarizer`).
+   * Validates and stores an override; the next resolution sees it. It must stay within the tenant
+   * limits (`checkTenantLimits`) and, with `summarizer`, fit that summarizer's window
+   * (`checkFitsSummarizer`).
    */
   save(tenantId: string, projectId: string | undefined, override: unknown, at: string, summarizer?: SummarizerFit): Promise<Tunables>;
   read(tenantId: string, projectId: string | undefined): Promise<TunablesOverride>;
@@ -77,14 +78,15 @@ export function createTunablesResolver(options: {
   return {
     async forProcess(tenantId, projectId) {
       const [tenant, project] = await Promise.all([load(tenantId), projectId ? load(tenantId, projectId) : undefined]);
-      return layerStored(options.base, [tenant, project]);
+      return layerStored(options.base, [tenant, project].map((layer) => layer && withinTenantLimits(layer, options.base)));
     },
     async save(tenantId, projectId, override, at, summarizer) {
-      const below = projectId ? layerStored(options.base, [await load(tenantId)]) : options.base;
+      const below = projectId ? layerStored(options.base, [withinTenantLimits(await load(tenantId), options.base)]) : options.base;
       // Validates the override (an `input` error naming the field) and the merged result: an
       // override must not break the threshold ordering.
       const merged = mergeTunables(below, override as TunablesOverride);
       const parsed = TunablesOverride.parse(override);
+      checkTenantLimits(parsed, options.base);
       if (summarizer) checkFitsSummarizer(parsed, merged, summarizer);
       await options.store.putSettings(tenantId, projectId, parsed, at);
       cache.delete(`${tenantId}\u0000${projectId ?? ""}`);

@@ -10,11 +10,13 @@ import { resolveContextWindow } from "../domain/model-windows.js";
 import { newestSummary, replayTokens } from "../domain/replay.js";
 import { selectForCompaction } from "../domain/selector.js";
 import { trimToFit } from "../domain/trim.js";
+import type { Tunables } from "../domain/tunables.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
 import { clearIfNeeded } from "./clearing.js";
 import { compactIfNeeded, type CompactionRequest } from "./compaction.js";
 import type { ServiceDeps } from "./deps.js";
 import { discard, queueFold, STALE } from "./fold-queue.js";
+import { BUDGET_EXCEEDED, budgetRefusal } from "./model-budget.js";
 import { commitPrepared } from "./prepared-commit.js";
 import { settledView } from "./settle.js";
 
@@ -24,9 +26,22 @@ export type TurnCompaction = CompactionResult & { view: ActiveView; messages: Me
 const foldTokens = (messages: readonly Message[]) => messages.reduce((n, m) => n + m.tokens, 0);
 
 /**
- * The turn's compaction step. Inline: {@link compactIfNeeded} as is. Background: commit a prepared
- * fold that fits, queue the fold the prompt needs when none is prepared, and trim the answer below
- * the emergency threshold while the fold is not ready.
+ * The answer while no fold lands (queued, or refused by the budget): the oldest foldable messages
+ * left out of it, never out of the history, until the prompt is below the emergency threshold.
+ * `scale`: the caller's tokens per token of our own estimate.
+ */
+function trimmedAnswer(view: ActiveView, tunables: Tunables, contextWindow: number, tokensNow: number, scale: number) {
+  const own = replayTokens(view);
+  const limit = Math.ceil(tunables.emergencyThreshold * contextWindow) - 1;
+  return trimToFit(view.messages, tunables, { tokens: tokensNow, limit, scale, own });
+}
+
+/**
+ * The turn's compaction step. Inline: {@link compactIfNeeded} as is, its answer trimmed when the
+ * tenant's daily budget refused the fold. Background: commit a prepared fold that fits (no model
+ * call, so also over the budget), queue the fold the prompt needs when none is prepared and the
+ * budget is not used up, and trim the answer below the emergency threshold while the fold is not
+ * ready.
  */
 export async function compactForTurn(
   deps: ServiceDeps,
@@ -35,8 +50,12 @@ export async function compactForTurn(
   options: { view?: ActiveView } = {},
 ): Promise<TurnCompaction> {
   if (deps.compaction.execution === "inline") {
-    const out = await compactIfNeeded(deps, key, request, options);
-    return { ...out, messages: out.view.messages, answerTokens: out.tokensAfter };
+    const { budget, ...out } = await compactIfNeeded(deps, key, request, options);
+    if (!budget) return { ...out, messages: out.view.messages, answerTokens: out.tokensAfter };
+    const tunables = await deps.tunables.forProcess(key.tenantId, out.view.state.process.projectId);
+    const own = replayTokens(out.view);
+    const trim = trimmedAnswer(out.view, tunables, resolveContextWindow(request.model), out.tokensAfter, own > 0 ? out.tokensAfter / own : 1);
+    return { ...out, ...(trim.trimmed.messages > 0 ? { trimmed: trim.trimmed } : {}), messages: trim.kept, answerTokens: trim.tokens };
   }
   const contextWindow = resolveContextWindow(request.model);
   let view = await settledView(deps, key, options.view);
@@ -93,7 +112,11 @@ export async function compactForTurn(
   } else if (wanted && !live) {
     const fold = selectForCompaction(view.messages, wanted, tunables).fold;
     const worthIt = fold.length > 0 && (wanted !== "SOFT" || foldTokens(fold) >= tunables.summaryMaxTokens);
-    if (worthIt) {
+    // Over the tenant's daily budget the worker could only drop the fold: nothing is queued.
+    const refused = worthIt && (await budgetRefusal(deps, key.tenantId)) !== null;
+    if (refused) {
+      if (!result.compacted) result.reason = BUDGET_EXCEEDED;
+    } else if (worthIt) {
       live = await queueFold(deps, key, view, { mode: wanted, job: "prepare", contextWindow, tokensBefore: tokensNow });
     } else if (!result.compacted && !result.reason) {
       result.reason = fold.length === 0 ? (selectForCompaction(view.messages, wanted, tunables).reason ?? "nothing_eligible") : "below_min_saving";
@@ -106,8 +129,7 @@ export async function compactForTurn(
   }
 
   // Until the fold lands, the answer (never the history) stays below the emergency threshold.
-  const limit = Math.ceil(tunables.emergencyThreshold * contextWindow) - 1;
-  const trim = trimToFit(view.messages, tunables, { tokens: tokensNow, limit, scale, own: replayTokens(view) });
+  const trim = trimmedAnswer(view, tunables, contextWindow, tokensNow, scale);
   if (trim.trimmed.messages > 0) result.trimmed = trim.trimmed;
   return { ...result, view, messages: trim.kept, answerTokens: trim.tokens };
 }

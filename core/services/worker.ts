@@ -9,12 +9,15 @@ import { sizeFold } from "../domain/fold-size.js";
 import type { CompactionModeName, Memory } from "../domain/model.js";
 import { newestSummary, replayTokens } from "../domain/replay.js";
 import { selectForCompaction } from "../domain/selector.js";
+import { estimateFoldTokens, foldWithinCallCap } from "../domain/summary-plan.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
 import { metricModeOf, storeFailure, SUMMARY_TOO_LARGE, unlessTooLarge } from "./commit.js";
 import { compactIfNeeded } from "./compaction.js";
 import type { ServiceDeps } from "./deps.js";
 import { discard, STALE } from "./fold-queue.js";
 import { takeLease } from "./lease.js";
+import { admitModelWork, budgetDiscardReason, recordModelUse } from "./model-budget.js";
+import { metered } from "./model-usage.js";
 import { compactRange } from "./range-compaction.js";
 import { settledView } from "./settle.js";
 import { summarizeChecked, summarizerFor } from "./summarize.js";
@@ -31,7 +34,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * Runs one queued fold. Safe to deliver twice or late: only a fold still QUEUED (a prepare or
  * manual job only on the state it was queued for) is worked on; the lease keeps one job per process at a time; each result is a
  * conditional write on the fold's status. Throws (so the delivery is retried) while another
- * holder keeps the lease, and when a range job's summary failed.
+ * holder keeps the lease, and when a range job's summary failed for a reason a retry may not meet
+ * again. A job the tenant's daily budget refuses, or a range past `maxSummarizerCalls`, is
+ * discarded with its reason instead: a retry would meet the same refusal.
  */
 export async function runQueuedFold(deps: ServiceDeps, detail: EventDetail<"CompactionRequested">): Promise<WorkerOutcome> {
   const { tenantId, processId, foldId } = detail;
@@ -79,7 +84,8 @@ async function runManual(deps: ServiceDeps, key: ProcessKey, view: ActiveView, f
   );
   if (result.compacted) return { done: "committed", foldId: fold.id };
   if (result.reason === "compaction_in_progress") return "leased";
-  await discard(deps, key, fold, result.reason ?? "not_needed: below the soft threshold", "discarded");
+  const reason = result.budget ? budgetDiscardReason(result.budget) : (result.reason ?? "not_needed: below the soft threshold");
+  await discard(deps, key, fold, reason, "discarded");
   return { done: "failed", foldId: fold.id };
 }
 
@@ -98,13 +104,21 @@ async function runRange(deps: ServiceDeps, key: ProcessKey, fold: Memory): Promi
     return { skipped: "nothing_in_range", foldId: fold.id };
   }
   if (result.reason && BACK_OFF.has(result.reason)) return "leased";
-  // Not a passing trouble: the same range would make the same summary again.
-  if (result.reason === SUMMARY_TOO_LARGE) {
-    await discard(deps, key, fold, SUMMARY_TOO_LARGE, "discarded");
+  // Not a passing trouble: the same range would make the same summary again, or need as many calls.
+  const final = result.budget
+    ? budgetDiscardReason(result.budget)
+    : result.reason === SUMMARY_TOO_LARGE || FINAL_FAILURES.some((f) => result.reason?.startsWith(f))
+      ? result.reason
+      : undefined;
+  if (final) {
+    await discard(deps, key, fold, final, "discarded");
     return { done: "failed", foldId: fold.id };
   }
   throw conflict("compaction.retry_later", `range job '${fold.id}' did not run (${result.reason}); deliver again`, { reason: result.reason });
 }
+
+/** Summary failures every retry would meet again: the range needs more calls than a fold may make. */
+const FINAL_FAILURES = ["summarizer_failed: summarizer_call_cap", "summarizer_failed: summarizer_merge_stalled"];
 
 /** Refusals that only mean "someone else is compacting this process right now". */
 const BACK_OFF = new Set(["compaction_in_progress", "concurrent_compaction", "commit_conflict"]);
@@ -116,7 +130,7 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, read: ActiveView, fol
   const { view, strengthAnalyzer } = await tagBeforeFold(deps, key, read, tunables, mode);
   const selection = selectForCompaction(view.messages, mode, tunables);
   const own = replayTokens(view);
-  const messages = sizeFold(selection.fold, mode, tunables, {
+  let messages = sizeFold(selection.fold, mode, tunables, {
     contextWindow: fold.metadata.contextWindow,
     own,
     tokensBefore: fold.metadata.tokensBefore ?? own,
@@ -130,7 +144,10 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, read: ActiveView, fol
     await discard(deps, key, fold, ready.reason, "discarded");
     return { skipped: ready.reason, foldId: fold.id };
   }
-  const { summarizer, inputCap } = ready;
+  const { inputCap } = ready;
+  // Past maxSummarizerCalls the oldest part that fits is prepared; the rest folds later.
+  const sized = foldWithinCallCap(messages, inputCap, ready.tunables);
+  if (sized.cut && sized.fold.length > 0) messages = sized.fold;
   // After an undo the same fold is not prepared again until the replay grew (docs/compaction.md).
   const { owner, lease } = await takeLease(deps, key, view, mode === "EMERGENCY" ? {} : { replayTokens: own });
   if (!lease.ok) {
@@ -144,11 +161,18 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, read: ActiveView, fol
     // does not move the version the lease checks, so the row itself is read again under the lease.
     const current = await deps.store.getMemory(key, fold.id);
     if (current?.status !== "QUEUED") return { skipped: `fold is ${current?.status ?? "gone"}`, foldId: fold.id };
+    const admission = await admitModelWork(deps, key.tenantId, estimateFoldTokens(sized, ready.tunables.summaryMaxTokens));
+    if (!admission.ok) {
+      await discard(deps, key, current, budgetDiscardReason(admission.refusal), "discarded");
+      return { skipped: "budget_exceeded", foldId: fold.id };
+    }
+    const { summarizer, use } = metered(ready.summarizer);
     const prior = newestSummary(view);
     const started = Date.now();
     const needs = await foldNeeds(deps, key, prior, messages);
     const summary = await summarizeChecked(deps, summarizer, inputCap, ready.tunables, { fold: messages }, prior?.content ?? null, needs.required);
     const summarizerMs = Date.now() - started;
+    await recordModelUse(deps, admission, "summary", use);
     deps.metrics.summarizerWallTime(metricModeOf(mode), summarizerMs);
     const at = deps.clock.now();
     const metadata = {

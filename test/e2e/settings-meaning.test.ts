@@ -134,10 +134,11 @@ describe("settings checked against the configured summarizer", () => {
     expect((await api("GET", "/v1/settings")).body.overrides).toEqual({});
     expect((await api("GET", "/v1/settings?projectId=p1")).body.overrides).toEqual({});
 
-    // What fits is stored.
-    const ok = await api("PUT", "/v1/settings?projectId=p1", { body: { summaryMaxTokens: 2119, maxSourceChars: 1000 } });
+    // What fits is stored (at least 8,000 chars: the tenant floor of maxSourceChars).
+    const ok = await api("PUT", "/v1/settings?projectId=p1", { body: { summaryMaxTokens: 1000, maxSourceChars: 11_076 } });
     expect(ok.status).toBe(200);
-    expect(ok.body.effective).toMatchObject({ summaryMaxTokens: 2119, maxSourceChars: 1000 });
+    expect(ok.body.effective).toMatchObject({ summaryMaxTokens: 1000, maxSourceChars: 11_076 });
+    expect((await api("PUT", "/v1/settings?projectId=p1", { body: { summaryMaxTokens: 2119 } })).status).toBe(200);
   });
 
   it("a turn whose compaction cannot run answers 200 with compaction.reason, its message stored once", async () => {

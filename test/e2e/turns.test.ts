@@ -144,7 +144,7 @@ describe("round trips of a turn (docs/turns.md)", () => {
     expect(cross.dynamo).toEqual(["QueryCommand(consistent)", "TransactWriteCommand", "GetCommand(consistent)"]);
   });
 
-  it("a turn that compacts: lease, summary, one commit transaction, one re-read", async () => {
+  it("a turn that compacts: lease, summary, the day's usage, one commit transaction, one re-read", async () => {
     await createProcess("rt-fold", { projectId: "rt" });
     for (let i = 0; i < 14; i++) {
       await api("POST", "/v1/processes/rt-fold/messages", { body: { role: i % 2 ? "ASSISTANT" : "USER", content: `detail ${i}` } });
@@ -153,16 +153,23 @@ describe("round trips of a turn (docs/turns.md)", () => {
       () => turn("rt-fold", { message: { role: "USER", content: "more" }, model: { contextWindow: 1000 }, prompt: { tokens: 900 } }),
       "rt-fold",
     );
+    // The tenant's budget (unlimited here) is read once a minute per container.
+    const budgetReads = m.store.filter((c) => c === "getTenantBudget").length;
+    expect(budgetReads === 0 || budgetReads === 1).toBe(true);
     expect(m.store).toEqual([
       "activeView",
       "appendMessage",
       "acquireLease",
+      ...Array(budgetReads).fill("getTenantBudget"),
+      "addUsage",
       "commitCompaction",
       "activeView",
     ]);
     expect(m.dynamo).toEqual([
       "QueryCommand(consistent)",
       "TransactWriteCommand",
+      "UpdateCommand",
+      ...Array(budgetReads).fill("GetCommand(consistent)"),
       "UpdateCommand",
       "TransactWriteCommand",
       "QueryCommand(consistent)",

@@ -30,6 +30,8 @@ const CLEAN_ENV = {
   VANCETOPE_EVENT_PUBLISHERS: undefined,
   TENANT_RATE_LIMIT: undefined,
   TENANT_RATE_LIMITS: undefined,
+  VANCETOPE_WORKER_CONCURRENCY: undefined,
+  TENANT_DAILY_TOKEN_BUDGET: undefined,
 };
 const PUBLISHER_ACCOUNT = "210987654321";
 const KMS_KEY = `arn:aws:kms:${REGION}:${ACCOUNT}:key/1234abcd-12ab-34cd-56ef-1234567890ab`;
@@ -51,6 +53,8 @@ beforeAll(async () => {
       ANTHROPIC_BASE_URL: "https://llm-gateway.example.com",
       VANCETOPE_EVENT_PUBLISHERS: `${PUBLISHER_ACCOUNT}=team-a-engine`,
       TENANT_RATE_LIMITS: "batch=5",
+      VANCETOPE_WORKER_CONCURRENCY: "4",
+      TENANT_DAILY_TOKEN_BUDGET: "2000000",
       SST_BUILD_CONCURRENCY: "2",
     },
     // The real bundling of every function; the static site too when web/ exists (SST zips it then).
@@ -360,6 +364,15 @@ describe("functions: runtime, sizes, settings, logs", () => {
       MaximumEventAgeInSeconds: 6 * 3600,
       DestinationConfig: { OnFailure: { Destination: { "Fn::GetAtt": [dlqId, "Arn"] } } },
     });
+    // Its reserved concurrency bounds how many folds summarize at once across the stage (and keeps
+    // that many free for it): from the deploying shell here, 10 by default.
+    expect(p.ReservedConcurrentExecutions).toBe(4);
+    const { template: devTemplate, id: devId } = functionsOf(dev).compactionWorker;
+    expect(props(devTemplate, devId).ReservedConcurrentExecutions).toBe(10);
+    for (const name of ["plainRoutes", "summarizingRoutes", "planCompleted", "inboxAnswered", "authorizer"] as const) {
+      const f = functionsOf(prod)[name];
+      expect(props(f.template, f.id).ReservedConcurrentExecutions, name).toBeUndefined();
+    }
     // No rule and no outside principal reaches it: only the functions that queue folds may invoke it.
     expect(JSON.stringify(prod.templates.events.findResources("AWS::Events::Rule"))).not.toContain(id);
     const perms = Object.values(template.findResources("AWS::Lambda::Permission")).filter((r) => JSON.stringify(r).includes(id));
@@ -425,6 +438,16 @@ describe("functions: runtime, sizes, settings, logs", () => {
     }
     expect(env.OPENAI_API_KEY).toBeUndefined();
     expect(env.ANTHROPIC_API_KEY).toBeUndefined();
+  });
+
+  it("gives the functions that summarize the deployment's daily token budget per tenant, and no other function", () => {
+    for (const name of names) {
+      const { template, id } = functionsOf(prod)[name];
+      const env = props(template, id).Environment.Variables as Record<string, unknown>;
+      expect(env.TENANT_DAILY_TOKEN_BUDGET, name).toBe(HANDLERS[name].summarizes ? "2000000" : undefined);
+    }
+    const unset = functionsOf(dev).summarizingRoutes;
+    expect(props(unset.template, unset.id).Environment.Variables.TENANT_DAILY_TOKEN_BUDGET).toBeUndefined();
   });
 
   it("leaves SUMMARIZER unset when the deploying shell does not choose (the function picks by configured key)", () => {

@@ -37,6 +37,8 @@ describe("stages", () => {
       eventPublisherAccounts: ["111111111111", "222222222222"],
       tenantRateLimit: 20,
       tenantRateLimits: "",
+      workerReservedConcurrency: 10,
+      tenantDailyTokenBudget: undefined,
     });
     expect(JSON.stringify(config)).not.toContain("sk-must-not-be-read");
   });
@@ -70,9 +72,19 @@ describe("stages", () => {
     expect(readStageConfig("team-a", { TENANT_RATE_LIMIT: "0" })).toMatchObject({ tenantRateLimit: 0 });
   });
 
+  it("reserves 10 concurrent workers unless the shell says otherwise (or none), and passes a daily token budget on", () => {
+    expect(readStageConfig("team-a", { VANCETOPE_WORKER_CONCURRENCY: " 25 " }).workerReservedConcurrency).toBe(25);
+    expect(readStageConfig("team-a", { VANCETOPE_WORKER_CONCURRENCY: "none" }).workerReservedConcurrency).toBeUndefined();
+    expect(readStageConfig("team-a", { TENANT_DAILY_TOKEN_BUDGET: "2000000" }).tenantDailyTokenBudget).toBe("2000000");
+    expect(readStageConfig("team-a", { TENANT_DAILY_TOKEN_BUDGET: "unlimited" }).tenantDailyTokenBudget).toBe("unlimited");
+  });
+
   it.each([
     [{ TENANT_RATE_LIMIT: "lots" }, /TENANT_RATE_LIMIT must be a whole number/],
     [{ TENANT_RATE_LIMITS: "a=b" }, /TENANT_RATE_LIMITS must be a whole number/],
+    [{ VANCETOPE_WORKER_CONCURRENCY: "0" }, /VANCETOPE_WORKER_CONCURRENCY/],
+    [{ VANCETOPE_WORKER_CONCURRENCY: "2.5" }, /VANCETOPE_WORKER_CONCURRENCY/],
+    [{ TENANT_DAILY_TOKEN_BUDGET: "lots" }, /TENANT_DAILY_TOKEN_BUDGET/],
     [{ SUMMARIZER: "gpt" }, /SUMMARIZER must be one of/],
     [{ VANCETOPE_EVENT_PUBLISHERS: "12345=team-a" }, /12-digit/],
     [{ VANCETOPE_EVENT_PUBLISHERS: "111111111111" }, /VANCETOPE_EVENT_PUBLISHERS: '111111111111' is not/],

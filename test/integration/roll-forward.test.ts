@@ -165,7 +165,10 @@ describe("the write round trips of a commit", () => {
         if (property !== "send") return Reflect.get(target, property, receiver);
         return (command: never, ...rest: never[]) => {
           const name = commandName(command);
-          if (isWrite(command)) writes.push(`${name} ${JSON.stringify((command as { input: unknown }).input).includes("SET leaseOwner") ? "lease" : "commit"}`);
+          const input = JSON.stringify((command as { input: unknown }).input);
+          // The lease, the tenant's model-usage counter (docs/reliability.md), or the commit's own writes.
+          const kind = input.includes("SET leaseOwner") ? "lease" : input.includes("#USAGE") ? "usage" : "commit";
+          if (isWrite(command)) writes.push(`${name} ${kind}`);
           return target.send(command, ...rest);
         };
       },

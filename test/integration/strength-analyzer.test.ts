@@ -278,6 +278,25 @@ describe.each(Object.keys(ADAPTERS) as Array<keyof typeof ADAPTERS>)("the model 
     const usage = { inputTokens: 321, outputTokens: 12 };
     expect((await store.getMemory(key, result.memoryId!))!.metadata.strengthAnalyzer).toEqual({ analyzer: "model", tagged: 3 + chatter.length, usage });
     expect(metrics.strength).toEqual([{ analyzer: "model", tagged: 3 + chatter.length, usage }]);
+    // Metered for the tenant as strength work, beside the summary's own calls.
+    expect(metrics.modelUse[0]).toEqual({ tenantId: TENANT, purpose: "strength", calls: 1, ...usage });
+    expect(metrics.modelUse.slice(1).map((u) => u.purpose)).toEqual(["summary"]);
+  });
+
+  it("over the tenant's daily budget makes no rating call and changes no tag", async () => {
+    const { deps } = harness({ env: { STRENGTH_INLINE_ON_COMPACTION: "true" }, summarizer: adapter.make() });
+    const { key, decision, ack } = await seed(deps);
+    scripted((user) => adapter.body(ratingsFor(user)));
+    await store.putTenantBudget(TENANT, 1, new Date().toISOString());
+    try {
+      const result = await compactIfNeeded(deps, key, hard);
+      expect(result).toMatchObject({ compacted: false, reason: "budget_exceeded" });
+      expect(server.requests).toEqual([]);
+      expect((await byId(key, decision.id)).tags).toEqual([]);
+      expect((await byId(key, ack.id)).tags).toEqual([]);
+    } finally {
+      await store.putTenantBudget(TENANT, null, new Date().toISOString());
+    }
   });
 
   it.each([

@@ -21,6 +21,7 @@ import { answerInboxItemParams, claimRangeJobParams, listInboxParams } from "../
 import { MemoryItem, MessageItem, MetaItem, memoryToItem, messageToItem, toMemory, toMessage } from "../../core/adapters/dynamodb/items.js";
 import { activeViewParams, appendMessageParts, archiveUpdate, clearUpdate, restoreUpdate, updateTagsParts } from "../../core/adapters/dynamodb/message-params.js";
 import { transactionInput, TRANSACTION_LIMIT } from "../../core/adapters/dynamodb/transact.js";
+import { addUsageParams, putBudgetParams, reserveTokensParams, usageExpiry } from "../../core/adapters/dynamodb/usage-params.js";
 import { Memory, Message, Process } from "../../core/domain/model.js";
 import { makeMemory, makeMessage } from "../support/fixtures.js";
 
@@ -365,6 +366,45 @@ describe("inbox inputs", () => {
       FilterExpression: "#status = :status",
       ScanIndexForward: false,
     });
+  });
+});
+
+describe("usage and budget inputs", () => {
+  it("reserves tokens with one conditional ADD on the tenant's day item: the count before the ADD at most the budget minus the reservation", () => {
+    expect(reserveTokensParams("t", "acme", "2026-03-01", 6000, 20_000)).toEqual({
+      TableName: "t",
+      Key: { pk: "T#acme#USAGE", sk: "D#2026-03-01" },
+      UpdateExpression: "SET #type = :type, tenantId = :tenant, #day = :day, #ttl = :ttl ADD #tokens :tokens",
+      ConditionExpression: "attribute_not_exists(#tokens) OR #tokens <= :room",
+      ExpressionAttributeNames: { "#ttl": "expiresAtEpoch", "#tokens": "tokens", "#type": "type", "#day": "day" },
+      ExpressionAttributeValues: { ":type": "USAGE", ":tenant": "acme", ":day": "2026-03-01", ":ttl": usageExpiry("2026-03-01"), ":tokens": 6000, ":room": 14_000 },
+    });
+  });
+
+  it("adds the counters that changed, unconditionally (a negative token count returns an unused reservation)", () => {
+    const params = addUsageParams("t", "acme", "2026-03-01", { tokens: -5985, calls: 1, inputTokens: 10, outputTokens: 5 });
+    expect(params.UpdateExpression).toBe(
+      "SET #type = :type, tenantId = :tenant, #day = :day, #ttl = :ttl ADD #tokens :tokens, #calls :calls, #inputTokens :inputTokens, #outputTokens :outputTokens",
+    );
+    expect(params.ConditionExpression).toBeUndefined();
+    expect(params.ExpressionAttributeValues).toMatchObject({ ":tokens": -5985, ":calls": 1 });
+    expect(addUsageParams("t", "acme", "2026-03-01", { tokens: 0 }).UpdateExpression).not.toContain("ADD");
+  });
+
+  it("keeps a day's usage 90 days after the day ends", () => {
+    expect(usageExpiry("2026-03-01")).toBe(Date.parse("2026-03-02T00:00:00Z") / 1000 + 90 * 86_400);
+  });
+
+  it("puts the operator's budget in the tenant's usage partition, and no budget as an item without one (never a delete)", () => {
+    expect(putBudgetParams("t", "acme", 2_000_000, "2026-03-01T00:00:00.000Z").Item).toEqual({
+      pk: "T#acme#USAGE",
+      sk: "BUDGET",
+      type: "BUDGET",
+      tenantId: "acme",
+      dailyTokens: 2_000_000,
+      updatedAt: "2026-03-01T00:00:00.000Z",
+    });
+    expect(putBudgetParams("t", "acme", null, "2026-03-01T00:00:00.000Z").Item).not.toHaveProperty("dailyTokens");
   });
 });
 

@@ -93,4 +93,27 @@ describe("createEmfMetrics", () => {
       },
     ]);
   });
+
+  it("publishes each tenant's model use under the tenant and purpose dimensions, and budget refusals under the tenant", () => {
+    const capture = captureEmf();
+    const metrics = createEmfMetrics({ serviceName: "memory-test" });
+    metrics.modelUsage("team-a", "summary", { calls: 3, inputTokens: 1200, outputTokens: 300 });
+    metrics.modelUsage("team-b", "strength", { calls: 1, inputTokens: 90, outputTokens: 12 });
+    metrics.budgetExceeded("team-a");
+    const docs = capture.documents();
+    expect(docs).toHaveLength(3);
+    expect(docs.map(metricsOf)).toEqual([
+      [
+        { name: "vance.memory.summarizer.calls", unit: "Count", value: 3, dimensions: [{ service: "memory-test", tenant: "team-a", purpose: "summary" }] },
+        { name: "vance.memory.summarizer.input_tokens", unit: "Count", value: 1200, dimensions: [{ service: "memory-test", tenant: "team-a", purpose: "summary" }] },
+        { name: "vance.memory.summarizer.output_tokens", unit: "Count", value: 300, dimensions: [{ service: "memory-test", tenant: "team-a", purpose: "summary" }] },
+      ],
+      [
+        { name: "vance.memory.summarizer.calls", unit: "Count", value: 1, dimensions: [{ service: "memory-test", tenant: "team-b", purpose: "strength" }] },
+        { name: "vance.memory.summarizer.input_tokens", unit: "Count", value: 90, dimensions: [{ service: "memory-test", tenant: "team-b", purpose: "strength" }] },
+        { name: "vance.memory.summarizer.output_tokens", unit: "Count", value: 12, dimensions: [{ service: "memory-test", tenant: "team-b", purpose: "strength" }] },
+      ],
+      [{ name: "vance.memory.budget.exceeded", unit: "Count", value: 1, dimensions: [{ service: "memory-test", tenant: "team-a" }] }],
+    ]);
+  });
 });

@@ -21,7 +21,17 @@ describe("readServiceEnv", () => {
       tunables: DEFAULT_TUNABLES,
       leaseMs: 60_000,
       compaction: DEFAULT_COMPACTION_SETTINGS,
+      dailyTokenBudget: null,
     });
+  });
+
+  it("reads TENANT_DAILY_TOKEN_BUDGET: unlimited by default, else whole tokens from 1, naming the variable when malformed", () => {
+    expect(read({ TENANT_DAILY_TOKEN_BUDGET: "Unlimited" }).dailyTokenBudget).toBeNull();
+    expect(read({ TENANT_DAILY_TOKEN_BUDGET: " 2000000 " }).dailyTokenBudget).toBe(2_000_000);
+    expect(read({ TENANT_DAILY_TOKEN_BUDGET: "1" }).dailyTokenBudget).toBe(1);
+    for (const bad of ["0", "-5", "1.5", "lots", "1e400"]) {
+      expect(() => read({ TENANT_DAILY_TOKEN_BUDGET: bad }), bad).toThrow(/TENANT_DAILY_TOKEN_BUDGET/);
+    }
   });
 
   it("reads the table, endpoint, bus, service name, lease and compaction settings", () => {

@@ -1,7 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "../../core/domain/errors.js";
 import { SAFE_CHARS_PER_TOKEN, SUMMARIZER_PROMPT_RESERVE_TOKENS, summarizerInputCap } from "../../core/domain/summarizer-fit.js";
-import { DEFAULT_TUNABLES, TUNABLES_ENV, TunablesOverride, mergeTunables, tunablesFromEnv } from "../../core/domain/tunables.js";
+import {
+  DEFAULT_TUNABLES,
+  TENANT_LIMITS,
+  TUNABLES_ENV,
+  TunablesOverride,
+  checkTenantLimits,
+  mergeTunables,
+  tunablesFromEnv,
+  withinTenantLimits,
+} from "../../core/domain/tunables.js";
 
 function errorOf(fn: () => unknown): AppError {
   try {
@@ -31,6 +40,7 @@ describe("DEFAULT_TUNABLES", () => {
       foldMinRoomTokens: 1000, // only with a foldTarget: the room a fold leaves below the hard threshold
       recallMaxTokens: 1000,
       summarizerConcurrency: 16,
+      maxSummarizerCalls: 32, // one fold's summarizer calls, its quality gate retry included
       foldCurrentTurn: 1,
       clearThreshold: 0.6,
       keepToolResults: 3,
@@ -117,6 +127,7 @@ describe("tunablesFromEnv", () => {
       RECALL_MAX_TOKENS: "600",
       COMPACTION_PREPARE_THRESHOLD: "0.6",
       COMPACTION_SUMMARIZER_CONCURRENCY: "3",
+      COMPACTION_MAX_SUMMARIZER_CALLS: "12",
       COMPACTION_FOLD_CURRENT_TURN: "0",
       CLEAR_THRESHOLD: "0.55",
       CLEAR_KEEP_TOOL_RESULTS: "5",
@@ -142,6 +153,7 @@ describe("tunablesFromEnv", () => {
       recallMaxTokens: 600,
       prepareThreshold: 0.6,
       summarizerConcurrency: 3,
+      maxSummarizerCalls: 12,
       foldCurrentTurn: 0,
       clearThreshold: 0.55,
       keepToolResults: 5,
@@ -222,5 +234,42 @@ describe("summarizerInputCap", () => {
     const error = errorOf(() => summarizerInputCap(DEFAULT_TUNABLES, 2048, 1024));
     expect(error.code).toBe("tunables.summarizer_window_too_small");
     expect(error.message).toContain("2048");
+  });
+});
+
+describe("tenant limits", () => {
+  const operator = mergeTunables(DEFAULT_TUNABLES, { summarizerConcurrency: 8, maxSummarizerCalls: 20 });
+
+  it("bound the settings that multiply a fold's calls: a floor on maxSourceChars, the deployment's value as the ceiling of the others", () => {
+    expect(TENANT_LIMITS).toEqual({
+      maxSourceChars: { min: 8000 },
+      summarizerConcurrency: { operatorCeiling: true },
+      maxSummarizerCalls: { operatorCeiling: true },
+    });
+    expect(() => checkTenantLimits({ maxSourceChars: 8000, summarizerConcurrency: 8, maxSummarizerCalls: 20, keepRecent: 0 }, operator)).not.toThrow();
+    const error = errorOf(() => checkTenantLimits({ maxSourceChars: 7999, summarizerConcurrency: 9, maxSummarizerCalls: 21 }, operator));
+    expect(error).toMatchObject({ kind: "input", code: "tunables.invalid" });
+    expect((error.details as { fields: string[] }).fields).toEqual(["maxSourceChars", "summarizerConcurrency", "maxSummarizerCalls"]);
+    expect(error.message).toContain("maxSourceChars: must be >= 8000 in tenant or project settings (COMPACTION_MAX_SOURCE_CHARS may go lower)");
+    expect(error.message).toContain("summarizerConcurrency: must be <= 8, this deployment's COMPACTION_SUMMARIZER_CONCURRENCY");
+    expect(error.message).toContain("maxSummarizerCalls: must be <= 20, this deployment's COMPACTION_MAX_SUMMARIZER_CALLS");
+  });
+
+  it("pull a stored layer saved before them inside, leaving the other fields alone", () => {
+    expect(withinTenantLimits({ maxSourceChars: 1000, summarizerConcurrency: 32, maxSummarizerCalls: 500, keepRecent: 2 }, operator)).toEqual({
+      maxSourceChars: 8000,
+      summarizerConcurrency: 8,
+      maxSummarizerCalls: 20,
+      keepRecent: 2,
+    });
+    expect(withinTenantLimits({ maxSourceChars: 20_000 }, operator)).toEqual({ maxSourceChars: 20_000 });
+  });
+
+  it("do not bind the deployment: its environment may go below the tenant floor", () => {
+    expect(tunablesFromEnv({ COMPACTION_MAX_SOURCE_CHARS: "1000", COMPACTION_MAX_SUMMARIZER_CALLS: "200" })).toMatchObject({
+      maxSourceChars: 1000,
+      maxSummarizerCalls: 200,
+    });
+    expect(errorOf(() => tunablesFromEnv({ COMPACTION_MAX_SUMMARIZER_CALLS: "0" })).message).toContain("COMPACTION_MAX_SUMMARIZER_CALLS");
   });
 });

@@ -17,6 +17,7 @@ import type { Metrics } from "../../core/ports/metrics.js";
 import type { CompactionSettings } from "../../core/services/compaction-settings.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { createHistorySearch } from "../../core/services/history-search.js";
+import { UNLIMITED_BUDGET } from "../../core/services/model-budget.js";
 import type { TunablesResolver } from "../../core/services/tunables.js";
 import { createInstantSummarizer } from "./summarizer.js";
 
@@ -40,6 +41,8 @@ export const quietMetrics: Metrics = {
   summarizerWallTime: () => {},
   preparedFold: () => {},
   strengthAnalysis: () => {},
+  modelUsage: () => {},
+  budgetExceeded: () => {},
   revert: () => {},
   rateLimited: () => {},
   eventDropped: () => {},
@@ -85,6 +88,7 @@ export function actorDeps(o: ActorDepsOptions): ServiceDeps {
     metrics: quietMetrics,
     tunables: fixedTunables(mergeTunables(DEFAULT_TUNABLES, { ...CHECKER_TUNABLES, ...o.tunables })),
     history: createHistorySearch(),
+    budget: UNLIMITED_BUDGET,
     leaseMs: 60_000,
     compaction: {
       execution: o.execution ?? "inline",

@@ -49,3 +49,7 @@ export const settingsSk = (projectId?: string) => (projectId ? `PJ#${projectId}`
  */
 export const rateWindowPk = (tenantId: string, windowStartSeconds: number) => `T#${tenantId}#RATE#${windowStartSeconds}`;
 export const RATE_SK = "RATE";
+/** Model usage per UTC day (`D#<YYYY-MM-DD>`) and the operator's budget (`BUDGET`) of a tenant. */
+export const usagePk = (tenantId: string) => `T#${tenantId}#USAGE`;
+export const usageDaySk = (day: string) => `D#${day}`;
+export const BUDGET_SK = "BUDGET";

@@ -1,7 +1,7 @@
 /**
  * The Store port over one DynamoDB table (layout in table.ts and keys.ts), one module per
  * aggregate: processes and settings, messages and the replay read, memories and folds, the commit
- * protocol, the inbox. Each builds its DynamoDB inputs with the pure functions of its `*-params.ts`
+ * protocol, the inbox, model usage. Each builds its DynamoDB inputs with the pure functions of its `*-params.ts`
  * file. Expected conflicts of conditional writes come back as `{ ok: false, reason }`; anything
  * else is rethrown.
  */
@@ -15,6 +15,7 @@ import { createMemoryStore } from "./memory-store.js";
 import { createMessageStore } from "./message-store.js";
 import { createProcessStore } from "./process-store.js";
 import { createTransactor, TRANSACTION_LIMIT } from "./transact.js";
+import { createUsageStore } from "./usage-store.js";
 
 export { memoryToItem, messageToItem } from "./items.js";
 export { TRANSACTION_LIMIT } from "./transact.js";
@@ -48,5 +49,6 @@ export function createDynamoStore({ client, tableName, retry = {}, transactionLi
     ...createMemoryStore(ctx),
     ...createCompactionStore(ctx),
     ...createInboxStore(ctx),
+    ...createUsageStore(ctx),
   };
 }

@@ -2,6 +2,7 @@
 import type { Hono } from "hono";
 import { compactManually } from "../../services/manual-compaction.js";
 import { compactRange } from "../../services/range-compaction.js";
+import { budgetExceededError } from "../../services/model-budget.js";
 import type { ServiceDeps } from "../../services/deps.js";
 import { runTurn } from "../../services/turn.js";
 import { processKey, type Env } from "./app.js";
@@ -19,7 +20,9 @@ export function compactionRoutes(app: Hono<Env>, deps: ServiceDeps) {
   app.post("/v1/processes/:processId/compaction/range", async (c) => {
     const key = processKey(c);
     const body = await readBody(c, RangeCompactionBody);
-    return c.json(await compactRange(deps, key, body));
+    const { budget, ...result } = await compactRange(deps, key, body);
+    if (budget) throw budgetExceededError(budget, deps.clock.now());
+    return c.json(result);
   });
 
   app.post("/v1/processes/:processId/turns", async (c) => {

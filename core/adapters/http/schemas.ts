@@ -6,6 +6,7 @@
 import * as z from "../../domain/zod.js";
 import { Id, MessageInput, ProcessInput, Tag, Text, TopicLabel, Unicode } from "../../domain/fields.js";
 import { FoldMode } from "../../domain/model.js";
+import { MAX_CONTEXT_WINDOW, MAX_PROMPT_CHARS } from "../../domain/model-windows.js";
 import { STRENGTHS } from "../../domain/strength.js";
 
 /** Largest request body accepted (bytes); DynamoDB's item limit is 400 KB. */
@@ -34,7 +35,7 @@ export const ListMessagesQuery = z.object({
 export const ModelRef = z.strictObject({
   provider: z.optional(Text(64)),
   name: z.optional(Text(256)),
-  contextWindow: z.optional(z.number().check(z.int(), z.gte(1000), z.lte(100_000_000))),
+  contextWindow: z.optional(z.number().check(z.int(), z.gte(1000), z.lte(MAX_CONTEXT_WINDOW, `must be <= ${MAX_CONTEXT_WINDOW}`))),
 });
 
 /**
@@ -43,9 +44,10 @@ export const ModelRef = z.strictObject({
  */
 export const MAX_PROMPT_TEXT_CHARS = 100_000;
 
+/** What the engine is about to send; `tokens` at most the largest window, `chars` at 4 a token. */
 export const PromptSize = z.strictObject({
-  tokens: z.optional(z.number().check(z.int(), z.nonnegative())),
-  chars: z.optional(z.number().check(z.int(), z.nonnegative())),
+  tokens: z.optional(z.number().check(z.int(), z.nonnegative(), z.lte(MAX_CONTEXT_WINDOW, `must be <= ${MAX_CONTEXT_WINDOW}`))),
+  chars: z.optional(z.number().check(z.int(), z.nonnegative(), z.lte(MAX_PROMPT_CHARS, `must be <= ${MAX_PROMPT_CHARS}`))),
   text: z.optional(
     z.string().check(z.maxLength(MAX_PROMPT_TEXT_CHARS, `at most ${MAX_PROMPT_TEXT_CHARS} characters; send prompt.chars or prompt.tokens for a longer prompt`)),
   ),

@@ -7,11 +7,14 @@
  * analyzer, `vance.memory.strength.input_tokens` / `.output_tokens` (dimension `analyzer`);
  * `vance.memory.rate_limited` per refused request (dimension `tenant`: tenants are few per stage,
  * and which one is throttled is what an operator asks); `vance.memory.event.dropped` per incoming
- * event dropped without effect (dimensions `event` and `reason`).
+ * event dropped without effect (dimensions `event` and `reason`);
+ * `vance.memory.summarizer.calls`, `.input_tokens` and `.output_tokens` of each piece of model work
+ * (dimensions `tenant`, `purpose`: summary or strength) and `vance.memory.budget.exceeded` (dimension
+ * `tenant`) for model work refused over a tenant's daily budget.
  */
 import { Metrics as PowertoolsMetrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { SERVICE_NAME } from "../../domain/service.js";
-import type { CompactionMetricMode, EventDropReason, Metrics, PreparedFoldOutcome } from "../../ports/metrics.js";
+import type { CompactionMetricMode, EventDropReason, Metrics, ModelPurpose, ModelUse, PreparedFoldOutcome } from "../../ports/metrics.js";
 
 export function createEmfMetrics(options: { namespace?: string; serviceName?: string } = {}): Metrics {
   const metrics = new PowertoolsMetrics({
@@ -43,6 +46,19 @@ export function createEmfMetrics(options: { namespace?: string; serviceName?: st
       metrics.addMetric("vance.memory.strength.tagged", MetricUnit.Count, tagged);
       if (usage?.inputTokens !== undefined) metrics.addMetric("vance.memory.strength.input_tokens", MetricUnit.Count, usage.inputTokens);
       if (usage?.outputTokens !== undefined) metrics.addMetric("vance.memory.strength.output_tokens", MetricUnit.Count, usage.outputTokens);
+      metrics.publishStoredMetrics();
+    },
+    modelUsage(tenantId, purpose, use) {
+      // One document per piece of work, so each tenant's usage is its own series (docs/reliability.md).
+      metrics.addDimensions({ tenant: tenantId, purpose });
+      metrics.addMetric("vance.memory.summarizer.calls", MetricUnit.Count, use.calls);
+      metrics.addMetric("vance.memory.summarizer.input_tokens", MetricUnit.Count, use.inputTokens);
+      metrics.addMetric("vance.memory.summarizer.output_tokens", MetricUnit.Count, use.outputTokens);
+      metrics.publishStoredMetrics();
+    },
+    budgetExceeded(tenantId) {
+      metrics.addDimension("tenant", tenantId);
+      metrics.addMetric("vance.memory.budget.exceeded", MetricUnit.Count, 1);
       metrics.publishStoredMetrics();
     },
     revert(restoredMessages: number) {
@@ -80,9 +96,13 @@ export function createRecordingMetrics() {
   /** Tenants of the requests the rate limit refused, one entry per request. */
   const limited: string[] = [];
   const droppedEvents: Array<{ event: string; reason: EventDropReason }> = [];
+  const modelUse: Array<{ tenantId: string; purpose: ModelPurpose } & ModelUse> = [];
+  const budgetRefusals: string[] = [];
   const metrics: Metrics & {
     limited: typeof limited;
     droppedEvents: typeof droppedEvents;
+    modelUse: typeof modelUse;
+    budgetRefusals: typeof budgetRefusals;
     runs: typeof runs;
     reverts: typeof reverts;
     wallTimes: typeof wallTimes;
@@ -93,12 +113,16 @@ export function createRecordingMetrics() {
     strength,
     limited,
     droppedEvents,
+    modelUse,
+    budgetRefusals,
     reverts,
     wallTimes,
     prepared,
     compaction: (mode, compactedMessages) => void runs.push({ mode, compactedMessages }),
     summarizerWallTime: (mode, ms) => void wallTimes.push({ mode, ms }),
     preparedFold: (outcome) => void prepared.push(outcome),
+    modelUsage: (tenantId, purpose, use) => void modelUse.push({ tenantId, purpose, ...use }),
+    budgetExceeded: (tenantId) => void budgetRefusals.push(tenantId),
     revert: (restoredMessages) => void reverts.push(restoredMessages),
     strengthAnalysis: (analyzer, tagged, usage) => void strength.push({ analyzer, tagged, ...(usage ? { usage } : {}) }),
     rateLimited: (tenantId) => void limited.push(tenantId),

@@ -1,0 +1,130 @@
+/**
+ * `npm run budget -- <set|clear|show>`: the operator's daily model budget of a tenant, and what it
+ * used, in a stage's table (TABLE_NAME; DYNAMODB_ENDPOINT for DynamoDB Local). Tenants cannot set
+ * their own budget: no API route writes it (docs/reliability.md, "Limits and budgets").
+ *
+ * @example
+ * TABLE_NAME=team-a-vancetope-memory-table npm run budget -- set --tenant team-a --daily-tokens 2000000
+ * npm run budget -- set --tenant team-b --daily-tokens unlimited
+ * npm run budget -- clear --tenant team-a          (back to TENANT_DAILY_TOKEN_BUDGET)
+ * npm run budget -- show --tenant team-a [--day 2026-03-01] [--json]
+ */
+import { parseArgs } from "node:util";
+import { pathToFileURL } from "node:url";
+import { createDocumentClient } from "../core/adapters/dynamodb/client.js";
+import { createDynamoStore } from "../core/adapters/dynamodb/store.js";
+import { TABLE_NAME_DEFAULT } from "../core/adapters/dynamodb/table.js";
+import { Id } from "../core/domain/fields.js";
+import type { TenantBudget, UsageStore } from "../core/ports/store.js";
+import { utcDay } from "../core/services/model-budget.js";
+
+export const USAGE = `usage:
+  budget set --tenant <tenantId> --daily-tokens <tokens>|unlimited   the tenant's own budget (tokens per UTC day)
+  budget clear --tenant <tenantId>                                    back to the deployment's TENANT_DAILY_TOKEN_BUDGET
+  budget show --tenant <tenantId> [--day YYYY-MM-DD] [--json]         its budget and a day's usage (default: today, UTC)
+environment: TABLE_NAME (the stage's table, see the TableName stack output),
+             DYNAMODB_ENDPOINT (optional, DynamoDB Local), AWS_REGION / AWS_PROFILE as usual`;
+
+export interface BudgetCliIo {
+  env: Record<string, string | undefined>;
+  out: (line: string) => void;
+  err: (line: string) => void;
+  /** Injected by tests; built from env otherwise. */
+  store?: Pick<UsageStore, "getTenantBudget" | "putTenantBudget" | "getUsage">;
+  now?: () => Date;
+}
+
+class UsageError extends Error {}
+
+function storeFrom(env: BudgetCliIo["env"]) {
+  const tableName = env.TABLE_NAME ?? (env.DYNAMODB_ENDPOINT ? TABLE_NAME_DEFAULT : undefined);
+  if (!tableName) throw new UsageError("TABLE_NAME is not set (use the stage's TableName output)");
+  return createDynamoStore({ client: createDocumentClient({ endpoint: env.DYNAMODB_ENDPOINT }), tableName });
+}
+
+function tenantArg(value: string | undefined): string {
+  if (!value) throw new UsageError("--tenant is required");
+  const parsed = Id.safeParse(value);
+  if (!parsed.success) throw new UsageError(`--tenant '${value}': ${parsed.error.issues[0]?.message}`);
+  return parsed.data;
+}
+
+function budgetArg(value: string | undefined): TenantBudget {
+  if (!value) throw new UsageError("--daily-tokens is required");
+  if (value.trim().toLowerCase() === "unlimited") return "unlimited";
+  const tokens = Number(value);
+  if (!Number.isSafeInteger(tokens) || tokens < 1) throw new UsageError(`--daily-tokens must be 'unlimited' or a whole number from 1, got '${value}'`);
+  return tokens;
+}
+
+function dayArg(value: string | undefined, now: Date): string {
+  if (value === undefined) return utcDay(now);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) throw new UsageError(`--day must be YYYY-MM-DD, got '${value}'`);
+  return value;
+}
+
+const describeBudget = (b: TenantBudget | null) =>
+  b === null ? "the deployment's default (TENANT_DAILY_TOKEN_BUDGET)" : b === "unlimited" ? "unlimited" : `${b} tokens a day`;
+
+/** Runs one command; resolves to the process exit code (0 ok, 2 usage). */
+export async function runBudgetCli(argv: string[], io: BudgetCliIo): Promise<number> {
+  try {
+    const { positionals, values } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        tenant: { type: "string" },
+        "daily-tokens": { type: "string" },
+        day: { type: "string" },
+        json: { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+    const command = positionals[0];
+    if (values.help || !command) {
+      io.out(USAGE);
+      return values.help ? 0 : 2;
+    }
+    if (positionals.length > 1) throw new UsageError(`unexpected argument '${positionals[1]}'`);
+    const now = (io.now ?? (() => new Date()))();
+
+    if (command === "set" || command === "clear") {
+      const tenantId = tenantArg(values.tenant);
+      const budget = command === "set" ? budgetArg(values["daily-tokens"]) : null;
+      const store = io.store ?? storeFrom(io.env);
+      await store.putTenantBudget(tenantId, budget, now.toISOString());
+      io.out(`tenant '${tenantId}': ${describeBudget(budget)} (containers pick it up within a minute)`);
+      return 0;
+    }
+
+    if (command === "show") {
+      const tenantId = tenantArg(values.tenant);
+      const day = dayArg(values.day, now);
+      const store = io.store ?? storeFrom(io.env);
+      const [budget, usage] = await Promise.all([store.getTenantBudget(tenantId), store.getUsage(tenantId, day)]);
+      if (values.json) io.out(JSON.stringify({ tenantId, budget, usage }));
+      else {
+        io.out(`tenant '${tenantId}': budget ${describeBudget(budget)}`);
+        io.out(`${day} (UTC): ${usage.tokens} tokens counted, ${usage.calls} calls, ${usage.inputTokens} input / ${usage.outputTokens} output tokens`);
+      }
+      return 0;
+    }
+
+    throw new UsageError(`unknown command '${command}'`);
+  } catch (e) {
+    if (e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+      io.err(`${(e as Error).message}\n${USAGE}`);
+      return 2;
+    }
+    throw e;
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const code = await runBudgetCli(process.argv.slice(2), {
+    env: process.env,
+    out: (l) => process.stdout.write(`${l}\n`),
+    err: (l) => process.stderr.write(`${l}\n`),
+  });
+  process.exitCode = code;
+}
