@@ -81,7 +81,13 @@ export interface MemoryClient {
   getContext(processId: string, query?: { query?: string }): Promise<MemoryContext>;
   listMemories(
     processId: string,
-    query?: { kind?: "ARCHIVED_CHAT"; includeSuperseded?: boolean; includeFailed?: boolean; includeReverted?: boolean },
+    query?: {
+      kind?: "ARCHIVED_CHAT";
+      includeSuperseded?: boolean;
+      includeFailed?: boolean;
+      includePrepared?: boolean;
+      includeReverted?: boolean;
+    },
   ): Promise<{ items: Memory[] }>;
   /**
    * Undoes the newest compaction: its messages are active again and the summary it superseded is

@@ -53,7 +53,7 @@ export function toItems(turn: Turn): AgentInputItem[] {
   if (turn.context.block.trim() !== "") items.push({ role: "system", content: turn.context.block });
   const toolNames = new Map<string, string>();
   // The OpenAI shapes already pair tool results with their calls and turn orphans into text.
-  for (const m of toOpenAIMessages({ context: { block: "", sections: [] }, messages: turn.messages })) {
+  for (const m of toOpenAIMessages({ context: { block: "", staticBlock: "", sections: [] }, messages: turn.messages })) {
     switch (m.role) {
       case "system":
       case "user":

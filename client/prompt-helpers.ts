@@ -23,11 +23,10 @@ export interface PromptOptions {
 
 /**
  * The block's static part (before the prompt-cache breakpoint) and its dynamic rest (the recall
- * section). An answer without `staticBlock` (older service) has only static sections.
+ * section).
  */
 export function splitBlock(context: TurnLike["context"]): { staticBlock: string; dynamicBlock: string } {
-  const { block } = context;
-  const staticBlock = context.staticBlock ?? block;
+  const { block, staticBlock } = context;
   const dynamicBlock = block.startsWith(staticBlock) ? block.slice(staticBlock.length).trim() : "";
   return { staticBlock, dynamicBlock };
 }

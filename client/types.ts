@@ -1,8 +1,8 @@
 /**
  * The wire shapes of the HTTP API (docs/api.md) as plain types, so an engine can use the client
  * without the service's own code or any runtime dependency. They are kept by hand, and
- * test/types/client-wire.ts fails to compile when they drift from the service's models
- * (core/domain/model.ts).
+ * test/types/client-wire.ts fails to compile when one drifts from what the service accepts or
+ * answers; a new export must be compared there too (test/unit/client-wire-coverage.test.ts).
  */
 
 export type Role = "USER" | "ASSISTANT" | "SYSTEM" | "TOOL";
@@ -158,7 +158,7 @@ export interface ContextSection {
   name: string;
   content: string;
   /** `static` sections change only on compaction: they belong before the prompt-cache breakpoint. */
-  cache?: "static" | "dynamic";
+  cache: "static" | "dynamic";
 }
 
 /** The memory block for the system prompt. */
@@ -167,7 +167,7 @@ export interface MemoryContext {
   block: string;
   sections: ContextSection[];
   /** The prefix of `block` that is byte-identical between turns until the next compaction. */
-  staticBlock?: string;
+  staticBlock: string;
 }
 
 export interface Page<T> {

@@ -1,18 +1,56 @@
 /**
- * client/types.ts is written by hand so that the client needs none of the service's code; this file
- * fails to compile when it drifts from the service's models (core/domain/model.ts and the use cases
- * that shape an answer) or from the routes' request schemas (core/adapters/http/schemas.ts).
- * Checked by `tsc -p tsconfig.json` and, inside `npm test`, by test/unit/type-checks.test.ts.
- * Nothing here runs.
+ * The client package (client/index.ts, client/types.ts) is written by hand so that it needs none
+ * of the service's code; this file fails to compile when a type it exports drifts from what the
+ * service accepts (the routes' schemas, core/adapters/http/schemas.ts) or answers (the models of
+ * core/domain/model.ts and the use cases the routes return). Each comparison is an equality both
+ * ways, so a field that is optional on one side and required on the other fails too.
+ * test/unit/client-wire-coverage.test.ts fails when an exported type is neither compared here nor
+ * named in `ClientOnly`. Checked by `tsc -p tsconfig.json` and, inside `npm test`, by
+ * test/unit/type-checks.test.ts. Nothing here runs.
  */
 import { expectTypeOf } from "vitest";
 import type * as z from "zod";
-import type * as client from "../../client/types.js";
+import type * as client from "../../client/index.js";
 import type * as http from "../../core/adapters/http/schemas.js";
+import type { ContextSection } from "../../core/domain/context-block.js";
 import type * as server from "../../core/domain/model.js";
-import type { Strength } from "../../core/domain/strength.js";
+import type { Strength, STRENGTH_TAG_PREFIX } from "../../core/domain/strength.js";
+import type { getContext } from "../../core/services/get-context.js";
+import type { HistorySearch } from "../../core/services/history-search.js";
+import type { listInbox } from "../../core/services/inbox.js";
+import type { compactManually } from "../../core/services/manual-compaction.js";
 import type { MemoryDetail } from "../../core/services/memories.js";
+import type { compactRange } from "../../core/services/range-compaction.js";
 import type { RevertResult } from "../../core/services/revert.js";
+import type { runTurn } from "../../core/services/turn.js";
+
+/**
+ * The client's own shapes, never sent or accepted by the service: its options and error, and the
+ * OpenAI and Anthropic request shapes its prompt helpers build.
+ */
+export type ClientOnly =
+  | "MemoryClientOptions"
+  | "MemoryApiError"
+  | "PromptOptions"
+  | "OpenAIChatMessage"
+  | "OpenAIToolCall"
+  | "AnthropicOptions"
+  | "AnthropicRequest"
+  | "AnthropicMessage"
+  | "AnthropicContentBlock"
+  | "AnthropicTextBlock"
+  | "AnthropicToolUseBlock"
+  | "AnthropicToolResultBlock";
+
+/** What a route answers: the awaited result of the use case it returns. */
+type Answer<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
+/** `POST .../turns` answers `runTurn`'s result as is. */
+type TurnAnswer = Answer<typeof runTurn>;
+/** `POST .../compaction/range` answers the result without `budget` (a 429 instead). */
+type RangeAnswer = Omit<Answer<typeof compactRange>, "budget">;
+/** `POST .../compaction` answers the `result` (its status is the HTTP status). */
+type CompactionAnswer = Answer<typeof compactManually>["result"];
+type SearchAnswer = Answer<HistorySearch["search"]>;
 
 /** Stored beside a summary but left out of every answer (`withoutDetail` in core/services/memories.ts). */
 type DetailOnly = "citations" | "droppedUnits" | "keepUnits";
@@ -21,8 +59,11 @@ type WireMemory = Omit<server.Memory, DetailOnly>;
 type Named<T> = keyof { [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K] };
 type ClientMetadata = client.Memory["metadata"];
 
+// ------------------------------------------------------------------ what the service answers
+
 expectTypeOf<client.Role>().toEqualTypeOf<server.Role>();
 expectTypeOf<client.Strength>().toEqualTypeOf<Strength>();
+expectTypeOf<client.StrengthTag>().toEqualTypeOf<`${typeof STRENGTH_TAG_PREFIX}${Strength}`>();
 expectTypeOf<client.CompactionMode>().toEqualTypeOf<server.CompactionModeName>();
 expectTypeOf<client.MemoryStatus>().toEqualTypeOf<server.MemoryStatus>();
 expectTypeOf<client.ToolCall>().toEqualTypeOf<server.ToolCall>();
@@ -31,18 +72,32 @@ expectTypeOf<client.LossUnit>().toEqualTypeOf<server.LossUnit>();
 expectTypeOf<client.Process>().toEqualTypeOf<server.Process>();
 expectTypeOf<client.InboxItem>().toEqualTypeOf<server.InboxItem>();
 expectTypeOf<client.CompactionResult>().toEqualTypeOf<server.CompactionResult>();
+expectTypeOf<client.CompactionResult>().toEqualTypeOf<CompactionAnswer>();
+expectTypeOf<client.Page<client.Message>>().toEqualTypeOf<server.Page<server.Message>>();
+expectTypeOf<client.Page<client.Process>>().toEqualTypeOf<server.Page<server.Process>>();
 
 // A memory: every top-level field, exactly. Its metadata: each field the client names has the
 // server's type and optionality; the many internal ones it does not name it reads as unknown.
 expectTypeOf<Omit<client.Memory, "metadata">>().toEqualTypeOf<Omit<WireMemory, "metadata">>();
 expectTypeOf<Pick<server.MemoryMetadata, Named<ClientMetadata>>>().toEqualTypeOf<Pick<ClientMetadata, Named<ClientMetadata>>>();
 expectTypeOf<server.MemoryMetadata>().toExtend<ClientMetadata>();
-
 expectTypeOf<Omit<client.MemoryDetail, "memory">>().toEqualTypeOf<Omit<MemoryDetail, "memory">>();
+expectTypeOf<client.MemoryDetail["memory"]>().toEqualTypeOf<client.Memory>();
 expectTypeOf<Omit<client.RevertResult, "memory">>().toEqualTypeOf<Omit<RevertResult, "memory">>();
+expectTypeOf<client.RevertResult["memory"]>().toEqualTypeOf<client.Memory>();
 
-// What the client sends: each input type is exactly what the route's schema accepts
-// (core/adapters/http/schemas.ts), so a field the service adds or renames breaks the build here.
+// The per-turn answer and its parts.
+expectTypeOf<client.Turn>().toEqualTypeOf<TurnAnswer>();
+expectTypeOf<client.TurnLike>().toEqualTypeOf<Pick<TurnAnswer, "context" | "messages">>();
+expectTypeOf<client.MemoryContext>().toEqualTypeOf<Answer<typeof getContext>>();
+expectTypeOf<client.MemoryContext>().toEqualTypeOf<TurnAnswer["context"]>();
+expectTypeOf<client.ContextSection>().toEqualTypeOf<ContextSection>();
+expectTypeOf<client.RangeCompactionResult>().toEqualTypeOf<RangeAnswer>();
+expectTypeOf<client.SearchHit>().toEqualTypeOf<SearchAnswer["items"][number]>();
+
+// ------------------------------------------------------------------ what the client sends
+// Each input type is exactly what the route's schema accepts (core/adapters/http/schemas.ts), so
+// a field the service adds or renames breaks the build here.
 expectTypeOf<client.ModelRef>().toEqualTypeOf<z.input<typeof http.ModelRef>>();
 expectTypeOf<client.PromptSize>().toEqualTypeOf<z.input<typeof http.PromptSize>>();
 expectTypeOf<client.UpsertProcessInput>().toEqualTypeOf<z.input<typeof http.PutProcessBody>>();
@@ -50,3 +105,57 @@ expectTypeOf<client.AppendMessageInput>().toEqualTypeOf<z.input<typeof http.Appe
 expectTypeOf<client.CompactInput>().toEqualTypeOf<z.input<typeof http.CompactionBody>>();
 expectTypeOf<client.CompactRangeInput>().toEqualTypeOf<z.input<typeof http.RangeCompactionBody>>();
 expectTypeOf<client.BeginTurnInput>().toEqualTypeOf<z.input<typeof http.TurnBody>>();
+
+// ------------------------------------------------------------------ the client's methods
+// Each method answers what its route answers, and its query names the parameters the route reads
+// (the client takes numbers and booleans where the query string carries their text).
+type Method<K extends keyof client.MemoryClient> = client.MemoryClient[K];
+type Returned<K extends keyof client.MemoryClient> = Awaited<ReturnType<Method<K>>>;
+/** The query parameters a method takes as its argument `I`. */
+type QueryKeys<K extends keyof client.MemoryClient, I extends number> = keyof NonNullable<Parameters<Method<K>>[I]>;
+
+expectTypeOf<Returned<"beginTurn">>().toEqualTypeOf<TurnAnswer>();
+expectTypeOf<Parameters<Method<"beginTurn">>[1]>().toEqualTypeOf<z.input<typeof http.TurnBody>>();
+expectTypeOf<Returned<"upsertProcess">>().toEqualTypeOf<server.Process>();
+expectTypeOf<Returned<"getProcess">>().toEqualTypeOf<server.Process>();
+expectTypeOf<Returned<"listProcesses">>().toEqualTypeOf<server.Page<server.Process>>();
+expectTypeOf<QueryKeys<"listProcesses", 0>>().toEqualTypeOf<keyof z.input<typeof http.ListProcessesQuery>>();
+expectTypeOf<Returned<"appendMessage">["message"]>().toEqualTypeOf<server.Message>();
+expectTypeOf<Returned<"listMessages">>().toEqualTypeOf<server.Page<server.Message>>();
+expectTypeOf<QueryKeys<"listMessages", 1>>().toEqualTypeOf<keyof z.input<typeof http.ListMessagesQuery>>();
+expectTypeOf<Returned<"getMessage">>().toEqualTypeOf<server.Message>();
+expectTypeOf<Returned<"setMessageStrength">>().toEqualTypeOf<server.Message>();
+expectTypeOf<Parameters<Method<"setMessageStrength">>[2]>().toEqualTypeOf<z.input<typeof http.PatchMessageBody>["strength"]>();
+expectTypeOf<Returned<"compact">>().toEqualTypeOf<CompactionAnswer>();
+expectTypeOf<Returned<"compactRange">>().toEqualTypeOf<RangeAnswer>();
+expectTypeOf<Returned<"getContext">>().toEqualTypeOf<Answer<typeof getContext>>();
+expectTypeOf<QueryKeys<"getContext", 1>>().toEqualTypeOf<keyof z.input<typeof http.ContextQuery>>();
+expectTypeOf<Returned<"listMemories">>().toEqualTypeOf<{ items: client.Memory[] }>();
+expectTypeOf<QueryKeys<"listMemories", 1>>().toEqualTypeOf<keyof z.input<typeof http.MemoriesQuery>>();
+expectTypeOf<Returned<"revertMemory">>().toEqualTypeOf<client.RevertResult>();
+expectTypeOf<Returned<"searchHistory">>().toEqualTypeOf<SearchAnswer>();
+expectTypeOf<QueryKeys<"searchHistory", 1>>().toEqualTypeOf<keyof z.input<typeof http.SearchQuery>>();
+expectTypeOf<Returned<"listInbox">>().toEqualTypeOf<{ items: Answer<typeof listInbox> }>();
+expectTypeOf<QueryKeys<"listInbox", 0>>().toEqualTypeOf<keyof z.input<typeof http.InboxQuery>>();
+expectTypeOf<Returned<"answerInboxItem">>().toEqualTypeOf<server.InboxItem>();
+expectTypeOf<Parameters<Method<"answerInboxItem">>[1]>().toEqualTypeOf<z.input<typeof http.AnswerBody>>();
+
+/** Every method is compared above: a new one fails here until its answer is. */
+type ComparedMethods =
+  | "beginTurn"
+  | "upsertProcess"
+  | "getProcess"
+  | "listProcesses"
+  | "appendMessage"
+  | "listMessages"
+  | "getMessage"
+  | "setMessageStrength"
+  | "compact"
+  | "compactRange"
+  | "getContext"
+  | "listMemories"
+  | "revertMemory"
+  | "searchHistory"
+  | "listInbox"
+  | "answerInboxItem";
+expectTypeOf<keyof client.MemoryClient>().toEqualTypeOf<ComparedMethods>();
