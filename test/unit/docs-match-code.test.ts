@@ -1,12 +1,14 @@
 /**
- * The documentation states what the code does, where a reader would act on it: the settings a
- * PUT /v1/settings body may carry (docs/api.md), how the summarizer's provider is chosen
- * (docs/api.md), and which sections of the memory block are dynamic (docs/turns.md).
+ * The documentation states what the code does, where a reader would act on it: the tunables with
+ * their defaults and env variables (docs/compaction.md, "Tunables", the one list), the wire shapes
+ * (docs/api.md, each defined once), how the summarizer's provider is chosen (docs/api.md), which
+ * sections of the memory block are dynamic (docs/turns.md), and the rate and event figures.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { resolveSummarizerConfig } from "../../core/adapters/llm/create-summarizer.js";
-import { DEFAULT_TUNABLES } from "../../core/domain/tunables.js";
+import { CompactionModeName, CompactionResult, InboxItem, Memory, MemoryMetadata, MemoryStatus, Message, Process } from "../../core/domain/model.js";
+import { DEFAULT_TUNABLES, TUNABLES_ENV, type Tunables } from "../../core/domain/tunables.js";
 import { RECALL_HEADING } from "../../core/services/context.js";
 import { DEFAULT_MAX_RECORDED } from "../../core/adapters/events/local-bus.js";
 import { DEFAULT_TENANT_RATE_LIMIT, MAX_TENANT_RATE_LIMIT } from "../../core/domain/rate-limit.js";
@@ -15,13 +17,117 @@ const read = (file: string) => readFileSync(new URL(`../../${file}`, import.meta
 const api = read("docs/api.md");
 const turns = read("docs/turns.md").replace(/\s+/g, " ");
 
+/** The rows of the table under `## <heading>` in `doc`, as trimmed cells. */
+function tableRows(doc: string, heading: string): string[][] {
+  const section = doc.split(/\n## /).find((s) => s.startsWith(`${heading}\n`));
+  if (!section) throw new Error(`no section "${heading}"`);
+  return section
+    .split("\n")
+    .filter((l) => l.startsWith("| ") && !l.startsWith("|---"))
+    .slice(1)
+    .map((l) => l.slice(1, -1).split(" | ").map((c) => c.trim()));
+}
+
+/**
+ * The field names at the top level of the object that opens at `text[open]` (`{ a, b?: x, c: { d } }`
+ * gives a, b, c), and where each nested object opens.
+ */
+function objectFields(text: string, open: number): { names: string[]; nested: Map<string, number> } {
+  const names: string[] = [];
+  const nested = new Map<string, number>();
+  let depth = 0;
+  let expectName = false;
+  let last = "";
+  for (let i = open; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === "{" || c === "[") {
+      if (depth === 1 && c === "{" && last) nested.set(last, i);
+      depth++;
+      expectName = depth === 1;
+    } else if (c === "}" || c === "]") {
+      depth--;
+      if (depth === 0) break;
+    } else if (depth === 1 && c === ",") {
+      expectName = true;
+    } else if (depth === 1 && expectName && /[A-Za-z]/.test(c)) {
+      const name = /^[A-Za-z]+/.exec(text.slice(i))![0];
+      names.push(name);
+      last = name;
+      expectName = false;
+      i += name.length - 1;
+    }
+  }
+  return { names, nested };
+}
+
+/** The one definition of `` `name`: `{ … }` `` in docs/api.md (the test fails on none or two). */
+function definition(name: string): { text: string; open: number } {
+  const marker = `\n\`${name}\`: \`{`;
+  const first = api.indexOf(marker);
+  expect(first, `${name} is defined in docs/api.md`).toBeGreaterThan(-1);
+  expect(api.indexOf(marker, first + 1), `${name} is defined once in docs/api.md`).toBe(-1);
+  return { text: api, open: first + marker.length - 1 };
+}
+
+const sorted = (names: Iterable<string>) => [...names].sort();
+/** Stored beside a summary but never answered (`withoutDetail`, core/services/memories.ts). */
+const DETAIL_ONLY = ["citations", "droppedUnits", "keepUnits"];
+
+describe("docs/compaction.md, Tunables: the one list of tunables", () => {
+  const rows = tableRows(read("docs/compaction.md"), "Tunables");
+  const byName = new Map(rows.map((r) => [r[0]!.replace(/`/g, ""), r]));
+
+  it("has one row per tunable, and no other", () => {
+    expect(rows.length).toBe(byName.size);
+    expect(sorted(byName.keys())).toEqual(sorted(Object.keys(DEFAULT_TUNABLES)));
+  });
+
+  it("states each tunable's default and env variable as the code has them", () => {
+    for (const [name, value] of Object.entries(DEFAULT_TUNABLES) as Array<[keyof Tunables, Tunables[keyof Tunables]]>) {
+      const [, dflt, env] = byName.get(name) ?? [];
+      // "60 000", "0 (off)", "0.40", "false": the number or switch before any remark.
+      const documented = dflt?.replace(/\(.*\)/, "").replace(/[\s,]/g, "");
+      expect(documented === "true" || documented === "false" ? documented === "true" : Number(documented), name).toBe(value);
+      expect(env, name).toBe(`\`${TUNABLES_ENV[name]}\``);
+    }
+  });
+});
+
 describe("docs/api.md", () => {
-  it("lists every tunable in the PUT /v1/settings body", () => {
+  it("lists each route once", () => {
+    const routes = tableRows(api, "HTTP API (JSON; times are ISO-8601 UTC; ids are opaque strings)").map((r) => r[0]);
+    expect(routes.length).toBeGreaterThan(15);
+    expect(routes.filter((r, i) => routes.indexOf(r) !== i)).toEqual([]);
+  });
+
+  it("sends PUT /v1/settings to the one list of tunables", () => {
     const row = api.split("\n").find((l) => l.startsWith("| `PUT /v1/settings` |"));
-    expect(row).toBeDefined();
-    const body = row!.split("|")[2]!;
-    const documented = new Set([...body.matchAll(/`([a-zA-Z]+)`/g)].map((m) => m[1]));
-    for (const tunable of Object.keys(DEFAULT_TUNABLES)) expect(documented, tunable).toContain(tunable);
+    expect(row).toContain("[compaction.md, \"Tunables\"](compaction.md#tunables)");
+  });
+
+  it("defines each wire shape once, with the fields the service answers", () => {
+    const shapes = { Message, CompactionResult, InboxItem, Process } as const;
+    for (const [name, schema] of Object.entries(shapes)) {
+      const { text, open } = definition(name);
+      expect(sorted(objectFields(text, open).names), name).toEqual(sorted(Object.keys(schema.shape)));
+    }
+    const memory = definition("Memory");
+    const fields = objectFields(memory.text, memory.open);
+    expect(sorted(fields.names)).toEqual(sorted(Object.keys(Memory.shape).filter((k) => !DETAIL_ONLY.includes(k))));
+    expect(sorted(objectFields(memory.text, fields.nested.get("metadata")!).names)).toEqual(sorted(Object.keys(MemoryMetadata.shape)));
+  });
+
+  it("lists every memory status and compaction mode", () => {
+    const statuses = /status: ((?:"[A-Z]+"\|?)+)/.exec(api.slice(definition("Memory").open))![1]!;
+    expect(sorted(statuses.split("|").map((s) => s.replace(/"/g, "")))).toEqual(sorted(MemoryStatus.options));
+    const modes = /mode: ((?:"[A-Z]+"\|?)+)/.exec(api.slice(definition("CompactionResult").open))![1]!;
+    expect(sorted(modes.split("|").map((s) => s.replace(/"/g, "")))).toEqual(sorted(CompactionModeName.options));
+  });
+
+  it("sizes recall by its token budget, not by a count of messages", () => {
+    const flat = api.replace(/\s+/g, " ");
+    expect(flat).toContain("as many as the recall budget holds (`recallMaxTokens`");
+    expect(flat).not.toMatch(/up to (three|3) archived messages/);
   });
 
   it("documents the SOFT wait, its tunable and that 0 turns it off", () => {
