@@ -79,7 +79,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       const key = bearerKey(c);
       return key ? tenantOfKey(key) : null;
     };
-    // Off unless TENANT_RATE_LIMIT or TENANT_RATE_LIMITS is set (README, "Configuration").
+    // Off unless TENANT_RATE_LIMIT or TENANT_RATE_LIMITS is set (docs/configuration.md, "Environment").
     const limits = readRateLimits(env);
     const rateLimiter = limits ? createDynamoRateLimiter({ client, tableName, limits, log }) : undefined;
     const app = createHttpApp({

@@ -1,7 +1,7 @@
 /**
  * `npm run data:locomo`: downloads the public LoCoMo data set (locomo10.json, from its own
  * repository snap-research/locomo; CC BY-NC 4.0) and splits it into one file per conversation in
- * data/locomo/ (git-ignored; README "LoCoMo data"), where the benchmarks and the demo look for it.
+ * data/locomo/ (git-ignored; docs/development.md, "LoCoMo data"), where the benchmarks and the demo look for it.
  *
  *   LOCOMO_URL   where to download from (default: the data set's GitHub raw URL)
  *   LOCOMO_DIR   where to write (default: data/locomo/ in the repository)

@@ -1,5 +1,5 @@
 /**
- * The one reader of LoCoMo-shaped conversations (README "LoCoMo data"): the benchmarks, the demo
+ * The one reader of LoCoMo-shaped conversations (docs/development.md, "LoCoMo data"): the benchmarks, the demo
  * and the offline summarizer's tests all parse through here. The real data set is never in the
  * repository: `npm run data:locomo` downloads it into the git-ignored data/locomo/ (or LOCOMO_DIR
  * points elsewhere); without it, callers fall back to the built-in generated conversations

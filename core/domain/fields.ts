@@ -2,7 +2,7 @@
  * The rules every caller-supplied value follows, wherever it enters (an HTTP body, an event):
  * ids in a safe alphabet so they can never break a storage key, text that DynamoDB can store,
  * tags in one spelling, and the process and message input the services take. Limits are
- * documented in the README; the HTTP request shapes built from these live in the HTTP adapter.
+ * documented in docs/configuration.md ("Limits"); the HTTP request shapes built from these live in the HTTP adapter.
  */
 import * as z from "./zod.js";
 import { Role, type ToolCall } from "./model.js";
@@ -15,7 +15,7 @@ import { ANALYZER_MARK_PREFIX, isAnalyzerMark, malformedStrengthTags, parseStren
  * together against its 400 KB item limit, so everything in it is paid for twice. With the longest
  * ids, 50 tags, 128 tool calls, the tags the service adds and a cleared result's placeholder
  * fields, 200,000 bytes still fit (core/adapters/dynamodb/item-size.ts; the derivation is
- * test/unit/message-size.test.ts). README, "Limits".
+ * test/unit/message-size.test.ts). docs/configuration.md, "Limits".
  */
 export const MAX_MESSAGE_BYTES = 200_000;
 export const MAX_TAGS = 50;

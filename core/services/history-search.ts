@@ -1,7 +1,7 @@
 /**
  * History search and recall (audit): ranks every message of a process, archived ones included,
  * and leads from a memory back to the originals it folded. The index is built per container and
- * cached per process; see README "History search" for where this stops scaling.
+ * cached per process; see docs/features.md, "History search and recall", for where this stops scaling.
  */
 import { LRUCache } from "lru-cache";
 import { createHistoryIndex, type HistoryIndex, type HistoryQuery } from "../domain/search-index.js";

@@ -35,7 +35,7 @@ export async function shouldAutoPin(
 const tooLarge = (message: string, cause?: unknown) =>
   new AppError("too_large", "message.too_large", message, { fields: ["content"], limit: MAX_MESSAGE_BYTES }, cause === undefined ? undefined : { cause });
 
-/** The message limit (README, "Limits"): what the store holds of one message, in UTF-8 bytes. */
+/** The message limit (docs/configuration.md, "Limits"): what the store holds of one message, in UTF-8 bytes. */
 export function checkMessageSize(body: Pick<MessageInput, "content" | "tags" | "toolCallId" | "toolCalls">) {
   const bytes = messageBytes(body);
   if (bytes > MAX_MESSAGE_BYTES) {

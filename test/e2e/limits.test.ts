@@ -1,5 +1,5 @@
 /**
- * The limits of README "Limits" over HTTP against the local runner: the message limit (at it,
+ * The limits of docs/configuration.md, "Limits", over HTTP against the local runner: the message limit (at it,
  * stored and read back whole; one byte over, 413 and nothing written), `prompt.text`, a body
  * without Content-Length counted while it streams, and signed paging cursors (a malformed,
  * tampered or foreign one is a 400 naming `cursor`, never a 500 and never another's data).

@@ -1,5 +1,5 @@
 /**
- * The message limit against the real DynamoDB Local engine (README "Limits"): a message of
+ * The message limit against the real DynamoDB Local engine (docs/configuration.md, "Limits"): a message of
  * MAX_MESSAGE_BYTES with every other field at its own limit is stored and read back whole, also
  * after the service adds its tags, a PATCH and a clearing round; one byte more is a 413
  * `message.too_large` that writes nothing. A stored item that still outgrows DynamoDB's 400 KB

@@ -1,5 +1,5 @@
 /**
- * Dependencies point into test/, never out of it (README "Layout"): production code, scripts,
+ * Dependencies point into test/, never out of it (README "Code layout"): production code, scripts,
  * benchmarks and tools/ must run without the test suite, so no file outside test/ may import a
  * file inside it. Shared helpers live in tools/ (or bench/support/) and the tests import them.
  */

@@ -4,7 +4,7 @@
  * (docs/api.md, each defined once), how the summarizer's provider is chosen (docs/api.md), which
  * sections of the memory block are dynamic (docs/turns.md), and the rate and event figures.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { resolveSummarizerConfig } from "../../core/adapters/llm/create-summarizer.js";
 import { CompactionModeName, CompactionResult, InboxItem, Memory, MemoryMetadata, MemoryStatus, Message, Process } from "../../core/domain/model.js";
@@ -161,12 +161,12 @@ describe("docs/turns.md", () => {
 
 describe("the per-tenant rate and the local event list", () => {
   const reliability = read("docs/reliability.md");
-  const readme = read("README.md");
+  const configuration = read("docs/configuration.md");
 
   it("states the default rate and its range as the code has them", () => {
     expect(reliability).toContain(`| requests per tenant | ${DEFAULT_TENANT_RATE_LIMIT} per second (a fixed one-second window) |`);
     expect(reliability).toContain(`1-${MAX_TENANT_RATE_LIMIT}, in the deploying shell`);
-    expect(readme).toContain(`\`${DEFAULT_TENANT_RATE_LIMIT}\` in a deployed stage | requests per second per tenant, 0-${MAX_TENANT_RATE_LIMIT}`);
+    expect(configuration).toContain(`\`${DEFAULT_TENANT_RATE_LIMIT}\` in a deployed stage | requests per second per tenant, 0-${MAX_TENANT_RATE_LIMIT}`);
     expect(read("docs/deploy.md")).toContain(`TENANT_RATE_LIMIT=${DEFAULT_TENANT_RATE_LIMIT} `);
   });
 
@@ -174,5 +174,23 @@ describe("the per-tenant rate and the local event list", () => {
     const kept = DEFAULT_MAX_RECORDED.toLocaleString("en-US");
     expect(api.replace(/\s+/g, " ")).toContain(`from the newest ${kept} it keeps`);
     expect(reliability).toContain(`| the newest ${kept} |`);
+  });
+});
+
+describe("README.md and docs/configuration.md", () => {
+  const readme = read("README.md");
+
+  it("the README gives the two commands and leads to every page of docs/", () => {
+    expect(readme).toContain("npm ci && npm start");
+    expect(readme).toContain("npm test");
+    const pages = readdirSync(new URL("../../docs/", import.meta.url)).filter((f) => f.endsWith(".md"));
+    expect(pages.filter((page) => !readme.includes(`](docs/${page})`))).toEqual([]);
+  });
+
+  it("docs/configuration.md leaves every tunable to the one list in docs/compaction.md", () => {
+    const rows = tableRows(read("docs/configuration.md"), "Environment");
+    expect(rows.length).toBeGreaterThan(10);
+    const named = rows.flatMap((r) => [...r[0]!.matchAll(/`([A-Z_]+)`/g)].map((m) => m[1]));
+    expect(named.filter((env) => Object.values(TUNABLES_ENV).includes(env!))).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The message limit (README "Limits") is what the store can hold: a message at the limit, with
+ * The message limit (docs/configuration.md, "Limits") is what the store can hold: a message at the limit, with
  * every other field at its own limit, the tags the service adds and a cleared result, fits
  * DynamoDB's 400 KB together with its replay-index entry (core/adapters/dynamodb/item-size.ts); a
  * limit 1,000 bytes larger would not. The same message against DynamoDB Local is in

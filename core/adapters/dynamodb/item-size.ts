@@ -2,7 +2,7 @@
  * How much of DynamoDB's 400 KB an item takes. On a table with a local secondary index the limit
  * holds for the item plus its index entry: an item on the replay index (lsi1, see table.ts) pays
  * for every projected attribute twice, so an active message's content can be only about half of
- * 400 KB. The message limit (MAX_MESSAGE_BYTES in core/domain/fields.ts, README "Limits") is
+ * 400 KB. The message limit (MAX_MESSAGE_BYTES in core/domain/fields.ts, docs/configuration.md, "Limits") is
  * derived from this in test/unit/message-size.test.ts; an item that still does not fit is refused
  * by DynamoDB, and {@link isItemSizeError} recognises that refusal so it never becomes a 500.
  */

@@ -9,7 +9,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { invalid } from "../../domain/errors.js";
 
-/** The local runner's and the tests' key, used when CURSOR_SECRET is unset (README, "Configuration"). */
+/** The local runner's and the tests' key, used when CURSOR_SECRET is unset (docs/configuration.md, "Environment"). */
 export const LOCAL_CURSOR_SECRET = "vancetope-memory-local-cursor-secret-not-for-production";
 
 export interface CursorSeal {
