@@ -2,7 +2,7 @@
  * The one reader of the process environment. Every variable a Lambda function or the local runner
  * reads is parsed and checked here, once, when the container starts: a malformed value fails the
  * start with a message naming the variable, instead of every request later. The variables are
- * listed in docs/deploy.md (functions) and docs/configuration.md (local runner); the summarizer's own choice
+ * listed in docs/deploy.md (functions) and the README (local runner); the summarizer's own choice
  * of provider and model is read by core/adapters/llm/create-summarizer.ts, where it is used.
  */
 import { parsePublisherGrants, type PublisherGrants } from "../domain/event-publishers.js";
@@ -153,7 +153,7 @@ export function readRateLimits(env: Env): RateLimits | undefined {
   return { perSecond, perTenant };
 }
 
-/** The local runner's own settings (docs/configuration.md, "Environment"). */
+/** The local runner's own settings (README, "Run it locally"). */
 export interface LocalEnv {
   /** MEMORY_API_KEYS as given (`key=tenant,…`); parsed by the HTTP adapter's key resolver. */
   apiKeys?: string;

@@ -15,8 +15,8 @@ import type * as http from "../../core/adapters/http/schemas.js";
 import type { ContextSection } from "../../core/domain/context-block.js";
 import type * as server from "../../core/domain/model.js";
 import type { Strength, STRENGTH_TAG_PREFIX } from "../../core/domain/strength.js";
-import type { getContext } from "../../core/services/get-context.js";
-import type { HistorySearch } from "../../core/services/history-search.js";
+import type { ComposedContext } from "../../core/services/context.js";
+import type { ServiceDeps } from "../../core/services/deps.js";
 import type { listInbox } from "../../core/services/inbox.js";
 import type { compactManually } from "../../core/services/manual-compaction.js";
 import type { MemoryDetail } from "../../core/services/memories.js";
@@ -50,7 +50,10 @@ type TurnAnswer = Answer<typeof runTurn>;
 type RangeAnswer = Omit<Answer<typeof compactRange>, "budget">;
 /** `POST .../compaction` answers the `result` (its status is the HTTP status). */
 type CompactionAnswer = Answer<typeof compactManually>["result"];
-type SearchAnswer = Answer<HistorySearch["search"]>;
+/** `GET .../history/search` answers what the container's history search finds. */
+type SearchAnswer = Answer<ServiceDeps["history"]["search"]>;
+/** `GET .../context` answers the composed context, as the turn's `context`. */
+type ContextAnswer = ComposedContext;
 
 /** Stored beside a summary but left out of every answer (`withoutDetail` in core/services/memories.ts). */
 type DetailOnly = "citations" | "droppedUnits" | "keepUnits";
@@ -89,7 +92,7 @@ expectTypeOf<client.RevertResult["memory"]>().toEqualTypeOf<client.Memory>();
 // The per-turn answer and its parts.
 expectTypeOf<client.Turn>().toEqualTypeOf<TurnAnswer>();
 expectTypeOf<client.TurnLike>().toEqualTypeOf<Pick<TurnAnswer, "context" | "messages">>();
-expectTypeOf<client.MemoryContext>().toEqualTypeOf<Answer<typeof getContext>>();
+expectTypeOf<client.MemoryContext>().toEqualTypeOf<ContextAnswer>();
 expectTypeOf<client.MemoryContext>().toEqualTypeOf<TurnAnswer["context"]>();
 expectTypeOf<client.ContextSection>().toEqualTypeOf<ContextSection>();
 expectTypeOf<client.RangeCompactionResult>().toEqualTypeOf<RangeAnswer>();
@@ -128,7 +131,7 @@ expectTypeOf<Returned<"setMessageStrength">>().toEqualTypeOf<server.Message>();
 expectTypeOf<Parameters<Method<"setMessageStrength">>[2]>().toEqualTypeOf<z.input<typeof http.PatchMessageBody>["strength"]>();
 expectTypeOf<Returned<"compact">>().toEqualTypeOf<CompactionAnswer>();
 expectTypeOf<Returned<"compactRange">>().toEqualTypeOf<RangeAnswer>();
-expectTypeOf<Returned<"getContext">>().toEqualTypeOf<Answer<typeof getContext>>();
+expectTypeOf<Returned<"getContext">>().toEqualTypeOf<ContextAnswer>();
 expectTypeOf<QueryKeys<"getContext", 1>>().toEqualTypeOf<keyof z.input<typeof http.ContextQuery>>();
 expectTypeOf<Returned<"listMemories">>().toEqualTypeOf<{ items: client.Memory[] }>();
 expectTypeOf<QueryKeys<"listMemories", 1>>().toEqualTypeOf<keyof z.input<typeof http.MemoriesQuery>>();
