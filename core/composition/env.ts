@@ -10,7 +10,7 @@ import { Id } from "../domain/fields.js";
 import { DEFAULT_TENANT_RATE_LIMIT, MAX_TENANT_RATE_LIMIT, type RateLimits } from "../domain/rate-limit.js";
 import { SERVICE_NAME } from "../domain/service.js";
 import { tunablesFromEnv, type Tunables } from "../domain/tunables.js";
-import type { CompactionSettings } from "../services/compaction-settings.js";
+import type { CompactionConfig } from "../services/deps.js";
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -48,7 +48,7 @@ export interface ServiceEnv extends TableEnv {
   eventBusName?: string;
   tunables: Tunables;
   leaseMs: number;
-  compaction: CompactionSettings;
+  compaction: CompactionConfig;
   /** TENANT_DAILY_TOKEN_BUDGET: model tokens per tenant and UTC day where the operator set none; null = unlimited. */
   dailyTokenBudget: number | null;
 }
@@ -82,7 +82,7 @@ function msFrom(env: Env, name: string, fallback: number, min: number, max: numb
 }
 
 /** COMPACTION_EXECUTION and the worker's timings (docs/compaction.md, "Off the turn's critical path"). */
-export function readCompactionSettings(env: Env, defaults: CompactionSettings): CompactionSettings {
+export function readCompactionConfig(env: Env, defaults: CompactionConfig): CompactionConfig {
   const execution = valueOf(env, "COMPACTION_EXECUTION") ?? defaults.execution;
   if (execution !== "inline" && execution !== "background") {
     throw new Error(`COMPACTION_EXECUTION must be 'background' or 'inline', got '${execution}'`);
@@ -100,7 +100,7 @@ export function readCompactionSettings(env: Env, defaults: CompactionSettings): 
  * Everything the composition root needs. Order matters only for which of two bad variables is
  * named first: the tunables, then the lease, then the compaction settings.
  */
-export function readServiceEnv(env: Env, compactionDefaults: CompactionSettings): ServiceEnv {
+export function readServiceEnv(env: Env, compactionDefaults: CompactionConfig): ServiceEnv {
   const tunables = tunablesFromEnv(env);
   return {
     ...readTableEnv(env),
@@ -108,7 +108,7 @@ export function readServiceEnv(env: Env, compactionDefaults: CompactionSettings)
     eventBusName: valueOf(env, "EVENT_BUS_NAME"),
     tunables,
     leaseMs: msFrom(env, "COMPACTION_LEASE_MS", 60_000, 100, 900_000),
-    compaction: readCompactionSettings(env, compactionDefaults),
+    compaction: readCompactionConfig(env, compactionDefaults),
     dailyTokenBudget: readDailyTokenBudget(env),
   };
 }

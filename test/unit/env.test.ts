@@ -6,9 +6,9 @@ import { describe, expect, it } from "vitest";
 import { readLocalEnv, readRateLimits, readServiceEnv, readTableEnv, serviceNameOf, workerFunctionOf } from "../../core/composition/env.js";
 import { SERVICE_NAME } from "../../core/domain/service.js";
 import { DEFAULT_TUNABLES } from "../../core/domain/tunables.js";
-import { DEFAULT_COMPACTION_SETTINGS } from "../../core/services/compaction-settings.js";
+import { DEFAULT_COMPACTION_CONFIG } from "../../core/services/deps.js";
 
-const read = (env: Record<string, string>) => readServiceEnv(env, DEFAULT_COMPACTION_SETTINGS);
+const read = (env: Record<string, string>) => readServiceEnv(env, DEFAULT_COMPACTION_CONFIG);
 
 describe("readServiceEnv", () => {
   it("falls back to the defaults for unset and blank variables", () => {
@@ -20,7 +20,7 @@ describe("readServiceEnv", () => {
       eventBusName: undefined,
       tunables: DEFAULT_TUNABLES,
       leaseMs: 60_000,
-      compaction: DEFAULT_COMPACTION_SETTINGS,
+      compaction: DEFAULT_COMPACTION_CONFIG,
       dailyTokenBudget: null,
     });
   });
@@ -50,7 +50,7 @@ describe("readServiceEnv", () => {
       eventBusName: "bus",
       serviceName: "svc",
       leaseMs: 330_000,
-      compaction: { ...DEFAULT_COMPACTION_SETTINGS, execution: "inline", manualBudgetMs: 2500 },
+      compaction: { ...DEFAULT_COMPACTION_CONFIG, execution: "inline", manualBudgetMs: 2500 },
     });
   });
 
