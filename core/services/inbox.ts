@@ -10,7 +10,7 @@ import { domainEvent, type EventDetail } from "../domain/events.js";
 import type { InboxItem, InboxStatus, Message } from "../domain/model.js";
 import type { CoreDeps, ServiceDeps } from "./deps.js";
 import { queueRangeJob } from "./fold-queue.js";
-import { publishSafely } from "./publish.js";
+import { publishSafely } from "../ports/events.js";
 import type { RangeResult } from "./range-compaction.js";
 
 export const PLAN_MARKER_TAG = "MODE:plan";
