@@ -130,12 +130,6 @@ export const listKeysParams = (tableName: string, tenantId: string): QueryComman
   ScanIndexForward: false,
 });
 
-/** The bearer token of an `Authorization` header value, or null. */
-export function bearerToken(header: string | undefined | null): string | null {
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
-  return m?.[1] ?? null;
-}
-
 export interface ApiKeyStoreOptions {
   client: DynamoDBDocumentClient;
   tableName: string;
