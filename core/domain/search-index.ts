@@ -246,8 +246,3 @@ export function createHistoryIndex(messages: Iterable<IndexableMessage> = []): H
   index.add(messages);
   return index;
 }
-
-/** Ranks `messages` for one query without keeping the index: the benchmark's and tests' entry. */
-export function rankMessages(messages: Iterable<IndexableMessage>, query: HistoryQuery): SearchHit[] {
-  return createHistoryIndex(messages).search(query);
-}

@@ -73,7 +73,7 @@ describe("the smaller readers", () => {
   it("reads the local runner's port, keys and data folder", () => {
     expect(readLocalEnv({})).toEqual({ apiKeys: undefined, port: 3000, dataDir: undefined });
     expect(readLocalEnv({ PORT: "0", MEMORY_API_KEYS: "k=t", MEMORY_DATA_DIR: "data" })).toEqual({ apiKeys: "k=t", port: 0, dataDir: "data" });
-    expect(() => readLocalEnv({ PORT: "eighty" })).toThrow(/PORT must be a port number, got 'eighty'/);
+    expect(() => readLocalEnv({ PORT: "eighty" })).toThrow(/PORT must be a whole number from 0 to 65535, got 'eighty'/);
   });
 });
 
@@ -100,5 +100,11 @@ describe("readRateLimits", () => {
     expect(() => readRateLimits({ TENANT_RATE_LIMITS: "team-a" })).toThrow(/not tenant=requests-per-second/);
     expect(() => readRateLimits({ TENANT_RATE_LIMITS: "a#b=3" })).toThrow(/not tenant=requests-per-second/);
     expect(() => readRateLimits({ TENANT_RATE_LIMITS: "a=3,a=4" })).toThrow(/listed twice/);
+  });
+
+  it("reads every variable one way: trimmed, blank as unset, whole numbers in digits only", () => {
+    expect(readLocalEnv({ PORT: " 8080 ", MEMORY_API_KEYS: "  " })).toEqual({ apiKeys: undefined, port: 8080, dataDir: undefined });
+    expect(() => read({ COMPACTION_LEASE_MS: "1e3" })).toThrow(/COMPACTION_LEASE_MS must be a whole number of milliseconds/);
+    expect(() => readLocalEnv({ PORT: "8080.0" })).toThrow(/PORT must be a whole number/);
   });
 });
