@@ -50,7 +50,7 @@ export function createAuthorizer(deps: { keys: Pick<ApiKeyStore, "resolve">; log
 
 let authorize: Authorizer | undefined;
 
-export function createAuthorizerFromEnv(env: NodeJS.ProcessEnv = process.env): Authorizer {
+function createAuthorizerFromEnv(env: NodeJS.ProcessEnv = process.env): Authorizer {
   const { tableName, dynamoEndpoint } = readTableEnv(env);
   return createAuthorizer({
     keys: createApiKeyStore({ client: createDocumentClient({ endpoint: dynamoEndpoint }), tableName }),

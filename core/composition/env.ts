@@ -89,7 +89,7 @@ function msFrom(env: Env, name: string, fallback: number, min: number, max: numb
 }
 
 /** COMPACTION_EXECUTION and the worker's timings (docs/compaction.md, "Off the turn's critical path"). */
-export function readCompactionConfig(env: Env, defaults: CompactionConfig): CompactionConfig {
+function readCompactionConfig(env: Env, defaults: CompactionConfig): CompactionConfig {
   const execution = valueOf(env, "COMPACTION_EXECUTION") ?? defaults.execution;
   if (execution !== "inline" && execution !== "background") {
     throw new Error(`COMPACTION_EXECUTION must be 'background' or 'inline', got '${execution}'`);

@@ -23,7 +23,7 @@ export interface ComposedContext {
  * parent's. A cross-project parent's summary is never read. An orphaned parent or a store error
  * skips the section.
  */
-export async function parentContext(deps: CoreDeps, tenantId: string, worker: ProcessState): Promise<ParentContext | null> {
+async function parentContext(deps: CoreDeps, tenantId: string, worker: ProcessState): Promise<ParentContext | null> {
   const parentId = worker.process.parentProcessId;
   if (!parentId) return null;
   try {
@@ -59,7 +59,7 @@ export function recallBudget(tunables: Pick<Tunables, "recallMaxTokens" | "hardT
  * passages the replayed summary already holds are skipped. A dynamic section: it goes after the cache breakpoint. Search trouble skips the
  * section; the turn still succeeds.
  */
-export async function recallSection(
+async function recallSection(
   deps: CoreDeps & { history?: HistorySearch },
   key: ProcessKey,
   query: string | undefined,

@@ -29,7 +29,7 @@ import { tableIndexes } from "./table.js";
 
 /** Keys look like `vtm_<43 base64url chars>` (256 random bits); the prefix helps secret scanners. */
 export const API_KEY_PREFIX = "vtm_";
-export const API_KEY_SK = "KEY";
+const API_KEY_SK = "KEY";
 export const API_KEY_PK_PREFIX = "APIKEY#";
 
 export const hashApiKey = (key: string): string => createHash("sha256").update(key, "utf8").digest("hex");
@@ -38,14 +38,14 @@ export const isApiKeyHash = (value: string): boolean => /^[0-9a-f]{64}$/.test(va
  * Whether a bearer token has the shape of a key this store creates: anything else is never
  * hashed or looked up, so random tokens cost the authorizer no read (docs/deploy.md, "API keys").
  */
-export const isApiKeyShaped = (value: string): boolean => /^vtm_[A-Za-z0-9_-]{43}$/.test(value);
+const isApiKeyShaped = (value: string): boolean => /^vtm_[A-Za-z0-9_-]{43}$/.test(value);
 export const generateApiKey = (random: (size: number) => Buffer = randomBytes): string =>
   `${API_KEY_PREFIX}${random(32).toString("base64url")}`;
 
 export const apiKeyPk = (hash: string) => `${API_KEY_PK_PREFIX}${hash}`;
 /** gsi1 partition listing one tenant's keys; distinct from the `#PROCS` / `#INBOX` listings. */
-export const apiKeysByTenant = (tenantId: string) => `T#${tenantId}#APIKEYS`;
-export const apiKeyListSk = (createdAt: string, hash: string) => `${createdAt}#${hash}`;
+const apiKeysByTenant = (tenantId: string) => `T#${tenantId}#APIKEYS`;
+const apiKeyListSk = (createdAt: string, hash: string) => `${createdAt}#${hash}`;
 
 export const ApiKeyLabel = z.string().check(z.maxLength(200));
 
@@ -72,7 +72,7 @@ export interface ApiKeyRecord {
   revokedAt: string | null;
 }
 
-export const toApiKeyRecord = (item: ApiKeyItem): ApiKeyRecord => ({
+const toApiKeyRecord = (item: ApiKeyItem): ApiKeyRecord => ({
   hash: item.hash,
   tenantId: item.tenantId,
   label: item.label,

@@ -8,7 +8,7 @@ import type { DailyUsage, TenantBudget } from "../../ports/store.js";
 import { BUDGET_SK, TTL_ATTRIBUTE, usageDaySk, usagePk } from "./keys.js";
 
 /** How long a day's usage item is kept (DynamoDB's TTL deletes it after that). */
-export const USAGE_RETENTION_DAYS = 90;
+const USAGE_RETENTION_DAYS = 90;
 
 /** TTL of a day's item, in epoch seconds: the end of that day plus {@link USAGE_RETENTION_DAYS}. */
 export const usageExpiry = (day: string) => Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000) + (USAGE_RETENTION_DAYS + 1) * 86_400;

@@ -13,7 +13,7 @@ import { readBody } from "./input.js";
 import { CompactionBody, RangeCompactionBody, TurnBody } from "./schemas.js";
 import { saveSettingsRoutes } from "./settings-routes.js";
 
-export function compactionRoutes(app: Hono<Env>, deps: ServiceDeps) {
+function compactionRoutes(app: Hono<Env>, deps: ServiceDeps) {
   app.post("/v1/processes/:processId/compaction", async (c) => {
     const key = processKey(c);
     const body = await readBody(c, CompactionBody);

@@ -15,7 +15,7 @@ import { AnswerBody, InboxQuery, SearchQuery } from "./schemas.js";
 import { readSettingsRoutes } from "./settings-routes.js";
 
 /** The inbox: list offers, answer one. */
-export function inboxRoutes(app: Hono<Env>, deps: ServiceDeps) {
+function inboxRoutes(app: Hono<Env>, deps: ServiceDeps) {
   app.get("/v1/inbox", async (c) => {
     const q = readQuery(c, InboxQuery);
     return c.json({ items: await listInbox(deps, tenantOf(c), q) });
@@ -29,7 +29,7 @@ export function inboxRoutes(app: Hono<Env>, deps: ServiceDeps) {
 }
 
 /** History search and recall: full-text search over every message, and a memory's originals. */
-export function searchRoutes(app: Hono<Env>, deps: ServiceDeps) {
+function searchRoutes(app: Hono<Env>, deps: ServiceDeps) {
   // One index cache per container, shared with the recall section of the context.
   const history = deps.history;
 
