@@ -1,5 +1,5 @@
 /**
- * Appending and listing messages. Append applies the auto-pin rule of spec §5.3 and the
+ * Appending and listing messages. Append applies the auto-pin rule (README "Auto-pin") and the
  * idempotency key; listing serves the full history or the active (replay) view.
  */
 import { AppError, conflict, isItemTooLarge, notFound } from "../domain/errors.js";
@@ -18,7 +18,7 @@ import type { TunablesResolver } from "./tunables.js";
 const PINNED_TAG = "STRENGTH:pinned";
 
 /**
- * Spec §5.3, in its short-circuit order: role, then tags, and only then the existence check, so
+ * The auto-pin rule (README "Auto-pin"), in its short-circuit order: role, then tags, and only then the existence check, so
  * ASSISTANT/SYSTEM/TOOL messages and explicitly rated ones cost no read. The check asks for an
  * earlier USER message (api.md: SYSTEM messages before the first USER message do not count). Two parallel first
  * messages may both see an empty history and both be pinned: harmless, both stay verbatim.
