@@ -36,7 +36,7 @@ describe("DEFAULT_TUNABLES", () => {
       maxSourceChars: 60_000,
       summaryMaxTokens: 400,
       summaryWindowShare: 0.2, // a fold's summary budget grows with the model's window above 2k
-      foldTarget: 0, // off: HARD/EMERGENCY fold all the selector allows, as the spec says
+      foldTarget: 0, // off: HARD/EMERGENCY fold all the selector allows (docs/compaction.md)
       foldMinRoomTokens: 1000, // only with a foldTarget: the room a fold leaves below the hard threshold
       recallMaxTokens: 1000,
       summarizerConcurrency: 16,
@@ -47,7 +47,7 @@ describe("DEFAULT_TUNABLES", () => {
       clearMinResultTokens: 250,
       clearMinSaving: 0.05,
       softMinFoldTokens: 400, // SOFT waits until its fold holds a summary's worth of tokens
-      sideChannelEnabled: false, // the strength analyzer is off, as the spec has it
+      sideChannelEnabled: false, // the strength analyzer is off by default (docs/compaction.md)
       inlineOnCompaction: false,
     });
   });
