@@ -23,6 +23,7 @@ import {
 import * as z from "../../domain/zod.js";
 import { Id } from "../../domain/fields.js";
 import type { Outcome } from "../../ports/store.js";
+import { absent, guarded, itemExists, itemIsNew } from "./conditions.js";
 import { readItem } from "./items.js";
 import { queryAll } from "./paging.js";
 import { tableIndexes } from "./table.js";
@@ -96,11 +97,8 @@ export function apiKeyItem(input: { hash: string; tenantId: string; label: strin
 }
 
 /** A key is written once: a hash collision (or a replayed create) never overwrites a tenant. */
-export const createKeyParams = (tableName: string, item: ApiKeyItem): PutCommandInput => ({
-  TableName: tableName,
-  Item: item,
-  ConditionExpression: "attribute_not_exists(pk)",
-});
+export const createKeyParams = (tableName: string, item: ApiKeyItem): PutCommandInput =>
+  guarded({ TableName: tableName, Item: item }, undefined, itemIsNew("pk"));
 
 /** Consistent read: a key works the moment `keys create` returns, and stops when revoked. */
 export const resolveKeyParams = (tableName: string, hash: string): GetCommandInput => ({
@@ -110,15 +108,18 @@ export const resolveKeyParams = (tableName: string, hash: string): GetCommandInp
 });
 
 /** Revocation keeps the item (audit) and stamps it once. */
-export const revokeKeyParams = (tableName: string, hash: string, at: string): UpdateCommandInput => ({
-  TableName: tableName,
-  Key: { pk: apiKeyPk(hash), sk: API_KEY_SK },
-  UpdateExpression: "SET revokedAt = :at",
-  ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(revokedAt)",
-  ExpressionAttributeValues: { ":at": at },
-  ReturnValues: "ALL_NEW",
-  ReturnValuesOnConditionCheckFailure: "ALL_OLD",
-});
+export const revokeKeyParams = (tableName: string, hash: string, at: string): UpdateCommandInput =>
+  guarded(
+    {
+      TableName: tableName,
+      Key: { pk: apiKeyPk(hash), sk: API_KEY_SK },
+      ReturnValues: "ALL_NEW",
+      ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+    },
+    { expression: "SET revokedAt = :at", values: { ":at": at } },
+    itemExists("pk"),
+    absent("revokedAt"),
+  );
 
 /** Newest first. */
 export const listKeysParams = (tableName: string, tenantId: string): QueryCommandInput => ({
