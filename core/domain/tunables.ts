@@ -355,7 +355,7 @@ export function tunablesFromEnv(
         throw invalid(
           "tunables.invalid",
           `Invalid compaction tunables: ${name} (${field}): expected true or false, got '${raw}'`,
-          { fields: [{ field, message: "expected true or false" }] },
+          { fields: [field], issues: [{ field, message: "expected true or false" }] },
         );
       }
       override[field] = flag;
@@ -366,7 +366,7 @@ export function tunablesFromEnv(
       throw invalid(
         "tunables.invalid",
         `Invalid compaction tunables: ${name} (${field}): expected a number, got '${raw}'`,
-        { fields: [{ field, message: "expected a number" }] },
+        { fields: [field], issues: [{ field, message: "expected a number" }] },
       );
     }
     override[field] = value;

@@ -1,9 +1,10 @@
 /**
- * The one reader of the environment (core/composition/env.ts): defaults when a variable is unset
+ * The reader of the service's environment variables (core/composition/env.ts): defaults when a variable is unset
  * or blank, and a start-up error that names the variable when a value is malformed.
  */
 import { describe, expect, it } from "vitest";
 import { readLocalEnv, readRateLimits, readServiceEnv, readTableEnv, serviceNameOf, workerFunctionOf } from "../../core/composition/env.js";
+import { AppError } from "../../core/domain/errors.js";
 import { SERVICE_NAME } from "../../core/domain/service.js";
 import { DEFAULT_TUNABLES } from "../../core/domain/tunables.js";
 import { DEFAULT_COMPACTION_CONFIG } from "../../core/services/deps.js";
@@ -106,5 +107,17 @@ describe("readRateLimits", () => {
     expect(readLocalEnv({ PORT: " 8080 ", MEMORY_API_KEYS: "  " })).toEqual({ apiKeys: undefined, port: 8080, dataDir: undefined });
     expect(() => read({ COMPACTION_LEASE_MS: "1e3" })).toThrow(/COMPACTION_LEASE_MS must be a whole number of milliseconds/);
     expect(() => readLocalEnv({ PORT: "8080.0" })).toThrow(/PORT must be a whole number/);
+  });
+
+  it("names a malformed tunable in details.fields by path, like every other input error", () => {
+    const caught = (() => {
+      try {
+        read({ COMPACTION_SOFT_THRESHOLD: "lots" });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(caught).toBeInstanceOf(AppError);
+    expect((caught as AppError).details).toEqual({ fields: ["softThreshold"], issues: [{ field: "softThreshold", message: "expected a number" }] });
   });
 });
