@@ -1,16 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "../../core/domain/errors.js";
 import { SAFE_CHARS_PER_TOKEN, SUMMARIZER_PROMPT_RESERVE_TOKENS, summarizerInputCap } from "../../core/domain/summarizer-fit.js";
-import {
-  DEFAULT_TUNABLES,
-  TENANT_LIMITS,
-  TUNABLES_ENV,
-  TunablesOverride,
-  checkTenantLimits,
-  mergeTunables,
-  tunablesFromEnv,
-  withinTenantLimits,
-} from "../../core/domain/tunables.js";
+import { TENANT_LIMITS, checkTenantLimits, withinTenantLimits } from "../../core/domain/tenant-limits.js";
+import { DEFAULT_TUNABLES, TUNABLES_ENV, TunablesOverride, mergeTunables, tunablesFromEnv } from "../../core/domain/tunables.js";
 
 function errorOf(fn: () => unknown): AppError {
   try {
