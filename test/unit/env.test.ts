@@ -35,7 +35,7 @@ describe("readServiceEnv", () => {
     }
   });
 
-  it("reads the table, endpoint, bus, service name, lease and compaction settings", () => {
+  it("reads the table, endpoint, bus, service name, lease and compaction configuration", () => {
     const config = read({
       TABLE_NAME: "t1",
       DYNAMODB_ENDPOINT: "http://127.0.0.1:8000",
