@@ -1,4 +1,8 @@
-/** What the services need, built once per container by the composition root. */
+/**
+ * What the services need, built once per container by the composition root. The interfaces of
+ * the parts built for them (the budget policy, history search) live here too, so that the modules
+ * implementing them and this one never import each other (test/infra/structure.test.ts).
+ */
 import type { Memory, Message } from "../domain/model.js";
 import type { HistoryQuery } from "../domain/search-index.js";
 import type { Clock, Ids } from "../ports/clock.js";
