@@ -9,7 +9,8 @@
  * per `Authorization` value for AUTHORIZER_CACHE_TTL (stacks/api.ts): a revoked key is refused
  * within that time (docs/deploy.md, "API keys").
  */
-import { bearerToken, createApiKeyStore, type ApiKeyStore } from "../core/adapters/dynamodb/api-keys.js";
+import { createApiKeyStore, type ApiKeyStore } from "../core/adapters/dynamodb/api-keys.js";
+import { bearerToken } from "../core/adapters/http/auth.js";
 import { createDocumentClient } from "../core/adapters/dynamodb/client.js";
 import { createPowertoolsLog } from "../core/adapters/log.js";
 import { readTableEnv, serviceNameOf } from "../core/composition/env.js";
@@ -49,7 +50,7 @@ export function createAuthorizer(deps: { keys: Pick<ApiKeyStore, "resolve">; log
 
 let authorize: Authorizer | undefined;
 
-export function createAuthorizerFromEnv(env: NodeJS.ProcessEnv = process.env): Authorizer {
+function createAuthorizerFromEnv(env: NodeJS.ProcessEnv = process.env): Authorizer {
   const { tableName, dynamoEndpoint } = readTableEnv(env);
   return createAuthorizer({
     keys: createApiKeyStore({ client: createDocumentClient({ endpoint: dynamoEndpoint }), tableName }),

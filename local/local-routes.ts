@@ -27,7 +27,7 @@ interface PutEventsEntry {
  * What stands for the publisher's AWS account locally: the tenant of the key that put the event.
  * EventBridge stamps `account` on every event; the local endpoint stamps this.
  */
-export const localPublisher = (tenantId: string) => `key:${tenantId}`;
+const localPublisher = (tenantId: string) => `key:${tenantId}`;
 
 /**
  * The local runner's publisher policy (core/domain/event-publishers.ts): an event put through

@@ -11,7 +11,7 @@ import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import { createApiKeyStore, hashApiKey, isApiKeyHash, type ApiKeyStore } from "../core/adapters/dynamodb/api-keys.js";
 import { createDocumentClient } from "../core/adapters/dynamodb/client.js";
-import { TABLE_NAME_DEFAULT } from "../core/adapters/dynamodb/table.js";
+import { SERVICE_NAME } from "../core/domain/service.js";
 import { Id } from "../core/domain/fields.js";
 
 export const USAGE = `usage:
@@ -32,7 +32,7 @@ export interface CliIo {
 class UsageError extends Error {}
 
 function storeFrom(env: CliIo["env"]): ApiKeyStore {
-  const tableName = env.TABLE_NAME ?? (env.DYNAMODB_ENDPOINT ? TABLE_NAME_DEFAULT : undefined);
+  const tableName = env.TABLE_NAME ?? (env.DYNAMODB_ENDPOINT ? SERVICE_NAME : undefined);
   if (!tableName) throw new UsageError("TABLE_NAME is not set (use the stage's TableName output)");
   return createApiKeyStore({ client: createDocumentClient({ endpoint: env.DYNAMODB_ENDPOINT }), tableName });
 }

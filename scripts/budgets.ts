@@ -13,7 +13,7 @@ import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import { createDocumentClient } from "../core/adapters/dynamodb/client.js";
 import { createDynamoStore } from "../core/adapters/dynamodb/store.js";
-import { TABLE_NAME_DEFAULT } from "../core/adapters/dynamodb/table.js";
+import { SERVICE_NAME } from "../core/domain/service.js";
 import { Id } from "../core/domain/fields.js";
 import type { TenantBudget, UsageStore } from "../core/ports/store.js";
 import { utcDay } from "../core/services/model-budget.js";
@@ -37,7 +37,7 @@ export interface BudgetCliIo {
 class UsageError extends Error {}
 
 function storeFrom(env: BudgetCliIo["env"]) {
-  const tableName = env.TABLE_NAME ?? (env.DYNAMODB_ENDPOINT ? TABLE_NAME_DEFAULT : undefined);
+  const tableName = env.TABLE_NAME ?? (env.DYNAMODB_ENDPOINT ? SERVICE_NAME : undefined);
   if (!tableName) throw new UsageError("TABLE_NAME is not set (use the stage's TableName output)");
   return createDynamoStore({ client: createDocumentClient({ endpoint: env.DYNAMODB_ENDPOINT }), tableName });
 }

@@ -1,6 +1,6 @@
 // @ts-check
 // The inspector: what compaction did to one process, through the public API only (docs/inspector.md).
-// Native ES modules, no build step; `tsc -p tsconfig.web.json` checks them against client/types.ts.
+// Native ES modules, no build step; `tsc -p tsconfig.checks.json` checks them against client/types.ts (test/unit/type-checks.test.ts).
 // This module wires the controls; the parts are api, dom, state, compaction, timeline, chain,
 // gauge, search and process.
 import { askKey, enc, KEY_STORAGE } from "./api.js";

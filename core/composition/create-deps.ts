@@ -15,7 +15,7 @@ import type { Store } from "../ports/store.js";
 import type { Summarizer } from "../ports/summarizer.js";
 import type { ServiceDeps } from "../services/deps.js";
 import { createTunablesResolver } from "../services/tunables.js";
-import { DEFAULT_COMPACTION_SETTINGS } from "../services/compaction-settings.js";
+import { DEFAULT_COMPACTION_CONFIG } from "../services/deps.js";
 import { createHistorySearch } from "../services/history-search.js";
 import { createBudgetPolicy } from "../services/model-budget.js";
 import { readServiceEnv } from "./env.js";
@@ -46,7 +46,7 @@ export interface RootOptions {
  * await runTurn(deps, { tenantId: "t1", processId: "p1" }, { model: { contextWindow: 128_000 } });
  */
 export function createDeps(options: RootOptions = {}): ServiceDeps {
-  const config = readServiceEnv(options.env ?? process.env, DEFAULT_COMPACTION_SETTINGS);
+  const config = readServiceEnv(options.env ?? process.env, DEFAULT_COMPACTION_CONFIG);
   const log = options.log ?? createPowertoolsLog(config.serviceName);
   const store =
     options.store ??

@@ -1,21 +1,34 @@
 /**
- * The one reader of the process environment. Every variable a Lambda function or the local runner
- * reads is parsed and checked here, once, when the container starts: a malformed value fails the
- * start with a message naming the variable, instead of every request later. The variables are
- * listed in docs/deploy.md (functions) and the README (local runner); the summarizer's own choice
- * of provider and model is read by core/adapters/llm/create-summarizer.ts, where it is used.
+ * The reader of the service's own environment variables. Each is parsed and checked here, once,
+ * when the container starts: a malformed value fails the start with a message naming the variable,
+ * instead of every request later. The variables are listed in docs/deploy.md (functions) and the
+ * README (local runner). Read elsewhere, where they are used: the tunables' variables
+ * (`tunablesFromEnv`, core/domain/tunables.ts, called from here), the summarizer's provider and
+ * model (core/adapters/llm/create-summarizer.ts), the LLM keys' parameters
+ * (core/adapters/secrets/llm-secrets.ts), and the AWS and Powertools variables their SDKs define
+ * (AWS_REGION in core/adapters/dynamodb/client.ts, POWERTOOLS_METRICS_NAMESPACE in
+ * core/adapters/metrics/emf-metrics.ts).
  */
 import { parsePublisherGrants, type PublisherGrants } from "../domain/event-publishers.js";
 import { Id } from "../domain/fields.js";
 import { DEFAULT_TENANT_RATE_LIMIT, MAX_TENANT_RATE_LIMIT, type RateLimits } from "../domain/rate-limit.js";
 import { SERVICE_NAME } from "../domain/service.js";
 import { tunablesFromEnv, type Tunables } from "../domain/tunables.js";
-import type { CompactionSettings } from "../services/compaction-settings.js";
+import type { CompactionConfig } from "../services/deps.js";
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
-/** Set and not blank, trimmed; else undefined. */
+/** Set and not blank, trimmed; else undefined. Every variable here is read through it. */
 const valueOf = (env: Env, name: string): string | undefined => env[name]?.trim() || undefined;
+
+/** `raw` as a whole number from `min` to `max`, or an error naming the variable and the unit. */
+function wholeNumber(name: string, raw: string, min: number, max: number, unit?: string): number {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < min || n > max) {
+    throw new Error(`${name} must be a whole number${unit ? ` of ${unit}` : ""} from ${min} to ${max}, got '${raw}'`);
+  }
+  return n;
+}
 
 /** Where the service's data is: every function and the local runner. */
 export interface TableEnv {
@@ -48,7 +61,7 @@ export interface ServiceEnv extends TableEnv {
   eventBusName?: string;
   tunables: Tunables;
   leaseMs: number;
-  compaction: CompactionSettings;
+  compaction: CompactionConfig;
   /** TENANT_DAILY_TOKEN_BUDGET: model tokens per tenant and UTC day where the operator set none; null = unlimited. */
   dailyTokenBudget: number | null;
 }
@@ -60,11 +73,10 @@ export interface ServiceEnv extends TableEnv {
 export function readDailyTokenBudget(env: Env): number | null {
   const raw = valueOf(env, "TENANT_DAILY_TOKEN_BUDGET");
   if (!raw || raw.toLowerCase() === "unlimited") return null;
-  const tokens = Number(raw);
-  if (!Number.isSafeInteger(tokens) || tokens < 1) {
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) < 1) {
     throw new Error(`TENANT_DAILY_TOKEN_BUDGET must be 'unlimited' or a whole number of tokens from 1, got '${raw}'`);
   }
-  return tokens;
+  return Number(raw);
 }
 
 /** The compaction worker's function name, set on the functions that queue folds. */
@@ -73,16 +85,11 @@ export const workerFunctionOf = (env: Env): string | undefined => valueOf(env, "
 /** A whole number of milliseconds from `min` to `max`, or `fallback` when unset or blank. */
 function msFrom(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = valueOf(env, name);
-  if (!raw) return fallback;
-  const ms = Number(raw);
-  if (!Number.isInteger(ms) || ms < min || ms > max) {
-    throw new Error(`${name} must be a whole number of milliseconds from ${min} to ${max}, got '${raw}'`);
-  }
-  return ms;
+  return raw === undefined ? fallback : wholeNumber(name, raw, min, max, "milliseconds");
 }
 
 /** COMPACTION_EXECUTION and the worker's timings (docs/compaction.md, "Off the turn's critical path"). */
-export function readCompactionSettings(env: Env, defaults: CompactionSettings): CompactionSettings {
+function readCompactionConfig(env: Env, defaults: CompactionConfig): CompactionConfig {
   const execution = valueOf(env, "COMPACTION_EXECUTION") ?? defaults.execution;
   if (execution !== "inline" && execution !== "background") {
     throw new Error(`COMPACTION_EXECUTION must be 'background' or 'inline', got '${execution}'`);
@@ -98,9 +105,9 @@ export function readCompactionSettings(env: Env, defaults: CompactionSettings): 
 
 /**
  * Everything the composition root needs. Order matters only for which of two bad variables is
- * named first: the tunables, then the lease, then the compaction settings.
+ * named first: the tunables, then the lease, then the compaction configuration.
  */
-export function readServiceEnv(env: Env, compactionDefaults: CompactionSettings): ServiceEnv {
+export function readServiceEnv(env: Env, compactionDefaults: CompactionConfig): ServiceEnv {
   const tunables = tunablesFromEnv(env);
   return {
     ...readTableEnv(env),
@@ -108,7 +115,7 @@ export function readServiceEnv(env: Env, compactionDefaults: CompactionSettings)
     eventBusName: valueOf(env, "EVENT_BUS_NAME"),
     tunables,
     leaseMs: msFrom(env, "COMPACTION_LEASE_MS", 60_000, 100, 900_000),
-    compaction: readCompactionSettings(env, compactionDefaults),
+    compaction: readCompactionConfig(env, compactionDefaults),
     dailyTokenBudget: readDailyTokenBudget(env),
   };
 }
@@ -121,13 +128,8 @@ export function readServiceEnv(env: Env, compactionDefaults: CompactionSettings)
 export const readEventPublishers = (env: Env): PublisherGrants => parsePublisherGrants(valueOf(env, "EVENT_PUBLISHERS") ?? "");
 
 /** A whole number of requests per second from `min` to MAX_TENANT_RATE_LIMIT. */
-function ratePerSecond(name: string, raw: string, min: number): number {
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw) || n < min || n > MAX_TENANT_RATE_LIMIT) {
-    throw new Error(`${name} must be a whole number of requests per second from ${min} to ${MAX_TENANT_RATE_LIMIT}, got '${raw}'`);
-  }
-  return n;
-}
+const ratePerSecond = (name: string, raw: string, min: number): number =>
+  wholeNumber(name, raw, min, MAX_TENANT_RATE_LIMIT, "requests per second");
 
 /**
  * The per-tenant request rate of the HTTP routes (docs/reliability.md, "Limits, budgets and
@@ -153,7 +155,7 @@ export function readRateLimits(env: Env): RateLimits | undefined {
   return { perSecond, perTenant };
 }
 
-/** The local runner's own settings (README, "Run it locally"). */
+/** The local runner's own variables (README, "Run it locally"). */
 export interface LocalEnv {
   /** MEMORY_API_KEYS as given (`key=tenant,…`); parsed by the HTTP adapter's key resolver. */
   apiKeys?: string;
@@ -163,7 +165,10 @@ export interface LocalEnv {
 }
 
 export function readLocalEnv(env: Env): LocalEnv {
-  const port = Number(env.PORT ?? 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`PORT must be a port number, got '${env.PORT}'`);
-  return { apiKeys: env.MEMORY_API_KEYS, port, dataDir: valueOf(env, "MEMORY_DATA_DIR") };
+  const port = valueOf(env, "PORT");
+  return {
+    apiKeys: valueOf(env, "MEMORY_API_KEYS"),
+    port: port === undefined ? 3000 : wholeNumber("PORT", port, 0, 65_535),
+    dataDir: valueOf(env, "MEMORY_DATA_DIR"),
+  };
 }

@@ -6,8 +6,8 @@
 import type { Process } from "./model.js";
 
 export const SUMMARY_HEADING = "Earlier Conversation (compacted)";
-export const PARENT_HEADING = "Parent Context";
-export const PARENT_SUMMARY_HEADING = "Parent Conversation Summary";
+const PARENT_HEADING = "Parent Context";
+const PARENT_SUMMARY_HEADING = "Parent Conversation Summary";
 
 export interface ContextSection {
   name: string;
@@ -34,7 +34,7 @@ const OTHER_LINE_BREAK = /\r\n|[\r\u0085\u2028\u2029\f\v]/g;
  *
  * @example normaliseLineBreaks("a\r\nb\u2028c") // "a\nb\nc"
  */
-export function normaliseLineBreaks(text: string): string {
+function normaliseLineBreaks(text: string): string {
   return text.replace(OTHER_LINE_BREAK, "\n");
 }
 
@@ -121,7 +121,7 @@ export function buildSections(input: {
   return [...sections, ...extra];
 }
 
-export const renderSection = (s: ContextSection) => `## ${s.name}\n${s.content}`;
+const renderSection = (s: ContextSection) => `## ${s.name}\n${s.content}`;
 
 /**
  * Reads a block back into its sections (name and content), splitting at `## ` heading lines:

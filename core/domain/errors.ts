@@ -4,13 +4,34 @@
  */
 export type ErrorKind = "input" | "auth" | "not_found" | "conflict" | "too_large" | "too_many_requests" | "internal";
 
+/** One field at fault and what is wrong with it. */
+export interface FieldIssue {
+  field: string;
+  message: string;
+}
+
+/**
+ * What an error tells a caller beyond its code and message: the `details` of the error body
+ * (docs/api.md). `fields` always names the fields at fault, as paths (`body.from`,
+ * `softThreshold`); `issues` says what is wrong with each. Other keys carry what a caller can act
+ * on: a limit, a retry delay, the ids involved.
+ */
+export interface ErrorDetails {
+  fields?: string[];
+  issues?: FieldIssue[];
+  limit?: number;
+  /** A 429's wait, also sent as the `Retry-After` header. */
+  retryAfterSeconds?: number;
+  [other: string]: unknown;
+}
+
 export class AppError extends Error {
   override readonly name = "AppError";
   constructor(
     readonly kind: ErrorKind,
     readonly code: string,
     message: string,
-    readonly details?: unknown,
+    readonly details?: ErrorDetails,
     options?: { cause?: unknown },
   ) {
     super(message, options);
@@ -20,10 +41,10 @@ export class AppError extends Error {
 export const notFound = (what: string, id: string) =>
   new AppError("not_found", `${what}.not_found`, `${what} '${id}' not found`);
 
-export const invalid = (code: string, message: string, details?: unknown) =>
+export const invalid = (code: string, message: string, details?: ErrorDetails) =>
   new AppError("input", code, message, details);
 
-export const conflict = (code: string, message: string, details?: unknown) =>
+export const conflict = (code: string, message: string, details?: ErrorDetails) =>
   new AppError("conflict", code, message, details);
 
 /**

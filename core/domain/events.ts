@@ -114,9 +114,3 @@ export function parseDetail<N extends EventName>(
     ? { ok: true, detail: parsed.data as EventDetail<N> }
     : { ok: false, issues: parsed.error.issues.map((i) => i.message) };
 }
-
-/** The catalogue entry of an incoming (source, detail-type), if any. */
-export function catalogueEntry(source: string, detailType: string): (typeof EVENTS)[EventName] | undefined {
-  const entry = (EVENTS as Record<string, (typeof EVENTS)[EventName]>)[detailType];
-  return entry && entry.source === source ? entry : undefined;
-}

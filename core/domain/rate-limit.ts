@@ -5,7 +5,7 @@
  */
 
 /** One window: counts reset on each whole second of the clock. */
-export const RATE_WINDOW_MS = 1_000;
+const RATE_WINDOW_MS = 1_000;
 /** The stage default when the operator sets none (stacks/stage.ts). */
 export const DEFAULT_TENANT_RATE_LIMIT = 20;
 /** Highest limit accepted, per second: above it one tenant's counter item would near a partition's write ceiling. */

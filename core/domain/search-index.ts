@@ -29,7 +29,7 @@ export interface HistoryQuery {
  * Words that carry no topic. Dropping them keeps BM25 from rewarding a message for sharing "the"
  * and "did" with a question (they are most of a question's words).
  */
-export const STOP_WORDS: ReadonlySet<string> = new Set(
+const STOP_WORDS: ReadonlySet<string> = new Set(
   (
     "a about above after again against all am an and any are as at be because been before being " +
     "below between both but by can could did do does doing down during each few for from further " +
@@ -245,9 +245,4 @@ export function createHistoryIndex(messages: Iterable<IndexableMessage> = []): H
   };
   index.add(messages);
   return index;
-}
-
-/** Ranks `messages` for one query without keeping the index: the benchmark's and tests' entry. */
-export function rankMessages(messages: Iterable<IndexableMessage>, query: HistoryQuery): SearchHit[] {
-  return createHistoryIndex(messages).search(query);
 }

@@ -151,13 +151,13 @@ export const ACK_PHRASES: readonly string[] = [
 ];
 
 /** Words allowed between ack phrases ("ok and thanks", "oh great", "thanks again"), never alone. */
-export const ACK_CONNECTORS: readonly string[] = ["and", "oh", "ah", "then", "again"];
+const ACK_CONNECTORS: readonly string[] = ["and", "oh", "ah", "then", "again"];
 
 /**
  * Words that may precede self-narration ("Hmm, let me think.", "Okay, one moment."), in addition
  * to any ack phrase.
  */
-export const SELF_NARRATION_FILLERS: readonly string[] = ["hmm", "hm", "well", "so", "right", "now"];
+const SELF_NARRATION_FILLERS: readonly string[] = ["hmm", "hm", "well", "so", "right", "now"];
 
 // Building blocks of the self-narration patterns. Objects are deliberately tiny (a pronoun, an
 // adverb, or "the/your/my" plus at most two words), so "Let me check the logs" is narration while
@@ -182,7 +182,7 @@ const WAIT_UNIT = "(?:moment|sec|second|minute|min|bit)";
  * Self-narration, each matched against the WHOLE normalized message (after leading fillers and
  * acks are stripped): a message with real content after the opening words never matches.
  */
-export const SELF_NARRATION_PATTERNS: readonly RegExp[] = [
+const SELF_NARRATION_PATTERNS: readonly RegExp[] = [
   // "Let me check.", "Let me take a look", "Let's see", "Let me look into that now"
   new RegExp(`^(?:let me|let's|lets) ${VERB}(?:${OBJECT}){0,2}$`, "u"),
   // "I'll look into it.", "I will check", "I'm going to take a look", "I'll get right on it"

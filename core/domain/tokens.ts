@@ -3,7 +3,7 @@
  * tokenizer for OpenAI model families that the composition root may opt into.
  */
 
-/** The spec's heuristic (§3.1 "cheap chars/4"). */
+/** The cheap heuristic: about four characters per token (docs/compaction.md, "Modes and thresholds"). */
 export const CHARS_PER_TOKEN = 4;
 
 /**

@@ -5,6 +5,12 @@
  */
 import type { ClearedResult, InboxItem, InboxStatus, Memory, Message, Page, Process } from "../domain/model.js";
 
+/**
+ * Single-item writes in flight at once when one change spans more items than a transaction holds
+ * (archiving, restoring, clearing, retagging): the store and the services use the same bound.
+ */
+export const WRITE_CONCURRENCY = 16;
+
 export interface ProcessKey {
   tenantId: string;
   processId: string;

@@ -6,7 +6,7 @@
 import { planClearing } from "../domain/clearing.js";
 import type { Tunables } from "../domain/tunables.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
-import { publishSafely } from "./publish.js";
+import { publishSafely } from "../ports/events.js";
 import { replayTokens } from "../domain/replay.js";
 import { domainEvent } from "../domain/events.js";
 import type { ServiceDeps } from "./deps.js";

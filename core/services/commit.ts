@@ -16,7 +16,7 @@ import type { ServiceDeps } from "./deps.js";
 import { takeLease } from "./lease.js";
 import { admitModelWork, BUDGET_EXCEEDED, recordModelUse, type BudgetRefusal } from "./model-budget.js";
 import { metered } from "./model-usage.js";
-import { publishSafely } from "./publish.js";
+import { publishSafely } from "../ports/events.js";
 import { summarizeChecked, summarizerFor } from "./summarize.js";
 import { foldNeeds, summaryFields } from "./summary-fields.js";
 import { settledView } from "./settle.js";

@@ -5,8 +5,8 @@
 import { buildSections, renderBlock, type ContextSection, type ParentContext } from "../domain/context-block.js";
 import type { ActiveView, ProcessKey, ProcessState } from "../ports/store.js";
 import { newestSummary } from "../domain/replay.js";
-import type { CoreDeps } from "./deps.js";
-import type { HistorySearch } from "./history-search.js";
+import type { CoreDeps, HistorySearch, ServiceDeps } from "./deps.js";
+import { settledView } from "./settle.js";
 import { recallCandidates, renderRecall, selectRecall } from "../domain/recall.js";
 import { DEFAULT_TUNABLES, type Tunables } from "../domain/tunables.js";
 import type { TunablesResolver } from "./tunables.js";
@@ -23,7 +23,7 @@ export interface ComposedContext {
  * parent's. A cross-project parent's summary is never read. An orphaned parent or a store error
  * skips the section.
  */
-export async function parentContext(deps: CoreDeps, tenantId: string, worker: ProcessState): Promise<ParentContext | null> {
+async function parentContext(deps: CoreDeps, tenantId: string, worker: ProcessState): Promise<ParentContext | null> {
   const parentId = worker.process.parentProcessId;
   if (!parentId) return null;
   try {
@@ -59,7 +59,7 @@ export function recallBudget(tunables: Pick<Tunables, "recallMaxTokens" | "hardT
  * passages the replayed summary already holds are skipped. A dynamic section: it goes after the cache breakpoint. Search trouble skips the
  * section; the turn still succeeds.
  */
-export async function recallSection(
+async function recallSection(
   deps: CoreDeps & { history?: HistorySearch },
   key: ProcessKey,
   query: string | undefined,
@@ -118,4 +118,12 @@ async function recallMaxTokens(deps: CoreDeps & { tunables?: TunablesResolver },
     deps.log.warn("recall settings unavailable", { processId: key.processId, error: String(e) });
     return DEFAULT_TUNABLES.recallMaxTokens;
   }
+}
+
+/**
+ * `GET /context`: the memory block of a process as a turn would replay it, after rolling any
+ * pending archive forward (docs/api.md). A read: it never compacts.
+ */
+export async function getContext(deps: ServiceDeps, key: ProcessKey, query?: string): Promise<ComposedContext> {
+  return composeContext(deps, key, await settledView(deps, key), { query });
 }

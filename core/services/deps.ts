@@ -1,14 +1,23 @@
-/** What the services need, built once per container by the composition root. */
+/**
+ * What the services need, built once per container by the composition root. The interfaces of
+ * the parts built for them (the budget policy, history search) live here too, so that the modules
+ * implementing them and this one never import each other (test/infra/structure.test.ts).
+ */
+import type { Memory, Message } from "../domain/model.js";
+import type { HistoryQuery } from "../domain/search-index.js";
 import type { Clock, Ids } from "../ports/clock.js";
 import type { EventPublisher } from "../ports/events.js";
 import type { Log } from "../ports/logger.js";
 import type { Metrics } from "../ports/metrics.js";
-import type { Store } from "../ports/store.js";
+import type { ProcessKey, Store } from "../ports/store.js";
 import type { Summarizer } from "../ports/summarizer.js";
-import type { CompactionSettings } from "./compaction-settings.js";
-import type { HistorySearch } from "./history-search.js";
-import type { BudgetPolicy } from "./model-budget.js";
 import type { TunablesResolver } from "./tunables.js";
+
+/** Each tenant's daily model budget (core/services/model-budget.ts builds it). */
+export interface BudgetPolicy {
+  /** The tenant's budget in tokens per UTC day; null when unlimited. */
+  dailyTokens(tenantId: string): Promise<number | null>;
+}
 
 export interface CoreDeps {
   store: Store;
@@ -28,7 +37,50 @@ export interface ServiceDeps extends CoreDeps {
   /** How long a compaction lease lasts; longer than the summarizer's overall deadline. */
   leaseMs: number;
   /** Where folds are summarized (in the turn or by the worker), and the worker's timings. */
-  compaction: CompactionSettings;
+  compaction: CompactionConfig;
   /** Built lazily: handlers that never summarize never load an LLM SDK. */
   summarizer: () => Promise<Summarizer>;
+}
+
+/** How compaction runs in this deployment (docs/compaction.md, "Off the turn's critical path"); createDeps reads it from the environment (core/composition/env.ts). */
+export interface CompactionConfig {
+  /** `background` (default): no turn calls a summarizer. `inline`: a turn summarizes itself. */
+  execution: "inline" | "background";
+  /** A manual compaction answers within this, or 202 queued (well inside API Gateway's 29 s). */
+  manualBudgetMs: number;
+  /** A queued or prepared fold nobody committed expires after this (and DynamoDB's TTL deletes it). */
+  preparedTtlMs: number;
+  /** A fold still QUEUED after this is taken for lost (worker crash, dead-letter) and queued again. */
+  queueTimeoutMs: number;
+  /** How long the worker waits for another holder's lease before failing the delivery. */
+  leaseWaitMs: number;
+}
+
+export const DEFAULT_COMPACTION_CONFIG: CompactionConfig = Object.freeze({
+  execution: "background",
+  manualBudgetMs: 20_000,
+  preparedTtlMs: 3_600_000,
+  queueTimeoutMs: 600_000,
+  leaseWaitMs: 30_000,
+});
+
+/** History search and recall (core/services/history-search.ts builds it; README "History search"). */
+export interface HistorySearch {
+  search(deps: CoreDeps, key: ProcessKey, query: HistoryQuery): Promise<{ items: SearchResultItem[] }>;
+  /** The memory and the messages its `sourceRefs` name (history recall). */
+  sources(deps: CoreDeps, key: ProcessKey, memoryId: string): Promise<{ memory: Memory; items: Message[] }>;
+  stats(): HistorySearchStats;
+}
+
+export interface SearchResultItem {
+  message: Message;
+  score: number;
+}
+
+/** Counters for tests and logs: how often the index was built from scratch or extended. */
+export interface HistorySearchStats {
+  builds: number;
+  extended: number;
+  hits: number;
+  evictions: number;
 }

@@ -9,7 +9,7 @@ import type { CompactionModeName, Memory } from "../domain/model.js";
 import { selectRange, type RangeRequest } from "../domain/range.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
 import type { ServiceDeps } from "./deps.js";
-import { publishSafely } from "./publish.js";
+import { publishSafely } from "../ports/events.js";
 import type { RangeResult } from "./range-compaction.js";
 import { settledView } from "./settle.js";
 

@@ -4,11 +4,11 @@
  * cached per process; see docs/features.md, "History search and recall", for where this stops scaling.
  */
 import { LRUCache } from "lru-cache";
-import { createHistoryIndex, type HistoryIndex, type HistoryQuery } from "../domain/search-index.js";
+import { createHistoryIndex, type HistoryIndex } from "../domain/search-index.js";
 import { notFound } from "../domain/errors.js";
-import type { Memory, Message } from "../domain/model.js";
+import type { Message } from "../domain/model.js";
 import type { ProcessKey } from "../ports/store.js";
-import type { CoreDeps } from "./deps.js";
+import type { CoreDeps, HistorySearch, HistorySearchStats, SearchResultItem } from "./deps.js";
 import { requireProcess } from "./processes.js";
 
 export interface HistorySearchOptions {
@@ -22,19 +22,6 @@ export interface HistorySearchOptions {
   tailPageSize?: number;
 }
 
-export interface SearchResultItem {
-  message: Message;
-  score: number;
-}
-
-/** Counters for tests and logs: how often the index was built from scratch or extended. */
-export interface HistorySearchStats {
-  builds: number;
-  extended: number;
-  hits: number;
-  evictions: number;
-}
-
 interface Entry {
   index: HistoryIndex;
   /** META.version when built: every compaction bumps it, and only compactions insert mid-history (range markers). */
@@ -45,15 +32,8 @@ interface Entry {
   tailCursor: string | undefined;
 }
 
-export interface HistorySearch {
-  search(deps: CoreDeps, key: ProcessKey, query: HistoryQuery): Promise<{ items: SearchResultItem[] }>;
-  /** The memory and the messages its `sourceRefs` name (history recall). */
-  sources(deps: CoreDeps, key: ProcessKey, memoryId: string): Promise<{ memory: Memory; items: Message[] }>;
-  stats(): HistorySearchStats;
-}
-
 /**
- * One per container (built by the composition root, functions/root.ts).
+ * One per container (built by the composition root, core/composition/create-deps.ts).
  *
  * @example
  * const history = createHistorySearch({ maxProcesses: 20 });

@@ -10,7 +10,7 @@ import { domainEvent, type EventDetail } from "../domain/events.js";
 import type { InboxItem, InboxStatus, Message } from "../domain/model.js";
 import type { CoreDeps, ServiceDeps } from "./deps.js";
 import { queueRangeJob } from "./fold-queue.js";
-import { publishSafely } from "./publish.js";
+import { publishSafely } from "../ports/events.js";
 import type { RangeResult } from "./range-compaction.js";
 
 export const PLAN_MARKER_TAG = "MODE:plan";
@@ -38,7 +38,7 @@ async function fullHistory(deps: CoreDeps, key: { tenantId: string; processId: s
  * Where the finished plan started: the newest `MODE:plan` message at or before completion, and
  * whether at least two USER messages (the auto-pinned task included) came before it.
  */
-export function planStart(history: Message[], completedAt: string): { marker: Message; usersBefore: number } | null {
+function planStart(history: Message[], completedAt: string): { marker: Message; usersBefore: number } | null {
   const done = Date.parse(completedAt);
   let markerIndex = -1;
   history.forEach((m, i) => {

@@ -1,5 +1,5 @@
 /**
- * Appending and listing messages. Append applies the auto-pin rule of spec §5.3 and the
+ * Appending and listing messages. Append applies the auto-pin rule (README "Auto-pin") and the
  * idempotency key; listing serves the full history or the active (replay) view.
  */
 import { AppError, conflict, isItemTooLarge, notFound } from "../domain/errors.js";
@@ -15,15 +15,15 @@ import { requireProcess } from "./processes.js";
 import { sideChannelTags } from "./strength-tagging.js";
 import type { TunablesResolver } from "./tunables.js";
 
-export const PINNED_TAG = "STRENGTH:pinned";
+const PINNED_TAG = "STRENGTH:pinned";
 
 /**
- * Spec §5.3, in its short-circuit order: role, then tags, and only then the existence check, so
+ * The auto-pin rule (README "Auto-pin"), in its short-circuit order: role, then tags, and only then the existence check, so
  * ASSISTANT/SYSTEM/TOOL messages and explicitly rated ones cost no read. The check asks for an
  * earlier USER message (api.md: SYSTEM messages before the first USER message do not count). Two parallel first
  * messages may both see an empty history and both be pinned: harmless, both stay verbatim.
  */
-export async function shouldAutoPin(
+async function shouldAutoPin(
   body: Pick<MessageInput, "role" | "tags">,
   hasUserMessage: () => Promise<boolean>,
 ): Promise<boolean> {
@@ -36,7 +36,7 @@ const tooLarge = (message: string, cause?: unknown) =>
   new AppError("too_large", "message.too_large", message, { fields: ["content"], limit: MAX_MESSAGE_BYTES }, cause === undefined ? undefined : { cause });
 
 /** The message limit (docs/configuration.md, "Limits"): what the store holds of one message, in UTF-8 bytes. */
-export function checkMessageSize(body: Pick<MessageInput, "content" | "tags" | "toolCallId" | "toolCalls">) {
+function checkMessageSize(body: Pick<MessageInput, "content" | "tags" | "toolCallId" | "toolCalls">) {
   const bytes = messageBytes(body);
   if (bytes > MAX_MESSAGE_BYTES) {
     throw tooLarge(

@@ -11,15 +11,10 @@ import { LRUCache } from "lru-cache";
 import { AppError } from "../domain/errors.js";
 import type { ModelPurpose, ModelUse } from "../ports/metrics.js";
 import type { UsageStore } from "../ports/store.js";
-import type { ServiceDeps } from "./deps.js";
+import type { BudgetPolicy, ServiceDeps } from "./deps.js";
 
 /** The `reason` of a compaction result, and the start of a discarded job's reason, when the budget refused it. */
 export const BUDGET_EXCEEDED = "budget_exceeded";
-
-export interface BudgetPolicy {
-  /** The tenant's budget in tokens per UTC day; null when unlimited. */
-  dailyTokens(tenantId: string): Promise<number | null>;
-}
 
 /** Budget items one container keeps cached. */
 const BUDGET_CACHE_ENTRIES = 1_000;

@@ -8,7 +8,7 @@ import { conflict, notFound } from "../domain/errors.js";
 import type { Memory, Message } from "../domain/model.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
 import { RANGE_MARKER_PREFIX } from "../domain/fields.js";
-import { publishSafely } from "./publish.js";
+import { publishSafely } from "../ports/events.js";
 import { domainEvent } from "../domain/events.js";
 import { replayTokens } from "../domain/replay.js";
 import { settledView } from "./settle.js";

@@ -19,7 +19,7 @@ import {
 import type { Strength } from "../domain/strength.js";
 import { SAFE_CHARS_PER_TOKEN, SUMMARIZER_PROMPT_RESERVE_TOKENS } from "../domain/summarizer-fit.js";
 import type { Tunables } from "../domain/tunables.js";
-import type { ActiveView, ProcessKey } from "../ports/store.js";
+import { WRITE_CONCURRENCY, type ActiveView, type ProcessKey } from "../ports/store.js";
 import type { Summarizer, SummarizerFailure, SummarizerUsage } from "../ports/summarizer.js";
 import type { ServiceDeps } from "./deps.js";
 import { admitModelWork, BUDGET_EXCEEDED, recordModelUse } from "./model-budget.js";
@@ -35,9 +35,6 @@ export function sideChannelTags(tags: string[], message: AnalyzedMessage): strin
 }
 
 export type StrengthAnalysis = NonNullable<MemoryMetadata["strengthAnalyzer"]>;
-
-/** Writes of one rating round in flight at once. */
-const WRITE_CONCURRENCY = 8;
 
 /**
  * Before a HARD fold with `inlineOnCompaction`: rates the active messages older than the HARD

@@ -6,7 +6,8 @@
 import { LRUCache } from "lru-cache";
 import { AppError } from "../domain/errors.js";
 import { checkFitsSummarizer, type SummarizerFit } from "../domain/summarizer-fit.js";
-import { checkTenantLimits, mergeTunables, TunablesOverride, withinTenantLimits, type Tunables } from "../domain/tunables.js";
+import { checkTenantLimits, withinTenantLimits } from "../domain/tenant-limits.js";
+import { mergeTunables, TunablesOverride, type Tunables } from "../domain/tunables.js";
 import type { SettingsStore } from "../ports/store.js";
 
 export interface TunablesResolver {

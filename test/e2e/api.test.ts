@@ -122,7 +122,7 @@ describe("messages", () => {
   });
 });
 
-describe("auto-pin of the first USER message (spec §5.3)", () => {
+describe("auto-pin of the first USER message (README, Auto-pin)", () => {
   const tagsOf = (r: ApiResponse) => r.body.message.tags as string[];
 
   it("pins the first USER message and no later one", async () => {

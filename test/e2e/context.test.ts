@@ -1,5 +1,5 @@
 /**
- * The memory block over HTTP (spec §4): summary replay, the worker parent context of §4.2 row by
+ * The memory block over HTTP (docs/turns.md, "The memory block"): summary replay, the worker parent context row by
  * row, and byte-identical blocks between turns without a compaction.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -53,7 +53,7 @@ const turn = async (id: string, body: Record<string, unknown> = {}) => {
 const arthur = { projectId: "plan", name: "Arthur", recipe: "plan-session", engine: "arthur", title: "Ship v2" };
 const identity = "Parent name: Arthur\nParent recipe: plan-session\nParent engine: arthur\nParent title: Ship v2";
 
-describe("summary replay (spec §4.1)", () => {
+describe("summary replay", () => {
   it("shows no section for a process without a summary", async () => {
     await createProcess("plain", { projectId: "p" });
     expect(await context("plain")).toEqual({ block: "", staticBlock: "", sections: [] });
@@ -86,7 +86,7 @@ describe("summary replay (spec §4.1)", () => {
   });
 });
 
-describe("worker parent context (spec §4.2, one test per row)", () => {
+describe("worker parent context (one test per row)", () => {
   beforeAll(async () => {
     await createProcess("arthur-1", arthur);
     await compactWith("arthur-1", "PARENT SUMMARY: ship v2 by Friday, Postgres chosen");

@@ -1,5 +1,5 @@
 /**
- * The per-turn call `POST /v1/processes/{id}/turns` (spec §6): one request does the turn's whole
+ * The per-turn call `POST /v1/processes/{id}/turns` (docs/turns.md): one request does the turn's whole
  * work, and its round trips are counted at the Store port and at the DynamoDB client
  * (the numbers in docs/turns.md).
  */

@@ -186,7 +186,7 @@ describe.each(names)("%s bundle", (name) => {
   if (name === "plainRoutes") {
     it("carries only its own routes: no turn or compaction route code", () => {
       const inputs = Object.keys(built[name].metafile.inputs);
-      for (const module of ["core/adapters/http/compaction-routes.ts", "core/adapters/http/summarizing-groups.ts", "core/services/turn.ts"]) {
+      for (const module of ["core/adapters/http/compaction-routes.ts", "core/services/turn.ts"]) {
         expect(inputs, module).not.toContain(module);
       }
       expect(inputs).toContain("core/adapters/http/plain-groups.ts");

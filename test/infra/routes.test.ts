@@ -6,7 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { silentLog } from "../../core/adapters/log.js";
 import { createHttpApp } from "../../core/adapters/http/app.js";
-import { plainRouteGroups, summarizingRouteGroups } from "../../core/adapters/http/groups.js";
+import { summarizingRouteGroups } from "../../core/adapters/http/compaction-routes.js";
+import { plainRouteGroups } from "../../core/adapters/http/plain-groups.js";
 import { createDeps } from "../../core/composition/create-deps.js";
 import { API_ROUTES, PUBLIC_ROUTES } from "../../stacks/api.js";
 

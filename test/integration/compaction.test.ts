@@ -1,5 +1,5 @@
 /**
- * The sliding-window compaction (spec §3.1) through the service against the real DynamoDB Local
+ * The sliding-window compaction (docs/compaction.md) through the service against the real DynamoDB Local
  * engine: modes and the selector table, anchors, keepRecent, the triggering turn, tool groups, the
  * summary chain, failures, chunking, large folds, observability and tunables.
  */
@@ -99,8 +99,8 @@ async function activeIds(key: ProcessKey) {
   return ids((await store.activeView(key))!.messages);
 }
 
-describe("modes and the §3.1 selector table", () => {
-  /** Spec §3.1, row by row: strength -> [SOFT, HARD, EMERGENCY]. */
+describe("modes and the selector table", () => {
+  /** docs/compaction.md "The selector table", row by row: strength -> [SOFT, HARD, EMERGENCY]. */
   const TABLE = {
     pinned: ["stay", "stay", "stay"],
     strong: ["stay", "stay", "compact"],

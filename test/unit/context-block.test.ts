@@ -1,4 +1,4 @@
-/** The memory block's rendering (spec §4): section order, headings, defensive fields, cache split. */
+/** The memory block's rendering (docs/turns.md, "The memory block"): section order, headings, defensive fields, cache split. */
 import { describe, expect, it } from "vitest";
 import {
   buildSections,
@@ -60,7 +60,7 @@ describe("buildSections / renderBlock", () => {
   });
 });
 
-describe("renderParent (spec §4.2)", () => {
+describe("renderParent", () => {
   it("renders missing or blank identity fields as ?", () => {
     expect(renderParent({ parent: { name: "  ", engine: "eddie" }, summary: null })).toBe(
       "Parent name: ?\nParent recipe: ?\nParent engine: eddie\nParent title: ?",

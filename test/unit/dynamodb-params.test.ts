@@ -4,6 +4,9 @@
  */
 import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
 import { marshall } from "@aws-sdk/util-dynamodb";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { backoff } from "../../core/adapters/backoff.js";
 import {
@@ -459,5 +462,19 @@ describe("item schemas", () => {
     expect(toMessage(stored)).toEqual(active);
     const memory = makeMemory("p-1", { supersededAt: at, supersededByMemoryId: "mem_2", citations: [["msg_1"]] });
     expect(toMemory(memoryToItem(key, memory))).toEqual(memory);
+  });
+});
+
+describe("conditions are stated through the named fragments", () => {
+  const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../core/adapters/dynamodb");
+  it("no write outside conditions.ts spells a ConditionExpression by hand (docs/compaction.md, The commit protocol)", () => {
+    const offenders = readdirSync(dir)
+      .filter((f) => f.endsWith(".ts") && f !== "conditions.ts")
+      .flatMap((f) =>
+        readFileSync(path.join(dir, f), "utf8")
+          .split("\n")
+          .flatMap((line, i) => (/(?<!Key)ConditionExpression\b/.test(line) ? [`${f}:${i + 1}`] : [])),
+      );
+    expect(offenders).toEqual([]);
   });
 });

@@ -1,14 +1,15 @@
 /**
- * The one reader of the environment (core/composition/env.ts): defaults when a variable is unset
+ * The reader of the service's environment variables (core/composition/env.ts): defaults when a variable is unset
  * or blank, and a start-up error that names the variable when a value is malformed.
  */
 import { describe, expect, it } from "vitest";
 import { readLocalEnv, readRateLimits, readServiceEnv, readTableEnv, serviceNameOf, workerFunctionOf } from "../../core/composition/env.js";
+import { AppError } from "../../core/domain/errors.js";
 import { SERVICE_NAME } from "../../core/domain/service.js";
 import { DEFAULT_TUNABLES } from "../../core/domain/tunables.js";
-import { DEFAULT_COMPACTION_SETTINGS } from "../../core/services/compaction-settings.js";
+import { DEFAULT_COMPACTION_CONFIG } from "../../core/services/deps.js";
 
-const read = (env: Record<string, string>) => readServiceEnv(env, DEFAULT_COMPACTION_SETTINGS);
+const read = (env: Record<string, string>) => readServiceEnv(env, DEFAULT_COMPACTION_CONFIG);
 
 describe("readServiceEnv", () => {
   it("falls back to the defaults for unset and blank variables", () => {
@@ -20,7 +21,7 @@ describe("readServiceEnv", () => {
       eventBusName: undefined,
       tunables: DEFAULT_TUNABLES,
       leaseMs: 60_000,
-      compaction: DEFAULT_COMPACTION_SETTINGS,
+      compaction: DEFAULT_COMPACTION_CONFIG,
       dailyTokenBudget: null,
     });
   });
@@ -34,7 +35,7 @@ describe("readServiceEnv", () => {
     }
   });
 
-  it("reads the table, endpoint, bus, service name, lease and compaction settings", () => {
+  it("reads the table, endpoint, bus, service name, lease and compaction configuration", () => {
     const config = read({
       TABLE_NAME: "t1",
       DYNAMODB_ENDPOINT: "http://127.0.0.1:8000",
@@ -50,7 +51,7 @@ describe("readServiceEnv", () => {
       eventBusName: "bus",
       serviceName: "svc",
       leaseMs: 330_000,
-      compaction: { ...DEFAULT_COMPACTION_SETTINGS, execution: "inline", manualBudgetMs: 2500 },
+      compaction: { ...DEFAULT_COMPACTION_CONFIG, execution: "inline", manualBudgetMs: 2500 },
     });
   });
 
@@ -73,7 +74,7 @@ describe("the smaller readers", () => {
   it("reads the local runner's port, keys and data folder", () => {
     expect(readLocalEnv({})).toEqual({ apiKeys: undefined, port: 3000, dataDir: undefined });
     expect(readLocalEnv({ PORT: "0", MEMORY_API_KEYS: "k=t", MEMORY_DATA_DIR: "data" })).toEqual({ apiKeys: "k=t", port: 0, dataDir: "data" });
-    expect(() => readLocalEnv({ PORT: "eighty" })).toThrow(/PORT must be a port number, got 'eighty'/);
+    expect(() => readLocalEnv({ PORT: "eighty" })).toThrow(/PORT must be a whole number from 0 to 65535, got 'eighty'/);
   });
 });
 
@@ -100,5 +101,23 @@ describe("readRateLimits", () => {
     expect(() => readRateLimits({ TENANT_RATE_LIMITS: "team-a" })).toThrow(/not tenant=requests-per-second/);
     expect(() => readRateLimits({ TENANT_RATE_LIMITS: "a#b=3" })).toThrow(/not tenant=requests-per-second/);
     expect(() => readRateLimits({ TENANT_RATE_LIMITS: "a=3,a=4" })).toThrow(/listed twice/);
+  });
+
+  it("reads every variable one way: trimmed, blank as unset, whole numbers in digits only", () => {
+    expect(readLocalEnv({ PORT: " 8080 ", MEMORY_API_KEYS: "  " })).toEqual({ apiKeys: undefined, port: 8080, dataDir: undefined });
+    expect(() => read({ COMPACTION_LEASE_MS: "1e3" })).toThrow(/COMPACTION_LEASE_MS must be a whole number of milliseconds/);
+    expect(() => readLocalEnv({ PORT: "8080.0" })).toThrow(/PORT must be a whole number/);
+  });
+
+  it("names a malformed tunable in details.fields by path, like every other input error", () => {
+    const caught = (() => {
+      try {
+        read({ COMPACTION_SOFT_THRESHOLD: "lots" });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(caught).toBeInstanceOf(AppError);
+    expect((caught as AppError).details).toEqual({ fields: ["softThreshold"], issues: [{ field: "softThreshold", message: "expected a number" }] });
   });
 });

@@ -33,16 +33,23 @@ describe("key builders", () => {
   });
 
   it("builds an archive update that never re-points an archived message", () => {
-    const u = archiveUpdate("t", key, "msg_1", "mem_9", "2026-01-01T00:00:00.000Z");
-    expect(u.ConditionExpression).toContain("attribute_not_exists(archivedInMemoryId)");
-    expect(u.UpdateExpression).toContain("REMOVE lsi1sk");
-    expect(u.Key).toEqual({ pk: "T#acme#P#p-1", sk: "M#msg_1" });
+    expect(archiveUpdate("t", key, "msg_1", "mem_9", "2026-01-01T00:00:00.000Z")).toStrictEqual({
+      TableName: "t",
+      Key: { pk: "T#acme#P#p-1", sk: "M#msg_1" },
+      UpdateExpression: "SET archivedInMemoryId = :m, archivedAt = :at REMOVE lsi1sk",
+      ConditionExpression: "attribute_exists(sk) AND attribute_not_exists(archivedInMemoryId)",
+      ExpressionAttributeValues: { ":m": "mem_9", ":at": "2026-01-01T00:00:00.000Z" },
+    });
   });
 
   it("builds a supersede update that never supersedes twice", () => {
-    const u = supersedeUpdate("t", key, "mem_1", "mem_2", "2026-01-01T00:00:00.000Z");
-    expect(u.ConditionExpression).toContain("attribute_not_exists(supersededAt)");
-    expect(u.ExpressionAttributeValues[":n"]).toBe("mem_2");
+    expect(supersedeUpdate("t", key, "mem_1", "mem_2", "2026-01-01T00:00:00.000Z")).toStrictEqual({
+      TableName: "t",
+      Key: { pk: "T#acme#P#p-1", sk: "S#mem_1" },
+      UpdateExpression: "SET supersededAt = :at, supersededByMemoryId = :n REMOVE lsi1sk",
+      ConditionExpression: "attribute_exists(sk) AND attribute_not_exists(supersededAt)",
+      ExpressionAttributeValues: { ":at": "2026-01-01T00:00:00.000Z", ":n": "mem_2" },
+    });
   });
 
   it("round-trips cursors and rejects one from another listing", () => {

@@ -1,6 +1,9 @@
 /** The history search ranking: stemming, stop words, prefix/fuzzy matching, tag filters, order. */
 import { describe, expect, it } from "vitest";
-import { createHistoryIndex, matchesTag, processTerm, rankMessages, stem } from "../../core/domain/search-index.js";
+import { createHistoryIndex, matchesTag, processTerm, stem, type HistoryQuery } from "../../core/domain/search-index.js";
+
+/** Ranks `messages` for one query on a fresh index. */
+const rankMessages = (messages: Parameters<typeof createHistoryIndex>[0], query: HistoryQuery) => createHistoryIndex(messages).search(query);
 
 const msg = (id: string, content: string, tags: string[] = []) => ({ id, content, tags });
 

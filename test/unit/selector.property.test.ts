@@ -216,7 +216,7 @@ describe("selectForCompaction properties", () => {
     );
   });
 
-  it("folds exactly what the §3.1 table allows once anchor, trigger turn and groups are spared", () => {
+  it("folds exactly what the selector table allows once anchor, trigger turn and groups are spared", () => {
     const folds: Record<string, Record<string, boolean>> = {
       SOFT: { weak: true, normal: false, strong: false, pinned: false },
       HARD: { weak: true, normal: true, strong: false, pinned: false },

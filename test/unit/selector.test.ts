@@ -38,7 +38,7 @@ const pinnedFiller = (n: number) =>
 const ids = (ms: readonly Message[]) => ms.map((m) => m.id);
 const SUBSTANTIVE = "The deploy failed because the IAM role lacks dynamodb:PutItem on the table.";
 
-describe("selectForCompaction: the §3.1 strength table", () => {
+describe("selectForCompaction: the strength table", () => {
   // Target first, then 10 pinned fillers and a USER turn: 12 > keepRecent, the target sits outside
   // every anchor and before the trigger turn, and the fillers never fold.
   const scenario = (target: Message) => [target, ...pinnedFiller(10), msg("USER", "next question?")];

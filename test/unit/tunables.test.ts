@@ -1,16 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "../../core/domain/errors.js";
 import { SAFE_CHARS_PER_TOKEN, SUMMARIZER_PROMPT_RESERVE_TOKENS, summarizerInputCap } from "../../core/domain/summarizer-fit.js";
-import {
-  DEFAULT_TUNABLES,
-  TENANT_LIMITS,
-  TUNABLES_ENV,
-  TunablesOverride,
-  checkTenantLimits,
-  mergeTunables,
-  tunablesFromEnv,
-  withinTenantLimits,
-} from "../../core/domain/tunables.js";
+import { TENANT_LIMITS, checkTenantLimits, withinTenantLimits } from "../../core/domain/tenant-limits.js";
+import { DEFAULT_TUNABLES, TUNABLES_ENV, TunablesOverride, mergeTunables, tunablesFromEnv } from "../../core/domain/tunables.js";
 
 function errorOf(fn: () => unknown): AppError {
   try {
@@ -23,7 +15,7 @@ function errorOf(fn: () => unknown): AppError {
 }
 
 describe("DEFAULT_TUNABLES", () => {
-  it("carries the spec §3.1/§7 defaults", () => {
+  it("carries the documented defaults (docs/compaction.md, Tunables)", () => {
     expect(DEFAULT_TUNABLES).toEqual({
       softThreshold: 0.4,
       hardThreshold: 0.85,
@@ -36,7 +28,7 @@ describe("DEFAULT_TUNABLES", () => {
       maxSourceChars: 60_000,
       summaryMaxTokens: 400,
       summaryWindowShare: 0.2, // a fold's summary budget grows with the model's window above 2k
-      foldTarget: 0, // off: HARD/EMERGENCY fold all the selector allows, as the spec says
+      foldTarget: 0, // off: HARD/EMERGENCY fold all the selector allows (docs/compaction.md)
       foldMinRoomTokens: 1000, // only with a foldTarget: the room a fold leaves below the hard threshold
       recallMaxTokens: 1000,
       summarizerConcurrency: 16,
@@ -47,7 +39,7 @@ describe("DEFAULT_TUNABLES", () => {
       clearMinResultTokens: 250,
       clearMinSaving: 0.05,
       softMinFoldTokens: 400, // SOFT waits until its fold holds a summary's worth of tokens
-      sideChannelEnabled: false, // the strength analyzer is off, as the spec has it
+      sideChannelEnabled: false, // the strength analyzer is off by default (docs/compaction.md)
       inlineOnCompaction: false,
     });
   });

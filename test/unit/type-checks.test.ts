@@ -37,7 +37,7 @@ const rel = (file: string) => path.join(repoRoot, file).split(path.sep).join("/"
 describe("type checks", () => {
   it("cover every inspector module and the client-to-server comparison", () => {
     const files = config.fileNames.map((f) => path.relative(repoRoot, f).split(path.sep).join("/"));
-    for (const f of ["web/inspector.js", "web/api.js", "web/timeline.js", "test/types/client-wire.ts"]) expect(files).toContain(f);
+    for (const f of ["web/inspector.js", "web/api.js", "web/timeline.js", "web/config.js", "test/types/client-wire.ts"]) expect(files).toContain(f);
     expect(config.options.checkJs).toBe(true);
   });
 

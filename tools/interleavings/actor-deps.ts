@@ -14,7 +14,7 @@ import { mergeTunables, DEFAULT_TUNABLES, type Tunables, type TunablesOverride }
 import type { Ids } from "../../core/ports/clock.js";
 import type { DomainEvent } from "../../core/ports/events.js";
 import type { Metrics } from "../../core/ports/metrics.js";
-import type { CompactionSettings } from "../../core/services/compaction-settings.js";
+import type { CompactionConfig } from "../../core/services/deps.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { createHistorySearch } from "../../core/services/history-search.js";
 import { UNLIMITED_BUDGET } from "../../core/services/model-budget.js";
@@ -64,7 +64,7 @@ export interface ActorDepsOptions {
   tableName: string;
   /** Shared by every actor of a schedule: ids grow in the order they are made, whoever makes them. */
   ids: Ids;
-  execution?: CompactionSettings["execution"];
+  execution?: CompactionConfig["execution"];
   tunables?: TunablesOverride;
   /** Where published events go (a scenario may deliver them again). */
   events?: DomainEvent[];

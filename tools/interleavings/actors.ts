@@ -8,7 +8,7 @@ import { clearIfNeeded } from "../../core/services/clearing.js";
 import { compactIfNeeded } from "../../core/services/compaction.js";
 import { runAcceptedOffer } from "../../core/services/inbox.js";
 import { compactManually } from "../../core/services/manual-compaction.js";
-import { changeMessageStrength } from "../../core/services/message-strength.js";
+import { setMessageStrength } from "../../core/services/messages.js";
 import { revertMemory } from "../../core/services/revert.js";
 import { settledView } from "../../core/services/settle.js";
 import { compactForTurn } from "../../core/services/turn-compaction.js";
@@ -54,7 +54,7 @@ export const worker = (stage: Stage, foldId: string, name = "worker", job: "prep
 /** PATCH of a message's strength. */
 export const pin = (stage: Stage, messageId: string, name = "pin", strength: Strength = "pinned"): Actor => ({
   name,
-  run: (deps) => changeMessageStrength(deps, stage.key, messageId, strength),
+  run: (deps) => setMessageStrength(deps, stage.key, messageId, strength, (k) => settledView(deps, k)),
 });
 
 /** A clearing round of old tool results at `tokens` of `window` (a turn's first tier). */

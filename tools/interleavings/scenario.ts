@@ -1,5 +1,5 @@
 /** What a scenario is: a starting state built once, 2-3 actors over a copy of it, and its own checks. */
-import type { CompactionSettings } from "../../core/services/compaction-settings.js";
+import type { CompactionConfig } from "../../core/services/deps.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import type { Snapshot } from "../invariants.js";
 import type { ScheduleRun } from "./scheduler.js";
@@ -11,7 +11,7 @@ export interface Actor {
   /** A real service call over the actor's own deps (its store is held call by call). */
   run(deps: ServiceDeps): Promise<unknown>;
   /** How its container runs compaction (default inline). */
-  execution?: CompactionSettings["execution"];
+  execution?: CompactionConfig["execution"];
 }
 
 export interface ScenarioCheck {

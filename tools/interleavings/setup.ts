@@ -15,7 +15,7 @@ import type { Ids } from "../../core/ports/clock.js";
 import type { DomainEvent } from "../../core/ports/events.js";
 import type { ProcessKey } from "../../core/ports/store.js";
 import { compactIfNeeded } from "../../core/services/compaction.js";
-import type { CompactionSettings } from "../../core/services/compaction-settings.js";
+import type { CompactionConfig } from "../../core/services/deps.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { revertMemory } from "../../core/services/revert.js";
 import { actorDeps } from "./actor-deps.js";
@@ -38,7 +38,7 @@ export interface Stage {
   /** Events the actors and the setup published, in order. */
   events: DomainEvent[];
   /** Deps over the real (not held) client. */
-  deps(execution?: CompactionSettings["execution"]): ServiceDeps;
+  deps(execution?: CompactionConfig["execution"]): ServiceDeps;
   /**
    * Deps of a container that dies once a commit or undo transaction applied: every later store
    * call throws {@link Crash}, and `committed` names the memory of that transaction.
@@ -61,7 +61,7 @@ export function newStage(world: World, name: string): Stage {
   const key = { tenantId: TENANT, processId: `${name}-${runTag}-${++sequence}` };
   const ids = createUlidIds();
   const events: DomainEvent[] = [];
-  const deps = (execution: CompactionSettings["execution"] = "inline") => actorDeps({ client: world.client, tableName: world.tableName, ids, events, execution });
+  const deps = (execution: CompactionConfig["execution"] = "inline") => actorDeps({ client: world.client, tableName: world.tableName, ids, events, execution });
   return {
     world,
     key,

@@ -23,13 +23,14 @@ import {
 import * as z from "../../domain/zod.js";
 import { Id } from "../../domain/fields.js";
 import type { Outcome } from "../../ports/store.js";
+import { absent, guarded, itemExists, itemIsNew } from "./conditions.js";
 import { readItem } from "./items.js";
 import { queryAll } from "./paging.js";
 import { tableIndexes } from "./table.js";
 
 /** Keys look like `vtm_<43 base64url chars>` (256 random bits); the prefix helps secret scanners. */
 export const API_KEY_PREFIX = "vtm_";
-export const API_KEY_SK = "KEY";
+const API_KEY_SK = "KEY";
 export const API_KEY_PK_PREFIX = "APIKEY#";
 
 export const hashApiKey = (key: string): string => createHash("sha256").update(key, "utf8").digest("hex");
@@ -38,14 +39,14 @@ export const isApiKeyHash = (value: string): boolean => /^[0-9a-f]{64}$/.test(va
  * Whether a bearer token has the shape of a key this store creates: anything else is never
  * hashed or looked up, so random tokens cost the authorizer no read (docs/deploy.md, "API keys").
  */
-export const isApiKeyShaped = (value: string): boolean => /^vtm_[A-Za-z0-9_-]{43}$/.test(value);
+const isApiKeyShaped = (value: string): boolean => /^vtm_[A-Za-z0-9_-]{43}$/.test(value);
 export const generateApiKey = (random: (size: number) => Buffer = randomBytes): string =>
   `${API_KEY_PREFIX}${random(32).toString("base64url")}`;
 
 export const apiKeyPk = (hash: string) => `${API_KEY_PK_PREFIX}${hash}`;
 /** gsi1 partition listing one tenant's keys; distinct from the `#PROCS` / `#INBOX` listings. */
-export const apiKeysByTenant = (tenantId: string) => `T#${tenantId}#APIKEYS`;
-export const apiKeyListSk = (createdAt: string, hash: string) => `${createdAt}#${hash}`;
+const apiKeysByTenant = (tenantId: string) => `T#${tenantId}#APIKEYS`;
+const apiKeyListSk = (createdAt: string, hash: string) => `${createdAt}#${hash}`;
 
 export const ApiKeyLabel = z.string().check(z.maxLength(200));
 
@@ -72,7 +73,7 @@ export interface ApiKeyRecord {
   revokedAt: string | null;
 }
 
-export const toApiKeyRecord = (item: ApiKeyItem): ApiKeyRecord => ({
+const toApiKeyRecord = (item: ApiKeyItem): ApiKeyRecord => ({
   hash: item.hash,
   tenantId: item.tenantId,
   label: item.label,
@@ -96,11 +97,8 @@ export function apiKeyItem(input: { hash: string; tenantId: string; label: strin
 }
 
 /** A key is written once: a hash collision (or a replayed create) never overwrites a tenant. */
-export const createKeyParams = (tableName: string, item: ApiKeyItem): PutCommandInput => ({
-  TableName: tableName,
-  Item: item,
-  ConditionExpression: "attribute_not_exists(pk)",
-});
+export const createKeyParams = (tableName: string, item: ApiKeyItem): PutCommandInput =>
+  guarded({ TableName: tableName, Item: item }, undefined, itemIsNew("pk"));
 
 /** Consistent read: a key works the moment `keys create` returns, and stops when revoked. */
 export const resolveKeyParams = (tableName: string, hash: string): GetCommandInput => ({
@@ -110,15 +108,18 @@ export const resolveKeyParams = (tableName: string, hash: string): GetCommandInp
 });
 
 /** Revocation keeps the item (audit) and stamps it once. */
-export const revokeKeyParams = (tableName: string, hash: string, at: string): UpdateCommandInput => ({
-  TableName: tableName,
-  Key: { pk: apiKeyPk(hash), sk: API_KEY_SK },
-  UpdateExpression: "SET revokedAt = :at",
-  ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(revokedAt)",
-  ExpressionAttributeValues: { ":at": at },
-  ReturnValues: "ALL_NEW",
-  ReturnValuesOnConditionCheckFailure: "ALL_OLD",
-});
+export const revokeKeyParams = (tableName: string, hash: string, at: string): UpdateCommandInput =>
+  guarded(
+    {
+      TableName: tableName,
+      Key: { pk: apiKeyPk(hash), sk: API_KEY_SK },
+      ReturnValues: "ALL_NEW",
+      ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+    },
+    { expression: "SET revokedAt = :at", values: { ":at": at } },
+    itemExists("pk"),
+    absent("revokedAt"),
+  );
 
 /** Newest first. */
 export const listKeysParams = (tableName: string, tenantId: string): QueryCommandInput => ({
@@ -129,12 +130,6 @@ export const listKeysParams = (tableName: string, tenantId: string): QueryComman
   ExpressionAttributeValues: { ":pk": apiKeysByTenant(tenantId) },
   ScanIndexForward: false,
 });
-
-/** The bearer token of an `Authorization` header value, or null. */
-export function bearerToken(header: string | undefined | null): string | null {
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
-  return m?.[1] ?? null;
-}
 
 export interface ApiKeyStoreOptions {
   client: DynamoDBDocumentClient;

@@ -88,14 +88,13 @@ export const discardFoldParams = (
   );
 
 /** Supersede of one summary by `newId`: a superseded memory is never superseded again. */
-export function supersedeUpdate(tableName: string, key: ProcessKey, oldId: string, newId: string, at: string) {
-  return {
-    TableName: tableName,
-    Key: memoryKey(key, oldId),
-    UpdateExpression: "SET supersededAt = :at, supersededByMemoryId = :n REMOVE lsi1sk",
-    ConditionExpression: when(itemExists(), notSuperseded).ConditionExpression,
-    ExpressionAttributeValues: { ":at": at, ":n": newId },
-  } satisfies UpdateCommandInput;
+export function supersedeUpdate(tableName: string, key: ProcessKey, oldId: string, newId: string, at: string): UpdateCommandInput {
+  return guarded(
+    { TableName: tableName, Key: memoryKey(key, oldId) },
+    { expression: "SET supersededAt = :at, supersededByMemoryId = :n REMOVE lsi1sk", values: { ":at": at, ":n": newId } },
+    itemExists(),
+    notSuperseded,
+  );
 }
 
 /**

@@ -16,9 +16,6 @@ export interface StoreContext {
   transactionLimit: number;
 }
 
-/** Parallel single-item writes when archiving, restoring or clearing past one transaction. */
-export const WRITE_CONCURRENCY = 16;
-
 /** Runs `fn` over `items`, `size` at a time. */
 export async function inBatches<T>(items: readonly T[], size: number, fn: (item: T) => Promise<void>) {
   for (let i = 0; i < items.length; i += size) {

@@ -13,7 +13,7 @@ import { tableIndexes } from "./table.js";
 /** DynamoDB's item size limit (1 KB = 1024 bytes), for the item and its local index entries. */
 export const ITEM_LIMIT_BYTES = 400 * 1024;
 /** What DynamoDB's documentation counts per index entry besides its attributes. */
-export const INDEX_ENTRY_OVERHEAD_BYTES = 100;
+const INDEX_ENTRY_OVERHEAD_BYTES = 100;
 
 const utf8 = (s: string) => Buffer.byteLength(s, "utf8");
 
@@ -28,7 +28,7 @@ function numberBytes(n: number): number {
 }
 
 /** One attribute value: strings in UTF-8 bytes; lists and maps 3 bytes plus 1 per element. */
-export function valueBytes(value: unknown): number {
+function valueBytes(value: unknown): number {
   if (typeof value === "string") return utf8(value);
   if (typeof value === "number") return numberBytes(value);
   if (typeof value === "boolean" || value === null) return 1;

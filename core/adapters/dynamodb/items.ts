@@ -32,7 +32,7 @@ export function readItem<S extends z.ZodMiniType>(schema: S, raw: unknown): z.in
   const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "(item)"}: ${i.message}`);
   throw new AppError("internal", "store.item_invalid", `stored item ${key.pk} / ${key.sk} does not parse: ${issues.join("; ")}`, {
     ...key,
-    issues,
+    problems: issues,
   });
 }
 

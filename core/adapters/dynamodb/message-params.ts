@@ -149,14 +149,13 @@ export const activeViewParams = (tableName: string, key: ProcessKey): QueryComma
 });
 
 /** Archive update of one message: conditional, so an archived message is never re-pointed. */
-export function archiveUpdate(tableName: string, key: ProcessKey, id: string, memoryId: string, at: string) {
-  return {
-    TableName: tableName,
-    Key: messageKey(key, id),
-    UpdateExpression: "SET archivedInMemoryId = :m, archivedAt = :at REMOVE lsi1sk",
-    ConditionExpression: when(itemExists(), notArchived).ConditionExpression,
-    ExpressionAttributeValues: { ":m": memoryId, ":at": at },
-  } satisfies UpdateCommandInput;
+export function archiveUpdate(tableName: string, key: ProcessKey, id: string, memoryId: string, at: string): UpdateCommandInput {
+  return guarded(
+    { TableName: tableName, Key: messageKey(key, id) },
+    { expression: "SET archivedInMemoryId = :m, archivedAt = :at REMOVE lsi1sk", values: { ":m": memoryId, ":at": at } },
+    itemExists(),
+    notArchived,
+  );
 }
 
 /** Restore of one message folded by `memoryId`: active again, conditional on still being archived there. */

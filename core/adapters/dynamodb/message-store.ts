@@ -6,7 +6,8 @@ import { GetCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { Memory, Message } from "../../domain/model.js";
 import type { MessageStore, ProcessKey } from "../../ports/store.js";
 import { conditionHolds, failedItem, failedParts, isConditionFailure } from "./conditions.js";
-import { inBatches, WRITE_CONCURRENCY, type StoreContext } from "./context.js";
+import { WRITE_CONCURRENCY } from "../../ports/store.js";
+import { inBatches, type StoreContext } from "./context.js";
 import {
   IdempotencyItem,
   MessageItem,

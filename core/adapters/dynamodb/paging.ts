@@ -15,7 +15,7 @@ import { backoff, type BackoffOptions, type BackoffPolicy } from "../backoff.js"
 export const BATCH_GET_LIMIT = 100;
 /** Retries of a BatchGetItem's unprocessed keys (throttling), and how long to wait between them. */
 export const BATCH_GET_ATTEMPTS = 8;
-export const BATCH_GET_BACKOFF: BackoffPolicy = { baseMs: 50, capMs: 2_000 };
+const BATCH_GET_BACKOFF: BackoffPolicy = { baseMs: 50, capMs: 2_000 };
 
 export function encodeCursor(key: Record<string, unknown> | undefined): string | undefined {
   return key ? Buffer.from(JSON.stringify(key)).toString("base64url") : undefined;

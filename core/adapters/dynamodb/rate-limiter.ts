@@ -14,6 +14,7 @@ import { UpdateCommand, type DynamoDBDocumentClient, type UpdateCommandInput } f
 import { limitFor, rateWindow, retryAfterSeconds, type RateLimits } from "../../domain/rate-limit.js";
 import type { Log } from "../../ports/logger.js";
 import type { RateLimiter } from "../../ports/rate-limiter.js";
+import { guarded, type Fragment } from "./conditions.js";
 import { RATE_SK, rateWindowPk, TTL_ATTRIBUTE } from "./keys.js";
 
 /** How long a spent window's item stays before TTL may remove it (it is never read again). */
@@ -24,20 +25,24 @@ export const rateLimitKey = (tenantId: string, nowMs: number) => ({
   sk: RATE_SK,
 });
 
+/** The window's count is still below `limit` (no count yet: the first request). */
+const countBelow = (limit: number): Fragment => ({
+  expression: "attribute_not_exists(#n) OR #n < :limit",
+  names: { "#n": "n" },
+  values: { ":limit": limit },
+});
+
 /** Counts one request of the window, refused by the condition once the count reached `limit`. */
 export function takeParams(tableName: string, tenantId: string, limit: number, nowMs: number): UpdateCommandInput {
-  return {
-    TableName: tableName,
-    Key: rateLimitKey(tenantId, nowMs),
-    UpdateExpression: "ADD #n :one SET #ttl = :ttl",
-    ConditionExpression: "attribute_not_exists(#n) OR #n < :limit",
-    ExpressionAttributeNames: { "#n": "n", "#ttl": TTL_ATTRIBUTE },
-    ExpressionAttributeValues: {
-      ":one": 1,
-      ":limit": limit,
-      ":ttl": rateWindow(nowMs).endMs / 1_000 + EXPIRY_GRACE_SECONDS,
+  return guarded(
+    { TableName: tableName, Key: rateLimitKey(tenantId, nowMs) },
+    {
+      expression: "ADD #n :one SET #ttl = :ttl",
+      names: { "#n": "n", "#ttl": TTL_ATTRIBUTE },
+      values: { ":one": 1, ":ttl": rateWindow(nowMs).endMs / 1_000 + EXPIRY_GRACE_SECONDS },
     },
-  };
+    countBelow(limit),
+  );
 }
 
 export interface DynamoRateLimiterOptions {

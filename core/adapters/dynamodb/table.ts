@@ -10,8 +10,6 @@
  * - gsi1: tenant-wide listings (processes newest first, inbox items).
  * - gsi2: processes of one project.
  */
-export const TABLE_NAME_DEFAULT = "vancetope-memory";
-
 export const tableAttributes = [
   { name: "pk", type: "S" },
   { name: "sk", type: "S" },

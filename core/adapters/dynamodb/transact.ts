@@ -13,8 +13,8 @@ import { sizeChecked } from "./item-size.js";
 
 /** DynamoDB's limit of items in one TransactWriteItems call. */
 export const TRANSACTION_LIMIT = 100;
-export const TRANSACTION_ATTEMPTS = 5;
-export const TRANSACTION_BACKOFF: BackoffPolicy = { baseMs: 20, capMs: 500 };
+const TRANSACTION_ATTEMPTS = 5;
+const TRANSACTION_BACKOFF: BackoffPolicy = { baseMs: 20, capMs: 500 };
 
 /** The TransactWriteItems input of named parts, in their order (pure). */
 export const transactionInput = (parts: readonly Part<string>[]): TransactWriteCommandInput => ({
@@ -22,7 +22,7 @@ export const transactionInput = (parts: readonly Part<string>[]): TransactWriteC
 });
 
 /** Cancelled only because another transaction held an item: worth another try. */
-export function isTransactionConflict(e: unknown): boolean {
+function isTransactionConflict(e: unknown): boolean {
   if (!(e instanceof TransactionCanceledException)) return false;
   const reasons = e.CancellationReasons ?? [];
   return reasons.some((r) => r.Code === "TransactionConflict") && !reasons.some((r) => r.Code === "ConditionalCheckFailed");

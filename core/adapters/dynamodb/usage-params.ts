@@ -5,10 +5,11 @@
  */
 import type { GetCommandInput, PutCommandInput, UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { DailyUsage, TenantBudget } from "../../ports/store.js";
+import { guarded, type Fragment } from "./conditions.js";
 import { BUDGET_SK, TTL_ATTRIBUTE, usageDaySk, usagePk } from "./keys.js";
 
 /** How long a day's usage item is kept (DynamoDB's TTL deletes it after that). */
-export const USAGE_RETENTION_DAYS = 90;
+const USAGE_RETENTION_DAYS = 90;
 
 /** TTL of a day's item, in epoch seconds: the end of that day plus {@link USAGE_RETENTION_DAYS}. */
 export const usageExpiry = (day: string) => Math.floor(Date.parse(`${day}T00:00:00Z`) / 1000) + (USAGE_RETENTION_DAYS + 1) * 86_400;
@@ -22,8 +23,8 @@ export const getUsageParams = (tableName: string, tenantId: string, day: string)
 /** The attributes of a day's item, and their placeholders, in one order. */
 const COUNTERS = ["tokens", "calls", "inputTokens", "outputTokens"] as const satisfies ReadonlyArray<keyof DailyUsage>;
 
-/** One UpdateItem that ADDs to the day's counters (creating the item), and keeps its identity fields. */
-function addParams(tableName: string, tenantId: string, day: string, add: Partial<Omit<DailyUsage, "day">>): UpdateCommandInput {
+/** The update that ADDs to the day's counters (creating the item), and keeps its identity fields. */
+function addUpdate(tenantId: string, day: string, add: Partial<Omit<DailyUsage, "day">>): Fragment {
   const counters = COUNTERS.filter((c) => add[c] !== undefined && add[c] !== 0);
   const values: Record<string, unknown> = { ":type": "USAGE", ":tenant": tenantId, ":day": day, ":ttl": usageExpiry(day) };
   const names: Record<string, string> = { "#ttl": TTL_ATTRIBUTE };
@@ -33,28 +34,31 @@ function addParams(tableName: string, tenantId: string, day: string, add: Partia
   }
   const addClause = counters.length > 0 ? ` ADD ${counters.map((c) => `#${c} :${c}`).join(", ")}` : "";
   return {
-    TableName: tableName,
-    Key: { pk: usagePk(tenantId), sk: usageDaySk(day) },
-    UpdateExpression: `SET #type = :type, tenantId = :tenant, #day = :day, #ttl = :ttl${addClause}`,
-    ExpressionAttributeNames: { ...names, "#type": "type", "#day": "day" },
-    ExpressionAttributeValues: values,
+    expression: `SET #type = :type, tenantId = :tenant, #day = :day, #ttl = :ttl${addClause}`,
+    names: { ...names, "#type": "type", "#day": "day" },
+    values,
   };
 }
 
-export const addUsageParams = addParams;
+const usageDayKey = (tenantId: string, day: string) => ({ pk: usagePk(tenantId), sk: usageDaySk(day) });
+
+/** One UpdateItem that ADDs to the day's counters. */
+export const addUsageParams = (tableName: string, tenantId: string, day: string, add: Partial<Omit<DailyUsage, "day">>): UpdateCommandInput =>
+  guarded({ TableName: tableName, Key: usageDayKey(tenantId, day) }, addUpdate(tenantId, day, add));
+
+/** The day's token count is at most `room` before the ADD (no count yet: zero). */
+const tokensAtMost = (room: number): Fragment => ({
+  expression: "attribute_not_exists(#tokens) OR #tokens <= :room",
+  names: { "#tokens": "tokens" },
+  values: { ":room": room },
+});
 
 /**
  * ADD `tokens` only while the day's count stays at most `limit`: the condition compares the count
  * before the ADD with `limit - tokens` (DynamoDB conditions do no arithmetic on attributes).
  */
 export function reserveTokensParams(tableName: string, tenantId: string, day: string, tokens: number, limit: number): UpdateCommandInput {
-  const base = addParams(tableName, tenantId, day, { tokens });
-  return {
-    ...base,
-    ConditionExpression: "attribute_not_exists(#tokens) OR #tokens <= :room",
-    ExpressionAttributeNames: { ...base.ExpressionAttributeNames, "#tokens": "tokens" },
-    ExpressionAttributeValues: { ...base.ExpressionAttributeValues, ":room": limit - tokens },
-  };
+  return guarded({ TableName: tableName, Key: usageDayKey(tenantId, day) }, addUpdate(tenantId, day, { tokens }), tokensAtMost(limit - tokens));
 }
 
 export const getBudgetParams = (tableName: string, tenantId: string): GetCommandInput => ({

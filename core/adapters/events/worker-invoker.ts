@@ -8,7 +8,7 @@ import { InvokeCommand, LambdaClient } from "@aws-sdk/client-lambda";
 import { EVENTS } from "../../domain/events.js";
 import type { DomainEvent, EventPublisher } from "../../ports/events.js";
 
-export const WORKER_EVENT = EVENTS.CompactionRequested.detailType;
+const WORKER_EVENT = EVENTS.CompactionRequested.detailType;
 
 export interface LambdaInvoker {
   send(command: InvokeCommand): Promise<{ StatusCode?: number; FunctionError?: string }>;

@@ -26,10 +26,15 @@ export function parseApiKeys(spec: string): Map<string, string> {
   return keys;
 }
 
-export function bearerKey(c: Context): string | null {
-  const header = c.req.header("authorization") ?? "";
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+/** The bearer token of an `Authorization` header value, or null. */
+export function bearerToken(header: string | undefined | null): string | null {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
   return m?.[1] ?? null;
+}
+
+/** The bearer token of the request's `Authorization` header, or null. */
+export function bearerKey(c: Context): string | null {
+  return bearerToken(c.req.header("authorization"));
 }
 
 export function staticKeyResolver(keys: Map<string, string>): TenantResolver {

@@ -1,15 +1,19 @@
-/** Routes that may summarize: compaction, range compaction and the per-turn call. */
+/**
+ * Routes that may summarize: compaction, range compaction and the per-turn call, and the route
+ * groups of the function that serves them (functions/summarizing-routes.ts).
+ */
 import type { Hono } from "hono";
 import { compactManually } from "../../services/manual-compaction.js";
 import { compactRange } from "../../services/range-compaction.js";
 import { budgetExceededError } from "../../services/model-budget.js";
 import type { ServiceDeps } from "../../services/deps.js";
 import { runTurn } from "../../services/turn.js";
-import { processKey, type Env } from "./app.js";
+import { processKey, type Env, type RouteGroup } from "./app.js";
 import { readBody } from "./input.js";
 import { CompactionBody, RangeCompactionBody, TurnBody } from "./schemas.js";
+import { saveSettingsRoutes } from "./settings-routes.js";
 
-export function compactionRoutes(app: Hono<Env>, deps: ServiceDeps) {
+function compactionRoutes(app: Hono<Env>, deps: ServiceDeps) {
   app.post("/v1/processes/:processId/compaction", async (c) => {
     const key = processKey(c);
     const body = await readBody(c, CompactionBody);
@@ -31,3 +35,5 @@ export function compactionRoutes(app: Hono<Env>, deps: ServiceDeps) {
     return c.json(await runTurn(deps, key, body));
   });
 }
+
+export const summarizingRouteGroups: RouteGroup[] = [compactionRoutes, saveSettingsRoutes];

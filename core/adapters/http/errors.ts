@@ -16,8 +16,7 @@ const STATUS: Record<ErrorKind, 400 | 401 | 404 | 409 | 413 | 429 | 500> = {
 
 /** A 429's `details.retryAfterSeconds`, which also goes out as the `Retry-After` header. */
 function retryAfterOf(err: AppError): number | undefined {
-  const seconds = (err.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
-  return err.kind === "too_many_requests" && typeof seconds === "number" ? seconds : undefined;
+  return err.kind === "too_many_requests" ? err.details?.retryAfterSeconds : undefined;
 }
 
 export function zodToAppError(e: z.core.$ZodError, where: string): AppError {

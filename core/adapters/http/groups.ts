@@ -1,7 +1,6 @@
-/** Route groups per Lambda function (each in its own module, so a bundle carries only its own); the local runner serves them all. */
+/** Every route group: the local runner serves them all on one port (the Lambda functions each serve their own). */
 import type { RouteGroup } from "./app.js";
+import { summarizingRouteGroups } from "./compaction-routes.js";
 import { plainRouteGroups } from "./plain-groups.js";
-import { summarizingRouteGroups } from "./summarizing-groups.js";
 
-export { plainRouteGroups, summarizingRouteGroups };
 export const allRouteGroups: RouteGroup[] = [...plainRouteGroups, ...summarizingRouteGroups];

@@ -1,6 +1,6 @@
 /** Processes: create or update, read, list, and the memory block a turn would replay. */
 import type { Hono } from "hono";
-import { getContext } from "../../services/get-context.js";
+import { getContext } from "../../services/context.js";
 import type { ServiceDeps } from "../../services/deps.js";
 import { listProcesses, requireProcess, upsertProcess } from "../../services/processes.js";
 import { cursorsOf, processKey, tenantOf, type Env } from "./app.js";
