@@ -112,7 +112,8 @@ describe("the background turn's rules", () => {
     expect(commitsPrepared("SOFT", "SOFT")).toBe(true);
     expect(commitsPrepared("HARD", "SOFT")).toBe(true);
     expect(foldDue(0, "SOFT", t)).toBe(true);
-    expect(foldDue(t.hardThreshold - 0.01, "HARD", t)).toBe(false);
-    expect(foldDue(t.hardThreshold, "HARD", t)).toBe(true);
+    const firstRequired = Math.min(...FOLD_MODES.filter((m) => !MODE_POLICY[m].optional).map((m) => MODE_POLICY[m].threshold(t)));
+    expect(foldDue(firstRequired - 0.01, "HARD", t)).toBe(false);
+    expect(foldDue(firstRequired, "HARD", t)).toBe(true);
   });
 });
