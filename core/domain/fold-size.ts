@@ -3,6 +3,7 @@
  * "Off the turn's critical path"). Pure: token arithmetic over the replay and the tunables.
  */
 import type { CompactionModeName, Memory, Message } from "./model.js";
+import { climb, MODE_POLICY, type FoldModeName } from "./mode-policy.js";
 import { replayTokens } from "./replay.js";
 import { foldOldestUntil, type SelectableMessage } from "./selector.js";
 import { withSummaryBudget } from "./summarizer-fit.js";
@@ -41,7 +42,7 @@ export type FoldSizeTunables = Pick<
 
 /**
  * What a fold takes of its selection (the `foldTarget` tunable, docs/compaction.md "Tunables"):
- * with a fold target, a HARD or EMERGENCY fold that knows the model's window takes only the oldest
+ * with a fold target, a fold whose mode uses it (HARD, EMERGENCY) that knows the model's window takes only the oldest
  * messages that bring the prompt to {@link foldTargetTokens}, never splitting a tool group; any
  * other fold takes the whole selection.
  *
@@ -54,20 +55,17 @@ export function sizeFold<M extends SelectableMessage & { tokens: number }>(
   tunables: FoldSizeTunables,
   o: { contextWindow: number | undefined; own: number; tokensBefore: number },
 ): M[] {
-  if (!(tunables.foldTarget > 0) || (mode !== "HARD" && mode !== "EMERGENCY") || !o.contextWindow) return [...selection];
+  if (!(tunables.foldTarget > 0) || mode === "NONE" || !MODE_POLICY[mode].usesFoldTarget || !o.contextWindow) return [...selection];
   const toFree = tokensToReachTarget(withSummaryBudget(tunables, o.contextWindow), o.contextWindow, o.own, o.tokensBefore);
   return foldOldestUntil(selection, toFree);
 }
 
-/** The fold the prompt needs at `ratio`: HARD already from prepareThreshold, SOFT below that. */
+/** The fold the prompt needs at `ratio` (the ladder's queue rungs): HARD already from prepareThreshold, SOFT below that. */
 export function wantedFold(
   ratio: number,
   t: Pick<Tunables, "emergencyThreshold" | "prepareThreshold" | "hardThreshold" | "softThreshold">,
-): Exclude<CompactionModeName, "NONE"> | null {
-  if (ratio >= t.emergencyThreshold) return "EMERGENCY";
-  if (ratio >= Math.min(t.prepareThreshold, t.hardThreshold)) return "HARD";
-  if (ratio >= t.softThreshold) return "SOFT";
-  return null;
+): FoldModeName | null {
+  return climb(ratio, (p) => p.queuedFrom(t));
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import { invalid } from "./errors.js";
 import type { CompactionModeName } from "./model.js";
+import { climb, MODE_POLICY } from "./mode-policy.js";
 import { CHARS_PER_TOKEN, estimateTokens } from "./tokens.js";
 import type { Tunables } from "./tunables.js";
 
@@ -11,16 +12,13 @@ export type ThresholdTunables = Pick<Tunables, "softThreshold" | "hardThreshold"
 export type AnchorTunables = Pick<Tunables, "softAnchor" | "hardAnchor" | "emergencyAnchor">;
 
 /**
- * Reaching a threshold triggers its mode; below soft is NONE. A NaN ratio is NONE (nothing to go
- * on, so no LLM call is spent); an infinite one is EMERGENCY.
+ * Reaching a threshold triggers its mode (the ladder of {@link MODE_POLICY}); below soft is NONE.
+ * A NaN ratio is NONE (nothing to go on, so no LLM call is spent); an infinite one is EMERGENCY.
  *
  * @example modeForRatio(0.85, DEFAULT_TUNABLES) // "HARD"
  */
 export function modeForRatio(ratio: number, tunables: ThresholdTunables): CompactionModeName {
-  if (ratio >= tunables.emergencyThreshold) return "EMERGENCY";
-  if (ratio >= tunables.hardThreshold) return "HARD";
-  if (ratio >= tunables.softThreshold) return "SOFT";
-  return "NONE";
+  return climb(ratio, (p) => p.threshold(tunables)) ?? "NONE";
 }
 
 /**
@@ -28,16 +26,7 @@ export function modeForRatio(ratio: number, tunables: ThresholdTunables): Compac
  * nothing may be folded when no threshold was reached.
  */
 export function anchorFor(mode: CompactionModeName, tunables: AnchorTunables): number {
-  switch (mode) {
-    case "SOFT":
-      return tunables.softAnchor;
-    case "HARD":
-      return tunables.hardAnchor;
-    case "EMERGENCY":
-      return tunables.emergencyAnchor;
-    case "NONE":
-      return Number.POSITIVE_INFINITY;
-  }
+  return mode === "NONE" ? Number.POSITIVE_INFINITY : MODE_POLICY[mode].anchor(tunables);
 }
 
 /** The `prompt` of a compaction request: what the engine is about to send. */

@@ -4,13 +4,12 @@
  */
 import { invalid } from "./errors.js";
 import { anchorFor } from "./mode.js";
+import { MODE_POLICY } from "./mode-policy.js";
 import type { CompactionModeName, Message, Role, ToolCall } from "./model.js";
 import { effectiveStrength, type Strength } from "./strength.js";
 import { messageChars } from "./tokens.js";
 import { foldWholeGroups, uncuttableRuns } from "./tool-groups.js";
 import type { Tunables } from "./tunables.js";
-
-export type ActiveMode = Exclude<CompactionModeName, "NONE">;
 
 /** What selection reads of a message; `Message` satisfies it. */
 export interface SelectableMessage {
@@ -22,23 +21,16 @@ export interface SelectableMessage {
 }
 
 /**
- * The §3.1 table. SYSTEM messages follow it like any other role: a system prompt that must survive
- * is pinned explicitly (engines pin their policy messages on spawn, §5.1), and an untagged
- * substantive SYSTEM note is as foldable as any normal message.
+ * Whether a message of `strength` may fold in `mode` (before anchor, trigger turn and groups): the
+ * mode's `folds` in {@link MODE_POLICY}. SYSTEM messages follow it like any other role: a system
+ * prompt that must survive is pinned explicitly, and an untagged substantive SYSTEM note is as
+ * foldable as any normal message.
  */
-export const FOLD_TABLE: Readonly<Record<Strength, Readonly<Record<ActiveMode, "stay" | "fold">>>> = {
-  pinned: { SOFT: "stay", HARD: "stay", EMERGENCY: "stay" },
-  strong: { SOFT: "stay", HARD: "stay", EMERGENCY: "fold" },
-  normal: { SOFT: "stay", HARD: "fold", EMERGENCY: "fold" },
-  weak: { SOFT: "fold", HARD: "fold", EMERGENCY: "fold" },
-};
-
-/** Whether a message of `strength` may fold in `mode` (before anchor, trigger turn and groups). */
 export function foldsByStrength(strength: Strength, mode: CompactionModeName): boolean {
-  // Pinned first, before any mode logic (§5.2): nothing below may ever change that answer.
+  // Pinned first, before any mode logic: nothing below may ever change that answer.
   if (strength === "pinned") return false;
   if (mode === "NONE") return false;
-  return FOLD_TABLE[strength][mode] === "fold";
+  return MODE_POLICY[mode].folds.includes(strength);
 }
 
 /** Index of the newest USER message (the start of the triggering turn), or `messages.length`. */
@@ -74,7 +66,7 @@ export type SelectorTunables = Pick<Tunables, "keepRecent" | "softAnchor" | "har
  * NONE folds nothing; with `keepRecent` messages or fewer nothing folds; the anchor (last K per
  * mode) and the triggering turn stay (the newest USER message and everything after it, except
  * that in HARD and EMERGENCY the turn's tool groups older than the anchor may fold); pinned
- * stays in every mode; the rest follows {@link FOLD_TABLE}; and a tool group (a call with its
+ * stays in every mode; the rest follows {@link foldsByStrength}; and a tool group (a call with its
  * results) folds whole or not at all: one member that must stay keeps the whole group.
  *
  * @example selectForCompaction(active, "HARD", DEFAULT_TUNABLES).fold
@@ -91,9 +83,10 @@ export function selectForCompaction<M extends SelectableMessage = Message>(
   const n = all.length;
   const anchorStart = n - Math.min(n, anchorFor(mode, tunables));
   const triggerStart = triggeringTurnStart(all);
-  const foldsInTurn = (mode === "HARD" || mode === "EMERGENCY") && tunables.foldCurrentTurn !== 0;
+  const foldsInTurn = MODE_POLICY[mode].foldsCurrentTurn && tunables.foldCurrentTurn !== 0;
   // docs/compaction.md "Inside the current turn": the turn's own USER message and its non-tool
-  // messages always stay; in HARD and EMERGENCY its older tool groups follow the table.
+  // messages always stay; in a mode that folds in the turn (HARD, EMERGENCY) its older tool
+  // groups follow the table.
   const protectedByTurn = (i: number) => i >= triggerStart && (i === triggerStart || !foldsInTurn || !isToolExchange(all[i]!));
 
   const { fold, keep } = foldWholeGroups(

@@ -1,6 +1,8 @@
+import type { FoldModeName } from "../domain/mode-policy.js";
+
 /** Low-cardinality counters of what compaction did (EMF in Lambda). */
 /** `clear` counts a tool-result clearing round (its messages value: results cleared). */
-export type CompactionMetricMode = "soft" | "hard" | "emergency" | "range" | "clear";
+export type CompactionMetricMode = Lowercase<FoldModeName> | "range" | "clear";
 
 /** Why an incoming event was dropped (docs/deploy.md, "Events from another account"). */
 export type EventDropReason = "invalid_detail" | "publisher_not_allowed";

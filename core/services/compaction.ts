@@ -1,18 +1,19 @@
 /**
  * The sliding window (docs/compaction.md, "Modes and thresholds"): estimate the prompt, clear old
- * tool results first, pick the mode from the thresholds, select and fold through the commit
- * protocol (./commit.ts). Background turns use it through ./turn-compaction.ts.
+ * tool results first, pick the mode from the thresholds ({@link assess}, where every compaction
+ * path starts), plan the fold (../domain/fold-plan.ts) and fold through the commit protocol
+ * (./commit.ts). Background turns use it through ./turn-compaction.ts.
  */
+import { planFold } from "../domain/fold-plan.js";
 import type { CompactionModeName, CompactionResult } from "../domain/model.js";
-import { sizeFold } from "../domain/fold-size.js";
 import { modeForRatio, promptTokens, type PromptSize } from "../domain/mode.js";
+import type { FoldModeName } from "../domain/mode-policy.js";
 import { resolveContextWindow, type ModelRef } from "../domain/model-windows.js";
 import { replayTokens } from "../domain/replay.js";
-import { selectForCompaction } from "../domain/selector.js";
-import type { CompactionMetricMode } from "../ports/metrics.js";
+import type { Tunables } from "../domain/tunables.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
 import { clearIfNeeded } from "./clearing.js";
-import { foldAndCommit } from "./commit.js";
+import { foldAndCommit, metricModeOf } from "./commit.js";
 import type { ServiceDeps } from "./deps.js";
 import type { BudgetRefusal } from "./model-budget.js";
 import { settledView } from "./settle.js";
@@ -21,7 +22,7 @@ import { tagBeforeFold } from "./strength-tagging.js";
 export interface CompactionRequest {
   model: ModelRef;
   prompt?: PromptSize;
-  force?: Exclude<CompactionModeName, "NONE">;
+  force?: FoldModeName;
   instructions?: string;
 }
 
@@ -38,10 +39,61 @@ export interface FoldOptions {
 export type CompactionOutcome = CompactionResult & { view: ActiveView; budget?: BudgetRefusal };
 
 /**
- * Estimate, clear, pick the mode from the thresholds, select, fold (docs/compaction.md). Answers
+ * What a caller already knows of the turn, so that one turn settles the view, resolves the window
+ * and loads the tunables once.
+ */
+export interface Known {
+  view?: ActiveView;
+  tunables?: Tunables;
+  contextWindow?: number;
+}
+
+/** Where a compaction starts from: the settled view, the window, the tunables, the prompt and the mode. */
+export interface Assessment {
+  view: ActiveView;
+  tunables: Tunables;
+  contextWindow: number;
+  /** The prompt as asked (caller's unit). */
+  tokensBefore: number;
+  /** The prompt after clearing old tool results (caller's unit). */
+  tokensNow: number;
+  /** Our own estimate of the replay after clearing. */
+  own: number;
+  clearedMessages: number;
+  mode: CompactionModeName;
+}
+
+/**
+ * Resolve the window, settle the view, load the tunables, estimate the prompt, clear old tool
+ * results (the cheap tier: no model call; a forced fold skips it) and pick the mode from the
+ * thresholds (docs/compaction.md, "Modes and thresholds"). Every compaction path starts here.
+ */
+export async function assess(deps: ServiceDeps, key: ProcessKey, request: CompactionRequest, known: Known = {}): Promise<Assessment> {
+  const contextWindow = known.contextWindow ?? resolveContextWindow(request.model);
+  const settled = await settledView(deps, key, known.view);
+  const tunables = known.tunables ?? (await deps.tunables.forProcess(key.tenantId, settled.state.process.projectId));
+  const tokensBefore = promptTokens(request.prompt, replayTokens(settled)).tokens;
+  const clearing = request.force
+    ? { view: settled, clearedMessages: 0, tokensAfter: tokensBefore }
+    : await clearIfNeeded(deps, key, settled, tunables, contextWindow, tokensBefore);
+  const tokensNow = clearing.tokensAfter;
+  return {
+    view: clearing.view,
+    tunables,
+    contextWindow,
+    tokensBefore,
+    tokensNow,
+    own: replayTokens(clearing.view),
+    clearedMessages: clearing.clearedMessages,
+    mode: request.force ?? modeForRatio(tokensNow / contextWindow, tunables),
+  };
+}
+
+/**
+ * Estimate, clear, pick the mode from the thresholds, plan, fold (docs/compaction.md). Answers
  * what happened; a failed summary is a FAILED row and `reason`, never a throw; over the tenant's
- * daily budget, `reason: "budget_exceeded"` and `budget`. `options.view` lets the turn path reuse
- * the active view it already read.
+ * daily budget, `reason: "budget_exceeded"` and `budget`. `options` lets the turn path reuse what
+ * it already read (the view, the tunables, the window, or the whole {@link Assessment}).
  *
  * @example
  * const r = await compactIfNeeded(deps, { tenantId, processId }, { model: { contextWindow: 128_000 }, prompt: { tokens: 110_000 } });
@@ -51,47 +103,29 @@ export async function compactIfNeeded(
   deps: ServiceDeps,
   key: ProcessKey,
   request: CompactionRequest,
-  options: { view?: ActiveView } & FoldOptions = {},
+  options: Known & FoldOptions & { assessed?: Assessment } = {},
 ): Promise<CompactionOutcome> {
-  const contextWindow = resolveContextWindow(request.model);
-  let view = await settledView(deps, key, options.view);
-  const tunables = await deps.tunables.forProcess(key.tenantId, view.state.process.projectId);
-  const tokensBefore = promptTokens(request.prompt, replayTokens(view)).tokens;
-  // The cheap tier first: clearing old tool results needs no model call (a forced fold skips it).
-  const clearing = request.force
-    ? { view, clearedMessages: 0, tokensAfter: tokensBefore }
-    : await clearIfNeeded(deps, key, view, tunables, contextWindow, tokensBefore);
-  view = clearing.view;
-  const own = replayTokens(view);
-  const tokensNow = clearing.tokensAfter;
-  const mode = request.force ?? modeForRatio(tokensNow / contextWindow, tunables);
+  const { tunables, contextWindow, tokensBefore, tokensNow, own, clearedMessages, mode, ...at } = options.assessed ?? (await assess(deps, key, request, options));
+  let view = at.view;
   const unchanged = {
     mode,
     compacted: false,
     compactedMessages: 0,
     tokensBefore,
     tokensAfter: tokensNow,
-    ...(clearing.clearedMessages > 0 ? { clearedMessages: clearing.clearedMessages } : {}),
+    ...(clearedMessages > 0 ? { clearedMessages } : {}),
     view,
   };
   if (mode === "NONE") return unchanged;
 
   const tagging = await tagBeforeFold(deps, key, view, tunables, mode);
   view = tagging.view;
-  const selection = selectForCompaction(view.messages, mode, tunables);
-  if (selection.fold.length === 0) return { ...unchanged, reason: selection.reason ?? "nothing_eligible" };
-  // SOFT is optional hygiene: folding a few acknowledgements would cost a summary call and a
-  // prompt-cache reset to save nothing, so it waits until the fold holds `softMinFoldTokens`.
-  const foldTokens = selection.fold.reduce((n, m) => n + m.tokens, 0);
-  if (mode === "SOFT" && !request.force && foldTokens < tunables.softMinFoldTokens) {
-    return { ...unchanged, reason: "below_min_saving" };
-  }
-
-  const fold = sizeFold(selection.fold, mode, tunables, { contextWindow, own, tokensBefore: tokensNow });
+  const plan = planFold(view.messages, mode, tunables, { contextWindow, own, tokensBefore: tokensNow, gate: "inline", forced: request.force !== undefined });
+  if (!plan.ok) return { ...unchanged, reason: plan.reason };
 
   const outcome = await foldAndCommit(deps, key, view, tunables, {
-    fold,
-    metricMode: mode.toLowerCase() as CompactionMetricMode,
+    fold: plan.fold,
+    metricMode: metricModeOf(mode),
     eventMode: mode,
     instructions: request.instructions,
     tokensBefore: tokensNow,
@@ -101,8 +135,8 @@ export async function compactIfNeeded(
     ...(options.abandoned ? { abandoned: options.abandoned } : {}),
     ...(options.queuedFoldId ? { memoryId: options.queuedFoldId, fromFold: "QUEUED" as const, producedBy: "worker" as const } : {}),
     // After an undo the same fold waits until the replay grew by the minimum saving; a manual
-    // compaction and EMERGENCY (the prompt must never overflow) do not wait (docs/compaction.md).
-    ...(request.force || mode === "EMERGENCY" ? {} : { holdCheckTokens: own }),
+    // compaction and a mode that does not honour the hold (EMERGENCY) do not wait (docs/compaction.md).
+    ...(plan.holdCheckTokens !== undefined ? { holdCheckTokens: plan.holdCheckTokens } : {}),
   });
   if (!outcome.ok) {
     return {

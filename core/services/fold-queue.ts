@@ -5,7 +5,8 @@
  */
 import { notFound } from "../domain/errors.js";
 import { domainEvent } from "../domain/events.js";
-import type { CompactionModeName, Memory } from "../domain/model.js";
+import type { Memory } from "../domain/model.js";
+import type { FoldModeName } from "../domain/mode-policy.js";
 import { selectRange, type RangeRequest } from "../domain/range.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
 import type { ServiceDeps } from "./deps.js";
@@ -31,7 +32,7 @@ export async function discard(deps: ServiceDeps, key: ProcessKey, fold: Memory, 
 }
 
 export interface QueueRequest {
-  mode: Exclude<CompactionModeName, "NONE"> | "RANGE";
+  mode: FoldModeName | "RANGE";
   job: "prepare" | "manual" | "range";
   contextWindow?: number;
   tokensBefore?: number;

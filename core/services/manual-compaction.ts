@@ -24,9 +24,10 @@ export async function compactManually(
 ): Promise<{ status: 200 | 202; result: CompactionResult }> {
   const contextWindow = resolveContextWindow(request.model);
   const view = await settledView(deps, key);
+  const tunables = await deps.tunables.forProcess(key.tenantId, view.state.process.projectId);
   const owner = deps.ids.token();
   const giveUp = new AbortController();
-  const work = compactIfNeeded(deps, key, request, { view: structuredClone(view), leaseOwner: owner, abandoned: giveUp.signal });
+  const work = compactIfNeeded(deps, key, request, { view: structuredClone(view), tunables, contextWindow, leaseOwner: owner, abandoned: giveUp.signal });
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), deps.compaction.manualBudgetMs)));
   const first = await Promise.race([work, expired]).finally(() => clearTimeout(timer));
@@ -40,7 +41,6 @@ export async function compactManually(
   // here, or let go by the fold itself when it sees the signal.
   giveUp.abort();
   await deps.store.releaseLease(key, owner);
-  const tunables = await deps.tunables.forProcess(key.tenantId, view.state.process.projectId);
   const tokensBefore = promptTokens(request.prompt, replayTokens(view)).tokens;
   const mode = request.force ?? modeForRatio(tokensBefore / contextWindow, tunables);
   const base = { mode, compacted: false, compactedMessages: 0, tokensBefore, tokensAfter: tokensBefore };

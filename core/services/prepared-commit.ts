@@ -3,14 +3,16 @@
  * protocol without the summarizer step, only if the fold still fits the state it meets.
  */
 import { tokensAfterFold } from "../domain/fold-size.js";
-import type { CompactionModeName, Memory } from "../domain/model.js";
+import type { Memory } from "../domain/model.js";
+import type { FoldModeName } from "../domain/mode-policy.js";
 import { newestSummary } from "../domain/replay.js";
 import { foldsByStrength } from "../domain/selector.js";
 import { effectiveStrength } from "../domain/strength.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
-import { afterCommit, LEASE_REFUSAL, metricModeOf, SUMMARY_TOO_LARGE, unlessTooLarge } from "./commit.js";
+import { afterCommit, commitMemory, LEASE_REFUSAL, metricModeOf } from "./commit.js";
 import type { ServiceDeps } from "./deps.js";
 import { discard } from "./fold-queue.js";
+import { releaseLease, SUMMARY_TOO_LARGE, unlessTooLarge } from "./fold-pipeline.js";
 import { takeLease } from "./lease.js";
 
 export type PreparedCommit =
@@ -24,7 +26,7 @@ export async function commitPrepared(
   key: ProcessKey,
   view: ActiveView,
   fold: Memory,
-  o: { mode: CompactionModeName; tokensBefore: number },
+  o: { mode: FoldModeName; tokensBefore: number },
 ): Promise<PreparedCommit> {
   const prior = newestSummary(view);
   // The replay index does not carry sourceRefs: read the fold itself (only on the committing turn).
@@ -34,7 +36,7 @@ export async function commitPrepared(
   // Still active, and still foldable by its strength now (a message pinned since stays), both in
   // the mode it was prepared for and in the mode it is committed as (an EMERGENCY fold of strong
   // messages is not committed as a HARD one).
-  const mode = (full.metadata.preparedFor ?? "HARD") as CompactionModeName;
+  const mode = (full.metadata.preparedFor ?? "HARD") as FoldModeName;
   const foldable = (id: string) => {
     const m = active.get(id);
     return m !== undefined && foldsByStrength(effectiveStrength(m), mode) && foldsByStrength(effectiveStrength(m), o.mode);
@@ -59,25 +61,15 @@ export async function commitPrepared(
   };
   const folded = full.sourceRefs.map((id) => active.get(id)!);
   memory.metadata.tokensAfter = tokensAfterFold(view, { fold: folded, tokensBefore: o.tokensBefore }, memory.tokens);
-  const commit = await unlessTooLarge(
-    deps.store.commitCompaction(key, {
-      leaseOwner: owner,
-      expectedVersion: view.state.version,
-      memory,
-      priorSummaryId: prior?.id ?? null,
-      archiveIds: full.sourceRefs,
-      fromFold: "PREPARED",
-      at: now.toISOString(),
-    }),
-  );
+  const commit = await unlessTooLarge(commitMemory(deps, key, view, owner, memory, { fromFold: "PREPARED" }));
   if (commit === null) {
     // The summary's own fields grew past what one item holds: a fresh fold is prepared instead.
-    await deps.store.releaseLease(key, owner).catch((e) => deps.log.warn("lease release failed", { error: String(e) }));
+    await releaseLease(deps, key, owner);
     await discard(deps, key, full, SUMMARY_TOO_LARGE, "discarded");
     return { ok: false, reason: "stale" };
   }
   if (!commit.ok) {
-    await deps.store.releaseLease(key, owner).catch((e) => deps.log.warn("lease release failed", { error: String(e) }));
+    await releaseLease(deps, key, owner);
     deps.log.warn("compaction commit conflict", { processId: key.processId, foldId: fold.id });
     return { ok: false, reason: "commit_conflict", fold };
   }

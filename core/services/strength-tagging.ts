@@ -7,6 +7,7 @@
  */
 import type { Message } from "../domain/model.js";
 import type { CompactionModeName, MemoryMetadata } from "../domain/model.js";
+import { MODE_POLICY } from "../domain/mode-policy.js";
 import { buildStrengthPrompt, parseStrengthAnswer } from "../domain/strength-analyzer-prompt.js";
 import {
   analyzable,
@@ -50,7 +51,7 @@ export async function tagBeforeFold(
   tunables: Tunables,
   mode: CompactionModeName,
 ): Promise<{ view: ActiveView; strengthAnalyzer?: StrengthAnalysis }> {
-  if (!tunables.inlineOnCompaction || mode !== "HARD") return { view };
+  if (!tunables.inlineOnCompaction || mode === "NONE" || !MODE_POLICY[mode].ratesStrengthFirst) return { view };
   const summarizer = await deps.summarizer().catch(() => null);
   const analyzer: AnalyzerName = summarizer?.complete ? "model" : "offline";
   const end = Math.max(0, view.messages.length - tunables.hardAnchor);

@@ -13,21 +13,18 @@ import { partsPerCall, plannedCalls, summaryStrategy } from "../domain/summary-p
 import type { Tunables } from "../domain/tunables.js";
 import type { SummarizeInput, SummarizeOutcome, Summarizer, SummarizerUsage, SummarySourceMessage } from "../ports/summarizer.js";
 import type { ProcessKey } from "../ports/store.js";
-import type { FoldPlan } from "./commit.js";
 import type { ServiceDeps } from "./deps.js";
-import { isImportant, remember } from "./summary-fields.js";
+import { isImportant, remember, type CheckedSummary } from "./summary-fields.js";
+
+/** What a fold asks of its summary: the messages, the caller's instructions, a range's topic. */
+export interface SummaryRequest {
+  fold: Message[];
+  instructions?: string | undefined;
+  topicLabel?: string | undefined;
+}
 
 export type ChunkedSummary =
-  | {
-      ok: true;
-      text: string;
-      calls: number;
-      usage?: SummarizerUsage;
-      /** Per line of `text`, as the summarizer cited (unchecked). */
-      citations?: string[][];
-      /** Citations of the lines of earlier chunk outputs, by line text (later chunks may copy them). */
-      carried: Map<string, string[]>;
-    }
+  | (CheckedSummary & { usage?: SummarizerUsage })
   | {
       ok: false;
       /** For the log: in words, possibly the provider's. */
@@ -90,7 +87,7 @@ export async function summarizeChecked(
   summarizer: Summarizer,
   inputCap: number,
   tunables: Tunables,
-  plan: Pick<FoldPlan, "fold" | "instructions" | "topicLabel">,
+  plan: SummaryRequest,
   priorSummary: string | null,
   required: string[],
 ): Promise<ChunkedSummary> {
@@ -210,7 +207,7 @@ async function summarizeChunks(
   summarizer: Summarizer,
   cap: number,
   tunables: Tunables,
-  plan: Pick<FoldPlan, "fold" | "instructions" | "topicLabel">,
+  plan: SummaryRequest,
   priorSummary: string | null,
   mustKeep: string[],
 ): Promise<ChunkRun> {
@@ -272,7 +269,7 @@ async function summarizeChunks(
 async function summarizeInParallel(
   summarizer: Summarizer,
   tunables: Tunables,
-  plan: Pick<FoldPlan, "instructions" | "topicLabel">,
+  plan: Omit<SummaryRequest, "fold">,
   priorSummary: string | null,
   mustKeep: string[],
   cap: number,

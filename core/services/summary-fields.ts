@@ -9,7 +9,18 @@ import { effectiveStrength } from "../domain/strength.js";
 import { estimateTokens } from "../domain/tokens.js";
 import type { ProcessKey } from "../ports/store.js";
 import type { ServiceDeps } from "./deps.js";
-import type { ChunkedSummary } from "./summarize.js";
+
+/** A summary that passed the quality gate, as summarizing answers it (./summarize.ts). */
+export interface CheckedSummary {
+  ok: true;
+  text: string;
+  /** Summarizer calls it took. */
+  calls: number;
+  /** Per line of `text`, as the summarizer cited (unchecked). */
+  citations?: string[][];
+  /** Citations of the lines of earlier chunk outputs, by line text (later chunks may copy them). */
+  carried: Map<string, string[]>;
+}
 
 /** What a fold's summary needs before it is written: the prior summary in full and the units it must keep. */
 export interface FoldNeeds {
@@ -23,7 +34,7 @@ export async function foldNeeds(deps: ServiceDeps, key: ProcessKey, prior: Memor
 }
 
 /** The stored parts of a good summary: its text, tokens, loss report, per-line provenance and required units. */
-export function summaryFields(needs: FoldNeeds, fold: readonly Message[], summary: Extract<ChunkedSummary, { ok: true }>) {
+export function summaryFields(needs: FoldNeeds, fold: readonly Message[], summary: CheckedSummary) {
   const loss = lossReport(sourcesOf(fold), summary.text);
   return {
     content: summary.text,
@@ -102,7 +113,7 @@ export function remember(carried: Map<string, string[]>, text: string, citations
 function provenance(
   prior: Memory | null,
   fold: readonly Message[],
-  summary: Extract<ChunkedSummary, { ok: true }>,
+  summary: CheckedSummary,
 ): string[][] {
   const carried = new Map(summary.carried);
   if (prior?.citations) remember(carried, prior.content, prior.citations);

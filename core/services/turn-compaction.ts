@@ -3,27 +3,22 @@
  * as is. Background: no turn calls a summarizer; it commits a prepared fold that still fits,
  * queues the fold the prompt needs, and trims its answer while the fold is on its way.
  */
-import type { CompactionModeName, CompactionResult, Memory, Message } from "../domain/model.js";
+import { commitsPrepared, foldDue, heldAfterUndo, planFold } from "../domain/fold-plan.js";
 import { wantedFold } from "../domain/fold-size.js";
-import { modeForRatio, promptTokens } from "../domain/mode.js";
-import { resolveContextWindow } from "../domain/model-windows.js";
+import type { CompactionResult, Memory, Message } from "../domain/model.js";
+import type { FoldModeName } from "../domain/mode-policy.js";
 import { newestSummary, replayTokens } from "../domain/replay.js";
-import { selectForCompaction } from "../domain/selector.js";
 import { trimToFit } from "../domain/trim.js";
 import type { Tunables } from "../domain/tunables.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
-import { clearIfNeeded } from "./clearing.js";
-import { compactIfNeeded, type CompactionRequest } from "./compaction.js";
+import { assess, compactIfNeeded, type CompactionRequest, type Known } from "./compaction.js";
 import type { ServiceDeps } from "./deps.js";
 import { discard, queueFold, STALE } from "./fold-queue.js";
 import { BUDGET_EXCEEDED, budgetRefusal } from "./model-budget.js";
 import { commitPrepared } from "./prepared-commit.js";
-import { settledView } from "./settle.js";
 
 /** The compaction result, the view after it, the messages to answer with and their prompt size (caller's unit). */
 export type TurnCompaction = CompactionResult & { view: ActiveView; messages: Message[]; answerTokens: number };
-
-const foldTokens = (messages: readonly Message[]) => messages.reduce((n, m) => n + m.tokens, 0);
 
 /**
  * The answer while no fold lands (queued, or refused by the budget): the oldest foldable messages
@@ -47,44 +42,37 @@ export async function compactForTurn(
   deps: ServiceDeps,
   key: ProcessKey,
   request: CompactionRequest,
-  options: { view?: ActiveView } = {},
+  known: Known = {},
 ): Promise<TurnCompaction> {
+  const assessed = await assess(deps, key, request, known);
+  const { tunables, contextWindow, own, mode } = assessed;
   if (deps.compaction.execution === "inline") {
-    const { budget, ...out } = await compactIfNeeded(deps, key, request, options);
+    const { budget, ...out } = await compactIfNeeded(deps, key, request, { assessed });
     if (!budget) return { ...out, messages: out.view.messages, answerTokens: out.tokensAfter };
-    const tunables = await deps.tunables.forProcess(key.tenantId, out.view.state.process.projectId);
-    const own = replayTokens(out.view);
-    const trim = trimmedAnswer(out.view, tunables, resolveContextWindow(request.model), out.tokensAfter, own > 0 ? out.tokensAfter / own : 1);
+    const ownAfter = replayTokens(out.view);
+    const trim = trimmedAnswer(out.view, tunables, contextWindow, out.tokensAfter, ownAfter > 0 ? out.tokensAfter / ownAfter : 1);
     return { ...out, ...(trim.trimmed.messages > 0 ? { trimmed: trim.trimmed } : {}), messages: trim.kept, answerTokens: trim.tokens };
   }
-  const contextWindow = resolveContextWindow(request.model);
-  let view = await settledView(deps, key, options.view);
-  const tunables = await deps.tunables.forProcess(key.tenantId, view.state.process.projectId);
-  const tokensAtStart = promptTokens(request.prompt, replayTokens(view)).tokens;
-  // The cheap tier first, as inline: clearing old tool results needs no model call.
-  const clearing = await clearIfNeeded(deps, key, view, tunables, contextWindow, tokensAtStart);
-  view = clearing.view;
-  const own = replayTokens(view);
-  const tokensBefore = clearing.tokensAfter;
+  let view = assessed.view;
+  const tokensBefore = assessed.tokensNow;
   const scale = own > 0 ? tokensBefore / own : 1;
-  const mode = modeForRatio(tokensBefore / contextWindow, tunables);
   let result: CompactionResult = {
     mode,
     compacted: false,
     compactedMessages: 0,
-    tokensBefore: tokensAtStart,
+    tokensBefore: assessed.tokensBefore,
     tokensAfter: tokensBefore,
-    ...(clearing.clearedMessages > 0 ? { clearedMessages: clearing.clearedMessages } : {}),
+    ...(assessed.clearedMessages > 0 ? { clearedMessages: assessed.clearedMessages } : {}),
   };
   let live = await settleFolds(deps, key, view);
   if (mode === "NONE") return { ...result, view, messages: view.messages, answerTokens: tokensBefore };
-  // After an undo, SOFT and HARD wait until the replay grew past the hold (docs/compaction.md,
-  // "Undoing a compaction"): the turn reads it on META, so it neither commits a prepared fold nor
-  // queues one the worker would only discard. EMERGENCY never waits.
-  const held = (m: CompactionModeName) => m !== "EMERGENCY" && own < (view.state.revertHoldTokens ?? 0);
+  // After an undo, a mode that honours the hold (SOFT, HARD) waits until the replay grew past it
+  // (docs/compaction.md, "Undoing a compaction"): the turn reads it on META, so it neither commits
+  // a prepared fold nor queues one the worker would only discard. EMERGENCY never waits.
+  const held = (m: FoldModeName) => heldAfterUndo(m, own, view.state.revertHoldTokens);
 
   // A prepared fold is committed when its threshold is reached (a SOFT one already at SOFT).
-  if (live?.status === "PREPARED" && !held(mode) && (mode !== "SOFT" || live.metadata.preparedFor === "SOFT")) {
+  if (live?.status === "PREPARED" && !held(mode) && commitsPrepared(mode, (live.metadata.preparedFor ?? "HARD") as FoldModeName)) {
     const outcome = await commitPrepared(deps, key, view, live, { mode, tokensBefore });
     live = null;
     if (outcome.ok) {
@@ -110,20 +98,20 @@ export async function compactForTurn(
   if (wanted && !result.compacted && held(wanted)) {
     result.reason = "reverted_recently";
   } else if (wanted && !live) {
-    const fold = selectForCompaction(view.messages, wanted, tunables).fold;
-    const worthIt = fold.length > 0 && (wanted !== "SOFT" || foldTokens(fold) >= tunables.summaryMaxTokens);
+    // Only whether a fold is worth queuing: the worker plans what it takes when it runs.
+    const plan = planFold(view.messages, wanted, tunables, { contextWindow: undefined, own, tokensBefore: tokensNow, gate: "queued" });
     // Over the tenant's daily budget the worker could only drop the fold: nothing is queued.
-    const refused = worthIt && (await budgetRefusal(deps, key.tenantId)) !== null;
+    const refused = plan.ok && (await budgetRefusal(deps, key.tenantId)) !== null;
     if (refused) {
       if (!result.compacted) result.reason = BUDGET_EXCEEDED;
-    } else if (worthIt) {
+    } else if (plan.ok) {
       live = await queueFold(deps, key, view, { mode: wanted, job: "prepare", contextWindow, tokensBefore: tokensNow });
     } else if (!result.compacted && !result.reason) {
-      result.reason = fold.length === 0 ? (selectForCompaction(view.messages, wanted, tunables).reason ?? "nothing_eligible") : "below_min_saving";
+      result.reason = plan.reason;
     }
   }
   if (!result.compacted && !result.reason && live) {
-    const due = tokensNow / contextWindow >= tunables.hardThreshold || live.metadata.preparedFor === "SOFT";
+    const due = foldDue(tokensNow / contextWindow, (live.metadata.preparedFor ?? "HARD") as FoldModeName, tunables);
     result.reason = live.status === "QUEUED" || due ? "compaction_queued" : "compaction_prepared";
     result.memoryId = live.id;
   }

@@ -7,6 +7,7 @@
 import type { CompactionResult, Message } from "../domain/model.js";
 import { replayMessages } from "../domain/replay.js";
 import type { MessageInput } from "../domain/fields.js";
+import type { Tunables } from "../domain/tunables.js";
 import type { ProcessKey } from "../ports/store.js";
 import { compactForTurn } from "./turn-compaction.js";
 import { resolveContextWindow } from "../domain/model-windows.js";
@@ -46,25 +47,24 @@ export interface TurnResult {
 export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnRequest): Promise<TurnResult> {
   const contextWindow = resolveContextWindow(request.model); // a 400 before anything is written
   const view = await settledView(deps, key);
+  // Loaded once for the whole turn, when first needed: the append (only for a side channel), the
+  // compaction step and recall read the same.
+  let loading: Promise<Tunables> | undefined;
+  const loadTunables = () => (loading ??= deps.tunables.forProcess(key.tenantId, view.state.process.projectId));
   if (request.message) {
     const { message, created } = await appendMessage(deps, key, request.message, {
       hasUserMessage: async () => view.state.hasUserMessage,
-      sideChannel: async () => (await deps.tunables.forProcess(key.tenantId, view.state.process.projectId)).sideChannelEnabled,
+      sideChannel: async () => (await loadTunables()).sideChannelEnabled,
     });
     if (created || !view.messages.some((m) => m.id === message.id)) {
       if (message.role === "USER") view.state.hasUserMessage = true;
       if (message.archivedInMemoryId === null) view.messages.push(message);
     }
   }
-  const { view: after, messages, answerTokens, ...compaction } = await compactForTurn(deps, key, request, { view });
+  const tunables = await loadTunables();
+  const { view: after, messages, answerTokens, ...compaction } = await compactForTurn(deps, key, request, { view, tunables, contextWindow });
   // Recall fills the room left below the hard threshold, up to recallMaxTokens (after any trim).
-  const recallTokens = request.query?.trim()
-    ? recallBudget(
-        await deps.tunables.forProcess(key.tenantId, after.state.process.projectId),
-        contextWindow,
-        answerTokens,
-      )
-    : 0;
+  const recallTokens = request.query?.trim() ? recallBudget(tunables, contextWindow, answerTokens) : 0;
   const context = await composeContext(deps, key, after, { query: request.query, recallTokens });
   // The replay: cleared results as placeholders, every tool call answered (docs/compaction.md).
   return { compaction, context, messages: replayMessages(messages) };

@@ -5,24 +5,20 @@
  */
 import { conflict } from "../domain/errors.js";
 import type { EventDetail } from "../domain/events.js";
-import { sizeFold } from "../domain/fold-size.js";
-import type { CompactionModeName, Memory } from "../domain/model.js";
-import { newestSummary, replayTokens } from "../domain/replay.js";
-import { selectForCompaction } from "../domain/selector.js";
-import { estimateFoldTokens, foldWithinCallCap } from "../domain/summary-plan.js";
+import { planFold } from "../domain/fold-plan.js";
+import type { Memory } from "../domain/model.js";
+import type { FoldModeName } from "../domain/mode-policy.js";
+import { replayTokens } from "../domain/replay.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
-import { metricModeOf, storeFailure, SUMMARY_TOO_LARGE, unlessTooLarge } from "./commit.js";
+import { metricModeOf } from "./commit.js";
 import { compactIfNeeded } from "./compaction.js";
 import type { ServiceDeps } from "./deps.js";
 import { discard, STALE } from "./fold-queue.js";
-import { takeLease } from "./lease.js";
-import { admitModelWork, budgetDiscardReason, recordModelUse } from "./model-budget.js";
-import { metered } from "./model-usage.js";
+import { runFold, SUMMARY_TOO_LARGE } from "./fold-pipeline.js";
+import { budgetDiscardReason } from "./model-budget.js";
 import { compactRange } from "./range-compaction.js";
 import { settledView } from "./settle.js";
-import { summarizeChecked, summarizerFor } from "./summarize.js";
 import { tagBeforeFold } from "./strength-tagging.js";
-import { foldNeeds, summaryFields } from "./summary-fields.js";
 
 export type WorkerOutcome =
   | { done: "prepared" | "committed" | "failed"; foldId: string; compactedMessages?: number }
@@ -77,7 +73,7 @@ async function runManual(deps: ServiceDeps, key: ProcessKey, view: ActiveView, f
     {
       model: { contextWindow: m.contextWindow! },
       prompt: { tokens: m.tokensBefore ?? 0 },
-      ...(m.forced ? { force: m.preparedFor as Exclude<CompactionModeName, "NONE"> } : {}),
+      ...(m.forced ? { force: m.preparedFor as FoldModeName } : {}),
       ...(m.instructions ? { instructions: m.instructions } : {}),
     },
     { view, queuedFoldId: fold.id },
@@ -125,108 +121,87 @@ const BACK_OFF = new Set(["compaction_in_progress", "concurrent_compaction", "co
 
 /** A prepare job: summarize what the fold's mode selects now, store it PREPARED (never replayed). */
 async function prepare(deps: ServiceDeps, key: ProcessKey, read: ActiveView, fold: Memory): Promise<WorkerOutcome | "leased"> {
-  const mode = (fold.metadata.preparedFor ?? "HARD") as Exclude<CompactionModeName, "NONE">;
+  const mode = (fold.metadata.preparedFor ?? "HARD") as FoldModeName;
   const tunables = await deps.tunables.forProcess(key.tenantId, read.state.process.projectId);
   const { view, strengthAnalyzer } = await tagBeforeFold(deps, key, read, tunables, mode);
-  const selection = selectForCompaction(view.messages, mode, tunables);
   const own = replayTokens(view);
-  let messages = sizeFold(selection.fold, mode, tunables, {
-    contextWindow: fold.metadata.contextWindow,
-    own,
-    tokensBefore: fold.metadata.tokensBefore ?? own,
-  });
-  if (messages.length === 0) {
-    await discard(deps, key, fold, selection.reason ?? "nothing_eligible", "discarded");
+  // The turn that queued the fold passed its gate; the worker only plans what to take now.
+  const plan = planFold(view.messages, mode, tunables, { contextWindow: fold.metadata.contextWindow, own, tokensBefore: fold.metadata.tokensBefore ?? own, gate: "none" });
+  if (!plan.ok) {
+    await discard(deps, key, fold, plan.reason, "discarded");
     return { skipped: "nothing to fold", foldId: fold.id };
   }
-  const ready = await summarizerFor(deps, key, tunables, fold.metadata.contextWindow);
-  if (!ready.ok) {
-    await discard(deps, key, fold, ready.reason, "discarded");
-    return { skipped: ready.reason, foldId: fold.id };
-  }
-  const { inputCap } = ready;
-  // Past maxSummarizerCalls the oldest part that fits is prepared; the rest folds later.
-  const sized = foldWithinCallCap(messages, inputCap, ready.tunables);
-  if (sized.cut && sized.fold.length > 0) messages = sized.fold;
-  // After an undo the same fold is not prepared again until the replay grew (docs/compaction.md).
-  const { owner, lease } = await takeLease(deps, key, view, mode === "EMERGENCY" ? {} : { replayTokens: own });
-  if (!lease.ok) {
-    if (lease.reason === "leased") return "leased";
-    const why = lease.reason === "revert_hold" ? "reverted_recently" : STALE;
-    await discard(deps, key, fold, why, "discarded");
-    return { skipped: lease.reason === "revert_hold" ? "reverted_recently" : "stale", foldId: fold.id };
-  }
-  try {
-    // A duplicate delivery may have prepared this fold between our read and our lease: preparing
-    // does not move the version the lease checks, so the row itself is read again under the lease.
-    const current = await deps.store.getMemory(key, fold.id);
-    if (current?.status !== "QUEUED") return { skipped: `fold is ${current?.status ?? "gone"}`, foldId: fold.id };
-    const admission = await admitModelWork(deps, key.tenantId, estimateFoldTokens(sized, ready.tunables.summaryMaxTokens));
-    if (!admission.ok) {
-      await discard(deps, key, current, budgetDiscardReason(admission.refusal), "discarded");
-      return { skipped: "budget_exceeded", foldId: fold.id };
-    }
-    const { summarizer, use } = metered(ready.summarizer);
-    const prior = newestSummary(view);
-    const started = Date.now();
-    const needs = await foldNeeds(deps, key, prior, messages);
-    const summary = await summarizeChecked(deps, summarizer, inputCap, ready.tunables, { fold: messages }, prior?.content ?? null, needs.required);
-    const summarizerMs = Date.now() - started;
-    await recordModelUse(deps, admission, "summary", use);
-    deps.metrics.summarizerWallTime(metricModeOf(mode), summarizerMs);
-    const at = deps.clock.now();
-    const metadata = {
-      ...fold.metadata,
-      compactedMessages: messages.length,
-      provider: summarizer.provider,
-      model: summarizer.model,
-      mode,
-      summarizerCalls: summary.calls,
-      summarizerMs,
-      ...(summary.usage ? { usage: summary.usage } : {}),
-      ...(strengthAnalyzer ? { strengthAnalyzer } : {}),
-    };
-    const fail = (error: string, extra: Partial<Memory["metadata"]> = {}) =>
-      storeFailure((m) => deps.store.storeFold(key, m, "QUEUED"), {
+  let current: Memory | null = fold;
+  const run = await runFold(
+    deps,
+    key,
+    view,
+    tunables,
+    // After an undo the same fold is not prepared again until the replay grew (docs/compaction.md).
+    { fold: plan.fold, metricMode: metricModeOf(mode), contextWindow: fold.metadata.contextWindow, holdCheckTokens: plan.holdCheckTokens },
+    {
+      // A duplicate delivery may have prepared this fold between our read and our lease: preparing
+      // does not move the version the lease checks, so the row itself is read again under the lease.
+      stillWanted: async () => {
+        current = await deps.store.getMemory(key, fold.id);
+        return current?.status === "QUEUED" ? null : `fold is ${current?.status ?? "gone"}`;
+      },
+      failed: (s, error, extra) => ({
         ...fold,
         status: "FAILED",
-        sourceRefs: messages.map((m) => m.id),
-        metadata: { ...metadata, error, ...extra },
-      });
-    if (!summary.ok) {
-      // The code for tenants; the provider's words only in the log (docs/summarizers.md, "Failures").
-      await fail(summary.code, summary.gate ? { qualityGate: summary.gate } : {});
-      deps.log.warn("compaction failed: summarizer", { processId: key.processId, memoryId: fold.id, code: summary.code, error: summary.error });
-      return { done: "failed", foldId: fold.id };
-    }
-    const fields = summaryFields(needs, messages, summary);
-    const prepared: Memory = {
-      ...fold,
-      status: "PREPARED",
-      content: fields.content,
-      sourceRefs: messages.map((m) => m.id),
-      tokens: fields.tokens,
-      citations: fields.citations,
-      droppedUnits: fields.droppedUnits,
-      ...(fields.keepUnits ? { keepUnits: fields.keepUnits } : {}),
-      metadata: {
-        ...metadata,
-        loss: fields.loss,
-        preparedAt: at.toISOString(),
-        expiresAt: new Date(at.getTime() + deps.compaction.preparedTtlMs).toISOString(),
-        ...(prior ? { supersededMemoryId: prior.id } : {}),
+        sourceRefs: s.fold.map((m) => m.id),
+        metadata: { ...fold.metadata, ...s.metadata, mode, ...(strengthAnalyzer ? { strengthAnalyzer } : {}), error, ...extra },
+      }),
+      putFailed: (failed) => deps.store.storeFold(key, failed, "QUEUED"),
+      memory: (s) => ({
+        ...fold,
+        status: "PREPARED",
+        content: s.fields.content,
+        sourceRefs: s.fold.map((m) => m.id),
+        tokens: s.fields.tokens,
+        citations: s.fields.citations,
+        droppedUnits: s.fields.droppedUnits,
+        ...(s.fields.keepUnits ? { keepUnits: s.fields.keepUnits } : {}),
+        metadata: {
+          ...fold.metadata,
+          ...s.metadata,
+          mode,
+          ...(strengthAnalyzer ? { strengthAnalyzer } : {}),
+          loss: s.fields.loss,
+          preparedAt: s.at.toISOString(),
+          expiresAt: new Date(s.at.getTime() + deps.compaction.preparedTtlMs).toISOString(),
+          ...(s.prior ? { supersededMemoryId: s.prior.id } : {}),
+        },
+      }),
+      write: async (prepared) => {
+        const stored = await deps.store.storeFold(key, prepared, "QUEUED");
+        return stored.ok ? { ok: true, leaseCleared: false } : { ok: false, reason: "discarded while summarizing" };
       },
-    };
-    const stored = await unlessTooLarge(deps.store.storeFold(key, prepared, "QUEUED"));
-    if (stored === null) {
-      await fail(SUMMARY_TOO_LARGE);
-      deps.log.warn("compaction failed: summary too large to store", { processId: key.processId, memoryId: fold.id });
-      return { done: "failed", foldId: fold.id };
-    }
-    if (!stored.ok) return { skipped: "discarded while summarizing", foldId: fold.id };
-    deps.log.info("fold prepared", { processId: key.processId, foldId: fold.id, mode, messages: messages.length, summarizerMs });
+    },
+  );
+  if (run.ok) {
+    deps.log.info("fold prepared", { processId: key.processId, foldId: fold.id, mode, messages: run.memory.sourceRefs.length, summarizerMs: run.memory.metadata.summarizerMs });
     return { done: "prepared", foldId: fold.id };
-  } finally {
-    await deps.store.releaseLease(key, owner).catch((e) => deps.log.warn("lease release failed", { error: String(e) }));
+  }
+  const failure = run.failure;
+  switch (failure.step) {
+    case "summarizer":
+      await discard(deps, key, fold, failure.reason, "discarded");
+      return { skipped: failure.reason, foldId: fold.id };
+    case "lease": {
+      if (failure.refusal === "leased") return "leased";
+      const why = failure.refusal === "revert_hold" ? "reverted_recently" : "stale";
+      await discard(deps, key, fold, why === "stale" ? STALE : why, "discarded");
+      return { skipped: why, foldId: fold.id };
+    }
+    case "unwanted":
+    case "write":
+      return { skipped: failure.reason, foldId: fold.id };
+    case "budget":
+      await discard(deps, key, current ?? fold, budgetDiscardReason(failure.refusal), "discarded");
+      return { skipped: "budget_exceeded", foldId: fold.id };
+    case "summary":
+    case "too_large":
+      return { done: "failed", foldId: fold.id };
   }
 }

@@ -26,17 +26,12 @@ const TINY_LINES = 25;
  * entry no longer matches a finding, so the list only shrinks.
  */
 const PENDING_ELSEWHERE: readonly string[] = [
-  // The fold pipeline's services: one summarizing step removes this cycle.
-  "import cycle among: core/services/commit.ts, core/services/summarize.ts, core/services/summary-fields.ts",
   // The benchmarks: a runtime cycle between the two conversation sources, and two long runners.
   "import cycle among: bench/support/generated-conversation.ts, bench/support/locomo.ts",
   "over 350 lines: bench/fidelity.ts (399)",
   "over 350 lines: bench/hot-path.ts (410)",
   // The local runner's summarizer choice, with the provider registry.
   "tiny one-use module: local/summarizer.ts (9 lines, summarizerFactoryFromEnv, used only by local/server.ts)",
-  // The chaos harness's operations and the interleaving checker's summarizer, with the fold pipeline and the provider registry.
-  "tiny one-use module: tools/chaos/ops-replayed-roll-forward.ts (20 lines, runReplayArchive, used only by tools/chaos/run-op.ts)",
-  "tiny one-use module: tools/interleavings/summarizer.ts (22 lines, createInstantSummarizer, used only by tools/interleavings/actor-deps.ts)",
 ];
 
 function sourcesUnder(rel: string): string[] {

@@ -14,6 +14,7 @@ import { effectiveStrength, type Strength } from "../../core/domain/strength.js"
 import type { Tunables } from "../../core/domain/tunables.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import { RANGE_MARKER_PREFIX } from "../../core/domain/fields.js";
+import { MODE_POLICY, type FoldModeName } from "../../core/domain/mode-policy.js";
 import type { Snapshot } from "../invariants.js";
 import { NONCE_TAG } from "./plan.js";
 
@@ -21,12 +22,8 @@ export const keyString = (k: ProcessKey) => `${k.tenantId}/${k.processId}`;
 export const nonceOf = (m: Pick<Message, "tags">) => m.tags.find((t) => t.startsWith(NONCE_TAG))?.slice(NONCE_TAG.length);
 export const isRangeMarker = (m: Pick<Message, "tags">) => m.tags.some((t) => t.startsWith(RANGE_MARKER_PREFIX));
 
-/** What the selector table (docs/compaction.md, "What is folded") lets each mode fold, written out again rather than imported from the selector. */
-const MAY_FOLD: Record<string, readonly Strength[]> = {
-  SOFT: ["weak"],
-  HARD: ["weak", "normal"],
-  EMERGENCY: ["weak", "normal", "strong"],
-};
+/** What the mode policy (docs/compaction.md, "What is folded") lets a stored memory's mode fold; RANGE and unknown modes have no row. */
+const mayFold = (mode: string): readonly Strength[] | undefined => (Object.hasOwn(MODE_POLICY, mode) ? MODE_POLICY[mode as FoldModeName].folds : undefined);
 
 /**
  * Appends the caller sent, by nonce: every acknowledged one is stored exactly once under the id
@@ -119,7 +116,7 @@ export function memoryRuleViolations(snapshot: Snapshot, reweighed: ReadonlySet<
           v.push(`range memory ${mem.id} folded ${ref} (${m.createdAt}) outside ${mem.metadata.rangeFromAt}..${mem.metadata.rangeToAt}`);
         }
         if (isRangeMarker(m)) v.push(`range memory ${mem.id} folded the marker ${ref}`);
-      } else if (mode && MAY_FOLD[mode] && !MAY_FOLD[mode]!.includes(strength)) {
+      } else if (mode && mayFold(mode) && !mayFold(mode)!.includes(strength)) {
         v.push(`${mode} memory ${mem.id} folded ${strength} message ${ref}`);
       }
     }
@@ -194,21 +191,21 @@ export function anchorViolations(
   key: ProcessKey,
   before: readonly Message[],
   memory: Memory,
-  mode: "SOFT" | "HARD" | "EMERGENCY",
+  mode: FoldModeName,
   tunables: Pick<Tunables, "keepRecent" | "softAnchor" | "hardAnchor" | "emergencyAnchor">,
 ): string[] {
   const v: string[] = [];
-  const anchor = { SOFT: tunables.softAnchor, HARD: tunables.hardAnchor, EMERGENCY: tunables.emergencyAnchor }[mode];
+  const anchor = MODE_POLICY[mode].anchor(tunables);
   if (before.length <= tunables.keepRecent) v.push(`${mode} memory ${memory.id} folded with only ${before.length} active messages`);
   const protectedIds = new Set(before.slice(Math.max(0, before.length - anchor)).map((m) => m.id));
   let lastUser = -1;
   before.forEach((m, i) => m.role === "USER" && (lastUser = i));
   // docs/compaction.md "Inside the current turn": the newest USER message and the turn's non-tool
-  // messages always stay; SOFT keeps the whole turn.
+  // messages always stay; a mode that does not fold in the turn (SOFT) keeps the whole turn.
   const toolExchange = (m: Message) => m.role === "TOOL" || (m.role === "ASSISTANT" && (m.toolCalls?.length ?? 0) > 0);
   if (lastUser >= 0) {
     before.slice(lastUser).forEach((m, k) => {
-      if (k === 0 || mode === "SOFT" || !toolExchange(m)) protectedIds.add(m.id);
+      if (k === 0 || !MODE_POLICY[mode].foldsCurrentTurn || !toolExchange(m)) protectedIds.add(m.id);
     });
   }
   for (const m of before) if (effectiveStrength(m) === "pinned") protectedIds.add(m.id);

@@ -1,5 +1,6 @@
 /**
- * The single-call operations an engine runs (append, turn, compact, range, context), alone or as
+ * The single-call operations an engine runs (append, turn, compact, range, context, a replayed
+ * roll-forward), alone or as
  * members of a concurrent burst. Each one records what the caller saw acknowledged in the
  * engine's ledger and checks what it can check right away: a turn's own message is stored and
  * active, a compaction spared its anchor, a quiet process replays exactly what is stored.
@@ -16,7 +17,7 @@ import { runTurn } from "../../core/services/turn.js";
 import { readAllMessages } from "../invariants.js";
 import { attempt, NO_FAULTS, unexpected, withRetry, type OpFaults } from "./attempt.js";
 import { ack, activeSetViolations, anchorViolations, expectedBlock, expectedSummary, replayViolations } from "./checks.js";
-import { NONCE_TAG, type BurstMember, type Prompt } from "./plan.js";
+import { NONCE_TAG, type BurstMember, type OpPlan, type OpSpec, type Prompt } from "./plan.js";
 import { countFault, violate } from "./report.js";
 import { appendBody, busy, where, type ChaosRun, type Container, type Engine } from "./run-state.js";
 
@@ -149,4 +150,20 @@ async function runContext(run: ChaosRun, e: Engine, faults: OpFaults, concurrent
   const expected = { block: e.plan.parentProcessId ? out.context.block : await expectedBlock(run.inner, e.key, memories), summary: expectedSummary(memories) };
   violate(run.stats, replayViolations(e.key, out.context, expected, "context"));
   violate(run.stats, activeSetViolations(e.key, out.view.messages, await readAllMessages(run.inner, e.key), "settled view"));
+}
+
+/**
+ * A roll-forward delivered twice: the store's markArchived called again for a memory whose
+ * archives may already be settled, as a retried Lambda would. It must never re-point a message.
+ */
+export async function runReplayArchive(run: ChaosRun, e: Engine, op: OpPlan, spec: Extract<OpSpec, { kind: "replayArchive" }>) {
+  const ok = (await run.inner.listMemories(e.key)).filter((m) => m.status === "OK");
+  if (ok.length === 0) return;
+  const memory = ok[Math.floor(spec.memoryFrac * ok.length)]!;
+  const pending = (await run.inner.getProcess(e.key))?.pendingArchive === memory.id;
+  // A duplicated roll-forward: markArchived again with the same memory must never re-point a message.
+  const out = await withRetry(run, e, op, "replayed roll-forward", true, (deps) => deps.store.markArchived(e.key, memory.sourceRefs, memory.id));
+  if (out && !pending && out.archived.length > 0) {
+    violate(run.stats, [`${where(e)}: a replayed roll-forward of settled memory ${memory.id} archived ${out.archived.length} more messages`]);
+  }
 }

@@ -5,6 +5,7 @@
  * always gives the same plan; changing the order of draws here changes every plan.
  */
 import type { Role } from "../../core/domain/model.js";
+import { FOLD_MODES, type FoldModeName } from "../../core/domain/mode-policy.js";
 import type { Rng } from "./rng.js";
 import type { BurstMember, FaultMethod, MessageDraft, Prompt, StoreFaultPlan, SummarizerOutcome, SummarizerStep } from "./plan-model.js";
 
@@ -107,12 +108,8 @@ export function createDraws(rng: Rng, engine: number, counters: PlanCounters) {
       case "compact":
         return {
           kind,
-          force: rng.weighted<"SOFT" | "HARD" | "EMERGENCY" | null>([
-            [null, 2],
-            ["SOFT", 1],
-            ["HARD", 2],
-            ["EMERGENCY", 1.5],
-          ]),
+          // A forced mode in 4.5 of 6.5 compactions, each mode of the policy table alike.
+          force: rng.weighted<FoldModeName | null>([[null, 2], ...FOLD_MODES.map((m) => [m, 4.5 / FOLD_MODES.length] as const)]),
           prompt: prompt(),
           instructions: rng.chance(0.2),
         };

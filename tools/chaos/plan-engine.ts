@@ -9,6 +9,10 @@ import { CHAOS_TENANTS, type BurstMember, type EnginePlan, type OpPlan, type OpS
 import { COMPACTION, createDraws, PENDING, TOPICS, type Draws, type PlanCounters, type SimpleKind } from "./plan-draws.js";
 import { createStallDraws, type StallDraws } from "./plan-stalls.js";
 import type { Rng } from "./rng.js";
+import { FOLD_MODES, MODE_POLICY } from "../../core/domain/mode-policy.js";
+
+/** The modes that fold normal messages: a flood of them must fold in one of these. */
+const FOLDS_NORMAL = FOLD_MODES.filter((m) => MODE_POLICY[m].folds.includes("normal"));
 
 export interface EngineSlot {
   /** The engine's number; its draws come from the stream `engine-<index>` of the plan's seed. */
@@ -156,7 +160,7 @@ function planOps(draws: Draws, perEngine: number, counters: PlanCounters, stalls
         push({ kind, messages }, null);
         // More archives than one transaction holds: the commit leaves a roll-forward pending.
         const pendingFault = fault(PENDING, 0.9);
-        push({ kind: "compact", force: rng.pick(["HARD", "EMERGENCY"] as const), prompt: prompt(), instructions: false }, pendingFault && { ...pendingFault, nth: 1 });
+        push({ kind: "compact", force: rng.pick(FOLDS_NORMAL), prompt: prompt(), instructions: false }, pendingFault && { ...pendingFault, nth: 1 });
         if (stalls) followFlood(stalls, ops, insert, perEngine);
         break;
       }

@@ -5,6 +5,7 @@
  * read the shape without the randomness.
  */
 import type { Role } from "../../core/domain/model.js";
+import type { FoldModeName } from "../../core/domain/mode-policy.js";
 
 export const CHAOS_TENANTS = ["chaos-a", "chaos-b"] as const;
 export const NONCE_TAG = "chaos-nonce:";
@@ -96,7 +97,7 @@ export type OpSpec =
   | { kind: "append"; message: MessageDraft; sendTwice: boolean }
   | { kind: "group"; call: MessageDraft; results: MessageDraft[] }
   | { kind: "turn"; message: MessageDraft | null; prompt: Prompt }
-  | { kind: "compact"; force: "SOFT" | "HARD" | "EMERGENCY" | null; prompt: Prompt; instructions: boolean }
+  | { kind: "compact"; force: FoldModeName | null; prompt: Prompt; instructions: boolean }
   | { kind: "range"; fromFrac: number; toFrac: number; topicLabel: string }
   | {
       kind: "plan";

@@ -2,11 +2,10 @@
  * One planned operation of an engine, sent to the module that runs its kind. A burst runs its
  * members at once, each in the container the plan names (other Lambda instances of the process).
  */
-import { runSimple } from "./ops-simple.js";
+import { runReplayArchive, runSimple } from "./ops-simple.js";
 import { runFlood, runGroup } from "./ops-appends.js";
 import { runPin, runRevert } from "./ops-controls.js";
 import { runPlanCompletion } from "./ops-plan-completion.js";
-import { runReplayArchive } from "./ops-replayed-roll-forward.js";
 import type { RunningOp } from "./attempt.js";
 import { restart, sibling, type ChaosRun, type Engine } from "./run-state.js";
 

@@ -19,7 +19,7 @@ import type { ServiceDeps } from "../../core/services/deps.js";
 import { createHistorySearch } from "../../core/services/history-search.js";
 import { UNLIMITED_BUDGET } from "../../core/services/model-budget.js";
 import type { TunablesResolver } from "../../core/services/tunables.js";
-import { createInstantSummarizer } from "./summarizer.js";
+import type { SummarizeInput, SummarizeOutcome, Summarizer } from "../../core/ports/summarizer.js";
 
 /** Items per transaction in the checker: a fold of more than 3-4 messages leaves a roll-forward. */
 export const CHECKER_TRANSACTION_LIMIT = 6;
@@ -98,5 +98,26 @@ export function actorDeps(o: ActorDepsOptions): ServiceDeps {
       leaseWaitMs: 0,
     },
     summarizer: async () => summarizer,
+  };
+}
+
+/**
+ * The checker's summarizer: answers at once (no timer, so an actor runs straight to its next
+ * DynamoDB call) with a deterministic summary that names what it folded and carries every unit
+ * it must keep (the quality gate passes).
+ */
+function createInstantSummarizer(): Summarizer {
+  return {
+    provider: "checker",
+    model: "instant",
+    contextWindow: 200_000,
+    maxOutputTokens: 400,
+    async summarize(input: SummarizeInput): Promise<SummarizeOutcome> {
+      const first = input.messages[0]?.id ?? "-";
+      const last = input.messages.at(-1)?.id ?? "-";
+      const keep = input.mustKeep?.length ? ` keeps ${input.mustKeep.join("; ")}` : "";
+      const topic = input.topicLabel ? ` on ${input.topicLabel}` : "";
+      return { ok: true, summary: `Folded ${input.messages.length} messages ${first}..${last}${topic}.${keep}`, usage: { inputTokens: 1, outputTokens: 1 } };
+    },
   };
 }

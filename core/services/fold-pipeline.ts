@@ -1,0 +1,185 @@
+/**
+ * The one summarizing step of every fold that calls a model (docs/compaction.md, "The commit
+ * protocol" and "Summarizing"): the summarizer and its input cap, the cut to `maxSummarizerCalls`,
+ * the lease, the daily budget, the summary and its quality gate, the stored fields, the FAILED row
+ * on failure. A committing fold and the worker's prepared fold differ only in their
+ * {@link FoldWriter}: what the memory looks like and where it is written.
+ */
+import { isItemTooLarge } from "../domain/errors.js";
+import type { Memory, Message } from "../domain/model.js";
+import { newestSummary } from "../domain/replay.js";
+import { estimateFoldTokens, foldWithinCallCap } from "../domain/summary-plan.js";
+import type { Tunables } from "../domain/tunables.js";
+import type { CompactionMetricMode } from "../ports/metrics.js";
+import type { ActiveView, ProcessKey } from "../ports/store.js";
+import type { ServiceDeps } from "./deps.js";
+import { takeLease } from "./lease.js";
+import { admitModelWork, recordModelUse, type BudgetRefusal } from "./model-budget.js";
+import { metered } from "./model-usage.js";
+import { summarizeChecked, summarizerFor, type SummaryRequest } from "./summarize.js";
+import { foldNeeds, summaryFields } from "./summary-fields.js";
+
+/**
+ * The reason of a fold whose summary the store refused for its size: its stored provenance (the
+ * per-line citations and the loss report) or its sources outgrew one item (DynamoDB's 400 KB).
+ */
+export const SUMMARY_TOO_LARGE = "summary_too_large: the summary with its provenance and sources does not fit one stored item (400 KB)";
+
+/** What the fold asks of the pipeline. */
+export interface FoldAsk extends SummaryRequest {
+  metricMode: CompactionMetricMode;
+  /** The model window the fold makes room in, when known: the summary budget grows with it. */
+  contextWindow?: number | undefined;
+  /** The fold must be taken whole (a range): past `maxSummarizerCalls` it fails instead of folding its oldest part. */
+  whole?: boolean;
+  /** The lease owner token to use (a caller that may have to abandon the fold passes its own). */
+  owner?: string | undefined;
+  /** Own replay tokens the lease checks against a revert hold (automatic folds only). */
+  holdCheckTokens?: number | undefined;
+}
+
+/** What a summary gives every writer: the fields to store and the metadata common to all. */
+export interface Summarized {
+  fold: Message[];
+  prior: Memory | null;
+  at: Date;
+  fields: ReturnType<typeof summaryFields>;
+  metadata: Pick<Memory["metadata"], "compactedMessages" | "provider" | "model" | "summarizerCalls" | "summarizerMs" | "usage">;
+}
+
+export type WriteResult = { ok: true; leaseCleared: boolean } | { ok: false; reason: string };
+
+/** Where and how a fold's outcome is stored. */
+export interface FoldWriter {
+  /** Under the lease, before any model work: a reason ends the fold with nothing written. */
+  stillWanted?: () => Promise<string | null>;
+  /** The memory of a good summary. */
+  memory: (s: Summarized) => Memory;
+  /** The FAILED row of a failed summary. */
+  failed: (s: Omit<Summarized, "fields">, error: string, extra: Partial<Memory["metadata"]>) => Memory;
+  /** Writes a FAILED row. */
+  putFailed: (failed: Memory) => Promise<unknown>;
+  /** Writes the memory; `leaseCleared` when the write itself released the lease (a commit). */
+  write: (memory: Memory, owner: string) => Promise<WriteResult>;
+}
+
+/** Why the store refused the lease. */
+export type LeaseRefusal = "leased" | "version_changed" | "not_found" | "revert_hold";
+
+/** Why a fold did not land, by the step that stopped it. */
+export type FoldFailure =
+  | { step: "summarizer"; reason: string }
+  | { step: "lease"; refusal: LeaseRefusal }
+  | { step: "unwanted"; reason: string }
+  | { step: "budget"; refusal: BudgetRefusal }
+  | { step: "summary"; code: string; memoryId: string }
+  | { step: "too_large"; memoryId: string }
+  | { step: "write"; reason: string };
+
+export type FoldRun = { ok: true; memory: Memory } | { ok: false; failure: FoldFailure };
+
+/**
+ * Summarizes `ask.fold` under the lease and writes the result with `writer`. A fold whose summary
+ * would take more than `maxSummarizerCalls` calls folds its oldest part that fits (a whole one
+ * fails instead); the model work is admitted against the tenant's daily budget under the lease.
+ */
+export async function runFold(deps: ServiceDeps, key: ProcessKey, view: ActiveView, base: Tunables, ask: FoldAsk, writer: FoldWriter): Promise<FoldRun> {
+  // Whether the summarizer can run at all is known before the lease: if not, nothing is written.
+  const ready = await summarizerFor(deps, key, base, ask.contextWindow);
+  if (!ready.ok) return { ok: false, failure: { step: "summarizer", reason: ready.reason } };
+  const { inputCap, tunables } = ready;
+  const sized = foldWithinCallCap(ask.fold, inputCap, tunables);
+  // The rest stays active for the next fold. A range must fold whole, and a first run too large
+  // for the cap cannot be cut: both are refused by the summary step as a FAILED row.
+  const fold = sized.cut && sized.fold.length > 0 && !ask.whole ? sized.fold : ask.fold;
+  if (fold !== ask.fold) {
+    deps.log.info("fold cut to the summarizer call cap", { processId: key.processId, asked: ask.fold.length, folding: fold.length, calls: sized.calls });
+  }
+
+  const { owner, lease } = await takeLease(deps, key, view, {
+    ...(ask.owner ? { owner: ask.owner } : {}),
+    ...(ask.holdCheckTokens !== undefined ? { replayTokens: ask.holdCheckTokens } : {}),
+  });
+  // Another compaction holds the process or just finished: back off instead of paying for a summary.
+  if (!lease.ok) return { ok: false, failure: { step: "lease", refusal: lease.reason } };
+  let leaseCleared = false;
+  try {
+    const unwanted = (await writer.stillWanted?.()) ?? null;
+    if (unwanted !== null) return { ok: false, failure: { step: "unwanted", reason: unwanted } };
+    const admission = await admitModelWork(deps, key.tenantId, estimateFoldTokens(sized, tunables.summaryMaxTokens));
+    if (!admission.ok) return { ok: false, failure: { step: "budget", refusal: admission.refusal } };
+    const { summarizer, use } = metered(ready.summarizer);
+    const prior = newestSummary(view);
+    const started = Date.now();
+    const needs = await foldNeeds(deps, key, prior, fold);
+    const summary = await summarizeChecked(deps, summarizer, inputCap, tunables, { ...ask, fold }, prior?.content ?? null, needs.required);
+    const summarizerMs = Date.now() - started;
+    await recordModelUse(deps, admission, "summary", use);
+    deps.metrics.summarizerWallTime(ask.metricMode, summarizerMs);
+    const common = {
+      fold,
+      prior,
+      at: deps.clock.now(),
+      metadata: {
+        compactedMessages: fold.length,
+        provider: summarizer.provider,
+        model: summarizer.model,
+        summarizerCalls: summary.calls,
+        summarizerMs,
+        ...(summary.usage ? { usage: summary.usage } : {}),
+      },
+    };
+    const fail = async (error: string, extra: Partial<Memory["metadata"]> = {}) => {
+      const failed = writer.failed(common, error, extra);
+      await storeFailure(writer.putFailed, failed);
+      return failed.id;
+    };
+    if (!summary.ok) {
+      const memoryId = await fail(summary.code, summary.gate ? { qualityGate: summary.gate } : {});
+      // The code for tenants; the provider's words only in the log (docs/summarizers.md, "Failures").
+      deps.log.warn("compaction failed: summarizer", { processId: key.processId, memoryId, code: summary.code, error: summary.error });
+      return { ok: false, failure: { step: "summary", code: summary.code, memoryId } };
+    }
+    const memory = writer.memory({ ...common, fields: summaryFields(needs, fold, summary) });
+    const written = await unlessTooLarge(writer.write(memory, owner));
+    if (written === null) {
+      // Refused whole: nothing was written and the lease is still ours (released below).
+      const memoryId = await fail(SUMMARY_TOO_LARGE);
+      deps.log.warn("compaction failed: summary too large to store", { processId: key.processId, memoryId, lines: memory.citations?.length });
+      return { ok: false, failure: { step: "too_large", memoryId } };
+    }
+    if (!written.ok) return { ok: false, failure: { step: "write", reason: written.reason } };
+    leaseCleared = written.leaseCleared;
+    return { ok: true, memory };
+  } finally {
+    if (!leaseCleared) await releaseLease(deps, key, owner);
+  }
+}
+
+/** Lets the lease go; a failure only delays the next fold until the lease expires, so it is logged. */
+export async function releaseLease(deps: ServiceDeps, key: ProcessKey, owner: string): Promise<void> {
+  await deps.store.releaseLease(key, owner).catch((e) => deps.log.warn("lease release failed", { error: String(e) }));
+}
+
+/**
+ * Stores a FAILED row with `write`. A row whose sources alone outgrow an item (a fold of some
+ * 13,000 messages) is stored without them; `metadata.compactedMessages` still counts them.
+ */
+async function storeFailure(write: (failed: Memory) => Promise<unknown>, failed: Memory): Promise<void> {
+  try {
+    await write(failed);
+  } catch (e) {
+    if (!isItemTooLarge(e)) throw e;
+    await write({ ...failed, sourceRefs: [] });
+  }
+}
+
+/** Runs a write; the store's refusal of an item for its size comes back as null. */
+export async function unlessTooLarge<T>(write: Promise<T>): Promise<T | null> {
+  try {
+    return await write;
+  } catch (e) {
+    if (isItemTooLarge(e)) return null;
+    throw e;
+  }
+}
