@@ -5,12 +5,11 @@
  * `ANTHROPIC_API_KEY_PARAM`), never a key (docs/deploy.md).
  *
  * @example
- * await loadLlmSecrets(); // then process.env.OPENAI_API_KEY is set if its parameter exists
+ * await loadLlmSecrets(env, { warn: log.warn }); // then env.OPENAI_API_KEY is set if its parameter exists
  */
 import { ParameterNotFoundError } from "@aws-lambda-powertools/parameters/errors";
 import { SSMProvider } from "@aws-lambda-powertools/parameters/ssm";
 import type { SSMClient } from "@aws-sdk/client-ssm";
-import { SERVICE_NAME } from "../../domain/service.js";
 
 /** `<name of the env var holding the parameter name>` -> `<env var the summarizer reads>`. */
 export const LLM_SECRET_PARAMS = {
@@ -23,7 +22,8 @@ type Env = Record<string, string | undefined>;
 export interface LoadSecretsOptions {
   /** Defaults to an SSM client for the function's region, created on first use. */
   client?: SSMClient;
-  warn?: (message: string, fields: Record<string, unknown>) => void;
+  /** Where a missing parameter is reported: the service's logger (core/composition/summarizing-deps.ts). */
+  warn: (message: string, fields: Record<string, unknown>) => void;
 }
 
 const loaded = new WeakMap<Env, Promise<void>>();
@@ -35,7 +35,7 @@ let defaultProvider: SSMProvider | undefined;
  * parameter is skipped with a warning (that provider is then simply not configured); any other
  * failure rejects and is retried on the next call, so a throttled cold start does not stick.
  */
-export function loadLlmSecrets(env: Env = process.env, options: LoadSecretsOptions = {}): Promise<void> {
+export function loadLlmSecrets(env: Env, options: LoadSecretsOptions): Promise<void> {
   let pending = loaded.get(env);
   if (!pending) {
     pending = load(env, options);
@@ -49,9 +49,7 @@ async function load(env: Env, options: LoadSecretsOptions): Promise<void> {
   const wanted = Object.entries(LLM_SECRET_PARAMS).filter(([param, target]) => env[param] && !env[target]);
   if (wanted.length === 0) return;
   const provider = options.client ? new SSMProvider({ awsSdkV3Client: options.client }) : (defaultProvider ??= new SSMProvider());
-  const warn =
-    options.warn ??
-    ((message, fields) => console.warn(JSON.stringify({ level: "WARN", service: SERVICE_NAME, message, ...fields })));
+  const { warn } = options;
   const values = await Promise.all(
     wanted.map(async ([param, target]) => {
       const name = env[param]!;
