@@ -5,6 +5,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import * as z from "../../domain/zod.js";
 import type { Summarizer } from "../../ports/summarizer.js";
+import { PROVIDERS } from "./provider-descriptors.js";
 import {
   createRemoteSummarizer,
   remoteSettings,
@@ -12,7 +13,7 @@ import {
   type RemoteSummarizerOptions,
 } from "./remote-summarizer.js";
 
-export const DEFAULT_ANTHROPIC_SUMMARIZER_MODEL = "claude-3-5-haiku-latest";
+export const DEFAULT_ANTHROPIC_SUMMARIZER_MODEL = PROVIDERS.anthropic.defaultModel;
 
 /** {@link RemoteSummarizerOptions}, with Anthropic's client. */
 export type AnthropicSummarizerOptions = RemoteSummarizerOptions<Anthropic>;

@@ -13,12 +13,13 @@ import type {
   SummarizeOutcome,
   Summarizer,
 } from "../../ports/summarizer.js";
+import { PROVIDERS } from "./provider-descriptors.js";
 import { headerLine, parsePrior, render } from "./offline/format.js";
 import { termsOf } from "./offline/lexicon.js";
 import { select, weakestIndex } from "./offline/select.js";
 import { dayOf, messageUnits, type Unit, type UnitContext } from "./offline/units.js";
 
-export const OFFLINE_SUMMARIZER_MODEL = "offline-extractive-v1";
+export const OFFLINE_SUMMARIZER_MODEL = PROVIDERS.offline.defaultModel;
 /** Nominal window: the offline summarizer has no model limit, but the service caps its input by it. */
 export const OFFLINE_CONTEXT_WINDOW = 200_000;
 

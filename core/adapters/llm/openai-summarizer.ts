@@ -5,6 +5,7 @@
 import OpenAI from "openai";
 import * as z from "../../domain/zod.js";
 import type { Summarizer } from "../../ports/summarizer.js";
+import { PROVIDERS } from "./provider-descriptors.js";
 import {
   createRemoteSummarizer,
   remoteSettings,
@@ -12,7 +13,7 @@ import {
   type RemoteSummarizerOptions,
 } from "./remote-summarizer.js";
 
-export const DEFAULT_OPENAI_SUMMARIZER_MODEL = "gpt-4o-mini";
+export const DEFAULT_OPENAI_SUMMARIZER_MODEL = PROVIDERS.openai.defaultModel;
 
 /**
  * Extra completion tokens for reasoning models (o-series, gpt-5): their hidden reasoning is

@@ -21,6 +21,7 @@ import type {
   SummarizerFailure,
   SummarizerUsage,
 } from "../../ports/summarizer.js";
+import type { RemoteProviderName } from "./provider-descriptors.js";
 import { callWithRetries, classifySdkError, DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 
 /** The options of both SDK adapters (OpenAI and Anthropic); `Client` is the SDK's client class. */
@@ -82,7 +83,7 @@ export type ProviderAnswer =
   | { ok: false; error: string };
 
 export interface RemoteSummarizerSpec {
-  provider: "openai" | "anthropic";
+  provider: RemoteProviderName;
   model: string;
   contextWindow: number;
   maxOutputTokens: number;

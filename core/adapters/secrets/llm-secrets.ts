@@ -1,8 +1,8 @@
 /**
  * Loads the LLM API keys from SSM Parameter Store (SecureString) into the environment, once per
  * container, before the summarizer is built, through Powertools Parameters (decryption, the SDK
- * client, the error types). The template only carries the parameter NAMES (`OPENAI_API_KEY_PARAM`,
- * `ANTHROPIC_API_KEY_PARAM`), never a key (docs/deploy.md).
+ * client, the error types). The template only carries the parameter NAMES (each remote provider's
+ * `keyParamEnv`, e.g. `OPENAI_API_KEY_PARAM`), never a key (docs/deploy.md).
  *
  * @example
  * await loadLlmSecrets(env, { warn: log.warn }); // then env.OPENAI_API_KEY is set if its parameter exists
@@ -10,12 +10,15 @@
 import { ParameterNotFoundError } from "@aws-lambda-powertools/parameters/errors";
 import { SSMProvider } from "@aws-lambda-powertools/parameters/ssm";
 import type { SSMClient } from "@aws-sdk/client-ssm";
+import { REMOTE_PROVIDERS } from "../llm/provider-descriptors.js";
 
-/** `<name of the env var holding the parameter name>` -> `<env var the summarizer reads>`. */
-export const LLM_SECRET_PARAMS = {
-  OPENAI_API_KEY_PARAM: "OPENAI_API_KEY",
-  ANTHROPIC_API_KEY_PARAM: "ANTHROPIC_API_KEY",
-} as const;
+/**
+ * `<name of the env var holding the parameter name>` -> `<env var the summarizer reads>`, one
+ * pair per remote provider (core/adapters/llm/provider-descriptors.ts).
+ */
+export const LLM_SECRET_PARAMS: Readonly<Record<string, string>> = Object.fromEntries(
+  REMOTE_PROVIDERS.map(([, r]) => [r.keyParamEnv, r.keyEnv]),
+);
 
 type Env = Record<string, string | undefined>;
 
@@ -30,8 +33,8 @@ const loaded = new WeakMap<Env, Promise<void>>();
 let defaultProvider: SSMProvider | undefined;
 
 /**
- * Sets `OPENAI_API_KEY` / `ANTHROPIC_API_KEY` in `env` from the parameters named by their `_PARAM`
- * variables. A no-op when no `_PARAM` is set, and for a key already present in `env`. A missing
+ * Sets each provider's key variable (`OPENAI_API_KEY`, …) in `env` from the parameter its `_PARAM`
+ * variable names. A no-op when no `_PARAM` is set, and for a key already present in `env`. A missing
  * parameter is skipped with a warning (that provider is then simply not configured); any other
  * failure rejects and is retried on the next call, so a throttled cold start does not stick.
  */
