@@ -26,7 +26,7 @@ const MessagesAnswer = z.object({
 
 /**
  * A summarizer over Anthropic's Messages API (or a server speaking it at `baseURL`). Never throws:
- * every failure comes back as `{ ok: false, error }`.
+ * every failure comes back as `{ ok: false, failure }`.
  *
  * @example
  * const summarizer = createAnthropicSummarizer({ apiKey: process.env.ANTHROPIC_API_KEY });
@@ -41,7 +41,7 @@ export function createAnthropicSummarizer(options: AnthropicSummarizerOptions = 
   return createRemoteSummarizer({
     provider: "anthropic",
     ...settings,
-    send: (prompt, answerTokens, { signal, timeoutMs }) =>
+    send: (prompt, answerTokens, { signal }) =>
       client.messages.create(
         {
           model,
@@ -50,7 +50,7 @@ export function createAnthropicSummarizer(options: AnthropicSummarizerOptions = 
           messages: [{ role: "user", content: prompt.user }],
           ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
         },
-        { signal, timeout: timeoutMs, maxRetries: 0 },
+        { signal, maxRetries: 0 },
       ),
     read(raw) {
       const parsed = MessagesAnswer.safeParse(raw);

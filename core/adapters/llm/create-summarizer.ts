@@ -9,7 +9,7 @@ import { TUNABLES_ENV, tunableFromEnv } from "../../domain/tunables.js";
 import type { Summarizer } from "../../ports/summarizer.js";
 import { PROVIDER_NAMES, PROVIDERS, REMOTE_PROVIDERS, type ProviderName, type RemoteProviderDescriptor } from "./provider-descriptors.js";
 import { SUMMARIZER_FACTORIES } from "./providers.js";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
+import { DEFAULT_RETRY_POLICY, type RetryClock, type RetryPolicy } from "./retry.js";
 
 /**
  * Sent when an OpenAI- or Anthropic-compatible server needs no key: the SDKs refuse to start
@@ -141,6 +141,8 @@ function keyOrPlaceholder(provider: ProviderName, remote: RemoteProviderDescript
 export interface CreateSummarizerDeps {
   /** Custom fetch for the SDK clients (tests, proxies). */
   fetch?: typeof fetch;
+  /** The clock of the retry loop (tests); default the system clock. */
+  clock?: RetryClock;
 }
 
 /**
@@ -176,5 +178,6 @@ export function createSummarizer(
     ...(config.apiKey ? { apiKey: config.apiKey } : {}),
     ...(config.baseURL ? { baseURL: config.baseURL } : {}),
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
+    ...(deps.clock ? { clock: deps.clock } : {}),
   });
 }

@@ -67,7 +67,7 @@ export function createOpenAISummarizer(options: OpenAISummarizerOptions = {}): S
     provider: "openai",
     ...settings,
     extraAnswerTokens: reasoning ? REASONING_ALLOWANCE_TOKENS : 0,
-    send: (prompt, answerTokens, { signal, timeoutMs }) =>
+    send: (prompt, answerTokens, { signal }) =>
       client.chat.completions.create(
         {
           model,
@@ -79,7 +79,7 @@ export function createOpenAISummarizer(options: OpenAISummarizerOptions = {}): S
           ...(reasoning ? { reasoning_effort: "low" as const } : {}),
           ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
         } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
-        { signal, timeout: timeoutMs, maxRetries: 0 },
+        { signal, maxRetries: 0 },
       ),
     read(raw) {
       const parsed = ChatCompletionAnswer.safeParse(raw);
