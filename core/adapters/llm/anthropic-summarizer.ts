@@ -39,7 +39,7 @@ export function createAnthropicSummarizer(options: AnthropicSummarizerOptions = 
   const client = options.client ?? new Anthropic(sdkClientOptions(options, settings.policy));
 
   return createRemoteSummarizer({
-    provider: "anthropic",
+    provider: options.provider ?? "anthropic",
     ...settings,
     send: (prompt, answerTokens, { signal }) =>
       client.messages.create(

@@ -64,7 +64,7 @@ export function createOpenAISummarizer(options: OpenAISummarizerOptions = {}): S
   const client = options.client ?? new OpenAI(sdkClientOptions(options, settings.policy));
 
   return createRemoteSummarizer({
-    provider: "openai",
+    provider: options.provider ?? "openai",
     ...settings,
     extraAnswerTokens: reasoning ? REASONING_ALLOWANCE_TOKENS : 0,
     send: (prompt, answerTokens, { signal }) =>

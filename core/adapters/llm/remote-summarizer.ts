@@ -27,6 +27,11 @@ import { callWithRetries, classifySdkError, DEFAULT_RETRY_POLICY, type RetryCloc
 
 /** The options of both SDK adapters (OpenAI and Anthropic); `Client` is the SDK's client class. */
 export interface RemoteSummarizerOptions<Client = never> {
+  /**
+   * The name it reports (`metadata.provider`). Default: the adapter's own; a registry entry that
+   * reuses an adapter's wire format passes its own name (core/adapters/llm/providers.ts).
+   */
+  provider?: RemoteProviderName;
   /** Default: the adapter's default model. */
   model?: string;
   /** When given, the client's only credential; an OpenAI-compatible server without auth accepts any placeholder. */
