@@ -4,7 +4,9 @@
  *
  * The SDKs' own retry loops are switched off (`maxRetries: 0`) because they sleep for whatever a
  * `retry-after` header asks, without regard to any deadline (openai 6.x ignores the abort signal
- * while sleeping). Each attempt still uses the SDK's `timeout` and our abort signal.
+ * while sleeping). This loop keeps each attempt's time on its clock and aborts the attempt's
+ * signal when it is up; the SDK client's own timer is only a backstop at the whole deadline
+ * (docs/summarizers.md, "Time bounds").
  */
 import { summarizerError, type SummarizerError, type SummarizerFailure } from "../../ports/summarizer.js";
 import { backoffDelay } from "../backoff.js";
