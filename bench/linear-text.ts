@@ -130,7 +130,7 @@ async function foldTextWork(messages: readonly Message[]): Promise<void> {
     maxSummaryTokens: SUMMARY_TOKENS,
   };
   const outcome = await createOfflineSummarizer().summarize(input);
-  if (!outcome.ok) throw new Error(outcome.error);
+  if (!outcome.ok) throw new Error(outcome.failure.message);
   const required = importantUnits(input.messages, 25);
   summaryFields({ priorDetail: null, required }, fold, { ok: true, text: outcome.summary, calls: 1, carried: new Map(), ...(outcome.citations ? { citations: outcome.citations } : {}) });
   buildSummaryPrompt(input, { maxSummaryTokens: SUMMARY_TOKENS, maxInputTokens: promptTokenCeiling(200_000, answerTokenLimit(SUMMARY_TOKENS)), citations: true });

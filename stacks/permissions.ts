@@ -84,7 +84,8 @@ export function llmSecretStatements(scope: Construct, config: StageConfig): Poli
   const statements = [
     new PolicyStatement({
       actions: ["ssm:GetParameter"],
-      resources: [config.secretParams.openai, config.secretParams.anthropic].map((n) => parameterArn(scope, n)),
+      // One parameter per remote provider (core/adapters/llm/provider-descriptors.ts).
+      resources: Object.values(config.secretParams).map((n) => parameterArn(scope, n)),
     }),
   ];
   if (config.secretsKmsKeyArn) {

@@ -10,6 +10,7 @@ import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Function, type FunctionProps, type Stack } from "sst/constructs";
 import { LAMBDA_ARCHITECTURE, LAMBDA_RUNTIME, nodejsBundling } from "./bundling.js";
+import { REMOTE_PROVIDERS } from "../core/adapters/llm/provider-descriptors.js";
 import { sstHandler, type HandlerSpec } from "./handlers.js";
 import { llmSecretStatements, putEventsStatements, tableStatements } from "./permissions.js";
 import { METRICS_NAMESPACE, SERVICE_NAME, type StageConfig } from "./stage.js";
@@ -46,13 +47,14 @@ export function functionEnvironment(spec: HandlerSpec, o: { config: StageConfig;
   }
   if (spec.summarizes) {
     const c = o.config;
-    // Parameter NAMES only: core/adapters/secrets/llm-secrets.ts fetches the SecureStrings at cold start.
-    env.OPENAI_API_KEY_PARAM = c.secretParams.openai;
-    env.ANTHROPIC_API_KEY_PARAM = c.secretParams.anthropic;
+    for (const [name, remote] of REMOTE_PROVIDERS) {
+      // Parameter NAMES only: core/adapters/secrets/llm-secrets.ts fetches the SecureStrings at cold start.
+      env[remote.keyParamEnv] = c.secretParams[name];
+      const baseUrl = c.baseUrls[name];
+      if (baseUrl) env[remote.baseUrlEnv] = baseUrl;
+    }
     if (c.summarizer) env.SUMMARIZER = c.summarizer;
     if (c.summarizerModel) env.SUMMARIZER_MODEL = c.summarizerModel;
-    if (c.openaiBaseUrl) env.OPENAI_BASE_URL = c.openaiBaseUrl;
-    if (c.anthropicBaseUrl) env.ANTHROPIC_BASE_URL = c.anthropicBaseUrl;
     if (c.tenantDailyTokenBudget) env.TENANT_DAILY_TOKEN_BUDGET = c.tenantDailyTokenBudget;
   }
   return env;

@@ -14,19 +14,26 @@ import { SERVICE_NAME } from "../core/domain/service.js";
 import { readRateLimits } from "../core/composition/env.js";
 import { DEFAULT_TENANT_RATE_LIMIT } from "../core/domain/rate-limit.js";
 import { parsePublisherGrants, publisherAccounts } from "../core/domain/event-publishers.js";
+import {
+  keyParameterName,
+  PROVIDER_NAMES,
+  PROVIDERS,
+  REMOTE_PROVIDERS,
+  type ProviderName,
+  type RemoteProviderName,
+} from "../core/adapters/llm/provider-descriptors.js";
 export const METRICS_NAMESPACE = "Vancetope/Memory";
-export const SUMMARIZERS = ["offline", "openai", "anthropic"] as const;
 
 export interface StageConfig {
   stage: string;
   dev: boolean;
-  /** Unset: the function picks openai / anthropic / offline by which key parameter exists. */
-  summarizer?: (typeof SUMMARIZERS)[number];
+  /** Unset: the function picks a provider by which key parameter exists (docs/summarizers.md). */
+  summarizer?: ProviderName;
   summarizerModel?: string;
-  openaiBaseUrl?: string;
-  anthropicBaseUrl?: string;
-  /** SSM SecureString parameter names holding the LLM keys (created by the operator). */
-  secretParams: { openai: string; anthropic: string };
+  /** Each remote provider's base URL variable (e.g. OPENAI_BASE_URL), when the shell sets it. */
+  baseUrls: Partial<Record<RemoteProviderName, string>>;
+  /** SSM SecureString parameter names holding the LLM keys (created by the operator), per remote provider. */
+  secretParams: Record<RemoteProviderName, string>;
   /** A customer managed KMS key encrypting those parameters; the default aws/ssm key needs none. */
   secretsKmsKeyArn?: string;
   /**
@@ -71,11 +78,15 @@ type Env = Record<string, string | undefined>;
 const nonEmpty = (v: string | undefined) => (v && v.trim() ? v.trim() : undefined);
 
 /** SSM parameter path of one LLM key for a stage: `/vancetope-memory/<stage>/<provider>-api-key`. */
-export const llmKeyParameterName = (stage: string, provider: "openai" | "anthropic") =>
-  `/${SERVICE_NAME}/${stage}/${provider}-api-key`;
+export const llmKeyParameterName = (stage: string, provider: RemoteProviderName) =>
+  keyParameterName(SERVICE_NAME, stage, provider);
+
+/** One value per remote provider, in the descriptors' order. */
+const perRemoteProvider = <T>(value: (name: RemoteProviderName, envName: string) => T) =>
+  Object.fromEntries(REMOTE_PROVIDERS.map(([name, r]) => [name, value(name, r.baseUrlEnv)])) as Record<RemoteProviderName, T>;
 
 /**
- * Reads SUMMARIZER, SUMMARIZER_MODEL, OPENAI_BASE_URL, ANTHROPIC_BASE_URL,
+ * Reads SUMMARIZER, SUMMARIZER_MODEL, each remote provider's base URL variable (OPENAI_BASE_URL, …),
  * VANCETOPE_SECRETS_KMS_KEY_ARN, VANCETOPE_EVENT_PUBLISHERS (`account=tenant,…`), TENANT_RATE_LIMIT
  * (default 20), TENANT_RATE_LIMITS, VANCETOPE_CURSOR_SECRET, VANCETOPE_WORKER_CONCURRENCY and
  * TENANT_DAILY_TOKEN_BUDGET (each checked as the functions will read it). The LLM keys themselves
@@ -84,8 +95,8 @@ export const llmKeyParameterName = (stage: string, provider: "openai" | "anthrop
 export function readStageConfig(stage: string, env: Env = process.env): StageConfig {
   if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(stage)) throw new Error(`invalid stage name '${stage}'`);
   const summarizer = nonEmpty(env.SUMMARIZER);
-  if (summarizer && !(SUMMARIZERS as readonly string[]).includes(summarizer)) {
-    throw new Error(`SUMMARIZER must be one of ${SUMMARIZERS.join(", ")} (got '${summarizer}')`);
+  if (summarizer && !Object.hasOwn(PROVIDERS, summarizer)) {
+    throw new Error(`SUMMARIZER must be one of ${PROVIDER_NAMES.join(", ")} (got '${summarizer}')`);
   }
   if (nonEmpty(env.VANCETOPE_EVENT_PUBLISHER_ACCOUNTS)) {
     // An account list alone would let each account act for every tenant: refuse it, do not guess.
@@ -112,9 +123,10 @@ export function readStageConfig(stage: string, env: Env = process.env): StageCon
     dev: isDevStage(stage),
     summarizer: summarizer as StageConfig["summarizer"],
     summarizerModel: nonEmpty(env.SUMMARIZER_MODEL),
-    openaiBaseUrl: nonEmpty(env.OPENAI_BASE_URL),
-    anthropicBaseUrl: nonEmpty(env.ANTHROPIC_BASE_URL),
-    secretParams: { openai: llmKeyParameterName(stage, "openai"), anthropic: llmKeyParameterName(stage, "anthropic") },
+    baseUrls: Object.fromEntries(
+      Object.entries(perRemoteProvider((_, envName) => nonEmpty(env[envName]))).filter(([, url]) => url !== undefined),
+    ),
+    secretParams: perRemoteProvider((name) => llmKeyParameterName(stage, name)),
     secretsKmsKeyArn: kms,
     eventPublishers: [...grants]
       .flatMap(([account, tenants]) => (tenants === "any" ? [`${account}=*`] : [...tenants].map((t) => `${account}=${t}`)))

@@ -1,14 +1,28 @@
 /** The composition root of the functions that summarize: secrets first, then the summarizer. */
+import type { SSMClient } from "@aws-sdk/client-ssm";
 import { createSummarizerFromEnv } from "../adapters/llm/create-summarizer.js";
 import { loadLlmSecrets } from "../adapters/secrets/llm-secrets.js";
+import type { Log } from "../ports/logger.js";
 import { createDeps } from "./create-deps.js";
 import { withWorkerInvoker } from "./worker-events.js";
 
-export function createSummarizingDeps(env: NodeJS.ProcessEnv = process.env) {
+export interface SummarizingDepsOptions {
+  /** The SSM client the keys are read with; default: one for the function's region. */
+  ssmClient?: SSMClient;
+  /** Default: the Powertools logger of createDeps. */
+  log?: Log;
+}
+
+export function createSummarizingDeps(env: NodeJS.ProcessEnv = process.env, options: SummarizingDepsOptions = {}) {
   const deps = createDeps({
     env,
+    ...(options.log ? { log: options.log } : {}),
     summarizerFactory: async () => {
-      await loadLlmSecrets();
+      // The keys land in `env`, the environment the summarizer is then built from.
+      await loadLlmSecrets(env, {
+        ...(options.ssmClient ? { client: options.ssmClient } : {}),
+        warn: (message, fields) => deps.log.warn(message, fields),
+      });
       return createSummarizerFromEnv(env);
     },
   });

@@ -36,7 +36,8 @@ export interface SummarizeInput {
 /**
  * Why a summarizer call failed, as tenants see it: a stable code stored in a FAILED memory's
  * `metadata.error` and given in `reason` (docs/summarizers.md, "Failures"). The provider's own
- * words, which may quote a key fragment or an internal host, stay in `error` and go to the log.
+ * words, which may quote a key fragment or an internal host, stay in the failure's `message` and
+ * go to the log.
  */
 export const SUMMARIZER_FAILURES = [
   /** No answer within an attempt's time or the deadline. */
@@ -60,6 +61,34 @@ export const SUMMARIZER_FAILURES = [
 ] as const;
 export type SummarizerFailure = (typeof SUMMARIZER_FAILURES)[number];
 
+/** The kinds a later call may cure: the provider was slow, busy or out of reach. */
+const RETRYABLE_FAILURES: ReadonlySet<SummarizerFailure> = new Set([
+  "provider_timeout",
+  "provider_unreachable",
+  "provider_rate_limited",
+  "provider_unavailable",
+]);
+
+/**
+ * A failed summarizer call, typed: `kind` is what tenants see (`metadata.error`, `reason`),
+ * `retryable` whether the same call may succeed later (the remote adapters have already retried
+ * within their deadline), `message` the provider's words for the log only.
+ */
+export interface SummarizerError {
+  kind: SummarizerFailure;
+  retryable: boolean;
+  message: string;
+}
+
+/**
+ * A {@link SummarizerError} of `kind`, retryable as that kind is unless told otherwise.
+ *
+ * @example summarizerError("provider_rate_limited", "openai answered HTTP 429: slow down").retryable // true
+ */
+export function summarizerError(kind: SummarizerFailure, message: string, retryable = RETRYABLE_FAILURES.has(kind)): SummarizerError {
+  return { kind, retryable, message };
+}
+
 export interface SummarizerUsage {
   inputTokens?: number;
   outputTokens?: number;
@@ -76,8 +105,7 @@ export type SummarizeOutcome =
        */
       citations?: string[][];
     }
-  /** `error` is for the log; `code` is what tenants see (`summarizer_error` when absent). */
-  | { ok: false; error: string; code?: SummarizerFailure; usage?: SummarizerUsage };
+  | { ok: false; failure: SummarizerError; usage?: SummarizerUsage };
 
 /** One plain request to the summarizer's model (the strength analyzer's batched rating call). */
 export interface CompletionRequest {
@@ -89,7 +117,7 @@ export interface CompletionRequest {
 
 export type CompletionOutcome =
   | { ok: true; text: string; usage?: SummarizerUsage }
-  | { ok: false; error: string; code?: SummarizerFailure; usage?: SummarizerUsage };
+  | { ok: false; failure: SummarizerError; usage?: SummarizerUsage };
 
 export interface Summarizer {
   /** `openai`, `anthropic` or `offline`: stored as `metadata.provider`. */
@@ -101,8 +129,7 @@ export interface Summarizer {
   readonly maxOutputTokens: number;
   /**
    * Never throws for provider trouble: a timeout, a 5xx after retries, or an answer without a
-   * summary block comes back as `{ ok: false, error, code }`: `error` in words for the log, `code`
-   * one of {@link SUMMARIZER_FAILURES} for tenants.
+   * summary block comes back as `{ ok: false, failure }`, a {@link SummarizerError}.
    */
   summarize(input: SummarizeInput): Promise<SummarizeOutcome>;
   /**

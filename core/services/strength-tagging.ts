@@ -104,7 +104,7 @@ async function rateWithModel(
   const outcome = await summarizer.complete!({ system: prompt.system, user: prompt.user, maxOutputTokens: prompt.maxOutputTokens });
   await recordModelUse(deps, admission, "strength", use);
   const usage = outcome.usage && Object.keys(outcome.usage).length > 0 ? { usage: outcome.usage } : {};
-  if (!outcome.ok) return { ratings: [], error: { code: outcome.code ?? "summarizer_error", text: outcome.error }, ...usage };
+  if (!outcome.ok) return { ratings: [], error: { code: outcome.failure.kind, text: outcome.failure.message }, ...usage };
   const answer = parseStrengthAnswer(outcome.text, prompt.messages);
   if (!answer.ok) return { ratings: [], error: { code: "answer_unusable", text: answer.error }, ...usage };
   const ratings = [...answer.ratings].map(([n, strength]) => ({ message: messages[n - 1]!, strength }));

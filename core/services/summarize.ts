@@ -11,7 +11,7 @@ import { chunkBySourceChars } from "../domain/selector.js";
 import { summarizerInputCap, withSummaryBudget } from "../domain/summarizer-fit.js";
 import { partsPerCall, plannedCalls, summaryStrategy } from "../domain/summary-plan.js";
 import type { Tunables } from "../domain/tunables.js";
-import type { SummarizeInput, SummarizeOutcome, Summarizer, SummarizerUsage, SummarySourceMessage } from "../ports/summarizer.js";
+import { summarizerError, type SummarizeInput, type SummarizeOutcome, type Summarizer, type SummarizerUsage, type SummarySourceMessage } from "../ports/summarizer.js";
 import type { ProcessKey } from "../ports/store.js";
 import type { ServiceDeps } from "./deps.js";
 import { isImportant, remember, type CheckedSummary } from "./summary-fields.js";
@@ -59,7 +59,7 @@ async function callSummarizer(summarizer: Summarizer, input: SummarizeInput): Pr
     return await summarizer.summarize(input);
   } catch (e) {
     // The port promises not to throw; an adapter bug must still not leave state behind.
-    return { ok: false as const, error: e instanceof Error ? e.message : String(e), code: "summarizer_error" };
+    return { ok: false as const, failure: summarizerError("summarizer_error", e instanceof Error ? e.message : String(e)) };
   }
 }
 
@@ -70,8 +70,8 @@ async function callSummarizer(summarizer: Summarizer, input: SummarizeInput): Pr
  */
 const failed = (outcome: Extract<SummarizeOutcome, { ok: false }>, calls: number, usage: SummarizerUsage | undefined): Extract<ChunkedSummary, { ok: false }> => ({
   ok: false,
-  error: outcome.error,
-  code: outcome.code ?? "summarizer_error",
+  error: outcome.failure.message,
+  code: outcome.failure.kind,
   calls,
   ...(usage ? { usage } : {}),
 });

@@ -49,7 +49,7 @@ async function seedProcess(): Promise<Seeded> {
   expect(hard.body).toMatchObject({ compacted: true, mode: "HARD" });
 
   for (let i = 0; i < 4; i++) await say(PROCESS, i % 2 ? "ASSISTANT" : "USER", `Rollback step ${i}: keep the old primary for a day`);
-  fake.script.push({ ok: false, error: "model overloaded", code: "provider_unavailable" });
+  fake.script.push({ ok: false, failure: { kind: "provider_unavailable", retryable: true, message: "model overloaded" } });
   const failed = await api("POST", `/v1/processes/${PROCESS}/compaction`, { body: { model: { contextWindow: 128_000 }, force: "HARD" } });
   expect(failed.body).toMatchObject({ compacted: false });
   expect(failed.body.memoryId).toBeDefined();

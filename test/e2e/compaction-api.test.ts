@@ -148,7 +148,7 @@ describe("GET /v1/processes/{id}/memories", () => {
     await chat("m-chain", 12); // re-PUT keeps the process; 12 more messages
     const second = (await compaction("m-chain", { model: MODEL, force: "HARD" })).body;
     await chat("m-chain", 12);
-    fake.script.push({ ok: false, error: "model overloaded at llm-gw.corp.internal", code: "provider_unavailable" });
+    fake.script.push({ ok: false, failure: { kind: "provider_unavailable", retryable: true, message: "model overloaded at llm-gw.corp.internal" } });
     const failed = (await compaction("m-chain", { model: MODEL, force: "HARD" })).body;
     expect(failed.reason).toBe("summarizer_failed: provider_unavailable");
     expect([first.compacted, second.compacted, failed.compacted]).toEqual([true, true, false]);

@@ -143,7 +143,7 @@ describe("POST /v1/processes/{id}/memories/{memoryId}/revert", () => {
     for (let i = 0; i < 12; i++) await api("POST", "/v1/processes/r-bad/messages", { body: { role: i % 2 ? "USER" : "ASSISTANT", content: `more ${i}` } });
     const second = await compact("r-bad");
     for (let i = 0; i < 8; i++) await api("POST", "/v1/processes/r-bad/messages", { body: { role: i % 2 ? "ASSISTANT" : "USER", content: `late ${i}` } });
-    fake.script.push({ ok: false, error: "model overloaded" });
+    fake.script.push({ ok: false, failure: { kind: "summarizer_error", retryable: false, message: "model overloaded" } });
     const failed = await compact("r-bad");
     expect(failed.memoryId).toEqual(expect.any(String));
 

@@ -26,8 +26,7 @@ describe("stages", () => {
       dev: false,
       summarizer: "openai",
       summarizerModel: "gpt-4.1-mini",
-      openaiBaseUrl: "https://vllm.internal/v1",
-      anthropicBaseUrl: undefined,
+      baseUrls: { openai: "https://vllm.internal/v1" },
       secretParams: {
         openai: "/vancetope-memory/team-a/openai-api-key",
         anthropic: "/vancetope-memory/team-a/anthropic-api-key",

@@ -161,7 +161,7 @@ describe("a fault at each step of the commit protocol", () => {
   it.each(cases)("$name: invariants hold, and the next call finishes the work", async (c) => {
     const ctx = await setup(c.big ? 130 : 20);
     const { faulty, fake, deps, key } = ctx;
-    if (c.summarizerFails) fake.script.push({ ok: false, error: "provider overloaded" });
+    if (c.summarizerFails) fake.script.push({ ok: false, failure: { kind: "summarizer_error", retryable: false, message: "provider overloaded" } });
     for (const f of c.faults) faulty.inject(f);
 
     const first = await compactIfNeeded(deps, key, HARD).catch((e: unknown) => e);

@@ -348,7 +348,7 @@ describe("a failing summarizer", () => {
     // The tenant sees the failure's code, never the summarizer's words (docs/summarizers.md, "Failures").
     {
       name: "answers ok:false",
-      setup: (h) => h.fake.script.push({ ok: false, error: "rate limited by provider", code: "provider_rate_limited" }),
+      setup: (h) => h.fake.script.push({ ok: false, failure: { kind: "provider_rate_limited", retryable: true, message: "rate limited by provider" } }),
       error: /provider_rate_limited/,
     },
     { name: "throws", setup: (h) => h.fake.script.push(new Error("adapter exploded")), error: /summarizer_error/ },
@@ -505,7 +505,7 @@ describe("chunking a fold for a small summarizer", () => {
 
   it("fails as a whole when a later chunk fails: one FAILED row, nothing archived", async () => {
     const fake = createFakeSummarizer({ contextWindow: 4_000, maxOutputTokens: 200 });
-    fake.script = [{ ok: true, summary: "first chunk" }, { ok: false, error: "second chunk refused", code: "model_refused" }];
+    fake.script = [{ ok: true, summary: "first chunk" }, { ok: false, failure: { kind: "model_refused", retryable: false, message: "second chunk refused" } }];
     const { deps } = harness({ fake, env: CHAINED });
     const key = await newProcess(deps);
     await say(deps, key, "USER", "Review the vendor contracts.");
@@ -590,7 +590,7 @@ describe("summarizing a large fold in parallel", () => {
 
   it("fails as a whole when one parallel chunk fails: one FAILED row, nothing archived, no merge call", async () => {
     const fake = createFakeSummarizer({ contextWindow: 4_000, maxOutputTokens: 200 });
-    fake.script = [{ ok: true, summary: "first chunk" }, { ok: false, error: "second chunk refused", code: "model_refused" }];
+    fake.script = [{ ok: true, summary: "first chunk" }, { ok: false, failure: { kind: "model_refused", retryable: false, message: "second chunk refused" } }];
     const { deps } = harness({ fake });
     const key = await contracts(deps);
     const before = await activeIds(key);
@@ -666,7 +666,7 @@ describe("observability", () => {
     // A no-op and a failure record no run and publish nothing; the failure logs a warning.
     await compactIfNeeded(deps, key, { model: { contextWindow: WINDOW }, prompt: { tokens: 10 } });
     await sayMany(deps, key, 12);
-    fake.script.push({ ok: false, error: "quota exceeded" });
+    fake.script.push({ ok: false, failure: { kind: "summarizer_error", retryable: false, message: "quota exceeded" } });
     await compactIfNeeded(deps, key, { model: { contextWindow: WINDOW }, force: "EMERGENCY" });
     expect(metrics.runs).toHaveLength(1);
     expect(bus.published()).toHaveLength(1);

@@ -13,6 +13,8 @@ import {
   startLlmWireServer,
   type LlmWireServer,
 } from "../../tools/llm-wire-server.js";
+import { createFakeClock } from "../support/fake-clock.js";
+import { hangingProvider } from "../support/hanging-provider.js";
 
 const at = (minute: number) => `2024-05-01T10:${String(minute).padStart(2, "0")}:00.000Z`;
 const history: SummarySourceMessage[] = [
@@ -100,7 +102,7 @@ describe("OpenAI summarizer over the wire", () => {
     const outcome = await summarizerAt().summarize(input);
     expect(outcome.ok).toBe(false);
     expect(outcome).not.toHaveProperty("summary");
-    if (!outcome.ok) expect(outcome).toMatchObject({ error: expect.stringMatching(/no <summary> block/), code: "answer_unusable" });
+    if (!outcome.ok) expect(outcome).toMatchObject({ failure: { kind: "answer_unusable", message: expect.stringMatching(/no <summary> block/) } });
     expect(outcome.usage).toEqual({ inputTokens: 1000, outputTokens: 9 });
   });
 
@@ -108,7 +110,7 @@ describe("OpenAI summarizer over the wire", () => {
     server.reply({ body: chatCompletionBody("<analysis>a</analysis><summary>The user, Dana, asked", { finishReason: "length" }) });
     const outcome = await summarizerAt().summarize(input);
     expect(outcome.ok).toBe(false);
-    if (!outcome.ok) expect(outcome.error).toMatch(/not closed.*finish_reason=length/);
+    if (!outcome.ok) expect(outcome.failure.message).toMatch(/not closed.*finish_reason=length/);
   });
 
   it("truncates a summary that overshoots the budget at a sentence boundary", async () => {
@@ -133,7 +135,7 @@ describe("OpenAI summarizer over the wire", () => {
     server.setFallback({ status: 500, body: openAIErrorBody("boom") });
     const outcome = await summarizerAt().summarize(input);
     expect(outcome.ok).toBe(false);
-    if (!outcome.ok) expect(outcome).toMatchObject({ error: expect.stringMatching(/HTTP 500.*after 2 attempts/), code: "provider_unavailable" });
+    if (!outcome.ok) expect(outcome).toMatchObject({ failure: { kind: "provider_unavailable", message: expect.stringMatching(/HTTP 500.*after 2 attempts/) } });
     expect(server.requests).toHaveLength(2);
   });
 
@@ -141,7 +143,7 @@ describe("OpenAI summarizer over the wire", () => {
     server.setFallback({ status: 400, body: openAIErrorBody("bad request", "invalid_request_error") });
     const outcome = await summarizerAt().summarize(input);
     expect(outcome.ok).toBe(false);
-    if (!outcome.ok) expect(outcome).toMatchObject({ error: expect.stringMatching(/HTTP 400/), code: "provider_rejected" });
+    if (!outcome.ok) expect(outcome).toMatchObject({ failure: { kind: "provider_rejected", message: expect.stringMatching(/HTTP 400/) } });
     expect(server.requests).toHaveLength(1);
   });
 
@@ -150,42 +152,51 @@ describe("OpenAI summarizer over the wire", () => {
       { status: 429, body: openAIErrorBody("slow down", "rate_limit_error"), headers: { "retry-after-ms": "150" } },
       { body: chatCompletionBody(goodAnswer) },
     );
-    const outcome = await summarizerAt().summarize(input);
-    expect(outcome.ok).toBe(true);
-    const [first, second] = server.requests;
-    expect(second!.receivedAt - first!.receivedAt).toBeGreaterThanOrEqual(140);
+    const clock = createFakeClock();
+    const pending = summarizerAt({ clock }).summarize(input);
+    await clock.fire(150);
+    expect((await pending).ok).toBe(true);
+    expect(server.requests).toHaveLength(2);
+    expect(clock.now()).toBe(150);
   });
 
   it("does not wait past the deadline for a long retry-after", async () => {
     server.setFallback({ status: 429, body: openAIErrorBody("slow down"), headers: { "retry-after": "60" } });
-    const started = Date.now();
-    const outcome = await summarizerAt({ retry: { deadlineMs: 2_000 } }).summarize(input);
+    const clock = createFakeClock();
+    const outcome = await summarizerAt({ retry: { deadlineMs: 2_000 }, clock }).summarize(input);
     expect(outcome.ok).toBe(false);
-    // Gave up at once rather than sleeping until the 2 s deadline (margin for a loaded machine).
-    expect(Date.now() - started).toBeLessThan(1_800);
+    if (!outcome.ok) expect(outcome.failure).toMatchObject({ kind: "provider_rate_limited", message: expect.stringMatching(/no retry: waiting 60000 ms/) });
+    // Gave up at once: the only timer ever set was the first attempt's.
+    expect(clock.requested).toEqual([2_000]);
     expect(server.requests).toHaveLength(1);
   });
 
   it("ends a hanging provider as a failure within the attempt and deadline bounds", async () => {
-    server.setFallback({ delayMs: 10_000, body: chatCompletionBody(goodAnswer) });
-    const started = Date.now();
-    const outcome = await summarizerAt({ retry: { attemptTimeoutMs: 300, deadlineMs: 2_000, backoffMs: 50 } }).summarize(input);
-    const elapsed = Date.now() - started;
+    const arrivals = hangingProvider(server, chatCompletionBody(goodAnswer));
+    const clock = createFakeClock();
+    const pending = summarizerAt({ retry: { attemptTimeoutMs: 300, deadlineMs: 2_000, backoffMs: 50 }, clock, random: () => 1 }).summarize(input);
+    await arrivals.next();
+    await clock.fire(300);
+    await clock.fire(50);
+    await arrivals.next();
+    await clock.fire(300);
+    const outcome = await pending;
     expect(outcome.ok).toBe(false);
-    if (!outcome.ok) expect(outcome).toMatchObject({ error: expect.stringMatching(/no answer within 300 ms/), code: "provider_timeout" });
+    if (!outcome.ok) expect(outcome.failure).toMatchObject({ kind: "provider_timeout", message: expect.stringMatching(/no answer within 300 ms \(after 2 attempts\)/) });
     expect(server.requests).toHaveLength(2); // one retry, then the bound
-    expect(elapsed).toBeGreaterThanOrEqual(600);
-    // Far below the provider's 10 s: the bound ended it (a tight upper figure would only measure load).
-    expect(elapsed).toBeLessThan(5_000);
+    expect(clock.now()).toBe(650);
   });
 
   it("stops at the overall deadline even when one attempt may take longer", async () => {
-    server.setFallback({ delayMs: 10_000, body: chatCompletionBody(goodAnswer) });
-    const started = Date.now();
-    const outcome = await summarizerAt({ retry: { attemptTimeoutMs: 5_000, deadlineMs: 400 } }).summarize(input);
+    const arrivals = hangingProvider(server, chatCompletionBody(goodAnswer));
+    const clock = createFakeClock();
+    const pending = summarizerAt({ retry: { attemptTimeoutMs: 5_000, deadlineMs: 400 }, clock }).summarize(input);
+    await arrivals.next();
+    // The attempt's timer is clipped to the 400 ms deadline, not the 5 s attempt timeout.
+    await clock.fire(400);
+    const outcome = await pending;
     expect(outcome.ok).toBe(false);
-    // Ended by the 400 ms deadline, not the 5 s attempt timeout (margin for a loaded machine).
-    expect(Date.now() - started).toBeLessThan(3_000);
+    if (!outcome.ok) expect(outcome.failure).toMatchObject({ kind: "provider_timeout", message: expect.stringMatching(/no answer within 400 ms; no retry/) });
     expect(server.requests).toHaveLength(1);
   });
 
@@ -226,18 +237,20 @@ describe("createSummarizerFromEnv with OpenAI settings", () => {
   });
 
   it("applies SUMMARIZER_TIMEOUT_MS and SUMMARIZER_DEADLINE_MS", async () => {
-    server.setFallback({ delayMs: 10_000, body: chatCompletionBody(goodAnswer) });
-    const s = createSummarizerFromEnv({
-      SUMMARIZER: "openai",
-      OPENAI_BASE_URL: `${server.url}/v1`,
-      SUMMARIZER_TIMEOUT_MS: "200",
-      SUMMARIZER_DEADLINE_MS: "300",
-    });
-    const started = Date.now();
-    const outcome = await s.summarize(input);
+    const arrivals = hangingProvider(server, chatCompletionBody(goodAnswer));
+    const clock = createFakeClock();
+    const s = createSummarizerFromEnv(
+      { SUMMARIZER: "openai", OPENAI_BASE_URL: `${server.url}/v1`, SUMMARIZER_TIMEOUT_MS: "200", SUMMARIZER_DEADLINE_MS: "300" },
+      { clock },
+    );
+    const pending = s.summarize(input);
+    await arrivals.next();
+    await clock.fire(200);
+    const outcome = await pending;
     expect(outcome.ok).toBe(false);
-    // Ended by the configured 300 ms deadline, far below the provider's 10 s and the default bounds.
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // The 200 ms attempt ended it, and no wait fits in the 100 ms left of the 300 ms deadline.
+    if (!outcome.ok) expect(outcome.failure.message).toMatch(/no answer within 200 ms; no retry: .* deadline of 300 ms/);
+    expect(clock.now()).toBe(200);
   });
 
   it("refuses SUMMARIZER=openai with neither a key nor a base URL", () => {

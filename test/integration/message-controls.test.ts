@@ -207,7 +207,7 @@ describe("undoing a compaction", () => {
     for (let i = 0; i < 12; i++) await appendMessage(deps, key, { role: i % 2 ? "USER" : "ASSISTANT", content: `more ${i}: rack ${i} is labelled.` });
     const afterFirst = await active(key);
     const second = await compactIfNeeded(deps, key, HARD);
-    fake.script.push({ ok: false, error: "model overloaded" });
+    fake.script.push({ ok: false, failure: { kind: "summarizer_error", retryable: false, message: "model overloaded" } });
     for (let i = 0; i < 8; i++) await appendMessage(deps, key, { role: i % 2 ? "ASSISTANT" : "USER", content: `late ${i}: bin ${i}.` });
     const failed = await compactIfNeeded(deps, key, HARD);
     expect([first.compacted, second.compacted, failed.compacted]).toEqual([true, true, false]);

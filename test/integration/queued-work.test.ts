@@ -135,7 +135,7 @@ describe("a manual job next to an automatic fold", () => {
     const manual = await compactManually({ ...deps, store: stuck }, key, { model: { contextWindow: WINDOW }, force: "HARD" });
     const manualId = manual.result.memoryId!;
     // The worker's summary fails: the job ends with that reason, not a commit.
-    fake.script.push({ ok: false, error: "model overloaded", code: "provider_unavailable" });
+    fake.script.push({ ok: false, failure: { kind: "provider_unavailable", retryable: true, message: "model overloaded" } });
     expect(await handleCompactionRequested(deps, requestFor(manualId))).toMatchObject({ done: "failed" });
     expect((await store.getMemory(key, manualId))!).toMatchObject({ status: "DISCARDED", metadata: { discardReason: "summarizer_failed: provider_unavailable" } });
 

@@ -6,6 +6,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { REMOTE_PROVIDERS } from "../../core/adapters/llm/provider-descriptors.js";
 import { resolveSummarizerConfig } from "../../core/adapters/llm/create-summarizer.js";
 import { CompactionModeName, CompactionResult, InboxItem, Memory, MemoryMetadata, MemoryStatus, Message, Process } from "../../core/domain/model.js";
 import { DEFAULT_TUNABLES, TUNABLES_ENV, type Tunables } from "../../core/domain/tunables.js";
@@ -139,15 +140,16 @@ describe("docs/api.md", () => {
 
   it("states the provider selection rule the code follows: a base URL alone selects its provider", () => {
     const rule = api.replace(/\s+/g, " ").match(/When `SUMMARIZER` is unset: (.*?)\(deterministic, no network\)/)?.[1];
-    expect(rule).toBe(
-      "`openai` if `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set, else `anthropic` if `ANTHROPIC_API_KEY` or `ANTHROPIC_BASE_URL` is set, else `offline` ",
-    );
-    // The same rule, in the code.
-    expect(resolveSummarizerConfig({ OPENAI_API_KEY: "k" }).provider).toBe("openai");
-    expect(resolveSummarizerConfig({ OPENAI_BASE_URL: "http://127.0.0.1:9/v1" }).provider).toBe("openai");
-    expect(resolveSummarizerConfig({ ANTHROPIC_API_KEY: "k" }).provider).toBe("anthropic");
-    expect(resolveSummarizerConfig({ ANTHROPIC_BASE_URL: "http://127.0.0.1:9" }).provider).toBe("anthropic");
-    expect(resolveSummarizerConfig({ OPENAI_BASE_URL: "http://127.0.0.1:9/v1", ANTHROPIC_API_KEY: "k" }).provider).toBe("openai");
+    // The rule as the provider registry orders it (core/adapters/llm/provider-descriptors.ts).
+    const steps = REMOTE_PROVIDERS.map(([name, r]) => `\`${name}\` if \`${r.keyEnv}\` or \`${r.baseUrlEnv}\` is set`);
+    expect(rule).toBe(`${steps.join(", else ")}, else \`offline\` `);
+    // The same rule, in the code: each key or base URL alone selects its provider, the earlier one wins.
+    for (const [name, r] of REMOTE_PROVIDERS) {
+      expect(resolveSummarizerConfig({ [r.keyEnv]: "k" }).provider).toBe(name);
+      expect(resolveSummarizerConfig({ [r.baseUrlEnv]: "http://127.0.0.1:9/v1" }).provider).toBe(name);
+    }
+    const [first, second] = REMOTE_PROVIDERS;
+    expect(resolveSummarizerConfig({ [first![1].baseUrlEnv]: "http://127.0.0.1:9/v1", [second![1].keyEnv]: "k" }).provider).toBe(first![0]);
     expect(resolveSummarizerConfig({}).provider).toBe("offline");
   });
 });

@@ -174,7 +174,7 @@ describe("offline summarizer behaviour", () => {
 
   it("fails rather than inventing a summary when there is nothing to fold", async () => {
     const outcome = await createOfflineSummarizer().summarize({ priorSummary: null, messages: [] });
-    expect(outcome).toEqual({ ok: false, error: "nothing to summarize: no messages and no prior summary", code: "nothing_to_summarize" });
+    expect(outcome).toEqual({ ok: false, failure: { kind: "nothing_to_summarize", retryable: false, message: "nothing to summarize: no messages and no prior summary" } });
   });
 
   it("says so when only small talk was folded", async () => {

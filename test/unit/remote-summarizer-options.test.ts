@@ -34,12 +34,12 @@ describe("remote summarizer options", () => {
     });
   });
 
-  it("build SDK clients without SDK retries and without an environment fallback for the base URL", () => {
+  it("build SDK clients without SDK retries, with the deadline as their own timer's backstop, and without an environment fallback for the base URL", () => {
     expect(sdkClientOptions({}, DEFAULT_RETRY_POLICY)).toEqual({
       apiKey: undefined,
       baseURL: null,
       maxRetries: 0,
-      timeout: DEFAULT_RETRY_POLICY.attemptTimeoutMs,
+      timeout: DEFAULT_RETRY_POLICY.deadlineMs,
     });
     const fetchImpl: typeof fetch = async () => new Response("{}");
     expect(sdkClientOptions({ apiKey: "k", baseURL: "http://127.0.0.1:1/v1", fetch: fetchImpl }, DEFAULT_RETRY_POLICY)).toMatchObject({

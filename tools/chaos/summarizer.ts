@@ -5,7 +5,7 @@
  * every summary is distinct and a long run never grows one past a few hundred characters.
  */
 import { truncateToTokenBudget } from "../../core/domain/budget.js";
-import type { SummarizeInput, SummarizeOutcome, Summarizer } from "../../core/ports/summarizer.js";
+import { summarizerError, type SummarizeInput, type SummarizeOutcome, type Summarizer } from "../../core/ports/summarizer.js";
 import type { SummarizerOutcome, SummarizerStep } from "./plan.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -36,13 +36,13 @@ export function createChaosSummarizer(options: ChaosSummarizerOptions): Summariz
       switch (step.outcome) {
         case "error":
           await sleep(step.delayMs);
-          return { ok: false, error: "provider overloaded (injected)" };
+          return { ok: false, failure: summarizerError("summarizer_error", "provider overloaded (injected)") };
         case "throw":
           await sleep(step.delayMs);
           throw new Error("adapter bug (injected)");
         case "timeout":
           await sleep(Math.round(options.leaseMs * 1.3));
-          return { ok: false, error: `timeout after ${Math.round(options.leaseMs * 1.3)} ms (injected)` };
+          return { ok: false, failure: summarizerError("summarizer_error", `timeout after ${Math.round(options.leaseMs * 1.3)} ms (injected)`) };
         case "empty":
           await sleep(step.delayMs);
           return { ok: true, summary: "   " };

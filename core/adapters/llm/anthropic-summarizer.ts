@@ -5,6 +5,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import * as z from "../../domain/zod.js";
 import type { Summarizer } from "../../ports/summarizer.js";
+import { PROVIDERS } from "./provider-descriptors.js";
 import {
   createRemoteSummarizer,
   remoteSettings,
@@ -12,7 +13,7 @@ import {
   type RemoteSummarizerOptions,
 } from "./remote-summarizer.js";
 
-export const DEFAULT_ANTHROPIC_SUMMARIZER_MODEL = "claude-3-5-haiku-latest";
+export const DEFAULT_ANTHROPIC_SUMMARIZER_MODEL = PROVIDERS.anthropic.defaultModel;
 
 /** {@link RemoteSummarizerOptions}, with Anthropic's client. */
 export type AnthropicSummarizerOptions = RemoteSummarizerOptions<Anthropic>;
@@ -25,7 +26,7 @@ const MessagesAnswer = z.object({
 
 /**
  * A summarizer over Anthropic's Messages API (or a server speaking it at `baseURL`). Never throws:
- * every failure comes back as `{ ok: false, error }`.
+ * every failure comes back as `{ ok: false, failure }`.
  *
  * @example
  * const summarizer = createAnthropicSummarizer({ apiKey: process.env.ANTHROPIC_API_KEY });
@@ -38,9 +39,9 @@ export function createAnthropicSummarizer(options: AnthropicSummarizerOptions = 
   const client = options.client ?? new Anthropic(sdkClientOptions(options, settings.policy));
 
   return createRemoteSummarizer({
-    provider: "anthropic",
+    provider: options.provider ?? "anthropic",
     ...settings,
-    send: (prompt, answerTokens, { signal, timeoutMs }) =>
+    send: (prompt, answerTokens, { signal }) =>
       client.messages.create(
         {
           model,
@@ -49,7 +50,7 @@ export function createAnthropicSummarizer(options: AnthropicSummarizerOptions = 
           messages: [{ role: "user", content: prompt.user }],
           ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
         },
-        { signal, timeout: timeoutMs, maxRetries: 0 },
+        { signal, maxRetries: 0 },
       ),
     read(raw) {
       const parsed = MessagesAnswer.safeParse(raw);

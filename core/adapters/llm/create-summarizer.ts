@@ -7,11 +7,9 @@ import * as z from "../../domain/zod.js";
 import { AppError } from "../../domain/errors.js";
 import { TUNABLES_ENV, tunableFromEnv } from "../../domain/tunables.js";
 import type { Summarizer } from "../../ports/summarizer.js";
-import { createAnthropicSummarizer, DEFAULT_ANTHROPIC_SUMMARIZER_MODEL } from "./anthropic-summarizer.js";
-import { createOfflineSummarizer, OFFLINE_SUMMARIZER_MODEL } from "./offline-summarizer.js";
-import { createOpenAISummarizer, DEFAULT_OPENAI_SUMMARIZER_MODEL } from "./openai-summarizer.js";
-import type { RemoteSummarizerOptions } from "./remote-summarizer.js";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
+import { PROVIDER_NAMES, PROVIDERS, REMOTE_PROVIDERS, type ProviderName, type RemoteProviderDescriptor } from "./provider-descriptors.js";
+import { SUMMARIZER_FACTORIES } from "./providers.js";
+import { DEFAULT_RETRY_POLICY, type RetryClock, type RetryPolicy } from "./retry.js";
 
 /**
  * Sent when an OpenAI- or Anthropic-compatible server needs no key: the SDKs refuse to start
@@ -19,7 +17,7 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
  */
 export const PLACEHOLDER_API_KEY = "no-key-required";
 
-export type SummarizerProvider = "offline" | "openai" | "anthropic";
+export type SummarizerProvider = ProviderName;
 
 export interface SummarizerConfig {
   provider: SummarizerProvider;
@@ -42,16 +40,19 @@ const optionalUrl = prepared(blankAsUnset, z.optional(z.url()));
 const intWithin = (min: number, max: number) =>
   prepared(blankAsUnset, z.optional(z.coerce.number().check(z.int(), z.gte(min), z.lte(max))));
 
+// Each remote provider's key and base URL variables come from its descriptor.
 const SummarizerEnv = z.object({
   SUMMARIZER: prepared(
     (v) => (typeof v === "string" ? v.trim().toLowerCase() || undefined : v),
-    z.optional(z.enum(["offline", "openai", "anthropic"])),
+    z.optional(z.enum(PROVIDER_NAMES)),
   ),
   SUMMARIZER_MODEL: optionalText,
-  OPENAI_API_KEY: optionalText,
-  OPENAI_BASE_URL: optionalUrl,
-  ANTHROPIC_API_KEY: optionalText,
-  ANTHROPIC_BASE_URL: optionalUrl,
+  ...Object.fromEntries(
+    REMOTE_PROVIDERS.flatMap(([, r]) => [
+      [r.keyEnv, optionalText],
+      [r.baseUrlEnv, optionalUrl],
+    ]),
+  ),
   SUMMARIZER_TIMEOUT_MS: intWithin(100, 900_000),
   SUMMARIZER_DEADLINE_MS: intWithin(100, 900_000),
   SUMMARIZER_CONTEXT_WINDOW: intWithin(1_024, 10_000_000),
@@ -80,16 +81,12 @@ export function resolveSummarizerConfig(
     );
   }
   const e = parsed.data;
+  const text = (name: string) => (e as Record<string, string | undefined>)[name];
   const maxOutputTokens = summaryBudgetFromEnv(env);
   // A key or a base URL selects its provider, so pointing OPENAI_BASE_URL at a local
   // OpenAI-compatible server is enough; without either, the offline default.
   const provider: SummarizerProvider =
-    e.SUMMARIZER ??
-    (e.OPENAI_API_KEY || e.OPENAI_BASE_URL
-      ? "openai"
-      : e.ANTHROPIC_API_KEY || e.ANTHROPIC_BASE_URL
-        ? "anthropic"
-        : "offline");
+    e.SUMMARIZER ?? REMOTE_PROVIDERS.find(([, r]) => text(r.keyEnv) || text(r.baseUrlEnv))?.[0] ?? "offline";
 
   const common = {
     maxOutputTokens,
@@ -100,27 +97,18 @@ export function resolveSummarizerConfig(
     },
     ...(e.SUMMARIZER_CONTEXT_WINDOW !== undefined ? { contextWindow: e.SUMMARIZER_CONTEXT_WINDOW } : {}),
   };
-
-  switch (provider) {
-    case "offline":
-      return { provider, model: OFFLINE_SUMMARIZER_MODEL, ...common };
-    case "openai":
-      return {
-        provider,
-        model: e.SUMMARIZER_MODEL ?? DEFAULT_OPENAI_SUMMARIZER_MODEL,
-        apiKey: keyOrPlaceholder("openai", e.OPENAI_API_KEY, e.OPENAI_BASE_URL),
-        ...(e.OPENAI_BASE_URL ? { baseURL: e.OPENAI_BASE_URL } : {}),
-        ...common,
-      };
-    case "anthropic":
-      return {
-        provider,
-        model: e.SUMMARIZER_MODEL ?? DEFAULT_ANTHROPIC_SUMMARIZER_MODEL,
-        apiKey: keyOrPlaceholder("anthropic", e.ANTHROPIC_API_KEY, e.ANTHROPIC_BASE_URL),
-        ...(e.ANTHROPIC_BASE_URL ? { baseURL: e.ANTHROPIC_BASE_URL } : {}),
-        ...common,
-      };
-  }
+  const descriptor: { defaultModel: string; remote?: RemoteProviderDescriptor } = PROVIDERS[provider];
+  const remote = descriptor.remote;
+  // A provider without a server runs its one model.
+  if (!remote) return { provider, model: descriptor.defaultModel, ...common };
+  const baseURL = text(remote.baseUrlEnv);
+  return {
+    provider,
+    model: e.SUMMARIZER_MODEL ?? descriptor.defaultModel,
+    apiKey: keyOrPlaceholder(provider, remote, text(remote.keyEnv), baseURL),
+    ...(baseURL ? { baseURL } : {}),
+    ...common,
+  };
 }
 
 /**
@@ -139,21 +127,22 @@ function summaryBudgetFromEnv(env: Record<string, string | undefined>): number {
 }
 
 /** A self-hosted server may run without auth; the vendors' own APIs never do. */
-function keyOrPlaceholder(provider: "openai" | "anthropic", key?: string, baseURL?: string): string {
+function keyOrPlaceholder(provider: ProviderName, remote: RemoteProviderDescriptor, key?: string, baseURL?: string): string {
   if (key) return key;
   if (baseURL) return PLACEHOLDER_API_KEY;
-  const prefix = provider.toUpperCase();
   throw new AppError(
     "internal",
     "config.summarizer",
-    `SUMMARIZER=${provider} needs ${prefix}_API_KEY, or ${prefix}_BASE_URL for a server without auth`,
-    { fields: [`${prefix}_API_KEY`, `${prefix}_BASE_URL`] },
+    `SUMMARIZER=${provider} needs ${remote.keyEnv}, or ${remote.baseUrlEnv} for a server without auth`,
+    { fields: [remote.keyEnv, remote.baseUrlEnv] },
   );
 }
 
 export interface CreateSummarizerDeps {
   /** Custom fetch for the SDK clients (tests, proxies). */
   fetch?: typeof fetch;
+  /** The clock of the retry loop (tests); default the system clock. */
+  clock?: RetryClock;
 }
 
 /**
@@ -181,18 +170,14 @@ export function createSummarizer(
   config: SummarizerConfig,
   deps: CreateSummarizerDeps = {},
 ): Summarizer {
-  const shared = {
+  return SUMMARIZER_FACTORIES[config.provider]({
     maxOutputTokens: config.maxOutputTokens,
     ...(config.contextWindow !== undefined ? { contextWindow: config.contextWindow } : {}),
-  };
-  if (config.provider === "offline") return createOfflineSummarizer(shared);
-  const remote: RemoteSummarizerOptions = {
-    ...shared,
     model: config.model,
     retry: config.retry,
     ...(config.apiKey ? { apiKey: config.apiKey } : {}),
     ...(config.baseURL ? { baseURL: config.baseURL } : {}),
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
-  };
-  return config.provider === "openai" ? createOpenAISummarizer(remote) : createAnthropicSummarizer(remote);
+    ...(deps.clock ? { clock: deps.clock } : {}),
+  });
 }

@@ -8,17 +8,14 @@ import { charsForTokens, truncateToTokenBudget } from "../../domain/budget.js";
 import { estimateTokens } from "../../domain/tokens.js";
 import { buildVocab, unitKey } from "../../domain/salient-units.js";
 import { DEFAULT_SUMMARY_MAX_TOKENS } from "../../domain/summary-prompt.js";
-import type {
-  SummarizeInput,
-  SummarizeOutcome,
-  Summarizer,
-} from "../../ports/summarizer.js";
+import { summarizerError, type SummarizeInput, type SummarizeOutcome, type Summarizer } from "../../ports/summarizer.js";
+import { PROVIDERS } from "./provider-descriptors.js";
 import { headerLine, parsePrior, render } from "./offline/format.js";
 import { termsOf } from "./offline/lexicon.js";
 import { select, weakestIndex } from "./offline/select.js";
 import { dayOf, messageUnits, type Unit, type UnitContext } from "./offline/units.js";
 
-export const OFFLINE_SUMMARIZER_MODEL = "offline-extractive-v1";
+export const OFFLINE_SUMMARIZER_MODEL = PROVIDERS.offline.defaultModel;
 /** Nominal window: the offline summarizer has no model limit, but the service caps its input by it. */
 export const OFFLINE_CONTEXT_WINDOW = 200_000;
 
@@ -30,7 +27,7 @@ export interface OfflineSummarizerOptions {
 
 /**
  * The offline summarizer (no network, deterministic), the default when no LLM is configured.
- * Never throws: a failure comes back as `{ ok: false, error }`.
+ * Never throws: a failure comes back as `{ ok: false, failure }`.
  *
  * @example
  * const summarizer = createOfflineSummarizer({ maxOutputTokens: 400 });
@@ -45,7 +42,7 @@ export function createOfflineSummarizer(options: OfflineSummarizerOptions = {}):
     maxOutputTokens,
     async summarize(input: SummarizeInput): Promise<SummarizeOutcome> {
       if (input.messages.length === 0 && !input.priorSummary?.trim()) {
-        return { ok: false, error: "nothing to summarize: no messages and no prior summary", code: "nothing_to_summarize" };
+        return { ok: false, failure: summarizerError("nothing_to_summarize", "nothing to summarize: no messages and no prior summary") };
       }
       try {
         const { text, citations } = extractiveSummaryWithSources(input, input.maxSummaryTokens ?? maxOutputTokens);
@@ -53,7 +50,7 @@ export function createOfflineSummarizer(options: OfflineSummarizerOptions = {}):
         return { ok: true, summary: text, ...(citations.some((c) => c.length > 0) ? { citations } : {}) };
       } catch (err) {
         // Pure code should not throw; if it does, the caller must record a failure, not crash.
-        return { ok: false, error: `offline summarizer failed: ${(err as Error).message}`, code: "summarizer_error" };
+        return { ok: false, failure: summarizerError("summarizer_error", `offline summarizer failed: ${(err as Error).message}`) };
       }
     },
   };

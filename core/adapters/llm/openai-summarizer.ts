@@ -5,6 +5,7 @@
 import OpenAI from "openai";
 import * as z from "../../domain/zod.js";
 import type { Summarizer } from "../../ports/summarizer.js";
+import { PROVIDERS } from "./provider-descriptors.js";
 import {
   createRemoteSummarizer,
   remoteSettings,
@@ -12,7 +13,7 @@ import {
   type RemoteSummarizerOptions,
 } from "./remote-summarizer.js";
 
-export const DEFAULT_OPENAI_SUMMARIZER_MODEL = "gpt-4o-mini";
+export const DEFAULT_OPENAI_SUMMARIZER_MODEL = PROVIDERS.openai.defaultModel;
 
 /**
  * Extra completion tokens for reasoning models (o-series, gpt-5): their hidden reasoning is
@@ -63,10 +64,10 @@ export function createOpenAISummarizer(options: OpenAISummarizerOptions = {}): S
   const client = options.client ?? new OpenAI(sdkClientOptions(options, settings.policy));
 
   return createRemoteSummarizer({
-    provider: "openai",
+    provider: options.provider ?? "openai",
     ...settings,
     extraAnswerTokens: reasoning ? REASONING_ALLOWANCE_TOKENS : 0,
-    send: (prompt, answerTokens, { signal, timeoutMs }) =>
+    send: (prompt, answerTokens, { signal }) =>
       client.chat.completions.create(
         {
           model,
@@ -78,7 +79,7 @@ export function createOpenAISummarizer(options: OpenAISummarizerOptions = {}): S
           ...(reasoning ? { reasoning_effort: "low" as const } : {}),
           ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
         } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
-        { signal, timeout: timeoutMs, maxRetries: 0 },
+        { signal, maxRetries: 0 },
       ),
     read(raw) {
       const parsed = ChatCompletionAnswer.safeParse(raw);

@@ -18,13 +18,20 @@ import type {
   SummarizeInput,
   SummarizeOutcome,
   Summarizer,
-  SummarizerFailure,
+  SummarizerError,
   SummarizerUsage,
 } from "../../ports/summarizer.js";
-import { callWithRetries, classifySdkError, DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
+import { summarizerError } from "../../ports/summarizer.js";
+import type { RemoteProviderName } from "./provider-descriptors.js";
+import { callWithRetries, classifySdkError, DEFAULT_RETRY_POLICY, type RetryClock, type RetryPolicy } from "./retry.js";
 
 /** The options of both SDK adapters (OpenAI and Anthropic); `Client` is the SDK's client class. */
 export interface RemoteSummarizerOptions<Client = never> {
+  /**
+   * The name it reports (`metadata.provider`). Default: the adapter's own; a registry entry that
+   * reuses an adapter's wire format passes its own name (core/adapters/llm/providers.ts).
+   */
+  provider?: RemoteProviderName;
   /** Default: the adapter's default model. */
   model?: string;
   /** When given, the client's only credential; an OpenAI-compatible server without auth accepts any placeholder. */
@@ -42,26 +49,33 @@ export interface RemoteSummarizerOptions<Client = never> {
   retry?: Partial<RetryPolicy>;
   /** Omitted unless set: some models accept only their default temperature. */
   temperature?: number;
+  /** The clock of the retry loop's timeouts and waits (tests); default the system clock. */
+  clock?: RetryClock;
+  /** The backoff's jitter (tests); default Math.random. */
+  random?: () => number;
 }
 
 /** What both adapters derive from their options the same way. */
 export function remoteSettings(
   options: RemoteSummarizerOptions<unknown>,
   defaultModel: string,
-): { model: string; policy: RetryPolicy; contextWindow: number; maxOutputTokens: number } {
+): { model: string; policy: RetryPolicy; contextWindow: number; maxOutputTokens: number; clock?: RetryClock; random?: () => number } {
   const model = options.model ?? defaultModel;
   return {
     model,
     policy: { ...DEFAULT_RETRY_POLICY, ...options.retry },
     contextWindow: options.contextWindow ?? contextWindowFor(model) ?? UNKNOWN_MODEL_CONTEXT_WINDOW,
     maxOutputTokens: options.maxOutputTokens ?? DEFAULT_SUMMARY_MAX_TOKENS,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.random ? { random: options.random } : {}),
   };
 }
 
 /**
  * The constructor options of an SDK client built from {@link RemoteSummarizerOptions}: the SDK's
  * own retries are off (ours fit the request deadline, see retry.ts) and it reads nothing from the
- * environment.
+ * environment. Each attempt's time is kept by the retry loop, which aborts it; the SDK's own
+ * timer is only a backstop at the whole deadline.
  */
 export function sdkClientOptions(options: RemoteSummarizerOptions<unknown>, policy: RetryPolicy) {
   return {
@@ -71,7 +85,7 @@ export function sdkClientOptions(options: RemoteSummarizerOptions<unknown>, poli
     // null, not undefined: undefined would let the SDK fall back to process.env.
     baseURL: options.baseURL ?? null,
     maxRetries: 0,
-    timeout: policy.attemptTimeoutMs,
+    timeout: policy.deadlineMs,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   };
 }
@@ -82,18 +96,24 @@ export type ProviderAnswer =
   | { ok: false; error: string };
 
 export interface RemoteSummarizerSpec {
-  provider: "openai" | "anthropic";
+  provider: RemoteProviderName;
   model: string;
   contextWindow: number;
   maxOutputTokens: number;
   /** Extra answer tokens beyond the summary and its scratch pass (reasoning models). */
   extraAnswerTokens?: number;
   policy: RetryPolicy;
-  /** One attempt: send the prompt with this output limit, honouring the signal and timeout. */
-  send(prompt: SummaryPrompt, answerTokens: number, attempt: { signal: AbortSignal; timeoutMs: number }): Promise<unknown>;
+  /** One attempt: send the prompt with this output limit; the signal aborts it at its time limit. */
+  send(prompt: SummaryPrompt, answerTokens: number, attempt: { signal: AbortSignal }): Promise<unknown>;
   /** Reads the raw answer (zod-parsed by the adapter). */
   read(raw: unknown): ProviderAnswer;
+  clock?: RetryClock;
+  random?: () => number;
 }
+
+type Asked =
+  | { ok: true; text: string | null | undefined; stopNote?: string; usage: { usage?: SummarizerUsage } }
+  | { ok: false; failure: SummarizerError; usage?: SummarizerUsage };
 
 /**
  * The summarizer flow shared by the SDK adapters: an adapter supplies only `send` (one attempt)
@@ -102,14 +122,10 @@ export interface RemoteSummarizerSpec {
  * @example
  * const summarizer = createRemoteSummarizer({
  *   provider: "openai", model, contextWindow: 128_000, maxOutputTokens: 400, policy: DEFAULT_RETRY_POLICY,
- *   send: (prompt, answerTokens, { signal, timeoutMs }) => client.chat.completions.create(request, { signal, timeout: timeoutMs }),
+ *   send: (prompt, answerTokens, { signal }) => client.chat.completions.create(request, { signal }),
  *   read: (raw) => ({ ok: true, text: readText(raw) }),
  * });
  */
-type Asked =
-  | { ok: true; text: string | null | undefined; stopNote?: string; usage: { usage?: SummarizerUsage } }
-  | { ok: false; error: string; code: SummarizerFailure; usage?: SummarizerUsage };
-
 export function createRemoteSummarizer(spec: RemoteSummarizerSpec): Summarizer {
   /** One prompt with bounded retries; a transport failure, an unreadable answer or a refusal is `ok: false`. */
   async function ask(prompt: SummaryPrompt, answerTokens: number): Promise<Asked> {
@@ -117,18 +133,19 @@ export function createRemoteSummarizer(spec: RemoteSummarizerSpec): Summarizer {
       spec.policy,
       (attempt) => spec.send(prompt, answerTokens, attempt),
       (err) => classifySdkError(spec.provider, err),
+      { ...(spec.clock ? { clock: spec.clock } : {}), ...(spec.random ? { random: spec.random } : {}) },
     );
-    if (!result.ok) return { ok: false, error: result.error, code: result.code };
+    if (!result.ok) return { ok: false, failure: result.failure };
     const read = spec.read(result.value);
-    if (!read.ok) return { ...read, code: "answer_unusable" };
+    if (!read.ok) return { ok: false, failure: summarizerError("answer_unusable", read.error) };
     const usage = read.usage && Object.keys(read.usage).length ? { usage: read.usage } : {};
-    if (read.refusal) return { ok: false, error: `the model refused: ${read.refusal.slice(0, 200)}`, code: "model_refused", ...usage };
+    if (read.refusal) return { ok: false, failure: summarizerError("model_refused", `the model refused: ${read.refusal.slice(0, 200)}`), ...usage };
     return { ok: true, text: read.text, ...(read.stopNote ? { stopNote: read.stopNote } : {}), usage };
   }
 
   async function summarizeOnce(input: SummarizeInput): Promise<SummarizeOutcome> {
     if (input.messages.length === 0 && !input.priorSummary?.trim()) {
-      return { ok: false, error: "nothing to summarize: no messages and no prior summary", code: "nothing_to_summarize" };
+      return { ok: false, failure: summarizerError("nothing_to_summarize", "nothing to summarize: no messages and no prior summary") };
     }
     // The budget of this call: the process's setting when the caller passes one.
     const budget = input.maxSummaryTokens ?? spec.maxOutputTokens;
@@ -142,7 +159,7 @@ export function createRemoteSummarizer(spec: RemoteSummarizerSpec): Summarizer {
     if (!read.ok) return read;
     const { usage } = read;
     const answer = parseSummaryAnswer(read.text, budget, input.messages.length);
-    if (!answer.ok) return { ok: false, error: `${answer.error}${read.stopNote ?? ""}`, code: "answer_unusable", ...usage };
+    if (!answer.ok) return { ok: false, failure: summarizerError("answer_unusable", `${answer.error}${read.stopNote ?? ""}`), ...usage };
     // Numbers were checked against the transcript's range; map them back to message ids.
     const cited = answer.citations?.some((line) => line.length > 0) ? answer.citations : undefined;
     const citations = cited?.map((line) => line.map((n) => input.messages[n - 1]!.id));
@@ -154,7 +171,7 @@ export function createRemoteSummarizer(spec: RemoteSummarizerSpec): Summarizer {
     const read = await ask({ system: request.system, user: request.user, clippedMessages: 0 }, answerTokens);
     if (!read.ok) return read;
     const { usage } = read;
-    if (!read.text?.trim()) return { ok: false, error: `empty answer${read.stopNote ?? ""}`, code: "answer_unusable", ...usage };
+    if (!read.text?.trim()) return { ok: false, failure: summarizerError("answer_unusable", `empty answer${read.stopNote ?? ""}`), ...usage };
     return { ok: true, text: read.text, ...usage };
   }
 
@@ -168,14 +185,14 @@ export function createRemoteSummarizer(spec: RemoteSummarizerSpec): Summarizer {
         return await summarizeOnce(input);
       } catch (err) {
         // The port promises no throw; anything unforeseen still ends as a recorded failure.
-        return { ok: false, error: `${spec.provider} summarizer failed: ${(err as Error)?.message ?? String(err)}`, code: "summarizer_error" };
+        return { ok: false, failure: summarizerError("summarizer_error", `${spec.provider} summarizer failed: ${(err as Error)?.message ?? String(err)}`) };
       }
     },
     async complete(request) {
       try {
         return await completeOnce(request);
       } catch (err) {
-        return { ok: false, error: `${spec.provider} call failed: ${(err as Error)?.message ?? String(err)}`, code: "summarizer_error" };
+        return { ok: false, failure: summarizerError("summarizer_error", `${spec.provider} call failed: ${(err as Error)?.message ?? String(err)}`) };
       }
     },
   };

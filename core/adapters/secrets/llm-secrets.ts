@@ -1,41 +1,44 @@
 /**
  * Loads the LLM API keys from SSM Parameter Store (SecureString) into the environment, once per
  * container, before the summarizer is built, through Powertools Parameters (decryption, the SDK
- * client, the error types). The template only carries the parameter NAMES (`OPENAI_API_KEY_PARAM`,
- * `ANTHROPIC_API_KEY_PARAM`), never a key (docs/deploy.md).
+ * client, the error types). The template only carries the parameter NAMES (each remote provider's
+ * `keyParamEnv`, e.g. `OPENAI_API_KEY_PARAM`), never a key (docs/deploy.md).
  *
  * @example
- * await loadLlmSecrets(); // then process.env.OPENAI_API_KEY is set if its parameter exists
+ * await loadLlmSecrets(env, { warn: log.warn }); // then env.OPENAI_API_KEY is set if its parameter exists
  */
 import { ParameterNotFoundError } from "@aws-lambda-powertools/parameters/errors";
 import { SSMProvider } from "@aws-lambda-powertools/parameters/ssm";
 import type { SSMClient } from "@aws-sdk/client-ssm";
-import { SERVICE_NAME } from "../../domain/service.js";
+import { REMOTE_PROVIDERS } from "../llm/provider-descriptors.js";
 
-/** `<name of the env var holding the parameter name>` -> `<env var the summarizer reads>`. */
-export const LLM_SECRET_PARAMS = {
-  OPENAI_API_KEY_PARAM: "OPENAI_API_KEY",
-  ANTHROPIC_API_KEY_PARAM: "ANTHROPIC_API_KEY",
-} as const;
+/**
+ * `<name of the env var holding the parameter name>` -> `<env var the summarizer reads>`, one
+ * pair per remote provider (core/adapters/llm/provider-descriptors.ts).
+ */
+export const LLM_SECRET_PARAMS: Readonly<Record<string, string>> = Object.fromEntries(
+  REMOTE_PROVIDERS.map(([, r]) => [r.keyParamEnv, r.keyEnv]),
+);
 
 type Env = Record<string, string | undefined>;
 
 export interface LoadSecretsOptions {
   /** Defaults to an SSM client for the function's region, created on first use. */
   client?: SSMClient;
-  warn?: (message: string, fields: Record<string, unknown>) => void;
+  /** Where a missing parameter is reported: the service's logger (core/composition/summarizing-deps.ts). */
+  warn: (message: string, fields: Record<string, unknown>) => void;
 }
 
 const loaded = new WeakMap<Env, Promise<void>>();
 let defaultProvider: SSMProvider | undefined;
 
 /**
- * Sets `OPENAI_API_KEY` / `ANTHROPIC_API_KEY` in `env` from the parameters named by their `_PARAM`
- * variables. A no-op when no `_PARAM` is set, and for a key already present in `env`. A missing
+ * Sets each provider's key variable (`OPENAI_API_KEY`, …) in `env` from the parameter its `_PARAM`
+ * variable names. A no-op when no `_PARAM` is set, and for a key already present in `env`. A missing
  * parameter is skipped with a warning (that provider is then simply not configured); any other
  * failure rejects and is retried on the next call, so a throttled cold start does not stick.
  */
-export function loadLlmSecrets(env: Env = process.env, options: LoadSecretsOptions = {}): Promise<void> {
+export function loadLlmSecrets(env: Env, options: LoadSecretsOptions): Promise<void> {
   let pending = loaded.get(env);
   if (!pending) {
     pending = load(env, options);
@@ -49,9 +52,7 @@ async function load(env: Env, options: LoadSecretsOptions): Promise<void> {
   const wanted = Object.entries(LLM_SECRET_PARAMS).filter(([param, target]) => env[param] && !env[target]);
   if (wanted.length === 0) return;
   const provider = options.client ? new SSMProvider({ awsSdkV3Client: options.client }) : (defaultProvider ??= new SSMProvider());
-  const warn =
-    options.warn ??
-    ((message, fields) => console.warn(JSON.stringify({ level: "WARN", service: SERVICE_NAME, message, ...fields })));
+  const { warn } = options;
   const values = await Promise.all(
     wanted.map(async ([param, target]) => {
       const name = env[param]!;
