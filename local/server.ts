@@ -23,7 +23,6 @@ import { createDynamoRateLimiter } from "../core/adapters/dynamodb/rate-limiter.
 import { inspectorRoutes } from "./inspector-routes.js";
 import { localPublishers, localRoutes } from "./local-routes.js";
 import { startDynamoLocal, type DynamoLocal } from "./dynamodb-local.js";
-import { summarizerFactoryFromEnv } from "./summarizer.js";
 import { receivePlanCompleted, receiveInboxAnswered, handleCompactionRequested } from "../core/adapters/events/handlers.js";
 
 export interface LocalServiceOptions {
@@ -69,7 +68,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       store: options.overrides?.store ?? createDynamoStore({ client, tableName }),
       events: bus,
       metrics: options.overrides?.metrics ?? createRecordingMetrics(),
-      summarizerFactory: summarizerFactoryFromEnv(env),
+      // Chosen from the environment once, loaded on first use: no LLM SDK is imported at start.
+      summarizerFactory: async () => (await import("../core/adapters/llm/create-summarizer.js")).createSummarizerFromEnv(env),
     });
     if (options.overrides?.summarizer) deps.summarizer = options.overrides.summarizer;
     // Keys from MEMORY_API_KEYS, then keys created with `npm run keys` (hashed in the table).

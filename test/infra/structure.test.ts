@@ -30,8 +30,6 @@ const PENDING_ELSEWHERE: readonly string[] = [
   "import cycle among: bench/support/generated-conversation.ts, bench/support/locomo.ts",
   "over 350 lines: bench/fidelity.ts (399)",
   "over 350 lines: bench/hot-path.ts (410)",
-  // The local runner's summarizer choice, with the provider registry.
-  "tiny one-use module: local/summarizer.ts (9 lines, summarizerFactoryFromEnv, used only by local/server.ts)",
 ];
 
 function sourcesUnder(rel: string): string[] {
