@@ -55,7 +55,7 @@ const SECTIONS: Section[] = [
   { id: "token-savings", needsDynamo: true, run: runTokenSavings },
   { id: "background-compaction", needsDynamo: true, run: runBackgroundCompaction },
   { id: "fidelity", needsDynamo: true, long: true, run: runFidelity },
-  { id: "agent-loop", needsDynamo: true, run: runAgentLoop },
+  { id: "agent-loop", needsDynamo: true, long: true, run: runAgentLoop },
   { id: "linear-text", needsDynamo: true, run: runLinearText },
 ];
 const SEARCH_RECALL = path.join(repoRoot, "bench", "search-recall.ts");
