@@ -22,7 +22,7 @@ import { createRecordingMetrics } from "../core/adapters/metrics/emf-metrics.js"
 import { createDynamoStore } from "../core/adapters/dynamodb/store.js";
 import { createDeps } from "../core/composition/create-deps.js";
 import { chatCompletionBody, startLlmWireServer, type LlmWireServer } from "../tools/llm-wire-server.js";
-import { type BenchContext, envInt, requireEndpoint } from "./support/context.js";
+import { type BenchContext, bySize, envInt, requireEndpoint } from "./support/context.js";
 import { batchPut, freshTable } from "./support/dynamo.js";
 import type { SectionResult, Table, Target } from "./support/report.js";
 import { idFactory, makeMessage, messageItem, prng, syntheticText } from "./support/service.js";
@@ -206,7 +206,8 @@ export async function runBackgroundCompaction(ctx: BenchContext): Promise<Sectio
   const endpoint = requireEndpoint(ctx);
   const turns = Number(process.env.BENCH_BG_TURNS ?? (ctx.quick ? 50 : 110));
   const pauseMs = envInt("BENCH_BG_PAUSE_MS", 400);
-  const delays = ctx.quick ? [1000] : [1000, 5000];
+  // The 5 s summarizer adds two minutes of waiting for its folds: --full runs it.
+  const delays = bySize(ctx, { quick: [1000], normal: [1000], full: [1000, 5000] });
   const windows = [8_000, 32_000];
   // The first LoCoMo conversation when the data is there (npm run data:locomo or LOCOMO_DIR), whole.
   const locomo = loadConversations()[0];

@@ -13,7 +13,7 @@ import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
 import { ESBUILD_TARGET, productionBuildOptions } from "../stacks/bundling.js";
 import { HANDLERS, type HandlerName } from "../stacks/handlers.js";
-import { type BenchContext, envInt, repoRoot } from "./support/context.js";
+import { type BenchContext, bySize, envInt, repoRoot } from "./support/context.js";
 import type { SectionResult } from "./support/report.js";
 import { fmt, median, ms, pct, percentile, times } from "./support/stats.js";
 
@@ -60,7 +60,7 @@ async function coldImport(file: string, home: string): Promise<Probe> {
 }
 
 export async function runColdStart(ctx: BenchContext): Promise<SectionResult> {
-  const runs = envInt("BENCH_COLD_RUNS", ctx.quick ? 3 : 15);
+  const runs = envInt("BENCH_COLD_RUNS", bySize(ctx, { quick: 3, normal: 9, full: 15 }));
   const esbuild = loadEsbuild();
   const out = mkdtempSync(path.join(tmpdir(), "vtm-bench-cold-"));
   try {

@@ -11,7 +11,7 @@ import { createOfflineSummarizer } from "../core/adapters/llm/offline-summarizer
 import type { Message } from "../core/domain/model.js";
 import type { Summarizer } from "../core/ports/summarizer.js";
 import { compactIfNeeded } from "../core/services/compaction.js";
-import { type BenchContext, envInt, envInts, requireEndpoint } from "./support/context.js";
+import { type BenchContext, bySize, envInt, envInts, requireEndpoint } from "./support/context.js";
 import { batchPut, freshTable, itemSize, partitionItems, priceWrites, wcuFor, type BenchTable } from "./support/dynamo.js";
 import type { SectionResult, Target } from "./support/report.js";
 import {
@@ -118,7 +118,7 @@ function timedSummarizer(inner: Summarizer) {
 export async function runCompactionCost(ctx: BenchContext): Promise<SectionResult> {
   const endpoint = requireEndpoint(ctx);
   const sizes = envInts("BENCH_FOLD_SIZES", [10, 100, 1_000]);
-  const repeats = envInt("BENCH_FOLD_RUNS", ctx.quick ? 1 : 5);
+  const repeats = envInt("BENCH_FOLD_RUNS", bySize(ctx, { quick: 1, normal: 3, full: 5 }));
   const t = await freshTable(endpoint, "fold");
   const { store } = observedStore(t);
   const timing = timedSummarizer(createOfflineSummarizer());

@@ -8,7 +8,7 @@ import { META_SK, messageSk, processPk } from "../core/adapters/dynamodb/keys.js
 import type { Memory, Message } from "../core/domain/model.js";
 import type { ProcessKey } from "../core/ports/store.js";
 import { runTurn } from "../core/services/turn.js";
-import { type BenchContext, envInt, envInts, requireEndpoint } from "./support/context.js";
+import { type BenchContext, bySize, envInt, envInts, requireEndpoint } from "./support/context.js";
 import { batchPut, freshTable, itemSize, priceWrites, type BenchTable } from "./support/dynamo.js";
 import type { SectionResult, Target } from "./support/report.js";
 import {
@@ -189,8 +189,9 @@ async function naiveRead(t: BenchTable, fx: Fixture): Promise<NaiveSample> {
 export async function runHotPath(ctx: BenchContext): Promise<SectionResult> {
   const endpoint = requireEndpoint(ctx);
   const sizes = envInts("BENCH_HOT_SIZES", ctx.quick ? [0, 1_000, 5_000] : [0, 1_000, 10_000, 50_000]);
-  const runs = envInt("BENCH_HOT_RUNS", ctx.quick ? 10 : 60);
-  const naiveRuns = (size: number) => Math.min(runs, size >= 50_000 ? 5 : size >= 10_000 ? 10 : runs);
+  const runs = envInt("BENCH_HOT_RUNS", bySize(ctx, { quick: 10, normal: 30, full: 60 }));
+  // The naive read of a large partition takes seconds per run and its RCU is the same every run.
+  const naiveRuns = (size: number) => Math.min(runs, size >= 50_000 ? bySize(ctx, { quick: 5, normal: 3, full: 5 }) : size >= 10_000 ? 10 : runs);
   const t = await freshTable(endpoint, "hot");
   const { store, activeViews } = observedStore(t);
   const deps = benchDeps({ store });

@@ -14,7 +14,7 @@ import { importantUnits } from "../core/domain/salient-units.js";
 import { answerTokenLimit, buildSummaryPrompt, promptTokenCeiling } from "../core/domain/summary-prompt.js";
 import { compactIfNeeded } from "../core/services/compaction.js";
 import { isImportant, summaryFields } from "../core/services/summary-fields.js";
-import { type BenchContext, envInt, envInts, requireEndpoint } from "./support/context.js";
+import { type BenchContext, bySize, envInt, envInts, requireEndpoint } from "./support/context.js";
 import { batchPut, freshTable, type BenchTable } from "./support/dynamo.js";
 import type { SectionResult, Target } from "./support/report.js";
 import { benchDeps, idFactory, makeMessage, messageItem, observedStore, prng, syntheticText } from "./support/service.js";
@@ -41,13 +41,22 @@ interface FunctionRow {
   worst: Worst[];
 }
 
+/** Each adversarial input is built once per size and fed to every function. */
+const inputs = new Map<string, string>();
+const inputOf = (family: string, gen: Gen, n: number) => {
+  const key = `${family}@${n}`;
+  let text = inputs.get(key);
+  if (text === undefined) inputs.set(key, (text = gen(n)));
+  return text;
+};
+
 function worstCases(fn: TextFunction, sizes: number[], runs: number, log: (m: string) => void): FunctionRow {
   const capped = sizes.map((n) => Math.min(n, fn.max ?? n));
   const worst = capped.map(() => ({ ms: 0, input: "" }));
   for (const [input, gen] of Object.entries(FAMILIES) as Array<[string, Gen]>) {
-    fn.f(gen(capped[0]!)); // warm-up
+    fn.f(inputOf(input, gen, capped[0]!)); // warm-up
     capped.forEach((n, i) => {
-      const t = cpuPerCall(fn.f, gen(n), runs);
+      const t = cpuPerCall(fn.f, inputOf(input, gen, n), runs);
       if (t > worst[i]!.ms) worst[i] = { ms: t, input };
     });
   }
@@ -163,7 +172,8 @@ const LARGEST_STORED = 192 * KIB;
 
 export async function runLinearText(ctx: BenchContext): Promise<SectionResult> {
   const sizes = envInts("BENCH_TEXT_SIZES", [2 * KIB, 256 * KIB]);
-  const runs = envInt("BENCH_TEXT_RUNS", ctx.quick ? 1 : 3);
+  // Each figure is already a mean over calls that fill 2 ms of CPU; --full takes the best of 3.
+  const runs = envInt("BENCH_TEXT_RUNS", bySize(ctx, { quick: 1, normal: 1, full: 3 }));
   const only = process.env.BENCH_TEXT_FUNCTIONS?.split(",").map((s) => s.trim());
   const functions = FUNCTIONS.filter((f) => !only || only.includes(f.name));
 

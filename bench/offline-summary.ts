@@ -5,7 +5,7 @@
  * (test/unit/offline-summarizer.test.ts asserts the same bars on those).
  */
 import type { BenchContext } from "./support/context.js";
-import { conversationsOrBuiltIn } from "./support/locomo.js";
+import { conversationsOrBuiltIn } from "./support/generated-conversation.js";
 import type { SectionResult } from "./support/report.js";
 import { chunksOf, measureRetention } from "./support/summary-retention.js";
 

@@ -3,9 +3,10 @@
  * per section plus the targets met or missed. DynamoDB Local is started here (and stopped again,
  * also on error or Ctrl-C). bench/search-recall.ts, when present, runs as a child step.
  *
- *   npm run bench                          full run (~10 minutes on 2 cores)
+ *   npm run bench                          default run (under 5 minutes on 2 cores, docs/benchmarks.md)
+ *   npm run bench -- --full                also the long sections (the fidelity sweep) and larger repetitions
  *   BENCH_QUICK=1 npm run bench            smaller sizes, ~1-minute smoke run (or --quick)
- *   npm run bench -- --only hot-path,cold-start
+ *   npm run bench -- --only hot-path,cold-start   any sections, long ones included
  *   npm run bench -- --out test-artifacts/bench   where results.json / results.md go
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
@@ -39,6 +40,8 @@ import { runFidelity } from "./fidelity.js";
 interface Section {
   id: string;
   needsDynamo: boolean;
+  /** Runs only with --full or when named by --only: it alone would take the default run past its budget. */
+  long?: true;
   run(ctx: BenchContext): Promise<SectionResult>;
 }
 
@@ -51,8 +54,8 @@ const SECTIONS: Section[] = [
   { id: "compaction-cost", needsDynamo: true, run: runCompactionCost },
   { id: "token-savings", needsDynamo: true, run: runTokenSavings },
   { id: "background-compaction", needsDynamo: true, run: runBackgroundCompaction },
-  { id: "fidelity", needsDynamo: true, run: runFidelity },
-  { id: "agent-loop", needsDynamo: true, run: runAgentLoop },
+  { id: "fidelity", needsDynamo: true, long: true, run: runFidelity },
+  { id: "agent-loop", needsDynamo: true, long: true, run: runAgentLoop },
   { id: "linear-text", needsDynamo: true, run: runLinearText },
 ];
 const SEARCH_RECALL = path.join(repoRoot, "bench", "search-recall.ts");
@@ -61,6 +64,7 @@ const ALL_IDS = [...SECTIONS.map((s) => s.id), "search-recall"];
 const { values: args } = parseArgs({
   options: {
     quick: { type: "boolean", default: false },
+    full: { type: "boolean", default: false },
     only: { type: "string" },
     skip: { type: "string" },
     out: { type: "string", default: "test-artifacts/bench" },
@@ -69,8 +73,9 @@ const { values: args } = parseArgs({
 });
 
 if (args.help) {
-  console.log(`usage: npm run bench -- [--quick] [--only ${ALL_IDS.join(",")}] [--skip ids] [--out dir]
-env: BENCH_QUICK=1, BENCH_HOT_SIZES, BENCH_HOT_RUNS, BENCH_FOLD_SIZES, BENCH_FOLD_RUNS, BENCH_WINDOWS, BENCH_TURNS, BENCH_COLD_RUNS, BENCH_TEXT_SIZES, BENCH_TEXT_RUNS, BENCH_TEXT_FUNCTIONS, BENCH_TEXT_FOLD_SIZES, BENCH_TEXT_FOLD_RUNS, LOCOMO_DIR`);
+  console.log(`usage: npm run bench -- [--quick | --full] [--only ${ALL_IDS.join(",")}] [--skip ids] [--out dir]
+long sections (run with --full or --only): ${SECTIONS.filter((s) => s.long).map((s) => s.id).join(", ")}
+env: BENCH_QUICK=1, BENCH_FULL=1, BENCH_HOT_SIZES, BENCH_HOT_RUNS, BENCH_FOLD_SIZES, BENCH_FOLD_RUNS, BENCH_WINDOWS, BENCH_TURNS, BENCH_COLD_RUNS, BENCH_TEXT_SIZES, BENCH_TEXT_RUNS, BENCH_TEXT_FUNCTIONS, BENCH_TEXT_FOLD_SIZES, BENCH_TEXT_FOLD_RUNS, LOCOMO_DIR`);
   process.exit(0);
 }
 
@@ -84,8 +89,11 @@ for (const id of [...(only ?? []), ...skip]) {
   }
 }
 const wanted = (id: string) => (only ? only.includes(id) : true) && !skip.includes(id);
-const quick = args.quick || ["1", "true", "yes"].includes((process.env.BENCH_QUICK ?? "").toLowerCase());
-const selected = SECTIONS.filter((s) => wanted(s.id));
+const flag = (name: string) => ["1", "true", "yes"].includes((process.env[name] ?? "").toLowerCase());
+const quick = args.quick || flag("BENCH_QUICK");
+const full = !quick && (args.full || flag("BENCH_FULL"));
+const selected = SECTIONS.filter((s) => wanted(s.id) && (!s.long || full || only !== undefined));
+const runName = quick ? "quick" : full ? "full" : "default";
 const runSearchRecall = wanted("search-recall") && existsSync(SEARCH_RECALL);
 
 let dynamo: DynamoLocal | undefined;
@@ -124,6 +132,7 @@ function runChild(file: string, endpoint: string | undefined): Promise<number> {
       env: {
         ...process.env,
         ...(quick ? { BENCH_QUICK: "1" } : {}),
+        ...(full ? { BENCH_FULL: "1" } : {}),
         ...(endpoint ? { BENCH_DYNAMODB_ENDPOINT: endpoint } : {}),
       },
     });
@@ -135,11 +144,11 @@ function runChild(file: string, endpoint: string | undefined): Promise<number> {
 const results: SectionResult[] = [];
 const failures: Array<{ id: string; error: string }> = [];
 const began = performance.now();
-log(`${quick ? "quick" : "full"} run: ${[...selected.map((s) => s.id), ...(runSearchRecall ? ["search-recall"] : [])].join(", ")}`);
+log(`${runName} run: ${[...selected.map((s) => s.id), ...(runSearchRecall ? ["search-recall"] : [])].join(", ")}`);
 
 try {
   for (const section of selected) {
-    const ctx: BenchContext = { quick, log, ...(section.needsDynamo ? { endpoint: await ensureDynamo() } : {}) };
+    const ctx: BenchContext = { quick, full, log, ...(section.needsDynamo ? { endpoint: await ensureDynamo() } : {}) };
     const start = performance.now();
     log(`${section.id}: started`);
     try {
@@ -182,12 +191,12 @@ mkdirSync(outDir, { recursive: true });
 const machine = `${cpus()[0]?.model ?? "unknown CPU"} x ${cpus().length}, Node ${process.version}, ${process.platform}`;
 writeFileSync(
   path.join(outDir, "results.json"),
-  `${JSON.stringify({ at: new Date().toISOString(), quick, machine, seconds: totalSeconds, results, failures }, null, 2)}\n`,
+  `${JSON.stringify({ at: new Date().toISOString(), run: runName, quick, machine, seconds: totalSeconds, results, failures }, null, 2)}\n`,
 );
 writeFileSync(
   path.join(outDir, "results.md"),
   [
-    `# Benchmark run ${new Date().toISOString()} (${quick ? "quick" : "full"})`,
+    `# Benchmark run ${new Date().toISOString()} (${runName})`,
     `Machine: ${machine}. Total ${totalSeconds.toFixed(0)} s.`,
     ...results.map(renderSectionMarkdown),
     ...(targets.length > 0 ? [`### All targets\n\n${renderTableMarkdown(summary)}`] : []),

@@ -14,7 +14,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import MiniSearch from "minisearch";
 import { createHistoryIndex, type IndexableMessage } from "../core/domain/search-index.js";
-import { conversationsOrBuiltIn } from "./support/locomo.js";
+import { conversationsOrBuiltIn } from "./support/generated-conversation.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const KS = [1, 5, 10] as const;

@@ -5,7 +5,7 @@
  */
 import { charsPerTokenCounter, createTokenCounter, MESSAGE_OVERHEAD_TOKENS, type TokenCounter } from "../core/domain/tokens.js";
 import type { BenchContext } from "./support/context.js";
-import { conversationsOrBuiltIn } from "./support/locomo.js";
+import { conversationsOrBuiltIn } from "./support/generated-conversation.js";
 import type { SectionResult, Target } from "./support/report.js";
 import { delta, fmt, mean, median, pct, sum, times } from "./support/stats.js";
 

@@ -7,11 +7,18 @@ export interface BenchContext {
   endpoint?: string;
   /** BENCH_QUICK=1 or --quick: smaller sizes for a ~1-minute smoke run. */
   quick: boolean;
+  /** BENCH_FULL=1 or --full: the long sections too, and the larger repetitions (docs/benchmarks.md). */
+  full: boolean;
   /** Progress lines (stderr), so the tables on stdout stay clean. */
   log(message: string): void;
 }
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+/** A size or count for the run: the smoke run's, the default run's, or the full run's. */
+export function bySize<T>(ctx: BenchContext, sizes: { quick: T; normal: T; full: T }): T {
+  return ctx.quick ? sizes.quick : ctx.full ? sizes.full : sizes.normal;
+}
 
 export function requireEndpoint(ctx: BenchContext): string {
   if (!ctx.endpoint) throw new Error("this section needs DynamoDB Local (the runner starts it)");

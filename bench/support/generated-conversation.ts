@@ -3,10 +3,10 @@
  * two friends catch up over a few dozen sessions weeks apart, mixing news full of names, places,
  * numbers and dates with small talk, and every piece of news becomes a question whose answer is
  * in that turn. Deterministic (seeded), so the tests that use them assert fixed outcomes; the
- * benchmarks and the demo use them when the LoCoMo data is not present.
+ * benchmarks and the demo use them when the LoCoMo data is not present (`conversationsOrBuiltIn`).
  */
 import { mulberry32 } from "../../tools/chaos/rng.js";
-import { parseConversation, type LocomoConversation } from "./locomo.js";
+import { loadConversations, locomoDir, parseConversation, type LocomoConversation } from "./locomo.js";
 
 const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
 const WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
@@ -193,4 +193,25 @@ export function generatedConversations(): LocomoConversation[] {
     const sample = generateLocomoSample(o);
     return parseConversation(sample.sample_id, { ...sample.conversation, qa: sample.qa });
   });
+}
+
+export interface ConversationSource {
+  conversations: LocomoConversation[];
+  /** True for the real LoCoMo data, false for the built-in generated conversations. */
+  locomo: boolean;
+  /** One line saying where the conversations came from (and how to get LoCoMo when absent). */
+  source: string;
+}
+
+/** LoCoMo when it is there; otherwise the built-in conversations, and a line that says so. */
+export function conversationsOrBuiltIn(): ConversationSource {
+  const dir = locomoDir();
+  const conversations = loadConversations(dir);
+  if (conversations.length > 0) return { conversations, locomo: true, source: `LoCoMo, ${conversations.length} conversations from ${dir}` };
+  const generated = generatedConversations();
+  return {
+    conversations: generated,
+    locomo: false,
+    source: `no LoCoMo data under ${dir} (run \`npm run data:locomo\` or set LOCOMO_DIR): using the ${generated.length} built-in generated conversations instead`,
+  };
 }

@@ -12,7 +12,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { repoRoot } from "./context.js";
-import { generatedConversations } from "./generated-conversation.js";
 
 /** Where `npm run data:locomo` puts the files (git-ignored). */
 export const DEFAULT_LOCOMO_DIR = "data/locomo";
@@ -124,27 +123,6 @@ export function loadConversations(dir = locomoDir()): LocomoConversation[] {
     .filter((f) => /^conv-.*\.json$/.test(f))
     .sort()
     .map((f) => loadConversation(path.join(dir, f)));
-}
-
-export interface ConversationSource {
-  conversations: LocomoConversation[];
-  /** True for the real LoCoMo data, false for the built-in generated conversations. */
-  locomo: boolean;
-  /** One line saying where the conversations came from (and how to get LoCoMo when absent). */
-  source: string;
-}
-
-/** LoCoMo when it is there; otherwise the built-in conversations, and a line that says so. */
-export function conversationsOrBuiltIn(): ConversationSource {
-  const dir = locomoDir();
-  const conversations = loadConversations(dir);
-  if (conversations.length > 0) return { conversations, locomo: true, source: `LoCoMo, ${conversations.length} conversations from ${dir}` };
-  const generated = generatedConversations();
-  return {
-    conversations: generated,
-    locomo: false,
-    source: `no LoCoMo data under ${dir} (run \`npm run data:locomo\` or set LOCOMO_DIR): using the ${generated.length} built-in generated conversations instead`,
-  };
 }
 
 /** The answered questions only (the adversarial ones have no answer). */

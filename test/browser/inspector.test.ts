@@ -8,12 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { artifactPath, launchChromium, seedBulkHistory } from "../support/browser.js";
 import { KEY_A, startTestService } from "../support/service.js";
+import { steppingClock } from "../support/stepping-clock.js";
 
 let ctx: Awaited<ReturnType<typeof startTestService>>;
 let api: Awaited<ReturnType<typeof startTestService>>["api"];
 let browser: Browser;
 const fake = createFakeSummarizer();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// Every reading a distinct millisecond, so the range window is unambiguous without waiting.
+const clock = steppingClock();
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 
 const PROCESS = "insp-1";
@@ -30,7 +32,6 @@ let seeded: Seeded;
 async function say(processId: string, role: string, content: string, extra: Record<string, unknown> = {}) {
   const r = await api("POST", `/v1/processes/${processId}/messages`, { body: { role, content, ...extra } });
   expect(r.status).toBe(201);
-  await sleep(2); // distinct milliseconds keep the range window unambiguous
   return r.body.message;
 }
 
@@ -69,6 +70,7 @@ async function seedProcess(): Promise<Seeded> {
 
 beforeAll(async () => {
   ctx = await startTestService({ overrides: { summarizer: async () => fake } });
+  ctx.service.deps.clock = clock;
   api = ctx.api;
   // Launch first: without Chromium the file fails here with the install hint.
   browser = await launchChromium();

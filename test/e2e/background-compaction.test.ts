@@ -3,16 +3,29 @@
  * bus): a turn queues a fold, GET .../memories?includePrepared=true shows it, a manual compaction
  * over its budget answers 202 and the worker commits it.
  */
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDocumentClient } from "../../core/adapters/dynamodb/client.js";
+import { createDynamoStore } from "../../core/adapters/dynamodb/store.js";
+import type { SummarizeInput } from "../../core/ports/summarizer.js";
+import { awaitedStore } from "../support/awaited-store.js";
+import { dynamoEndpoint } from "../support/dynamo.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { startTestService } from "../support/service.js";
 
 const fake = createFakeSummarizer();
 let ctx: Awaited<ReturnType<typeof startTestService>>;
 let api: Awaited<ReturnType<typeof startTestService>>["api"];
+let watched: ReturnType<typeof awaitedStore>;
 
 beforeAll(async () => {
-  ctx = await startTestService({ overrides: { summarizer: async () => fake }, env: { COMPACTION_MANUAL_BUDGET_MS: "300" } });
+  const tableName = `bg-${randomUUID().slice(0, 8)}`;
+  watched = awaitedStore(createDynamoStore({ client: createDocumentClient({ endpoint: dynamoEndpoint() }), tableName }));
+  ctx = await startTestService({
+    tableName,
+    overrides: { summarizer: async () => fake, store: watched.store },
+    env: { COMPACTION_MANUAL_BUDGET_MS: "300" },
+  });
   api = ctx.api;
 });
 afterAll(async () => ctx?.service.stop());
@@ -53,18 +66,26 @@ describe("background compaction over HTTP", () => {
 
   it("POST .../compaction answers 202 compaction_queued past its budget, and the worker finishes it", async () => {
     await chat("bg-manual");
-    fake.delayMs = 800;
-    try {
-      const res = await api("POST", "/v1/processes/bg-manual/compaction", { body: { model: { contextWindow: 10_000 }, force: "HARD" } });
-      expect(res.status).toBe(202);
-      expect(res.body).toMatchObject({ mode: "HARD", compacted: false, reason: "compaction_queued" });
-      await ctx.service.bus.drain();
-      await new Promise((r) => setTimeout(r, 1_000)); // the abandoned in-request fold finishes and is refused
-      const ok = await memories("bg-manual");
-      expect(ok).toEqual([expect.objectContaining({ id: res.body.memoryId, status: "OK", metadata: expect.objectContaining({ producedBy: "worker" }) })]);
-    } finally {
-      fake.delayMs = 0;
-    }
+    // The in-request fold summarizes until the test lets it go, so the request runs out of budget.
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    fake.script.push(async (input: SummarizeInput) => {
+      await released;
+      return createFakeSummarizer().summarize(input);
+    });
+    const res = await api("POST", "/v1/processes/bg-manual/compaction", { body: { model: { contextWindow: 10_000 }, force: "HARD" } });
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ mode: "HARD", compacted: false, reason: "compaction_queued" });
+    await ctx.service.bus.drain();
+    // The abandoned in-request fold finishes: its commit is refused and it lets its lease go.
+    const mark = watched.mark();
+    release();
+    const late = await watched.finished("commitCompaction", () => true, mark);
+    expect(late.result).toMatchObject({ ok: false });
+    const owner = (late.args[1] as { leaseOwner: string }).leaseOwner;
+    await watched.finished("releaseLease", (c) => c.args[1] === owner, mark);
+    const ok = await memories("bg-manual");
+    expect(ok).toEqual([expect.objectContaining({ id: res.body.memoryId, status: "OK", metadata: expect.objectContaining({ producedBy: "worker" }) })]);
   });
 
   it("a discarded fold is listed with its reason by memories?includeFailed=true", async () => {

@@ -5,12 +5,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemoryClient, MemoryApiError, toAnthropicRequest, toOpenAIMessages, type MemoryClient, type Turn } from "../../client/index.js";
 import { KEY_A, startTestService } from "../support/service.js";
+import { steppingClock } from "../support/stepping-clock.js";
+
+const clock = steppingClock();
 
 let ctx: Awaited<ReturnType<typeof startTestService>>;
 let memory: MemoryClient;
 
 beforeAll(async () => {
   ctx = await startTestService();
+  // Every reading a distinct millisecond: range boundaries taken between two writes are unambiguous.
+  ctx.service.deps.clock = clock;
   memory = createMemoryClient({ baseUrl: ctx.service.url, apiKey: KEY_A });
 });
 afterAll(async () => ctx?.service.stop());
@@ -98,10 +103,9 @@ describe("typed methods", () => {
       ...first,
       created: false,
     });
-    const from = new Date().toISOString();
+    const from = clock.now().toISOString();
     for (let i = 0; i < 4; i++) await memory.appendMessage("client-2", { role: i % 2 ? "ASSISTANT" : "USER", content: `topic detail ${i}` });
-    const to = new Date().toISOString();
-    await new Promise((r) => setTimeout(r, 3));
+    const to = clock.now().toISOString();
     // The range never folds the newest USER turn: the engine has moved on to another one.
     await memory.appendMessage("client-2", { role: "USER", content: "next topic" });
 

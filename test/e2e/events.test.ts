@@ -8,14 +8,18 @@ import { dynamoEndpoint } from "../support/dynamo.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { createFaultyStore } from "../../tools/faulty-store.js";
 import { KEY_A, KEY_B, startTestService } from "../support/service.js";
+import { steppingClock } from "../support/stepping-clock.js";
 
 let ctx: Awaited<ReturnType<typeof startTestService>>;
 let api: Awaited<ReturnType<typeof startTestService>>["api"];
 const fake = createFakeSummarizer();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// Every reading is a distinct millisecond, so createdAt comparisons (and the boundaries the tests
+// take between two writes) are unambiguous without waiting.
+const clock = steppingClock();
 
 beforeAll(async () => {
   ctx = await startTestService({ overrides: { summarizer: async () => fake } });
+  ctx.service.deps.clock = clock;
   api = ctx.api;
 });
 afterAll(async () => ctx?.service.stop());
@@ -23,7 +27,6 @@ afterAll(async () => ctx?.service.stop());
 async function say(processId: string, role: string, content: string, tags?: string[]) {
   const r = await api("POST", `/v1/processes/${processId}/messages`, { body: { role, content, ...(tags ? { tags } : {}) } });
   expect(r.status).toBe(201);
-  await sleep(3); // distinct milliseconds keep createdAt comparisons unambiguous
   return r.body.message;
 }
 
@@ -40,8 +43,7 @@ async function planSession(processId: string, usersBefore: number) {
     await say(processId, "USER", "done, next?"),
     await say(processId, "ASSISTANT", "Step 2: run the migration on staging"),
   ];
-  const completedAt = new Date().toISOString();
-  await sleep(5);
+  const completedAt = clock.now().toISOString();
   return { marker, work, completedAt };
 }
 
@@ -182,12 +184,10 @@ describe("answering the offer", () => {
     for (let i = 0; i < 14; i++) await say(id, i % 2 ? "ASSISTANT" : "USER", `old topic turn ${i}`);
     const first = await api("POST", `/v1/processes/${id}/compaction`, { body: { model: { contextWindow: 100_000 }, force: "HARD" } });
     expect(first.body.compacted).toBe(true);
-    const from = new Date().toISOString();
-    await sleep(3);
+    const from = clock.now().toISOString();
     await say(id, "USER", "plan: write the report", ["MODE:plan"]);
     await say(id, "ASSISTANT", "report written");
-    const to = new Date().toISOString();
-    await sleep(3);
+    const to = clock.now().toISOString();
     await say(id, "USER", "next topic, please"); // the range never folds the newest USER turn
     fake.calls.length = 0;
     const range = await api("POST", `/v1/processes/${id}/compaction/range`, { body: { from, to, topicLabel: "report" } });
@@ -312,20 +312,17 @@ describe("answer and event are never split", () => {
     const tableName = `svc-crash-${Date.now()}`;
     const faulty = createFaultyStore(createDynamoStore({ client: createDocumentClient({ endpoint: dynamoEndpoint() }), tableName }));
     const crash = await startTestService({ tableName, overrides: { store: faulty, summarizer: async () => fake } });
+    crash.service.deps.clock = clock;
     const api2 = crash.api;
     try {
       await api2("PUT", "/v1/processes/split-1", { body: { projectId: "p" } });
       const post2 = async (role: string, content: string, tags?: string[]) =>
         (await api2("POST", "/v1/processes/split-1/messages", { body: { role, content, ...(tags ? { tags } : {}) } })).body.message;
       await post2("USER", "first topic");
-      await sleep(3);
       await post2("USER", "second topic");
-      await sleep(3);
       await post2("USER", "plan the launch", ["MODE:plan"]);
-      await sleep(3);
       await post2("ASSISTANT", "launch planned");
-      const completedAt = new Date().toISOString();
-      await sleep(3);
+      const completedAt = clock.now().toISOString();
       await post2("USER", "what is next?"); // the range never folds the newest USER turn
       await crash.service.bus.deliver({
         source: "vancetope.plan",

@@ -9,6 +9,7 @@ import { createMemoryLog } from "../support/memory-log.js";
 import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import type { Message, Role } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
+import type { SummarizeInput } from "../../core/ports/summarizer.js";
 import { EVENTS } from "../../core/domain/events.js";
 import { compactManually } from "../../core/services/manual-compaction.js";
 import type { RangeResult } from "../../core/services/range-compaction.js";
@@ -26,6 +27,7 @@ import { createDeps } from "../../core/composition/create-deps.js";
 import { freshTable } from "../support/dynamo.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { checkInvariants } from "../../tools/invariants.js";
+import { awaitedStore } from "../support/awaited-store.js";
 import { handleCompactionRequested, handleInboxAnswered } from "../../core/adapters/events/handlers.js";
 
 const TENANT = "bg";
@@ -38,11 +40,11 @@ beforeAll(async () => {
 });
 
 /** Deps in the default (background) mode with the worker subscribed to the bus, as in the local runner. */
-function harness(options: { env?: Record<string, string>; worker?: boolean } = {}) {
+function harness(options: { env?: Record<string, string>; worker?: boolean; store?: Store } = {}) {
   const fake = createFakeSummarizer();
   const metrics = createRecordingMetrics();
   const bus = createLocalBus(undefined, { retryDelaysMs: [50, 100] });
-  const deps = createDeps({ env: options.env ?? {}, store, events: bus, metrics, log: createMemoryLog(), summarizerFactory: async () => fake });
+  const deps = createDeps({ env: options.env ?? {}, store: options.store ?? store, events: bus, metrics, log: createMemoryLog(), summarizerFactory: async () => fake });
   const worked: unknown[] = [];
   if (options.worker !== false) {
     bus.subscribe(EVENTS.CompactionRequested, async (e) => void worked.push(await handleCompactionRequested(deps, e.detail)));
@@ -93,6 +95,17 @@ const turn = (tokens: number, content?: string) => ({
   model: { contextWindow: WINDOW },
   prompt: { tokens },
 });
+
+/** A summarizer answer (the fake's usual summary) that waits for `release()`. */
+function heldSummary() {
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  const answer = async (input: SummarizeInput) => {
+    await released;
+    return createFakeSummarizer().summarize(input);
+  };
+  return { answer, release };
+}
 
 const foldsOf = async (key: ProcessKey) => (await store.listMemories(key)).filter((m) => m.status !== "OK");
 
@@ -391,14 +404,23 @@ describe("manual compaction within a budget", () => {
   });
 
   it("answers 202 compaction_queued past the budget; the worker commits it once, as the queued row", async () => {
-    const { deps, fake, bus, metrics } = harness({ env: { COMPACTION_MANUAL_BUDGET_MS: "100" } });
+    const watched = awaitedStore(store);
+    const { deps, fake, bus, metrics } = harness({ env: { COMPACTION_MANUAL_BUDGET_MS: "300" }, store: watched.store });
     const { key } = await seeded(deps, 20);
-    fake.delayMs = 400;
+    // The in-request fold summarizes until the test lets it go, so the request runs out of budget.
+    const inRequest = heldSummary();
+    fake.script.push(inRequest.answer);
     const out = await compactManually(deps, key, { model: { contextWindow: WINDOW }, force: "HARD", instructions: "Keep aisle numbers." });
     expect(out.status).toBe(202);
     expect(out.result).toMatchObject({ compacted: false, reason: "compaction_queued", mode: "HARD" });
     await bus.drain();
-    await new Promise((r) => setTimeout(r, 500)); // the abandoned in-request fold finishes and is refused
+    // The abandoned in-request fold finishes: its commit is refused and it lets its lease go.
+    const mark = watched.mark();
+    inRequest.release();
+    const late = await watched.finished("commitCompaction", () => true, mark);
+    expect(late.result).toMatchObject({ ok: false });
+    const owner = (late.args[1] as { leaseOwner: string }).leaseOwner;
+    await watched.finished("releaseLease", (c) => c.args[1] === owner, mark);
     const ok = (await store.listMemories(key)).filter((m) => m.status === "OK");
     expect(ok.map((m) => m.id)).toEqual([out.result.memoryId]);
     expect(ok[0]!.metadata).toMatchObject({ producedBy: "worker", mode: "HARD" });

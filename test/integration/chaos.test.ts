@@ -25,6 +25,7 @@ import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk
 import { META_SK, processPk } from "../../core/adapters/dynamodb/keys.js";
 import { archiveUpdate, restoreUpdate } from "../../core/adapters/dynamodb/message-params.js";
 import { handlePlanCompleted, handleInboxAnswered, handleCompactionRequested } from "../../core/adapters/events/handlers.js";
+import { steppingClock } from "../support/stepping-clock.js";
 
 const LAST_LINE = /^chaos: seed (\d+), (\d+) operations, (\d+) faults, (\d+) violations$/;
 
@@ -217,11 +218,13 @@ describe("regressions the harness found", () => {
       log: silentLog,
       summarizerFactory: async () => createChaosSummarizer({ steps: [], leaseMs: 200 }),
     });
+    // Every reading a distinct millisecond: the plan's range boundaries are unambiguous without waiting.
+    const clock = steppingClock();
+    deps.clock = clock;
     const key = { tenantId: "regress", processId: "offer-1" };
     await upsertProcess(deps, key.tenantId, key.processId, { projectId: "p" });
     const say = async (role: "USER" | "ASSISTANT", content: string, tags?: string[]) => {
       await appendMessage(deps, key, { role, content, ...(tags ? { tags } : {}) });
-      await new Promise((r) => setTimeout(r, 2));
     };
     for (let i = 0; i < 3; i++) {
       await say("USER", `question ${i} about invoices`);
@@ -230,8 +233,7 @@ describe("regressions the harness found", () => {
     await say("USER", "Let's plan the export.", ["MODE:plan"]);
     await say("ASSISTANT", "Step 1: dump the table.");
     await say("USER", "Step 2: verify the dump.");
-    const completedAt = new Date().toISOString();
-    await new Promise((r) => setTimeout(r, 2));
+    const completedAt = clock.now().toISOString();
     await say("USER", "What about the import?"); // the triggering turn, after the range: never folded
     const { item } = await handlePlanCompleted(deps, { tenantId: key.tenantId, processId: key.processId, planId: "p1", topicLabel: "export", completedAt });
     await answerInboxItem(deps, key.tenantId, item!.id, true);

@@ -16,7 +16,9 @@ import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.
 import type { Role } from "../../core/domain/model.js";
 import type { MessageInput as AppendMessageBody } from "../../core/domain/fields.js";
 import { DEFAULT_TUNABLES } from "../../core/domain/tunables.js";
+import type { Clock } from "../../core/ports/clock.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
+import type { Summarizer } from "../../core/ports/summarizer.js";
 import { compactIfNeeded, type CompactionRequest } from "../../core/services/compaction.js";
 import { compactRange } from "../../core/services/range-compaction.js";
 import { settledView } from "../../core/services/settle.js";
@@ -131,16 +133,38 @@ const commandArb: fc.Arbitrary<Command> = fc.oneof(
 
 // ---- one case ---------------------------------------------------------------------------------
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const container = () =>
-  createDeps({
+/**
+ * Every container reads this clock: the wall clock plus the time the test moved it on, so a lease
+ * expires (and a timeout or slow answer outlives it) when the test says, not after a wait.
+ */
+let skipped = 0;
+const clock: Clock = { now: () => new Date(Date.now() + skipped) };
+const passTime = (ms: number) => void (skipped += ms);
+
+const container = (): ServiceDeps => ({
+  ...createDeps({
     env: { COMPACTION_LEASE_MS: String(LEASE_MS) },
     store,
     metrics: createRecordingMetrics(),
     log: silentLog,
     events: { publish: async () => {} },
     summarizerFactory: async () => createChaosSummarizer({ steps: [], leaseMs: LEASE_MS }),
-  });
+  }),
+  clock,
+});
+
+/** A summarizer giving `outcome`; a timeout or a slow answer moves the clock past the lease while it runs. */
+function summarizerFor(outcome: SummarizerOutcome): Summarizer {
+  const chaos = createChaosSummarizer({ steps: [{ outcome, delayMs: 0 }], leaseMs: 0 });
+  if (outcome !== "timeout" && outcome !== "slow") return chaos;
+  return {
+    ...chaos,
+    summarize: (input) => {
+      passTime(Math.round(LEASE_MS * 1.3));
+      return chaos.summarize(input);
+    },
+  };
+}
 
 /** One case: a fresh process, its ledger of acknowledged appends, and the current container. */
 function createCase() {
@@ -159,7 +183,7 @@ function createCase() {
   async function call<T>(fault: FaultSpec | null, outcome: SummarizerOutcome, fn: (d: ServiceDeps) => Promise<T>): Promise<T | InjectedFault> {
     const faulty = createFaultyStore(store);
     if (fault) faulty.inject(toFault(fault));
-    const summarizer = createChaosSummarizer({ steps: [{ outcome, delayMs: 0 }], leaseMs: LEASE_MS });
+    const summarizer = summarizerFor(outcome);
     try {
       return await fn({ ...deps, store: faulty, summarizer: async () => summarizer });
     } catch (e) {
@@ -270,7 +294,7 @@ function createCase() {
         return;
       }
       case "expire":
-        await sleep(LEASE_MS + 20);
+        passTime(LEASE_MS + 20);
         return;
     }
   }
@@ -328,12 +352,12 @@ describe("the commit protocol under random operations, faults and crashes", () =
           await c.invariants(false);
         }
         // Recovery: leases expire, one quiet turn in a new container rolls forward, nothing is left half done.
-        await sleep(LEASE_MS + 30);
+        passTime(LEASE_MS + 30);
         c.restart();
         await runTurn(c.deps(), c.key, { model: { contextWindow: WINDOW }, prompt: { tokens: 0 } });
         const settled = await c.invariants(true);
         const lease = settled.state!.lease;
-        if (lease && Date.parse(lease.until) > Date.now()) c.check([`a live lease is left by ${lease.owner}`]);
+        if (lease && Date.parse(lease.until) > clock.now().getTime()) c.check([`a live lease is left by ${lease.owner}`]);
         // Liveness: nothing that crashed blocks the next compaction.
         const forced = await compactIfNeeded(c.deps(), c.key, { model: { contextWindow: WINDOW }, force: "EMERGENCY" });
         if (!forced.compacted && !["keep_recent", "nothing_eligible"].includes(forced.reason ?? "")) {

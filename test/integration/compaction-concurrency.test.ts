@@ -51,18 +51,24 @@ async function seeded(deps: ServiceDeps, n = 24): Promise<{ key: ProcessKey; mes
 }
 
 /**
- * Starts `n` calls at once. `untilSettled(k)` waits until k of them have finished, or 10 s, and
- * tells which: a broken lease lets more than one call reach the (gated) summarizer.
+ * Starts `n` calls at once. `untilSettled(k)` resolves once k of them have finished: while the
+ * (gated) winner holds the lease, only calls that back off can finish.
  */
 function raceAll<T>(n: number, call: (i: number) => Promise<T>) {
   let settled = 0;
-  const all = Promise.all(Array.from({ length: n }, (_, i) => call(i).finally(() => void settled++)));
+  const waiting: Array<{ k: number; resolve: (done: boolean) => void }> = [];
+  const finished = () => {
+    settled++;
+    for (const w of waiting.filter((w) => settled >= w.k)) {
+      waiting.splice(waiting.indexOf(w), 1);
+      w.resolve(true);
+    }
+  };
+  const all = Promise.all(Array.from({ length: n }, (_, i) => call(i).finally(finished)));
   return {
     all,
-    async untilSettled(k: number): Promise<boolean> {
-      const deadline = Date.now() + 10_000;
-      while (settled < k && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-      return settled >= k;
+    untilSettled(k: number): Promise<boolean> {
+      return settled >= k ? Promise.resolve(true) : new Promise((resolve) => waiting.push({ k, resolve }));
     },
   };
 }

@@ -538,10 +538,15 @@ describe("summarizing a large fold in parallel", () => {
     const fake = createFakeSummarizer({ contextWindow: 4_000, maxOutputTokens: 200 });
     let inFlight = 0;
     let peak = 0;
+    // Each call holds until two are in flight at once: a fold that ran them one at a time would
+    // never get there, one that ran them unbounded would start them all before any returns.
+    let twoInFlight!: () => void;
+    const two = new Promise<void>((r) => (twoInFlight = r));
     fake.script = Array.from({ length: 40 }, () => async (input: SummarizeInput) => {
       inFlight++;
       peak = Math.max(peak, inFlight);
-      await new Promise((r) => setTimeout(r, 30));
+      if (inFlight === 2) twoInFlight();
+      await two;
       inFlight--;
       return { ok: true as const, summary: `sum(${input.messages.map((m) => m.id).join(",")})` };
     });

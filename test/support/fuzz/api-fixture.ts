@@ -5,6 +5,7 @@
  */
 import type { LocalService } from "../../../local/server.js";
 import type { apiClient } from "../service.js";
+import { steppingClock } from "../stepping-clock.js";
 
 type Api = ReturnType<typeof apiClient>;
 
@@ -21,8 +22,6 @@ export interface TenantData {
   secret: string;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 async function ok<T = any>(p: Promise<{ status: number; body: T }>, want = [200, 201]): Promise<T> {
   const r = await p;
   if (!want.includes(r.status)) throw new Error(`fixture request failed with ${r.status}: ${JSON.stringify(r.body)}`);
@@ -37,17 +36,18 @@ export async function seedTenant(
   const { key, processId, secret, tenantId } = options;
   const call = (method: string, path: string, body?: unknown) => api(method, path, { key, ...(body !== undefined ? { body } : {}) });
   await ok(call("PUT", `/v1/processes/${processId}`, { projectId: "proj", name: `${secret} engine`, title: `${secret} title` }));
+  // Every reading a distinct millisecond: the plan's completion time falls between two messages.
+  const clock = steppingClock();
+  service.deps.clock = clock;
   const say = async (role: string, content: string, tags?: string[]) => {
     await ok(call("POST", `/v1/processes/${processId}/messages`, { role, content, ...(tags ? { tags } : {}) }));
-    await sleep(2);
   };
   await say("USER", `Original task: ${secret} migration of the ledger.`);
   for (let i = 0; i < 8; i++) await say(i % 2 ? "USER" : "ASSISTANT", `${secret} note ${i}: the ledger batch ${i} is verified.`);
   await say("USER", `Let's plan the ${secret} rollout.`, ["MODE:plan"]);
   await say("ASSISTANT", `${secret} step 1: dry run`);
   await say("USER", `${secret} step 2: go`);
-  const completedAt = new Date().toISOString();
-  await sleep(3);
+  const completedAt = clock.now().toISOString();
   for (let i = 0; i < 10; i++) await say(i % 2 ? "USER" : "ASSISTANT", `${secret} later ${i}: numbers reconciled.`);
   const compaction = await ok(
     call("POST", `/v1/processes/${processId}/compaction`, { model: { contextWindow: 100_000 }, force: "HARD" }),
