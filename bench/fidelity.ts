@@ -7,26 +7,22 @@
  * 2. answers in the final replay without a query vs truncation at 0.85, with both prompts' tokens;
  * 3. units of strong messages still carried after each of five recompaction generations.
  */
-import { createOfflineSummarizer } from "../core/adapters/llm/offline-summarizer.js";
-import type { Message, Role } from "../core/domain/model.js";
-import { offlineStrength } from "../core/domain/strength-analyzer.js";
-import type { Summarizer } from "../core/ports/summarizer.js";
+import type { Message } from "../core/domain/model.js";
 import { createHistoryIndex } from "../core/domain/search-index.js";
-import { importantUnits, carrierText, carries, unitKey } from "../core/domain/salient-units.js";
 import { CHARS_PER_TOKEN } from "../core/domain/tokens.js";
 import { summaryBudgetFor } from "../core/domain/summarizer-fit.js";
 import { DEFAULT_TUNABLES, tunablesFromEnv } from "../core/domain/tunables.js";
-import { compactIfNeeded } from "../core/services/compaction.js";
 import { settledView } from "../core/services/settle.js";
 import { composeContext, recallBudget } from "../core/services/context.js";
-import { appendMessage } from "../core/services/messages.js";
 import { runTurn } from "../core/services/turn.js";
+import { GENERATION_TURNS, measureGenerations, type GenerationResult } from "./fidelity-generations.js";
 import { type BenchContext, envInts, requireEndpoint } from "./support/context.js";
 import { freshTable } from "./support/dynamo.js";
+import { depsFor, strengthVariant } from "./support/fidelity-deps.js";
 import { conversationsOrBuiltIn } from "./support/generated-conversation.js";
 import { answered, createVerbatimIndex, joinConversations, type LocomoConversation } from "./support/locomo.js";
 import type { SectionResult, Table, Target } from "./support/report.js";
-import { benchDeps, observedStore } from "./support/service.js";
+import { observedStore } from "./support/service.js";
 import { fmt, mean, pct, sum, times } from "./support/stats.js";
 
 const tokens = (text: string) => Math.ceil(text.length / CHARS_PER_TOKEN);
@@ -34,52 +30,6 @@ const tokens = (text: string) => Math.ceil(text.length / CHARS_PER_TOKEN);
 /** The summary budget of a fold at `window`: the tunables' (`SUMMARY_WINDOW_SHARE` set in the environment compares shares). */
 function summaryBudget(window: number): number {
   return summaryBudgetFor(tunablesFromEnv({ SUMMARY_WINDOW_SHARE: process.env.SUMMARY_WINDOW_SHARE ?? "" }), window);
-}
-
-/**
- * The strength analyzer variant (`BENCH_STRENGTH`, docs/compaction.md "Strength analyzer"):
- * `none` (default), `side-channel` (offline rating on every append), `inline` (offline rating
- * before each HARD fold), `inline-model` (the batched model call before each HARD fold, answered by
- * a stub that applies the offline rules: no model runs offline here, so it measures the path, not
- * a model's judgement).
- */
-type StrengthVariant = "none" | "side-channel" | "inline" | "inline-model";
-function strengthVariant(): StrengthVariant {
-  const v = (process.env.BENCH_STRENGTH ?? "none").trim() as StrengthVariant;
-  if (!["none", "side-channel", "inline", "inline-model"].includes(v)) throw new Error(`BENCH_STRENGTH: unknown variant '${v}'`);
-  return v;
-}
-
-/** The offline summarizer plus a `complete` that rates the prompt's numbered messages with the offline rules. */
-function withRatingStub(summarizer: Summarizer): Summarizer {
-  return {
-    ...summarizer,
-    summarize: (input) => summarizer.summarize(input),
-    async complete(request) {
-      const lines = [...request.user.matchAll(/^#(\d+) (USER|ASSISTANT|SYSTEM): (.*)$/gm)];
-      const text = lines.map(([, n, role, content]) => `#${n} ${offlineStrength({ role: role as Role, content: content! })}`).join("\n");
-      return { ok: true, text, usage: { inputTokens: Math.ceil(request.user.length / CHARS_PER_TOKEN), outputTokens: lines.length * 4 } };
-    },
-  };
-}
-
-/** Deps folding in the turn, with the tunables the environment names for the comparison. */
-function depsFor(store: Parameters<typeof benchDeps>[0]["store"], clock: { now(): Date }) {
-  const variant = strengthVariant();
-  const offline = createOfflineSummarizer();
-  return benchDeps({
-    store,
-    clock,
-    summarizer: variant === "inline-model" ? withRatingStub(offline) : offline,
-    env: {
-      // The replay measures what the folds keep: every turn folds itself, as without a worker.
-      COMPACTION_EXECUTION: "inline",
-      ...(process.env.RECALL_MAX_TOKENS ? { RECALL_MAX_TOKENS: process.env.RECALL_MAX_TOKENS } : {}),
-      ...(process.env.COMPACTION_FOLD_MIN_ROOM_TOKENS ? { COMPACTION_FOLD_MIN_ROOM_TOKENS: process.env.COMPACTION_FOLD_MIN_ROOM_TOKENS } : {}),
-      ...(variant === "side-channel" ? { STRENGTH_SIDE_CHANNEL_ENABLED: "true" } : {}),
-      ...(variant === "inline" || variant === "inline-model" ? { STRENGTH_INLINE_ON_COMPACTION: "true" } : {}),
-    },
-  });
 }
 
 /** The newest texts whose chars fit `budgetTokens` (the newest one always); returns their start index. */
@@ -213,55 +163,6 @@ async function measureConversation(ctx: BenchContext, endpoint: string, conv: Lo
   addSnapshot(snapshots, final);
   ctx.log(`fidelity: ${conv.id} @ ${window}: ${conv.turns.length} turns, ${final.questions} questions in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return { conversation: conv.id, window, ...final, folds, snapshots };
-}
-
-interface GenerationResult {
-  conversation: string;
-  /** Per generation 1..5: share of the strong messages' units (all, and the required ones) carried. */
-  all: number[];
-  required: number[];
-  units: number;
-  requiredUnits: number;
-}
-
-/** Turns per generation: the first is folded with its QA evidence turns tagged strong. */
-const GENERATION_TURNS = 40;
-
-async function measureGenerations(endpoint: string, conv: LocomoConversation): Promise<GenerationResult> {
-  const t = await freshTable(endpoint, "fid-gen");
-  const { store } = observedStore(t);
-  let now = conv.turns[0]!.at;
-  const deps = depsFor(store, { now: () => new Date(now.getTime()) });
-  const key = { tenantId: "bench", processId: `${conv.id}-gen` };
-  await store.upsertProcess(key.tenantId, { processId: key.processId, projectId: "locomo" }, now.toISOString());
-  const evidence = new Set(conv.qa.flatMap((q) => q.evidence));
-  const strong: Message[] = [];
-  const result: GenerationResult = { conversation: conv.id, all: [], required: [], units: 0, requiredUnits: 0 };
-  let all: string[] = [];
-  let required: string[] = [];
-  for (let g = 0; g < 5; g++) {
-    for (const turn of conv.turns.slice(g * GENERATION_TURNS, (g + 1) * GENERATION_TURNS)) {
-      now = turn.at;
-      const tags = g === 0 && evidence.has(turn.diaId) ? ["STRENGTH:strong"] : [];
-      const { message } = await appendMessage(deps, key, { role: turn.speaker === conv.speakerA ? "USER" : "ASSISTANT", content: turn.text, tags });
-      if (tags.length) strong.push(message);
-    }
-    const folded = await compactIfNeeded(deps, key, { model: { contextWindow: 100_000 }, force: "EMERGENCY" });
-    if (!folded.compacted) throw new Error(`generation ${g + 1} of ${conv.id} did not fold: ${folded.reason}`);
-    if (g === 0) {
-      const refs = new Set((await store.getMemory(key, folded.memoryId!))!.sourceRefs);
-      const sources = strong.filter((m) => refs.has(m.id)).map((m) => ({ id: m.id, content: m.content, important: true }));
-      all = importantUnits(sources, Number.MAX_SAFE_INTEGER);
-      required = importantUnits(sources, 25);
-      result.units = all.length;
-      result.requiredUnits = required.length;
-    }
-    const summary = carrierText((await store.getMemory(key, folded.memoryId!))!.content);
-    const share = (units: string[]) => (units.length === 0 ? 1 : units.filter((u) => carries(summary, { key: unitKey(u) })).length / units.length);
-    result.all.push(share(all));
-    result.required.push(share(required));
-  }
-  return result;
 }
 
 export async function runFidelity(ctx: BenchContext): Promise<SectionResult> {

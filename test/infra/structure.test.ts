@@ -20,18 +20,6 @@ const SKIP = new Set(["node_modules", "dist", "cdk.out", ".sst"]);
 const MAX_LINES = 350;
 const TINY_LINES = 25;
 
-/**
- * Findings in files that are being restructured elsewhere, listed so the measures can hold for the
- * rest of the tree meanwhile. Each entry is removed once its file is fixed; the test fails if an
- * entry no longer matches a finding, so the list only shrinks.
- */
-const PENDING_ELSEWHERE: readonly string[] = [
-  // The benchmarks: a runtime cycle between the two conversation sources, and two long runners.
-  "import cycle among: bench/support/generated-conversation.ts, bench/support/locomo.ts",
-  "over 350 lines: bench/fidelity.ts (399)",
-  "over 350 lines: bench/hot-path.ts (410)",
-];
-
 function sourcesUnder(rel: string): string[] {
   const full = path.join(repoRoot, rel);
   let entries;
@@ -184,9 +172,6 @@ function tinyModuleFindings(): string[] {
   });
 }
 
-const pending = new Set(PENDING_ELSEWHERE);
-const outstanding = (findings: string[]) => findings.filter((f) => !pending.has(f));
-
 describe("structure measures", () => {
   it("reads the production tree", () => {
     for (const expected of ["core/domain/model.ts", "functions/plain-routes.ts", "bench/run.ts", "tools/invariants.ts"]) {
@@ -196,20 +181,15 @@ describe("structure measures", () => {
   });
 
   it("has no import cycle among production modules (type-only imports count)", () => {
-    expect(outstanding(cycleFindings())).toEqual([]);
+    expect(cycleFindings()).toEqual([]);
   });
 
   it(`has no production file over ${MAX_LINES} lines`, () => {
-    expect(outstanding(longFileFindings())).toEqual([]);
+    expect(longFileFindings()).toEqual([]);
   });
 
   it(`has no module of ${TINY_LINES} lines or fewer holding one function used in one place`, () => {
-    expect(outstanding(tinyModuleFindings())).toEqual([]);
-  });
-
-  it("lists as pending only findings that still exist", () => {
-    const all = new Set([...cycleFindings(), ...longFileFindings(), ...tinyModuleFindings()]);
-    expect(PENDING_ELSEWHERE.filter((p) => !all.has(p))).toEqual([]);
+    expect(tinyModuleFindings()).toEqual([]);
   });
 
   it("finds a cycle through type-only imports and reports each cycle once", () => {
