@@ -13,7 +13,7 @@ import type { Tunables } from "../domain/tunables.js";
 import type { CompactionMetricMode } from "../ports/metrics.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
 import type { ServiceDeps } from "./deps.js";
-import { takeLease } from "./lease.js";
+import { releaseLease, takeLease } from "./lease.js";
 import { admitModelWork, recordModelUse, type BudgetRefusal } from "./model-budget.js";
 import { metered } from "./model-usage.js";
 import { summarizeChecked, summarizerFor, type SummaryRequest } from "./summarize.js";
@@ -156,10 +156,6 @@ export async function runFold(deps: ServiceDeps, key: ProcessKey, view: ActiveVi
   }
 }
 
-/** Lets the lease go; a failure only delays the next fold until the lease expires, so it is logged. */
-export async function releaseLease(deps: ServiceDeps, key: ProcessKey, owner: string): Promise<void> {
-  await deps.store.releaseLease(key, owner).catch((e) => deps.log.warn("lease release failed", { error: String(e) }));
-}
 
 /**
  * Stores a FAILED row with `write`. A row whose sources alone outgrow an item (a fold of some

@@ -12,7 +12,8 @@ import type { ActiveView, ProcessKey } from "../ports/store.js";
 import { afterCommit, commitMemory, LEASE_REFUSAL, metricModeOf } from "./commit.js";
 import type { ServiceDeps } from "./deps.js";
 import { discard } from "./fold-queue.js";
-import { releaseLease, SUMMARY_TOO_LARGE, unlessTooLarge } from "./fold-pipeline.js";
+import { SUMMARY_TOO_LARGE, unlessTooLarge } from "./fold-pipeline.js";
+import { releaseLease } from "./lease.js";
 import { takeLease } from "./lease.js";
 
 export type PreparedCommit =

@@ -13,7 +13,7 @@ import { domainEvent } from "../domain/events.js";
 import { replayTokens } from "../domain/replay.js";
 import { settledView } from "./settle.js";
 import type { ServiceDeps } from "./deps.js";
-import { takeLease } from "./lease.js";
+import { releaseLease, takeLease } from "./lease.js";
 import { requireProcess } from "./processes.js";
 
 export interface RevertResult {
@@ -105,7 +105,7 @@ async function tryRevert(deps: ServiceDeps, key: ProcessKey, view: ActiveView, m
     return { ok: true, result: { memory: reverted, restoredMessages, activeSummaryId } };
   } finally {
     if (!committed) {
-      await deps.store.releaseLease(key, owner).catch((e) => deps.log.warn("lease release failed", { error: String(e) }));
+      await releaseLease(deps, key, owner);
     }
   }
 }

@@ -8,7 +8,7 @@ import type OpenAI from "openai";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import type { AnthropicSummarizerOptions } from "../../core/adapters/llm/anthropic-summarizer.js";
 import type { OpenAISummarizerOptions } from "../../core/adapters/llm/openai-summarizer.js";
-import { remoteSettings, sdkClientOptions, type RemoteSummarizerOptions } from "../../core/adapters/llm/remote-summarizer.js";
+import { remoteConfig, sdkClientOptions, type RemoteSummarizerOptions } from "../../core/adapters/llm/remote-summarizer.js";
 import { DEFAULT_RETRY_POLICY } from "../../core/adapters/llm/retry.js";
 import { UNKNOWN_MODEL_CONTEXT_WINDOW } from "../../core/domain/model-windows.js";
 
@@ -19,14 +19,14 @@ describe("remote summarizer options", () => {
   });
 
   it("fill the defaults the same way for both providers", () => {
-    expect(remoteSettings({}, "some-unlisted-model")).toEqual({
+    expect(remoteConfig({}, "some-unlisted-model")).toEqual({
       model: "some-unlisted-model",
       policy: DEFAULT_RETRY_POLICY,
       contextWindow: UNKNOWN_MODEL_CONTEXT_WINDOW,
       maxOutputTokens: 400,
     });
-    const settings = remoteSettings({ model: "m", contextWindow: 9_000, maxOutputTokens: 250, retry: { maxAttempts: 1 } }, "d");
-    expect(settings).toEqual({
+    const config = remoteConfig({ model: "m", contextWindow: 9_000, maxOutputTokens: 250, retry: { maxAttempts: 1 } }, "d");
+    expect(config).toEqual({
       model: "m",
       policy: { ...DEFAULT_RETRY_POLICY, maxAttempts: 1 },
       contextWindow: 9_000,

@@ -8,7 +8,7 @@ import type { Summarizer } from "../../ports/summarizer.js";
 import { PROVIDERS } from "./provider-descriptors.js";
 import {
   createRemoteSummarizer,
-  remoteSettings,
+  remoteConfig,
   sdkClientOptions,
   type RemoteSummarizerOptions,
 } from "./remote-summarizer.js";
@@ -34,13 +34,13 @@ const MessagesAnswer = z.object({
  * if (outcome.ok) console.log(outcome.summary);
  */
 export function createAnthropicSummarizer(options: AnthropicSummarizerOptions = {}): Summarizer {
-  const settings = remoteSettings(options, DEFAULT_ANTHROPIC_SUMMARIZER_MODEL);
-  const { model } = settings;
-  const client = options.client ?? new Anthropic(sdkClientOptions(options, settings.policy));
+  const config = remoteConfig(options, DEFAULT_ANTHROPIC_SUMMARIZER_MODEL);
+  const { model } = config;
+  const client = options.client ?? new Anthropic(sdkClientOptions(options, config.policy));
 
   return createRemoteSummarizer({
     provider: options.provider ?? "anthropic",
-    ...settings,
+    ...config,
     send: (prompt, answerTokens, { signal }) =>
       client.messages.create(
         {

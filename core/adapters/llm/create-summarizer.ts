@@ -59,7 +59,7 @@ const SummarizerEnv = z.object({
 });
 
 /**
- * Reads the summarizer settings from `env` (pure). Throws an `AppError` (`config.summarizer`)
+ * Reads the summarizer configuration from `env` (pure). Throws an `AppError` (`config.summarizer`)
  * naming the offending variables when the configuration cannot work.
  *
  * @example resolveSummarizerConfig({}).provider // "offline"

@@ -8,7 +8,7 @@ import type { Summarizer } from "../../ports/summarizer.js";
 import { PROVIDERS } from "./provider-descriptors.js";
 import {
   createRemoteSummarizer,
-  remoteSettings,
+  remoteConfig,
   sdkClientOptions,
   type RemoteSummarizerOptions,
 } from "./remote-summarizer.js";
@@ -53,19 +53,19 @@ const ChatCompletionAnswer = z.object({
  * const outcome = await summarizer.summarize({ priorSummary: null, messages });
  */
 export function createOpenAISummarizer(options: OpenAISummarizerOptions = {}): Summarizer {
-  const settings = remoteSettings(options, DEFAULT_OPENAI_SUMMARIZER_MODEL);
-  const { model } = settings;
+  const config = remoteConfig(options, DEFAULT_OPENAI_SUMMARIZER_MODEL);
+  const { model } = config;
   const official = options.client
     ? isOfficialEndpoint(options.client.baseURL)
     : isOfficialEndpoint(options.baseURL);
   const tokenLimitParam =
     options.tokenLimitParam ?? (official ? "max_completion_tokens" : "max_tokens");
   const reasoning = official && isReasoningModel(model);
-  const client = options.client ?? new OpenAI(sdkClientOptions(options, settings.policy));
+  const client = options.client ?? new OpenAI(sdkClientOptions(options, config.policy));
 
   return createRemoteSummarizer({
     provider: options.provider ?? "openai",
-    ...settings,
+    ...config,
     extraAnswerTokens: reasoning ? REASONING_ALLOWANCE_TOKENS : 0,
     send: (prompt, answerTokens, { signal }) =>
       client.chat.completions.create(

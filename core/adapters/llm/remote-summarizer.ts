@@ -56,7 +56,7 @@ export interface RemoteSummarizerOptions<Client = never> {
 }
 
 /** What both adapters derive from their options the same way. */
-export function remoteSettings(
+export function remoteConfig(
   options: RemoteSummarizerOptions<unknown>,
   defaultModel: string,
 ): { model: string; policy: RetryPolicy; contextWindow: number; maxOutputTokens: number; clock?: RetryClock; random?: () => number } {
