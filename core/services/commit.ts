@@ -4,6 +4,7 @@
  * committing fold writes. A failed summary writes a FAILED row and nothing else; every committed
  * fold ends with {@link afterCommit}, however it was produced.
  */
+import { compactionLogLine } from "../domain/compaction-log.js";
 import { domainEvent } from "../domain/events.js";
 import { tokensAfterFold } from "../domain/fold-size.js";
 import type { Memory, Message } from "../domain/model.js";
@@ -32,6 +33,8 @@ export interface FoldPlan extends FoldAsk {
   memoryId?: string;
   fromFold?: "QUEUED";
   producedBy?: "inline" | "worker";
+  /** A `POST .../compaction` request's fold: tied to no turn, logged as `manual`. */
+  manual?: boolean;
 }
 
 /** The reason a fold answers when the lease is refused (shared by every path that takes it). */
@@ -115,7 +118,7 @@ export async function foldAndCommit(deps: ServiceDeps, key: ProcessKey, view: Ac
     },
   });
   if (!run.ok) return reasonOf(run.failure);
-  const after = await afterCommit(deps, key, run.memory, { pendingArchive, metricMode: plan.metricMode });
+  const after = await afterCommit(deps, key, run.memory, { pendingArchive, metricMode: plan.metricMode, before: view, manual: plan.manual });
   return { ok: true, memory: run.memory, view: after };
 }
 
@@ -161,12 +164,12 @@ export async function afterCommit(
   deps: ServiceDeps,
   key: ProcessKey,
   memory: Memory,
-  o: { pendingArchive: boolean; metricMode: CompactionMetricMode },
+  o: { pendingArchive: boolean; metricMode: CompactionMetricMode; before: ActiveView; manual?: boolean | undefined },
 ): Promise<ActiveView> {
   if (o.pendingArchive) await deps.store.finishPendingArchive(key, memory.id);
   const folded = memory.sourceRefs.length;
   deps.metrics.compaction(o.metricMode, folded);
-  deps.log.info("compaction ok", {
+  deps.log.info(logLineOf(memory, o), {
     processId: key.processId,
     mode: o.metricMode,
     messagesFolded: folded,
@@ -186,4 +189,23 @@ export async function afterCommit(
     }),
   );
   return settledView(deps, key);
+}
+
+/**
+ * The log line of a committed fold (docs/compaction.md, "Observability"). A fold committed in a
+ * turn (inline or prepared, in a fold mode) names the turn's message: the newest active message
+ * when it committed, which is the one the turn appended. Any other fold names its memory.
+ */
+function logLineOf(memory: Memory, o: { before: ActiveView; manual?: boolean | undefined }): string {
+  const producedBy = memory.metadata.producedBy ?? "inline";
+  const mode = memory.metadata.mode ?? "";
+  const inTurn = !o.manual && producedBy !== "worker" && mode !== "RANGE";
+  return compactionLogLine({
+    engine: o.before.state.process.engine,
+    turn: (inTurn ? o.before.messages.at(-1)?.id : undefined) ?? memory.id,
+    how: o.manual ? "manual" : producedBy,
+    mode,
+    messages: memory.sourceRefs.length,
+    chars: memory.content.length,
+  });
 }

@@ -33,6 +33,8 @@ export interface FoldOptions {
   abandoned?: AbortSignal;
   /** Commit as this queued fold (same id, only while it is still QUEUED): the worker's manual job. */
   queuedFoldId?: string;
+  /** A `POST .../compaction` request: its fold is logged as `manual` (docs/compaction.md, "Observability"). */
+  manual?: boolean;
 }
 
 /** What {@link compactIfNeeded} answers: the result, the view after it, and why the budget refused it if it did. */
@@ -133,6 +135,7 @@ export async function compactIfNeeded(
     ...(tagging.strengthAnalyzer ? { metadata: { strengthAnalyzer: tagging.strengthAnalyzer } } : {}),
     ...(options.leaseOwner ? { owner: options.leaseOwner } : {}),
     ...(options.abandoned ? { abandoned: options.abandoned } : {}),
+    ...(options.manual ? { manual: true } : {}),
     ...(options.queuedFoldId ? { memoryId: options.queuedFoldId, fromFold: "QUEUED" as const, producedBy: "worker" as const } : {}),
     // After an undo the same fold waits until the replay grew by the minimum saving; a manual
     // compaction and a mode that does not honour the hold (EMERGENCY) do not wait (docs/compaction.md).

@@ -27,7 +27,7 @@ export async function compactManually(
   const tunables = await deps.tunables.forProcess(key.tenantId, view.state.process.projectId);
   const owner = deps.ids.token();
   const giveUp = new AbortController();
-  const work = compactIfNeeded(deps, key, request, { view: structuredClone(view), tunables, contextWindow, leaseOwner: owner, abandoned: giveUp.signal });
+  const work = compactIfNeeded(deps, key, request, { view: structuredClone(view), tunables, contextWindow, leaseOwner: owner, abandoned: giveUp.signal, manual: true });
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), deps.compaction.manualBudgetMs)));
   const first = await Promise.race([work, expired]).finally(() => clearTimeout(timer));

@@ -75,6 +75,6 @@ export async function commitPrepared(
     return { ok: false, reason: "commit_conflict", fold };
   }
   deps.metrics.preparedFold("used");
-  const after = await afterCommit(deps, key, memory, { pendingArchive: commit.pendingArchive, metricMode: metricModeOf(o.mode) });
+  const after = await afterCommit(deps, key, memory, { pendingArchive: commit.pendingArchive, metricMode: metricModeOf(o.mode), before: view });
   return { ok: true, memory, view: after };
 }

@@ -1,0 +1,25 @@
+/**
+ * The log line of a committed compaction (docs/compaction.md, "Observability"):
+ * `<engine>.turn id='<turn>' compaction (<when>) ok: <n> msgs -> <chars> chars`, the engine's name
+ * first so that one engine's compactions can be found by prefix.
+ */
+
+/** The engine named when the process names none (its `engine` field is optional). */
+export const DEFAULT_ENGINE = "memory";
+
+export interface CompactionLogParts {
+  /** The process's `engine`, if it names one. */
+  engine?: string | undefined;
+  /** The id of the turn's message, or the memory's id for a fold no turn committed. */
+  turn: string;
+  /** How the fold was produced (`inline`, `prepared`, `worker`, `manual`) and its mode. */
+  how: string;
+  mode: string;
+  messages: number;
+  chars: number;
+}
+
+export function compactionLogLine(p: CompactionLogParts): string {
+  const engine = p.engine || DEFAULT_ENGINE;
+  return `${engine}.turn id='${p.turn}' compaction (${p.how} ${p.mode}) ok: ${p.messages} msgs -> ${p.chars} chars`;
+}

@@ -1,0 +1,105 @@
+/**
+ * The log line of a committed compaction (docs/compaction.md, "Observability"), against DynamoDB
+ * Local: `<engine>.turn id='<turn>' compaction (<when>) ok: <n> msgs -> <chars> chars` as the message
+ * of the one INFO entry, its structured fields beside it.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { createLocalBus } from "../../core/adapters/events/local-bus.js";
+import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
+import { createDeps } from "../../core/composition/create-deps.js";
+import { EVENTS } from "../../core/domain/events.js";
+import type { Role } from "../../core/domain/model.js";
+import type { ProcessKey, Store } from "../../core/ports/store.js";
+import { handleCompactionRequested } from "../../core/adapters/events/handlers.js";
+import { compactManually } from "../../core/services/manual-compaction.js";
+import type { ServiceDeps } from "../../core/services/deps.js";
+import { appendMessage } from "../../core/services/messages.js";
+import { upsertProcess } from "../../core/services/processes.js";
+import { runTurn } from "../../core/services/turn.js";
+import { freshTable } from "../support/dynamo.js";
+import { createFakeSummarizer } from "../support/fake-summarizer.js";
+import { createMemoryLog } from "../support/memory-log.js";
+
+const TENANT = "log";
+const WINDOW = 10_000;
+let store: Store;
+let seq = 0;
+
+beforeAll(async () => {
+  ({ store } = await freshTable("log"));
+});
+
+function harness(env: Record<string, string> = {}) {
+  const log = createMemoryLog();
+  const bus = createLocalBus();
+  const deps = createDeps({ env, store, events: bus, metrics: createRecordingMetrics(), log, summarizerFactory: async () => createFakeSummarizer() });
+  bus.subscribe(EVENTS.CompactionRequested, async (e) => void (await handleCompactionRequested(deps, e.detail)));
+  return { deps, log, bus };
+}
+
+async function seeded(deps: ServiceDeps, engine?: string): Promise<ProcessKey> {
+  const key = { tenantId: TENANT, processId: `log-${++seq}` };
+  await upsertProcess(deps, TENANT, key.processId, { projectId: "proj", ...(engine ? { engine } : {}) });
+  await appendMessage(deps, key, { role: "USER", content: "Plan the warehouse move." });
+  for (let i = 0; i < 30; i++) {
+    const role: Role = (29 - i) % 2 === 0 ? "USER" : "ASSISTANT";
+    await appendMessage(deps, key, { role, content: `step ${i}: shelf ${i} goes to aisle ${i % 7} on day ${i % 5}.` });
+  }
+  return key;
+}
+
+const turn = (tokens: number, content?: string) => ({
+  ...(content ? { message: { role: "USER" as const, content } } : {}),
+  model: { contextWindow: WINDOW },
+  prompt: { tokens },
+});
+
+const compactionEntries = (log: ReturnType<typeof createMemoryLog>) =>
+  log.entries.filter((e) => e.level === "INFO" && e.fields?.memoryId !== undefined && e.message.includes(" compaction ("));
+
+describe("the compaction log line", () => {
+  it("an inline fold in a turn names the engine, the turn's message, the mode, the messages and the summary's length", async () => {
+    const { deps, log } = harness({ COMPACTION_EXECUTION: "inline" });
+    const key = await seeded(deps, "vance");
+    const out = await runTurn(deps, key, turn(8_700, "Which aisle first?"));
+    expect(out.compaction).toMatchObject({ mode: "HARD", compacted: true });
+    const memory = (await store.getMemory(key, out.compaction.memoryId!))!;
+    const turnMessage = out.messages.at(-1)!;
+    expect(turnMessage.content).toBe("Which aisle first?");
+    expect(compactionEntries(log)).toEqual([
+      {
+        level: "INFO",
+        message: `vance.turn id='${turnMessage.id}' compaction (inline HARD) ok: ${memory.sourceRefs.length} msgs -> ${memory.content.length} chars`,
+        fields: expect.objectContaining({ processId: key.processId, memoryId: memory.id, mode: "hard", producedBy: "inline", messagesFolded: memory.sourceRefs.length }),
+      },
+    ]);
+  });
+
+  it("a fold the worker prepared, committed by a later turn, is logged as prepared under that turn's message", async () => {
+    const { deps, log, bus } = harness();
+    const key = await seeded(deps, "vance");
+    await runTurn(deps, key, turn(7_200, "Which aisle first?"));
+    await bus.drain();
+    expect(compactionEntries(log)).toEqual([]);
+    const out = await runTurn(deps, key, turn(8_700, "Go on."));
+    expect(out.compaction).toMatchObject({ mode: "HARD", compacted: true });
+    const memory = (await store.getMemory(key, out.compaction.memoryId!))!;
+    expect(memory.metadata.producedBy).toBe("prepared");
+    const turnMessage = out.messages.at(-1)!;
+    expect(turnMessage.content).toBe("Go on.");
+    expect(compactionEntries(log).map((e) => e.message)).toEqual([
+      `vance.turn id='${turnMessage.id}' compaction (prepared HARD) ok: ${memory.sourceRefs.length} msgs -> ${memory.content.length} chars`,
+    ]);
+  });
+
+  it("a manual compaction is tied to no turn: the memory's id, and 'memory' when the process names no engine", async () => {
+    const { deps, log } = harness();
+    const key = await seeded(deps);
+    const out = await compactManually(deps, key, { model: { contextWindow: WINDOW }, force: "HARD" });
+    expect(out.status).toBe(200);
+    const memory = (await store.getMemory(key, out.result.memoryId!))!;
+    expect(compactionEntries(log).map((e) => e.message)).toEqual([
+      `memory.turn id='${memory.id}' compaction (manual HARD) ok: ${memory.sourceRefs.length} msgs -> ${memory.content.length} chars`,
+    ]);
+  });
+});
