@@ -11,10 +11,12 @@ import { EVENTS } from "../../core/domain/events.js";
 import type { Role } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import { handleCompactionRequested } from "../../core/adapters/events/handlers.js";
+import { queueFold } from "../../core/services/fold-queue.js";
 import { compactManually } from "../../core/services/manual-compaction.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
+import { settledView } from "../../core/services/settle.js";
 import { runTurn } from "../../core/services/turn.js";
 import { freshTable } from "../support/dynamo.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
@@ -100,6 +102,19 @@ describe("the compaction log line", () => {
     const memory = (await store.getMemory(key, out.result.memoryId!))!;
     expect(compactionEntries(log).map((e) => e.message)).toEqual([
       `memory.turn id='${memory.id}' compaction (manual HARD) ok: ${memory.sourceRefs.length} msgs -> ${memory.content.length} chars`,
+    ]);
+  });
+
+  it("a manual compaction the worker commits (queued past the request's budget) is logged as the worker's, under the memory's id", async () => {
+    const { deps, log, bus } = harness();
+    const key = await seeded(deps, "vance");
+    const view = await settledView(deps, key);
+    const queued = await queueFold(deps, key, view, { mode: "HARD", job: "manual", contextWindow: WINDOW, tokensBefore: 0, forced: true });
+    await bus.drain();
+    const memory = (await store.getMemory(key, queued.id))!;
+    expect(memory).toMatchObject({ status: "OK", metadata: { producedBy: "worker", mode: "HARD" } });
+    expect(compactionEntries(log).map((e) => e.message)).toEqual([
+      `vance.turn id='${memory.id}' compaction (worker HARD) ok: ${memory.sourceRefs.length} msgs -> ${memory.content.length} chars`,
     ]);
   });
 });
