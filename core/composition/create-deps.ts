@@ -13,6 +13,7 @@ import type { Log } from "../ports/logger.js";
 import type { Metrics } from "../ports/metrics.js";
 import type { Store } from "../ports/store.js";
 import type { Summarizer } from "../ports/summarizer.js";
+import { createOfflineSummarizer } from "../adapters/llm/offline-summarizer.js";
 import type { ServiceDeps } from "../services/deps.js";
 import { createTunablesResolver } from "../services/tunables.js";
 import { DEFAULT_COMPACTION_CONFIG } from "../services/deps.js";
@@ -75,5 +76,6 @@ export function createDeps(options: RootOptions = {}): ServiceDeps {
       summarizer ??= options.summarizerFactory();
       return summarizer;
     },
+    offlineSummarizer: (maxOutputTokens) => createOfflineSummarizer({ maxOutputTokens }),
   };
 }

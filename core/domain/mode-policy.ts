@@ -47,6 +47,12 @@ export interface ModePolicy {
   optional: boolean;
   /** Before the fold, unrated messages are rated by the strength analyzer (`inlineOnCompaction`). */
   ratesStrengthFirst: boolean;
+  /**
+   * A summary the quality gate refused twice, or a summarizer that failed, is replaced by the
+   * offline summarizer's, recorded in `metadata.fallback` (docs/compaction.md, "Quality gate"):
+   * a fold that must land does not wait for a summarizer that keeps failing.
+   */
+  fallsBackToOffline: boolean;
 }
 
 /** The table, mildest mode first. */
@@ -61,6 +67,7 @@ export const MODE_POLICY: Readonly<Record<FoldModeName, ModePolicy>> = {
     usesFoldTarget: false,
     optional: true,
     ratesStrengthFirst: false,
+    fallsBackToOffline: false,
   },
   HARD: {
     threshold: (t) => t.hardThreshold,
@@ -72,6 +79,7 @@ export const MODE_POLICY: Readonly<Record<FoldModeName, ModePolicy>> = {
     usesFoldTarget: true,
     optional: false,
     ratesStrengthFirst: true,
+    fallsBackToOffline: false,
   },
   EMERGENCY: {
     threshold: (t) => t.emergencyThreshold,
@@ -84,6 +92,7 @@ export const MODE_POLICY: Readonly<Record<FoldModeName, ModePolicy>> = {
     usesFoldTarget: true,
     optional: false,
     ratesStrengthFirst: false,
+    fallsBackToOffline: true,
   },
 };
 

@@ -92,6 +92,10 @@ export const MemoryMetadata = z.object({
   loss: z.optional(z.object({ units: z.int(), kept: z.int(), dropped: z.array(LossUnit) })),
   /** On a FAILED row written by the quality gate: which check failed, and on what. */
   qualityGate: z.optional(z.object({ check: z.string(), detail: z.optional(z.string()), attempts: z.int() })),
+  /** The summary was cut to its budget: the summarizer wrote more, and the rest is lost. */
+  truncated: z.optional(z.boolean()),
+  /** An EMERGENCY fold committed the offline summarizer's summary instead, and why (the failure's code). */
+  fallback: z.optional(z.object({ summarizer: z.string(), reason: z.string() })),
   /** Tags the strength analyzer wrote before this fold, and what its model call cost. */
   strengthAnalyzer: z.optional(
     z.object({

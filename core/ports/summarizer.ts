@@ -104,6 +104,8 @@ export type SummarizeOutcome =
        * service checks them against the fold and stores them beside the summary, never in it.
        */
       citations?: string[][];
+      /** The model wrote more than the budget and `summary` was cut to it (its tail is lost). */
+      truncated?: boolean;
     }
   | { ok: false; failure: SummarizerError; usage?: SummarizerUsage };
 

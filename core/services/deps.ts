@@ -40,6 +40,11 @@ export interface ServiceDeps extends CoreDeps {
   compaction: CompactionConfig;
   /** Built lazily: handlers that never summarize never load an LLM SDK. */
   summarizer: () => Promise<Summarizer>;
+  /**
+   * The offline summarizer an EMERGENCY fold falls back to when the summarizer keeps failing
+   * (docs/compaction.md, "Quality gate"); without it such a fold fails as in every other mode.
+   */
+  offlineSummarizer?: (maxOutputTokens: number) => Summarizer;
 }
 
 /** How compaction runs in this deployment (docs/compaction.md, "Off the turn's critical path"); createDeps reads it from the environment (core/composition/env.ts). */

@@ -16,7 +16,9 @@ import type { ServiceDeps } from "./deps.js";
 import { releaseLease, takeLease } from "./lease.js";
 import { admitModelWork, recordModelUse, type BudgetRefusal } from "./model-budget.js";
 import { metered } from "./model-usage.js";
-import { summarizeChecked, summarizerFor, type SummaryRequest } from "./summarize.js";
+import { FOLD_MODES, policyOf, type FoldModeName } from "../domain/mode-policy.js";
+import type { Summarizer } from "../ports/summarizer.js";
+import { summarizeChecked, summarizerFor, summarizeOffline, type ChunkedSummary, type SummaryRequest } from "./summarize.js";
 import { foldNeeds, summaryFields } from "./summary-fields.js";
 
 /**
@@ -44,7 +46,7 @@ export interface Summarized {
   prior: Memory | null;
   at: Date;
   fields: ReturnType<typeof summaryFields>;
-  metadata: Pick<Memory["metadata"], "compactedMessages" | "provider" | "model" | "summarizerCalls" | "summarizerMs" | "usage">;
+  metadata: Pick<Memory["metadata"], "compactedMessages" | "provider" | "model" | "summarizerCalls" | "summarizerMs" | "usage" | "truncated" | "fallback">;
 }
 
 export type WriteResult = { ok: true; leaseCleared: boolean } | { ok: false; reason: string };
@@ -112,9 +114,12 @@ export async function runFold(deps: ServiceDeps, key: ProcessKey, view: ActiveVi
     const prior = newestSummary(view);
     const started = Date.now();
     const needs = await foldNeeds(deps, key, prior, fold);
-    const summary = await summarizeChecked(deps, summarizer, inputCap, tunables, { ...ask, fold }, prior?.content ?? null, needs.required);
-    const summarizerMs = Date.now() - started;
+    const asked = await summarizeChecked(deps, summarizer, inputCap, tunables, { ...ask, fold }, prior?.content ?? null, needs.required);
     await recordModelUse(deps, admission, "summary", use);
+    const { summary, by, fallback } = await orOffline(deps, key, ask, asked, summarizer, (offline) =>
+      summarizeOffline(offline, inputCap, tunables, { ...ask, fold }, prior?.content ?? null, needs.required),
+    );
+    const summarizerMs = Date.now() - started;
     deps.metrics.summarizerWallTime(ask.metricMode, summarizerMs);
     const common = {
       fold,
@@ -122,11 +127,13 @@ export async function runFold(deps: ServiceDeps, key: ProcessKey, view: ActiveVi
       at: deps.clock.now(),
       metadata: {
         compactedMessages: fold.length,
-        provider: summarizer.provider,
-        model: summarizer.model,
+        provider: by.provider,
+        model: by.model,
         summarizerCalls: summary.calls,
         summarizerMs,
         ...(summary.usage ? { usage: summary.usage } : {}),
+        ...(summary.ok && summary.truncated ? { truncated: true } : {}),
+        ...(fallback ? { fallback } : {}),
       },
     };
     const fail = async (error: string, extra: Partial<Memory["metadata"]> = {}) => {
@@ -156,6 +163,38 @@ export async function runFold(deps: ServiceDeps, key: ProcessKey, view: ActiveVi
   }
 }
 
+
+/** Summarizer failures the offline summarizer stands in for: a refused summary or a failing provider. */
+const FALLS_BACK = (failure: Extract<ChunkedSummary, { ok: false }>) =>
+  failure.gate !== undefined || failure.code.startsWith("provider_") || failure.code === "model_refused" || failure.code === "answer_unusable" || failure.code === "summarizer_error";
+
+/**
+ * The summary a fold commits: the summarizer's, or, in a mode that falls back to offline
+ * (EMERGENCY) when the summarizer failed, the offline summarizer's with the failure's code as the
+ * reason (docs/compaction.md, "Quality gate"). Plan limits (`summarizer_call_cap`, a stalled
+ * merge) are not summarizer failures and do not fall back.
+ */
+async function orOffline(
+  deps: ServiceDeps,
+  key: ProcessKey,
+  ask: FoldAsk,
+  asked: ChunkedSummary,
+  summarizer: Summarizer,
+  summarize: (offline: Summarizer) => Promise<ChunkedSummary>,
+): Promise<{ summary: ChunkedSummary; by: Pick<Summarizer, "provider" | "model">; fallback?: { summarizer: string; reason: string } }> {
+  const mode = ask.metricMode.toUpperCase() as FoldModeName;
+  if (asked.ok || !FOLD_MODES.includes(mode) || !policyOf(mode).fallsBackToOffline || !deps.offlineSummarizer || !FALLS_BACK(asked)) {
+    return { summary: asked, by: summarizer };
+  }
+  const offline = deps.offlineSummarizer(summarizer.maxOutputTokens);
+  const own = await summarize(offline);
+  deps.log.warn("compaction fell back to the offline summarizer", { processId: key.processId, code: asked.code, error: asked.error, offlineOk: own.ok });
+  // Should the offline summary fail too, the FAILED row records the summarizer's own failure.
+  if (!own.ok) return { summary: asked, by: summarizer };
+  // The summarizer's calls and cost stay counted.
+  const summary: ChunkedSummary = { ...own, calls: asked.calls + own.calls, ...(asked.usage ? { usage: asked.usage } : {}) };
+  return { summary, by: offline, fallback: { summarizer: offline.provider, reason: asked.code } };
+}
 
 /**
  * Stores a FAILED row with `write`. A row whose sources alone outgrow an item (a fold of some

@@ -94,9 +94,17 @@ export async function summarizeChecked(
   const first = await summarizeChunks(summarizer, inputCap, tunables, plan, priorSummary, required);
   if (!first.ok) return first;
   const maxTokens = tunables.summaryMaxTokens;
-  const verdict = checkSummary(first.result.text, { maxTokens, required });
-  if (verdict.ok) return first.result;
+  const checked = checkSummary(first.result.text, { maxTokens, required });
+  // A summary the summarizer cut to the budget passes the checks on what is left; the gate still
+  // asks once for one that fits whole, and keeps the cut one, marked `truncated`, if that is all
+  // it gets (docs/compaction.md, "Quality gate").
+  const cut = checked.ok && first.result.truncated === true;
+  if (checked.ok && !cut) return first.result;
+  const verdict: Exclude<QualityVerdict, { ok: true }> = checked.ok
+    ? { ok: false, check: "over_budget", detail: `the summarizer cut its answer to the budget of ${maxTokens} tokens` }
+    : checked;
   if (first.result.calls >= tunables.maxSummarizerCalls) {
+    if (cut) return first.result;
     const { calls, usage } = first.result;
     const gate = { check: verdict.check, detail: verdict.detail.slice(0, 300), attempts: 1 };
     const code = `quality_gate: ${verdict.check}`;
@@ -115,6 +123,7 @@ export async function summarizeChecked(
   const usage = addUsage(first.result.usage, again.usage);
   if (!again.ok) return failed(again, calls, usage);
   const second: QualityVerdict = checkSummary(again.summary, { maxTokens, required });
+  if (!second.ok && cut) return first.result;
   if (!second.ok) {
     return {
       ok: false,
@@ -132,7 +141,30 @@ export async function summarizeChecked(
     ...(usage ? { usage } : {}),
     ...(again.citations ? { citations: again.citations } : {}),
     carried: first.result.carried,
+    ...cutFlag(first.earlierCut || again.truncated === true),
   };
+}
+
+/**
+ * The summary of an EMERGENCY fold whose summarizer kept failing: the offline summarizer's, over
+ * the same chunks. It is checked like any summary except for the required units: an extractive
+ * summary keeps what its budget holds, and what it dropped is in the loss report
+ * (docs/compaction.md, "Quality gate").
+ */
+export async function summarizeOffline(
+  offline: Summarizer,
+  inputCap: number,
+  tunables: Tunables,
+  plan: SummaryRequest,
+  priorSummary: string | null,
+  required: string[],
+): Promise<ChunkedSummary> {
+  const run = await summarizeChunks(offline, inputCap, tunables, plan, priorSummary, required);
+  if (!run.ok) return run;
+  const verdict = checkSummary(run.result.text, { maxTokens: tunables.summaryMaxTokens, required: [] });
+  if (verdict.ok) return run.result;
+  const code = `quality_gate: ${verdict.check}`;
+  return { ok: false, error: code, code, calls: run.result.calls, gate: { check: verdict.check, detail: verdict.detail.slice(0, 300), attempts: 1 } };
 }
 
 /** A blank summary: not retried, since a reworded request does not make a provider answer. */
@@ -188,7 +220,12 @@ async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T
   return results;
 }
 
-type ChunkRun = { ok: true; result: Extract<ChunkedSummary, { ok: true }>; lastInput: SummarizeInput } | Extract<ChunkedSummary, { ok: false }>;
+type ChunkRun =
+  | { ok: true; result: Extract<ChunkedSummary, { ok: true }>; lastInput: SummarizeInput; earlierCut: boolean }
+  | Extract<ChunkedSummary, { ok: false }>;
+
+/** The `truncated` field of a summary: present only when a call's answer was cut to the budget. */
+const cutFlag = (cut: boolean) => (cut ? { truncated: true as const } : {});
 
 /** The refusal of a fold whose summary would take more than `maxSummarizerCalls` calls. */
 const overCallCap = (needed: number, cap: number) =>
@@ -230,6 +267,9 @@ async function summarizeChunks(
   let citations: string[][] | undefined;
   const carried = new Map<string, string[]>();
   let lastInput: SummarizeInput | undefined;
+  // Whether a call before the last one was cut (a retry of the last call cannot undo that), and the last.
+  let earlierCut = false;
+  let lastCut = false;
   for (const chunk of chunks) {
     calls++;
     if (running !== null && citations) remember(carried, running, citations);
@@ -246,6 +286,8 @@ async function summarizeChunks(
     if (!outcome.ok) return failed(outcome, calls, usage);
     running = outcome.summary;
     citations = outcome.citations;
+    earlierCut ||= lastCut;
+    lastCut = outcome.truncated === true;
   }
   if (running === null || running.trim() === "" || !lastInput) {
     // Not retried: the summarizer answered nothing, and a reworded request does not change that.
@@ -253,8 +295,9 @@ async function summarizeChunks(
   }
   return {
     ok: true,
-    result: { ok: true, text: running, calls, ...(usage ? { usage } : {}), ...(citations ? { citations } : {}), carried },
+    result: { ok: true, text: running, calls, ...(usage ? { usage } : {}), ...(citations ? { citations } : {}), carried, ...cutFlag(earlierCut || lastCut) },
     lastInput,
+    earlierCut,
   };
 }
 
@@ -285,6 +328,8 @@ async function summarizeInParallel(
   };
   let inputs = firstRound;
   let parts: SummarySourceMessage[] = [];
+  // A partial summary cut to the budget lost its tail before the merge saw it.
+  let earlierCut = false;
   // Our own words, no provider's: the whole text is the code tenants see (`metadata.error`).
   const stop = (error: string) => ({ ok: false as const, error, code: error, calls, ...(usage ? { usage } : {}) });
   for (let round = 1; ; round++) {
@@ -297,6 +342,7 @@ async function summarizeInParallel(
     for (const o of outcomes) usage = addUsage(usage, o.usage);
     const failure = outcomes.find((o) => !o.ok);
     if (failure && !failure.ok) return failed(failure, calls, usage);
+    earlierCut ||= outcomes.some((o) => o.ok && o.truncated === true);
     parts = outcomes.map((o, k) => {
       const text = o.ok ? o.summary : "";
       if (o.ok && o.citations) remember(carried, text, o.citations);
@@ -329,7 +375,16 @@ async function summarizeInParallel(
   }
   return {
     ok: true,
-    result: { ok: true, text: merged.summary, calls, ...(usage ? { usage } : {}), ...(merged.citations ? { citations: merged.citations } : {}), carried },
+    result: {
+      ok: true,
+      text: merged.summary,
+      calls,
+      ...(usage ? { usage } : {}),
+      ...(merged.citations ? { citations: merged.citations } : {}),
+      carried,
+      ...cutFlag(earlierCut || merged.truncated === true),
+    },
     lastInput,
+    earlierCut,
   };
 }

@@ -20,6 +20,8 @@ export interface CheckedSummary {
   citations?: string[][];
   /** Citations of the lines of earlier chunk outputs, by line text (later chunks may copy them). */
   carried: Map<string, string[]>;
+  /** A summarizer call's answer was cut to the budget: what it wrote past it is lost. */
+  truncated?: boolean;
 }
 
 /** What a fold's summary needs before it is written: the prior summary in full and the units it must keep. */

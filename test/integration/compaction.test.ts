@@ -672,7 +672,7 @@ describe("observability", () => {
     await compactIfNeeded(deps, key, { model: { contextWindow: WINDOW }, prompt: { tokens: 10 } });
     await sayMany(deps, key, 12);
     fake.script.push({ ok: false, failure: { kind: "summarizer_error", retryable: false, message: "quota exceeded" } });
-    await compactIfNeeded(deps, key, { model: { contextWindow: WINDOW }, force: "EMERGENCY" });
+    await compactIfNeeded(deps, key, { model: { contextWindow: WINDOW }, force: "HARD" });
     expect(metrics.runs).toHaveLength(1);
     expect(bus.published()).toHaveLength(1);
     expect(log.entries.filter((e) => e.level === "INFO")).toHaveLength(1);

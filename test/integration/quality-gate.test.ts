@@ -107,14 +107,17 @@ const BAD: Record<string, string> = {
 describe.each(Object.keys(ADAPTERS) as Array<keyof typeof ADAPTERS>)("the quality gate through the %s adapter", (name) => {
   const adapter = ADAPTERS[name];
 
-  it.each(Object.keys(BAD))("a summary that fails '%s' twice is a FAILED row quality_gate: <check>, nothing else changes", async (check) => {
+  // HARD folds no strong message, so no unit is required of its summary: `missing_units` cannot fail there.
+  const hardChecks = Object.keys(BAD).filter((c) => c !== "missing_units");
+
+  it.each(hardChecks)("at HARD, a summary that fails '%s' twice is a FAILED row quality_gate: <check>, nothing else changes", async (check) => {
     const deps = harness(adapter.make());
     const { key } = await seed(deps);
     const before = (await store.activeView(key))!;
     server.reset();
     server.reply(adapter.body(BAD[check]!), adapter.body(BAD[check]!));
 
-    const result = await compactIfNeeded(deps, key, emergency);
+    const result = await compactIfNeeded(deps, key, { model: { contextWindow: 100_000 }, force: "HARD" });
 
     expect(result).toMatchObject({ compacted: false, reason: `summarizer_failed: quality_gate: ${check}` });
     expect(server.requests).toHaveLength(2); // one retry, no more
@@ -124,6 +127,49 @@ describe.each(Object.keys(ADAPTERS) as Array<keyof typeof ADAPTERS>)("the qualit
     expect(after.messages.map((m) => m.id)).toEqual(before.messages.map((m) => m.id));
     expect(after.state.activeSummaryId).toBe(before.state.activeSummaryId);
     expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
+  });
+
+  it.each(Object.keys(BAD))("at EMERGENCY, a summary that fails '%s' twice commits the offline summary and records the fallback", async (check) => {
+    const deps = harness(adapter.make());
+    const { key, strong } = await seed(deps);
+    const before = (await store.activeView(key))!;
+    server.reset();
+    server.reply(adapter.body(BAD[check]!), adapter.body(BAD[check]!));
+
+    const result = await compactIfNeeded(deps, key, emergency);
+
+    expect(result).toMatchObject({ compacted: true });
+    expect(server.requests).toHaveLength(2); // the gate's retry, then the offline summarizer
+    const memory = (await store.getMemory(key, result.memoryId!))!;
+    expect(memory).toMatchObject({
+      status: "OK",
+      metadata: { provider: "offline", fallback: { summarizer: "offline", reason: `quality_gate: ${check}` }, summarizerCalls: 3 },
+    });
+    expect(memory.content).toContain("s3://acme-billing-exports");
+    // The replay goes on from the new summary; the folded messages are archived, not lost.
+    const after = (await store.activeView(key))!;
+    expect(after.state.activeSummaryId).toBe(memory.id);
+    expect(after.messages.length).toBeLessThan(before.messages.length);
+    expect(after.messages.some((m) => m.id === strong.id)).toBe(false);
+    expect(memory.sourceRefs).toContain(strong.id);
+    expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
+  });
+
+  it("an answer cut to the summary budget is retried once, and a cut summary is stored marked truncated", async () => {
+    const deps = harness(adapter.make());
+    const { key } = await seed(deps);
+    const long = `<summary>- You decided exports go to s3://acme-billing-exports under exports/v2, budget $4,200, cut-over on 12 March 2025. [#1]\n${"- Priya checked the ledger again and again. [#2]\n".repeat(2000)}</summary>`;
+    server.reset();
+    server.reply(adapter.body(long), adapter.body(long));
+
+    const result = await compactIfNeeded(deps, key, emergency);
+
+    expect(result.compacted).toBe(true);
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests.map(adapter.prompt)[1]).toContain("longer than");
+    const memory = (await store.getMemory(key, result.memoryId!))!;
+    expect(memory).toMatchObject({ status: "OK", metadata: { truncated: true } });
+    expect(memory.metadata.provider).not.toBe("offline");
   });
 
   it("retries once naming the missing units, then commits with the loss report and checked citations", async () => {
@@ -180,6 +226,40 @@ describe("the quality gate with any summarizer", () => {
     const result = await compactIfNeeded(deps, key, { model: { contextWindow: 100_000 }, force: "HARD" });
     expect(result.reason).toBe("summarizer_failed: quality_gate: over_budget");
     expect(summarizer.calls).toBe(2);
+  });
+
+  it("at EMERGENCY, a summarizer that keeps failing (provider errors) commits the offline summary and records why", async () => {
+    const summarizer: Summarizer = {
+      provider: "custom",
+      model: "custom",
+      contextWindow: 100_000,
+      maxOutputTokens: 400,
+      async summarize() {
+        return { ok: false, failure: { kind: "provider_unavailable", message: "503 from upstream", retryable: true } };
+      },
+    };
+    const deps = harness(summarizer);
+    const { key } = await seed(deps);
+    const result = await compactIfNeeded(deps, key, emergency);
+    expect(result.compacted).toBe(true);
+    const memory = (await store.getMemory(key, result.memoryId!))!;
+    expect(memory).toMatchObject({ status: "OK", metadata: { provider: "offline", fallback: { summarizer: "offline", reason: "provider_unavailable" } } });
+  });
+
+  it("at HARD, a failing summarizer is a FAILED row as before: no fallback", async () => {
+    const summarizer: Summarizer = {
+      provider: "custom",
+      model: "custom",
+      contextWindow: 100_000,
+      maxOutputTokens: 400,
+      async summarize() {
+        return { ok: false, failure: { kind: "provider_unavailable", message: "503 from upstream", retryable: true } };
+      },
+    };
+    const deps = harness(summarizer);
+    const { key } = await seed(deps);
+    const result = await compactIfNeeded(deps, key, { model: { contextWindow: 100_000 }, force: "HARD" });
+    expect(result).toMatchObject({ compacted: false, reason: "summarizer_failed: provider_unavailable" });
   });
 
   it("the offline summarizer passes it and cites the message of every line it extracted", async () => {

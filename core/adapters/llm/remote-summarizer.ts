@@ -163,7 +163,7 @@ export function createRemoteSummarizer(spec: RemoteSummarizerSpec): Summarizer {
     // Numbers were checked against the transcript's range; map them back to message ids.
     const cited = answer.citations?.some((line) => line.length > 0) ? answer.citations : undefined;
     const citations = cited?.map((line) => line.map((n) => input.messages[n - 1]!.id));
-    return { ok: true, summary: answer.summary, ...(citations ? { citations } : {}), ...usage };
+    return { ok: true, summary: answer.summary, ...(citations ? { citations } : {}), ...(answer.truncated ? { truncated: true } : {}), ...usage };
   }
 
   async function completeOnce(request: CompletionRequest): Promise<CompletionOutcome> {
