@@ -18,7 +18,8 @@ import { admitModelWork, recordModelUse, type BudgetRefusal } from "./model-budg
 import { metered } from "./model-usage.js";
 import { FOLD_MODES, policyOf, type FoldModeName } from "../domain/mode-policy.js";
 import type { Summarizer } from "../ports/summarizer.js";
-import { summarizeChecked, summarizerFor, summarizeOffline, type ChunkedSummary, type SummaryRequest } from "./summarize.js";
+import { summarizeChecked, summarizerFor, summarizeOffline } from "./summarize.js";
+import type { ChunkedSummary, SummaryRequest } from "./summary-chunks.js";
 import { foldNeeds, summaryFields } from "./summary-fields.js";
 
 /**
