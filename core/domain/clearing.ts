@@ -4,13 +4,34 @@
  * its full content, and only the replay changes.
  */
 import { printableToolRef } from "./fields.js";
+import { anchorFor, modeForRatio } from "./mode.js";
 import type { ClearedResult, Message } from "./model.js";
 import { clearedTokens } from "./replay.js";
 import { effectiveStrength } from "./strength.js";
 import { toolGroups } from "./tool-groups.js";
 import type { Tunables } from "./tunables.js";
 
-export type ClearingTunables = Pick<Tunables, "keepToolResults" | "clearMinResultTokens" | "clearMinSaving">;
+export type ClearingTunables = Pick<
+  Tunables,
+  | "keepToolResults"
+  | "clearMinResultTokens"
+  | "clearMinSaving"
+  | "clearThreshold"
+  | "softThreshold"
+  | "hardThreshold"
+  | "emergencyThreshold"
+  | "softAnchor"
+  | "hardAnchor"
+  | "emergencyAnchor"
+>;
+
+/** Where the round stands: the window, the prompt's share of it before clearing, and the time it records. */
+export interface ClearingContext {
+  contextWindow: number;
+  /** Prompt tokens / window before clearing: decides whether the round runs and the mode's anchor. */
+  ratio: number;
+  at: string;
+}
 
 /** Named in a placeholder when the result's call is no longer active (folded earlier). */
 export const UNKNOWN_TOOL = "a tool";
@@ -28,26 +49,43 @@ export interface ClearingPlan {
   /** Replay tokens the round frees. */
   tokensFreed: number;
   /** Why nothing is cleared; absent when `clear` is not empty. */
-  reason?: "nothing_clearable" | "below_min_saving";
+  reason?: "below_threshold" | "nothing_clearable" | "below_min_saving";
 }
 
 /**
- * The clearing round for the active messages (oldest first): every TOOL result outside the newest
- * `keepToolResults`, not pinned or strong, not cleared yet, holding at least
- * `clearMinResultTokens`, and smaller once cleared. The round is all of them or nothing: it must
- * free at least `clearMinSaving` x `contextWindow` tokens (a batch, never one result per turn,
- * since every round changes the prompt prefix and costs a cache write).
- *
- * @example planClearing(view.messages, tunables, 128_000, new Date().toISOString())
+ * The ratio from which clearing runs: `clearThreshold`, never below `softThreshold` (a layer stored
+ * before the two were checked against each other may still hold a lower one; docs/compaction.md,
+ * "Tool-result clearing").
  */
-export function planClearing(
-  messages: readonly Message[],
-  tunables: ClearingTunables,
-  contextWindow: number,
-  at: string,
-): ClearingPlan {
+export const clearingFrom = (t: Pick<Tunables, "clearThreshold" | "softThreshold">): number => Math.max(t.clearThreshold, t.softThreshold);
+
+/**
+ * The clearing round for the active messages (oldest first), from {@link clearingFrom} of the
+ * window: every TOOL result the model has read and still would not miss, that is one older than the
+ * last ASSISTANT message (a result after it has not been answered yet), outside the anchor of the
+ * mode the prompt is in and outside the newest `keepToolResults`, not pinned or strong, not cleared
+ * yet, holding at least `clearMinResultTokens`, and smaller once cleared. The round is all of them
+ * or nothing: it must free at least `clearMinSaving` x `contextWindow` tokens (a batch, never one
+ * result per turn, since every round changes the prompt prefix and costs a cache write).
+ *
+ * @example planClearing(view.messages, tunables, { contextWindow: 128_000, ratio: 0.7, at: new Date().toISOString() })
+ */
+export function planClearing(messages: readonly Message[], tunables: ClearingTunables, context: ClearingContext): ClearingPlan {
+  const { contextWindow, ratio, at } = context;
+  // `!(>=)`: a NaN ratio gives nothing to go on, so nothing is cleared.
+  if (!(ratio >= clearingFrom(tunables))) return { clear: [], tokensFreed: 0, reason: "below_threshold" };
+  const anchorStart = messages.length - Math.min(messages.length, anchorFor(modeForRatio(ratio, tunables), tunables));
+  let lastAssistant = -1;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i]!.role === "ASSISTANT") {
+      lastAssistant = i;
+      break;
+    }
+  }
   const results = messages.map((m, i) => ({ m, i })).filter(({ m }) => m.role === "TOOL");
-  const older = results.slice(0, Math.max(0, results.length - tunables.keepToolResults));
+  const older = results
+    .slice(0, Math.max(0, results.length - tunables.keepToolResults))
+    .filter(({ i }) => i < lastAssistant && i < anchorStart);
   const { group } = toolGroups(messages);
   const clear: ClearCandidate[] = [];
   for (const { m, i } of older) {

@@ -25,7 +25,8 @@ const fields = {
   hardThreshold: threshold,
   /**
    * From this ratio a background worker prepares the fold HARD will need, so that reaching HARD
-   * commits it without a summarizer call. At or above hardThreshold nothing is prepared ahead.
+   * commits it without a summarizer call. At least softThreshold (checked after merging); at or
+   * above hardThreshold nothing is prepared ahead.
    */
   prepareThreshold: threshold,
   /** EMERGENCY trigger. */
@@ -102,7 +103,10 @@ const fields = {
    * 0: the whole triggering turn stays, whatever the mode (the rule before agent loops).
    */
   foldCurrentTurn: z.number("must be a number").check(z.int("must be an integer"), z.gte(0, "must be 0 or 1"), z.lte(1, "must be 0 or 1")),
-  /** Tool-result clearing starts from this ratio of prompt tokens to the window. */
+  /**
+   * Tool-result clearing starts from this ratio of prompt tokens to the window: at least
+   * softThreshold and below emergencyThreshold (checked after merging, like the threshold order).
+   */
   clearThreshold: threshold,
   /** The newest TOOL results that are never cleared. */
   keepToolResults: count,
@@ -142,6 +146,29 @@ export const Tunables = z.strictObject(fields).check(
         code: "custom",
         path: [t.softThreshold >= t.hardThreshold ? "hardThreshold" : "emergencyThreshold"],
         message: `thresholds must satisfy softThreshold < hardThreshold < emergencyThreshold (got ${t.softThreshold} / ${t.hardThreshold} / ${t.emergencyThreshold})`,
+      });
+      return; // The ladder itself is broken: the rungs placed on it are checked once it stands.
+    }
+    // docs/compaction.md, "Tunables": clearing and preparing act only once compaction is due (from
+    // SOFT), and clearing, the tier before summarizing, starts before EMERGENCY's fold is forced.
+    if (t.clearThreshold < t.softThreshold) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["clearThreshold"],
+        message: `clearThreshold must be at least softThreshold (got ${t.clearThreshold} / ${t.softThreshold})`,
+      });
+    } else if (t.clearThreshold >= t.emergencyThreshold) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["clearThreshold"],
+        message: `clearThreshold must be below emergencyThreshold (got ${t.clearThreshold} / ${t.emergencyThreshold})`,
+      });
+    }
+    if (t.prepareThreshold < t.softThreshold) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["prepareThreshold"],
+        message: `prepareThreshold must be at least softThreshold (got ${t.prepareThreshold} / ${t.softThreshold}); at or above hardThreshold nothing is prepared ahead`,
       });
     }
   }),

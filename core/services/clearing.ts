@@ -3,7 +3,7 @@
  * older TOOL results leave the replay as placeholders. No model call, no lease: each message is
  * cleared by its own conditional write, so a crash half way leaves a valid, smaller replay.
  */
-import { planClearing } from "../domain/clearing.js";
+import { clearingFrom, planClearing } from "../domain/clearing.js";
 import type { Tunables } from "../domain/tunables.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
 import { publishSafely } from "../ports/events.js";
@@ -21,9 +21,10 @@ export interface ClearingOutcome {
 }
 
 /**
- * From `clearThreshold` of the window, clears the round {@link planClearing} picks and records it
- * (metric mode `clear`, one INFO line, a `ToolResultsCleared` event). Below the threshold, or when
- * the round would free too little, the view comes back unchanged.
+ * From `clearThreshold` of the window (never below `softThreshold`), clears the round
+ * {@link planClearing} picks and records it (metric mode `clear`, one INFO line, a
+ * `ToolResultsCleared` event). Below the threshold, or when the round would free too little, the
+ * view comes back unchanged.
  */
 export async function clearIfNeeded(
   deps: ServiceDeps,
@@ -34,9 +35,9 @@ export async function clearIfNeeded(
   tokensBefore: number,
 ): Promise<ClearingOutcome> {
   const unchanged = { view, clearedMessages: 0, tokensAfter: tokensBefore };
-  if (tokensBefore / contextWindow < tunables.clearThreshold) return unchanged;
-  const at = deps.clock.now().toISOString();
-  const plan = planClearing(view.messages, tunables, contextWindow, at);
+  const ratio = tokensBefore / contextWindow;
+  if (!(ratio >= clearingFrom(tunables))) return unchanged;
+  const plan = planClearing(view.messages, tunables, { contextWindow, ratio, at: deps.clock.now().toISOString() });
   if (plan.clear.length === 0) return unchanged;
 
   const before = replayTokens(view);

@@ -33,9 +33,10 @@ export function layerStored(base: Tunables, layers: readonly (TunablesOverride |
   let result = base;
   for (const layer of layers) {
     if (layer === undefined) continue;
-    const { softThreshold: _s, hardThreshold: _h, emergencyThreshold: _e, foldTarget: _f, ...rest } = layer;
+    const { softThreshold: _s, hardThreshold: _h, emergencyThreshold: _e, foldTarget: _f, clearThreshold: _c, prepareThreshold: _p, ...rest } = layer;
     // The whole layer; else without the fields checked against other layers (thresholds, and
-    // foldTarget against hardThreshold); else, as a last resort, the layers below alone.
+    // foldTarget, clearThreshold and prepareThreshold against them); else, as a last resort, the
+    // layers below alone.
     for (const attempt of [layer, rest, {}]) {
       try {
         result = mergeTunables(result, attempt);

@@ -36,9 +36,10 @@ describe("an agent loop over HTTP", { timeout: 120_000 }, () => {
     await loop("loop-1", 20);
     const turn = await api("POST", "/v1/processes/loop-1/turns", { body: { model: MODEL } });
     expect(turn.status).toBe(200);
-    expect(turn.body.compaction).toMatchObject({ compacted: false, clearedMessages: 17 });
+    // ~26 000 tokens of 32k is SOFT: the newest 10 messages (5 results) are its anchor.
+    expect(turn.body.compaction).toMatchObject({ compacted: false, clearedMessages: 15 });
     const cleared = turn.body.messages.filter((m: any) => m.cleared);
-    expect(cleared).toHaveLength(17);
+    expect(cleared).toHaveLength(15);
     const first = cleared[0];
     expect(first.content).toContain(`message ${first.id}`);
     expect(first.content).toContain(`GET /v1/processes/loop-1/messages/${first.id}`);

@@ -92,6 +92,14 @@ describe("createTunablesResolver", () => {
     expect((await resolver.forProcess("t")).hardThreshold).toBe(0.5);
   });
 
+  it("sets aside a stored project clearThreshold or prepareThreshold that a later tenant softThreshold passed, keeping its other fields", async () => {
+    // Stored before the clearing and preparing rungs were checked against softThreshold, or before
+    // the tenant moved softThreshold above them.
+    const { store } = settingsStore({ "t/p": { clearThreshold: 0.45, prepareThreshold: 0.5, keepRecent: 4 }, "t/": { softThreshold: 0.55 } });
+    const resolver = createTunablesResolver({ store, base: DEFAULT_TUNABLES, ttlMs: 0 });
+    expect(await resolver.forProcess("t", "p")).toMatchObject({ softThreshold: 0.55, clearThreshold: 0.6, prepareThreshold: 0.7, keepRecent: 4 });
+  });
+
   it("keeps resolving when the deployment's env moved the thresholds under a stored tenant override", async () => {
     const { store } = settingsStore({ "t/": { softThreshold: 0.6, hardAnchor: 3 } });
     const base = mergeTunables(DEFAULT_TUNABLES, { softThreshold: 0.3, hardThreshold: 0.5 });

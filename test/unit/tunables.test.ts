@@ -64,9 +64,31 @@ describe("mergeTunables", () => {
   });
 
   it("checks threshold order after merging, so moving two thresholds together is allowed", () => {
-    const merged = mergeTunables(DEFAULT_TUNABLES, { softThreshold: 0.9, hardThreshold: 0.95, emergencyThreshold: 1 });
+    const merged = mergeTunables(DEFAULT_TUNABLES, { softThreshold: 0.9, hardThreshold: 0.95, emergencyThreshold: 1, clearThreshold: 0.9, prepareThreshold: 0.92 });
     expect([merged.softThreshold, merged.hardThreshold, merged.emergencyThreshold]).toEqual([0.9, 0.95, 1]);
   });
+
+  it("takes clearThreshold from softThreshold up to just below emergencyThreshold, and prepareThreshold from softThreshold up", () => {
+    expect(mergeTunables(DEFAULT_TUNABLES, { clearThreshold: 0.4 }).clearThreshold).toBe(0.4);
+    expect(mergeTunables(DEFAULT_TUNABLES, { clearThreshold: 0.94 }).clearThreshold).toBe(0.94);
+    expect(mergeTunables(DEFAULT_TUNABLES, { prepareThreshold: 0.4 }).prepareThreshold).toBe(0.4);
+    // At or above hardThreshold nothing is prepared ahead: a way to switch preparing off.
+    expect(mergeTunables(DEFAULT_TUNABLES, { prepareThreshold: 1 }).prepareThreshold).toBe(1);
+  });
+
+  const outOfPlace: [string, TunablesOverride, string, RegExp][] = [
+    ["clearThreshold below softThreshold", { clearThreshold: 0.39 }, "clearThreshold", /clearThreshold must be at least softThreshold/],
+    ["clearThreshold at emergencyThreshold", { clearThreshold: 0.95 }, "clearThreshold", /clearThreshold must be below emergencyThreshold/],
+    ["softThreshold moved past clearThreshold", { softThreshold: 0.65 }, "clearThreshold", /at least softThreshold \(got 0.6 \/ 0.65\)/],
+    ["prepareThreshold below softThreshold", { prepareThreshold: 0.39 }, "prepareThreshold", /prepareThreshold must be at least softThreshold/],
+  ];
+  for (const [label, override, field, message] of outOfPlace) {
+    it(`rejects ${label}, naming ${field}`, () => {
+      const error = errorOf(() => mergeTunables(DEFAULT_TUNABLES, override));
+      expect(error).toMatchObject({ kind: "input", code: "tunables.invalid", details: { fields: [field] } });
+      expect(error.message).toMatch(message);
+    });
+  }
 
   const invalidCases: [string, Record<string, unknown>, string][] = [
     ["hard below soft", { hardThreshold: 0.3 }, "hardThreshold"],

@@ -45,7 +45,8 @@ export const controlScenarios: Scenario[] = [
     title: "a PATCH pins an old tool result while a clearing round clears it",
     build: toolHistory,
     actors: (stage, { target }) => ({
-      actors: [clearing(stage, CLEAR_WINDOW, 0.65 * CLEAR_WINDOW), pin(stage, target)],
+      // In HARD, whose anchor (5 messages) leaves the oldest results to the round; SOFT's keeps them all.
+      actors: [clearing(stage, CLEAR_WINDOW, 0.9 * CLEAR_WINDOW), pin(stage, target)],
       check: (c) => clearedAfterPin(c, target),
     }),
   }),
