@@ -26,8 +26,8 @@ const tokensOf = (messages: readonly { tokens: number }[]) => messages.reduce((n
 
 /**
  * What a fold in `mode` takes: the selection, refused below the mode's minimum saving (an
- * optional mode's gate: `inline` for a fold summarized now, `queued` for one queued for the
- * worker, `none` once the gate was passed), cut to the fold target where the mode uses it.
+ * optional mode's gate, the same whether the fold is summarized now or queued for the worker;
+ * `minSaving: false` once the gate was passed), cut to the fold target where the mode uses it.
  * A forced fold (manual compaction) skips the gate and the revert hold.
  *
  * @param own our own estimate of the whole replay
@@ -37,14 +37,14 @@ export function planFold<M extends Message>(
   messages: readonly M[],
   mode: FoldModeName,
   tunables: Tunables,
-  o: { contextWindow: number | undefined; own: number; tokensBefore: number; gate: "inline" | "queued" | "none"; forced?: boolean },
+  o: { contextWindow: number | undefined; own: number; tokensBefore: number; minSaving: boolean; forced?: boolean },
 ): PlannedFold<M> {
   const selection = selectForCompaction(messages, mode, tunables);
   if (selection.fold.length === 0) return { ok: false, reason: selection.reason ?? "nothing_eligible" };
   const selectedTokens = tokensOf(selection.fold);
   // An optional fold (SOFT) is hygiene: a few acknowledgements would cost a summary call and a
   // prompt-cache reset to save nothing, so it waits until the fold is worth it.
-  if (!o.forced && o.gate !== "none" && selectedTokens < minFoldTokens(mode, tunables, o.gate)) {
+  if (!o.forced && o.minSaving && selectedTokens < minFoldTokens(mode, tunables)) {
     return { ok: false, reason: "below_min_saving" };
   }
   const fold = sizeFold(selection.fold, mode, tunables, o);

@@ -115,10 +115,9 @@ export function climb(ratio: number, rung: (p: ModePolicy) => number): FoldModeN
 }
 
 /**
- * The smallest selection (our tokens) worth a summary in `mode`: 0 for a required fold.
- * `path`: a fold summarized in the turn, or one queued for the worker.
+ * The smallest selection (our tokens) worth a summary in `mode`: `softMinFoldTokens` for an
+ * optional fold, summarized in the turn or queued for the worker alike; 0 for a required fold.
  */
-export function minFoldTokens(mode: FoldModeName, t: Pick<ModeTunables, "softMinFoldTokens" | "summaryMaxTokens">, path: "inline" | "queued"): number {
-  if (!MODE_POLICY[mode].optional) return 0;
-  return path === "inline" ? t.softMinFoldTokens : t.summaryMaxTokens;
+export function minFoldTokens(mode: FoldModeName, t: Pick<ModeTunables, "softMinFoldTokens">): number {
+  return MODE_POLICY[mode].optional ? t.softMinFoldTokens : 0;
 }

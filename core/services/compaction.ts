@@ -122,7 +122,7 @@ export async function compactIfNeeded(
 
   const tagging = await tagBeforeFold(deps, key, view, tunables, mode);
   view = tagging.view;
-  const plan = planFold(view.messages, mode, tunables, { contextWindow, own, tokensBefore: tokensNow, gate: "inline", forced: request.force !== undefined });
+  const plan = planFold(view.messages, mode, tunables, { contextWindow, own, tokensBefore: tokensNow, minSaving: true, forced: request.force !== undefined });
   if (!plan.ok) return { ...unchanged, reason: plan.reason };
 
   const outcome = await foldAndCommit(deps, key, view, tunables, {

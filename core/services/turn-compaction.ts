@@ -99,7 +99,7 @@ export async function compactForTurn(
     result.reason = "reverted_recently";
   } else if (wanted && !live) {
     // Only whether a fold is worth queuing: the worker plans what it takes when it runs.
-    const plan = planFold(view.messages, wanted, tunables, { contextWindow: undefined, own, tokensBefore: tokensNow, gate: "queued" });
+    const plan = planFold(view.messages, wanted, tunables, { contextWindow: undefined, own, tokensBefore: tokensNow, minSaving: true });
     // Over the tenant's daily budget the worker could only drop the fold: nothing is queued.
     const refused = plan.ok && (await budgetRefusal(deps, key.tenantId)) !== null;
     if (refused) {

@@ -126,7 +126,7 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, read: ActiveView, fol
   const { view, strengthAnalyzer } = await tagBeforeFold(deps, key, read, tunables, mode);
   const own = replayTokens(view);
   // The turn that queued the fold passed its gate; the worker only plans what to take now.
-  const plan = planFold(view.messages, mode, tunables, { contextWindow: fold.metadata.contextWindow, own, tokensBefore: fold.metadata.tokensBefore ?? own, gate: "none" });
+  const plan = planFold(view.messages, mode, tunables, { contextWindow: fold.metadata.contextWindow, own, tokensBefore: fold.metadata.tokensBefore ?? own, minSaving: false });
   if (!plan.ok) {
     await discard(deps, key, fold, plan.reason, "discarded");
     return { skipped: "nothing to fold", foldId: fold.id };

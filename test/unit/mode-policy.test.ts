@@ -41,11 +41,9 @@ describe("the mode policy table", () => {
     }
   });
 
-  it("gates only optional modes: inline by softMinFoldTokens, queued by summaryMaxTokens", () => {
+  it("gates only optional modes, by softMinFoldTokens, in the turn or queued alike", () => {
     for (const mode of FOLD_MODES) {
-      const optional = MODE_POLICY[mode].optional;
-      expect(minFoldTokens(mode, t, "inline")).toBe(optional ? t.softMinFoldTokens : 0);
-      expect(minFoldTokens(mode, t, "queued")).toBe(optional ? t.summaryMaxTokens : 0);
+      expect(minFoldTokens(mode, t)).toBe(MODE_POLICY[mode].optional ? t.softMinFoldTokens : 0);
     }
   });
 });
@@ -63,20 +61,19 @@ describe("planFold", () => {
   const o = { contextWindow: 10_000, own: 310, tokensBefore: 310 };
 
   it("refuses an optional fold below its minimum saving, unless forced", () => {
-    expect(planFold(messages, "SOFT", t, { ...o, gate: "inline" })).toEqual({ ok: false, reason: "below_min_saving" });
-    expect(planFold(messages, "SOFT", t, { ...o, gate: "queued" })).toEqual({ ok: false, reason: "below_min_saving" });
-    const forced = planFold(messages, "SOFT", t, { ...o, gate: "inline", forced: true });
+    expect(planFold(messages, "SOFT", t, { ...o, minSaving: true })).toEqual({ ok: false, reason: "below_min_saving" });
+    const forced = planFold(messages, "SOFT", t, { ...o, minSaving: true, forced: true });
     expect(forced.ok && forced.fold.length).toBeGreaterThan(0);
-    const ungated = planFold(messages, "SOFT", t, { ...o, gate: "none" });
+    const ungated = planFold(messages, "SOFT", t, { ...o, minSaving: false });
     expect(ungated.ok && ungated.fold.length).toBeGreaterThan(0);
   });
 
   it("checks the revert hold only for a mode that honours it, and never for a forced fold", () => {
     for (const mode of ["HARD", "EMERGENCY"] as const) {
-      const plan = planFold(messages, mode, t, { ...o, gate: "inline" });
+      const plan = planFold(messages, mode, t, { ...o, minSaving: true });
       expect(plan).toMatchObject({ ok: true });
       expect(plan.ok && plan.holdCheckTokens).toBe(MODE_POLICY[mode].honoursRevertHold ? o.own : undefined);
-      const forced = planFold(messages, mode, t, { ...o, gate: "inline", forced: true });
+      const forced = planFold(messages, mode, t, { ...o, minSaving: true, forced: true });
       expect(forced.ok && forced.holdCheckTokens).toBeUndefined();
     }
   });
@@ -84,7 +81,7 @@ describe("planFold", () => {
   it("cuts to the fold target only in a mode that uses it", () => {
     const long = conversation(30, 1_000);
     const targeted = { ...t, foldTarget: 0.3, foldMinRoomTokens: 0 };
-    const big = { contextWindow: 100_000, own: 31_000, tokensBefore: 90_000, gate: "none" as const, forced: true };
+    const big = { contextWindow: 100_000, own: 31_000, tokensBefore: 90_000, minSaving: false, forced: true };
     const hard = planFold(long, "HARD", targeted, big);
     const whole = planFold(long, "HARD", t, big);
     expect(hard.ok && whole.ok && hard.fold.length < whole.fold.length).toBe(true);
@@ -94,7 +91,7 @@ describe("planFold", () => {
   });
 
   it("answers the selector's reason when nothing may fold", () => {
-    expect(planFold(messages.slice(0, 3), "HARD", t, { ...o, gate: "inline" })).toEqual({ ok: false, reason: "keep_recent" });
+    expect(planFold(messages.slice(0, 3), "HARD", t, { ...o, minSaving: true })).toEqual({ ok: false, reason: "keep_recent" });
   });
 });
 

@@ -1,0 +1,43 @@
+/**
+ * In background mode a SOFT fold is queued only once it would fold `softMinFoldTokens`, like an
+ * inline SOFT fold (docs/compaction.md, "Tunables"): the setting means the same on both paths.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { createLocalBus } from "../../core/adapters/events/local-bus.js";
+import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
+import { createDeps } from "../../core/composition/create-deps.js";
+import type { Store } from "../../core/ports/store.js";
+import { appendMessage } from "../../core/services/messages.js";
+import { upsertProcess } from "../../core/services/processes.js";
+import { runTurn } from "../../core/services/turn.js";
+import { freshTable } from "../support/dynamo.js";
+import { createFakeSummarizer } from "../support/fake-summarizer.js";
+import { createMemoryLog } from "../support/memory-log.js";
+
+let store: Store;
+beforeAll(async () => void ({ store } = await freshTable("soft-min-fold")));
+
+describe("a background SOFT fold", () => {
+  it.each([
+    // A few weak tokens: queued once the setting asks for no minimum.
+    { min: "0", weakText: "Thinking aloud. ", expected: "compaction_queued" },
+    // About 1,800 weak tokens: not enough for a minimum of 100,000, so SOFT waits.
+    { min: "100000", weakText: "Thinking aloud about module names here. ".repeat(45), expected: "below_min_saving" },
+  ])("with softMinFoldTokens $min: $expected", async ({ min, weakText, expected }) => {
+    const deps = createDeps({
+      env: { COMPACTION_SOFT_MIN_FOLD_TOKENS: min },
+      store,
+      events: createLocalBus(),
+      metrics: createRecordingMetrics(),
+      log: createMemoryLog(),
+      summarizerFactory: async () => createFakeSummarizer(),
+    });
+    const key = { tenantId: "soft-min", processId: `soft-min-${min}` };
+    await upsertProcess(deps, key.tenantId, key.processId, { projectId: "p" });
+    for (let i = 0; i < 4; i++) await appendMessage(deps, key, { role: "ASSISTANT", content: weakText, tags: ["STRENGTH:weak"] });
+    for (let i = 0; i < 12; i++) await appendMessage(deps, key, { role: i % 2 ? "ASSISTANT" : "USER", content: `step ${i}` });
+    // Half the window: SOFT, below the ratio at which a HARD fold is queued.
+    const out = await runTurn(deps, key, { model: { contextWindow: 10_000 }, prompt: { tokens: 5_000 } });
+    expect(out.compaction).toMatchObject({ mode: "SOFT", reason: expected });
+  });
+});
