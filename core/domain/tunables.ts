@@ -134,42 +134,29 @@ const ordered = (t: {
 
 export const Tunables = z.strictObject(fields).check(
   z.superRefine((t, ctx) => {
+    const issue = (field: keyof Tunables, message: string) => ctx.addIssue({ code: "custom", path: [field], message });
     if (t.foldTarget > 0 && t.foldTarget >= t.hardThreshold) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["foldTarget"],
-        message: `foldTarget must be 0 (off) or below hardThreshold (got ${t.foldTarget} / ${t.hardThreshold})`,
-      });
+      issue("foldTarget", `foldTarget must be 0 (off) or below hardThreshold (got ${t.foldTarget} / ${t.hardThreshold})`);
     }
     if (!ordered(t)) {
-      ctx.addIssue({
-        code: "custom",
-        path: [t.softThreshold >= t.hardThreshold ? "hardThreshold" : "emergencyThreshold"],
-        message: `thresholds must satisfy softThreshold < hardThreshold < emergencyThreshold (got ${t.softThreshold} / ${t.hardThreshold} / ${t.emergencyThreshold})`,
-      });
+      issue(
+        t.softThreshold >= t.hardThreshold ? "hardThreshold" : "emergencyThreshold",
+        `thresholds must satisfy softThreshold < hardThreshold < emergencyThreshold (got ${t.softThreshold} / ${t.hardThreshold} / ${t.emergencyThreshold})`,
+      );
       return; // The ladder itself is broken: the rungs placed on it are checked once it stands.
     }
     // docs/compaction.md, "Tunables": clearing and preparing act only once compaction is due (from
     // SOFT), and clearing, the tier before summarizing, starts before EMERGENCY's fold is forced.
     if (t.clearThreshold < t.softThreshold) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["clearThreshold"],
-        message: `clearThreshold must be at least softThreshold (got ${t.clearThreshold} / ${t.softThreshold})`,
-      });
+      issue("clearThreshold", `clearThreshold must be at least softThreshold (got ${t.clearThreshold} / ${t.softThreshold})`);
     } else if (t.clearThreshold >= t.emergencyThreshold) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["clearThreshold"],
-        message: `clearThreshold must be below emergencyThreshold (got ${t.clearThreshold} / ${t.emergencyThreshold})`,
-      });
+      issue("clearThreshold", `clearThreshold must be below emergencyThreshold (got ${t.clearThreshold} / ${t.emergencyThreshold})`);
     }
     if (t.prepareThreshold < t.softThreshold) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["prepareThreshold"],
-        message: `prepareThreshold must be at least softThreshold (got ${t.prepareThreshold} / ${t.softThreshold}); at or above hardThreshold nothing is prepared ahead`,
-      });
+      issue(
+        "prepareThreshold",
+        `prepareThreshold must be at least softThreshold (got ${t.prepareThreshold} / ${t.softThreshold}); at or above hardThreshold nothing is prepared ahead`,
+      );
     }
   }),
 );
