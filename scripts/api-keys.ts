@@ -8,11 +8,8 @@
  * npm run keys -- list --tenant team-a [--json]
  */
 import { parseArgs } from "node:util";
-import { pathToFileURL } from "node:url";
 import { createApiKeyStore, hashApiKey, isApiKeyHash, type ApiKeyStore } from "../core/adapters/dynamodb/api-keys.js";
-import { createDocumentClient } from "../core/adapters/dynamodb/client.js";
-import { SERVICE_NAME } from "../core/domain/service.js";
-import { Id } from "../core/domain/fields.js";
+import { runAsScript, tableFrom, tenantArg, UsageError, withUsage } from "./cli.js";
 
 export const USAGE = `usage:
   keys create --tenant <tenantId> [--label <text>] [--json]   prints a new key once
@@ -29,24 +26,13 @@ export interface CliIo {
   store?: ApiKeyStore;
 }
 
-class UsageError extends Error {}
-
 function storeFrom(env: CliIo["env"]): ApiKeyStore {
-  const tableName = env.TABLE_NAME ?? (env.DYNAMODB_ENDPOINT ? SERVICE_NAME : undefined);
-  if (!tableName) throw new UsageError("TABLE_NAME is not set (use the stage's TableName output)");
-  return createApiKeyStore({ client: createDocumentClient({ endpoint: env.DYNAMODB_ENDPOINT }), tableName });
-}
-
-function tenantArg(value: string | undefined): string {
-  if (!value) throw new UsageError("--tenant is required");
-  const parsed = Id.safeParse(value);
-  if (!parsed.success) throw new UsageError(`--tenant '${value}': ${parsed.error.issues[0]?.message}`);
-  return parsed.data;
+  return createApiKeyStore(tableFrom(env));
 }
 
 /** Runs one command; resolves to the process exit code (0 ok, 1 refused, 2 usage). */
 export async function runKeysCli(argv: string[], io: CliIo): Promise<number> {
-  try {
+  return withUsage(USAGE, io, async () => {
     const { positionals, values } = parseArgs({
       args: argv,
       allowPositionals: true,
@@ -111,20 +97,7 @@ export async function runKeysCli(argv: string[], io: CliIo): Promise<number> {
     }
 
     throw new UsageError(`unknown command '${command}'`);
-  } catch (e) {
-    if (e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
-      io.err(`${(e as Error).message}\n${USAGE}`);
-      return 2;
-    }
-    throw e;
-  }
+  });
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const code = await runKeysCli(process.argv.slice(2), {
-    env: process.env,
-    out: (l) => process.stdout.write(`${l}\n`),
-    err: (l) => process.stderr.write(`${l}\n`),
-  });
-  process.exitCode = code;
-}
+await runAsScript(import.meta.url, runKeysCli);

@@ -10,13 +10,10 @@
  * npm run budget -- show --tenant team-a [--day 2026-03-01] [--json]
  */
 import { parseArgs } from "node:util";
-import { pathToFileURL } from "node:url";
-import { createDocumentClient } from "../core/adapters/dynamodb/client.js";
 import { createDynamoStore } from "../core/adapters/dynamodb/store.js";
-import { SERVICE_NAME } from "../core/domain/service.js";
-import { Id } from "../core/domain/fields.js";
 import type { TenantBudget, UsageStore } from "../core/ports/store.js";
 import { utcDay } from "../core/services/model-budget.js";
+import { runAsScript, tableFrom, tenantArg, UsageError, withUsage } from "./cli.js";
 
 export const USAGE = `usage:
   budget set --tenant <tenantId> --daily-tokens <tokens>|unlimited   the tenant's own budget (tokens per UTC day)
@@ -34,19 +31,8 @@ export interface BudgetCliIo {
   now?: () => Date;
 }
 
-class UsageError extends Error {}
-
 function storeFrom(env: BudgetCliIo["env"]) {
-  const tableName = env.TABLE_NAME ?? (env.DYNAMODB_ENDPOINT ? SERVICE_NAME : undefined);
-  if (!tableName) throw new UsageError("TABLE_NAME is not set (use the stage's TableName output)");
-  return createDynamoStore({ client: createDocumentClient({ endpoint: env.DYNAMODB_ENDPOINT }), tableName });
-}
-
-function tenantArg(value: string | undefined): string {
-  if (!value) throw new UsageError("--tenant is required");
-  const parsed = Id.safeParse(value);
-  if (!parsed.success) throw new UsageError(`--tenant '${value}': ${parsed.error.issues[0]?.message}`);
-  return parsed.data;
+  return createDynamoStore(tableFrom(env));
 }
 
 function budgetArg(value: string | undefined): TenantBudget {
@@ -68,7 +54,7 @@ const describeBudget = (b: TenantBudget | null) =>
 
 /** Runs one command; resolves to the process exit code (0 ok, 2 usage). */
 export async function runBudgetCli(argv: string[], io: BudgetCliIo): Promise<number> {
-  try {
+  return withUsage(USAGE, io, async () => {
     const { positionals, values } = parseArgs({
       args: argv,
       allowPositionals: true,
@@ -111,20 +97,7 @@ export async function runBudgetCli(argv: string[], io: BudgetCliIo): Promise<num
     }
 
     throw new UsageError(`unknown command '${command}'`);
-  } catch (e) {
-    if (e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
-      io.err(`${(e as Error).message}\n${USAGE}`);
-      return 2;
-    }
-    throw e;
-  }
+  });
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const code = await runBudgetCli(process.argv.slice(2), {
-    env: process.env,
-    out: (l) => process.stdout.write(`${l}\n`),
-    err: (l) => process.stderr.write(`${l}\n`),
-  });
-  process.exitCode = code;
-}
+await runAsScript(import.meta.url, runBudgetCli);
