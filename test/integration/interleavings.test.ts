@@ -74,6 +74,15 @@ describe("the interleaving checker", () => {
     expect(resumed[0]?.refused).toBeDefined();
   }, 60_000);
 
+  it("replays S9 serially: the clearing round, run before the PATCH, clears the target", async () => {
+    // Without this the scenario could race a round that clears nothing and pass for that reason.
+    const result = await replaySchedule(world, scenarioById("S9"), "");
+    const cleared = result.run.steps.filter((s) => s.actor === "clear" && s.call === "UpdateCommand" && !s.refused);
+    expect(cleared.length).toBeGreaterThan(0);
+    expect(result.run.steps.findIndex((s) => s.actor === "pin")).toBeGreaterThan(result.run.steps.indexOf(cleared[0]!));
+    expect(result.violations).toEqual([]);
+  }, 60_000);
+
   it("finds a lost update by itself, reports the schedule, and the schedule replays it", async () => {
     const report = await exploreScenario(world, lostUpdate, { budget: 20, randomShare: 0 });
     expect(report.failures).toBeGreaterThan(0);

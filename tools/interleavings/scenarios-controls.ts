@@ -36,7 +36,12 @@ function clearedAfterPin({ run }: ScenarioCheck, id: string): string[] {
       !s.refused &&
       (s.input as { Key?: { sk?: string } } | undefined)?.Key?.sk === sk,
   );
-  return pinnedAt >= 0 && clearedAt > pinnedAt ? [`message ${id} was pinned (step ${pinnedAt}) and then cleared (step ${clearedAt})`] : [];
+  if (pinnedAt >= 0 && clearedAt > pinnedAt) return [`message ${id} was pinned (step ${pinnedAt}) and then cleared (step ${clearedAt})`];
+  // The race only means something if the round does clear the target when nothing pins it first:
+  // a schedule that runs the whole round before the PATCH must clear it.
+  const firstPin = run.steps.findIndex((s) => s.actor === "pin");
+  const roundFirst = run.steps.some((s) => s.actor === "clear") && (firstPin < 0 || !run.steps.slice(firstPin).some((s) => s.actor === "clear"));
+  return roundFirst && clearedAt < 0 ? [`the clearing round ran before the PATCH and did not clear message ${id}`] : [];
 }
 
 export const controlScenarios: Scenario[] = [
