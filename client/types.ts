@@ -139,9 +139,12 @@ export interface CompactionResult {
   reason?: string;
   /**
    * A turn whose prompt would pass the emergency threshold while its fold is queued: how many of
-   * the oldest foldable messages the answer left out, and their tokens.
+   * the oldest foldable messages the answer left out, their tokens, and the ids of the oldest
+   * (`fromMessageId`) and the newest (`toMessageId`) of them. The stored history keeps them
+   * (`GET .../messages?view=active` lists them) and recall reaches them. They need not be
+   * contiguous: pinned messages and tool groups that must stay may sit between them, in the answer.
    */
-  trimmed?: { messages: number; tokens: number };
+  trimmed?: { messages: number; tokens: number; fromMessageId?: string; toMessageId?: string };
   /** Tool results this call cleared from the replay before deciding on a fold. */
   clearedMessages?: number;
 }

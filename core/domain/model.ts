@@ -206,10 +206,19 @@ export const CompactionResult = z.object({
   reason: z.optional(z.string()),
   /**
    * A turn whose prompt would exceed the emergency threshold while its fold is queued: how many of
-   * the oldest foldable messages the answer left out (the stored history keeps them), and their
-   * tokens in the caller's unit.
+   * the oldest foldable messages the answer left out (the stored history keeps them, and recall
+   * reaches them), their tokens in the caller's unit, and the ids of the oldest and the newest of
+   * them. The left-out messages need not be contiguous: pinned messages and tool groups that must
+   * stay may sit between them, kept in the answer.
    */
-  trimmed: z.optional(z.object({ messages: z.int().check(z.nonnegative()), tokens: z.int().check(z.nonnegative()) })),
+  trimmed: z.optional(
+    z.object({
+      messages: z.int().check(z.nonnegative()),
+      tokens: z.int().check(z.nonnegative()),
+      fromMessageId: z.optional(z.string()),
+      toMessageId: z.optional(z.string()),
+    }),
+  ),
   /** TOOL results this call cleared from the replay before deciding on a fold (absent: none). */
   clearedMessages: z.optional(z.int().check(z.nonnegative())),
 });

@@ -9,6 +9,8 @@ import type { CoreDeps, HistorySearch, ServiceDeps } from "./deps.js";
 import { settledView } from "./settle.js";
 import { recallCandidates, renderRecall, selectRecall } from "../domain/recall.js";
 import { DEFAULT_TUNABLES, type Tunables } from "../domain/tunables.js";
+import type { Message } from "../domain/model.js";
+import { trimLimit } from "../domain/trim.js";
 import type { TunablesResolver } from "./tunables.js";
 
 export interface ComposedContext {
@@ -45,25 +47,35 @@ export const RECALL_HEADING = "Recalled From History";
 
 /**
  * Tokens recall may add to a turn: `recallMaxTokens`, but never so many that the prompt passes
- * the hard threshold (`promptTokens` is the prompt after any compaction of this turn).
+ * the hard threshold (`promptTokens` is the prompt after any compaction of this turn). A trimmed
+ * answer is already past it and has a fold on its way: there recall fills the room the trim left
+ * below the emergency threshold, so that the messages it left out stay reachable
+ * (docs/compaction.md, "What a turn does (background mode)", step 5) and the prompt still stays
+ * below that threshold.
  */
-export function recallBudget(tunables: Pick<Tunables, "recallMaxTokens" | "hardThreshold">, contextWindow: number, promptTokens: number): number {
-  const room = Math.floor(tunables.hardThreshold * contextWindow) - promptTokens;
-  return Math.max(0, Math.min(tunables.recallMaxTokens, room));
+export function recallBudget(
+  tunables: Pick<Tunables, "recallMaxTokens" | "hardThreshold" | "emergencyThreshold">,
+  contextWindow: number,
+  promptTokens: number,
+  trimmed = false,
+): number {
+  const ceiling = trimmed ? trimLimit(tunables, contextWindow) : Math.floor(tunables.hardThreshold * contextWindow);
+  return Math.max(0, Math.min(tunables.recallMaxTokens, ceiling - promptTokens));
 }
 
 /**
- * Archived originals, and cleared tool results, that match the turn's query (the summary or the
- * placeholder may have lost the detail), best first, each cut around its matching passage, within
- * `budgetTokens` (docs/turns.md, "Recall"). Other active messages are already in the prompt, and
- * passages the replayed summary already holds are skipped. A dynamic section: it goes after the cache breakpoint. Search trouble skips the
- * section; the turn still succeeds.
+ * Archived originals, cleared tool results, and the messages a trimmed answer left out, that
+ * match the turn's query (the summary or the placeholder may have lost the detail; the trimmed
+ * ones are in no prompt), best first, each cut around its matching passage, within `budgetTokens`
+ * (docs/turns.md, "Recall"). Other active messages are already in the prompt, and passages the
+ * replayed summary already holds are skipped. A dynamic section: it goes after the cache
+ * breakpoint. Search trouble skips the section; the turn still succeeds.
  */
 async function recallSection(
   deps: CoreDeps & { history?: HistorySearch },
   key: ProcessKey,
   query: string | undefined,
-  options: { budgetTokens: number; summary: string | null; clearedIds?: ReadonlySet<string> } = {
+  options: { budgetTokens: number; summary: string | null; outOfPromptIds?: ReadonlySet<string> } = {
     budgetTokens: DEFAULT_TUNABLES.recallMaxTokens,
     summary: null,
   },
@@ -71,10 +83,10 @@ async function recallSection(
   if (!query?.trim() || !deps.history || options.budgetTokens <= 0) return null;
   try {
     const { items } = await deps.history.search(deps, key, { q: query, limit: recallCandidates(options.budgetTokens) });
-    // Cleared results are active but out of the prompt too; they are known by the view's ids,
-    // since the search index may hold a copy from before the clearing.
+    // Cleared results and left-out messages are active but out of the prompt too; they are known
+    // by the view's ids, since the search index may hold a copy from before the clearing.
     const archived = items
-      .filter((i) => i.message.archivedInMemoryId !== null || options.clearedIds?.has(i.message.id))
+      .filter((i) => i.message.archivedInMemoryId !== null || options.outOfPromptIds?.has(i.message.id))
       .map((i) => i.message);
     const lines = selectRecall(archived, { query, budgetTokens: options.budgetTokens, summary: options.summary });
     if (lines.length === 0) return null;
@@ -87,23 +99,22 @@ async function recallSection(
 
 /**
  * The memory block: the newest summary, the parent context (workers), and with a `query` the
- * archived messages that match it.
+ * archived messages that match it. `answer`: the messages the turn answers with, when a trim left
+ * some of the view's out; recall considers those like archived ones.
  */
 export async function composeContext(
   deps: CoreDeps & { history?: HistorySearch; tunables?: TunablesResolver },
   key: ProcessKey,
   view: ActiveView,
-  options: { query?: string | undefined; recallTokens?: number } = {},
+  options: { query?: string | undefined; recallTokens?: number; answer?: readonly Pick<Message, "id">[] } = {},
 ): Promise<ComposedContext> {
   const summary = newestSummary(view)?.content ?? null;
   const budgetTokens = options.query?.trim() ? (options.recallTokens ?? (await recallMaxTokens(deps, key, view))) : 0;
+  const inAnswer = options.answer ? new Set(options.answer.map((m) => m.id)) : null;
+  const outOfPrompt = view.messages.filter((m) => m.cleared || (inAnswer !== null && !inAnswer.has(m.id)));
   const [parent, recall] = await Promise.all([
     parentContext(deps, key.tenantId, view.state),
-    recallSection(deps, key, options.query, {
-      budgetTokens,
-      summary,
-      clearedIds: new Set(view.messages.filter((m) => m.cleared).map((m) => m.id)),
-    }),
+    recallSection(deps, key, options.query, { budgetTokens, summary, outOfPromptIds: new Set(outOfPrompt.map((m) => m.id)) }),
   ]);
   const sections = buildSections({ summary, parent, extra: recall ? [recall] : [] });
   return { ...renderBlock(sections), sections };

@@ -8,7 +8,7 @@ import { wantedFold } from "../domain/fold-size.js";
 import type { CompactionResult, Memory, Message } from "../domain/model.js";
 import type { FoldModeName } from "../domain/mode-policy.js";
 import { newestSummary, replayTokens } from "../domain/replay.js";
-import { trimToFit } from "../domain/trim.js";
+import { trimBlock, trimLimit, trimToFit } from "../domain/trim.js";
 import type { Tunables } from "../domain/tunables.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
 import { assess, compactIfNeeded, type CompactionRequest, type Known } from "./compaction.js";
@@ -22,13 +22,14 @@ export type TurnCompaction = CompactionResult & { view: ActiveView; messages: Me
 
 /**
  * The answer while no fold lands (queued, or refused by the budget): the oldest foldable messages
- * left out of it, never out of the history, until the prompt is below the emergency threshold.
- * `scale`: the caller's tokens per token of our own estimate.
+ * left out of it, never out of the history, until the prompt is below the emergency threshold, in
+ * whole blocks so that the cut stays put from turn to turn. `scale`: the caller's tokens per token
+ * of our own estimate.
  */
 function trimmedAnswer(view: ActiveView, tunables: Tunables, contextWindow: number, tokensNow: number, scale: number) {
   const own = replayTokens(view);
-  const limit = Math.ceil(tunables.emergencyThreshold * contextWindow) - 1;
-  return trimToFit(view.messages, tunables, { tokens: tokensNow, limit, scale, own });
+  const limit = trimLimit(tunables, contextWindow);
+  return trimToFit(view.messages, tunables, { tokens: tokensNow, limit, scale, own, block: trimBlock(tunables, contextWindow) });
 }
 
 /**

@@ -63,9 +63,10 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
   }
   const tunables = await loadTunables();
   const { view: after, messages, answerTokens, ...compaction } = await compactForTurn(deps, key, request, { view, tunables, contextWindow });
-  // Recall fills the room left below the hard threshold, up to recallMaxTokens (after any trim).
-  const recallTokens = request.query?.trim() ? recallBudget(tunables, contextWindow, answerTokens) : 0;
-  const context = await composeContext(deps, key, after, { query: request.query, recallTokens });
+  // Recall fills the room left below the hard threshold (below the emergency one after a trim), up
+  // to recallMaxTokens, and reaches the messages a trim left out.
+  const recallTokens = request.query?.trim() ? recallBudget(tunables, contextWindow, answerTokens, compaction.trimmed !== undefined) : 0;
+  const context = await composeContext(deps, key, after, { query: request.query, recallTokens, answer: messages });
   // The replay: cleared results as placeholders, every tool call answered (docs/compaction.md).
   return { compaction, context, messages: replayMessages(messages) };
 }

@@ -84,10 +84,18 @@ describe("selectRecall", () => {
 
 describe("recallBudget", () => {
   it("is recallMaxTokens, but never pushes the prompt past the hard threshold", () => {
-    const t = { recallMaxTokens: 1000, hardThreshold: 0.85 };
+    const t = { recallMaxTokens: 1000, hardThreshold: 0.85, emergencyThreshold: 0.95 };
     expect(recallBudget(t, 100_000, 10_000)).toBe(1000);
     expect(recallBudget(t, 4000, 3000)).toBe(400);
     expect(recallBudget(t, 4000, 3500)).toBe(0);
+  });
+
+  it("after a trim, fills the room the trim left below the emergency threshold", () => {
+    const t = { recallMaxTokens: 1000, hardThreshold: 0.85, emergencyThreshold: 0.95 };
+    // The trim's limit at 4,000 is 3,799 tokens.
+    expect(recallBudget(t, 4000, 3500, true)).toBe(299);
+    expect(recallBudget(t, 4000, 3799, true)).toBe(0);
+    expect(recallBudget(t, 100_000, 80_000, true)).toBe(1000);
   });
 });
 

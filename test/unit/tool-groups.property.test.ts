@@ -216,6 +216,40 @@ describe("no tool result without its call, no call without its results, on any c
     );
   });
 
+  it("trimming the answer in blocks: below the limit whenever a trim can get there, never less than needed, whole groups", () => {
+    fc.assert(
+      fc.property(
+        historyArb,
+        tunablesArb,
+        fc.double({ min: 0.5, max: 3, noNaN: true }),
+        fc.integer({ min: 1, max: 400 }),
+        (messages, t, scale, block) => {
+          const own = sum(messages);
+          const tokens = Math.round(own * scale);
+          const perOwn = Math.max(scale, 1);
+          for (const budget of budgetsOver(messages)) {
+            const limit = Math.max(0, Math.ceil(own * perOwn) - Math.round(budget * perOwn));
+            const exact = trimToFit(messages, t, { tokens, limit, scale, own });
+            const blocked = trimToFit(messages, t, { tokens, limit, scale, own, block });
+            // A block only ever adds to what is left out: whenever the exact trim gets below the
+            // limit (the candidates hold enough), the block does too.
+            expect(blocked.trimmed.tokens).toBeGreaterThanOrEqual(exact.trimmed.tokens);
+            if (exact.tokens <= limit) expect(blocked.tokens, `limit ${limit}, block ${block}`).toBeLessThanOrEqual(limit);
+            const kept = new Set(blocked.kept.map((m) => m.id));
+            const left = messages.filter((m) => !kept.has(m.id));
+            expectWholeGroups(left, messages, `trimToFit(limit ${limit}, block ${block})`);
+            // Never a pinned message, never the triggering USER message.
+            for (const m of left) expect(m.tags).not.toContain("STRENGTH:pinned");
+            const trigger = [...messages].reverse().find((m) => m.role === "USER");
+            if (trigger) expect(kept.has(trigger.id)).toBe(true);
+            expect(blocked.trimmed).toMatchObject(left.length > 0 ? { messages: left.length, fromMessageId: left[0]!.id, toMessageId: left.at(-1)!.id } : { messages: 0 });
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
   it("chunking a fold into summarizer calls: each call holds whole groups", () => {
     fc.assert(
       fc.property(historyArb, modeArb, tunablesArb, fc.integer({ min: MIN_CHUNK_CHARS, max: 6_000 }), (messages, mode, t, cap) => {
