@@ -120,11 +120,17 @@ export function withSummaryBudget<T extends Pick<Tunables, "summaryMinTokens" | 
 
 /**
  * A range fold knows no model window (docs/compaction.md, "Range compaction"): its minimum is
- * raised to the size of the summary it chains, up to `summaryMaxTokens`, so a summary grown for a
- * larger window is not squeezed into `summaryMinTokens`.
+ * raised to the size of the summary it chains, up to `summaryMaxTokens` and, like a grown budget,
+ * {@link largestGrownSummaryTokens} of the summarizer, so a summary grown for a larger window is not
+ * squeezed into `summaryMinTokens`.
  */
-export function withPriorSummaryFloor<T extends Pick<Tunables, "summaryMinTokens" | "summaryMaxTokens">>(tunables: T, priorTokens: number): T {
-  const floor = Math.min(tunables.summaryMaxTokens, Math.max(tunables.summaryMinTokens, priorTokens));
+export function withPriorSummaryFloor<T extends Pick<Tunables, "summaryMinTokens" | "summaryMaxTokens">>(
+  tunables: T,
+  priorTokens: number,
+  summarizerContextWindow = Number.POSITIVE_INFINITY,
+): T {
+  const ceiling = Math.min(tunables.summaryMaxTokens, largestGrownSummaryTokens(summarizerContextWindow));
+  const floor = Math.max(tunables.summaryMinTokens, Math.min(priorTokens, ceiling));
   return floor === tunables.summaryMinTokens ? tunables : { ...tunables, summaryMinTokens: floor };
 }
 

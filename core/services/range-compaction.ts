@@ -41,10 +41,13 @@ export async function compactRange(
     throw invalid("range.invalid", "from must not be after to", { fields: ["body.from"] });
   }
   const view = await settledView(deps, key);
-  // No model window is known here: the budget holds at least the summary this fold chains.
+  // No model window is known here: the budget holds at least the summary this fold chains, as far
+  // as the summarizer's window allows (a summarizer that cannot be built fails the fold later).
+  const summarizerWindow = await deps.summarizer().then((s) => s.contextWindow, () => undefined);
   const tunables = withPriorSummaryFloor(
     await deps.tunables.forProcess(key.tenantId, view.state.process.projectId),
     newestSummary(view)?.tokens ?? 0,
+    summarizerWindow,
   );
   const fold = selectRange(view.messages, range);
   if (fold.length === 0) return { memoryId: null, compactedMessages: 0, markerMessageId: null, reason: "nothing_in_range" };

@@ -33,8 +33,6 @@ export interface IgnoredSetting {
   reason: string;
 }
 
-const THRESHOLD_FIELDS = ["softThreshold", "hardThreshold", "emergencyThreshold", "foldTarget", "clearThreshold", "prepareThreshold"] as const;
-
 /** The issues' own messages of a tunables error (its first line otherwise). */
 function reasonOf(e: AppError): string {
   const issues = (e.details?.issues as Array<{ message: string }> | undefined) ?? [];

@@ -118,6 +118,8 @@ describe("summaryBudgetFor", () => {
     expect(summaryBudgetFor(withPriorSummaryFloor(t, 2_900), undefined)).toBe(2_900);
     expect(summaryBudgetFor(withPriorSummaryFloor(t, 100), undefined)).toBe(400);
     expect(summaryBudgetFor(withPriorSummaryFloor({ ...t, summaryMaxTokens: 1_000 }, 2_900), undefined)).toBe(1_000);
+    // Like a grown budget, no more than leaves an 8k summarizer half its window for the messages.
+    expect(summaryBudgetFor(withPriorSummaryFloor(t, 2_900, 8_192), undefined)).toBe(865);
   });
 });
 

@@ -128,6 +128,6 @@ describe("createTunablesResolver", () => {
     now += 1_000;
     await resolver.forProcess("t", "p");
     expect(metrics.invalidSettings).toHaveLength(4);
-    expect(await resolver.read("t")).toEqual({ summaryMaxTokens: 1_000 });
+    expect(await resolver.read("t", undefined)).toEqual({ summaryMaxTokens: 1_000 });
   });
 });
