@@ -58,8 +58,9 @@ export function createDeps(options: RootOptions = {}): ServiceDeps {
       ? createEventBridgePublisher({ busName: config.eventBusName })
       : { publish: async (e) => log.warn("no EVENT_BUS_NAME: event not published", { detailType: e.detailType }) });
   let summarizer: Promise<Summarizer> | undefined;
+  const metrics = options.metrics ?? createEmfMetrics({ serviceName: config.serviceName });
   return {
-    tunables: createTunablesResolver({ store, base: config.tunables }),
+    tunables: createTunablesResolver({ store, base: config.tunables, log, metrics }),
     budget: createBudgetPolicy({ store, defaultDailyTokens: config.dailyTokenBudget }),
     history: createHistorySearch(),
     leaseMs: config.leaseMs,
@@ -69,7 +70,7 @@ export function createDeps(options: RootOptions = {}): ServiceDeps {
     ids: createUlidIds(),
     log,
     events,
-    metrics: options.metrics ?? createEmfMetrics({ serviceName: config.serviceName }),
+    metrics,
     summarizer: () => {
       if (!options.summarizerFactory) return Promise.reject(new Error("this function does not summarize"));
       // Resolved once per container, then reused by every call.

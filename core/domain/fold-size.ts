@@ -37,7 +37,7 @@ export function tokensToReachTarget(
 
 export type FoldSizeTunables = Pick<
   Tunables,
-  "foldTarget" | "summaryMaxTokens" | "summaryWindowShare" | "hardThreshold" | "foldMinRoomTokens"
+  "foldTarget" | "summaryMinTokens" | "summaryMaxTokens" | "summaryWindowShare" | "hardThreshold" | "foldMinRoomTokens"
 >;
 
 /**

@@ -21,7 +21,6 @@ export type ModeTunables = Pick<
   | "hardAnchor"
   | "emergencyAnchor"
   | "softMinFoldTokens"
-  | "summaryMaxTokens"
 >;
 
 export interface ModePolicy {
@@ -41,7 +40,7 @@ export interface ModePolicy {
   usesFoldTarget: boolean;
   /**
    * The gate: an optional fold (hygiene) runs only when it frees enough to pay for its summary
-   * (inline: `softMinFoldTokens`; queued: `summaryMaxTokens`), and a turn commits a prepared fold
+   * (`softMinFoldTokens`, summarized in the turn or queued alike), and a turn commits a prepared fold
    * in this mode only when it was prepared for this mode. A required fold always runs.
    */
   optional: boolean;

@@ -9,8 +9,8 @@ import { printableToolRef } from "./fields.js";
 import { neutraliseReservedTags } from "./reserved-tags.js";
 import { DEFAULT_TUNABLES } from "./tunables.js";
 
-/** Default output budget of one summary, in tokens: the `summaryMaxTokens` tunable's default. */
-export const DEFAULT_SUMMARY_MAX_TOKENS = DEFAULT_TUNABLES.summaryMaxTokens;
+/** Default output budget of one summary, in tokens: the fixed budget, the `summaryMinTokens` tunable's default. */
+export const DEFAULT_SUMMARY_MAX_TOKENS = DEFAULT_TUNABLES.summaryMinTokens;
 
 /** Shortest a clipped message may become when the transcript must shrink to fit a window. */
 const MIN_CLIPPED_MESSAGE_CHARS = 200;

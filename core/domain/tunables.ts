@@ -5,7 +5,7 @@
 import * as z from "./zod.js";
 import { invalid } from "./errors.js";
 
-/** The one range of a summary's output budget, wherever it is set (env, tenant, project). */
+/** The one range of a summary's output budget and its bounds, wherever set (env, tenant, project). */
 export const SUMMARY_MAX_TOKENS_RANGE = Object.freeze({ min: 50, max: 4000 });
 
 const threshold = z.number("must be a number").check(
@@ -44,16 +44,20 @@ const fields = {
     z.lte(10_000_000, "must be <= 10000000"),
   ),
   /**
-   * Output budget of one summary, in tokens: what every summarizer call is given (env
-   * SUMMARY_MAX_TOKENS, read only through {@link tunablesFromEnv}/{@link tunableFromEnv}).
+   * The summary budget of a fold, in tokens, is `summaryWindowShare` of the model's window kept
+   * between these two (docs/compaction.md, "Tunables"): `summaryMinTokens` is also the budget of a
+   * fold that knows no window (env SUMMARY_MIN_TOKENS / SUMMARY_MAX_TOKENS, read only through
+   * {@link tunablesFromEnv}). At most `summaryMaxTokens` (checked after merging); a layer that lowers
+   * `summaryMaxTokens` below the minimum of the layers under it lowers that minimum with it.
    */
   // Capped: a huge budget would leave no summarizer window for the messages being folded.
+  summaryMinTokens: integer(SUMMARY_MAX_TOKENS_RANGE.min, z.lte(SUMMARY_MAX_TOKENS_RANGE.max, `must be <= ${SUMMARY_MAX_TOKENS_RANGE.max}`)),
   summaryMaxTokens: integer(SUMMARY_MAX_TOKENS_RANGE.min, z.lte(SUMMARY_MAX_TOKENS_RANGE.max, `must be <= ${SUMMARY_MAX_TOKENS_RANGE.max}`)),
   /**
-   * A fold that knows the model's window gets this share of it as its summary budget when that is
-   * more than `summaryMaxTokens` (up to 4,000 tokens, and only while the summarizer keeps half its
-   * window for the messages), so the summary grows with the window instead of staying 400 tokens
-   * at 16k. 0 = the fixed budget.
+   * A fold that knows the model's window gets this share of it as its summary budget, between
+   * `summaryMinTokens` and `summaryMaxTokens`, and only while the summarizer keeps half its window
+   * for the messages, so the summary grows with the window instead of staying 400 tokens at 16k.
+   * 0 = always `summaryMinTokens`.
    */
   summaryWindowShare: z.number("must be a number").check(
     z.gte(0, "must be >= 0"),
@@ -135,6 +139,9 @@ const ordered = (t: {
 export const Tunables = z.strictObject(fields).check(
   z.superRefine((t, ctx) => {
     const issue = (field: keyof Tunables, message: string) => ctx.addIssue({ code: "custom", path: [field], message });
+    if (t.summaryMinTokens > t.summaryMaxTokens) {
+      issue("summaryMinTokens", `summaryMinTokens must be at most summaryMaxTokens (got ${t.summaryMinTokens} / ${t.summaryMaxTokens})`);
+    }
     if (t.foldTarget > 0 && t.foldTarget >= t.hardThreshold) {
       issue("foldTarget", `foldTarget must be 0 (off) or below hardThreshold (got ${t.foldTarget} / ${t.hardThreshold})`);
     }
@@ -184,9 +191,11 @@ export const DEFAULT_TUNABLES: Tunables = Object.freeze({
   hardAnchor: 5,
   emergencyAnchor: 3,
   maxSourceChars: 60_000,
-  summaryMaxTokens: 400,
-  // 800 tokens at 4k, 1,600 at 8k, 3,200 at 16k, 4,000 from 20k (figures in docs/benchmarks.md).
+  // 400 tokens without a window; 800 at 4k, 1,600 at 8k, 3,200 at 16k, 4,000 from 20k (figures in
+  // docs/benchmarks.md).
+  summaryMinTokens: 400,
   summaryWindowShare: 0.2,
+  summaryMaxTokens: 4000,
   foldTarget: 0,
   // The default recall budget fits right after a targeted fold (figures in docs/benchmarks.md).
   foldMinRoomTokens: 1000,
@@ -217,6 +226,7 @@ export const TUNABLES_ENV: Readonly<Record<keyof Tunables, string>> = Object.fre
   hardAnchor: "COMPACTION_HARD_ANCHOR",
   emergencyAnchor: "COMPACTION_EMERGENCY_ANCHOR",
   maxSourceChars: "COMPACTION_MAX_SOURCE_CHARS",
+  summaryMinTokens: "SUMMARY_MIN_TOKENS",
   summaryMaxTokens: "SUMMARY_MAX_TOKENS",
   summaryWindowShare: "SUMMARY_WINDOW_SHARE",
   foldTarget: "COMPACTION_FOLD_TARGET",
@@ -261,6 +271,12 @@ function layer(base: Tunables, overrides: readonly (TunablesOverride | undefined
     if (!parsed.success) fail(parsed.error.issues, label);
     for (const [key, value] of Object.entries(parsed.data)) {
       if (value !== undefined) merged[key] = value;
+    }
+    // A maximum below the minimum inherited from below lowers that minimum: the layer asked for
+    // summaries of at most this size (docs/configuration.md, "Summary budget").
+    const max = parsed.data.summaryMaxTokens;
+    if (max !== undefined && parsed.data.summaryMinTokens === undefined && (merged.summaryMinTokens as number) > max) {
+      merged.summaryMinTokens = max;
     }
   }
   const result = Tunables.safeParse(merged);
@@ -320,19 +336,4 @@ export function tunablesFromEnv(
     override[field] = value;
   }
   return layer(base, [override], label);
-}
-
-/**
- * One tunable from its environment variable, validated by the same rule as every other layer;
- * the default when unset or blank. For adapters that need a single value at boot (the
- * summarizer's default output budget), so that a variable has one reader and one range.
- *
- * @example tunableFromEnv({ SUMMARY_MAX_TOKENS: "300" }, "summaryMaxTokens") // 300
- */
-export function tunableFromEnv<K extends keyof Tunables>(
-  env: Readonly<Record<string, string | undefined>>,
-  field: K,
-): Tunables[K] {
-  const name = TUNABLES_ENV[field];
-  return tunablesFromEnv({ [name]: env[name] })[field];
 }

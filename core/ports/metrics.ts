@@ -41,6 +41,11 @@ export interface Metrics {
   revert(restoredMessages: number): void;
   /** One request refused by the per-tenant rate limit (docs/reliability.md, "Limits, budgets and rates"). */
   rateLimited(tenantId: string): void;
+  /**
+   * One stored setting the tunables resolver could not use (docs/configuration.md, "Stored
+   * settings that no longer apply"): the layer it belongs to and the field.
+   */
+  invalidSetting(layer: "tenant" | "project", field: string): void;
   /** One incoming event dropped without effect, and why. */
   eventDropped(event: string, reason: EventDropReason): void;
   flush(): void;

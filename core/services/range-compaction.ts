@@ -5,7 +5,8 @@
  */
 import { invalid } from "../domain/errors.js";
 import { rangeMarker, selectRange, type RangeRequest } from "../domain/range.js";
-import { replayTokens } from "../domain/replay.js";
+import { newestSummary, replayTokens } from "../domain/replay.js";
+import { withPriorSummaryFloor } from "../domain/summarizer-fit.js";
 import { messageTokens } from "../domain/tokens.js";
 import type { ProcessKey } from "../ports/store.js";
 import { foldAndCommit } from "./commit.js";
@@ -40,7 +41,14 @@ export async function compactRange(
     throw invalid("range.invalid", "from must not be after to", { fields: ["body.from"] });
   }
   const view = await settledView(deps, key);
-  const tunables = await deps.tunables.forProcess(key.tenantId, view.state.process.projectId);
+  // No model window is known here: the budget holds at least the summary this fold chains, as far
+  // as the summarizer's window allows (a summarizer that cannot be built fails the fold later).
+  const summarizerWindow = await deps.summarizer().then((s) => s.contextWindow, () => undefined);
+  const tunables = withPriorSummaryFloor(
+    await deps.tunables.forProcess(key.tenantId, view.state.process.projectId),
+    newestSummary(view)?.tokens ?? 0,
+    summarizerWindow,
+  );
   const fold = selectRange(view.messages, range);
   if (fold.length === 0) return { memoryId: null, compactedMessages: 0, markerMessageId: null, reason: "nothing_in_range" };
 

@@ -11,6 +11,7 @@ import { RANGE_MARKER_PREFIX } from "../domain/fields.js";
 import { publishSafely } from "../ports/events.js";
 import { domainEvent } from "../domain/events.js";
 import { replayTokens } from "../domain/replay.js";
+import { summaryBudgetFor } from "../domain/summarizer-fit.js";
 import { settledView } from "./settle.js";
 import type { ServiceDeps } from "./deps.js";
 import { releaseLease, takeLease } from "./lease.js";
@@ -83,7 +84,8 @@ async function tryRevert(deps: ServiceDeps, key: ProcessKey, view: ActiveView, m
       priorSummaryId: prior?.id ?? null,
       restoreIds: memory.sourceRefs,
       ...(marker ? { markerId: marker.id } : {}),
-      holdTokens: after + tunables.summaryMaxTokens,
+      // The minimum saving: a summary of the budget every fold gets (summaryMinTokens).
+      holdTokens: after + summaryBudgetFor(tunables, undefined),
       at,
     });
     if (!commit.ok) {

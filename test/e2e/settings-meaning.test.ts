@@ -1,5 +1,6 @@
 /**
- * Settings mean what they say: a tenant's or project's summaryMaxTokens reaches the summarizer,
+ * Settings mean what they say: a tenant's or project's summary budget reaches the summarizer,
+ * summaryMaxTokens is a maximum at every window,
  * settings that cannot work with the summarizer are refused when stored, a turn whose compaction
  * cannot run still answers 200 with a reason, and the SOFT wait is the softMinFoldTokens tunable.
  */
@@ -20,7 +21,7 @@ async function seed(api: Service["api"], id: string, projectId: string, count = 
 const hard = (api: Service["api"], id: string) =>
   api("POST", `/v1/processes/${id}/compaction`, { body: { model: { name: "gpt-4o" }, force: "HARD" } });
 
-describe("summaryMaxTokens of a tenant or project reaches the summarizer", () => {
+describe("the summary budget of a tenant or project reaches the summarizer", () => {
   let llm: LlmWireServer;
   let ctx: Service;
   beforeAll(async () => {
@@ -65,9 +66,9 @@ describe("summaryWindowShare grows a fold's summary budget with the model's wind
   let ctx: Service;
   beforeAll(async () => {
     llm = await startLlmWireServer();
-    // The default share (0.2) over a 300-token floor; the summarizer's own window is 16k.
+    // The default share (0.2) over a 300-token minimum; the summarizer's own window is 16k.
     ctx = await startTestService({
-      env: { SUMMARIZER: "openai", OPENAI_BASE_URL: `${llm.url}/v1`, SUMMARY_MAX_TOKENS: "300", SUMMARIZER_CONTEXT_WINDOW: "16384" },
+      env: { SUMMARIZER: "openai", OPENAI_BASE_URL: `${llm.url}/v1`, SUMMARY_MIN_TOKENS: "300", SUMMARIZER_CONTEXT_WINDOW: "16384" },
     });
   });
   afterAll(async () => {
@@ -88,11 +89,23 @@ describe("summaryWindowShare grows a fold's summary budget with the model's wind
     return asked;
   }
 
-  it("asks for the share of the window, never less than summaryMaxTokens, never more than the summarizer can spare", async () => {
-    expect(await budgetAt("w1k", "a", 1_000)).toBe(300); // 200 < the floor
+  it("asks for the share of the window, never less than summaryMinTokens, never more than the summarizer can spare", async () => {
+    expect(await budgetAt("w1k", "a", 1_000)).toBe(300); // 200 < the minimum
     expect(await budgetAt("w8k", "a", 8_000)).toBe(1_600);
     // 12,800, but growth leaves a 16k summarizer half its window for the messages: (8192 - 1500) / 3.
     expect(await budgetAt("w128k", "a", 128_000)).toBe(2_230);
+  });
+
+  it("never asks for more than a project's summaryMaxTokens, whatever the window", async () => {
+    expect((await ctx.api("PUT", "/v1/settings?projectId=capped", { body: { summaryMaxTokens: 120 } })).status).toBe(200);
+    expect(await budgetAt("cap128k", "capped", 128_000)).toBe(120);
+    expect((await ctx.api("PUT", "/v1/settings?projectId=ranged", { body: { summaryMaxTokens: 1_000 } })).status).toBe(200);
+    expect(await budgetAt("ranged4k", "ranged", 4_000)).toBe(800);
+    expect(await budgetAt("ranged128k", "ranged", 128_000)).toBe(1_000);
+    const bad = await ctx.api("PUT", "/v1/settings?projectId=ranged", { body: { summaryMinTokens: 1_500, summaryMaxTokens: 1_000 } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.fields).toEqual(["summaryMinTokens"]);
+    expect((await ctx.api("GET", "/v1/settings?projectId=ranged")).body.overrides).toEqual({ summaryMaxTokens: 1_000 });
   });
 
   it("is a setting like the others: 0 keeps the fixed budget, a bad value is a 400 naming it", async () => {
@@ -106,7 +119,7 @@ describe("summaryWindowShare grows a fold's summary budget with the model's wind
 });
 
 describe("settings checked against the configured summarizer", () => {
-  // An 8k window: summaryMaxTokens fits up to 2119; one call takes <= 16,476 chars at 400 (11,076 at 1000).
+  // An 8k window: summaryMinTokens fits up to 2119; one call takes <= 16,476 chars at 400 (11,076 at 1000).
   const fake = createFakeSummarizer({ contextWindow: 8192 });
   let ctx: Service;
   beforeAll(async () => {
@@ -115,12 +128,12 @@ describe("settings checked against the configured summarizer", () => {
   });
   afterAll(async () => ctx?.service.stop());
 
-  it("refuses a summaryMaxTokens or maxSourceChars the summarizer's window cannot hold with a 400 naming it, storing nothing", async () => {
+  it("refuses a summaryMinTokens or maxSourceChars the summarizer's window cannot hold with a 400 naming it, storing nothing", async () => {
     const { api } = ctx;
     for (const [body, field, limit] of [
-      [{ summaryMaxTokens: 2500 }, "summaryMaxTokens", "2119"],
+      [{ summaryMinTokens: 2500 }, "summaryMinTokens", "2119"],
       [{ maxSourceChars: 60_000 }, "maxSourceChars", "16476"],
-      [{ summaryMaxTokens: 1000, maxSourceChars: 12_000 }, "maxSourceChars", "11076"],
+      [{ summaryMinTokens: 1000, maxSourceChars: 12_000 }, "maxSourceChars", "11076"],
     ] as const) {
       for (const query of ["", "?projectId=p1"]) {
         const res = await api("PUT", `/v1/settings${query}`, { body });
@@ -135,10 +148,12 @@ describe("settings checked against the configured summarizer", () => {
     expect((await api("GET", "/v1/settings?projectId=p1")).body.overrides).toEqual({});
 
     // What fits is stored (at least 8,000 chars: the tenant floor of maxSourceChars).
-    const ok = await api("PUT", "/v1/settings?projectId=p1", { body: { summaryMaxTokens: 1000, maxSourceChars: 11_076 } });
+    const ok = await api("PUT", "/v1/settings?projectId=p1", { body: { summaryMinTokens: 1000, maxSourceChars: 11_076 } });
     expect(ok.status).toBe(200);
-    expect(ok.body.effective).toMatchObject({ summaryMaxTokens: 1000, maxSourceChars: 11_076 });
-    expect((await api("PUT", "/v1/settings?projectId=p1", { body: { summaryMaxTokens: 2119 } })).status).toBe(200);
+    expect(ok.body.effective).toMatchObject({ summaryMinTokens: 1000, maxSourceChars: 11_076 });
+    expect((await api("PUT", "/v1/settings?projectId=p1", { body: { summaryMinTokens: 2119 } })).status).toBe(200);
+    // The maximum needs no room of its own: a grown budget stops at half the summarizer's window.
+    expect((await api("PUT", "/v1/settings?projectId=p1", { body: { summaryMaxTokens: 4000 } })).status).toBe(200);
   });
 
   it("a turn whose compaction cannot run answers 200 with compaction.reason, its message stored once", async () => {

@@ -230,7 +230,7 @@ describe("turns in the background mode", () => {
     // The EMERGENCY fold is dropped (no worker runs here), so the next turn may queue again.
     await store.discardFold(key, emergency.compaction.memoryId!, "QUEUED", "test", new Date().toISOString());
 
-    // Past the hold (the replay grew by more than summaryMaxTokens), a HARD turn queues again.
+    // Past the hold (the replay grew by more than summaryMinTokens), a HARD turn queues again.
     await runTurn(deps, key, turn(8_800, "a long report: " + "the shelves move in order. ".repeat(80)));
     expect(requests()).toBe(2);
     expect((await foldsOf(key)).filter((f) => f.status === "QUEUED")).toHaveLength(1);

@@ -304,7 +304,7 @@ describe("undoing a compaction", () => {
     expect(turn.compaction).toMatchObject({ compacted: false, reason: "reverted_recently" });
     expect(fake.calls.length).toBe(calls); // no summary was paid for
 
-    // Growth below the minimum saving (summaryMaxTokens, 400) still waits; past it, the fold runs.
+    // Growth below the minimum saving (summaryMinTokens, 400) still waits; past it, the fold runs.
     await appendMessage(deps, key, { role: "ASSISTANT", content: "x".repeat(800) });
     expect((await compactIfNeeded(deps, key, overHard)).reason).toBe("reverted_recently");
     await appendMessage(deps, key, { role: "ASSISTANT", content: "y".repeat(1200) });

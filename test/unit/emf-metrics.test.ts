@@ -94,6 +94,20 @@ describe("createEmfMetrics", () => {
     ]);
   });
 
+  it("counts each stored setting the resolver could not use under its layer and field", () => {
+    const capture = captureEmf();
+    const metrics = createEmfMetrics({ serviceName: "memory-test" });
+    metrics.invalidSetting("project", "softThreshold");
+    expect(capture.documents().flatMap(metricsOf)).toEqual([
+      {
+        name: "vance.memory.settings.invalid",
+        unit: "Count",
+        value: 1,
+        dimensions: [{ service: "memory-test", layer: "project", field: "softThreshold" }],
+      },
+    ]);
+  });
+
   it("publishes each tenant's model use under the tenant and purpose dimensions, and budget refusals under the tenant", () => {
     const capture = captureEmf();
     const metrics = createEmfMetrics({ serviceName: "memory-test" });

@@ -55,6 +55,11 @@ describe("readServiceEnv", () => {
     });
   });
 
+  it("refuses at startup a summary minimum above the maximum, naming the variable", () => {
+    expect(() => read({ SUMMARY_MIN_TOKENS: "1000", SUMMARY_MAX_TOKENS: "500" })).toThrow(/SUMMARY_MIN_TOKENS \(summaryMinTokens\): summaryMinTokens must be at most summaryMaxTokens/);
+    expect(read({ SUMMARY_MAX_TOKENS: "300" }).tunables).toMatchObject({ summaryMinTokens: 300, summaryMaxTokens: 300 });
+  });
+
   it("fails with the variable's name for a malformed value", () => {
     expect(() => read({ COMPACTION_LEASE_MS: "5s" })).toThrow(/COMPACTION_LEASE_MS must be a whole number of milliseconds from 100 to 900000, got '5s'/);
     expect(() => read({ COMPACTION_EXECUTION: "later" })).toThrow(/COMPACTION_EXECUTION must be 'background' or 'inline'/);

@@ -6,7 +6,9 @@ import { describe, expect, it } from "vitest";
 import { AppError } from "../../core/domain/errors.js";
 import { DEFAULT_TUNABLES, mergeTunables } from "../../core/domain/tunables.js";
 import type { SettingsStore } from "../../core/ports/store.js";
+import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import { createTunablesResolver } from "../../core/services/tunables.js";
+import { createMemoryLog } from "../support/memory-log.js";
 
 /** The settings port (two methods), keeping items in a map and counting reads. */
 function settingsStore(initial: Record<string, Record<string, unknown>> = {}) {
@@ -105,5 +107,27 @@ describe("createTunablesResolver", () => {
     const base = mergeTunables(DEFAULT_TUNABLES, { softThreshold: 0.3, hardThreshold: 0.5 });
     const resolver = createTunablesResolver({ store, base });
     expect(await resolver.forProcess("t", "p")).toEqual({ ...base, hardAnchor: 3 });
+  });
+
+  it("reports each field it leaves out, a stored item's when read and a conflict's once per TTL", async () => {
+    const { store } = settingsStore({ "t/": { summaryMaxTokens: 1_000, renamedLongAgo: 3 }, "t/p": { hardThreshold: 0.35 } });
+    const log = createMemoryLog();
+    const metrics = createRecordingMetrics();
+    let now = 0;
+    const resolver = createTunablesResolver({ store, base: DEFAULT_TUNABLES, ttlMs: 1_000, now: () => now, log, metrics });
+    expect(await resolver.forProcess("t", "p")).toMatchObject({ summaryMaxTokens: 1_000, hardThreshold: 0.85 });
+    await resolver.forProcess("t", "p");
+    expect(log.entries.map((e) => e.fields)).toEqual([
+      { tenantId: "t", layer: "tenant", field: "renamedLongAgo", reason: "unknown tunable" },
+      { tenantId: "t", projectId: "p", layer: "project", field: "hardThreshold", reason: expect.stringContaining("softThreshold < hardThreshold") },
+    ]);
+    expect(metrics.invalidSettings).toEqual([
+      { layer: "tenant", field: "renamedLongAgo" },
+      { layer: "project", field: "hardThreshold" },
+    ]);
+    now += 1_000;
+    await resolver.forProcess("t", "p");
+    expect(metrics.invalidSettings).toHaveLength(4);
+    expect(await resolver.read("t", undefined)).toEqual({ summaryMaxTokens: 1_000 });
   });
 });

@@ -26,8 +26,9 @@ describe("DEFAULT_TUNABLES", () => {
       hardAnchor: 5,
       emergencyAnchor: 3,
       maxSourceChars: 60_000,
-      summaryMaxTokens: 400,
+      summaryMinTokens: 400,
       summaryWindowShare: 0.2, // a fold's summary budget grows with the model's window above 2k
+      summaryMaxTokens: 4000,
       foldTarget: 0, // off: HARD/EMERGENCY fold all the selector allows (docs/compaction.md)
       foldMinRoomTokens: 1000, // only with a foldTarget: the room a fold leaves below the hard threshold
       recallMaxTokens: 1000,
@@ -100,6 +101,7 @@ describe("mergeTunables", () => {
     ["negative keepRecent", { keepRecent: -1 }, "keepRecent"],
     ["maxSourceChars below 1000", { maxSourceChars: 999 }, "maxSourceChars"],
     ["summaryMaxTokens 0", { summaryMaxTokens: 0 }, "summaryMaxTokens"],
+    ["summaryMinTokens above summaryMaxTokens", { summaryMinTokens: 2000, summaryMaxTokens: 1000 }, "summaryMinTokens"],
     ["unknown key", { keeprecent: 3 }, "keeprecent"],
   ];
   for (const [label, override, field] of invalidCases) {
@@ -134,6 +136,7 @@ describe("tunablesFromEnv", () => {
       COMPACTION_HARD_ANCHOR: "4",
       COMPACTION_EMERGENCY_ANCHOR: "2",
       COMPACTION_MAX_SOURCE_CHARS: "20000",
+      SUMMARY_MIN_TOKENS: "250",
       SUMMARY_MAX_TOKENS: "300",
       SUMMARY_WINDOW_SHARE: "0.05",
       COMPACTION_FOLD_TARGET: "0.5",
@@ -160,6 +163,7 @@ describe("tunablesFromEnv", () => {
       hardAnchor: 4,
       emergencyAnchor: 2,
       maxSourceChars: 20_000,
+      summaryMinTokens: 250,
       summaryMaxTokens: 300,
       summaryWindowShare: 0.05,
       foldTarget: 0.5,

@@ -46,6 +46,7 @@ export const quietMetrics: Metrics = {
   revert: () => {},
   rateLimited: () => {},
   eventDropped: () => {},
+  invalidSetting: () => {},
   flush: () => {},
 };
 

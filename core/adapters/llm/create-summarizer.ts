@@ -5,7 +5,8 @@
  */
 import * as z from "../../domain/zod.js";
 import { AppError } from "../../domain/errors.js";
-import { TUNABLES_ENV, tunableFromEnv } from "../../domain/tunables.js";
+import { fixedSummaryBudgetFromEnv } from "../../domain/summarizer-fit.js";
+import { TUNABLES_ENV, type Tunables } from "../../domain/tunables.js";
 import type { Summarizer } from "../../ports/summarizer.js";
 import { PROVIDER_NAMES, PROVIDERS, REMOTE_PROVIDERS, type ProviderName, type RemoteProviderDescriptor } from "./provider-descriptors.js";
 import { SUMMARIZER_FACTORIES } from "./providers.js";
@@ -112,17 +113,17 @@ export function resolveSummarizerConfig(
 }
 
 /**
- * The summarizer's default output budget: `SUMMARY_MAX_TOKENS`, read and range-checked by the
- * tunables (its one reader); tenants and projects override it per call through `summaryMaxTokens`.
+ * The summarizer's default output budget: the fixed budget of `SUMMARY_MIN_TOKENS` and
+ * `SUMMARY_MAX_TOKENS`, read and range-checked by the tunables (their one reader); every fold
+ * passes its own budget per call (docs/compaction.md, "Tunables").
  */
 function summaryBudgetFromEnv(env: Record<string, string | undefined>): number {
   try {
-    return tunableFromEnv(env, "summaryMaxTokens");
+    return fixedSummaryBudgetFromEnv(env);
   } catch (e) {
     if (!(e instanceof AppError)) throw e;
-    throw new AppError("internal", "config.summarizer", `invalid summarizer configuration: ${e.message}`, {
-      fields: [TUNABLES_ENV.summaryMaxTokens],
-    });
+    const fields = ((e.details?.fields as string[] | undefined) ?? ["summaryMaxTokens"]).map((f) => TUNABLES_ENV[f as keyof Tunables] ?? f);
+    throw new AppError("internal", "config.summarizer", `invalid summarizer configuration: ${e.message}`, { fields });
   }
 }
 

@@ -7,7 +7,8 @@
  * analyzer, `vance.memory.strength.input_tokens` / `.output_tokens` (dimension `analyzer`);
  * `vance.memory.rate_limited` per refused request (dimension `tenant`: tenants are few per stage,
  * and which one is throttled is what an operator asks); `vance.memory.event.dropped` per incoming
- * event dropped without effect (dimensions `event` and `reason`);
+ * event dropped without effect (dimensions `event` and `reason`); `vance.memory.settings.invalid`
+ * per stored setting the tunables resolver could not use (dimensions `layer` and `field`);
  * `vance.memory.summarizer.calls`, `.input_tokens` and `.output_tokens` of each piece of model work
  * (dimensions `tenant`, `purpose`: summary or strength) and `vance.memory.budget.exceeded` (dimension
  * `tenant`) for model work refused over a tenant's daily budget.
@@ -78,6 +79,12 @@ export function createEmfMetrics(options: { namespace?: string; serviceName?: st
       metrics.addMetric("vance.memory.event.dropped", MetricUnit.Count, 1);
       metrics.publishStoredMetrics();
     },
+    invalidSetting(layer, field) {
+      metrics.addDimension("layer", layer);
+      metrics.addDimension("field", field);
+      metrics.addMetric("vance.memory.settings.invalid", MetricUnit.Count, 1);
+      metrics.publishStoredMetrics();
+    },
     flush() {
       // Runs publish as they happen; this only catches anything left buffered (without the
       // "no metrics to publish" warning on every invocation that compacted nothing).
@@ -98,11 +105,13 @@ export function createRecordingMetrics() {
   const droppedEvents: Array<{ event: string; reason: EventDropReason }> = [];
   const modelUse: Array<{ tenantId: string; purpose: ModelPurpose } & ModelUse> = [];
   const budgetRefusals: string[] = [];
+  const invalidSettings: Array<{ layer: "tenant" | "project"; field: string }> = [];
   const metrics: Metrics & {
     limited: typeof limited;
     droppedEvents: typeof droppedEvents;
     modelUse: typeof modelUse;
     budgetRefusals: typeof budgetRefusals;
+    invalidSettings: typeof invalidSettings;
     runs: typeof runs;
     reverts: typeof reverts;
     wallTimes: typeof wallTimes;
@@ -115,6 +124,7 @@ export function createRecordingMetrics() {
     droppedEvents,
     modelUse,
     budgetRefusals,
+    invalidSettings,
     reverts,
     wallTimes,
     prepared,
@@ -127,6 +137,7 @@ export function createRecordingMetrics() {
     strengthAnalysis: (analyzer, tagged, usage) => void strength.push({ analyzer, tagged, ...(usage ? { usage } : {}) }),
     rateLimited: (tenantId) => void limited.push(tenantId),
     eventDropped: (event, reason) => void droppedEvents.push({ event, reason }),
+    invalidSetting: (layer, field) => void invalidSettings.push({ layer, field }),
     flush: () => {},
   };
   return metrics;
