@@ -79,20 +79,25 @@ const git = (args: string[]) => execFileSync("git", args, { cwd: repoRoot, encod
 /**
  * `fn` over `ref` checked out (detached) in a temporary git worktree under the OS's temporary
  * directory, with this tree's node_modules linked in; the worktree is removed afterwards, also
- * when `fn` throws.
+ * when `fn` throws or the process exits first (Ctrl-C in bench/run.ts).
  */
 export async function withCheckout<T>(ref: string, fn: (checkout: Checkout) => Promise<T>): Promise<T> {
   const commit = git(["rev-parse", "--short", `${ref}^{commit}`]);
   const root = path.join(mkdtempSync(path.join(tmpdir(), "bench-baseline-")), "tree");
   const modules = path.join(root, "node_modules");
-  git(["worktree", "add", "--detach", root, commit]);
-  try {
-    symlinkSync(realpathSync(path.join(repoRoot, "node_modules")), modules, "dir");
-    return await fn({ root, commit });
-  } finally {
+  const remove = () => {
     // The link goes first, so that removing the worktree can never reach the shared modules.
     if (lstatSync(modules, { throwIfNoEntry: false })?.isSymbolicLink()) unlinkSync(modules);
     git(["worktree", "remove", "--force", root]);
     rmSync(path.dirname(root), { recursive: true, force: true });
+  };
+  git(["worktree", "add", "--detach", root, commit]);
+  process.once("exit", remove);
+  try {
+    symlinkSync(realpathSync(path.join(repoRoot, "node_modules")), modules, "dir");
+    return await fn({ root, commit });
+  } finally {
+    process.off("exit", remove);
+    remove();
   }
 }
