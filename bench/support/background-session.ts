@@ -15,13 +15,16 @@ import type { LocomoConversation } from "./locomo.js";
 import { prng, syntheticText } from "./service.js";
 import type { ServiceCode } from "./service-code.js";
 
-const SUMMARY = `<summary>${"The team moved the deploy to Friday, restored the dropped column, and owes Maria the rollback plan. ".repeat(6)}</summary>`;
+/** The n-th answer: numbered, so that every fold's summary changes the memory block as a real one would. */
+const summary = (n: number) =>
+  `<summary>Summary ${n}. ${"The team moved the deploy to Friday, restored the dropped column, and owes Maria the rollback plan. ".repeat(6)}</summary>`;
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A wire server whose every chat completion answers SUMMARY after `delayMs`. */
+/** A wire server whose every chat completion answers a summary after `delayMs`. */
 export async function slowModel(delayMs: number): Promise<LlmWireServer> {
   const server = await startLlmWireServer();
-  server.setFallback({ delayMs, body: chatCompletionBody(SUMMARY, { promptTokens: 1000, completionTokens: 200 }) });
+  let answers = 0;
+  server.setFallback(() => ({ delayMs, body: chatCompletionBody(summary(++answers), { promptTokens: 1000, completionTokens: 200 }) }));
   return server;
 }
 
