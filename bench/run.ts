@@ -8,6 +8,7 @@
  *   BENCH_QUICK=1 npm run bench            smaller sizes, ~1-minute smoke run (or --quick)
  *   npm run bench -- --only hot-path,cold-start   any sections, long ones included
  *   npm run bench -- --out test-artifacts/bench   where results.json / results.md go
+ *   npm run bench -- --baseline main       background-compaction also against that commit's code, side by side
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 
@@ -68,16 +69,21 @@ const { values: args } = parseArgs({
     only: { type: "string" },
     skip: { type: "string" },
     out: { type: "string", default: "test-artifacts/bench" },
+    baseline: { type: "string" },
     help: { type: "boolean", short: "h", default: false },
   },
 });
 
 if (args.help) {
-  console.log(`usage: npm run bench -- [--quick | --full] [--only ${ALL_IDS.join(",")}] [--skip ids] [--out dir]
+  console.log(`usage: npm run bench -- [--quick | --full] [--only ${ALL_IDS.join(",")}] [--skip ids] [--out dir] [--baseline <git ref>]
 long sections (run with --full or --only): ${SECTIONS.filter((s) => s.long).map((s) => s.id).join(", ")}
-env: BENCH_QUICK=1, BENCH_FULL=1, BENCH_HOT_SIZES, BENCH_HOT_RUNS, BENCH_FOLD_SIZES, BENCH_FOLD_RUNS, BENCH_WINDOWS, BENCH_TURNS, BENCH_COLD_RUNS, BENCH_TEXT_SIZES, BENCH_TEXT_RUNS, BENCH_TEXT_FUNCTIONS, BENCH_TEXT_FOLD_SIZES, BENCH_TEXT_FOLD_RUNS, LOCOMO_DIR`);
+env: BENCH_QUICK=1, BENCH_FULL=1, BENCH_HOT_SIZES, BENCH_HOT_RUNS, BENCH_FOLD_SIZES, BENCH_FOLD_RUNS, BENCH_WINDOWS, BENCH_TURNS, BENCH_COLD_RUNS, BENCH_TEXT_SIZES, BENCH_TEXT_RUNS, BENCH_TEXT_FUNCTIONS, BENCH_TEXT_FOLD_SIZES, BENCH_TEXT_FOLD_RUNS, LOCOMO_DIR,
+  BENCH_BG_TURNS, BENCH_BG_LOCOMO_TURNS, BENCH_BG_PAUSE_MS, BENCH_BASELINE_REF (= --baseline: background-compaction against that commit too)`);
   process.exit(0);
 }
+
+// The background section reads the baseline from the environment (bench/background-compaction.ts).
+if (args.baseline) process.env.BENCH_BASELINE_REF = args.baseline;
 
 const list = (s: string | undefined) => (s ? s.split(",").map((x) => x.trim()).filter(Boolean) : undefined);
 const only = list(args.only);
