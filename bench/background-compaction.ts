@@ -146,7 +146,7 @@ export async function runBackgroundCompaction(ctx: BenchContext): Promise<Sectio
       baseline
         ? `code 'before' is ${baseline}'s service code, 'after' this tree's, both driven by this tree's benchmark in the same run.`
         : "code 'after' is this tree's service code; BENCH_BASELINE_REF=<git ref> (or --baseline <ref>) adds the same sessions against that commit's code ('before'), side by side.",
-      "A turn 'commits' when it committed a fold (inline: summarized in the turn; background: a prepared fold). 'Waited': a summarizer call ran inside the turn's async context. Returned prompt = the service's estimate of the memory block plus the messages the turn answered with. Cache-stable: the answer's static memory block and its messages up to the previous answer's are the previous answer's (bench/support/cache-stable-share.ts), counted over the turns after the first that commit nothing and clear nothing (a fold the worker committed between two answers counts as a commit).",
+      "A turn 'commits' when it committed a fold (inline: summarized in the turn; background: a prepared fold). 'Waited': a summarizer call ran inside the turn's async context. Returned prompt = the service's estimate of the memory block plus the messages the turn answered with. Cache-stable: the answer's static memory block and its messages up to the previous answer's are the previous answer's (bench/support/cache-stability.ts), counted over the turns after the first that commit nothing and clear nothing (a fold the worker committed between two answers counts as a commit).",
     ],
     data: { baseline, runs, chained, eight, parallel },
   };

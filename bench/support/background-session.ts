@@ -9,7 +9,7 @@ import type { CompactionResult } from "../../core/domain/model.js";
 import type { DomainEvent } from "../../core/ports/events.js";
 import type { Summarizer } from "../../core/ports/summarizer.js";
 import { chatCompletionBody, startLlmWireServer, type LlmWireServer } from "../../tools/llm-wire-server.js";
-import { type AnswerPrefix, isCacheStable } from "./cache-stable-share.js";
+import { type CacheKey, isCacheStable } from "./cache-stability.js";
 import { freshTable } from "./dynamo.js";
 import type { LocomoConversation } from "./locomo.js";
 import { prng, syntheticText } from "./service.js";
@@ -47,7 +47,7 @@ export interface TurnSample {
   returnedTokens: number;
   /** A summarizer call ran inside the turn's async context. */
   waited: boolean;
-  /** The answer kept the previous answer's cached prefix (bench/support/cache-stable-share.ts). */
+  /** The answer kept the previous answer's cached prefix (bench/support/cache-stability.ts). */
   stable: boolean;
   /** Counted in the cache-stable share: not the first turn, and no fold committed or result cleared since the previous answer. */
   counted: boolean;
@@ -164,7 +164,7 @@ export async function runSession(code: ServiceCode, endpoint: string, o: Session
   const samples: TurnSample[] = [];
   const at: Span[] = [];
   const changed: boolean[] = [];
-  let previous: AnswerPrefix | undefined;
+  let previous: CacheKey | undefined;
   for (let i = 0; i < o.turns; i++) {
     const { user, reply } = script(i);
     const started = performance.now();
@@ -172,8 +172,8 @@ export async function runSession(code: ServiceCode, endpoint: string, o: Session
     const ended = performance.now();
     at.push({ start: started, end: ended });
     const c: CompactionResult = out.compaction;
-    const prefix: AnswerPrefix = { staticBlock: out.context.staticBlock ?? "", messageIds: out.messages.map((m) => m.id) };
-    changed.push(previous !== undefined && previous.staticBlock !== prefix.staticBlock);
+    const prefix: CacheKey = { memoryStatic: out.context.staticBlock ?? "", messageIds: out.messages.map((m) => m.id) };
+    changed.push(previous !== undefined && previous.memoryStatic !== prefix.memoryStatic);
     samples.push({
       ms: ended - started,
       compacted: c.compacted,

@@ -4,7 +4,7 @@
  * from its sessions' samples (bench/support/background-session.ts).
  */
 import type { SessionRun } from "./background-session.js";
-import { cacheStableShare } from "./cache-stable-share.js";
+import { cacheStableShare } from "./cache-stability.js";
 import type { Table, Target } from "./report.js";
 import { fmt, pct, percentile, times } from "./stats.js";
 

@@ -31,3 +31,17 @@ export function isCacheStable(previous: CacheKey, answer: CacheKey): boolean {
   if (previous.messageIds.length > answer.messageIds.length) return false;
   return previous.messageIds.every((id, i) => answer.messageIds[i] === id);
 }
+
+/** One turn of a session: was it cache-stable against the previous answer, and does it count. */
+export interface StabilitySample {
+  stable: boolean;
+  /** False for the turns that commit a fold or clear results: a cache miss there is expected. */
+  counted: boolean;
+}
+
+/** Cache-stable turns among the counted ones (`share` is NaN when none counts). */
+export function cacheStableShare(samples: readonly StabilitySample[]): { stable: number; counted: number; share: number } {
+  const counted = samples.filter((s) => s.counted);
+  const stable = counted.filter((s) => s.stable).length;
+  return { stable, counted: counted.length, share: counted.length === 0 ? Number.NaN : stable / counted.length };
+}

@@ -1,6 +1,6 @@
 /** A turn is cache-stable when the static memory block and the previous messages stand unchanged before its appends. */
 import { describe, expect, it } from "vitest";
-import { answerCacheKey, isCacheStable } from "../../bench/support/cache-stability.js";
+import { answerCacheKey, cacheStableShare, isCacheStable } from "../../bench/support/cache-stability.js";
 
 const key = (memoryStatic: string, ...messageIds: string[]) => ({ memoryStatic, messageIds });
 
@@ -31,5 +31,22 @@ describe("isCacheStable", () => {
     // Recall may change between two turns: it stands after the breakpoint.
     const next = { context: { block: "## A\nx\n\n## Recalled From History\nz", staticBlock: "## A\nx" }, messages: [{ id: "m1" }, { id: "m2" }, { id: "m3" }] };
     expect(isCacheStable(answerCacheKey(answer), answerCacheKey(next))).toBe(true);
+  });
+});
+
+describe("cacheStableShare", () => {
+  it("counts only the counted turns", () => {
+    const samples = [
+      { stable: true, counted: true },
+      { stable: false, counted: true },
+      { stable: false, counted: false },
+      { stable: true, counted: true },
+      { stable: true, counted: true },
+    ];
+    expect(cacheStableShare(samples)).toEqual({ stable: 3, counted: 4, share: 0.75 });
+  });
+
+  it("has no share when no turn counts", () => {
+    expect(cacheStableShare([{ stable: false, counted: false }]).share).toBeNaN();
   });
 });
