@@ -16,7 +16,7 @@ import {
   releaseLeaseParams,
   revertCompactionParts,
   rollForwardParts,
-  storeFoldParams,
+  storeFoldParts,
 } from "../../core/adapters/dynamodb/compaction-params.js";
 import { parseRollForwardMarker, rollForwardMarker } from "../../core/adapters/dynamodb/roll-forward-marker.js";
 import { failedParts, guarded, itemIsNew, leaseFree, statusIs, versionIs, when } from "../../core/adapters/dynamodb/conditions.js";
@@ -179,18 +179,26 @@ describe("message inputs", () => {
 describe("fold and commit inputs", () => {
   it("store a fold new, or over a fold still QUEUED", () => {
     const fold = makeMemory("p-1", { status: "QUEUED" });
-    expect(storeFoldParams("t", key, fold, "new")).toEqual({
-      TableName: "t",
-      Item: memoryToItem(key, fold),
-      ConditionExpression: "attribute_not_exists(sk)",
-    });
-    expect(storeFoldParams("t", key, fold, "QUEUED")).toEqual({
-      TableName: "t",
-      Item: memoryToItem(key, fold),
-      ConditionExpression: "#status = :is",
-      ExpressionAttributeNames: { "#status": "status" },
-      ExpressionAttributeValues: { ":is": "QUEUED" },
-    });
+    const live = ["process", { ConditionCheck: { TableName: "t", Key: { pk, sk: "META" }, ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt)" } }];
+    expect(storeFoldParts("t", key, fold, "new")).toEqual([
+      live,
+      ["memory", { Put: { TableName: "t", Item: memoryToItem(key, fold), ConditionExpression: "attribute_not_exists(sk)" } }],
+    ]);
+    expect(storeFoldParts("t", key, fold, "QUEUED")).toEqual([
+      live,
+      [
+        "memory",
+        {
+          Put: {
+            TableName: "t",
+            Item: memoryToItem(key, fold),
+            ConditionExpression: "#status = :is",
+            ExpressionAttributeNames: { "#status": "status" },
+            ExpressionAttributeValues: { ":is": "QUEUED" },
+          },
+        },
+      ],
+    ]);
   });
 
   it("discard a fold only in the status its discarder read", () => {

@@ -1,6 +1,6 @@
 /**
  * Routes that may summarize: compaction, range compaction and the per-turn call, and the route
- * groups of the function that serves them (functions/summarizing-routes.ts).
+ * groups (with saving settings and deleting a process, which may hand work to the worker) of the function that serves them (functions/summarizing-routes.ts).
  */
 import type { Hono } from "hono";
 import { compactManually } from "../../services/manual-compaction.js";
@@ -11,6 +11,7 @@ import { runTurn } from "../../services/turn.js";
 import { processKey, type Env, type RouteGroup } from "./app.js";
 import { readBody } from "./input.js";
 import { CompactionBody, RangeCompactionBody, TurnBody } from "./schemas.js";
+import { deletionRoutes } from "./deletion-routes.js";
 import { saveSettingsRoutes } from "./settings-routes.js";
 
 function compactionRoutes(app: Hono<Env>, deps: ServiceDeps) {
@@ -36,4 +37,4 @@ function compactionRoutes(app: Hono<Env>, deps: ServiceDeps) {
   });
 }
 
-export const summarizingRouteGroups: RouteGroup[] = [compactionRoutes, saveSettingsRoutes];
+export const summarizingRouteGroups: RouteGroup[] = [compactionRoutes, saveSettingsRoutes, deletionRoutes];
