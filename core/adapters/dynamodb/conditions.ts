@@ -44,6 +44,8 @@ export const itemIsNew = (key: "pk" | "sk" = "sk") => absent(key);
 export const DELETED_AT = "deletedAt";
 /** META carries no deletion tombstone (true on a missing item too: pair it with an existence check). */
 export const notDeleted = absent(DELETED_AT);
+/** META carries the deletion tombstone. */
+export const isDeleted = exists(DELETED_AT);
 /** The process exists and is not deleted: the guard on META of every write for a process. */
 export const processLive: Fragment = { expression: `attribute_exists(pk) AND attribute_not_exists(${DELETED_AT})` };
 export const versionIs = (version: number): Fragment => ({ expression: "version = :v", values: { ":v": version } });

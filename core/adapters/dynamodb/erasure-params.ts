@@ -5,7 +5,7 @@
  */
 import type { DeleteCommandInput, QueryCommandInput, UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { ProcessKey } from "../../ports/store.js";
-import { DELETED_AT, guarded, processLive } from "./conditions.js";
+import { DELETED_AT, guarded, isDeleted, processLive } from "./conditions.js";
 import { META_SK, processPk } from "./keys.js";
 
 /** META's `deletion` attribute: erasing (`DELETING`) until every other item is gone, then `DELETED`. */
@@ -80,5 +80,5 @@ export const finishDeletionParams = (tableName: string, key: ProcessKey): Update
       names: { "#deletion": DELETION, ...Object.fromEntries(ERASED_META_FIELDS.map((f) => [`#${f}`, f])) },
       values: { ":deleted": "DELETED" satisfies DeletionMark },
     },
-    { expression: `attribute_exists(${DELETED_AT})` },
+    isDeleted,
   );

@@ -14,7 +14,7 @@ import {
   settingsPk,
   settingsSk,
 } from "./keys.js";
-import { DELETED_AT } from "./conditions.js";
+import { notDeleted, when } from "./conditions.js";
 import { decodeCursor } from "./paging.js";
 import { tableIndexes } from "./table.js";
 
@@ -74,7 +74,7 @@ export function upsertProcessParams(tableName: string, tenantId: string, input: 
     Key: { pk: processPk({ tenantId, processId: input.processId }), sk: META_SK },
     UpdateExpression: `SET ${set.join(", ")}${remove.length ? ` REMOVE ${remove.join(", ")}` : ""}`,
     // A deleted process is never brought back (docs/api.md, "Deleting a process").
-    ConditionExpression: `attribute_not_exists(${DELETED_AT})`,
+    ...when(notDeleted),
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
     ReturnValues: "ALL_NEW",
