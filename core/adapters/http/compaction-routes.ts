@@ -7,11 +7,11 @@ import { compactManually } from "../../services/manual-compaction.js";
 import { compactRange } from "../../services/range-compaction.js";
 import { budgetExceededError } from "../../services/model-budget.js";
 import type { ServiceDeps } from "../../services/deps.js";
+import { deleteProcess } from "../../services/process-deletion.js";
 import { runTurn } from "../../services/turn.js";
 import { processKey, type Env, type RouteGroup } from "./app.js";
 import { readBody } from "./input.js";
 import { CompactionBody, RangeCompactionBody, TurnBody } from "./schemas.js";
-import { deletionRoutes } from "./deletion-routes.js";
 import { saveSettingsRoutes } from "./settings-routes.js";
 
 function compactionRoutes(app: Hono<Env>, deps: ServiceDeps) {
@@ -34,6 +34,18 @@ function compactionRoutes(app: Hono<Env>, deps: ServiceDeps) {
     const key = processKey(c);
     const body = await readBody(c, TurnBody);
     return c.json(await runTurn(deps, key, body));
+  });
+}
+
+/**
+ * Deleting a process (docs/api.md, "Deleting a process"): served here because a large process is
+ * erased by the compaction worker, which only this function may invoke.
+ */
+function deletionRoutes(app: Hono<Env>, deps: ServiceDeps) {
+  app.delete("/v1/processes/:processId", async (c) => {
+    const { status } = await deleteProcess(deps, processKey(c));
+    // 204: every item is gone. 202: the worker erases the rest; repeat the DELETE to follow it.
+    return status === "deleted" ? c.body(null, 204) : c.json({ status }, 202);
   });
 }
 
