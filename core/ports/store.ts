@@ -308,6 +308,11 @@ export interface ErasureStore {
   eraseItems(key: ProcessKey, limit: number): Promise<{ erased: number; done: boolean }>;
   /** Once nothing else is left: META becomes the bare tombstone (status `deleted`). */
   finishDeletion(key: ProcessKey): Promise<void>;
+  /**
+   * A leaving tenant's records outside its processes: its settings, its model usage and budget,
+   * and any inbox item left; answers how many items were erased.
+   */
+  eraseTenantRecords(tenantId: string): Promise<number>;
 }
 
 /** Everything the services persist: the aggregate ports together. A service names the ones it uses. */

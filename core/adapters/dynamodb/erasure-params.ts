@@ -49,6 +49,15 @@ export const partitionKeysParams = (
   ...(start ? { ExclusiveStartKey: start } : {}),
 });
 
+/** Every key of one partition (a tenant's settings or usage), strongly consistent. */
+export const partitionParams = (tableName: string, pk: string): QueryCommandInput => ({
+  TableName: tableName,
+  KeyConditionExpression: "pk = :pk",
+  ExpressionAttributeValues: { ":pk": pk },
+  ProjectionExpression: "pk, sk",
+  ConsistentRead: true,
+});
+
 export const deleteItemParams = (tableName: string, item: { pk: string; sk: string }): DeleteCommandInput => ({
   TableName: tableName,
   Key: { pk: item.pk, sk: item.sk },

@@ -8,10 +8,10 @@ import { AppError } from "../../domain/errors.js";
 import { WRITE_CONCURRENCY, type ErasureStore, type ProcessKey } from "../../ports/store.js";
 import { failedItem, isConditionFailure } from "./conditions.js";
 import { inBatches, type StoreContext } from "./context.js";
-import { deleteItemParams, finishDeletionParams, markDeletedParams, partitionKeysParams } from "./erasure-params.js";
+import { deleteItemParams, finishDeletionParams, markDeletedParams, partitionKeysParams, partitionParams } from "./erasure-params.js";
 import { listInboxParams } from "./inbox-params.js";
 import { MetaItem } from "./items.js";
-import { META_SK } from "./keys.js";
+import { META_SK, settingsPk, usagePk } from "./keys.js";
 import { queryAll } from "./paging.js";
 import { readMeta } from "./process-store.js";
 
@@ -73,6 +73,21 @@ export function createErasureStore(ctx: StoreContext): ErasureStore {
 
     async finishDeletion(key) {
       await client.send(new UpdateCommand(finishDeletionParams(tableName, key)));
+    },
+
+    async eraseTenantRecords(tenantId) {
+      const reads = [
+        partitionParams(tableName, settingsPk(tenantId)),
+        partitionParams(tableName, usagePk(tenantId)),
+        { ...listInboxParams(tableName, tenantId, {}), ProjectionExpression: "pk, sk" },
+      ];
+      let erased = 0;
+      for (const read of reads) {
+        const { items } = await queryAll(client, read);
+        await erase(items as unknown as ItemKey[]);
+        erased += items.length;
+      }
+      return erased;
     },
   };
 }
