@@ -208,6 +208,37 @@ describe("deleting a process", () => {
     expect(worker.fake.calls.length).toBeGreaterThan(0); // the summary was made, and thrown away
   });
 
+  it("a turn held at its append while the process is deleted fails, and writes nothing", async () => {
+    const { deps } = harness();
+    const { key } = await seeded(deps, 3);
+    const held = holdFirst("appendMessage");
+    const running = runTurn({ ...deps, store: held.store }, key, turn(1_000, "One more step.")).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    await held.reached;
+    expect(await deleteProcess(deps, key)).toEqual({ status: "deleted" });
+    held.release();
+    expect(await running).toMatchObject({ code: "process.not_found" });
+    await expectOnlyTombstone(key);
+  });
+
+  it("a worker's prepared fold held while the process is deleted is not stored", async () => {
+    const { deps, published } = harness();
+    const { key } = await seeded(deps, 30);
+    const queued = await runTurn(deps, key, turn(7_200, "Which aisle first?"));
+    expect(queued.compaction).toMatchObject({ reason: "compaction_queued" });
+    const request = published("CompactionRequested").at(-1)!.detail;
+    const held = holdFirst("storeFold");
+    const worker = harness({}, held.store);
+    const running = handleCompactionRequested(worker.deps, request);
+    await held.reached;
+    expect(await deleteProcess(deps, key)).toEqual({ status: "deleted" });
+    held.release();
+    expect(await running).not.toMatchObject({ done: "prepared" });
+    await expectOnlyTombstone(key);
+  });
+
   it("a CompactionRequested delivered again after the delete writes nothing", async () => {
     const { deps, published } = harness();
     const { key } = await seeded(deps, 30);
