@@ -62,6 +62,12 @@ export interface MemoryClient {
   beginTurn(processId: string, input: BeginTurnInput): Promise<Turn>;
   upsertProcess(processId: string, input: UpsertProcessInput): Promise<Process>;
   getProcess(processId: string): Promise<Process>;
+  /**
+   * Deletes the process and every item of it (docs/api.md, "Deleting a process"): `deleted` once
+   * all is erased, `deleting` while a large process is erased in the background (call again to
+   * follow it). Safe to repeat; an unknown id throws MemoryApiError 404 `process.not_found`.
+   */
+  deleteProcess(processId: string): Promise<{ status: "deleted" | "deleting" }>;
   listProcesses(query?: { projectId?: string; limit?: number; cursor?: string }): Promise<Page<Process>>;
   /** `created` is false when the idempotency key repeated and the first message came back. */
   appendMessage(processId: string, input: AppendMessageInput): Promise<{ message: Message; created: boolean }>;
@@ -116,7 +122,7 @@ export function createMemoryClient(options: MemoryClientOptions): MemoryClient {
   const id = encodeURIComponent;
 
   async function call<T>(
-    method: "GET" | "PUT" | "POST" | "PATCH",
+    method: "GET" | "PUT" | "POST" | "PATCH" | "DELETE",
     path: string,
     init: { query?: Record<string, QueryValue>; body?: unknown } = {},
   ): Promise<{ status: number; body: T }> {
@@ -156,6 +162,8 @@ export function createMemoryClient(options: MemoryClientOptions): MemoryClient {
         error?.details,
       );
     }
+    // 204 No Content: the call's answer is its status alone.
+    if (res.status === 204) return { status: res.status, body: undefined as T };
     if (parsed === undefined) {
       throw new MemoryApiError(res.status, "response.invalid", `${method} ${path}: the answer is not JSON`);
     }
@@ -173,6 +181,11 @@ export function createMemoryClient(options: MemoryClientOptions): MemoryClient {
       (await call<{ process: Process }>("PUT", processPath(processId), { body: input })).body.process,
 
     getProcess: async (processId) => (await get<{ process: Process }>(processPath(processId))).process,
+
+    async deleteProcess(processId) {
+      const { status } = await call<{ status: "deleting" }>("DELETE", processPath(processId));
+      return { status: status === 204 ? "deleted" : "deleting" };
+    },
 
     listProcesses: (query = {}) => get<Page<Process>>("/v1/processes", query),
 

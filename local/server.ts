@@ -23,7 +23,7 @@ import { createDynamoRateLimiter } from "../core/adapters/dynamodb/rate-limiter.
 import { inspectorRoutes } from "./inspector-routes.js";
 import { localPublishers, localRoutes } from "./local-routes.js";
 import { startDynamoLocal, type DynamoLocal } from "./dynamodb-local.js";
-import { receivePlanCompleted, receiveInboxAnswered, handleCompactionRequested } from "../core/adapters/events/handlers.js";
+import { receivePlanCompleted, receiveInboxAnswered, handleCompactionRequested, handleProcessEraseRequested } from "../core/adapters/events/handlers.js";
 
 export interface LocalServiceOptions {
   port?: number;
@@ -95,6 +95,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     bus.subscribe(EVENTS.InboxItemAnswered, async (e) => void (await receiveInboxAnswered(deps, localPublishers, e)));
     // The compaction worker, in process: the bus delivers at least once, like the EventBridge rule.
     bus.subscribe(EVENTS.CompactionRequested, async (e) => void (await handleCompactionRequested(deps, e.detail)));
+    bus.subscribe(EVENTS.ProcessEraseRequested, async (e) => void (await handleProcessEraseRequested(deps, e.detail)));
     localRoutes(app, { bus, tenantOfKey });
     inspectorRoutes(app);
     const host = options.host ?? "127.0.0.1";

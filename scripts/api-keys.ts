@@ -1,20 +1,26 @@
 /**
- * `npm run keys -- <create|revoke|list>`: manages a stage's API keys in its table (TABLE_NAME;
+ * `npm run keys -- <create|revoke|list|erase-tenant>`: manages a stage's API keys in its table (TABLE_NAME;
  * DYNAMODB_ENDPOINT for DynamoDB Local). A new key is printed once; only its SHA-256 is stored.
  *
  * @example
  * TABLE_NAME=team-a-vancetope-memory-table npm run keys -- create --tenant team-a --label "engine prod"
  * npm run keys -- revoke --key vtm_…        (or --hash <sha256 hex>)
  * npm run keys -- list --tenant team-a [--json]
+ * npm run keys -- erase-tenant --tenant team-a --confirm team-a
  */
 import { parseArgs } from "node:util";
 import { createApiKeyStore, hashApiKey, isApiKeyHash, type ApiKeyStore } from "../core/adapters/dynamodb/api-keys.js";
+import { createDynamoStore } from "../core/adapters/dynamodb/store.js";
+import type { ErasureStore, ProcessStore } from "../core/ports/store.js";
+import { eraseTenant } from "../core/services/tenant-erasure.js";
 import { runAsScript, tableFrom, tenantArg, UsageError, withUsage } from "./cli.js";
 
 export const USAGE = `usage:
   keys create --tenant <tenantId> [--label <text>] [--json]   prints a new key once
   keys revoke --key <key> | --hash <sha256>                    stamps revokedAt (the item stays)
   keys list --tenant <tenantId> [--json]                       hashes, labels, dates; never keys
+  keys erase-tenant --tenant <tenantId> --confirm <tenantId>   revokes every key of the tenant, then
+                                                               erases its processes, settings, usage
 environment: TABLE_NAME (the stage's table, see the TableName stack output),
              DYNAMODB_ENDPOINT (optional, DynamoDB Local), AWS_REGION / AWS_PROFILE as usual`;
 
@@ -24,6 +30,8 @@ export interface CliIo {
   err: (line: string) => void;
   /** Injected by tests; built from env otherwise. */
   store?: ApiKeyStore;
+  /** The service's store over the same table (erase-tenant); built from env otherwise. */
+  data?: ErasureStore & ProcessStore;
 }
 
 function storeFrom(env: CliIo["env"]): ApiKeyStore {
@@ -41,6 +49,7 @@ export async function runKeysCli(argv: string[], io: CliIo): Promise<number> {
         label: { type: "string" },
         key: { type: "string" },
         hash: { type: "string" },
+        confirm: { type: "string" },
         json: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
@@ -93,6 +102,24 @@ export async function runKeysCli(argv: string[], io: CliIo): Promise<number> {
           io.out([r.hash, r.createdAt, r.revokedAt ? `revoked ${r.revokedAt}` : "active", r.label].join("  ").trimEnd());
         }
       }
+      return 0;
+    }
+
+    if (command === "erase-tenant") {
+      const tenantId = tenantArg(values.tenant);
+      // The tenant's id twice: an erasure cannot be undone (docs/api.md, "Deleting a process").
+      if (values.confirm !== tenantId) throw new UsageError("erase-tenant needs --confirm with the tenant's id again");
+      const store = io.store ?? storeFrom(io.env);
+      // Keys first, so that nothing new is written while the data is erased.
+      let revoked = 0;
+      for (const r of await store.list(tenantId)) {
+        if (!r.revokedAt && (await store.revoke(r.hash)).ok) revoked++;
+      }
+      const data = io.data ?? createDynamoStore(tableFrom(io.env));
+      const erased = await eraseTenant(data, tenantId, new Date().toISOString());
+      const summary = { tenantId, revokedKeys: revoked, ...erased };
+      if (values.json) io.out(JSON.stringify(summary));
+      else io.out(`tenant '${tenantId}': ${revoked} keys revoked, ${erased.processes} processes and ${erased.items} items erased`);
       return 0;
     }
 

@@ -15,6 +15,7 @@ export const API_ROUTES = {
   "GET /health": "plainRoutes",
   "PUT /v1/processes/{processId}": "plainRoutes",
   "GET /v1/processes/{processId}": "plainRoutes",
+  "DELETE /v1/processes/{processId}": "summarizingRoutes",
   "GET /v1/processes": "plainRoutes",
   "POST /v1/processes/{processId}/messages": "plainRoutes",
   "GET /v1/processes/{processId}/messages": "plainRoutes",

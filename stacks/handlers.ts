@@ -15,7 +15,7 @@ export interface HandlerSpec {
   entry: string;
   /** True when the function calls a summarizer: LLM SDKs, SSM secrets, SUMMARIZER env. */
   summarizes: boolean;
-  /** `read-write`: the service's item actions (never DeleteItem or Scan); `api-keys`: GetItem on key items only. */
+  /** `read-write`: the service's item actions (DeleteItem only with `erases`, never Scan); `api-keys`: GetItem on key items only. */
   table: "read-write" | "api-keys";
   /** Indexes the function queries (their ARNs get dynamodb:Query). */
   queries: ReadonlyArray<keyof typeof tableIndexes>;
@@ -33,6 +33,8 @@ export interface HandlerSpec {
   rateLimited?: boolean;
   /** True for the targets of the incoming events: they check each event's account (EVENT_PUBLISHERS). */
   receivesEvents?: boolean;
+  /** True when the function erases deleted processes (docs/api.md, "Deleting a process"): it alone gets DeleteItem. */
+  erases?: boolean;
   /** True for the compaction worker: it gets the stage's reserved concurrency (stage.ts). */
   reservesConcurrency?: boolean;
 }
@@ -63,8 +65,9 @@ export const HANDLERS = {
     summarizes: true,
     rateLimited: true,
     queuesFolds: true,
+    erases: true,
     table: "read-write",
-    queries: ["lsi1"],
+    queries: ["lsi1", "gsi2"],
     publishes: [EVENT_SOURCES.memory],
     memoryMb: 1024,
     timeoutSeconds: 29,
@@ -100,8 +103,9 @@ export const HANDLERS = {
   compactionWorker: {
     entry: "functions/compaction-worker.ts",
     summarizes: true,
+    erases: true,
     table: "read-write",
-    queries: ["lsi1"],
+    queries: ["lsi1", "gsi2"],
     publishes: [EVENT_SOURCES.memory],
     memoryMb: 1024,
     timeoutSeconds: WORKER_TIMEOUT_SECONDS,

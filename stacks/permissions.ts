@@ -15,7 +15,8 @@ import type { StageConfig } from "./stage.js";
 
 /**
  * What the store does: Get/BatchGet/Query reads, Put/Update writes, ConditionCheck inside
- * TransactWriteItems (which has no IAM action of its own). Nothing is ever deleted or scanned.
+ * TransactWriteItems (which has no IAM action of its own). Nothing is ever scanned; only the
+ * functions that erase deleted processes delete items ({@link ERASE_ACTION}).
  */
 export const TABLE_ITEM_ACTIONS = [
   "dynamodb:GetItem",
@@ -25,6 +26,12 @@ export const TABLE_ITEM_ACTIONS = [
   "dynamodb:UpdateItem",
   "dynamodb:ConditionCheckItem",
 ];
+
+/** The one extra action of a function that erases deleted processes (HandlerSpec.erases). */
+export const ERASE_ACTION = "dynamodb:DeleteItem";
+
+/** The table actions of a read-write function. */
+export const tableItemActions = (spec: HandlerSpec) => (spec.erases ? [...TABLE_ITEM_ACTIONS, ERASE_ACTION] : TABLE_ITEM_ACTIONS);
 
 export const indexArn = (table: ITable, index: keyof typeof tableIndexes) =>
   `${table.tableArn}/index/${tableIndexes[index].name}`;
@@ -41,13 +48,13 @@ export function tableStatements(table: ITable, spec: HandlerSpec): PolicyStateme
     ];
   }
   const statements = [
-    new PolicyStatement({ actions: TABLE_ITEM_ACTIONS, resources: [table.tableArn] }),
+    new PolicyStatement({ actions: tableItemActions(spec), resources: [table.tableArn] }),
     // API key items are the operator's (`npm run keys`) and the authorizer's: a read-write role
     // that could put one could mint a key for any tenant. The explicit deny wins over the allow
     // above for any request whose partition keys include an `APIKEY#` one.
     new PolicyStatement({
       effect: Effect.DENY,
-      actions: TABLE_ITEM_ACTIONS,
+      actions: tableItemActions(spec),
       resources: [table.tableArn],
       conditions: { "ForAnyValue:StringLike": { "dynamodb:LeadingKeys": [`${API_KEY_PK_PREFIX}*`] } },
     }),

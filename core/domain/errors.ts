@@ -41,6 +41,10 @@ export class AppError extends Error {
 export const notFound = (what: string, id: string) =>
   new AppError("not_found", `${what}.not_found`, `${what} '${id}' not found`);
 
+/** A write that would recreate a deleted process (docs/api.md, "Deleting a process"). */
+export const processDeleted = (processId: string) =>
+  new AppError("conflict", "process.deleted", `process '${processId}' was deleted; its id cannot be used again`);
+
 export const invalid = (code: string, message: string, details?: ErrorDetails) =>
   new AppError("input", code, message, details);
 

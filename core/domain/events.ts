@@ -79,6 +79,12 @@ export const EVENTS = {
       job: z.optional(z.string()),
     }),
   },
+  /** Internal: the service's request to erase a deleted process in the background (docs/api.md, "Deleting a process"). */
+  ProcessEraseRequested: {
+    source: EVENT_SOURCES.memory,
+    detailType: "ProcessEraseRequested",
+    detail: z.object({ ...ProcessRef }),
+  },
 } as const;
 
 export type EventName = keyof typeof EVENTS;

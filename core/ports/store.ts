@@ -287,5 +287,40 @@ export interface UsageStore {
   addUsage(tenantId: string, day: string, add: Partial<Omit<DailyUsage, "day">>): Promise<void>;
 }
 
+/** Where a deletion stands: items still being erased, or every item but the tombstone gone. */
+export type DeletionStatus = "deleting" | "deleted";
+
+/**
+ * Deleting a process (docs/api.md, "Deleting a process"): a tombstone on META that every later
+ * write for the process fails on, then the erasure of every other item, in as many calls as it
+ * takes (a large process erases in the background).
+ */
+export interface ErasureStore {
+  /**
+   * Puts the tombstone on META once; repeated, it answers where the deletion stands.
+   * `not_found`: no such process.
+   */
+  markDeleted(key: ProcessKey, at: string): Promise<Outcome<"not_found", { status: DeletionStatus }>>;
+  /**
+   * Erases up to about `limit` items of a process that carries the tombstone: its inbox items, then
+   * every item of its partition but META. `done`: nothing but META is left.
+   */
+  eraseItems(key: ProcessKey, limit: number): Promise<{ erased: number; done: boolean }>;
+  /** Once nothing else is left: META becomes the bare tombstone (status `deleted`). */
+  finishDeletion(key: ProcessKey): Promise<void>;
+  /**
+   * A leaving tenant's records outside its processes: its settings, its model usage and budget,
+   * and any inbox item left; answers how many items were erased.
+   */
+  eraseTenantRecords(tenantId: string): Promise<number>;
+}
+
 /** Everything the services persist: the aggregate ports together. A service names the ones it uses. */
-export type Store = ProcessStore & SettingsStore & MessageStore & MemoryStore & CompactionStore & InboxStore & UsageStore;
+export type Store = ProcessStore &
+  SettingsStore &
+  MessageStore &
+  MemoryStore &
+  CompactionStore &
+  InboxStore &
+  UsageStore &
+  ErasureStore;

@@ -45,6 +45,16 @@ export interface ServiceDeps extends CoreDeps {
    * (docs/compaction.md, "Quality gate"); without it such a fold fails as in every other mode.
    */
   offlineSummarizer?: (maxOutputTokens: number) => Summarizer;
+  /** How a deletion splits its work (core/services/process-deletion.ts); defaults there. */
+  erasure?: Partial<ErasureConfig>;
+}
+
+/** docs/api.md, "Deleting a process". */
+export interface ErasureConfig {
+  /** Up to this many items a DELETE erases itself (204); a larger process erases in the background (202). */
+  inlineItems: number;
+  /** Items the background erasure deletes between two checks of where it stands. */
+  batchItems: number;
 }
 
 /** How compaction runs in this deployment (docs/compaction.md, "Off the turn's critical path"); createDeps reads it from the environment (core/composition/env.ts). */

@@ -119,8 +119,13 @@ export function createHistorySearch(options: HistorySearchOptions = {}): History
   async function freshIndex(deps: CoreDeps, key: ProcessKey): Promise<HistoryIndex> {
     const k = cacheKey(key);
     return serialized(k, async () => {
-      // Also the tenant check: another tenant's process has no META under this tenant's key.
-      const state = await requireProcess(deps, key);
+      // Also the tenant check: another tenant's process has no META under this tenant's key. A
+      // deleted process has none either (docs/api.md, "Deleting a process"): its cached index is
+      // dropped here, so no container answers from it.
+      const state = await requireProcess(deps, key).catch((e: unknown) => {
+        cache.delete(k);
+        throw e;
+      });
       let entry = cache.get(k);
       if (entry && entry.version === state.version) await extend(deps, key, entry);
       else entry = await build(deps, key, state.version);

@@ -14,7 +14,7 @@ import { tableIndexes } from "../../core/adapters/dynamodb/table.js";
 import { API_ROUTES, AUTHORIZER_CACHE_TTL, PUBLIC_ROUTES, THROTTLE } from "../../stacks/api.js";
 import { productionBuildOptions } from "../../stacks/bundling.js";
 import { HANDLERS, type HandlerName, type HandlerSpec } from "../../stacks/handlers.js";
-import { TABLE_ITEM_ACTIONS } from "../../stacks/permissions.js";
+import { ERASE_ACTION, TABLE_ITEM_ACTIONS, tableItemActions } from "../../stacks/permissions.js";
 import { API_URL_PLACEHOLDER, NO_CACHE, WEB_DIR, inspectorSiteProps } from "../../stacks/web.js";
 import { grantLines, grantsOf, logicalId, managedPolicies } from "./iam.js";
 import { ACCOUNT, REGION, synthStage, type Synthesized } from "./synth.js";
@@ -467,6 +467,8 @@ describe("functions: runtime, sizes, settings, logs", () => {
 describe("IAM: each function gets only what it uses", () => {
   // The read-write roles may not touch API key items: a compromised function cannot mint a key.
   const items = [...TABLE_ITEM_ACTIONS.map((a) => `${a} table`), ...TABLE_ITEM_ACTIONS.map((a) => `Deny ${a} table`)];
+  // The functions that erase deleted processes (docs/api.md, "Deleting a process") may also delete items.
+  const erases = [`${ERASE_ACTION} table`, `Deny ${ERASE_ACTION} table`];
   const secrets = [
     "ssm:GetParameter ssm:/vancetope-memory/team-a/anthropic-api-key",
     "ssm:GetParameter ssm:/vancetope-memory/team-a/openai-api-key",
@@ -475,11 +477,11 @@ describe("IAM: each function gets only what it uses", () => {
   const expected: Record<HandlerName, string[]> = {
     authorizer: ["dynamodb:GetItem table"],
     plainRoutes: [...items, "dynamodb:Query index:lsi1", "dynamodb:Query index:gsi1", "dynamodb:Query index:gsi2", "events:PutEvents bus"],
-    summarizingRoutes: [...items, "dynamodb:Query index:lsi1", "events:PutEvents bus", ...secrets, "lambda:InvokeFunction worker"],
+    summarizingRoutes: [...items, ...erases, "dynamodb:Query index:lsi1", "dynamodb:Query index:gsi2", "events:PutEvents bus", ...secrets, "lambda:InvokeFunction worker"],
     planCompleted: [...items, "events:PutEvents bus", ...dlq],
     // It queues the accepted range for the worker: no LLM secrets, the worker's invoke instead.
     inboxAnswered: [...items, "dynamodb:Query index:lsi1", "events:PutEvents bus", "lambda:InvokeFunction worker", ...dlq],
-    compactionWorker: [...items, "dynamodb:Query index:lsi1", "events:PutEvents bus", ...secrets, ...dlq],
+    compactionWorker: [...items, ...erases, "dynamodb:Query index:lsi1", "dynamodb:Query index:gsi2", "events:PutEvents bus", ...secrets, ...dlq],
   };
 
   it.each(Object.keys(expected) as HandlerName[])("%s: exactly its table actions, indexes, bus and secrets", (name) => {
@@ -505,7 +507,7 @@ describe("IAM: each function gets only what it uses", () => {
     const { template, id } = functionsOf(prod)[name];
     const denied = grantsOf(template, id).filter((g) => g.effect === "Deny");
     expect(denied).toEqual(
-      TABLE_ITEM_ACTIONS.map((action) => ({
+      tableItemActions(HANDLERS[name]).map((action) => ({
         effect: "Deny",
         action,
         resource: "table",
@@ -529,11 +531,11 @@ describe("IAM: each function gets only what it uses", () => {
     ]);
   });
 
-  it("grants no wildcard action or resource, no delete and no scan to any service function", () => {
+  it("grants no wildcard action or resource, no scan to any service function, and a delete only to the erasing ones", () => {
     for (const s of [prod, dev, kms]) {
-      for (const { template, id } of Object.values(functionsOf(s))) {
+      for (const [name, { template, id }] of Object.entries(functionsOf(s)) as Array<[HandlerName, { template: Template; id: string }]>) {
         for (const g of grantsOf(template, id)) {
-          expect(g.action).not.toMatch(/\*|DeleteItem|Scan|BatchWriteItem|PartiQL/);
+          expect(g.action).not.toMatch((HANDLERS[name] as HandlerSpec).erases ? /\*|Scan|BatchWriteItem|PartiQL/ : /\*|DeleteItem|Scan|BatchWriteItem|PartiQL/);
           expect(g.resource).not.toBe("*");
         }
       }

@@ -210,6 +210,8 @@ describe("inbox items", () => {
   });
 
   it("puts an item once and answers it once", async () => {
+    // An offer needs a live process (docs/api.md, "Deleting a process").
+    await store.upsertProcess(tenantId, { processId: "proc-1", projectId: "demo" }, now());
     const first = await store.putInboxItem(tenantId, item("inb_1"));
     const second = await store.putInboxItem(tenantId, { ...item("inb_1"), payload: { ...item("inb_1").payload, topicLabel: "other" } });
     expect(first.created).toBe(true);
@@ -225,6 +227,7 @@ describe("inbox items", () => {
   });
 
   it("lists by tenant, process and status", async () => {
+    for (const processId of ["p1", "p2"]) await store.upsertProcess("lister2", { processId, projectId: "demo" }, now());
     await store.putInboxItem("lister2", { ...item("inb_a"), processId: "p1" });
     await store.putInboxItem("lister2", { ...item("inb_b"), processId: "p2" });
     await store.answerInboxItem("lister2", "inb_b", "DECLINED", now());

@@ -18,6 +18,7 @@ import type { Strength, STRENGTH_TAG_PREFIX } from "../../core/domain/strength.j
 import type { ComposedContext } from "../../core/services/context.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import type { listInbox } from "../../core/services/inbox.js";
+import type { deleteProcess } from "../../core/services/process-deletion.js";
 import type { compactManually } from "../../core/services/manual-compaction.js";
 import type { MemoryDetail } from "../../core/services/memories.js";
 import type { compactRange } from "../../core/services/range-compaction.js";
@@ -121,6 +122,8 @@ expectTypeOf<Returned<"beginTurn">>().toEqualTypeOf<TurnAnswer>();
 expectTypeOf<Parameters<Method<"beginTurn">>[1]>().toEqualTypeOf<z.input<typeof http.TurnBody>>();
 expectTypeOf<Returned<"upsertProcess">>().toEqualTypeOf<server.Process>();
 expectTypeOf<Returned<"getProcess">>().toEqualTypeOf<server.Process>();
+// 204 is `deleted`, 202 `{ status: "deleting" }`: the statuses the service's deletion answers.
+expectTypeOf<Returned<"deleteProcess">["status"]>().toEqualTypeOf<Answer<typeof deleteProcess>["status"]>();
 expectTypeOf<Returned<"listProcesses">>().toEqualTypeOf<server.Page<server.Process>>();
 expectTypeOf<QueryKeys<"listProcesses", 0>>().toEqualTypeOf<keyof z.input<typeof http.ListProcessesQuery>>();
 expectTypeOf<Returned<"appendMessage">["message"]>().toEqualTypeOf<server.Message>();
@@ -148,6 +151,7 @@ type ComparedMethods =
   | "beginTurn"
   | "upsertProcess"
   | "getProcess"
+  | "deleteProcess"
   | "listProcesses"
   | "appendMessage"
   | "listMessages"

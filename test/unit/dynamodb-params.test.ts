@@ -16,7 +16,7 @@ import {
   releaseLeaseParams,
   revertCompactionParts,
   rollForwardParts,
-  storeFoldParams,
+  storeFoldParts,
 } from "../../core/adapters/dynamodb/compaction-params.js";
 import { parseRollForwardMarker, rollForwardMarker } from "../../core/adapters/dynamodb/roll-forward-marker.js";
 import { failedParts, guarded, itemIsNew, leaseFree, statusIs, versionIs, when } from "../../core/adapters/dynamodb/conditions.js";
@@ -60,7 +60,7 @@ describe("lease inputs", () => {
       TableName: "t",
       Key: meta,
       UpdateExpression: "SET leaseOwner = :o, leaseUntil = :u",
-      ConditionExpression: "attribute_exists(pk) AND version = :v AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)",
+      ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND version = :v AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)",
       ExpressionAttributeValues: { ":o": "w1", ":u": "U", ":v": 4, ":now": "N" },
       ReturnValuesOnConditionCheckFailure: "ALL_OLD",
     });
@@ -69,7 +69,7 @@ describe("lease inputs", () => {
   it("add the revert hold only for an automatic compaction", () => {
     const input = acquireLeaseParams("t", key, { owner: "w1", until: "U", now: "N", expectedVersion: 4, replayTokens: 900 });
     expect(input.ConditionExpression).toBe(
-      "attribute_exists(pk) AND version = :v AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now) AND (attribute_not_exists(#md.#hold) OR #md.#hold <= :rt)",
+      "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND version = :v AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now) AND (attribute_not_exists(#md.#hold) OR #md.#hold <= :rt)",
     );
     expect(input.ExpressionAttributeNames).toEqual({ "#md": "metadata", "#hold": "revertHoldTokens" });
     expect(input.ExpressionAttributeValues).toEqual({ ":o": "w1", ":u": "U", ":v": 4, ":now": "N", ":rt": 900 });
@@ -98,7 +98,7 @@ describe("message inputs", () => {
             TableName: "t",
             Key: meta,
             UpdateExpression: "SET firstUserMessageId = if_not_exists(firstUserMessageId, :id)",
-            ConditionExpression: "attribute_exists(pk)",
+            ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt)",
             ExpressionAttributeValues: { ":id": m.id },
           },
         },
@@ -118,7 +118,7 @@ describe("message inputs", () => {
   it("only checks that the process exists for any other role, without an idempotency key", () => {
     const parts = appendMessageParts("t", key, makeMessage("p-1", { role: "ASSISTANT" }));
     expect(parts.map(([name]) => name)).toEqual(["process", "message"]);
-    expect(parts[0]![1]).toEqual({ ConditionCheck: { TableName: "t", Key: meta, ConditionExpression: "attribute_exists(pk)" } });
+    expect(parts[0]![1]).toEqual({ ConditionCheck: { TableName: "t", Key: meta, ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt)" } });
   });
 
   it("change tags only on an active message with the expected tags, and bump META's version", () => {
@@ -144,7 +144,7 @@ describe("message inputs", () => {
             TableName: "t",
             Key: meta,
             UpdateExpression: "SET version = version + :one",
-            ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(pendingArchive)",
+            ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND attribute_not_exists(pendingArchive)",
             ExpressionAttributeValues: { ":one": 1 },
             ReturnValuesOnConditionCheckFailure: "ALL_OLD",
           },
@@ -179,18 +179,26 @@ describe("message inputs", () => {
 describe("fold and commit inputs", () => {
   it("store a fold new, or over a fold still QUEUED", () => {
     const fold = makeMemory("p-1", { status: "QUEUED" });
-    expect(storeFoldParams("t", key, fold, "new")).toEqual({
-      TableName: "t",
-      Item: memoryToItem(key, fold),
-      ConditionExpression: "attribute_not_exists(sk)",
-    });
-    expect(storeFoldParams("t", key, fold, "QUEUED")).toEqual({
-      TableName: "t",
-      Item: memoryToItem(key, fold),
-      ConditionExpression: "#status = :is",
-      ExpressionAttributeNames: { "#status": "status" },
-      ExpressionAttributeValues: { ":is": "QUEUED" },
-    });
+    const live = ["process", { ConditionCheck: { TableName: "t", Key: { pk, sk: "META" }, ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt)" } }];
+    expect(storeFoldParts("t", key, fold, "new")).toEqual([
+      live,
+      ["memory", { Put: { TableName: "t", Item: memoryToItem(key, fold), ConditionExpression: "attribute_not_exists(sk)" } }],
+    ]);
+    expect(storeFoldParts("t", key, fold, "QUEUED")).toEqual([
+      live,
+      [
+        "memory",
+        {
+          Put: {
+            TableName: "t",
+            Item: memoryToItem(key, fold),
+            ConditionExpression: "#status = :is",
+            ExpressionAttributeNames: { "#status": "status" },
+            ExpressionAttributeValues: { ":is": "QUEUED" },
+          },
+        },
+      ],
+    ]);
   });
 
   it("discard a fold only in the status its discarder read", () => {
@@ -225,7 +233,7 @@ describe("fold and commit inputs", () => {
         Key: meta,
         UpdateExpression:
           "SET version = version + :one, activeSummaryId = :mid, pendingArchive = :pa, pendingArchiveFrom = :from REMOVE leaseOwner, leaseUntil, #md",
-        ConditionExpression: "leaseOwner = :o AND version = :v AND attribute_not_exists(pendingArchive)",
+        ConditionExpression: "leaseOwner = :o AND version = :v AND attribute_not_exists(pendingArchive) AND attribute_not_exists(deletedAt)",
         ExpressionAttributeNames: { "#md": "metadata" },
         ExpressionAttributeValues: { ":one": 1, ":mid": memory.id, ":pa": `archive:${memory.id}`, ":from": 97, ":o": "w1", ":v": 7 },
       },
@@ -283,7 +291,7 @@ describe("fold and commit inputs", () => {
         TableName: "t",
         Key: meta,
         UpdateExpression: "SET version = version + :one, #md = :hold, activeSummaryId = :prior REMOVE leaseOwner, leaseUntil",
-        ConditionExpression: "leaseOwner = :o AND version = :v AND attribute_not_exists(pendingArchive)",
+        ConditionExpression: "leaseOwner = :o AND version = :v AND attribute_not_exists(pendingArchive) AND attribute_not_exists(deletedAt)",
         ExpressionAttributeNames: { "#md": "metadata" },
         ExpressionAttributeValues: { ":one": 1, ":hold": { revertHoldTokens: 1234 }, ":prior": "mem_1", ":o": "w1", ":v": 8 },
       },
@@ -302,7 +310,7 @@ describe("roll-forward inputs", () => {
         TableName: "t",
         Key: meta,
         UpdateExpression: "SET pendingArchiveFrom = :next",
-        ConditionExpression: "pendingArchive = :pm AND pendingArchiveFrom = :pfrom",
+        ConditionExpression: "pendingArchive = :pm AND pendingArchiveFrom = :pfrom AND attribute_not_exists(deletedAt)",
         ExpressionAttributeValues: { ":next": 195, ":pm": "archive:mem_2", ":pfrom": 97 },
       },
     });

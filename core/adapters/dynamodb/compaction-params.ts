@@ -3,7 +3,7 @@
  * the commit protocol's transactions (docs/compaction.md, "The commit protocol" and "Undoing a
  * compaction"). Nothing here sends: tests assert the whole input.
  */
-import type { GetCommandInput, PutCommandInput, QueryCommandInput, UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
+import type { GetCommandInput, QueryCommandInput, UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { Memory } from "../../domain/model.js";
 import type { CompactionCommit, ProcessKey, RevertCommit } from "../../ports/store.js";
 import {
@@ -15,9 +15,11 @@ import {
   leaseFree,
   leaseHeldBy,
   noPendingArchive,
+  notDeleted,
   notSuperseded,
   pendingArchiveFromIs,
   pendingArchiveIs,
+  processLive,
   revertHoldAtMost,
   statusIs,
   supersededBy,
@@ -49,19 +51,30 @@ export const listMemoriesParams = (tableName: string, key: ProcessKey): QueryCom
   ConsistentRead: true,
 });
 
-/** A memory is written once. */
-export const putMemoryParams = (tableName: string, key: ProcessKey, memory: Memory): PutCommandInput => ({
-  TableName: tableName,
-  Item: memoryToItem(key, memory),
-  ...when(itemIsNew()),
-});
+/**
+ * META's guard for a write that adds an item to a process without touching META: the process
+ * exists and is not deleted (docs/api.md, "Deleting a process"), so no write recreates an item
+ * of a deleted process.
+ */
+export const processLiveCheck = (tableName: string, key: ProcessKey): Part<"process"> => [
+  "process",
+  { ConditionCheck: { TableName: tableName, Key: metaKey(key), ...when(processLive) } },
+];
 
-/** A background fold: `new` only if its id is free, otherwise only while it still has status `expect`. */
-export const storeFoldParams = (tableName: string, key: ProcessKey, fold: Memory, expect: "new" | "QUEUED"): PutCommandInput => ({
-  TableName: tableName,
-  Item: memoryToItem(key, fold),
-  ...when(expect === "new" ? itemIsNew() : statusIs(expect)),
-});
+/** A memory is written once, while the process is live. */
+export const putMemoryParts = (tableName: string, key: ProcessKey, memory: Memory): Part<"process" | "memory">[] => [
+  processLiveCheck(tableName, key),
+  ["memory", { Put: { TableName: tableName, Item: memoryToItem(key, memory), ...when(itemIsNew()) } }],
+];
+
+/**
+ * A background fold: `new` only if its id is free, otherwise only while it still has status
+ * `expect`; either only while the process is live.
+ */
+export const storeFoldParts = (tableName: string, key: ProcessKey, fold: Memory, expect: "new" | "QUEUED"): Part<"process" | "memory">[] => [
+  processLiveCheck(tableName, key),
+  ["memory", { Put: { TableName: tableName, Item: memoryToItem(key, fold), ...when(expect === "new" ? itemIsNew() : statusIs(expect)) } }],
+];
 
 /**
  * QUEUED or PREPARED -> DISCARDED, out of the replay index, with the reason: only while the fold
@@ -110,7 +123,7 @@ export function acquireLeaseParams(
   return guarded(
     { TableName: tableName, Key: metaKey(key), ReturnValuesOnConditionCheckFailure: "ALL_OLD" },
     { expression: "SET leaseOwner = :o, leaseUntil = :u", values: { ":o": lease.owner, ":u": lease.until } },
-    itemExists("pk"),
+    processLive,
     versionIs(lease.expectedVersion),
     leaseFree(lease.now),
     ...hold,
@@ -146,6 +159,7 @@ export function rollForwardParts(
       : { expression: "SET pendingArchiveFrom = :next", values: { ":next": step.next } },
     pendingArchiveIs(step.marker),
     pendingArchiveFromIs(step.from),
+    notDeleted,
   );
   const memory = {
     ConditionCheck: {
@@ -205,6 +219,7 @@ export function commitCompactionParts(tableName: string, key: ProcessKey, c: Com
     versionIs(c.expectedVersion),
     // A fold never commits over an unfinished roll-forward: the view it folded may lack its archives.
     noPendingArchive,
+    notDeleted,
   );
   const archives = now.map((id): Part<CommitPart> => ["archive", { Update: archiveUpdate(tableName, key, id, c.memory.id, c.at) }]);
   return { parts: [...fixed, ["process", { Update: meta }] as Part<CommitPart>, ...archives], pendingArchive };
@@ -270,6 +285,7 @@ export function revertCompactionParts(tableName: string, key: ProcessKey, r: Rev
     leaseHeldBy(r.leaseOwner),
     versionIs(r.expectedVersion),
     noPendingArchive,
+    notDeleted,
   );
   const restores = now.map((id): Part<CommitPart> => ["archive", { Update: restoreUpdate(tableName, key, id, r.memoryId) }]);
   return { parts: [...fixed, ["process", { Update: meta }] as Part<CommitPart>, ...restores], pendingArchive };

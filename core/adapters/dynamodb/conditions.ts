@@ -35,7 +35,19 @@ export const itemExists = (key: "pk" | "sk" = "sk") => exists(key);
 /** Nothing is stored under the key yet. */
 export const itemIsNew = (key: "pk" | "sk" = "sk") => absent(key);
 
-// META: versions, leases and the roll-forward marker.
+// META: the deletion tombstone, versions, leases and the roll-forward marker.
+/**
+ * Where META records a deletion (docs/api.md, "Deleting a process"): set once by the delete and
+ * never removed, so every write guarded by {@link processLive} or {@link notDeleted} fails from
+ * then on and nothing brings the process back.
+ */
+export const DELETED_AT = "deletedAt";
+/** META carries no deletion tombstone (true on a missing item too: pair it with an existence check). */
+export const notDeleted = absent(DELETED_AT);
+/** META carries the deletion tombstone. */
+export const isDeleted = exists(DELETED_AT);
+/** The process exists and is not deleted: the guard on META of every write for a process. */
+export const processLive: Fragment = { expression: `attribute_exists(pk) AND attribute_not_exists(${DELETED_AT})` };
 export const versionIs = (version: number): Fragment => ({ expression: "version = :v", values: { ":v": version } });
 /** No live lease: never taken, or expired before `now`. */
 export const leaseFree = (now: string): Fragment => ({

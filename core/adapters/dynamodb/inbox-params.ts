@@ -2,30 +2,50 @@
  * Pure DynamoDB inputs of the inbox: each item in its own partition (an answer needs only its id),
  * listed per tenant on gsi1 and per process on gsi2. Nothing here sends: tests assert the whole input.
  */
-import type { GetCommandInput, PutCommandInput, QueryCommandInput, UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
+import type { GetCommandInput, QueryCommandInput, UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { InboxItem, InboxStatus } from "../../domain/model.js";
-import { absent, guarded, itemExists, itemIsNew, statusIs, when } from "./conditions.js";
-import { INBOX_SK, inboxByProcess, inboxByTenant, inboxListSk, inboxPk } from "./keys.js";
+import { absent, guarded, itemExists, itemIsNew, processLive, statusIs, when, type Part } from "./conditions.js";
+import { INBOX_SK, META_SK, inboxByProcess, inboxByTenant, inboxListSk, inboxPk, processPk } from "./keys.js";
 import { tableIndexes } from "./table.js";
 
-/** Written once per id: a second put sees the first (ALL_OLD). */
-export const putInboxItemParams = (tableName: string, tenantId: string, item: InboxItem): PutCommandInput => ({
-  TableName: tableName,
-  Item: {
-    pk: inboxPk(tenantId, item.id),
-    sk: INBOX_SK,
-    type: "INBOX",
-    tenantId,
-    item,
-    status: item.status,
-    gsi1pk: inboxByTenant(tenantId),
-    gsi1sk: inboxListSk(item.createdAt, item.id),
-    gsi2pk: inboxByProcess(tenantId, item.processId),
-    gsi2sk: inboxListSk(item.createdAt, item.id),
-  },
-  ...when(itemIsNew("pk")),
-  ReturnValuesOnConditionCheckFailure: "ALL_OLD",
-});
+/**
+ * Written once per id (a second put sees the first: ALL_OLD), and only while the item's process
+ * is live, so no offer appears for a deleted process (docs/api.md, "Deleting a process").
+ */
+export const putInboxItemParts = (tableName: string, tenantId: string, item: InboxItem): Part<"process" | "item">[] => [
+  [
+    "process",
+    {
+      ConditionCheck: {
+        TableName: tableName,
+        Key: { pk: processPk({ tenantId, processId: item.processId }), sk: META_SK },
+        ...when(processLive),
+      },
+    },
+  ],
+  [
+    "item",
+    {
+      Put: {
+        TableName: tableName,
+        Item: {
+          pk: inboxPk(tenantId, item.id),
+          sk: INBOX_SK,
+          type: "INBOX",
+          tenantId,
+          item,
+          status: item.status,
+          gsi1pk: inboxByTenant(tenantId),
+          gsi1sk: inboxListSk(item.createdAt, item.id),
+          gsi2pk: inboxByProcess(tenantId, item.processId),
+          gsi2sk: inboxListSk(item.createdAt, item.id),
+        },
+        ...when(itemIsNew("pk")),
+        ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+      },
+    },
+  ],
+];
 
 export const getInboxItemParams = (tableName: string, tenantId: string, itemId: string): GetCommandInput => ({
   TableName: tableName,

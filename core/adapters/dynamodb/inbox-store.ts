@@ -1,23 +1,26 @@
 /** The inbox port over the inbox items (inputs in inbox-params.ts). */
-import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { notFound } from "../../domain/errors.js";
 import type { InboxStore } from "../../ports/store.js";
-import { failedItem, isConditionFailure } from "./conditions.js";
+import { failedItem, failedParts, isConditionFailure } from "./conditions.js";
 import type { StoreContext } from "./context.js";
-import { answerInboxItemParams, claimRangeJobParams, getInboxItemParams, listInboxParams, putInboxItemParams } from "./inbox-params.js";
+import { answerInboxItemParams, claimRangeJobParams, getInboxItemParams, listInboxParams, putInboxItemParts } from "./inbox-params.js";
 import { InboxRecord, readItem } from "./items.js";
 import { queryAll } from "./paging.js";
 
-export function createInboxStore({ client, tableName }: StoreContext): InboxStore {
+export function createInboxStore({ client, tableName, sendTransaction }: StoreContext): InboxStore {
   return {
     async putInboxItem(tenantId, item) {
+      const parts = putInboxItemParts(tableName, tenantId, item);
       try {
-        await client.send(new PutCommand(putInboxItemParams(tableName, tenantId, item)));
+        await sendTransaction(parts);
         return { created: true, item };
       } catch (e) {
-        if (!isConditionFailure(e)) throw e;
-        const old = failedItem(e, InboxRecord);
-        if (!old) throw e;
-        return { created: false, item: old.item };
+        const failed = failedParts(e, parts);
+        if (failed?.item?.item) return { created: false, item: readItem(InboxRecord, failed.item.item).item };
+        // A deleted (or missing) process takes no offer (docs/api.md, "Deleting a process").
+        if (failed?.process) throw notFound("process", item.processId);
+        throw e;
       }
     },
 

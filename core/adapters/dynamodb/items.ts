@@ -53,6 +53,9 @@ export const MetaItem = z.extend(Process, {
   firstUserMessageId: z.optional(z.string()),
   /** The revert hold (see REVERT_HOLD_MAP in conditions.ts). */
   metadata: z.optional(z.object({ revertHoldTokens: z.optional(z.number()) })),
+  /** The deletion tombstone (erasure-params.ts): set once, never removed. */
+  deletedAt: z.optional(z.string()),
+  deletion: z.optional(z.enum(["DELETING", "DELETED"])),
 });
 export type MetaItem = z.infer<typeof MetaItem>;
 

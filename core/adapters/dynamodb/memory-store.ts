@@ -1,19 +1,19 @@
 /** The memory port over the memory items: summaries, failures and background folds (inputs in compaction-params.ts). */
-import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { notFound } from "../../domain/errors.js";
 import type { Memory } from "../../domain/model.js";
 import type { MemoryStore, ProcessKey } from "../../ports/store.js";
 import {
   discardFoldParams,
   getMemoryParams,
   listMemoriesParams,
-  putMemoryParams,
-  storeFoldParams,
+  putMemoryParts,
+  storeFoldParts,
   supersedeUpdate,
 } from "./compaction-params.js";
-import { conditionHolds, failedItem, isConditionFailure } from "./conditions.js";
+import { conditionHolds, failedItem, failedParts, isConditionFailure } from "./conditions.js";
 import type { StoreContext } from "./context.js";
 import { MemoryItem, readItem, toMemory } from "./items.js";
-import { sizeChecked } from "./item-size.js";
 import { queryAll } from "./paging.js";
 
 /** One memory, sourceRefs included (strongly consistent); null when there is none. */
@@ -23,16 +23,29 @@ export async function readMemory({ client, tableName }: StoreContext, key: Proce
 }
 
 export function createMemoryStore(ctx: StoreContext): MemoryStore {
-  const { client, tableName } = ctx;
+  const { client, tableName, sendTransaction } = ctx;
   return {
     async putMemory(key, memory) {
-      await sizeChecked(`memory '${memory.id}'`, () => client.send(new PutCommand(putMemoryParams(tableName, key, memory))));
+      const parts = putMemoryParts(tableName, key, memory);
+      try {
+        await sendTransaction(parts);
+      } catch (e) {
+        // A deleted (or missing) process takes no new memory (docs/api.md, "Deleting a process").
+        if (failedParts(e, parts)?.process) throw notFound("process", key.processId);
+        throw e;
+      }
     },
 
     async storeFold(key, fold, expect) {
-      const put = () => client.send(new PutCommand(storeFoldParams(tableName, key, fold, expect)));
-      const stored = await conditionHolds(() => sizeChecked(`fold '${fold.id}'`, put));
-      return stored ? { ok: true } : { ok: false, reason: "status_changed" };
+      const parts = storeFoldParts(tableName, key, fold, expect);
+      try {
+        await sendTransaction(parts);
+        return { ok: true };
+      } catch (e) {
+        // The fold's status moved on, or the process was deleted: either way nothing was written.
+        if (failedParts(e, parts)) return { ok: false, reason: "status_changed" };
+        throw e;
+      }
     },
 
     async discardFold(key, foldId, from, reason, at) {

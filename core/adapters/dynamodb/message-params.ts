@@ -13,6 +13,7 @@ import {
   itemIsNew,
   noPendingArchive,
   notArchived,
+  processLive,
   notCleared,
   tagsAre,
   when,
@@ -50,11 +51,11 @@ export function appendMessageParts(
             TableName: tableName,
             Key: { pk, sk: META_SK },
             UpdateExpression: "SET firstUserMessageId = if_not_exists(firstUserMessageId, :id)",
-            ...when(itemExists("pk")),
+            ...when(processLive),
             ExpressionAttributeValues: { ":id": message.id },
           },
         }
-      : { ConditionCheck: { TableName: tableName, Key: { pk, sk: META_SK }, ...when(itemExists("pk")) } };
+      : { ConditionCheck: { TableName: tableName, Key: { pk, sk: META_SK }, ...when(processLive) } };
   const parts: Part<"process" | "message" | "idempotency">[] = [
     ["process", process],
     ["message", { Put: { TableName: tableName, Item: messageToItem(key, message), ...when(itemIsNew()) } }],
@@ -126,7 +127,7 @@ export function updateTagsParts(
         Update: guarded(
           { TableName: tableName, Key: { pk, sk: META_SK }, ReturnValuesOnConditionCheckFailure: "ALL_OLD" },
           { expression: "SET version = version + :one", values: { ":one": 1 } },
-          itemExists("pk"),
+          processLive,
           noPendingArchive,
         ),
       },

@@ -97,7 +97,11 @@ export function createMessageStore(ctx: StoreContext): MessageStore {
         const failed = failedParts(e, parts);
         if (!failed) throw e;
         if (failed.message) return { ok: false, reason: tagsConflict(failed.message.item ? readItem(MessageItem, failed.message.item) : null) };
-        if (failed.process) return { ok: false, reason: failed.process.item ? "pending_archive" : "not_found" };
+        if (failed.process) {
+          // No META, or a deleted process's tombstone: not found; otherwise a roll-forward is unfinished.
+          const meta = failed.process.item;
+          return { ok: false, reason: meta && meta.deletedAt === undefined ? "pending_archive" : "not_found" };
+        }
         throw e;
       }
     },

@@ -14,6 +14,7 @@ import {
   settingsPk,
   settingsSk,
 } from "./keys.js";
+import { notDeleted, when } from "./conditions.js";
 import { decodeCursor } from "./paging.js";
 import { tableIndexes } from "./table.js";
 
@@ -72,6 +73,8 @@ export function upsertProcessParams(tableName: string, tenantId: string, input: 
     TableName: tableName,
     Key: { pk: processPk({ tenantId, processId: input.processId }), sk: META_SK },
     UpdateExpression: `SET ${set.join(", ")}${remove.length ? ` REMOVE ${remove.join(", ")}` : ""}`,
+    // A deleted process is never brought back (docs/api.md, "Deleting a process").
+    ...when(notDeleted),
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
     ReturnValues: "ALL_NEW",

@@ -1,6 +1,8 @@
 /** The process and settings ports over the META and SETTINGS items (inputs in process-params.ts). */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { ProcessKey, ProcessStore, SettingsStore } from "../../ports/store.js";
+import { processDeleted } from "../../domain/errors.js";
+import { isConditionFailure } from "./conditions.js";
 import type { StoreContext } from "./context.js";
 import { MetaItem, SettingsItem, readItem, toProcess, toState } from "./items.js";
 import { encodeCursor } from "./paging.js";
@@ -16,13 +18,20 @@ export function createProcessStore(ctx: StoreContext): ProcessStore & SettingsSt
   const { client, tableName } = ctx;
   return {
     async upsertProcess(tenantId, input, at) {
-      const out = await client.send(new UpdateCommand(upsertProcessParams(tableName, tenantId, input, at)));
-      return toProcess(readItem(MetaItem, out.Attributes));
+      try {
+        const out = await client.send(new UpdateCommand(upsertProcessParams(tableName, tenantId, input, at)));
+        return toProcess(readItem(MetaItem, out.Attributes));
+      } catch (e) {
+        // Only a deletion tombstone fails the upsert's condition: a deleted id is never used again.
+        if (isConditionFailure(e)) throw processDeleted(input.processId);
+        throw e;
+      }
     },
 
     async getProcess(key) {
       const meta = await readMeta(ctx, key);
-      return meta ? toState(meta) : null;
+      // A deleted process is gone for every reader (docs/api.md, "Deleting a process").
+      return meta && meta.deletedAt === undefined ? toState(meta) : null;
     },
 
     async listProcesses(tenantId, options) {

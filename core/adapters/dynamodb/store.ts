@@ -10,6 +10,7 @@ import type { Store } from "../../ports/store.js";
 import type { BackoffOptions } from "../backoff.js";
 import { createCompactionStore } from "./compaction-store.js";
 import type { StoreContext } from "./context.js";
+import { createErasureStore } from "./erasure-store.js";
 import { createInboxStore } from "./inbox-store.js";
 import { createMemoryStore } from "./memory-store.js";
 import { createMessageStore } from "./message-store.js";
@@ -50,5 +51,6 @@ export function createDynamoStore({ client, tableName, retry = {}, transactionLi
     ...createCompactionStore(ctx),
     ...createInboxStore(ctx),
     ...createUsageStore(ctx),
+    ...createErasureStore(ctx),
   };
 }

@@ -14,6 +14,7 @@ import { type EventName, parseDetail, type EventDetail } from "../../domain/even
 import type { ServiceDeps } from "../../services/deps.js";
 import { offerRecompaction, runAcceptedOffer } from "../../services/inbox.js";
 import { runQueuedFold, type WorkerOutcome } from "../../services/worker.js";
+import { eraseProcess } from "../../services/process-deletion.js";
 
 /** What the adapter reads of an EventBridge event (or a local bus delivery): who put it, and its detail. */
 export interface IncomingEvent {
@@ -77,6 +78,10 @@ export const receivePlanCompleted = (deps: ServiceDeps, publishers: PublisherPol
 /** `InboxItemAnswered` from outside the process, bound to its publisher's tenants. */
 export const receiveInboxAnswered = (deps: ServiceDeps, publishers: PublisherPolicy, event: IncomingEvent) =>
   bound(deps, publishers, "InboxItemAnswered", event, (detail) => runAcceptedOffer(deps, detail), null);
+
+/** `ProcessEraseRequested`: the compaction worker erases what is left of a deleted process. */
+export const handleProcessEraseRequested = (deps: ServiceDeps, raw: unknown) =>
+  parsed(deps, "ProcessEraseRequested", raw, (detail) => eraseProcess(deps, detail), { erased: 0 });
 
 /** `CompactionRequested`: the compaction worker runs the queued fold. */
 export const handleCompactionRequested = (deps: ServiceDeps, raw: unknown): Promise<WorkerOutcome> =>

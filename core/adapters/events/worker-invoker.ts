@@ -1,5 +1,5 @@
 /**
- * Hands `CompactionRequested` to the compaction worker Lambda by an asynchronous invoke (Lambda
+ * Hands `CompactionRequested` and `ProcessEraseRequested` to the compaction worker Lambda by an asynchronous invoke (Lambda
  * queues it, retries a failed run twice, then parks it in the dead-letter queue); every other
  * event goes to `next`. The payload has the shape of an EventBridge event, so the worker reads
  * `detail` whichever way it was reached (docs/compaction.md, "The worker").
@@ -8,7 +8,7 @@ import { InvokeCommand, LambdaClient } from "@aws-sdk/client-lambda";
 import { EVENTS } from "../../domain/events.js";
 import type { DomainEvent, EventPublisher } from "../../ports/events.js";
 
-const WORKER_EVENT = EVENTS.CompactionRequested.detailType;
+const WORKER_EVENTS: ReadonlySet<string> = new Set([EVENTS.CompactionRequested.detailType, EVENTS.ProcessEraseRequested.detailType]);
 
 export interface LambdaInvoker {
   send(command: InvokeCommand): Promise<{ StatusCode?: number; FunctionError?: string }>;
@@ -18,7 +18,7 @@ export function createWorkerInvoker(options: { functionName: string; next: Event
   let client = options.client;
   return {
     async publish(event: DomainEvent) {
-      if (event.detailType !== WORKER_EVENT) return options.next.publish(event);
+      if (!WORKER_EVENTS.has(event.detailType)) return options.next.publish(event);
       client ??= new LambdaClient({});
       const out = await client.send(
         new InvokeCommand({

@@ -1,12 +1,13 @@
 /**
  * Routes that may summarize: compaction, range compaction and the per-turn call, and the route
- * groups of the function that serves them (functions/summarizing-routes.ts).
+ * groups (with saving settings and deleting a process, which may hand work to the worker) of the function that serves them (functions/summarizing-routes.ts).
  */
 import type { Hono } from "hono";
 import { compactManually } from "../../services/manual-compaction.js";
 import { compactRange } from "../../services/range-compaction.js";
 import { budgetExceededError } from "../../services/model-budget.js";
 import type { ServiceDeps } from "../../services/deps.js";
+import { deleteProcess } from "../../services/process-deletion.js";
 import { runTurn } from "../../services/turn.js";
 import { processKey, type Env, type RouteGroup } from "./app.js";
 import { readBody } from "./input.js";
@@ -36,4 +37,16 @@ function compactionRoutes(app: Hono<Env>, deps: ServiceDeps) {
   });
 }
 
-export const summarizingRouteGroups: RouteGroup[] = [compactionRoutes, saveSettingsRoutes];
+/**
+ * Deleting a process (docs/api.md, "Deleting a process"): served here because a large process is
+ * erased by the compaction worker, which only this function may invoke.
+ */
+function deletionRoutes(app: Hono<Env>, deps: ServiceDeps) {
+  app.delete("/v1/processes/:processId", async (c) => {
+    const { status } = await deleteProcess(deps, processKey(c));
+    // 204: every item is gone. 202: the worker erases the rest; repeat the DELETE to follow it.
+    return status === "deleted" ? c.body(null, 204) : c.json({ status }, 202);
+  });
+}
+
+export const summarizingRouteGroups: RouteGroup[] = [compactionRoutes, saveSettingsRoutes, deletionRoutes];

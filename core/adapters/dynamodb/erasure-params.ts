@@ -1,0 +1,93 @@
+/**
+ * Pure DynamoDB inputs of deleting a process (docs/api.md, "Deleting a process"): the tombstone
+ * on META, the reads that find what is left to erase, and the tombstone's final form. Nothing
+ * here sends: tests assert the whole input.
+ */
+import type { DeleteCommandInput, QueryCommandInput, UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
+import type { ProcessKey } from "../../ports/store.js";
+import { DELETED_AT, guarded, isDeleted, processLive } from "./conditions.js";
+import { META_SK, processPk } from "./keys.js";
+
+/** META's `deletion` attribute: erasing (`DELETING`) until every other item is gone, then `DELETED`. */
+export const DELETION = "deletion";
+export type DeletionMark = "DELETING" | "DELETED";
+
+const metaKey = (key: ProcessKey) => ({ pk: processPk(key), sk: META_SK });
+
+/**
+ * The tombstone, once: `deletedAt` (which every write's guard on META refuses from now on), the
+ * version bumped (a lease granted or an index cached for the old version is stale), and META out
+ * of the replay index and the listings, with its lease and roll-forward marker gone, so a
+ * fold's commit or roll-forward that was in flight fails on its condition.
+ */
+export const markDeletedParams = (tableName: string, key: ProcessKey, at: string): UpdateCommandInput =>
+  guarded(
+    { TableName: tableName, Key: metaKey(key), ReturnValuesOnConditionCheckFailure: "ALL_OLD" },
+    {
+      expression:
+        "SET #deletedAt = :at, #deletion = :deleting, version = version + :one " +
+        "REMOVE lsi1sk, gsi1pk, gsi1sk, gsi2pk, gsi2sk, leaseOwner, leaseUntil, pendingArchive, pendingArchiveFrom",
+      names: { "#deletedAt": DELETED_AT, "#deletion": DELETION },
+      values: { ":at": at, ":deleting": "DELETING" satisfies DeletionMark, ":one": 1 },
+    },
+    processLive,
+  );
+
+/** One page of the keys in the process's partition (META included), strongly consistent. */
+export const partitionKeysParams = (
+  tableName: string,
+  key: ProcessKey,
+  limit: number,
+  start?: Record<string, unknown>,
+): QueryCommandInput => ({
+  TableName: tableName,
+  KeyConditionExpression: "pk = :pk",
+  ExpressionAttributeValues: { ":pk": processPk(key) },
+  ProjectionExpression: "pk, sk",
+  ConsistentRead: true,
+  Limit: limit,
+  ...(start ? { ExclusiveStartKey: start } : {}),
+});
+
+/** Every key of one partition (a tenant's settings or usage), strongly consistent. */
+export const partitionParams = (tableName: string, pk: string): QueryCommandInput => ({
+  TableName: tableName,
+  KeyConditionExpression: "pk = :pk",
+  ExpressionAttributeValues: { ":pk": pk },
+  ProjectionExpression: "pk, sk",
+  ConsistentRead: true,
+});
+
+export const deleteItemParams = (tableName: string, item: { pk: string; sk: string }): DeleteCommandInput => ({
+  TableName: tableName,
+  Key: { pk: item.pk, sk: item.sk },
+});
+
+/** The process fields META keeps no longer once erased: what the caller wrote and what the service kept about its messages. */
+const ERASED_META_FIELDS = [
+  "sessionId",
+  "parentProcessId",
+  "name",
+  "recipe",
+  "engine",
+  "title",
+  "firstUserMessageId",
+  "activeSummaryId",
+  "metadata",
+] as const;
+
+/**
+ * The tombstone's final form, once nothing else of the process is left: `DELETED`, with the
+ * caller's fields gone; only the ids, the project and the dates remain, so the deletion can be
+ * answered and the id is never taken again.
+ */
+export const finishDeletionParams = (tableName: string, key: ProcessKey): UpdateCommandInput =>
+  guarded(
+    { TableName: tableName, Key: metaKey(key) },
+    {
+      expression: `SET #deletion = :deleted REMOVE ${ERASED_META_FIELDS.map((f) => `#${f}`).join(", ")}`,
+      names: { "#deletion": DELETION, ...Object.fromEntries(ERASED_META_FIELDS.map((f) => [`#${f}`, f])) },
+      values: { ":deleted": "DELETED" satisfies DeletionMark },
+    },
+    isDeleted,
+  );

@@ -1,0 +1,310 @@
+/**
+ * Deleting a process (docs/api.md, "Deleting a process"), against DynamoDB Local: every item kind
+ * erased, the tombstone refusing every later write, a delete racing a worker's commit (held by a
+ * store wrapper until the test releases it), a redelivered event after the delete, a repeat, and
+ * the background erasure of a large process.
+ */
+import { GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { beforeAll, describe, expect, it } from "vitest";
+import { INBOX_SK, inboxByProcess, inboxPk, processPk } from "../../core/adapters/dynamodb/keys.js";
+import { handleCompactionRequested, handleProcessEraseRequested } from "../../core/adapters/events/handlers.js";
+import { createLocalBus } from "../../core/adapters/events/local-bus.js";
+import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
+import { createDeps } from "../../core/composition/create-deps.js";
+import { EVENTS } from "../../core/domain/events.js";
+import type { InboxItem, Message, Role } from "../../core/domain/model.js";
+import type { ProcessKey, Store } from "../../core/ports/store.js";
+import type { ServiceDeps } from "../../core/services/deps.js";
+import { answerInboxItem, OFFER_TAG } from "../../core/services/inbox.js";
+import { compactManually } from "../../core/services/manual-compaction.js";
+import { appendMessage } from "../../core/services/messages.js";
+import { deleteProcess } from "../../core/services/process-deletion.js";
+import { requireProcess, upsertProcess } from "../../core/services/processes.js";
+import { runTurn } from "../../core/services/turn.js";
+import { freshTable } from "../support/dynamo.js";
+import { createFakeSummarizer } from "../support/fake-summarizer.js";
+import { makeMemory, makeMessage } from "../support/fixtures.js";
+import { createMemoryLog } from "../support/memory-log.js";
+
+const TENANT = "del";
+const WINDOW = 10_000;
+let table: Awaited<ReturnType<typeof freshTable>>;
+let store: Store;
+let seq = 0;
+
+beforeAll(async () => {
+  table = await freshTable("del");
+  store = table.store;
+});
+
+/** Background-mode deps over `over` (the plain store unless a test wraps it); the test delivers every event itself. */
+function harness(env: Record<string, string> = {}, over: Store = store) {
+  const fake = createFakeSummarizer();
+  const bus = createLocalBus(undefined, { retryDelaysMs: [] });
+  const deps = createDeps({ env, store: over, events: bus, metrics: createRecordingMetrics(), log: createMemoryLog(), summarizerFactory: async () => fake });
+  const published = (name: keyof typeof EVENTS) => bus.published().filter((e) => e.detailType === EVENTS[name].detailType);
+  return { deps, fake, bus, published };
+}
+
+async function seeded(deps: ServiceDeps, n: number): Promise<{ key: ProcessKey; messages: Message[] }> {
+  const key = { tenantId: TENANT, processId: `del-${++seq}` };
+  await upsertProcess(deps, TENANT, key.processId, { projectId: "proj", name: "warehouse move", title: "Moving day" });
+  const messages = [(await appendMessage(deps, key, { role: "USER", content: "Plan the warehouse move.", idempotencyKey: `first-${seq}` })).message];
+  for (let i = 0; i < n; i++) {
+    const role: Role = (n - 1 - i) % 2 === 0 ? "USER" : "ASSISTANT";
+    messages.push((await appendMessage(deps, key, { role, content: `step ${i}: shelf ${i} goes to aisle ${i % 7} on day ${i % 5}.` })).message);
+  }
+  return { key, messages };
+}
+
+/** Every item of the process's partition, strongly consistent. */
+async function partition(key: ProcessKey) {
+  const out = await table.client.send(new QueryCommand({ TableName: table.tableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": processPk(key) }, ConsistentRead: true }));
+  return out.Items ?? [];
+}
+
+/** The process's inbox items, by their listing index and by their own key. */
+async function inboxOf(key: ProcessKey, itemId: string) {
+  const listed = await table.client.send(
+    new QueryCommand({ TableName: table.tableName, IndexName: "gsi2", KeyConditionExpression: "gsi2pk = :pk", ExpressionAttributeValues: { ":pk": inboxByProcess(key.tenantId, key.processId) } }),
+  );
+  const own = await table.client.send(new GetCommand({ TableName: table.tableName, Key: { pk: inboxPk(key.tenantId, itemId), sk: INBOX_SK }, ConsistentRead: true }));
+  return [...(listed.Items ?? []), ...(own.Item ? [own.Item] : [])];
+}
+
+/** What is left of a deleted process: the bare tombstone and nothing else. */
+async function expectOnlyTombstone(key: ProcessKey) {
+  const items = await partition(key);
+  expect(items.map((i) => i.sk)).toEqual(["META"]);
+  const meta = items[0]!;
+  expect(meta).toMatchObject({ deletion: "DELETED", deletedAt: expect.any(String) });
+  for (const gone of ["name", "title", "firstUserMessageId", "activeSummaryId", "lsi1sk", "gsi1pk", "gsi2pk"]) expect(meta).not.toHaveProperty(gone);
+}
+
+function offer(key: ProcessKey, id: string): InboxItem {
+  return {
+    id,
+    processId: key.processId,
+    type: "APPROVAL",
+    tags: [OFFER_TAG],
+    status: "OPEN",
+    payload: { from: new Date(0).toISOString(), to: new Date().toISOString(), topicLabel: "move" },
+    createdAt: new Date().toISOString(),
+  };
+}
+
+const turn = (tokens: number, content?: string) => ({
+  ...(content ? { message: { role: "USER" as const, content } } : {}),
+  model: { contextWindow: WINDOW },
+  prompt: { tokens },
+});
+
+/** A store whose `method` waits, on its first call, until the test releases it. */
+function holdFirst<M extends keyof Store>(method: M) {
+  let reach!: () => void;
+  let release!: () => void;
+  const reached = new Promise<void>((r) => (reach = r));
+  const released = new Promise<void>((r) => (release = r));
+  let first = true;
+  const held: Store = Object.create(store);
+  held[method] = (async (...args: unknown[]) => {
+    if (first) {
+      first = false;
+      reach();
+      await released;
+    }
+    return (store[method] as (...a: unknown[]) => unknown).apply(store, args);
+  }) as Store[M];
+  return { store: held, reached, release };
+}
+
+describe("deleting a process", () => {
+  it("erases every item kind: messages (archived too), memories of every status, idempotency records, inbox items, queued and prepared folds", async () => {
+    const { deps } = harness();
+    const { key } = await seeded(deps, 12);
+    // An OK summary with archived messages, from a real fold.
+    const folded = await compactManually(deps, key, { model: { contextWindow: WINDOW }, force: "HARD" });
+    expect(folded.result.compacted).toBe(true);
+    // Memories of the other statuses, and the queued and prepared folds.
+    const queued = makeMemory(key.processId, { status: "QUEUED" });
+    const prepared = makeMemory(key.processId, { status: "QUEUED" });
+    const discarded = makeMemory(key.processId, { status: "QUEUED" });
+    for (const f of [queued, prepared, discarded]) expect(await store.storeFold(key, f, "new")).toEqual({ ok: true });
+    expect(await store.storeFold(key, { ...prepared, status: "PREPARED" }, "QUEUED")).toEqual({ ok: true });
+    expect(await store.discardFold(key, discarded.id, "QUEUED", "stale", new Date().toISOString())).toEqual({ ok: true });
+    await store.putMemory(key, makeMemory(key.processId, { status: "FAILED" }));
+    await store.putMemory(key, makeMemory(key.processId, { status: "REVERTED" }));
+    await store.putInboxItem(TENANT, offer(key, `offer-${seq}`));
+
+    const before = await partition(key);
+    const kinds = new Set(before.map((i) => (i.sk === "META" ? "META" : `${i.type}${i.status ? `:${i.status}` : ""}${i.archivedInMemoryId ? ":archived" : ""}`)));
+    expect([...kinds].sort()).toEqual(
+      ["IDEM", "META", "MEM:DISCARDED", "MEM:FAILED", "MEM:OK", "MEM:PREPARED", "MEM:QUEUED", "MEM:REVERTED", "MSG", "MSG:archived"].sort(),
+    );
+    expect(await inboxOf(key, `offer-${seq}`)).toHaveLength(2);
+
+    expect(await deleteProcess(deps, key)).toEqual({ status: "deleted" });
+
+    await expectOnlyTombstone(key);
+    expect(await inboxOf(key, `offer-${seq}`)).toEqual([]);
+    expect((await store.listProcesses(TENANT, { limit: 100 })).items.map((p) => p.processId)).not.toContain(key.processId);
+    expect((await store.listProcesses(TENANT, { limit: 100, projectId: "proj" })).items.map((p) => p.processId)).not.toContain(key.processId);
+    await expect(requireProcess(deps, key)).rejects.toMatchObject({ code: "process.not_found" });
+  });
+
+  it("refuses every later write and writes nothing: a turn, an append, an inbox answer, an offer, a PUT of the same id", async () => {
+    const { deps } = harness();
+    const { key } = await seeded(deps, 3);
+    await store.putInboxItem(TENANT, offer(key, `late-${seq}`));
+    // An answer that read the item OPEN just before the delete.
+    const reader = holdFirst("answerInboxItem");
+    const answering = answerInboxItem({ ...deps, store: reader.store }, TENANT, `late-${seq}`, true);
+    await reader.reached;
+    expect(await deleteProcess(deps, key)).toEqual({ status: "deleted" });
+    const after = await partition(key);
+    reader.release();
+
+    await expect(answering).rejects.toMatchObject({ code: "inbox item.not_found" });
+    await expect(runTurn(deps, key, turn(1_000, "One more step."))).rejects.toMatchObject({ kind: "not_found" });
+    await expect(appendMessage(deps, key, { role: "ASSISTANT", content: "late" })).rejects.toMatchObject({ code: "process.not_found" });
+    // The store's own guard, without the service's META read in front of it.
+    expect(await store.appendMessage(key, makeMessage(key.processId, { role: "USER", content: "late" }), "k-late")).toEqual({
+      ok: false,
+      reason: "process_not_found",
+    });
+    await expect(store.putInboxItem(TENANT, offer(key, `after-${seq}`))).rejects.toMatchObject({ code: "process.not_found" });
+    await expect(store.putMemory(key, makeMemory(key.processId, { status: "FAILED" }))).rejects.toMatchObject({ code: "process.not_found" });
+    expect(await store.storeFold(key, makeMemory(key.processId, { status: "QUEUED" }), "new")).toEqual({ ok: false, reason: "status_changed" });
+    await expect(upsertProcess(deps, TENANT, key.processId, { projectId: "proj" })).rejects.toMatchObject({ kind: "conflict", code: "process.deleted" });
+
+    expect(await partition(key)).toEqual(after);
+    await expectOnlyTombstone(key);
+    expect(await inboxOf(key, `after-${seq}`)).toEqual([]);
+  });
+
+  it("a worker's commit held while the process is deleted fails, and no item of the process exists afterwards", async () => {
+    const { deps, published } = harness({ COMPACTION_MANUAL_BUDGET_MS: "50" });
+    const { key } = await seeded(deps, 30);
+    // A manual compaction that cannot take its lease within its budget is queued for the worker.
+    const stuck: Store = Object.create(store);
+    stuck.acquireLease = () => new Promise(() => {});
+    const manual = await compactManually({ ...deps, store: stuck }, key, { model: { contextWindow: WINDOW }, force: "HARD" });
+    expect(manual).toMatchObject({ status: 202, result: { reason: "compaction_queued" } });
+    const request = published("CompactionRequested").at(-1)!.detail;
+
+    const held = holdFirst("commitCompaction");
+    const worker = harness({ COMPACTION_LEASE_WAIT_MS: "0" }, held.store);
+    const running = handleCompactionRequested(worker.deps, request).then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
+    await held.reached;
+    expect(await deleteProcess(deps, key)).toEqual({ status: "deleted" });
+    held.release();
+    const outcome = await running;
+    expect(outcome).not.toMatchObject({ value: { done: "committed" } });
+
+    await expectOnlyTombstone(key);
+    expect(worker.fake.calls.length).toBeGreaterThan(0); // the summary was made, and thrown away
+  });
+
+  it("a turn held at its append while the process is deleted fails, and writes nothing", async () => {
+    const { deps } = harness();
+    const { key } = await seeded(deps, 3);
+    const held = holdFirst("appendMessage");
+    const running = runTurn({ ...deps, store: held.store }, key, turn(1_000, "One more step.")).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    await held.reached;
+    expect(await deleteProcess(deps, key)).toEqual({ status: "deleted" });
+    held.release();
+    expect(await running).toMatchObject({ code: "process.not_found" });
+    await expectOnlyTombstone(key);
+  });
+
+  it("a worker's prepared fold held while the process is deleted is not stored", async () => {
+    const { deps, published } = harness();
+    const { key } = await seeded(deps, 30);
+    const queued = await runTurn(deps, key, turn(7_200, "Which aisle first?"));
+    expect(queued.compaction).toMatchObject({ reason: "compaction_queued" });
+    const request = published("CompactionRequested").at(-1)!.detail;
+    const held = holdFirst("storeFold");
+    const worker = harness({}, held.store);
+    const running = handleCompactionRequested(worker.deps, request);
+    await held.reached;
+    expect(await deleteProcess(deps, key)).toEqual({ status: "deleted" });
+    held.release();
+    expect(await running).not.toMatchObject({ done: "prepared" });
+    await expectOnlyTombstone(key);
+  });
+
+  it("a CompactionRequested delivered again after the delete writes nothing", async () => {
+    const { deps, published } = harness();
+    const { key } = await seeded(deps, 30);
+    const queued = await runTurn(deps, key, turn(7_200, "Which aisle first?"));
+    expect(queued.compaction).toMatchObject({ reason: "compaction_queued" });
+    const request = published("CompactionRequested").at(-1)!.detail;
+    expect(await deleteProcess(deps, key)).toEqual({ status: "deleted" });
+    const after = await partition(key);
+
+    expect(await handleCompactionRequested(deps, request)).toMatchObject({ skipped: "fold not found" });
+    expect(await partition(key)).toEqual(after);
+    await expectOnlyTombstone(key);
+  });
+
+  it("is idempotent: a repeat answers deleted; another tenant's id and an unknown id are 404", async () => {
+    const { deps } = harness();
+    const { key } = await seeded(deps, 2);
+    await expect(deleteProcess(deps, { tenantId: "someone-else", processId: key.processId })).rejects.toMatchObject({ code: "process.not_found" });
+    expect((await partition(key)).length).toBeGreaterThan(1);
+    expect(await deleteProcess(deps, key)).toEqual({ status: "deleted" });
+    const after = await partition(key);
+    expect(await deleteProcess(deps, key)).toEqual({ status: "deleted" });
+    expect(await partition(key)).toEqual(after);
+    await expect(deleteProcess(deps, { tenantId: TENANT, processId: "never-there" })).rejects.toMatchObject({ code: "process.not_found" });
+  });
+
+  it("the history search cache does not answer for a deleted process", async () => {
+    const { deps } = harness();
+    const { key } = await seeded(deps, 6);
+    const found = await deps.history.search(deps, key, { q: "aisle", limit: 5 });
+    expect(found.items.length).toBeGreaterThan(0);
+    expect(deps.history.stats().builds).toBe(1);
+    expect(await deleteProcess(deps, key)).toEqual({ status: "deleted" });
+    await expect(deps.history.search(deps, key, { q: "aisle", limit: 5 })).rejects.toMatchObject({ code: "process.not_found" });
+  });
+
+  it("a process above the inline threshold answers deleting, refuses writes at once, and the worker erases the rest", async () => {
+    const { deps, published } = harness();
+    deps.erasure = { inlineItems: 5, batchItems: 4 };
+    const { key } = await seeded(deps, 20);
+    await store.putInboxItem(TENANT, offer(key, `big-${seq}`));
+
+    expect(await deleteProcess(deps, key)).toEqual({ status: "deleting" });
+    // The inbox goes first, and the tombstone already refuses writes and reads.
+    expect(await inboxOf(key, `big-${seq}`)).toEqual([]);
+    expect((await partition(key)).length).toBeGreaterThan(1);
+    await expect(appendMessage(deps, key, { role: "USER", content: "still there?" })).rejects.toMatchObject({ code: "process.not_found" });
+    await expect(requireProcess(deps, key)).rejects.toMatchObject({ code: "process.not_found" });
+    // A repeat while it is erasing answers deleting again and asks the worker again.
+    expect(await deleteProcess(deps, key)).toEqual({ status: "deleting" });
+    const requests = published("ProcessEraseRequested");
+    expect(requests.map((e) => e.detail)).toEqual([key, key]);
+
+    expect(await handleProcessEraseRequested(deps, requests[0]!.detail)).toMatchObject({ erased: expect.any(Number) });
+    await expectOnlyTombstone(key);
+    // A late second delivery has nothing left to erase.
+    expect(await handleProcessEraseRequested(deps, requests[1]!.detail)).toEqual({ erased: 0 });
+    expect(await deleteProcess(deps, key)).toEqual({ status: "deleted" });
+    await expectOnlyTombstone(key);
+  });
+
+  it("the worker never erases a process that carries no tombstone", async () => {
+    const { deps } = harness();
+    const { key } = await seeded(deps, 2);
+    const before = await partition(key);
+    await expect(handleProcessEraseRequested(deps, key)).rejects.toMatchObject({ code: "process.not_deleted" });
+    expect(await partition(key)).toEqual(before);
+  });
+});
