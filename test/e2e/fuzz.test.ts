@@ -364,7 +364,7 @@ describe("hostile ids and routes", () => {
   it("unknown methods and routes are 404 without a write", async () => {
     const before = await fingerprint();
     for (const [method, path] of [
-      ["DELETE", P(data.processId)],
+      ["DELETE", `${P(data.processId)}/messages`],
       ["PATCH", `${P(data.processId)}/messages`],
       ["DELETE", `/v1/inbox/${data.itemId}`],
       ["POST", "/v1/processes"],
