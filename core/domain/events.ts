@@ -77,6 +77,8 @@ export const EVENTS = {
       foldId: FoldId,
       mode: z.optional(z.string()),
       job: z.optional(z.string()),
+      /** A `commit` job: the prompt (caller's units) of the turn that found the fold due. */
+      promptTokens: z.optional(z.number()),
     }),
   },
 } as const;

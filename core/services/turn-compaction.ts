@@ -4,9 +4,8 @@
  * queues the fold the prompt needs, and trims its answer while the fold is on its way.
  */
 import { commitsPrepared, foldDue, heldAfterUndo, planFold } from "../domain/fold-plan.js";
-import { wantedFold } from "../domain/fold-size.js";
 import type { CompactionResult, Memory, Message } from "../domain/model.js";
-import type { FoldModeName } from "../domain/mode-policy.js";
+import { policyOf, type FoldModeName } from "../domain/mode-policy.js";
 import { newestSummary, replayTokens } from "../domain/replay.js";
 import { trimToFit } from "../domain/trim.js";
 import type { Tunables } from "../domain/tunables.js";
@@ -15,7 +14,9 @@ import { assess, compactIfNeeded, type CompactionRequest, type Known } from "./c
 import type { ServiceDeps } from "./deps.js";
 import { discard, queueFold, STALE } from "./fold-queue.js";
 import { BUDGET_EXCEEDED, budgetRefusal } from "./model-budget.js";
+import { foldWanted } from "./fold-ahead.js";
 import { commitPrepared } from "./prepared-commit.js";
+import { requestCommit } from "./worker-commit.js";
 
 /** The compaction result, the view after it, the messages to answer with and their prompt size (caller's unit). */
 export type TurnCompaction = CompactionResult & { view: ActiveView; messages: Message[]; answerTokens: number };
@@ -71,8 +72,13 @@ export async function compactForTurn(
   // a prepared fold nor queues one the worker would only discard. EMERGENCY never waits.
   const held = (m: FoldModeName) => heldAfterUndo(m, own, view.state.revertHoldTokens);
 
-  // A prepared fold is committed when its threshold is reached (a SOFT one already at SOFT).
-  if (live?.status === "PREPARED" && !held(mode) && commitsPrepared(mode, (live.metadata.preparedFor ?? "HARD") as FoldModeName)) {
+  // A prepared fold is committed when its threshold is reached (a SOFT one already at SOFT): by
+  // the worker, asked here, so that no turn pays for the commit transaction; at EMERGENCY by the
+  // turn itself, which must not wait (docs/compaction.md, "Who commits a prepared fold").
+  const due = live?.status === "PREPARED" && !held(mode) && commitsPrepared(mode, (live.metadata.preparedFor ?? "HARD") as FoldModeName);
+  if (live && due && !policyOf(mode).commitsPreparedInTurn) {
+    await requestCommit(deps, key, live, { mode, promptTokens: tokensBefore });
+  } else if (live && due) {
     const outcome = await commitPrepared(deps, key, view, live, { mode, tokensBefore });
     live = null;
     if (outcome.ok) {
@@ -94,7 +100,8 @@ export async function compactForTurn(
 
   // What the prompt needs now: queue it unless a fold is already on its way.
   const tokensNow = result.compacted ? result.tokensAfter : tokensBefore;
-  const wanted = wantedFold(tokensNow / contextWindow, tunables);
+  // HARD is queued early enough to be prepared before it is due (docs/compaction.md, "When a fold is prepared").
+  const wanted = foldWanted(deps, view, tunables, { tokens: tokensNow, scale, contextWindow });
   if (wanted && !result.compacted && held(wanted)) {
     result.reason = "reverted_recently";
   } else if (wanted && !live) {

@@ -1,7 +1,8 @@
 /**
  * The compaction worker (docs/compaction.md, "The worker"): runs one queued fold per
  * `CompactionRequested` delivery, under the process lease. Prepare jobs store a PREPARED fold
- * (never replayed); manual and range jobs commit as the queued row's id.
+ * (never replayed); manual and range jobs commit as the queued row's id; commit jobs commit a
+ * PREPARED fold a turn found due.
  */
 import { conflict } from "../domain/errors.js";
 import type { EventDetail } from "../domain/events.js";
@@ -19,9 +20,10 @@ import { budgetDiscardReason } from "./model-budget.js";
 import { compactRange } from "./range-compaction.js";
 import { settledView } from "./settle.js";
 import { tagBeforeFold } from "./strength-tagging.js";
+import { commitWhenDue } from "./worker-commit.js";
 
 export type WorkerOutcome =
-  | { done: "prepared" | "committed" | "failed"; foldId: string; compactedMessages?: number }
+  | { done: "prepared" | "committed" | "failed"; foldId: string; compactedMessages?: number; next?: string }
   | { skipped: string; foldId?: string };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -35,6 +37,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * discarded with its reason instead: a retry would meet the same refusal.
  */
 export async function runQueuedFold(deps: ServiceDeps, detail: EventDetail<"CompactionRequested">): Promise<WorkerOutcome> {
+  // A prepared fold that is due: committed here rather than in a turn (services/worker-commit.ts).
+  if (detail.job === "commit") return commitWhenDue(deps, detail);
   const { tenantId, processId, foldId } = detail;
   const key = { tenantId, processId };
   const deadline = Date.now() + deps.compaction.leaseWaitMs;
