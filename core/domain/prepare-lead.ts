@@ -17,9 +17,16 @@ export const PREPARE_MARGIN = 1.5;
 export const GROWTH_WINDOW_MS = 60_000;
 
 /**
- * Our tokens appended per millisecond over the last {@link GROWTH_WINDOW_MS}: the tokens of the
- * messages after the oldest one in that window, over the time since it. 0 with fewer than two
- * messages in the window. Walks back from the newest message only as far as the window reaches.
+ * How many of the newest messages the growth is measured on: they are active whatever was folded
+ * (the anchor and `keepRecent` keep them), so a fold that archived older ones cannot make the
+ * process look slower than it is.
+ */
+export const GROWTH_SAMPLE = 10;
+
+/**
+ * Our tokens appended per millisecond: over the newest {@link GROWTH_SAMPLE} messages within the
+ * last {@link GROWTH_WINDOW_MS}, the tokens of those after the oldest of them, over the time since
+ * it. 0 with fewer than two such messages. Reads only those messages, from the newest.
  *
  * @param messages active messages, oldest first
  */
@@ -27,7 +34,7 @@ export function growthPerMs(messages: readonly Pick<Message, "createdAt" | "toke
   const since = now - windowMs;
   let tokens = 0;
   let oldest: number | null = null;
-  for (let i = messages.length - 1; i >= 0; i--) {
+  for (let i = messages.length - 1; i >= 0 && i >= messages.length - GROWTH_SAMPLE; i--) {
     const at = Date.parse(messages[i]!.createdAt);
     if (!(at >= since)) break;
     if (oldest !== null) tokens += messages[i + 1]!.tokens;

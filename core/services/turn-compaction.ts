@@ -158,8 +158,10 @@ async function settleFolds(deps: ServiceDeps, key: ProcessKey, view: ActiveView)
     else if (stale) await discard(deps, key, fold, STALE, "discarded");
     else (fold.metadata.job === "manual" ? manual : automatic).push(fold);
   }
-  // Normally one automatic fold. After a race, keep a prepared one over a queued one, else the newest.
-  automatic.sort((a, b) => (a.status === b.status ? (a.id < b.id ? 1 : -1) : a.status === "PREPARED" ? -1 : 1));
+  // Normally one automatic fold. After a race (a turn queuing while the worker queues the next
+  // fold after its commit), keep a prepared one over a queued one, else the oldest: the worker
+  // takes requests in order, so the oldest is the one it is most likely summarizing already.
+  automatic.sort((a, b) => (a.status === b.status ? (a.id < b.id ? -1 : 1) : a.status === "PREPARED" ? -1 : 1));
   for (const extra of automatic.slice(1)) await discard(deps, key, extra, `duplicate: fold ${automatic[0]!.id} is kept`, "discarded");
   // The folds arrive oldest first: the oldest manual job is the one the worker runs next.
   return manual[0] ?? automatic[0] ?? null;

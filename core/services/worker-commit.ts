@@ -14,7 +14,7 @@ import { replayTokens } from "../domain/replay.js";
 import { publishSafely } from "../ports/events.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
 import type { ServiceDeps } from "./deps.js";
-import { foldWanted } from "./fold-ahead.js";
+import { nextFoldDue } from "./fold-ahead.js";
 import { discard, queueFold } from "./fold-queue.js";
 import { budgetRefusal } from "./model-budget.js";
 import { commitPrepared } from "./prepared-commit.js";
@@ -73,8 +73,9 @@ export async function commitWhenDue(deps: ServiceDeps, detail: EventDetail<"Comp
 
 /**
  * Prepares the next fold while this one commits: when the prompt after the commit plus its growth
- * over one prepare latency reaches the HARD rung, a fold is queued at the new META version now
- * rather than by a later turn (docs/compaction.md, "When a fold is prepared").
+ * over one prepare latency reaches hardThreshold, a HARD fold (EMERGENCY if the prompt is still
+ * there) is queued at the new META version now rather than by a later turn (docs/compaction.md,
+ * "When a fold is prepared").
  */
 async function queueNextIfDue(
   deps: ServiceDeps,
@@ -86,8 +87,8 @@ async function queueNextIfDue(
   const contextWindow = committed.metadata.contextWindow;
   if (!contextWindow || view.folds.some((f) => f.metadata.job !== "range")) return null;
   const tunables = await deps.tunables.forProcess(key.tenantId, view.state.process.projectId);
-  const wanted = foldWanted(deps, view, tunables, { tokens: o.tokensAfter, scale: o.scale, contextWindow });
-  if (!wanted || policyOf(wanted).optional) return null;
+  if (!nextFoldDue(deps, view, tunables, { tokens: o.tokensAfter, scale: o.scale, contextWindow })) return null;
+  const wanted = o.tokensAfter / contextWindow >= tunables.emergencyThreshold ? "EMERGENCY" : "HARD";
   const own = replayTokens(view);
   const plan = planFold(view.messages, wanted, tunables, { contextWindow: undefined, own, tokensBefore: o.tokensAfter, minSaving: true });
   if (!plan.ok || (await budgetRefusal(deps, key.tenantId)) !== null) return null;

@@ -20,6 +20,7 @@ import { budgetDiscardReason } from "./model-budget.js";
 import { compactRange } from "./range-compaction.js";
 import { settledView } from "./settle.js";
 import { tagBeforeFold } from "./strength-tagging.js";
+import { foldReadyInTime } from "./fold-ahead.js";
 import { commitWhenDue } from "./worker-commit.js";
 
 export type WorkerOutcome =
@@ -135,6 +136,9 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, read: ActiveView, fol
     await discard(deps, key, fold, plan.reason, "discarded");
     return { skipped: "nothing to fold", foldId: fold.id };
   }
+  // A process that grows fast gets what one summarizer call holds, ready one call after it was queued.
+  const tokens = fold.metadata.tokensBefore ?? own;
+  const toFold = foldReadyInTime(deps, view, tunables, plan.fold, { tokens, scale: own > 0 ? tokens / own : 1, contextWindow: fold.metadata.contextWindow });
   let current: Memory | null = fold;
   const run = await runFold(
     deps,
@@ -142,7 +146,7 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, read: ActiveView, fol
     view,
     tunables,
     // After an undo the same fold is not prepared again until the replay grew (docs/compaction.md).
-    { fold: plan.fold, metricMode: metricModeOf(mode), contextWindow: fold.metadata.contextWindow, holdCheckTokens: plan.holdCheckTokens },
+    { fold: toFold, metricMode: metricModeOf(mode), contextWindow: fold.metadata.contextWindow, holdCheckTokens: plan.holdCheckTokens },
     {
       // A duplicate delivery may have prepared this fold between our read and our lease: preparing
       // does not move the version the lease checks, so the row itself is read again under the lease.

@@ -14,6 +14,7 @@ import { EVENTS } from "../../core/domain/events.js";
 import type { Memory, Role } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
+import { queueFold } from "../../core/services/fold-queue.js";
 import { compactManually } from "../../core/services/manual-compaction.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
@@ -233,5 +234,20 @@ describe("the worker commits a prepared fold that is due", () => {
     const [request] = requests(h, "commit");
     expect(await handleCompactionRequested(h.deps, request!.detail)).toMatchObject({ done: "committed" });
     expect(await folds(key)).toEqual([]);
+  });
+});
+
+describe("two automatic folds after a race", () => {
+  it("the turn keeps the older queued fold, which the worker takes first, and discards the newer as a duplicate", async () => {
+    const h = harness({ worker: false });
+    const key = await seeded(h, 30, 45_000);
+    const view = (await store.activeView(key))!;
+    const older = await queueFold(h.deps, key, view, { mode: "HARD", job: "prepare", contextWindow: WINDOW, tokensBefore: 7_200 });
+    h.advance(1_000);
+    const newer = await queueFold(h.deps, key, view, { mode: "HARD", job: "prepare", contextWindow: WINDOW, tokensBefore: 7_200 });
+    const out = await runTurn(h.deps, key, turn(0.72));
+    expect(out.compaction).toMatchObject({ reason: "compaction_queued", memoryId: older.id });
+    expect((await store.getMemory(key, newer.id))!).toMatchObject({ status: "DISCARDED", metadata: { discardReason: expect.stringContaining("duplicate") } });
+    expect((await store.getMemory(key, older.id))!.status).toBe("QUEUED");
   });
 });
