@@ -1,7 +1,8 @@
 /**
  * The turn's compaction step (docs/compaction.md, "What a turn does"). Inline: the sliding window
- * as is. Background: no turn calls a summarizer; it commits a prepared fold that still fits,
- * queues the fold the prompt needs, and trims its answer while the fold is on its way.
+ * as is. Background: no turn calls a summarizer; it asks the worker to commit a prepared fold that
+ * is due (at EMERGENCY commits it itself), queues the fold the prompt needs early enough for it to
+ * be ready in time, and trims its answer while the fold is on its way.
  */
 import { commitsPrepared, foldDue, heldAfterUndo, planFold } from "../domain/fold-plan.js";
 import type { CompactionResult, Memory, Message } from "../domain/model.js";
@@ -34,8 +35,9 @@ function trimmedAnswer(view: ActiveView, tunables: Tunables, contextWindow: numb
 
 /**
  * The turn's compaction step. Inline: {@link compactIfNeeded} as is, its answer trimmed when the
- * tenant's daily budget refused the fold. Background: commit a prepared fold that fits (no model
- * call, so also over the budget), queue the fold the prompt needs when none is prepared and the
+ * tenant's daily budget refused the fold. Background: have a due prepared fold committed (by the
+ * worker; at EMERGENCY here, with no model call, so also over the budget), queue the fold the
+ * prompt needs when none is prepared and the
  * budget is not used up, and trim the answer below the emergency threshold while the fold is not
  * ready.
  */
