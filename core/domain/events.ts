@@ -77,6 +77,8 @@ export const EVENTS = {
       foldId: FoldId,
       mode: z.optional(z.string()),
       job: z.optional(z.string()),
+      /** A `commit` job: the prompt (caller's units) of the turn that found the fold due. */
+      promptTokens: z.optional(z.number()),
     }),
   },
   /** Internal: the service's request to erase a deleted process in the background (docs/api.md, "Deleting a process"). */

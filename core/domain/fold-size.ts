@@ -60,12 +60,17 @@ export function sizeFold<M extends SelectableMessage & { tokens: number }>(
   return foldOldestUntil(selection, toFree);
 }
 
-/** The fold the prompt needs at `ratio` (the ladder's queue rungs): HARD already from prepareThreshold, SOFT below that. */
+/**
+ * The fold the prompt needs at `ratio` (the ladder's queue rungs): HARD once `ratio + lead` reaches
+ * hardThreshold (at the latest from prepareThreshold, at the earliest from softThreshold), SOFT
+ * below that. `lead`: the expected growth while a fold is prepared (domain/prepare-lead.ts).
+ */
 export function wantedFold(
   ratio: number,
   t: Pick<Tunables, "emergencyThreshold" | "prepareThreshold" | "hardThreshold" | "softThreshold">,
+  lead = 0,
 ): FoldModeName | null {
-  return climb(ratio, (p) => p.queuedFrom(t));
+  return climb(ratio, (p) => p.queuedFrom(t, lead));
 }
 
 /**

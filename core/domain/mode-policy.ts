@@ -26,8 +26,13 @@ export type ModeTunables = Pick<
 export interface ModePolicy {
   /** The prompt/window ratio from which a turn is in this mode. */
   threshold: (t: Pick<ModeTunables, "softThreshold" | "hardThreshold" | "emergencyThreshold">) => number;
-  /** The ratio from which a background turn queues this mode's fold (HARD: already from prepareThreshold). */
-  queuedFrom: (t: Pick<ModeTunables, "softThreshold" | "hardThreshold" | "emergencyThreshold" | "prepareThreshold">) => number;
+  /**
+   * The ratio from which a background turn queues this mode's fold. HARD: when the prompt plus
+   * `lead` (the share of the window it is expected to grow by while the fold is prepared,
+   * domain/prepare-lead.ts) reaches hardThreshold, never later than prepareThreshold and never
+   * before softThreshold; at or above hardThreshold prepareThreshold prepares nothing ahead.
+   */
+  queuedFrom: (t: Pick<ModeTunables, "softThreshold" | "hardThreshold" | "emergencyThreshold" | "prepareThreshold">, lead?: number) => number;
   /** How many of the newest messages stay verbatim. */
   anchor: (t: Pick<ModeTunables, "softAnchor" | "hardAnchor" | "emergencyAnchor">) => number;
   /** The strengths that fold (docs/compaction.md, "What is folded"); pinned never does. */
@@ -44,6 +49,12 @@ export interface ModePolicy {
    * in this mode only when it was prepared for this mode. A required fold always runs.
    */
   optional: boolean;
+  /**
+   * A turn in this mode commits a due PREPARED fold itself (the commit transaction in the turn).
+   * Otherwise it asks the worker to commit it and answers the current view, which is still inside
+   * the window (docs/compaction.md, "Who commits a prepared fold").
+   */
+  commitsPreparedInTurn: boolean;
   /** Before the fold, unrated messages are rated by the strength analyzer (`inlineOnCompaction`). */
   ratesStrengthFirst: boolean;
   /**
@@ -65,18 +76,21 @@ export const MODE_POLICY: Readonly<Record<FoldModeName, ModePolicy>> = {
     honoursRevertHold: true,
     usesFoldTarget: false,
     optional: true,
+    commitsPreparedInTurn: false,
     ratesStrengthFirst: false,
     fallsBackToOffline: false,
   },
   HARD: {
     threshold: (t) => t.hardThreshold,
-    queuedFrom: (t) => Math.min(t.prepareThreshold, t.hardThreshold),
+    queuedFrom: (t, lead = 0) =>
+      t.prepareThreshold >= t.hardThreshold ? t.hardThreshold : Math.min(t.prepareThreshold, Math.max(t.softThreshold, t.hardThreshold - lead)),
     anchor: (t) => t.hardAnchor,
     folds: ["weak", "normal"],
     foldsCurrentTurn: true,
     honoursRevertHold: true,
     usesFoldTarget: true,
     optional: false,
+    commitsPreparedInTurn: false,
     ratesStrengthFirst: true,
     fallsBackToOffline: false,
   },
@@ -90,6 +104,8 @@ export const MODE_POLICY: Readonly<Record<FoldModeName, ModePolicy>> = {
     honoursRevertHold: false,
     usesFoldTarget: true,
     optional: false,
+    // The prompt is at the window's edge: the turn does not wait for a worker's commit.
+    commitsPreparedInTurn: true,
     ratesStrengthFirst: false,
     fallsBackToOffline: true,
   },

@@ -21,13 +21,17 @@ export type PreparedCommit =
   | { ok: false; reason: "stale" }
   | { ok: false; reason: string; fold: Memory };
 
-/** Commits a PREPARED fold in the turn: the commit protocol without the summarizer step. */
+/**
+ * Commits a PREPARED fold: the commit protocol without the summarizer step. An EMERGENCY turn
+ * commits it itself (`producedBy: "prepared"`); otherwise the worker does, asked by the turn that
+ * found it due (`producedBy: "worker"`, services/worker-commit.ts).
+ */
 export async function commitPrepared(
   deps: ServiceDeps,
   key: ProcessKey,
   view: ActiveView,
   fold: Memory,
-  o: { mode: FoldModeName; tokensBefore: number },
+  o: { mode: FoldModeName; tokensBefore: number; producedBy?: "prepared" | "worker" },
 ): Promise<PreparedCommit> {
   const prior = newestSummary(view);
   // The replay index does not carry sourceRefs: read the fold itself (only on the committing turn).
@@ -58,7 +62,7 @@ export async function commitPrepared(
     status: "OK",
     createdAt: now.toISOString(),
     supersededAt: null,
-    metadata: { ...metadata, mode: o.mode, producedBy: "prepared", tokensBefore: o.tokensBefore },
+    metadata: { ...metadata, mode: o.mode, producedBy: o.producedBy ?? "prepared", tokensBefore: o.tokensBefore },
   };
   const folded = full.sourceRefs.map((id) => active.get(id)!);
   memory.metadata.tokensAfter = tokensAfterFold(view, { fold: folded, tokensBefore: o.tokensBefore }, memory.tokens);

@@ -1,12 +1,12 @@
 /**
  * The turn's compaction step (docs/compaction.md, "What a turn does"). Inline: the sliding window
- * as is. Background: no turn calls a summarizer; it commits a prepared fold that still fits,
- * queues the fold the prompt needs, and trims its answer while the fold is on its way.
+ * as is. Background: no turn calls a summarizer; it asks the worker to commit a prepared fold that
+ * is due (at EMERGENCY commits it itself), queues the fold the prompt needs early enough for it to
+ * be ready in time, and trims its answer while the fold is on its way.
  */
 import { commitsPrepared, foldDue, heldAfterUndo, planFold } from "../domain/fold-plan.js";
-import { wantedFold } from "../domain/fold-size.js";
 import type { CompactionResult, Memory, Message } from "../domain/model.js";
-import type { FoldModeName } from "../domain/mode-policy.js";
+import { policyOf, type FoldModeName } from "../domain/mode-policy.js";
 import { newestSummary, replayTokens } from "../domain/replay.js";
 import { trimBlock, trimLimit, trimToFit } from "../domain/trim.js";
 import type { Tunables } from "../domain/tunables.js";
@@ -15,7 +15,9 @@ import { assess, compactIfNeeded, type CompactionRequest, type Known } from "./c
 import type { ServiceDeps } from "./deps.js";
 import { discard, queueFold, STALE } from "./fold-queue.js";
 import { BUDGET_EXCEEDED, budgetRefusal } from "./model-budget.js";
+import { foldWanted } from "./fold-ahead.js";
 import { commitPrepared } from "./prepared-commit.js";
+import { requestCommit } from "./worker-commit.js";
 
 /** The compaction result, the view after it, the messages to answer with and their prompt size (caller's unit). */
 export type TurnCompaction = CompactionResult & { view: ActiveView; messages: Message[]; answerTokens: number };
@@ -34,8 +36,9 @@ function trimmedAnswer(view: ActiveView, tunables: Tunables, contextWindow: numb
 
 /**
  * The turn's compaction step. Inline: {@link compactIfNeeded} as is, its answer trimmed when the
- * tenant's daily budget refused the fold. Background: commit a prepared fold that fits (no model
- * call, so also over the budget), queue the fold the prompt needs when none is prepared and the
+ * tenant's daily budget refused the fold. Background: have a due prepared fold committed (by the
+ * worker; at EMERGENCY here, with no model call, so also over the budget), queue the fold the
+ * prompt needs when none is prepared and the
  * budget is not used up, and trim the answer below the emergency threshold while the fold is not
  * ready.
  */
@@ -72,8 +75,13 @@ export async function compactForTurn(
   // a prepared fold nor queues one the worker would only discard. EMERGENCY never waits.
   const held = (m: FoldModeName) => heldAfterUndo(m, own, view.state.revertHoldTokens);
 
-  // A prepared fold is committed when its threshold is reached (a SOFT one already at SOFT).
-  if (live?.status === "PREPARED" && !held(mode) && commitsPrepared(mode, (live.metadata.preparedFor ?? "HARD") as FoldModeName)) {
+  // A prepared fold is committed when its threshold is reached (a SOFT one already at SOFT): by
+  // the worker, asked here, so that no turn pays for the commit transaction; at EMERGENCY by the
+  // turn itself, which must not wait (docs/compaction.md, "Who commits a prepared fold").
+  const due = live?.status === "PREPARED" && !held(mode) && commitsPrepared(mode, (live.metadata.preparedFor ?? "HARD") as FoldModeName);
+  if (live && due && !policyOf(mode).commitsPreparedInTurn) {
+    await requestCommit(deps, key, live, { mode, promptTokens: tokensBefore });
+  } else if (live && due) {
     const outcome = await commitPrepared(deps, key, view, live, { mode, tokensBefore });
     live = null;
     if (outcome.ok) {
@@ -95,7 +103,8 @@ export async function compactForTurn(
 
   // What the prompt needs now: queue it unless a fold is already on its way.
   const tokensNow = result.compacted ? result.tokensAfter : tokensBefore;
-  const wanted = wantedFold(tokensNow / contextWindow, tunables);
+  // HARD is queued early enough to be prepared before it is due (docs/compaction.md, "When a fold is prepared").
+  const wanted = foldWanted(deps, view, tunables, { tokens: tokensNow, scale, contextWindow });
   if (wanted && !result.compacted && held(wanted)) {
     result.reason = "reverted_recently";
   } else if (wanted && !live) {
@@ -152,8 +161,10 @@ async function settleFolds(deps: ServiceDeps, key: ProcessKey, view: ActiveView)
     else if (stale) await discard(deps, key, fold, STALE, "discarded");
     else (fold.metadata.job === "manual" ? manual : automatic).push(fold);
   }
-  // Normally one automatic fold. After a race, keep a prepared one over a queued one, else the newest.
-  automatic.sort((a, b) => (a.status === b.status ? (a.id < b.id ? 1 : -1) : a.status === "PREPARED" ? -1 : 1));
+  // Normally one automatic fold. After a race (a turn queuing while the worker queues the next
+  // fold after its commit), keep a prepared one over a queued one, else the oldest: the worker
+  // takes requests in order, so the oldest is the one it is most likely summarizing already.
+  automatic.sort((a, b) => (a.status === b.status ? (a.id < b.id ? -1 : 1) : a.status === "PREPARED" ? -1 : 1));
   for (const extra of automatic.slice(1)) await discard(deps, key, extra, `duplicate: fold ${automatic[0]!.id} is kept`, "discarded");
   // The folds arrive oldest first: the oldest manual job is the one the worker runs next.
   return manual[0] ?? automatic[0] ?? null;

@@ -1,7 +1,8 @@
 /**
  * The compaction worker (docs/compaction.md, "The worker"): runs one queued fold per
  * `CompactionRequested` delivery, under the process lease. Prepare jobs store a PREPARED fold
- * (never replayed); manual and range jobs commit as the queued row's id.
+ * (never replayed); manual and range jobs commit as the queued row's id; commit jobs commit a
+ * PREPARED fold a turn found due.
  */
 import { conflict } from "../domain/errors.js";
 import type { EventDetail } from "../domain/events.js";
@@ -19,9 +20,11 @@ import { budgetDiscardReason } from "./model-budget.js";
 import { compactRange } from "./range-compaction.js";
 import { settledView } from "./settle.js";
 import { tagBeforeFold } from "./strength-tagging.js";
+import { foldReadyInTime } from "./fold-ahead.js";
+import { commitWhenDue } from "./worker-commit.js";
 
 export type WorkerOutcome =
-  | { done: "prepared" | "committed" | "failed"; foldId: string; compactedMessages?: number }
+  | { done: "prepared" | "committed" | "failed"; foldId: string; compactedMessages?: number; next?: string }
   | { skipped: string; foldId?: string };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -35,6 +38,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * discarded with its reason instead: a retry would meet the same refusal.
  */
 export async function runQueuedFold(deps: ServiceDeps, detail: EventDetail<"CompactionRequested">): Promise<WorkerOutcome> {
+  // A prepared fold that is due: committed here rather than in a turn (services/worker-commit.ts).
+  if (detail.job === "commit") return commitWhenDue(deps, detail);
   const { tenantId, processId, foldId } = detail;
   const key = { tenantId, processId };
   const deadline = Date.now() + deps.compaction.leaseWaitMs;
@@ -131,6 +136,9 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, read: ActiveView, fol
     await discard(deps, key, fold, plan.reason, "discarded");
     return { skipped: "nothing to fold", foldId: fold.id };
   }
+  // A process that grows fast gets what one summarizer call holds, ready one call after it was queued.
+  const tokens = fold.metadata.tokensBefore ?? own;
+  const toFold = foldReadyInTime(deps, view, tunables, plan.fold, { tokens, scale: own > 0 ? tokens / own : 1, contextWindow: fold.metadata.contextWindow });
   let current: Memory | null = fold;
   const run = await runFold(
     deps,
@@ -138,7 +146,7 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, read: ActiveView, fol
     view,
     tunables,
     // After an undo the same fold is not prepared again until the replay grew (docs/compaction.md).
-    { fold: plan.fold, metricMode: metricModeOf(mode), contextWindow: fold.metadata.contextWindow, holdCheckTokens: plan.holdCheckTokens },
+    { fold: toFold, metricMode: metricModeOf(mode), contextWindow: fold.metadata.contextWindow, holdCheckTokens: plan.holdCheckTokens },
     {
       // A duplicate delivery may have prepared this fold between our read and our lease: preparing
       // does not move the version the lease checks, so the row itself is read again under the lease.

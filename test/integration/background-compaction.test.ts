@@ -129,7 +129,7 @@ describe("turns in the background mode", () => {
     expect(await foldsOf(key)).toHaveLength(1);
   });
 
-  it("the worker prepares the fold (never replayed); reaching HARD commits it with no summarizer call", async () => {
+  it("the worker prepares the fold (never replayed); reaching HARD, the worker commits it with no summarizer call", async () => {
     const { deps, fake, bus, metrics } = harness();
     const { key, messages } = await seeded(deps, 30);
     await runTurn(deps, key, turn(7_200, "Which aisle first?"));
@@ -149,17 +149,21 @@ describe("turns in the background mode", () => {
     expect(between.context.block).not.toContain("Earlier Conversation");
 
     const late = (await appendMessage(deps, key, { role: "ASSISTANT", content: "Aisle 3 is free now." })).message;
+    // The HARD turn asks the worker to commit it and answers the view it read (docs/compaction.md, "Who commits a prepared fold").
     const hard = await runTurn(deps, key, turn(8_700, "Go on."));
-    expect(fake.calls).toHaveLength(1); // no model call in the turn
-    expect(hard.compaction).toMatchObject({ mode: "HARD", compacted: true, memoryId: prepared!.id, compactedMessages: prepared!.sourceRefs.length });
-    expect(hard.context.block).toContain("## Earlier Conversation (compacted)");
-    expect(hard.messages.map((m) => m.id)).toContain(late.id); // appended after preparing: still active
+    expect(hard.compaction).toMatchObject({ mode: "HARD", compacted: false, reason: "compaction_queued", memoryId: prepared!.id });
+    await bus.drain();
+    expect(fake.calls).toHaveLength(1); // no model call to commit it
+    const after = await runTurn(deps, key, turn(5_000, "And now?"));
+    expect(after.context.block).toContain("## Earlier Conversation (compacted)");
+    expect(after.messages.map((m) => m.id)).toContain(late.id); // appended after preparing: still active
     const memory = (await store.getMemory(key, prepared!.id))!;
-    expect(memory).toMatchObject({ status: "OK", metadata: { producedBy: "prepared", mode: "HARD", preparedFor: "HARD" } });
+    expect(memory).toMatchObject({ status: "OK", metadata: { producedBy: "worker", mode: "HARD", preparedFor: "HARD" } });
+    expect(memory.sourceRefs).toEqual(prepared!.sourceRefs);
     expect(memory.metadata.expiresAt).toBeUndefined();
     expect(metrics.prepared).toEqual(["used"]);
     expect(bus.published().filter((e) => e.detailType === "MemoryCompacted")).toEqual([
-      expect.objectContaining({ detail: expect.objectContaining({ memoryId: prepared!.id, producedBy: "prepared", mode: "HARD" }) }),
+      expect.objectContaining({ detail: expect.objectContaining({ memoryId: prepared!.id, producedBy: "worker", mode: "HARD" }) }),
     ]);
     await bus.drain();
     expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
@@ -271,8 +275,9 @@ describe("turns in the background mode", () => {
     const hard = await runTurn(deps, key, turn(8_700, "Go on."));
     expect(fake.calls.length).toBe(calls);
     expect(hard.compaction).toMatchObject({ compacted: false, reason: "compaction_queued" });
-    expect((await store.getMemory(key, prepared!.id))!.status).toBe("DISCARDED");
     expect(hard.messages.map((m) => m.id)).toContain(covered);
+    await bus.drain(); // the worker, asked to commit it, finds it no longer fits
+    expect((await store.getMemory(key, prepared!.id))!.status).toBe("DISCARDED");
     await bus.drain();
     expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
   });
@@ -369,6 +374,7 @@ describe("turns in the background mode", () => {
     expect(fake.calls).toHaveLength(1);
     expect(worked).toEqual(expect.arrayContaining([expect.objectContaining({ done: "prepared" }), expect.objectContaining({ skipped: "fold is PREPARED" })]));
     await runTurn(deps, key, turn(8_700, "Go on."));
+    await bus.drain();
     expect(await handleCompactionRequested(deps, request.detail)).toMatchObject({ skipped: "fold is OK" });
     expect(fake.calls).toHaveLength(1);
     expect((await store.listMemories(key)).filter((m) => m.status === "OK")).toHaveLength(1);

@@ -77,20 +77,35 @@ describe("the compaction log line", () => {
     ]);
   });
 
-  it("a fold the worker prepared, committed by a later turn, is logged as prepared under that turn's message", async () => {
+  it("a fold the worker prepared, committed by a later EMERGENCY turn, is logged as prepared under that turn's message", async () => {
     const { deps, log, bus } = harness();
     const key = await seeded(deps, "vance");
     await runTurn(deps, key, turn(7_200, "Which aisle first?"));
     await bus.drain();
     expect(compactionEntries(log)).toEqual([]);
-    const out = await runTurn(deps, key, turn(8_700, "Go on."));
-    expect(out.compaction).toMatchObject({ mode: "HARD", compacted: true });
+    const out = await runTurn(deps, key, turn(9_600, "Go on."));
+    expect(out.compaction).toMatchObject({ mode: "EMERGENCY", compacted: true });
     const memory = (await store.getMemory(key, out.compaction.memoryId!))!;
     expect(memory.metadata.producedBy).toBe("prepared");
     const turnMessage = out.messages.at(-1)!;
     expect(turnMessage.content).toBe("Go on.");
     expect(compactionEntries(log).map((e) => e.message)).toEqual([
-      `vance.turn id='${turnMessage.id}' compaction (prepared HARD) ok: ${memory.sourceRefs.length} msgs -> ${memory.content.length} chars`,
+      `vance.turn id='${turnMessage.id}' compaction (prepared EMERGENCY) ok: ${memory.sourceRefs.length} msgs -> ${memory.content.length} chars`,
+    ]);
+  });
+
+  it("a prepared fold the worker commits when a HARD turn found it due is logged as the worker's, under the memory's id", async () => {
+    const { deps, log, bus } = harness();
+    const key = await seeded(deps, "vance");
+    await runTurn(deps, key, turn(7_200, "Which aisle first?"));
+    await bus.drain();
+    const out = await runTurn(deps, key, turn(8_700, "Go on."));
+    expect(out.compaction).toMatchObject({ mode: "HARD", compacted: false, reason: "compaction_queued" });
+    await bus.drain();
+    const memory = (await store.getMemory(key, out.compaction.memoryId!))!;
+    expect(memory).toMatchObject({ status: "OK", metadata: { producedBy: "worker" } });
+    expect(compactionEntries(log).map((e) => e.message)).toEqual([
+      `vance.turn id='${memory.id}' compaction (worker HARD) ok: ${memory.sourceRefs.length} msgs -> ${memory.content.length} chars`,
     ]);
   });
 

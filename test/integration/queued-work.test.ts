@@ -139,8 +139,10 @@ describe("a manual job next to an automatic fold", () => {
     expect(await handleCompactionRequested(deps, requestFor(manualId))).toMatchObject({ done: "failed" });
     expect((await store.getMemory(key, manualId))!).toMatchObject({ status: "DISCARDED", metadata: { discardReason: "summarizer_failed: provider_unavailable" } });
 
+    // HARD asks the worker to commit the prepared fold (docs/compaction.md, "Who commits a prepared fold").
     const hard = await runTurn(deps, key, turn(8_700, "Go on."));
-    expect(hard.compaction).toMatchObject({ mode: "HARD", compacted: true, memoryId: preparedId });
+    expect(hard.compaction).toMatchObject({ mode: "HARD", compacted: false, reason: "compaction_queued", memoryId: preparedId });
+    expect(await handleCompactionRequested(deps, { ...requestFor(preparedId), job: "commit" })).toMatchObject({ done: "committed", foldId: preparedId });
     expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
   });
 });
@@ -183,7 +185,8 @@ describe("a late delivery of CompactionRequested", () => {
 
     expect(await statusOf(key, foldId)).toBe("PREPARED");
     const hard = await runTurn(deps, key, turn(8_700, "Go on."));
-    expect(hard.compaction).toMatchObject({ mode: "HARD", compacted: true, memoryId: foldId });
+    expect(hard.compaction).toMatchObject({ mode: "HARD", compacted: false, reason: "compaction_queued", memoryId: foldId });
+    expect(await handleCompactionRequested(deps, { ...requestFor(foldId), job: "commit" })).toMatchObject({ done: "committed", foldId });
     expect(await checkInvariants(store, key, { settled: true, noLease: true })).toEqual([]);
   });
 });

@@ -24,7 +24,7 @@ describe("a background SOFT fold", () => {
     // About 1,800 weak tokens: not enough for a minimum of 100,000, so SOFT waits.
     { min: "100000", weakText: "Thinking aloud about module names here. ".repeat(45), expected: "below_min_saving" },
   ])("with softMinFoldTokens $min: $expected", async ({ min, weakText, expected }) => {
-    const deps = createDeps({
+    const base = createDeps({
       env: { COMPACTION_SOFT_MIN_FOLD_TOKENS: min },
       store,
       events: createLocalBus(),
@@ -32,6 +32,9 @@ describe("a background SOFT fold", () => {
       log: createMemoryLog(),
       summarizerFactory: async () => createFakeSummarizer(),
     });
+    // A minute between writes: a process this slow gets its HARD fold queued at prepareThreshold.
+    let now = Date.parse("2026-12-01T10:00:00.000Z");
+    const deps = { ...base, clock: { now: () => new Date((now += 60_000)) } };
     const key = { tenantId: "soft-min", processId: `soft-min-${min}` };
     await upsertProcess(deps, key.tenantId, key.processId, { projectId: "p" });
     for (let i = 0; i < 4; i++) await appendMessage(deps, key, { role: "ASSISTANT", content: weakText, tags: ["STRENGTH:weak"] });

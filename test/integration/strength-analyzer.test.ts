@@ -322,7 +322,7 @@ describe.each(Object.keys(ADAPTERS) as Array<keyof typeof ADAPTERS>)("the model 
 });
 
 describe("the model analyzer in background mode", () => {
-  it("runs in the worker before it prepares the fold; the turn that commits the fold calls no model", async () => {
+  it("runs in the worker before it prepares the fold; committing the fold calls no model", async () => {
     const { deps, bus } = harness({
       env: { COMPACTION_EXECUTION: "background", STRENGTH_INLINE_ON_COMPACTION: "true" },
       summarizer: ADAPTERS.openai.make(),
@@ -343,8 +343,11 @@ describe("the model analyzer in background mode", () => {
     expect(prepared!.sourceRefs).toContain(ack.id);
 
     // The analyzer's writes did not move the version: the prepared fold is still good and commits.
-    const committed = await runTurn(deps, key, hard);
-    expect(committed.compaction).toMatchObject({ mode: "HARD", compacted: true, memoryId: prepared!.id });
+    // The HARD turn asks the worker to commit it (docs/compaction.md, "Who commits a prepared fold").
+    const due = await runTurn(deps, key, hard);
+    expect(due.compaction).toMatchObject({ mode: "HARD", compacted: false, reason: "compaction_queued", memoryId: prepared!.id });
+    await bus.drain();
+    expect((await store.getMemory(key, prepared!.id))!.status).toBe("OK");
     expect(server.requests).toHaveLength(2);
     expect(await byId(key, decision.id)).toMatchObject({ archivedInMemoryId: null, tags: ["STRENGTH:strong", "STRENGTH_BY:model-analyzer"] });
   });

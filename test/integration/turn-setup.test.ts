@@ -80,7 +80,7 @@ async function calls(loads: { count: number }, work: () => Promise<unknown>) {
 }
 
 describe("one turn resolves the window and loads the tunables once", () => {
-  it("a background turn that queues a fold, then one that commits the prepared fold", async () => {
+  it("a background turn that queues a fold, then an EMERGENCY one that commits the prepared fold itself", async () => {
     const { deps, loads, requestFor } = counted();
     const key = await seeded(deps, 30);
     let queued = "";
@@ -88,7 +88,7 @@ describe("one turn resolves the window and loads the tunables once", () => {
     expect(queued).not.toBe("");
     expect(await handleCompactionRequested(deps, requestFor(queued))).toMatchObject({ done: "prepared" });
     let compacted = false;
-    expect(await calls(loads, async () => (compacted = (await runTurn(deps, key, turn(8_700))).compaction.compacted))).toEqual({ tunables: 1, windows: 1 });
+    expect(await calls(loads, async () => (compacted = (await runTurn(deps, key, turn(9_600))).compaction.compacted))).toEqual({ tunables: 1, windows: 1 });
     expect(compacted).toBe(true);
   });
 

@@ -109,7 +109,8 @@ async function deliverAnswer(run: ChaosRun, e: Engine, event: PublishedEvent, op
 /**
  * Delivers one CompactionRequested to the worker `copies` times (a duplicate is concurrent when
  * the op says so), each redelivered on error. Every third delivery of a prepare job makes a crash
- * due, by turns before and after the worker stores the prepared summary. A due crash rides on
+ * due, by turns before and after the worker stores the prepared summary; every second delivery of
+ * a commit job one before and after its commit transaction. A due crash rides on
  * every first attempt until one of them reaches the store and dies there: most deliveries find
  * their fold stale or leased and never write it, so a crash planned for one delivery alone could
  * miss the store for a whole run. The turn follows the crashes that happened, not the deliveries:
@@ -120,19 +121,27 @@ async function deliverFold(run: ChaosRun, e: Engine, event: PublishedEvent, op: 
   if (copies > 1) countFault(run.stats, "duplicate-delivery", copies - 1);
   const one = async (copy: number) => {
     for (let n = 1; n <= ATTEMPTS; n++) {
-      // A range job stores no prepared summary: the crash schedule counts the other jobs only.
-      const prepareJob = event.detail.job !== "range";
+      // A range job stores no prepared summary: the crash schedule counts the other jobs only. A
+      // commit job (a prepared fold a turn found due) crashes at its commit transaction instead.
+      const commitJob = event.detail.job === "commit";
+      const prepareJob = event.detail.job !== "range" && !commitJob;
       if (prepareJob && ++run.workerDeliveries % 3 === 0) run.workerCrashDue = true;
+      if (commitJob && ++run.commitDeliveries % 2 === 0) run.commitCrashDue = true;
       const crash: OpFaults | null =
         prepareJob && copy === 0 && n === 1 && run.workerCrashDue
           ? { fault: { method: "storeFold", when: run.workerCrashes % 2 ? "after" : "before", nth: 1, crash: true }, summarizer: [] }
-          : null;
+          : commitJob && copy === 0 && n === 1 && run.commitCrashDue
+            ? { fault: { method: "commitCompaction", when: run.commitCrashes % 2 ? "after" : "before", nth: 1, crash: true }, summarizer: [] }
+            : null;
       // The op's summarizer outcomes and stall meet the worker's first attempt (the range job of an
       // accepted offer, or the prepared fold of a turn).
       const faults =
         crash ?? (copy === 0 && n === 1 && op && op.fault?.method !== "appendMessage" ? { fault: null, summarizer: op.summarizer, stall: op.stall, hold: op.hold } : NO_FAULTS);
       const r = await attempt(run, e, faults, (deps) => handleCompactionRequested(deps, event.detail));
-      if (crash && r.dead) {
+      if (crash && r.dead && commitJob) {
+        run.commitCrashes++;
+        run.commitCrashDue = false;
+      } else if (crash && r.dead) {
         run.workerCrashes++;
         run.workerCrashDue = false;
       }

@@ -24,7 +24,8 @@ export async function checkGlobal(run: ChaosRun, engines: readonly Engine[], cle
       stats.compactions.folds[m.status] = (stats.compactions.folds[m.status] ?? 0) + 1;
       continue;
     }
-    if (m.metadata.producedBy === "prepared") stats.compactions.preparedUsed++;
+    // Prepared by the worker, committed by an EMERGENCY turn (`prepared`) or by the worker when a turn found it due.
+    if (m.metadata.producedBy === "prepared" || (m.metadata.producedBy === "worker" && m.metadata.preparedAt !== undefined)) stats.compactions.preparedUsed++;
     stats.compactions.committed++;
     const mode = m.metadata.mode ?? "?";
     stats.compactions.byMode[mode] = (stats.compactions.byMode[mode] ?? 0) + 1;

@@ -57,6 +57,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     workerDeliveries: 0,
     workerCrashDue: false,
     workerCrashes: 0,
+    commitDeliveries: 0,
+    commitCrashDue: false,
+    commitCrashes: 0,
     stallsBegun: new WeakSet(),
   };
   await runPlan(run);

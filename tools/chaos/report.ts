@@ -35,7 +35,7 @@ export interface ChaosReport {
     backedOff: number;
     /** Background folds left at the end, by status (QUEUED, PREPARED, DISCARDED). */
     folds: Record<string, number>;
-    /** Committed summaries that were prepared by the worker and committed by a turn without a model call. */
+    /** Committed summaries that were prepared by the worker and committed without a model call (by a turn or the worker). */
     preparedUsed: number;
   };
   /** `nothingLeft`: accepted offers whose range had already been folded by other compactions. */

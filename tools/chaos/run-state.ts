@@ -125,6 +125,11 @@ export interface ChaosRun {
   workerCrashDue: boolean;
   /** Worker crashes that happened; the next one crashes before the store if even, after if odd. */
   workerCrashes: number;
+  /** Deliveries of commit jobs so far: every second one makes a crash at the commit transaction due. */
+  commitDeliveries: number;
+  commitCrashDue: boolean;
+  /** Commit-job crashes that happened; the next one crashes before the transaction if even, after it if odd. */
+  commitCrashes: number;
   /** Planned stalls that have held a call (each holds one call only). */
   stallsBegun: WeakSet<StallPlan>;
 }

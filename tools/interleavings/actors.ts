@@ -31,7 +31,10 @@ export const inlineTurn = (stage: Stage, name = "turn", ratio = 0.9): Actor => (
   run: (deps) => compactIfNeeded(deps, stage.key, { model: { contextWindow: WINDOW }, prompt: { tokens: ratio * WINDOW } }),
 });
 
-/** A turn's compaction step in the background mode: commits a prepared fold that fits, or queues one. */
+/**
+ * A turn's compaction step in the background mode: below EMERGENCY it asks the worker to commit a
+ * due prepared fold, at EMERGENCY it commits it itself; or it queues one.
+ */
 export const backgroundTurn = (stage: Stage, name = "turn", ratio = 0.9): Actor => ({
   name,
   execution: "background",
@@ -49,6 +52,13 @@ export const worker = (stage: Stage, foldId: string, name = "worker", job: "prep
   name,
   execution: "background",
   run: (deps) => runQueuedFold(deps, { ...stage.key, foldId, mode: "HARD", job }),
+});
+
+/** One delivery of a `commit` job: the worker commits a prepared fold a turn found due. */
+export const committer = (stage: Stage, foldId: string, name = "committer"): Actor => ({
+  name,
+  execution: "background",
+  run: (deps) => runQueuedFold(deps, { ...stage.key, foldId, mode: "HARD", job: "commit", promptTokens: 0.9 * WINDOW }),
 });
 
 /** PATCH of a message's strength. */

@@ -67,7 +67,7 @@ export const controlScenarios: Scenario[] = [
   }),
   scenario({
     id: "S11",
-    title: "a PATCH pins a message of a prepared fold while a turn commits that fold",
+    title: "a PATCH pins a message of a prepared fold while an EMERGENCY turn commits that fold",
     async build(stage) {
       const { foldId } = await queuedFold(stage);
       const done = await runQueuedFold(stage.deps("background"), { ...stage.key, foldId, mode: "HARD", job: "prepare" });
@@ -75,6 +75,6 @@ export const controlScenarios: Scenario[] = [
       const fold = await stage.deps().store.getMemory(stage.key, foldId);
       return { target: fold!.sourceRefs[0]! };
     },
-    actors: (stage, { target }) => ({ actors: [pin(stage, target), backgroundTurn(stage)] }),
+    actors: (stage, { target }) => ({ actors: [pin(stage, target), backgroundTurn(stage, "turn", 0.97)] }),
   }),
 ];

@@ -30,9 +30,9 @@ export const foldScenarios: Scenario[] = [
   }),
   scenario({
     id: "S6",
-    title: "a duplicate CompactionRequested delivery, the first one, and a turn committing the prepared fold",
+    title: "a duplicate CompactionRequested delivery, the first one, and an EMERGENCY turn committing the prepared fold",
     build: queuedFold,
-    actors: (stage, { foldId }) => ({ actors: [worker(stage, foldId, "worker1"), worker(stage, foldId, "worker2"), backgroundTurn(stage)] }),
+    actors: (stage, { foldId }) => ({ actors: [worker(stage, foldId, "worker1"), worker(stage, foldId, "worker2"), backgroundTurn(stage, "turn", 0.97)] }),
   }),
   scenario({
     id: "S7",

@@ -1,0 +1,40 @@
+/**
+ * Scenarios of the worker's commit of a prepared fold (docs/compaction.md, "Who commits a prepared
+ * fold"): its `commit` job against an EMERGENCY turn that commits the fold itself, delivered twice
+ * beside a forced manual compaction, and against a PATCH that pins a message the fold covers.
+ */
+import { runQueuedFold } from "../../core/services/worker.js";
+import { backgroundTurn, committer, manualCompaction, pin } from "./actors.js";
+import { scenario, type Scenario } from "./scenario.js";
+import { queuedFold } from "./scenarios-folds.js";
+import type { Stage } from "./setup.js";
+
+/** A HARD fold queued by a turn and prepared by the worker: ready for its commit. */
+async function preparedFold(stage: Stage): Promise<{ foldId: string; covered: string }> {
+  const { foldId } = await queuedFold(stage);
+  const done = await runQueuedFold(stage.deps("background"), { ...stage.key, foldId, mode: "HARD", job: "prepare" });
+  if (!("done" in done) || done.done !== "prepared") throw new Error(`setup: the fold was not prepared (${JSON.stringify(done)})`);
+  const fold = await stage.deps().store.getMemory(stage.key, foldId);
+  return { foldId, covered: fold!.sourceRefs[0]! };
+}
+
+export const commitScenarios: Scenario[] = [
+  scenario({
+    id: "S15",
+    title: "the worker commits a prepared fold a turn found due while an EMERGENCY turn commits it itself",
+    build: preparedFold,
+    actors: (stage, { foldId }) => ({ actors: [committer(stage, foldId), backgroundTurn(stage, "turn", 0.97)] }),
+  }),
+  scenario({
+    id: "S16",
+    title: "a commit request delivered twice and a forced manual compaction",
+    build: preparedFold,
+    actors: (stage, { foldId }) => ({ actors: [committer(stage, foldId, "committer1"), committer(stage, foldId, "committer2"), manualCompaction(stage)] }),
+  }),
+  scenario({
+    id: "S17",
+    title: "a PATCH pins a message of a prepared fold while the worker commits that fold",
+    build: preparedFold,
+    actors: (stage, { foldId, covered }) => ({ actors: [pin(stage, covered), committer(stage, foldId)] }),
+  }),
+];
