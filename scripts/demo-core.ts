@@ -104,6 +104,14 @@ export interface DemoOutcome {
   maxPromptTokens: number;
 }
 
+/** The active summary, as the demo prints a fold: its mode, what it folded, the prompt before and after. */
+async function newestFold(memory: MemoryClient, processId: string) {
+  const [newest] = (await memory.listMemories(processId)).items;
+  if (!newest) return undefined;
+  const m = newest.metadata;
+  return { mode: m.mode ?? "HARD", folded: m.compactedMessages, before: m.tokensBefore ?? 0, after: m.tokensAfter ?? 0 };
+}
+
 export async function runDemo(o: DemoOptions): Promise<DemoOutcome> {
   const { memory, steps, window, processId, write } = o;
   await memory.upsertProcess(processId, { projectId: "demo", name: "Demo engine", engine: "frankie", recipe: "chat", title: "Conversation replay" });
@@ -152,20 +160,25 @@ export async function runDemo(o: DemoOptions): Promise<DemoOutcome> {
     requests++;
     last = turn;
     const c = turn.compaction;
-    if (c.compacted) {
-      count(byMode, c.mode);
+    const staticPart = turn.context.staticBlock ?? turn.context.block;
+    // Below EMERGENCY the worker commits a prepared fold between two turns (docs/compaction.md,
+    // "Who commits a prepared fold"): the first answer that replays a new summary reports it.
+    const byWorker = !c.compacted && staticPart !== "" && staticPart !== (lastStatic ?? "") ? await newestFold(memory, processId) : undefined;
+    if (byWorker) requests++;
+    const fold = c.compacted ? { mode: c.mode, folded: c.compactedMessages, before: c.tokensBefore, after: c.tokensAfter } : byWorker;
+    if (fold) {
+      count(byMode, fold.mode);
       write(
-        `turn ${pad(n, 3)}  ${c.mode.padEnd(9)} folded ${pad(c.compactedMessages, 3)} messages   tokens ${pad(c.tokensBefore, 5)} -> ${pad(c.tokensAfter, 5)}   active messages now ${pad(turn.messages.length, 3)}`,
+        `turn ${pad(n, 3)}  ${fold.mode.padEnd(9)} folded ${pad(fold.folded, 3)} messages   tokens ${pad(fold.before, 5)} -> ${pad(fold.after, 5)}   active messages now ${pad(turn.messages.length, 3)}`,
       );
     } else {
       const reason = c.reason ?? "below_threshold";
       count(notCompacted, reason);
       count(sinceProgress, reason);
     }
-    const staticPart = turn.context.staticBlock ?? turn.context.block;
     if (lastStatic !== undefined && staticPart !== lastStatic) {
       cacheBreaks++;
-      if (!c.compacted) unexplainedBreaks++;
+      if (!fold) unexplainedBreaks++;
     }
     lastStatic = staticPart;
 

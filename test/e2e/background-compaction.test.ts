@@ -41,7 +41,7 @@ async function chat(id: string, n = 16) {
 const memories = async (id: string, query = "") => (await api("GET", `/v1/processes/${id}/memories${query}`)).body.items as any[];
 
 describe("background compaction over HTTP", () => {
-  it("a turn queues; the worker prepares; memories?includePrepared=true shows it; the HARD turn commits it", async () => {
+  it("a turn queues; the worker prepares; memories?includePrepared=true shows it; at HARD the worker commits it", async () => {
     await chat("bg-http");
     fake.calls.length = 0;
     const queued = await api("POST", "/v1/processes/bg-http/turns", { body: { model: { contextWindow: 10_000 }, prompt: { tokens: 7_500 } } });
@@ -53,14 +53,19 @@ describe("background compaction over HTTP", () => {
     expect(listed).toEqual([expect.objectContaining({ id: queued.body.compaction.memoryId, status: "PREPARED" })]);
     const calls = fake.calls.length;
 
+    // Below EMERGENCY the turn does not pay for the commit: it asks the worker (docs/compaction.md,
+    // "Who commits a prepared fold").
     const hard = await api("POST", "/v1/processes/bg-http/turns", { body: { model: { contextWindow: 10_000 }, prompt: { tokens: 9_000 } } });
-    expect(hard.body.compaction).toMatchObject({ mode: "HARD", compacted: true, memoryId: queued.body.compaction.memoryId });
+    expect(hard.body.compaction).toMatchObject({ mode: "HARD", compacted: false, reason: "compaction_queued", memoryId: queued.body.compaction.memoryId });
+    await ctx.service.bus.drain();
     expect(fake.calls.length).toBe(calls);
+    expect(await memories("bg-http")).toEqual([expect.objectContaining({ id: queued.body.compaction.memoryId, status: "OK", metadata: expect.objectContaining({ producedBy: "worker" }) })]);
     const events = (await api("GET", "/local/events")).body.items as any[];
     const mine = events.filter((e) => e.detail.processId === "bg-http").map((e) => [e.detailType, e.detail.producedBy ?? e.detail.job]);
     expect(mine).toEqual([
       ["CompactionRequested", "prepare"],
-      ["MemoryCompacted", "prepared"],
+      ["CompactionRequested", "commit"],
+      ["MemoryCompacted", "worker"],
     ]);
   });
 
@@ -95,11 +100,12 @@ describe("background compaction over HTTP", () => {
     await ctx.service.bus.drain();
     const [prepared] = await memories("bg-discard", "?includePrepared=true");
     expect(prepared).toMatchObject({ id: foldId, status: "PREPARED" });
-    // A message the fold covers is pinned: the HARD turn discards the fold instead of committing it.
+    // A message the fold covers is pinned: at HARD the worker discards the fold instead of committing it.
     const pin = await api("PATCH", `/v1/processes/bg-discard/messages/${prepared.sourceRefs[2]}`, { body: { strength: "pinned" } });
     expect(pin.status).toBe(200);
     const hard = await api("POST", "/v1/processes/bg-discard/turns", { body: { model: { contextWindow: 10_000 }, prompt: { tokens: 9_000 } } });
     expect(hard.body.compaction).toMatchObject({ compacted: false, reason: "compaction_queued" });
+    await ctx.service.bus.drain();
 
     const listed = await memories("bg-discard", "?includeFailed=true");
     expect(listed.find((m) => m.id === foldId)).toMatchObject({ status: "DISCARDED", metadata: { discardReason: expect.stringContaining("pinned") } });
