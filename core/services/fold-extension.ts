@@ -19,6 +19,7 @@ import type { ActiveView, ProcessKey } from "../ports/store.js";
 import { metricModeOf } from "./commit.js";
 import type { ServiceDeps } from "./deps.js";
 import { runFold } from "./fold-pipeline.js";
+import { lossFields } from "./summary-fields.js";
 
 export type Extension = { ok: true; added: number } | { ok: false; reason: string };
 
@@ -110,13 +111,16 @@ async function extend(
       memory: (s) => {
         const { keepUnits: _keep, ...base } = fold;
         const sources = [...fold.sourceRefs, ...s.fold.map((x) => x.id)].sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
+        // The loss report covers every message the summary now stands for, both parts.
+        const covers = new Set(sources);
+        const lost = lossFields(view.messages.filter((x) => covers.has(x.id)), s.fields.content);
         return {
           ...base,
           content: s.fields.content,
           sourceRefs: sources,
           tokens: s.fields.tokens,
           citations: s.fields.citations,
-          droppedUnits: s.fields.droppedUnits,
+          droppedUnits: lost.droppedUnits,
           ...(s.fields.keepUnits ? { keepUnits: s.fields.keepUnits } : {}),
           metadata: {
             ...m,
@@ -125,7 +129,7 @@ async function extend(
             compactedMessages: sources.length,
             summarizerCalls: (m.summarizerCalls ?? 0) + (s.metadata.summarizerCalls ?? 0),
             ...(s.metadata.truncated || m.truncated ? { truncated: true } : {}),
-            loss: s.fields.loss,
+            loss: lost.loss,
             extended: { messages: s.fold.length, at: s.at.toISOString() },
           },
         };

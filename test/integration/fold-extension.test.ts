@@ -115,6 +115,8 @@ describe("a prepared fold that covers too little", () => {
     expect(memory!.metadata).toMatchObject({ producedBy: "worker", extended: { messages: added }, compactedMessages: memory!.sourceRefs.length });
     expect(memory!.metadata.supersededMemoryId).toBeUndefined(); // the same chain: the first summary of the process
     expect(memory!.metadata.tokensAfter! / WINDOW).toBeLessThan(0.85);
+    // The loss report stands for both parts.
+    expect(memory!.metadata.loss!.units).toBeGreaterThan(fold.metadata.loss!.units);
     expect(h.metrics.prepared).toEqual(["extended", "used"]);
     await noMessageLost(key);
   });
