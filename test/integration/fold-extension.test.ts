@@ -174,6 +174,54 @@ describe("a prepared fold that covers too little", () => {
     await noMessageLost(key);
   });
 
+  it("an EMERGENCY turn that read the process before the extension's newer messages leaves the extended fold to the worker", async () => {
+    const h = harness();
+    const { key, fold, request } = await outgrownFold(h);
+    // The turn reads its view, then waits at its read of the fold until the test releases it.
+    const turnHold = hold();
+    const turnStore: Store = Object.create(store);
+    turnStore.getMemory = async (k, id) => {
+      if (id === fold.id) {
+        turnHold.reach();
+        await turnHold.released;
+      }
+      return store.getMemory(k, id);
+    };
+    // The worker waits at its read of the fold after writing the extension.
+    const workerHold = hold();
+    let extended = false;
+    const worker: Store = Object.create(store);
+    worker.extendFold = async (...args) => {
+      const out = await store.extendFold(...args);
+      extended = out.ok;
+      return out;
+    };
+    worker.getMemory = async (k, id) => {
+      if (extended) {
+        workerHold.reach();
+        await workerHold.released;
+      }
+      return store.getMemory(k, id);
+    };
+    const emergency = runTurn({ ...h.deps, store: turnStore }, key, turn(0.97));
+    await turnHold.reached;
+    for (let i = 0; i < 8; i++) {
+      h.advance(1_000);
+      await appendMessage(h.deps, key, { role: i % 2 === 0 ? "ASSISTANT" : "USER", content: `later step ${i}: ${"pallet ".repeat(250)}` });
+    }
+    const job = handleCompactionRequested({ ...h.deps, store: worker }, request.detail as never);
+    await Promise.race([workerHold.reached, job.then((out) => Promise.reject(new Error(`the worker ended without extending: ${JSON.stringify(out)}`)))]);
+    turnHold.release();
+    expect((await emergency).compaction).toMatchObject({ mode: "EMERGENCY", compacted: false });
+    expect((await store.getMemory(key, fold.id))!.status).toBe("PREPARED");
+    workerHold.release();
+    expect(await job).toMatchObject({ done: "committed", foldId: fold.id });
+    const ok = await okMemories(key);
+    expect(ok.map((m) => m.id)).toEqual([fold.id]);
+    expect(ok[0]!.metadata.extended?.messages).toBeGreaterThan(0);
+    await noMessageLost(key);
+  });
+
   it("a newer message pinned while the summarizer extends the fold stays out: the fold is committed as it was prepared", async () => {
     const h = harness();
     const { key, fold, request } = await outgrownFold(h);
