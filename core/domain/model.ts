@@ -117,6 +117,11 @@ export const MemoryMetadata = z.object({
   inboxItemId: z.optional(z.string()),
   queuedAt: z.optional(z.string()),
   preparedAt: z.optional(z.string()),
+  /**
+   * A prepared fold that covered too little when due, extended before its commit by one summary
+   * call over the messages appended since: how many it added, and when.
+   */
+  extended: z.optional(z.object({ messages: z.int().check(z.nonnegative()), at: z.string() })),
   expiresAt: z.optional(z.string()),
   contextWindow: z.optional(z.number()),
   /** The META version a queued fold was queued at: the worker only runs it on that state. */

@@ -8,7 +8,7 @@ export type CompactionMetricMode = Lowercase<FoldModeName> | "range" | "clear";
 export type EventDropReason = "invalid_detail" | "publisher_not_allowed";
 
 /** What became of a prepared fold. */
-export type PreparedFoldOutcome = "used" | "discarded" | "expired";
+export type PreparedFoldOutcome = "used" | "discarded" | "expired" | "extended";
 
 /** What a model call was made for: a fold's summary, or the strength analyzer's rating. */
 export type ModelPurpose = "summary" | "strength";

@@ -184,6 +184,11 @@ export interface MemoryStore {
    */
   storeFold(key: ProcessKey, fold: Memory, expect: "new" | "QUEUED"): Promise<Outcome<"status_changed">>;
   /**
+   * Replaces a PREPARED fold with its extension (same id, still PREPARED): only while it is
+   * PREPARED and not extended yet, and META is at `version` with its lease held by `owner`.
+   */
+  extendFold(key: ProcessKey, fold: Memory, o: { owner: string; version: number }): Promise<Outcome<"status_changed">>;
+  /**
    * QUEUED or PREPARED -> DISCARDED (out of the replay index), with the reason; only while the
    * fold still has status `from` (the one its discarder read).
    */

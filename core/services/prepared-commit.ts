@@ -50,6 +50,9 @@ export async function commitPrepared(
     await discard(deps, key, full, "stale: it no longer chains the active summary", "discarded");
     return { ok: false, reason: "stale" };
   }
+  // Still chaining the active summary, a fold that covers a message this read does not know is
+  // newer than the read (extended since, services/fold-extension.ts): read again, never discard.
+  if (!full.sourceRefs.every((id) => active.has(id))) return { ok: false, reason: "commit_conflict", fold };
   if (!full.sourceRefs.every(foldable)) {
     await discard(deps, key, full, "stale: a message it covers was folded, pinned or made stronger since", "discarded");
     return { ok: false, reason: "stale" };

@@ -37,14 +37,21 @@ export async function foldNeeds(deps: ServiceDeps, key: ProcessKey, prior: Memor
 
 /** The stored parts of a good summary: its text, tokens, loss report, per-line provenance and required units. */
 export function summaryFields(needs: FoldNeeds, fold: readonly Message[], summary: CheckedSummary) {
-  const loss = lossReport(sourcesOf(fold), summary.text);
   return {
     content: summary.text,
     tokens: estimateTokens(summary.text),
-    loss: { units: loss.units, kept: loss.kept, dropped: loss.dropped.slice(0, LOSS_PREVIEW).map(boundedLoss) },
+    ...lossFields(fold, summary.text),
     citations: provenance(needs.priorDetail, fold, summary),
-    droppedUnits: loss.dropped.slice(0, LOSS_STORED).map(boundedLoss),
     ...(needs.required.length > 0 ? { keepUnits: needs.required } : {}),
+  };
+}
+
+/** What `text` no longer carries of the messages `fold` (all the messages the summary covers). */
+export function lossFields(fold: readonly Message[], text: string) {
+  const loss = lossReport(sourcesOf(fold), text);
+  return {
+    loss: { units: loss.units, kept: loss.kept, dropped: loss.dropped.slice(0, LOSS_PREVIEW).map(boundedLoss) },
+    droppedUnits: loss.dropped.slice(0, LOSS_STORED).map(boundedLoss),
   };
 }
 

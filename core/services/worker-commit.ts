@@ -15,6 +15,7 @@ import { publishSafely } from "../ports/events.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
 import type { ServiceDeps } from "./deps.js";
 import { nextFoldDue } from "./fold-ahead.js";
+import { extendIfShort } from "./fold-extension.js";
 import { discard, queueFold } from "./fold-queue.js";
 import { budgetRefusal } from "./model-budget.js";
 import { commitPrepared } from "./prepared-commit.js";
@@ -39,13 +40,15 @@ const READ_AGAIN = new Set(["compaction_in_progress", "concurrent_compaction", "
  * A `commit` job: commits the fold if it is still PREPARED and still fits the state the worker
  * reads (the checks of a turn's commit); anything else ends the job (a fold OK or DISCARDED
  * already, stale, or held by an undo). Waits for another holder's lease like any job, then fails
- * the delivery so it is retried. After the commit, queues the next fold at once when it will be
- * needed within one prepare latency.
+ * the delivery so it is retried. A fold that would leave the prompt at or above the mode's
+ * threshold is first extended by the messages appended since (services/fold-extension.ts). After
+ * the commit, queues the next fold at once when it will be needed within one prepare latency.
  */
 export async function commitWhenDue(deps: ServiceDeps, detail: EventDetail<"CompactionRequested">): Promise<CommitOutcome> {
   const { tenantId, processId, foldId } = detail;
   const key = { tenantId, processId };
   const deadline = Date.now() + deps.compaction.leaseWaitMs;
+  let extendTried = false;
   for (;;) {
     const fold = await deps.store.getMemory(key, foldId);
     if (!fold || fold.status !== "PREPARED") return { skipped: fold ? `fold is ${fold.status}` : "fold not found", foldId };
@@ -59,6 +62,12 @@ export async function commitWhenDue(deps: ServiceDeps, detail: EventDetail<"Comp
     // After an undo a SOFT or HARD fold waits until the replay grew past the hold (docs/compaction.md, "Undoing a compaction").
     if (policyOf(mode).honoursRevertHold && heldAfterUndo(mode, own, view.state.revertHoldTokens)) return { skipped: "reverted_recently", foldId };
     const tokensBefore = detail.promptTokens ?? own;
+    // A fold that covers too little is extended once, then read again and committed; a failed
+    // extension leaves it as it was, committed as it is (docs/compaction.md, "Who commits a prepared fold").
+    if (!extendTried) {
+      extendTried = true;
+      if ((await extendIfShort(deps, key, view, fold, { mode, tokensBefore })).ok) continue;
+    }
     const out = await commitPrepared(deps, key, view, fold, { mode, tokensBefore, producedBy: "worker" });
     if (out.ok) {
       const next = await queueNextIfDue(deps, key, out.view, fold, { tokensAfter: out.memory.metadata.tokensAfter ?? tokensBefore, scale: own > 0 ? tokensBefore / own : 1 });

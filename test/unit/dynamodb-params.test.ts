@@ -17,6 +17,7 @@ import {
   revertCompactionParts,
   rollForwardParts,
   storeFoldParts,
+  extendFoldParts,
 } from "../../core/adapters/dynamodb/compaction-params.js";
 import { parseRollForwardMarker, rollForwardMarker } from "../../core/adapters/dynamodb/roll-forward-marker.js";
 import { failedParts, guarded, itemIsNew, leaseFree, statusIs, versionIs, when } from "../../core/adapters/dynamodb/conditions.js";
@@ -195,6 +196,35 @@ describe("fold and commit inputs", () => {
             ConditionExpression: "#status = :is",
             ExpressionAttributeNames: { "#status": "status" },
             ExpressionAttributeValues: { ":is": "QUEUED" },
+          },
+        },
+      ],
+    ]);
+  });
+
+  it("extend a fold in place only while PREPARED, not extended yet, and META at the version read with the extender's lease", () => {
+    const fold = makeMemory("p-1", { status: "PREPARED" });
+    expect(extendFoldParts("t", key, fold, { owner: "w1", version: 4 })).toEqual([
+      [
+        "process",
+        {
+          ConditionCheck: {
+            TableName: "t",
+            Key: { pk, sk: "META" },
+            ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND version = :v AND leaseOwner = :o",
+            ExpressionAttributeValues: { ":v": 4, ":o": "w1" },
+          },
+        },
+      ],
+      [
+        "memory",
+        {
+          Put: {
+            TableName: "t",
+            Item: memoryToItem(key, fold),
+            ConditionExpression: "#status = :is AND attribute_not_exists(metadata.#extended)",
+            ExpressionAttributeNames: { "#status": "status", "#extended": "extended" },
+            ExpressionAttributeValues: { ":is": "PREPARED" },
           },
         },
       ],

@@ -76,6 +76,25 @@ export const storeFoldParts = (tableName: string, key: ProcessKey, fold: Memory,
   ["memory", { Put: { TableName: tableName, Item: memoryToItem(key, fold), ...when(expect === "new" ? itemIsNew() : statusIs(expect)) } }],
 ];
 
+/** A fold is extended once. */
+const notExtended = { expression: "attribute_not_exists(metadata.#extended)", names: { "#extended": "extended" } };
+
+/**
+ * A PREPARED fold extended in place (docs/compaction.md, "Who commits a prepared fold"): only
+ * while it is still PREPARED and not extended yet, and while META is still at the version the
+ * extension read with its lease held by the extender, so a commit, a pin or a strength change
+ * made meanwhile refuses it and the fold stays as it was prepared.
+ */
+export const extendFoldParts = (
+  tableName: string,
+  key: ProcessKey,
+  fold: Memory,
+  o: { owner: string; version: number },
+): Part<"process" | "memory">[] => [
+  ["process", { ConditionCheck: { TableName: tableName, Key: metaKey(key), ...when(processLive, versionIs(o.version), leaseHeldBy(o.owner)) } }],
+  ["memory", { Put: { TableName: tableName, Item: memoryToItem(key, fold), ...when(statusIs("PREPARED"), notExtended) } }],
+];
+
 /**
  * QUEUED or PREPARED -> DISCARDED, out of the replay index, with the reason: only while the fold
  * still has the status its discarder read (`from`), so a late reader of a QUEUED row never

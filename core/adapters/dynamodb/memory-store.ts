@@ -5,6 +5,7 @@ import type { Memory } from "../../domain/model.js";
 import type { MemoryStore, ProcessKey } from "../../ports/store.js";
 import {
   discardFoldParams,
+  extendFoldParts,
   getMemoryParams,
   listMemoriesParams,
   putMemoryParts,
@@ -43,6 +44,18 @@ export function createMemoryStore(ctx: StoreContext): MemoryStore {
         return { ok: true };
       } catch (e) {
         // The fold's status moved on, or the process was deleted: either way nothing was written.
+        if (failedParts(e, parts)) return { ok: false, reason: "status_changed" };
+        throw e;
+      }
+    },
+
+    async extendFold(key, fold, o) {
+      const parts = extendFoldParts(tableName, key, fold, o);
+      try {
+        await sendTransaction(parts);
+        return { ok: true };
+      } catch (e) {
+        // Committed, discarded or extended meanwhile, or META moved on: the prepared fold stays as it was.
         if (failedParts(e, parts)) return { ok: false, reason: "status_changed" };
         throw e;
       }
