@@ -31,6 +31,25 @@ export async function discard(deps: ServiceDeps, key: ProcessKey, fold: Memory, 
   }
 }
 
+/**
+ * The fold a worker job is for, while it still has `status` and has not expired (an expired one is
+ * discarded); else why the job ends. Read afresh on every attempt of a job.
+ */
+export async function foldForJob(
+  deps: ServiceDeps,
+  key: ProcessKey,
+  foldId: string,
+  status: "QUEUED" | "PREPARED",
+): Promise<{ fold: Memory } | { skipped: string; foldId: string }> {
+  const fold = await deps.store.getMemory(key, foldId);
+  if (!fold || fold.status !== status) return { skipped: fold ? `fold is ${fold.status}` : "fold not found", foldId };
+  if (fold.metadata.expiresAt && Date.parse(fold.metadata.expiresAt) <= deps.clock.now().getTime()) {
+    await discard(deps, key, fold, "expired", "expired");
+    return { skipped: "expired", foldId };
+  }
+  return { fold };
+}
+
 export interface QueueRequest {
   mode: FoldModeName | "RANGE";
   job: "prepare" | "manual" | "range";

@@ -16,7 +16,7 @@ import type { ActiveView, ProcessKey } from "../ports/store.js";
 import type { ServiceDeps } from "./deps.js";
 import { nextFoldDue } from "./fold-ahead.js";
 import { extendIfShort } from "./fold-extension.js";
-import { discard, queueFold } from "./fold-queue.js";
+import { foldForJob, queueFold } from "./fold-queue.js";
 import { budgetRefusal } from "./model-budget.js";
 import { commitPrepared } from "./prepared-commit.js";
 import { settledView } from "./settle.js";
@@ -50,12 +50,9 @@ export async function commitWhenDue(deps: ServiceDeps, detail: EventDetail<"Comp
   const deadline = Date.now() + deps.compaction.leaseWaitMs;
   let extendTried = false;
   for (;;) {
-    const fold = await deps.store.getMemory(key, foldId);
-    if (!fold || fold.status !== "PREPARED") return { skipped: fold ? `fold is ${fold.status}` : "fold not found", foldId };
-    if (fold.metadata.expiresAt && Date.parse(fold.metadata.expiresAt) <= deps.clock.now().getTime()) {
-      await discard(deps, key, fold, "expired", "expired");
-      return { skipped: "expired", foldId };
-    }
+    const job = await foldForJob(deps, key, foldId, "PREPARED");
+    if (!("fold" in job)) return job;
+    const { fold } = job;
     const view = await settledView(deps, key);
     const mode = FOLD_MODES.includes(detail.mode as FoldModeName) ? (detail.mode as FoldModeName) : ((fold.metadata.preparedFor ?? "HARD") as FoldModeName);
     const own = replayTokens(view);

@@ -14,7 +14,7 @@ import type { ActiveView, ProcessKey } from "../ports/store.js";
 import { metricModeOf } from "./commit.js";
 import { compactIfNeeded } from "./compaction.js";
 import type { ServiceDeps } from "./deps.js";
-import { discard, STALE } from "./fold-queue.js";
+import { discard, foldForJob, STALE } from "./fold-queue.js";
 import { runFold, SUMMARY_TOO_LARGE } from "./fold-pipeline.js";
 import { budgetDiscardReason } from "./model-budget.js";
 import { compactRange } from "./range-compaction.js";
@@ -44,12 +44,9 @@ export async function runQueuedFold(deps: ServiceDeps, detail: EventDetail<"Comp
   const key = { tenantId, processId };
   const deadline = Date.now() + deps.compaction.leaseWaitMs;
   for (;;) {
-    const fold = await deps.store.getMemory(key, foldId);
-    if (!fold || fold.status !== "QUEUED") return { skipped: fold ? `fold is ${fold.status}` : "fold not found", foldId };
-    if (fold.metadata.expiresAt && Date.parse(fold.metadata.expiresAt) <= deps.clock.now().getTime()) {
-      await discard(deps, key, fold, "expired", "expired");
-      return { skipped: "expired", foldId };
-    }
+    const job = await foldForJob(deps, key, foldId, "QUEUED");
+    if (!("fold" in job)) return job;
+    const { fold } = job;
     const outcome = fold.metadata.job === "range" ? await runRange(deps, key, fold) : await runForState(deps, key, fold);
     if (outcome !== "leased") return outcome;
     if (Date.now() >= deadline) {

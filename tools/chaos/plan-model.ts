@@ -34,7 +34,8 @@ export interface StoreFaultPlan {
 
 /**
  * The Store methods a stall may hold (tools/stalling-store.ts): the reads a decision is made on,
- * the writes of the commit protocol, the roll-forward, the append and the PATCH.
+ * the writes of the commit protocol, the roll-forward, the append, the PATCH and a prepared fold's
+ * extension.
  */
 export const STALL_METHODS = [
   "activeView",
@@ -46,6 +47,7 @@ export const STALL_METHODS = [
   "appendMessage",
   "updateMessageTags",
   "storeFold",
+  "extendFold",
 ] as const;
 export type StallMethod = (typeof STALL_METHODS)[number];
 
