@@ -11,12 +11,13 @@ import type { ServiceDeps } from "../../core/services/deps.js";
 import { createFaultyStore, InjectedFault, type Fault } from "../faulty-store.js";
 import { createStallingStore } from "../stalling-store.js";
 import type { OpPlan, StallPlan, StoreFaultPlan, SummarizerOutcome, SummarizerStep } from "./plan.js";
+import { deletionViolations } from "./deletion-checks.js";
 import { countFault, violate } from "./report.js";
 import { restart, sleep, where, type ChaosRun, type Container, type Engine } from "./run-state.js";
 import { createChaosSummarizer } from "./summarizer.js";
 
-/** A planned store fault, or one the harness adds for the worker (storeFold: the prepared summary). */
-export type HarnessFault = Omit<StoreFaultPlan, "method"> & { method: StoreFaultPlan["method"] | "storeFold" };
+/** A planned store fault, or one the harness adds for the worker (storeFold: the prepared summary) or a delete's erasure. */
+export type HarnessFault = Omit<StoreFaultPlan, "method"> & { method: StoreFaultPlan["method"] | "storeFold" | "eraseItems" | "finishDeletion" };
 export type OpFaults = {
   fault: HarnessFault | null;
   summarizer: readonly SummarizerStep[];
@@ -120,6 +121,8 @@ export async function attempt<T>(
     run.stats.crashes++;
     restart(run, e, container);
   }
+  // Nothing of a deleted process may appear later, whatever this call was (ops-delete.ts).
+  if (e.deletion === "deleted") violate(run.stats, await deletionViolations(run, e, "a later call"));
   return result;
 }
 
@@ -127,6 +130,8 @@ export async function attempt<T>(
 export function unexpected(run: ChaosRun, e: Engine, what: string, error: unknown) {
   if (error instanceof InjectedFault) return;
   if (error instanceof AppError && (error.code === "inbox.already_answered" || isRetryable(error))) return;
+  // A deleted process refuses every write and is not found by every read (docs/api.md, "Deleting a process").
+  if (e.deletion && error instanceof AppError && (error.code === "process.deleted" || error.kind === "not_found")) return;
   violate(run.stats, [`${where(e)}: ${what} failed without an injected fault: ${describe(error)}`]);
 }
 

@@ -10,8 +10,12 @@ import { CHAOS_TENANTS } from "./plan.js";
 import { violate } from "./report.js";
 import { detailOf, where, type ChaosRun, type Container, type Engine } from "./run-state.js";
 
+/** `engines`: those whose process was not deleted; the events and offers of a deleted one are out too. */
 export async function checkGlobal(run: ChaosRun, engines: readonly Engine[], clean: Container) {
-  const { inner, stats, events, offers } = run;
+  const { inner, stats } = run;
+  const kept = (d: { tenantId: string; processId: string }) => !stats.excluded.has(`${d.tenantId}/${d.processId}`);
+  const events = run.events.filter((ev) => kept(detailOf(ev)));
+  const offers = new Map([...run.offers].filter(([, record]) => kept(record)));
   const v: string[] = [];
   const memoryOf = new Map<string, Memory>();
   for (const e of engines) for (const m of await inner.listMemories(e.key)) memoryOf.set(`${where(e)}#${m.id}`, m);

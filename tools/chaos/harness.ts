@@ -46,6 +46,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const run: ChaosRun = {
     plan,
     inner: options.wrapStore ? options.wrapStore(real, { client, tableName }) : real,
+    table: { client, tableName },
     options,
     leaseMs: plan.leaseMs,
     stats: emptyStats(),

@@ -122,7 +122,13 @@ export type OpSpec =
   /** PATCH a message's strength after the fact: the message at this fraction of the history. */
   | { kind: "pin"; messageFrac: number; strength: "pinned" | null }
   /** Undo the newest compaction (the active summary), as the inspector's "undo" does. */
-  | { kind: "revert" };
+  | { kind: "revert" }
+  /**
+   * DELETE the engine's process (docs/api.md, "Deleting a process"), repeated until it answers
+   * 204: `inlineItems` erased within the call (fewer than the process holds: the worker erases
+   * the rest), the container crashing at `crash` once, the ops before it still in flight.
+   */
+  | { kind: "delete"; inlineItems: number; crash: { method: "eraseItems" | "finishDeletion"; when: "before" | "after" } | null };
 
 export type BurstMember = {
   /** Index of the sibling container that runs it (0: the engine's own). */

@@ -7,6 +7,7 @@
  * The shape of a plan is in plan-model.ts (re-exported here), the draws in plan-draws.ts and one
  * engine's share in plan-engine.ts.
  */
+import { addDeletes } from "./plan-deletes.js";
 import { planEngine } from "./plan-engine.js";
 import type { PlanCounters } from "./plan-draws.js";
 import { CHAOS_TENANTS, type ChaosPlan, type EnginePlan, type PlanOptions } from "./plan-model.js";
@@ -26,6 +27,7 @@ export function planChaos(options: PlanOptions): ChaosPlan {
   const engines: EnginePlan[] = [];
   const stalls = options.stalls ?? true;
   for (let e = 0; e < engineCount; e++) engines.push(planEngine(root, { index: e, engineCount, turns: options.turns, stalls }, counters));
+  addDeletes(root, engines, counters, stalls);
 
   const tenantSettings = {
     [CHAOS_TENANTS[1]]: { keepRecent: 6, softAnchor: 6, hardAnchor: 3, emergencyAnchor: 2, summaryMaxTokens: 60 },

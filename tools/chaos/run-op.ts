@@ -6,6 +6,7 @@ import { runReplayArchive, runSimple } from "./ops-simple.js";
 import { runFlood, runGroup } from "./ops-appends.js";
 import { runPin, runRevert } from "./ops-controls.js";
 import { runPlanCompletion } from "./ops-plan-completion.js";
+import { runDelete } from "./ops-delete.js";
 import type { RunningOp } from "./attempt.js";
 import { restart, sibling, type ChaosRun, type Engine } from "./run-state.js";
 
@@ -32,6 +33,8 @@ export async function runOp(run: ChaosRun, e: Engine, op: RunningOp) {
       return runPin(run, e, op, spec);
     case "revert":
       return runRevert(run, e, op);
+    case "delete":
+      return runDelete(run, e, op, spec);
     case "burst":
       await Promise.all(spec.members.map((m) => runSimple(run, e, m, m.spec, true, sibling(run, e, m.container))));
       return;

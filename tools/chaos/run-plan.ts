@@ -10,7 +10,9 @@ import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { runTurn } from "../../core/services/turn.js";
 import { readAll } from "../invariants.js";
-import { attempt, describe, NO_FAULTS } from "./attempt.js";
+import { attempt, describe, NO_FAULTS, unexpected } from "./attempt.js";
+import { deletionViolations } from "./deletion-checks.js";
+import { deliverErasure } from "./ops-delete.js";
 import type { OpPlan } from "./plan.js";
 import { ack, emptyLedger } from "./checks.js";
 import { deliverFolds, deliverPending } from "./deliveries.js";
@@ -30,11 +32,13 @@ import {
   resumeAll,
   sameProcess,
   sleep,
+  detailOf,
   where,
+  type PublishedEvent,
   type ChaosRun,
   type Engine,
 } from "./run-state.js";
-import { handleCompactionRequested } from "../../core/adapters/events/handlers.js";
+import { handleCompactionRequested, handleInboxAnswered } from "../../core/adapters/events/handlers.js";
 
 /** Runs `run.plan` against `run.inner` and fills `run.stats`. */
 export async function runPlan(run: ChaosRun): Promise<void> {
@@ -66,6 +70,7 @@ async function setUp(run: ChaosRun): Promise<Engine[]> {
     late: [],
     waiting: [],
     finished: false,
+    deletion: null,
   }));
   // Parents first: the workers' context shows them.
   for (const e of [...engines].sort((a, b) => Number(a.plan.parentProcessId !== null) - Number(b.plan.parentProcessId !== null))) {
@@ -102,13 +107,14 @@ async function runEngines(run: ChaosRun, engines: readonly Engine[]) {
         // A tool call and its results are one agent step: no fold of this engine runs in between.
         if (op.spec.kind === "group") await quiet(e);
         if (op.stall?.detach) await runDetached(run, e, op);
-        else await runOp(run, e, op);
+        // A deleted process's reads refuse it too: its later ops may end in any way but one that leaves an item (attempt.ts).
+        else await runOp(run, e, op).catch((err: unknown) => rethrowUnlessDeleted(e, err));
         // The worker gets the requests after every other op: the rest arrive late, after another op
         // (a turn, a forced compaction, a range offer) may have raced or outdated them.
         // (The engine waits for these: a detached stall of the op stays with the op.)
         if (options.execution === "background" && e.opsRun % 2 === 1) await deliverFolds(run, e, op.stall?.detach ? { ...op, stall: undefined } : op);
         progressed(e);
-        if (e.opsRun % (options.checkEvery ?? 1) === 0 && !busy(e)) violate(run.stats, snapshotViolations(e, await readAll(run.inner, e.key), false));
+        if (e.opsRun % (options.checkEvery ?? 1) === 0 && !busy(e) && !e.deletion) violate(run.stats, snapshotViolations(e, await readAll(run.inner, e.key), false));
         if (e.opsRun % 50 === 0) options.progress?.(`  ${where(e)}: ${e.opsRun}/${e.plan.ops.length} operations`);
       }
       resumeAll(e);
@@ -117,6 +123,10 @@ async function runEngines(run: ChaosRun, engines: readonly Engine[]) {
       await quiet(e);
     }),
   );
+}
+
+function rethrowUnlessDeleted(e: Engine, err: unknown) {
+  if (!e.deletion) throw err;
 }
 
 /**
@@ -169,17 +179,20 @@ async function settleAndCheck(run: ChaosRun, engines: readonly Engine[]) {
     await redeliverHandledFolds(run, engines);
   }
   const clean = newContainer(run);
+  const deleted = engines.filter((e) => e.plan.ops.some((op) => op.spec.kind === "delete"));
+  const kept = engines.filter((e) => !deleted.includes(e));
+  await settleDeleted(run, deleted);
   // A turn with nothing to add rolls a pending archive forward, like an engine's next call.
   await Promise.all(
-    engines.map(async (e) => {
+    kept.map(async (e) => {
       stats.operations++;
       await runTurn(clean.deps, e.key, QUIET).catch((err: unknown) => violate(stats, [`${where(e)}: the settling turn failed: ${describe(err)}`]));
     }),
   );
-  await checkProcesses(run, engines, clean, "final");
+  await checkProcesses(run, kept, clean, "final");
   // Liveness: with the leases expired, a forced compaction is never blocked by what crashed.
   await Promise.all(
-    engines.map(async (e) => {
+    kept.map(async (e) => {
       stats.operations++;
       try {
         const r = await compactIfNeeded(clean.deps, e.key, { model: { contextWindow: 100_000 }, force: "EMERGENCY" });
@@ -192,8 +205,36 @@ async function settleAndCheck(run: ChaosRun, engines: readonly Engine[]) {
       }
     }),
   );
-  await checkProcesses(run, engines, clean, "after liveness");
-  await checkGlobal(run, engines, clean);
+  await checkProcesses(run, kept, clean, "after liveness");
+  await checkGlobal(run, kept, clean);
+  for (const e of deleted) violate(stats, await deletionViolations(run, e, "the end of the run"));
+}
+
+/**
+ * The deleted processes at the end: completed, their erasure, offer answers and fold requests
+ * delivered once more, and a turn refused by the tombstone (each call followed by the deletion
+ * check, attempt.ts).
+ */
+async function settleDeleted(run: ChaosRun, deleted: readonly Engine[]) {
+  for (const e of deleted) {
+    if (e.deletion !== "deleted") {
+      violate(run.stats, [`deleted process ${where(e)}: its delete never completed (${e.deletion ?? "not started"})`]);
+      continue;
+    }
+    await deliverErasure(run, e, true);
+    const offerOf = (ev: PublishedEvent) => run.offers.get(`${detailOf(ev).tenantId}/${detailOf(ev).itemId}`);
+    for (const ev of run.events.filter((x) => x.detailType === EVENTS.InboxItemAnswered.detailType && offerOf(x) && sameProcess({ ...x, detail: offerOf(x)! }, e))) {
+      const r = await attempt(run, e, NO_FAULTS, (deps) => handleInboxAnswered(deps, ev.detail));
+      if (!r.ok) unexpected(run, e, "InboxItemAnswered after the delete", r.error);
+    }
+    for (const ev of run.events.filter((x) => x.detailType === EVENTS.CompactionRequested.detailType && sameProcess(x, e))) {
+      const r = await attempt(run, e, NO_FAULTS, (deps) => handleCompactionRequested(deps, ev.detail));
+      if (!r.ok) unexpected(run, e, "CompactionRequested after the delete", r.error);
+    }
+    const r = await attempt(run, e, NO_FAULTS, (deps) => runTurn(deps, e.key, QUIET));
+    if (r.ok) violate(run.stats, [`deleted process ${where(e)}: a turn after the delete succeeded`]);
+    else unexpected(run, e, "turn after the delete", r.error);
+  }
 }
 
 /** Late duplicates of every request the worker already handled change nothing. */
@@ -201,6 +242,11 @@ async function redeliverHandledFolds(run: ChaosRun, engines: readonly Engine[]) 
   const { inner } = run;
   for (const e of engines) {
     for (const ev of run.events.filter((x) => x.detailType === EVENTS.CompactionRequested.detailType && sameProcess(x, e))) {
+      if (e.deletion) {
+        // Redelivered after the delete: refused, and the deletion check follows (attempt.ts).
+        await attempt(run, e, NO_FAULTS, (deps) => handleCompactionRequested(deps, ev.detail));
+        continue;
+      }
       const before = await readAll(inner, e.key);
       const r = await attempt(run, e, NO_FAULTS, (deps) => handleCompactionRequested(deps, ev.detail));
       if (!r.ok) continue; // a fold still waiting for its lease; settled below

@@ -100,12 +100,16 @@ export interface Engine {
   waiting: Array<{ at: number; resume: () => void }>;
   /** The engine ran all its operations: nothing waits for more of them. */
   finished: boolean;
+  /** Its process is being deleted (out of the other invariants) or was, a repeat DELETE answering 204 (ops-delete.ts). */
+  deletion: "deleting" | "deleted" | null;
 }
 
 export interface ChaosRun {
   plan: ChaosPlan;
   /** The store under test without injected faults: the harness reads what really happened from it. */
   inner: Store;
+  /** The table itself, for what the store no longer reads (a deleted process's items). */
+  table: { client: DynamoDBDocumentClient; tableName: string };
   options: ChaosOptions;
   leaseMs: number;
   stats: Stats;
