@@ -2,8 +2,9 @@
 // The inspector: what compaction did to one process, through the public API only (docs/inspector.md).
 // Native ES modules, no build step; `tsc -p tsconfig.checks.json` checks them against client/types.ts (test/unit/type-checks.test.ts).
 // This module wires the controls; the parts are api, dom, state, compaction, timeline, chain,
-// gauge, search and process.
+// gauge, search, process and delete.
 import { askKey, enc, KEY_STORAGE } from "./api.js";
+import { deleteProcess } from "./delete.js";
 import { $, showStatus } from "./dom.js";
 import { contextWindow, renderGauge, setContextWindow } from "./gauge.js";
 import { loadProcessList, openProcess, processFromUrl } from "./process.js";
@@ -39,6 +40,16 @@ function init() {
     await askKey("Enter the API key to use.");
     await loadProcessList();
     void openProcess(processFromUrl());
+  });
+
+  $("#delete-process").addEventListener("click", () => {
+    if (!view) return;
+    void deleteProcess(view.processId, async (gone) => {
+      select.querySelector(`option[value="${CSS.escape(gone)}"]`)?.remove();
+      if (view?.processId !== gone) return;
+      history.pushState({}, "", location.pathname);
+      await openProcess("");
+    });
   });
 
   $("#search-form").addEventListener("submit", (e) => view && runSearch(view, /** @type {SubmitEvent} */ (e)));
