@@ -47,8 +47,8 @@ describe("the chaos harness deletes processes", () => {
         return found;
       },
     });
-    const report = await runChaos({ seed: 7, turns: 80, engines: 2, endpoint: dynamoEndpoint(), wrapStore: leaky });
+    const report = await runChaos({ seed: 7, turns: 80, engines: 4, endpoint: dynamoEndpoint(), wrapStore: leaky });
     expect(n).toBeGreaterThan(0);
-    expect(report.violations.join("\n")).toMatch(/deleted process chaos-\w\/p0, after a later call: item MSG#leaked-\d+ exists/);
+    expect(report.violations.join("\n")).toMatch(/deleted process chaos-\w\/p1, after a later call: item MSG#leaked-\d+ exists/);
   }, 120_000);
 });

@@ -122,7 +122,10 @@ export async function attempt<T>(
     restart(run, e, container);
   }
   // Nothing of a deleted process may appear later, whatever this call was (ops-delete.ts).
-  if (e.deletion === "deleted") violate(run.stats, await deletionViolations(run, e, "a later call"));
+  if (e.deletion === "deleted") {
+    run.stats.deletes.checked++;
+    violate(run.stats, await deletionViolations(run, e, "a later call"));
+  }
   return result;
 }
 

@@ -1,20 +1,22 @@
 /**
- * Which processes a chaos plan deletes: the engines of the last pair (the same process id in both
- * tenants, a parent of no other engine) delete their process once about nine tenths of their
- * operations ran, so the other engines, and these ones before, still exercise compaction. Their
- * ops after the delete run against the tombstone. With stalls, the delete comes right after a
+ * Which processes a chaos plan deletes: with four engines or more, the engines of the last pair
+ * (the same process id in both tenants, a parent of no other engine) delete their process once
+ * about nine tenths of their operations ran, so the other engines, and these ones before, still
+ * exercise compaction (a plan of two engines deletes nothing: it would leave nothing else). The
+ * delete takes the place of one planned op, so a plan still has `turns` operations. Their ops
+ * after the delete run against the tombstone. With stalls, the delete comes right after a
  * forced compaction whose commit is held until after it, and the newest accepted offer before it has
  * its answer delivered after it. Drawn from the streams `engine-<index>/delete`, so the other
  * draws of a seed do not change.
  */
 import type { EnginePlan, OpPlan, OpSpec } from "./plan-model.js";
-import type { PlanCounters } from "./plan-draws.js";
 import { DETACHED_CAP_MS } from "./plan-stalls.js";
 import type { Rng } from "./rng.js";
 
 type DeleteSpec = Extract<OpSpec, { kind: "delete" }>;
 
-export function addDeletes(root: Rng, engines: EnginePlan[], counters: PlanCounters, stalls: boolean) {
+export function addDeletes(root: Rng, engines: EnginePlan[], stalls: boolean) {
+  if (engines.length < 4) return;
   const pair = Math.floor((engines.length - 1) / 2);
   for (const e of engines.filter((x) => x.processId === `p${pair}` && x.ops.length > 0)) {
     const rng = root.fork(`engine-${e.index}/delete`);
@@ -23,19 +25,19 @@ export function addDeletes(root: Rng, engines: EnginePlan[], counters: PlanCount
       [{ method: "eraseItems", when: "after" }, 1],
       [{ method: "finishDeletion", when: "before" }, 1],
     ]);
+    const late = Math.floor(e.ops.length * 0.9);
+    const compaction = e.ops.findLastIndex((o, i) => i < late && o.spec.kind === "compact");
+    const at = compaction >= 0 ? compaction + 1 : late;
     const op: OpPlan = {
-      id: counters.opId++,
+      id: e.ops[at]!.id,
       spec: { kind: "delete", inlineItems: rng.pick([25, 100, 10_000]), crash },
       fault: null,
       summarizer: [],
       deliveries: 1,
       concurrentDeliveries: false,
     };
-    const late = Math.floor(e.ops.length * 0.9);
-    const compaction = e.ops.findLastIndex((o, i) => i < late && o.spec.kind === "compact");
-    const at = compaction >= 0 ? compaction + 1 : late;
     if (stalls) inFlightAt(e.ops, at, compaction);
-    e.ops.splice(at, 0, op);
+    e.ops[at] = op;
   }
 }
 

@@ -27,7 +27,7 @@ export function planChaos(options: PlanOptions): ChaosPlan {
   const engines: EnginePlan[] = [];
   const stalls = options.stalls ?? true;
   for (let e = 0; e < engineCount; e++) engines.push(planEngine(root, { index: e, engineCount, turns: options.turns, stalls }, counters));
-  addDeletes(root, engines, counters, stalls);
+  addDeletes(root, engines, stalls);
 
   const tenantSettings = {
     [CHAOS_TENANTS[1]]: { keepRecent: 6, softAnchor: 6, hardAnchor: 3, emergencyAnchor: 2, summaryMaxTokens: 60 },

@@ -51,9 +51,10 @@ export interface ChaosReport {
   /**
    * Processes whose DELETE began, answered 202 at least once (the worker erased the rest), and
    * completed (a repeat answered 204); `inFlight`: the engine's calls and deliveries still running
-   * or due when its delete began.
+   * or due when its delete began; `checked`: calls touching a deleted process after its delete
+   * completed, each followed by the deletion check.
    */
-  deletes: { started: number; background: number; completed: number; inFlight: number };
+  deletes: { started: number; background: number; completed: number; inFlight: number; checked: number };
   violations: string[];
   durationMs: number;
 }
@@ -76,7 +77,7 @@ export const emptyStats = (): Stats => ({
   offers: { created: 0, accepted: 0, declined: 0, rangeCompacted: 0, nothingLeft: 0, deadLettered: 0 },
   controls: { pinned: 0, unpinned: 0, refusedArchived: 0, reverted: 0 },
   stalls: { held: 0, detached: 0, late: 0 },
-  deletes: { started: 0, background: 0, completed: 0, inFlight: 0 },
+  deletes: { started: 0, background: 0, completed: 0, inFlight: 0, checked: 0 },
   violations: new Set(),
   excluded: new Set(),
 });
@@ -132,7 +133,7 @@ export function formatReport(r: ChaosReport): string[] {
     `controls: ${r.controls.pinned} pinned, ${r.controls.unpinned} unpinned, ${r.controls.refusedArchived} refused (archived), ${r.controls.reverted} reverted`,
     `crashes: ${r.crashes} (containers restarted: ${r.restarts}), retries: ${r.retries}`,
     `stalls: ${r.stalls.held} calls held (${r.stalls.detached} detached: the engine went on meanwhile), ${r.stalls.late} offer answers delivered late`,
-    `deletes: ${r.deletes.started} started (${r.deletes.inFlight} calls or deliveries of theirs in flight), ${r.deletes.background} answers 202 (erased by the worker), ${r.deletes.completed} completed`,
+    `deletes: ${r.deletes.started} started (${r.deletes.inFlight} calls or deliveries of theirs in flight), ${r.deletes.background} answers 202 (erased by the worker), ${r.deletes.completed} completed, ${r.deletes.checked} later calls checked`,
     `faults: ${kinds}`,
     `chaos: seed ${r.seed}, ${r.operations} operations, ${r.faults} faults, ${r.violations.length} violations`,
   ];
