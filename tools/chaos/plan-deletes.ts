@@ -26,7 +26,7 @@ export function addDeletes(root: Rng, engines: EnginePlan[], stalls: boolean) {
       [{ method: "finishDeletion", when: "before" }, 1],
     ]);
     const late = Math.floor(e.ops.length * 0.9);
-    const compaction = e.ops.findLastIndex((o, i) => i < late && o.spec.kind === "compact");
+    const compaction = lastBefore(e.ops, late, (o) => o.spec.kind === "compact");
     const at = compaction >= 0 ? compaction + 1 : late;
     const op: OpPlan = {
       id: e.ops[at]!.id,
@@ -51,7 +51,13 @@ function inFlightAt(ops: OpPlan[], at: number, compaction: number) {
     fold.summarizer = [];
     fold.stall = { on: "store", method: "commitCompaction", nth: 1, at: "before", write: 0, ms: DETACHED_CAP_MS, detach: true, afterOps: 2 };
   }
-  const offer = ops.findLastIndex((o, i) => i < at && o.spec.kind === "plan" && o.spec.accept);
+  const offer = lastBefore(ops, at, (o) => o.spec.kind === "plan" && o.spec.accept);
   // Delivered once the engine ran the ops up to the delete and the one after it.
   if (offer >= 0) ops[offer]!.lateBy = at - offer + 1;
+}
+
+/** The index of the last op before `end` that `match` accepts, or -1. */
+function lastBefore(ops: readonly OpPlan[], end: number, match: (op: OpPlan) => boolean): number {
+  for (let i = end - 1; i >= 0; i--) if (match(ops[i]!)) return i;
+  return -1;
 }

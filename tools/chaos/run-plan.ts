@@ -222,8 +222,8 @@ async function settleDeleted(run: ChaosRun, deleted: readonly Engine[]) {
       continue;
     }
     await deliverErasure(run, e, true);
-    const offerOf = (ev: PublishedEvent) => run.offers.get(`${detailOf(ev).tenantId}/${detailOf(ev).itemId}`);
-    for (const ev of run.events.filter((x) => x.detailType === EVENTS.InboxItemAnswered.detailType && offerOf(x) && sameProcess({ ...x, detail: offerOf(x)! }, e))) {
+    const ofProcess = (ev: PublishedEvent) => run.offers.get(`${detailOf(ev).tenantId}/${detailOf(ev).itemId}`)?.processId === e.key.processId;
+    for (const ev of run.events.filter((x) => x.detailType === EVENTS.InboxItemAnswered.detailType && detailOf(x).tenantId === e.key.tenantId && ofProcess(x))) {
       const r = await attempt(run, e, NO_FAULTS, (deps) => handleInboxAnswered(deps, ev.detail));
       if (!r.ok) unexpected(run, e, "InboxItemAnswered after the delete", r.error);
     }
