@@ -25,6 +25,18 @@ export async function readBody<S extends z.ZodMiniType>(c: Context, schema: S): 
   return parsed.data;
 }
 
+/** The body as UTF-8 text, within the same size limit (an NDJSON import). */
+export async function readText(c: Context): Promise<string> {
+  const declared = Number(c.req.header("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) throw tooLarge(declared);
+  const raw = await readLimited(c.req.raw.body);
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(raw);
+  } catch {
+    throw invalid("request.malformed_text", "request body is not valid UTF-8", { fields: ["body"] });
+  }
+}
+
 export function readQuery<S extends z.ZodMiniType>(c: Context, schema: S): z.infer<S> {
   const parsed = schema.safeParse(c.req.query());
   if (!parsed.success) throw zodToAppError(parsed.error, "query");
