@@ -8,7 +8,7 @@ import { invalid } from "../domain/errors.js";
 import { endLine, headerLine, memoryLine, messageLine, processLine, settingsLine } from "../domain/process-export.js";
 import * as z from "../domain/zod.js";
 import type { ProcessKey } from "../ports/store.js";
-import type { ServiceDeps } from "./deps.js";
+import type { ExportPaging, ServiceDeps } from "./deps.js";
 import { requireProcess } from "./processes.js";
 
 /** Bytes of message lines after which a page ends (well below Lambda's 6 MB response). */
@@ -47,7 +47,7 @@ export async function exportPage(
   deps: ServiceDeps,
   key: ProcessKey,
   from?: ExportCursor,
-  limits: { pageBytes: number; readMessages: number } = { pageBytes: EXPORT_PAGE_BYTES, readMessages: EXPORT_READ_MESSAGES },
+  limits: ExportPaging = deps.exportPaging ?? { pageBytes: EXPORT_PAGE_BYTES, readMessages: EXPORT_READ_MESSAGES },
 ): Promise<ExportPage> {
   const state = await requireProcess(deps, key);
   const chunks: string[] = [];
