@@ -4,6 +4,7 @@
  * table (core/adapters/dynamodb); expected conflicts come back as `{ ok: false, reason }`.
  */
 import type { ClearedResult, InboxItem, InboxStatus, Memory, Message, Page, Process } from "../domain/model.js";
+import type { ImportStore } from "./import-store.js";
 
 /**
  * Single-item writes in flight at once when one change spans more items than a transaction holds
@@ -318,28 +319,6 @@ export interface ErasureStore {
    * and any inbox item left; answers how many items were erased.
    */
   eraseTenantRecords(tenantId: string): Promise<number>;
-}
-
-/** What an imported process's META records (docs/api.md, "Export and import"). */
-export interface ImportedProcess {
-  process: Process;
-  activeSummaryId: string | null;
-  /** The first USER message, for the auto-pin's existence check; null when there is none. */
-  firstUserMessageId: string | null;
-}
-
-/** Restoring an export into a new process id (docs/api.md, "Export and import"). */
-export interface ImportStore {
-  /**
-   * Creates the META of an imported process at version 0, only if the id was never used:
-   * `exists` for a live process, `deleted` for a tombstone (a deleted id is never used again).
-   */
-  createImportedProcess(tenantId: string, imported: ImportedProcess): Promise<Outcome<"exists" | "deleted">>;
-  /**
-   * Writes messages and memories exactly as given, in transactions each guarded by the process
-   * being live and each item being new: a process deleted meanwhile takes none of them (`deleted`).
-   */
-  putImportedItems(key: ProcessKey, items: { messages: Message[]; memories: Memory[] }): Promise<Outcome<"deleted">>;
 }
 
 /** Everything the services persist: the aggregate ports together. A service names the ones it uses. */

@@ -5,7 +5,8 @@
  */
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { Memory, Message } from "../../domain/model.js";
-import type { ImportStore, ImportedProcess, ProcessKey } from "../../ports/store.js";
+import type { ImportStore, ImportedProcess } from "../../ports/import-store.js";
+import type { ProcessKey } from "../../ports/store.js";
 import { processLiveCheck } from "./compaction-params.js";
 import { itemIsNew, when, type Part, failedItem, isConditionFailure, failedParts } from "./conditions.js";
 import type { StoreContext } from "./context.js";
