@@ -181,6 +181,29 @@ describe("importing an export", () => {
       });
     }
 
+    it("a process deleted while its import writes takes nothing more: the import is a 404 and only the tombstone is left", async () => {
+      let reached!: () => void;
+      const atWrite = new Promise<void>((resolve) => (reached = resolve));
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      // Holds the item writes until the test has deleted the process.
+      const held: Store = {
+        ...store,
+        async putImportedItems(k, items) {
+          reached();
+          await released;
+          return store.putImportedItems(k, items);
+        },
+      };
+      const target = key("raced-1");
+      const importing = refusal(importProcess({ ...deps, store: held }, target, text(good), { remapIds: false }));
+      await atWrite;
+      expect(await deleteProcess(deps, target)).toEqual({ status: "deleted" });
+      release();
+      expect(await importing).toMatchObject({ kind: "not_found", code: "process.not_found" });
+      expect((await partition(target)).map((i) => i.sk)).toEqual(["META"]);
+    });
+
     it("an existing process is a 409 and stays as it was; a deleted one too", async () => {
       const items = await partition(source);
       expect(await refusal(importProcess(deps, source, text(good), { remapIds: false }))).toMatchObject({ kind: "conflict", code: "process.exists" });
