@@ -54,6 +54,9 @@ export class MemoryApiError extends Error {
 
 type QueryValue = string | number | boolean | undefined;
 
+/** The media type of an export (docs/api.md, "Export and import"). */
+const NDJSON = "application/x-ndjson";
+
 export interface MemoryClient {
   /**
    * The per-turn call: appends `message` (if given), compacts if needed, and returns the active
@@ -69,6 +72,21 @@ export interface MemoryClient {
    */
   deleteProcess(processId: string): Promise<{ status: "deleted" | "deleting" }>;
   listProcesses(query?: { projectId?: string; limit?: number; cursor?: string }): Promise<Page<Process>>;
+  /**
+   * The export of a process (docs/api.md, "Export and import"), one NDJSON line at a time (without
+   * its newline), following the pages of a large process.
+   */
+  exportProcess(processId: string): AsyncIterable<string>;
+  /**
+   * Restores an export (its lines, or the NDJSON text) into `processId`, which must be new
+   * (409 `process.exists`); `remapIds` gives messages and memories new ids. A bad file throws a
+   * MemoryApiError 400 naming its line (`details.line`), and nothing is written.
+   */
+  importProcess(
+    processId: string,
+    exported: string | Iterable<string> | AsyncIterable<string>,
+    options?: { remapIds?: boolean },
+  ): Promise<{ process: Process; messages: number; memories: number }>;
   /** `created` is false when the idempotency key repeated and the first message came back. */
   appendMessage(processId: string, input: AppendMessageInput): Promise<{ message: Message; created: boolean }>;
   listMessages(
@@ -124,8 +142,8 @@ export function createMemoryClient(options: MemoryClientOptions): MemoryClient {
   async function call<T>(
     method: "GET" | "PUT" | "POST" | "PATCH" | "DELETE",
     path: string,
-    init: { query?: Record<string, QueryValue>; body?: unknown } = {},
-  ): Promise<{ status: number; body: T }> {
+    init: { query?: Record<string, QueryValue>; body?: unknown; ndjson?: string; text?: boolean } = {},
+  ): Promise<{ status: number; body: T; headers: Headers }> {
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(init.query ?? {})) if (v !== undefined) params.set(k, String(v));
     const search = params.toString();
@@ -136,10 +154,12 @@ export function createMemoryClient(options: MemoryClientOptions): MemoryClient {
         method,
         headers: {
           authorization: `Bearer ${options.apiKey}`,
-          accept: "application/json",
+          accept: init.text ? `${NDJSON}, application/json` : "application/json",
           ...(init.body !== undefined ? { "content-type": "application/json" } : {}),
+          ...(init.ndjson !== undefined ? { "content-type": NDJSON } : {}),
         },
         ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+        ...(init.ndjson !== undefined ? { body: init.ndjson } : {}),
       });
     } catch (e) {
       throw new MemoryApiError(0, "network.error", `${method} ${path}: ${e instanceof Error ? e.message : String(e)}`, undefined, {
@@ -162,12 +182,14 @@ export function createMemoryClient(options: MemoryClientOptions): MemoryClient {
         error?.details,
       );
     }
+    const headers = res.headers;
     // 204 No Content: the call's answer is its status alone.
-    if (res.status === 204) return { status: res.status, body: undefined as T };
+    if (res.status === 204) return { status: res.status, body: undefined as T, headers };
+    if (init.text) return { status: res.status, body: text as T, headers };
     if (parsed === undefined) {
       throw new MemoryApiError(res.status, "response.invalid", `${method} ${path}: the answer is not JSON`);
     }
-    return { status: res.status, body: parsed as T };
+    return { status: res.status, body: parsed as T, headers };
   }
 
   const get = async <T>(path: string, query?: Record<string, QueryValue>) => (await call<T>("GET", path, { query: query ?? {} })).body;
@@ -188,6 +210,23 @@ export function createMemoryClient(options: MemoryClientOptions): MemoryClient {
     },
 
     listProcesses: (query = {}) => get<Page<Process>>("/v1/processes", query),
+
+    async *exportProcess(processId) {
+      let cursor: string | undefined;
+      do {
+        const { body, headers } = await call<string>("GET", `${processPath(processId)}/export`, { query: { cursor }, text: true });
+        for (const line of body.split("\n")) if (line !== "") yield line;
+        cursor = headers.get("export-next-cursor") ?? undefined;
+      } while (cursor);
+    },
+
+    async importProcess(processId, exported, { remapIds = false } = {}) {
+      let ndjson = "";
+      if (typeof exported === "string") ndjson = exported;
+      else for await (const line of exported) ndjson += `${line}\n`;
+      const query = { remapIds: remapIds ? "true" : undefined };
+      return (await call<{ process: Process; messages: number; memories: number }>("POST", `${processPath(processId)}/import`, { query, ndjson })).body;
+    },
 
     async appendMessage(processId, input) {
       const { status, body } = await call<{ message: Message }>("POST", `${processPath(processId)}/messages`, { body: input });

@@ -27,6 +27,8 @@ export const API_ROUTES = {
   "GET /v1/processes/{processId}/memories/{memoryId}/sources": "plainRoutes",
   "POST /v1/processes/{processId}/memories/{memoryId}/revert": "plainRoutes",
   "GET /v1/processes/{processId}/history/search": "plainRoutes",
+  "GET /v1/processes/{processId}/export": "plainRoutes",
+  "POST /v1/processes/{processId}/import": "plainRoutes",
   "GET /v1/settings": "plainRoutes",
   "PUT /v1/settings": "summarizingRoutes",
   "GET /v1/inbox": "plainRoutes",

@@ -4,6 +4,7 @@
  * table (core/adapters/dynamodb); expected conflicts come back as `{ ok: false, reason }`.
  */
 import type { ClearedResult, InboxItem, InboxStatus, Memory, Message, Page, Process } from "../domain/model.js";
+import type { ImportStore } from "./import-store.js";
 
 /**
  * Single-item writes in flight at once when one change spans more items than a transaction holds
@@ -322,6 +323,7 @@ export interface ErasureStore {
 
 /** Everything the services persist: the aggregate ports together. A service names the ones it uses. */
 export type Store = ProcessStore &
+  ImportStore &
   SettingsStore &
   MessageStore &
   MemoryStore &

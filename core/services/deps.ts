@@ -47,6 +47,16 @@ export interface ServiceDeps extends CoreDeps {
   offlineSummarizer?: (maxOutputTokens: number) => Summarizer;
   /** How a deletion splits its work (core/services/process-deletion.ts); defaults there. */
   erasure?: Partial<ErasureConfig>;
+  /** How an export splits into pages (core/services/process-export.ts); defaults there. */
+  exportPaging?: ExportPaging;
+}
+
+/** docs/api.md, "Export and import". */
+export interface ExportPaging {
+  /** Bytes of message lines after which a page ends. */
+  pageBytes: number;
+  /** Messages per store read. */
+  readMessages: number;
 }
 
 /** docs/api.md, "Deleting a process". */

@@ -19,6 +19,7 @@ import type { ComposedContext } from "../../core/services/context.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import type { listInbox } from "../../core/services/inbox.js";
 import type { deleteProcess } from "../../core/services/process-deletion.js";
+import type { ImportResult } from "../../core/services/process-import.js";
 import type { compactManually } from "../../core/services/manual-compaction.js";
 import type { MemoryDetail } from "../../core/services/memories.js";
 import type { compactRange } from "../../core/services/range-compaction.js";
@@ -124,6 +125,10 @@ expectTypeOf<Returned<"upsertProcess">>().toEqualTypeOf<server.Process>();
 expectTypeOf<Returned<"getProcess">>().toEqualTypeOf<server.Process>();
 // 204 is `deleted`, 202 `{ status: "deleting" }`: the statuses the service's deletion answers.
 expectTypeOf<Returned<"deleteProcess">["status"]>().toEqualTypeOf<Answer<typeof deleteProcess>["status"]>();
+// An export is NDJSON lines; an import answers what the service's import returns.
+expectTypeOf<Method<"exportProcess">>().returns.toEqualTypeOf<AsyncIterable<string>>();
+expectTypeOf<Returned<"importProcess">>().toEqualTypeOf<ImportResult>();
+expectTypeOf<QueryKeys<"importProcess", 2>>().toEqualTypeOf<keyof z.input<typeof http.ImportQuery>>();
 expectTypeOf<Returned<"listProcesses">>().toEqualTypeOf<server.Page<server.Process>>();
 expectTypeOf<QueryKeys<"listProcesses", 0>>().toEqualTypeOf<keyof z.input<typeof http.ListProcessesQuery>>();
 expectTypeOf<Returned<"appendMessage">["message"]>().toEqualTypeOf<server.Message>();
@@ -152,6 +157,8 @@ type ComparedMethods =
   | "upsertProcess"
   | "getProcess"
   | "deleteProcess"
+  | "exportProcess"
+  | "importProcess"
   | "listProcesses"
   | "appendMessage"
   | "listMessages"

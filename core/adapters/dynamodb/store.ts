@@ -11,6 +11,7 @@ import type { BackoffOptions } from "../backoff.js";
 import { createCompactionStore } from "./compaction-store.js";
 import type { StoreContext } from "./context.js";
 import { createErasureStore } from "./erasure-store.js";
+import { createImportStore } from "./import-store.js";
 import { createInboxStore } from "./inbox-store.js";
 import { createMemoryStore } from "./memory-store.js";
 import { createMessageStore } from "./message-store.js";
@@ -52,5 +53,6 @@ export function createDynamoStore({ client, tableName, retry = {}, transactionLi
     ...createInboxStore(ctx),
     ...createUsageStore(ctx),
     ...createErasureStore(ctx),
+    ...createImportStore(ctx),
   };
 }

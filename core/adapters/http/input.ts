@@ -11,9 +11,7 @@ import { MAX_BODY_BYTES } from "./schemas.js";
 import { zodToAppError } from "./errors.js";
 
 export async function readBody<S extends z.ZodMiniType>(c: Context, schema: S): Promise<z.infer<S>> {
-  const declared = Number(c.req.header("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES) throw tooLarge(declared);
-  const raw = await readLimited(c.req.raw.body);
+  const raw = await readBytes(c);
   let json: unknown;
   try {
     json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(raw));
@@ -23,6 +21,16 @@ export async function readBody<S extends z.ZodMiniType>(c: Context, schema: S): 
   const parsed = schema.safeParse(json);
   if (!parsed.success) throw zodToAppError(parsed.error, "body");
   return parsed.data;
+}
+
+/** The body as UTF-8 text, within the same size limit (an NDJSON import). */
+export async function readText(c: Context): Promise<string> {
+  const raw = await readBytes(c);
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(raw);
+  } catch {
+    throw invalid("request.malformed_text", "request body is not valid UTF-8", { fields: ["body"] });
+  }
 }
 
 export function readQuery<S extends z.ZodMiniType>(c: Context, schema: S): z.infer<S> {
@@ -36,6 +44,13 @@ export function readId(c: Context, name: string): string {
   const parsed = Id.safeParse(value);
   if (!parsed.success) throw zodToAppError(parsed.error, `path.${name}`);
   return parsed.data;
+}
+
+/** The body's bytes within MAX_BODY_BYTES: the declared length first, then what streams in. */
+async function readBytes(c: Context): Promise<Uint8Array> {
+  const declared = Number(c.req.header("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) throw tooLarge(declared);
+  return readLimited(c.req.raw.body);
 }
 
 /** The body's bytes, read chunk by chunk; past MAX_BODY_BYTES the rest is cancelled, not read. */

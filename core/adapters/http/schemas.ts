@@ -89,6 +89,9 @@ export const MemoriesQuery = z.object({
   includeReverted: Flag("false"),
 });
 
+export const ExportQuery = z.strictObject({ cursor: z.optional(z.string().check(z.maxLength(2048))) });
+export const ImportQuery = z.strictObject({ remapIds: Flag("false") });
+
 export const InboxQuery = z.object({
   processId: z.optional(Id),
   status: z.optional(z.enum(["OPEN", "ACCEPTED", "DECLINED"])),

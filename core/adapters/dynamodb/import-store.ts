@@ -1,0 +1,86 @@
+/**
+ * The import port (docs/api.md, "Export and import"): a new META, then the exported messages and
+ * memories written as they are, in transactions guarded like every write for a process (live, not
+ * deleted), so an import never brings a deleted process back.
+ */
+import { PutCommand } from "@aws-sdk/lib-dynamodb";
+import type { Memory, Message } from "../../domain/model.js";
+import type { ImportStore, ImportedProcess } from "../../ports/import-store.js";
+import type { ProcessKey } from "../../ports/store.js";
+import { processLiveCheck } from "./compaction-params.js";
+import { itemIsNew, when, type Part, failedItem, isConditionFailure, failedParts } from "./conditions.js";
+import type { StoreContext } from "./context.js";
+import { MetaItem, memoryToItem, messageToItem } from "./items.js";
+import { META_ACTIVE, META_SK, processListSk, processPk, processesByProject, processesByTenant } from "./keys.js";
+
+/** The META put of an imported process: only where no item (no tombstone either) is stored. */
+export function importedMetaParams(tableName: string, tenantId: string, imported: ImportedProcess) {
+  const { process, activeSummaryId, firstUserMessageId } = imported;
+  const listSk = processListSk(process.createdAt, process.processId);
+  return {
+    TableName: tableName,
+    Item: {
+      pk: processPk({ tenantId, processId: process.processId }),
+      sk: META_SK,
+      type: "META",
+      tenantId,
+      ...process,
+      version: 0,
+      lsi1sk: META_ACTIVE,
+      gsi1pk: processesByTenant(tenantId),
+      gsi1sk: listSk,
+      gsi2pk: processesByProject(tenantId, process.projectId),
+      gsi2sk: listSk,
+      ...(activeSummaryId ? { activeSummaryId } : {}),
+      ...(firstUserMessageId ? { firstUserMessageId } : {}),
+    },
+    ...when(itemIsNew("pk")),
+    ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const,
+  };
+}
+
+/** One transaction's parts: the live check on META, then each item put only where none is. */
+export function importedItemParts(tableName: string, key: ProcessKey, messages: Message[], memories: Memory[]): Part<string>[] {
+  return [
+    processLiveCheck(tableName, key),
+    ...messages.map((m): Part<string> => ["message", { Put: { TableName: tableName, Item: messageToItem(key, m), ...when(itemIsNew()) } }]),
+    ...memories.map((m): Part<string> => ["memory", { Put: { TableName: tableName, Item: memoryToItem(key, m), ...when(itemIsNew()) } }]),
+  ];
+}
+
+export function createImportStore(ctx: StoreContext): ImportStore {
+  const { client, tableName, sendTransaction, transactionLimit } = ctx;
+  return {
+    async createImportedProcess(tenantId, imported) {
+      try {
+        await client.send(new PutCommand(importedMetaParams(tableName, tenantId, imported)));
+        return { ok: true };
+      } catch (e) {
+        if (!isConditionFailure(e)) throw e;
+        return { ok: false, reason: failedItem(e, MetaItem)?.deletedAt !== undefined ? "deleted" : "exists" };
+      }
+    },
+
+    async putImportedItems(key, { messages, memories }) {
+      // One slot of each transaction is the live check on META.
+      const size = transactionLimit - 1;
+      const all: Array<{ message?: Message; memory?: Memory }> = [...messages.map((message) => ({ message })), ...memories.map((memory) => ({ memory }))];
+      for (let i = 0; i < all.length; i += size) {
+        const batch = all.slice(i, i + size);
+        const parts = importedItemParts(
+          tableName,
+          key,
+          batch.flatMap((b) => (b.message ? [b.message] : [])),
+          batch.flatMap((b) => (b.memory ? [b.memory] : [])),
+        );
+        try {
+          await sendTransaction(parts);
+        } catch (e) {
+          if (failedParts(e, parts)?.process) return { ok: false, reason: "deleted" };
+          throw e;
+        }
+      }
+      return { ok: true };
+    },
+  };
+}

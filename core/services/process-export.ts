@@ -1,0 +1,79 @@
+/**
+ * Exporting a process (docs/api.md, "Export and import"): the export's lines, page by page. A page
+ * holds the messages of as many store reads as fit about EXPORT_PAGE_BYTES, so no container holds
+ * the whole process at once; the last page adds the memories, the project's settings override and
+ * the `end` line. A cursor says where the next page starts and how many messages came before it.
+ */
+import { invalid } from "../domain/errors.js";
+import { endLine, headerLine, memoryLine, messageLine, processLine, settingsLine } from "../domain/process-export.js";
+import * as z from "../domain/zod.js";
+import type { ProcessKey } from "../ports/store.js";
+import type { ExportPaging, ServiceDeps } from "./deps.js";
+import { requireProcess } from "./processes.js";
+
+/** Bytes of message lines after which a page ends (well below Lambda's 6 MB response). */
+export const EXPORT_PAGE_BYTES = 2 * 1024 * 1024;
+/** Messages per store read (a Query also stops at 1 MB). */
+export const EXPORT_READ_MESSAGES = 500;
+
+/** Where the next page starts: after the store's cursor, with `messages` exported before it. */
+const ExportCursor = z.strictObject({ after: z.string().check(z.minLength(1)), messages: z.int().check(z.nonnegative()) });
+export type ExportCursor = z.infer<typeof ExportCursor>;
+
+/** The cursor as base64url text (no "."), for the HTTP layer to seal (docs/api.md, "Paging"). */
+export const encodeExportCursor = (c: ExportCursor) => Buffer.from(JSON.stringify(c)).toString("base64url");
+
+export function decodeExportCursor(text: string): ExportCursor {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(text, "base64url").toString("utf8"));
+  } catch {
+    value = undefined;
+  }
+  const parsed = ExportCursor.safeParse(value);
+  if (!parsed.success) throw invalid("cursor.invalid", "cursor is not valid for this listing", { fields: ["query.cursor"] });
+  return parsed.data;
+}
+
+export interface ExportPage {
+  /** NDJSON lines, each ending in "\n". */
+  text: string;
+  /** Absent on the last page. */
+  next?: ExportCursor;
+}
+
+/** One page of the export of a live process (404 for a deleted or unknown one, or another tenant's). */
+export async function exportPage(
+  deps: ServiceDeps,
+  key: ProcessKey,
+  from?: ExportCursor,
+  limits: ExportPaging = deps.exportPaging ?? { pageBytes: EXPORT_PAGE_BYTES, readMessages: EXPORT_READ_MESSAGES },
+): Promise<ExportPage> {
+  const state = await requireProcess(deps, key);
+  const chunks: string[] = [];
+  if (!from) {
+    chunks.push(headerLine(key.processId, deps.clock.now().toISOString()), processLine(state.process, state.activeSummaryId));
+  }
+  let bytes = 0;
+  let messages = from?.messages ?? 0;
+  let after = from?.after;
+  do {
+    const page = await deps.store.listMessages(key, { limit: limits.readMessages, ...(after ? { cursor: after } : {}) });
+    for (const m of page.items) {
+      const text = messageLine(m);
+      chunks.push(text);
+      bytes += Buffer.byteLength(text);
+    }
+    messages += page.items.length;
+    after = page.nextCursor;
+  } while (after && bytes < limits.pageBytes);
+  if (after) return { text: chunks.join(""), next: { after, messages } };
+
+  // Memories are few beside messages (one per fold): read in one listing.
+  const memories = await deps.store.listMemories(key);
+  for (const m of memories) chunks.push(memoryLine(m));
+  const overrides = await deps.store.getSettings(key.tenantId, state.process.projectId);
+  if (overrides) chunks.push(settingsLine(state.process.projectId, overrides));
+  chunks.push(endLine(messages, memories.length));
+  return { text: chunks.join("") };
+}

@@ -1,0 +1,86 @@
+/**
+ * The export format's pure parts (core/domain/process-export.ts): the order of the lines, the
+ * checks before any write, and id remapping that rewrites every reference.
+ */
+import { describe, expect, it } from "vitest";
+import { AppError } from "../../core/domain/errors.js";
+import type { Memory, Message } from "../../core/domain/model.js";
+import { endLine, headerLine, memoryLine, messageLine, parseExport, processLine, relocateExport } from "../../core/domain/process-export.js";
+
+const AT = "2026-01-01T00:00:00.000Z";
+const msg = (id: string, archivedInMemoryId: string | null = null): Message => ({
+  id, processId: "p-1", role: "USER", content: `text of ${id}`, tags: [], createdAt: AT, archivedInMemoryId, tokens: 3,
+});
+const mem = (id: string, over: Partial<Memory> = {}): Memory => ({
+  id, processId: "p-1", kind: "ARCHIVED_CHAT", status: "OK", content: "summary", sourceRefs: [], tokens: 2, createdAt: AT, supersededAt: null,
+  metadata: { compactedMessages: 1, provider: "fake", model: "m" }, ...over,
+});
+const file = (lines: string[]) => lines.join("");
+const head = () => [headerLine("p-1", AT), processLine({ processId: "p-1", projectId: "x", allowsCrossProjectSpawn: false, createdAt: AT }, "mem_2")];
+
+const fault = (text: string) => {
+  try {
+    parseExport(text);
+    return null;
+  } catch (e) {
+    return e instanceof AppError ? { code: e.code, line: e.details?.line } : e;
+  }
+};
+
+describe("parseExport", () => {
+  const whole = () => [
+    ...head(),
+    messageLine(msg("msg_1", "mem_1")),
+    messageLine(msg("msg_2", "mem_2")),
+    messageLine(msg("msg_3")),
+    memoryLine(mem("mem_2", { sourceRefs: ["msg_2"], metadata: { compactedMessages: 1, provider: "f", model: "m", supersededMemoryId: "mem_1", markerMessageId: "msg_3" }, citations: [["msg_2"]] })),
+    memoryLine(mem("mem_1", { sourceRefs: ["msg_1"], supersededAt: AT, supersededByMemoryId: "mem_2" })),
+    endLine(3, 2),
+  ];
+
+  it("reads a whole file", () => {
+    const e = parseExport(file(whole()));
+    expect(e.messages.map((m) => m.id)).toEqual(["msg_1", "msg_2", "msg_3"]);
+    expect(e.memories.map((m) => m.id)).toEqual(["mem_2", "mem_1"]);
+    expect(e.activeSummaryId).toBe("mem_2");
+  });
+
+  it("refuses lines out of order, after the end, and memories the file does not hold", () => {
+    const lines = whole();
+    expect(fault(file([lines[0]!, lines[2]!, lines[1]!, ...lines.slice(3)]))).toEqual({ code: "import.invalid_line", line: 2 });
+    expect(fault(file([...lines, endLine(3, 2)]))).toEqual({ code: "import.invalid_line", line: 9 });
+    expect(fault(file([...lines.slice(0, 6), endLine(3, 1)]))).toMatchObject({ code: "import.dangling_reference" });
+  });
+});
+
+describe("relocateExport", () => {
+  it("gives new ids in order and rewrites every reference; tool call ids and content stay", () => {
+    const e = parseExport(
+      file([
+        ...head(),
+        messageLine({ ...msg("msg_1", "mem_2"), toolCallId: "call_1" }),
+        messageLine(msg("msg_2")),
+        memoryLine(mem("mem_2", { sourceRefs: ["msg_1"], citations: [["msg_1"]], droppedUnits: [{ text: "a", messageIds: ["msg_1"] }], metadata: { compactedMessages: 1, provider: "f", model: "m", supersededMemoryId: "mem_1", markerMessageId: "msg_2", loss: { units: 1, kept: 0, dropped: [{ text: "a", messageIds: ["msg_1"] }] } } })),
+        memoryLine(mem("mem_1", { supersededAt: AT, supersededByMemoryId: "mem_2", content: "names msg_1" })),
+        endLine(2, 2),
+      ]),
+    );
+    let n = 0;
+    const moved = relocateExport(e, "p-2", { message: () => `msg_new${++n}`, memory: () => `mem_new${++n}` });
+    expect(moved.process.processId).toBe("p-2");
+    expect(moved.messages).toMatchObject([
+      { id: "msg_new1", processId: "p-2", archivedInMemoryId: "mem_new4", toolCallId: "call_1" },
+      { id: "msg_new2", archivedInMemoryId: null },
+    ]);
+    // Memories get ids oldest first (mem_1 before mem_2), so they sort as before.
+    expect(moved.memories[1]).toMatchObject({ id: "mem_new3", supersededByMemoryId: "mem_new4", content: "names msg_1" });
+    expect(moved.memories[0]).toMatchObject({
+      id: "mem_new4",
+      sourceRefs: ["msg_new1"],
+      citations: [["msg_new1"]],
+      droppedUnits: [{ messageIds: ["msg_new1"] }],
+      metadata: { supersededMemoryId: "mem_new3", markerMessageId: "msg_new2", loss: { dropped: [{ messageIds: ["msg_new1"] }] } },
+    });
+    expect(moved.activeSummaryId).toBe("mem_new4");
+  });
+});
