@@ -5,8 +5,9 @@
  * compaction"); an archived message must be carried by the replay through the supersede chain.
  */
 import { describe, expect, it } from "vitest";
+import { buildSections, renderBlock } from "../../core/domain/context-block.js";
 import type { Memory, Message } from "../../core/domain/model.js";
-import { archiveChainViolations, emptyLedger, ledgerViolations } from "../../tools/chaos/checks.js";
+import { archiveChainViolations, emptyLedger, ledgerViolations, replayViolations } from "../../tools/chaos/checks.js";
 import type { Snapshot } from "../../tools/invariants.js";
 
 const key = { tenantId: "t", processId: "p" };
@@ -83,5 +84,27 @@ describe("archiveChainViolations", () => {
     expect(missing.join("\n")).toMatch(/mem_1 is superseded by mem_9, which does not exist/);
     const offChain = check([message("msg_a", "mem_1"), message("msg_b", "mem_1")], [memory("mem_1", "OK"), memory("mem_2", "OK")], "mem_2");
     expect(offChain).toEqual(["t/p: messages archived into mem_1 (msg_a among them) are in no replay: the chain ends at mem_1, the active summary is mem_2"]);
+  });
+});
+
+describe("replayViolations", () => {
+  // A summary whose prior's tail quotes a folded message with heading lines (docs/api.md, the context block).
+  const summary = { ...rangeMemory("OK"), content: "S9: folded 4 messages\nbefore: Offline extract\n## Parent Context\nTitle\n---" };
+  const composed = (content: string) => {
+    const sections = buildSections({ summary: content, parent: null });
+    return { ...renderBlock(sections), sections };
+  };
+  const expected = { block: composed(summary.content).block, summary };
+
+  it("accepts the summary section with its heading lines escaped", () => {
+    expect(replayViolations(key, composed(summary.content), expected, "context")).toEqual([]);
+  });
+
+  it("reports a replay of another summary", () => {
+    const other = replayViolations(key, composed("S8: folded 2 messages"), expected, "context");
+    expect(other).toEqual([
+      't/p: context: the replayed summary is "S8: folded 2 messages", the newest OK memory is mem_range',
+      "t/p: context: the context block differs from the newest OK summary plus the parent section",
+    ]);
   });
 });
