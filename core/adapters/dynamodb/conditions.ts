@@ -181,6 +181,20 @@ export function failedParts<N extends string>(
 }
 
 /**
+ * Sends a transaction whose failed conditions are an expected answer: false then, true when it was
+ * applied; any other error is rethrown (the transactional {@link conditionHolds}).
+ */
+export async function transactionHolds<P extends readonly Part<string>[]>(send: (parts: P) => Promise<unknown>, parts: P): Promise<boolean> {
+  try {
+    await send(parts);
+    return true;
+  } catch (e) {
+    if (!failedParts(e, parts)) throw e;
+    return false;
+  }
+}
+
+/**
  * Sends a conditional write whose failed condition is an expected answer: false then, true when
  * it was applied; any other error is rethrown.
  */

@@ -12,7 +12,7 @@ import {
   storeFoldParts,
   supersedeUpdate,
 } from "./compaction-params.js";
-import { conditionHolds, failedItem, failedParts, isConditionFailure } from "./conditions.js";
+import { conditionHolds, failedItem, failedParts, isConditionFailure, transactionHolds } from "./conditions.js";
 import type { StoreContext } from "./context.js";
 import { MemoryItem, readItem, toMemory } from "./items.js";
 import { queryAll } from "./paging.js";
@@ -38,27 +38,15 @@ export function createMemoryStore(ctx: StoreContext): MemoryStore {
     },
 
     async storeFold(key, fold, expect) {
-      const parts = storeFoldParts(tableName, key, fold, expect);
-      try {
-        await sendTransaction(parts);
-        return { ok: true };
-      } catch (e) {
-        // The fold's status moved on, or the process was deleted: either way nothing was written.
-        if (failedParts(e, parts)) return { ok: false, reason: "status_changed" };
-        throw e;
-      }
+      // The fold's status moved on, or the process was deleted: either way nothing was written.
+      const stored = await transactionHolds(sendTransaction, storeFoldParts(tableName, key, fold, expect));
+      return stored ? { ok: true } : { ok: false, reason: "status_changed" };
     },
 
     async extendFold(key, fold, o) {
-      const parts = extendFoldParts(tableName, key, fold, o);
-      try {
-        await sendTransaction(parts);
-        return { ok: true };
-      } catch (e) {
-        // Committed, discarded or extended meanwhile, or META moved on: the prepared fold stays as it was.
-        if (failedParts(e, parts)) return { ok: false, reason: "status_changed" };
-        throw e;
-      }
+      // Committed, discarded or extended meanwhile, or META moved on: the prepared fold stays as it was.
+      const extended = await transactionHolds(sendTransaction, extendFoldParts(tableName, key, fold, o));
+      return extended ? { ok: true } : { ok: false, reason: "status_changed" };
     },
 
     async discardFold(key, foldId, from, reason, at) {
