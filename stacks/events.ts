@@ -1,10 +1,9 @@
 /**
  * The stage's EventBridge bus, the rules for the two incoming events and their target functions.
  * Delivery failures (EventBridge -> Lambda) and handler failures (Lambda's async retries) both end
- * in one SQS dead-letter queue with an alarm; the handlers are idempotent, so retries are safe.
+ * in one SQS dead-letter queue (its alarm: monitoring.ts); the handlers are idempotent, so retries are safe.
  */
 import { Duration } from "aws-cdk-lib";
-import { ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
 import { EventBus, Rule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { AccountPrincipal, PolicyStatement } from "aws-cdk-lib/aws-iam";
@@ -37,13 +36,6 @@ export function Events({ stack, app }: StackContext) {
     retentionPeriod: Duration.days(14),
     encryption: QueueEncryption.SQS_MANAGED,
     enforceSSL: true,
-  });
-  dlq.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }).createAlarm(stack, "EventsDlqAlarm", {
-    alarmDescription: "Vancetope Memory: an incoming event failed every retry (see the EventsDlq queue)",
-    threshold: 1,
-    evaluationPeriods: 1,
-    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-    treatMissingData: TreatMissingData.NOT_BREACHING,
   });
 
   // The compaction worker (docs/compaction.md): reached by an asynchronous invoke from the

@@ -2,14 +2,16 @@
 import type { App } from "sst/constructs";
 import { Api } from "./api.js";
 import { Events } from "./events.js";
+import { Monitoring } from "./monitoring.js";
 import { Storage } from "./storage.js";
 import { Web } from "./web.js";
 
-export { Api, Events, Storage, Web };
+export { Api, Events, Monitoring, Storage, Web };
 
 export function addStacks(app: App, options: { web?: boolean } = {}): void {
   app.stack(Storage);
   app.stack(Events);
   app.stack(Api);
+  app.stack(Monitoring);
   if (options.web !== false) app.stack(Web);
 }
