@@ -63,10 +63,16 @@ export function turnLatency(httpApi: HttpApi, statistic: string): Metric {
   });
 }
 
-/** Percent of the summarizing folds whose summary failed; 0 when no fold summarized. */
+/**
+ * The fewest folds in a period whose failed share counts: one failed fold of a quiet quarter hour
+ * is not a trend (the provider's errors have their own signals on the dashboard).
+ */
+export const MIN_FOLDS_FOR_SHARE = 3;
+
+/** Percent of the summarizing folds whose summary failed; 0 below {@link MIN_FOLDS_FOR_SHARE} folds. */
 export function failedFoldShare(period = FIFTEEN_MINUTES): MathExpression {
   return new MathExpression({
-    expression: "IF((FILL(ok, 0) + FILL(failed, 0)) > 0, 100 * FILL(failed, 0) / (FILL(ok, 0) + FILL(failed, 0)), 0)",
+    expression: `IF((FILL(ok, 0) + FILL(failed, 0)) >= ${MIN_FOLDS_FOR_SHARE}, 100 * FILL(failed, 0) / (FILL(ok, 0) + FILL(failed, 0)), 0)`,
     usingMetrics: {
       ok: emfMetric("vance.memory.fold", { outcome: "ok" }, Stats.SUM, period),
       failed: emfMetric("vance.memory.fold", { outcome: "failed" }, Stats.SUM, period),

@@ -71,6 +71,8 @@ export function stageDashboard(stack: Stack, app: App, w: Watched, alarms: Alarm
       [
         w.worker.metricInvocations({ statistic: Stats.SUM }),
         w.worker.metricErrors({ statistic: Stats.SUM }),
+        // Reserved concurrency in use: queued folds wait in Lambda's asynchronous queue.
+        w.worker.metricThrottles({ statistic: Stats.SUM }),
         // Counted from the worker's log by a metric filter (alarms.ts): no `service` dimension.
         new Metric({ namespace: METRICS_NAMESPACE, metricName: WORKER_TIMEOUTS_METRIC, statistic: Stats.SUM, label: "timeouts" }),
       ],

@@ -11,7 +11,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createEmfMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import type { Metrics } from "../../core/ports/metrics.js";
 import { ALARM_THRESHOLDS, type AlarmThresholdName } from "../../stacks/alarm-settings.js";
-import { alarmSlug, API_STAGE, TABLE_OPERATIONS, TIMEOUT_LOG_TEXT, TURN_ROUTE, WORKER_TIMEOUTS_METRIC } from "../../stacks/alarms.js";
+import { alarmSlug, API_STAGE, MIN_FOLDS_FOR_SHARE, TABLE_OPERATIONS, TIMEOUT_LOG_TEXT, TURN_ROUTE, WORKER_TIMEOUTS_METRIC } from "../../stacks/alarms.js";
 import { THROTTLE } from "../../stacks/api.js";
 import { METRIC_MODES } from "../../stacks/dashboard.js";
 import { METRICS_NAMESPACE, SERVICE_NAME } from "../../stacks/stage.js";
@@ -79,11 +79,12 @@ describe("alarms", () => {
     expect(alarmNamed(t, "team-a", "workerTimeouts")).toMatchObject({ Namespace: METRICS_NAMESPACE, MetricName: WORKER_TIMEOUTS_METRIC, Statistic: "Sum" });
   });
 
-  it("alarm on the share of failed folds: 100 x failed / (ok + failed) over 15 minutes, 0 when nothing folded", () => {
+  it("alarm on the share of failed folds: 100 x failed / (ok + failed) over 15 minutes, 0 below the minimum of folds", () => {
     const alarm = alarmNamed(own.templates.monitoring, "team-a", "failedFoldPercent");
     const expression = (alarm.Metrics as Props[]).find((m) => m.Expression)!;
     expect(expression.ReturnData).toBe(true);
-    expect(expression.Expression).toBe("IF((FILL(ok, 0) + FILL(failed, 0)) > 0, 100 * FILL(failed, 0) / (FILL(ok, 0) + FILL(failed, 0)), 0)");
+    expect(MIN_FOLDS_FOR_SHARE).toBe(3);
+    expect(expression.Expression).toBe("IF((FILL(ok, 0) + FILL(failed, 0)) >= 3, 100 * FILL(failed, 0) / (FILL(ok, 0) + FILL(failed, 0)), 0)");
     const inputs = (alarm.Metrics as Props[]).filter((m) => m.MetricStat);
     expect(inputs.map((m) => [m.Id, m.MetricStat.Metric.MetricName, dims(m.MetricStat.Metric.Dimensions), m.MetricStat.Period, m.MetricStat.Stat])).toEqual([
       ["ok", "vance.memory.fold", { outcome: "ok", service: SERVICE_NAME }, 900, "Sum"],
