@@ -22,7 +22,7 @@ export interface Watched {
   dlq: IQueue;
   worker: IFunction & { logGroup: ILogGroup };
   /** The function serving the turn route (and the other summarizing routes). */
-  turnFunction: IFunction;
+  turnFunction: IFunction & { logGroup: ILogGroup };
   httpApi: HttpApi;
 }
 

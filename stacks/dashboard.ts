@@ -4,13 +4,36 @@
  * carry. Every service metric on it is one the code emits (test/infra/monitoring.test.ts checks).
  */
 import { Duration, type Stack } from "aws-cdk-lib";
-import { AlarmStatusWidget, Dashboard, GraphWidget, Metric, Stats, TextWidget, type Alarm, type IMetric } from "aws-cdk-lib/aws-cloudwatch";
+import {
+  AlarmStatusWidget,
+  Dashboard,
+  GraphWidget,
+  LogQueryVisualizationType,
+  LogQueryWidget,
+  Metric,
+  Stats,
+  TextWidget,
+  type Alarm,
+  type IMetric,
+} from "aws-cdk-lib/aws-cloudwatch";
 import type { App } from "sst/constructs";
 import { PROVIDER_NAMES } from "../core/adapters/llm/provider-descriptors.js";
 import { FOLD_MODES } from "../core/domain/mode-policy.js";
 import type { CompactionMetricMode } from "../core/ports/metrics.js";
 import { emfMetric, failedFoldShare, TABLE_OPERATIONS, turnLatency, WORKER_TIMEOUTS_METRIC, type Watched } from "./alarms.js";
 import { METRICS_NAMESPACE } from "./stage.js";
+
+/**
+ * The dashboard's table of the newest failed and fallen-back folds, over the logs of the two
+ * functions that summarize most (the runbook's queries are checked on real lines with it). One
+ * command per line: CDK joins them with `|`.
+ */
+export const FAILED_FOLDS_QUERY = [
+  "fields @timestamp, message, processId, memoryId, code",
+  'filter message = "compaction failed: summarizer" or message = "compaction fell back to the offline summarizer"',
+  "sort @timestamp desc",
+  "limit 20",
+];
 
 /** Every value of the compaction metrics' `mode` dimension. */
 export const METRIC_MODES: CompactionMetricMode[] = [...FOLD_MODES.map((m) => m.toLowerCase() as Lowercase<typeof m>), "range", "clear"];
@@ -34,6 +57,16 @@ export function stageDashboard(stack: Stack, app: App, w: Watched, alarms: Alarm
     }),
   );
   dashboard.addWidgets(new AlarmStatusWidget({ title: "Alarms", alarms, width: 24, height: 3 }));
+  dashboard.addWidgets(
+    new LogQueryWidget({
+      title: "Newest failed or fallen-back folds (turn routes and worker)",
+      logGroupNames: [w.turnFunction.logGroup.logGroupName, w.worker.logGroup.logGroupName],
+      queryLines: FAILED_FOLDS_QUERY,
+      view: LogQueryVisualizationType.TABLE,
+      width: 24,
+      height: 6,
+    }),
+  );
   dashboard.addWidgets(
     graph("Compactions by mode", byMode("vance.memory.compaction")),
     graph("Tokens saved by mode", byMode("vance.memory.compaction.tokens_saved")),

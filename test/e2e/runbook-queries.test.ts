@@ -1,5 +1,5 @@
 /**
- * The Logs Insights queries of docs/operations.md, run on the JSON lines the local runner really
+ * The Logs Insights queries of docs/operations.md and of the dashboard, run on the JSON lines the local runner really
  * prints (its Powertools Logger, as in Lambda) while it compacts, fails a summary, has one refused
  * by the quality gate, falls back to the offline summarizer, folds inside a turn, reverts and
  * answers a 500: every query's filter matches at least one line, and every field it shows, counts,
@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Store } from "../../core/ports/store.js";
+import { FAILED_FOLDS_QUERY } from "../../stacks/dashboard.js";
 import type { SummarizeOutcome } from "../../core/ports/summarizer.js";
 import { freshTable } from "../support/dynamo.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
@@ -15,7 +16,8 @@ import { fencedBlocks, matching, parseQuery, valueOf, type LogLine } from "../su
 import { startTestService } from "../support/service.js";
 
 const RUNBOOK = readFileSync("docs/operations.md", "utf8");
-const QUERIES = fencedBlocks(RUNBOOK, "logs-insights");
+/** The runbook's queries, and the one the dashboard runs (stacks/dashboard.ts). */
+const QUERIES = [...fencedBlocks(RUNBOOK, "logs-insights"), FAILED_FOLDS_QUERY.join("\n| ")];
 const BROKEN = "rb-broken";
 
 let lines: LogLine[] = [];

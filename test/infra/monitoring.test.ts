@@ -13,7 +13,7 @@ import type { Metrics } from "../../core/ports/metrics.js";
 import { ALARM_THRESHOLDS, type AlarmThresholdName } from "../../stacks/alarm-settings.js";
 import { alarmSlug, API_STAGE, MIN_FOLDS_FOR_SHARE, TABLE_OPERATIONS, TIMEOUT_LOG_TEXT, TURN_ROUTE, WORKER_TIMEOUTS_METRIC } from "../../stacks/alarms.js";
 import { THROTTLE } from "../../stacks/api.js";
-import { METRIC_MODES } from "../../stacks/dashboard.js";
+import { FAILED_FOLDS_QUERY, METRIC_MODES } from "../../stacks/dashboard.js";
 import { METRICS_NAMESPACE, SERVICE_NAME } from "../../stacks/stage.js";
 import { PROVIDER_NAMES } from "../../core/adapters/llm/provider-descriptors.js";
 import { synthStage, type Synthesized } from "./synth.js";
@@ -277,7 +277,10 @@ describe("the dashboard", () => {
       expect(aws, expected).toContain(expected);
     }
     expect(metrics.find((m) => m.name === "Latency")!.dimensions).toMatchObject({ Route: TURN_ROUTE, Stage: API_STAGE });
-    const alarmWidget = dashboardBody(own.templates.monitoring).widgets.find((w) => w.type === "alarm")!;
-    expect(alarmWidget.properties.alarms).toHaveLength(NAMES.length);
+    const body = dashboardBody(own.templates.monitoring);
+    expect(body.widgets.find((w) => w.type === "alarm")!.properties.alarms).toHaveLength(NAMES.length);
+    // The failed folds' table runs the query the runbook test checks, on two log groups.
+    const logs = body.widgets.find((w) => w.type === "log")!.properties;
+    expect(logs.query).toBe(`SOURCE 'TOKEN' | SOURCE 'TOKEN' | ${FAILED_FOLDS_QUERY.join("\n| ")}`);
   });
 });
