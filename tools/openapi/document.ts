@@ -10,7 +10,7 @@ import { Id } from "../../core/domain/fields.js";
 import { InboxItem, Memory, MemoryMetadata, Message, Process } from "../../core/domain/model.js";
 import { Tunables, TunablesOverride } from "../../core/domain/tunables.js";
 import { buildEventSchemas } from "./events.js";
-import { OPERATIONS, type Named, type Operation } from "./operations.js";
+import { OPERATIONS, TAGS, type Named, type Operation } from "./operations.js";
 
 /**
  * The contract's version. A change that removes or renames a path, a field or an enum value
@@ -31,6 +31,21 @@ const ERROR_MEANING: Record<ErrorStatus, string> = {
   413: "A body over 400 KB (`request.too_large`) or a message over 200,000 bytes (`message.too_large`); `details.limit`.",
   429: "A limit of the tenant that resets with time (`Retry-After` seconds, also `details.retryAfterSeconds`); deployed, also API Gateway's stage throttle (`{ message }`).",
   500: "An internal error; no internals are shown.",
+};
+
+/** One answer of each error status, as the service writes it (the linter checks each against its schema). */
+const ERROR_EXAMPLE: Record<ErrorStatus, Json> = {
+  400: {
+    code: "request.invalid",
+    message: "invalid body: body.role: Invalid option: expected one of \"USER\"|\"ASSISTANT\"|\"SYSTEM\"|\"TOOL\"",
+    details: { fields: ["body.role"], issues: [{ field: "body.role", message: "Invalid option: expected one of \"USER\"|\"ASSISTANT\"|\"SYSTEM\"|\"TOOL\"" }] },
+  },
+  401: { code: "auth.invalid_key", message: "missing or unknown API key (Authorization: Bearer <key>)" },
+  404: { code: "process.not_found", message: "process 'p-1' not found" },
+  409: { code: "memory.not_newest", message: "only the newest active summary can be reverted; it is 'mem_01J0000000000000000000000'", details: { activeSummaryId: "mem_01J0000000000000000000000" } },
+  413: { code: "request.too_large", message: "request body is 409601 bytes; the limit is 409600", details: { limit: 409600 } },
+  429: { code: "rate.limited", message: "more than 20 requests per second for this tenant; retry after 1 s", details: { limit: 20, retryAfterSeconds: 1 } },
+  500: { code: "internal", message: "internal error" },
 };
 
 /** Registers a named schema once; the same name for another schema is a mistake in operations.ts. */
@@ -117,7 +132,7 @@ function errorResponses(): Json {
     out[`Error${status}`] = {
       description: ERROR_MEANING[status],
       ...(status === 429 ? { headers: { "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer", minimum: 0 } } } } : {}),
-      content: { "application/json": { schema } },
+      content: { "application/json": { schema, example: { error: ERROR_EXAMPLE[status] } } },
     };
   }
   out.GatewayForbidden = {
@@ -178,16 +193,7 @@ export function buildOpenApiDocument(): Json {
     },
     servers: [{ url: "http://127.0.0.1:3000", description: "The local runner (`npm start`)" }],
     security: [{ bearerAuth: [] }],
-    tags: [
-      { name: "processes", description: "Processes: create, read, list, delete, export and import." },
-      { name: "messages", description: "A process's messages." },
-      { name: "compaction", description: "Turns, compaction and the memory block." },
-      { name: "memories", description: "Summaries, their sources, history search and undo." },
-      { name: "settings", description: "Compaction tunables of the tenant or a project." },
-      { name: "inbox", description: "Offers to fold a finished topic." },
-      { name: "service", description: "Liveness and this document." },
-      { name: "local", description: "Routes of the local runner only (`npm start`)." },
-    ],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
     components: {
       securitySchemes: {

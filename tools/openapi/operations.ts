@@ -11,6 +11,18 @@ import { TunablesOverride } from "../../core/domain/tunables.js";
 import { CompactionResult } from "../../core/domain/model.js";
 import type { ErrorStatus } from "../../core/adapters/http/responses.js";
 
+/** The document's groups of operations, in the reference's order. */
+export const TAGS = {
+  processes: "Processes: create, read, list, delete, export and import.",
+  messages: "A process's messages.",
+  compaction: "Turns, compaction and the memory block.",
+  memories: "Summaries, their sources, history search and undo.",
+  settings: "Compaction tunables of the tenant or a project.",
+  inbox: "Offers to fold a finished topic.",
+  service: "Liveness and this document.",
+  local: "Routes of the local runner only (`npm start`).",
+} as const;
+
 /** A schema and the component name it gets in the document. */
 export type Named = readonly [name: string, schema: z.ZodMiniType];
 
@@ -29,7 +41,7 @@ export interface Operation {
   path: string;
   operationId: string;
   summary: string;
-  tag: "processes" | "messages" | "compaction" | "memories" | "settings" | "inbox" | "service" | "local";
+  tag: keyof typeof TAGS;
   /** No API key: the route answers anyone. */
   public?: true;
   query?: z.ZodMiniObject;
