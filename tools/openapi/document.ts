@@ -9,6 +9,7 @@ import { ERROR_CODES, GatewayMessage, errorBody, type ErrorStatus } from "../../
 import { Id } from "../../core/domain/fields.js";
 import { InboxItem, Memory, MemoryMetadata, Message, Process } from "../../core/domain/model.js";
 import { Tunables, TunablesOverride } from "../../core/domain/tunables.js";
+import { ExportEntryLine, ExportHeader } from "../../core/domain/process-export.js";
 import { buildEventSchemas } from "./events.js";
 import { OPERATIONS, TAGS, type Named, type Operation } from "./operations.js";
 
@@ -101,7 +102,9 @@ function requestBody(op: Operation): Json | undefined {
     const media: Json = { schema: ref(op.body[0]), ...(op.example !== undefined ? { example: op.example } : {}) };
     return { required: true, content: { [op.bodyMediaType ?? "application/json"]: media } };
   }
-  if (op.rawBody) return { required: true, description: op.rawBody.description, content: { [op.rawBody.mediaType]: { schema: { type: "string" } } } };
+  if (op.rawBody) {
+    return { required: true, description: op.rawBody.description, content: { [op.rawBody.mediaType]: { schema: op.rawBody.schema ?? { type: "string" } } } };
+  }
   return undefined;
 }
 
@@ -157,6 +160,8 @@ function allComponents(): Record<string, Json> {
     ["InboxItem", InboxItem],
     ["Tunables", Tunables],
     ["TunablesOverride", TunablesOverride],
+    // One line of an export's NDJSON (the header, then the entries), for checking each line.
+    ["ExportLine", z.union([ExportHeader, ExportEntryLine])],
   ];
   const requestSchemas = components(inputs, "input");
   const answerSchemas = components(outputs, "output");

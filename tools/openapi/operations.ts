@@ -47,7 +47,7 @@ export interface Operation {
   query?: z.ZodMiniObject;
   body?: Named;
   bodyMediaType?: string;
-  rawBody?: { mediaType: string; description: string };
+  rawBody?: { mediaType: string; description: string; schema?: Record<string, unknown> };
   /** Header parameters besides Authorization. */
   headers?: Record<string, { description: string; enum: string[] }>;
   /** A request example (checked against the body schema by the linter). */
@@ -81,6 +81,17 @@ const PutEventsAnswer = z.object({
   FailedEntryCount: z.int().check(z.nonnegative()),
   Entries: z.array(z.object({ EventId: z.optional(z.string()), ErrorCode: z.optional(z.string()), ErrorMessage: z.optional(z.string()) })),
 });
+
+/**
+ * An export's text. OpenAPI 3.1 has no schema per line of NDJSON (3.2's `itemSchema`): JSON
+ * Schema's `contentSchema` names the schema of each line, which checkers apply line by line.
+ */
+const NDJSON_EXPORT = {
+  type: "string",
+  description: "NDJSON: one ExportLine per line, each ending in a line feed.",
+  contentMediaType: "application/x-ndjson",
+  contentSchema: { $ref: "#/components/schemas/ExportLine" },
+};
 
 const json = (description: string, name: string, schema: z.ZodMiniType): Answer => ({ description, body: [name, schema] });
 const MODEL = { provider: "openai", name: "gpt-4o", contextWindow: 128000 };
@@ -122,7 +133,7 @@ export const OPERATIONS: Operation[] = [
     answers: {
       200: {
         description: "One page of the export: one JSON value per line (ExportLine), each ending in a line feed.",
-        raw: { mediaType: "application/x-ndjson", schema: { type: "string", description: "NDJSON; each line is an ExportLine" } },
+        raw: { mediaType: "application/x-ndjson", schema: NDJSON_EXPORT },
         headers: { "Export-Next-Cursor": { description: "The cursor of the next page; absent on the last page." } },
       },
     },
@@ -130,7 +141,7 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: "post", path: "/v1/processes/{processId}/import", operationId: "importProcess", summary: "Import an export into a new process", tag: "processes",
-    query: req.ImportQuery, rawBody: { mediaType: "application/x-ndjson", description: "An export (NDJSON, ExportLine per line), at most 400 KB." },
+    query: req.ImportQuery, rawBody: { mediaType: "application/x-ndjson", description: "An export (NDJSON, an ExportLine per line), at most 400 KB.", schema: NDJSON_EXPORT },
     answers: { 201: json("The process written, and how many messages and memories.", "ImportAnswer", res.ImportAnswer) },
     errors: [...WITH_BODY, 409],
   },
