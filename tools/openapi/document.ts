@@ -194,9 +194,8 @@ export function buildOpenApiDocument(): Json {
       version: API_VERSION,
       description:
         "Keeps long LLM chat sessions inside the model's context window. The prose contract, with every behaviour, is docs/api.md; this document is generated from the schemas the routes parse with (`npm run openapi`).",
-      license: { name: "UNLICENSED", identifier: "UNLICENSED" },
     },
-    servers: [{ url: "http://127.0.0.1:3000", description: "The local runner (`npm start`)" }],
+    servers: [{ url: "http://127.0.0.1:3000", description: "The local runner (npm start); a deployed stage is at its ApiUrl output" }],
     security: [{ bearerAuth: [] }],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
