@@ -10,7 +10,7 @@ import { Id } from "../../core/domain/fields.js";
 import { InboxItem, Memory, MemoryMetadata, Message, Process } from "../../core/domain/model.js";
 import { Tunables, TunablesOverride } from "../../core/domain/tunables.js";
 import { ExportEntryLine, ExportHeader } from "../../core/domain/process-export.js";
-import { buildEventSchemas } from "./events.js";
+import { bareSchema, buildEventSchemas } from "./events.js";
 import { OPERATIONS, TAGS, type Named, type Operation } from "./operations.js";
 
 /**
@@ -63,19 +63,11 @@ function components(named: Named[], io: "input" | "output"): Record<string, Json
   const seen = new Map<string, unknown>();
   for (const n of named) register(registry, seen, n);
   const { schemas } = z.toJSONSchema(registry, { io, uri: (id) => `#/components/schemas/${id}`, unrepresentable: "any" });
-  return Object.fromEntries(Object.entries(schemas).map(([name, s]) => [name, withoutDialect(s as Json)]));
-}
-
-/**
- * OpenAPI 3.1 documents declare the JSON Schema dialect once (`jsonSchemaDialect`), not per
- * schema, and a component is named by its place in the document, not by an `$id`.
- */
-function withoutDialect({ $schema: _dialect, $id: _id, ...rest }: Json): Json {
-  return rest;
+  return Object.fromEntries(Object.entries(schemas).map(([name, s]) => [name, bareSchema(s as Json)]));
 }
 
 /** One schema inline (query and path parameters: primitives, never referenced). */
-const inline = (schema: z.ZodMiniType) => withoutDialect(z.toJSONSchema(schema, { io: "input", metadata: z.registry(), unrepresentable: "any" }) as Json);
+const inline = (schema: z.ZodMiniType) => bareSchema(z.toJSONSchema(schema, { io: "input", metadata: z.registry(), unrepresentable: "any" }) as Json);
 
 function parameters(op: Operation): Json[] {
   const path = [...op.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: "path", required: true, schema: inline(Id) }));
