@@ -171,6 +171,7 @@ export function buildOpenApiDocument(): Json {
     (paths[op.path] ??= {})[op.method] = {
       operationId: op.operationId,
       summary: op.summary,
+      ...(op.description ? { description: op.description } : {}),
       tags: [op.tag],
       ...(op.public ? { security: [] } : {}),
       ...(params.length > 0 ? { parameters: params } : {}),
