@@ -5,7 +5,7 @@
  * (`io: "output"`). Runs at build time only (`npm run openapi`); no Lambda bundle imports it.
  */
 import * as z from "../../core/domain/zod.js";
-import { ERROR_CODES, GatewayMessage, errorBody, type ErrorStatus } from "../../core/adapters/http/responses.js";
+import { ERROR_CODES, GatewayMessage, ListedMemory, errorBody, type ErrorStatus } from "../../core/adapters/http/responses.js";
 import { Id } from "../../core/domain/fields.js";
 import { InboxItem, Memory, MemoryMetadata, Message, Process } from "../../core/domain/model.js";
 import { Tunables, TunablesOverride } from "../../core/domain/tunables.js";
@@ -147,6 +147,7 @@ function allComponents(): Record<string, Json> {
     // The shapes answers share (docs/api.md defines each once), referenced rather than repeated.
     ["Message", Message],
     ["Memory", Memory],
+    ["ListedMemory", ListedMemory],
     ["MemoryMetadata", MemoryMetadata],
     ["Process", Process],
     ["InboxItem", InboxItem],
