@@ -62,12 +62,12 @@ function components(named: Named[], io: "input" | "output"): Record<string, Json
   const registry = z.registry<{ id: string }>();
   const seen = new Map<string, unknown>();
   for (const n of named) register(registry, seen, n);
-  const { schemas } = z.toJSONSchema(registry, { io, uri: (id) => `#/components/schemas/${id}`, unrepresentable: "any" });
+  const { schemas } = z.toJSONSchema(registry, { io, uri: (id) => `#/components/schemas/${id}` });
   return Object.fromEntries(Object.entries(schemas).map(([name, s]) => [name, bareSchema(s as Json)]));
 }
 
 /** One schema inline (query and path parameters: primitives, never referenced). */
-const inline = (schema: z.ZodMiniType) => bareSchema(z.toJSONSchema(schema, { io: "input", metadata: z.registry(), unrepresentable: "any" }) as Json);
+const inline = (schema: z.ZodMiniType) => bareSchema(z.toJSONSchema(schema, { io: "input", metadata: z.registry() }) as Json);
 
 function parameters(op: Operation): Json[] {
   const path = [...op.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: "path", required: true, schema: inline(Id) }));
