@@ -13,6 +13,7 @@ import { Storage } from "./storage.js";
 /** Route -> the function group serving it. */
 export const API_ROUTES = {
   "GET /health": "plainRoutes",
+  "GET /openapi.json": "plainRoutes",
   "PUT /v1/processes/{processId}": "plainRoutes",
   "GET /v1/processes/{processId}": "plainRoutes",
   "DELETE /v1/processes/{processId}": "summarizingRoutes",
@@ -38,8 +39,8 @@ export const API_ROUTES = {
   "POST /v1/processes/{processId}/turns": "summarizingRoutes",
 } as const satisfies Record<string, "plainRoutes" | "summarizingRoutes">;
 
-/** The only route without the authorizer. */
-export const PUBLIC_ROUTES = ["GET /health"] as const;
+/** The routes without the authorizer: liveness and the contract's OpenAPI document. */
+export const PUBLIC_ROUTES = ["GET /health", "GET /openapi.json"] as const;
 
 /** A revoked key keeps working for at most this long (API Gateway caches per Authorization value). */
 export const AUTHORIZER_CACHE_TTL = "60 seconds";
