@@ -122,9 +122,12 @@ export async function runProcessesCli(argv: string[], io: ProcessesCliIo): Promi
     });
     try {
       const result = await importExport(deps, key, fileLines(file), { remapIds: values["remap-ids"] });
-      const summary = { tenantId: key.tenantId, processId: key.processId, messages: result.messages, memories: result.memories };
+      const { messages, memories, settings } = result;
+      const summary = { tenantId: key.tenantId, processId: key.processId, messages, memories, settings };
       io.out(
-        values.json ? JSON.stringify(summary) : `imported ${result.messages} messages and ${result.memories} memories into process '${key.processId}' (tenant '${key.tenantId}')`,
+        values.json
+          ? JSON.stringify(summary)
+          : `imported ${messages} messages and ${memories} memories into process '${key.processId}' (tenant '${key.tenantId}'); project settings: ${settings}`,
       );
       return 0;
     } catch (e) {

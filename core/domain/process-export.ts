@@ -176,6 +176,10 @@ export function scanExport(ids?: IdSource): ExportScanner {
       memoryIds.add(entry.memory.id);
       memories.push(entry.memory);
     } else if (entry.kind === "settings") {
+      // Restored into the project the process belongs to, never into another of the tenant's.
+      if (entry.projectId !== process!.projectId) {
+        throw lineError("import.invalid_line", lineNo, `settings of project '${entry.projectId}', not of the process's project '${process!.projectId}'`);
+      }
       settings = { projectId: entry.projectId, overrides: entry.overrides };
     } else {
       if (entry.messages !== messageIds.size || entry.memories !== memories.length) {

@@ -6,16 +6,23 @@
  * the lines, so that neither holds the file's messages: the HTTP body is one text already, a file
  * given to `npm run processes -- import` is read twice from disk.
  */
-import { conflict, invalid, notFound, processDeleted } from "../domain/errors.js";
+import { AppError, conflict, invalid, notFound, processDeleted } from "../domain/errors.js";
 import type { Memory, Message, Process } from "../domain/model.js";
 import { exportLines, relocate, scanExport, type ExportOutline, type IdSource } from "../domain/process-export.js";
 import type { ProcessKey } from "../ports/store.js";
 import type { ServiceDeps } from "./deps.js";
+import { readStoredOverride } from "./tunables.js";
 
 export interface ImportResult {
   process: Process;
   messages: number;
   memories: number;
+  /**
+   * The file's settings line: `restored` as the project's override, `kept` where the project
+   * already has one (settings are shared by the project's processes), `refused` where it does not
+   * fit the tenant's settings (logged with the reason), `none` without a settings line.
+   */
+  settings: "restored" | "kept" | "refused" | "none";
 }
 
 /** An export's lines, readable more than once (each call starts from the first line). */
@@ -47,6 +54,7 @@ export async function importExport(deps: ServiceDeps, key: ProcessKey, source: E
     if (created.reason === "deleted") throw processDeleted(key.processId);
     throw conflict("process.exists", `process '${key.processId}' exists; an export is imported into a new process id`);
   }
+  const settings = outline.settings ? await restoreSettings(deps, key.tenantId, outline.settings) : "none";
 
   const again = scanExport();
   let messages: Message[] = [];
@@ -82,8 +90,27 @@ export async function importExport(deps: ServiceDeps, key: ProcessKey, source: E
     processId: key.processId,
     from: outline.header.processId,
     ...written,
+    settings,
   });
-  return { process: moved.process, ...written };
+  return { process: moved.process, ...written, settings };
+}
+
+/**
+ * The project's override from the file, where the project has none: checked as a stored item is
+ * read (a field that no longer validates is left out) and saved as `PUT /v1/settings` saves it,
+ * against the tenant's own settings and limits; the summarizer's window is not checked, as the
+ * importing function does not summarize.
+ */
+async function restoreSettings(deps: ServiceDeps, tenantId: string, line: NonNullable<ExportOutline["settings"]>): Promise<ImportResult["settings"]> {
+  if (await deps.store.getSettings(tenantId, line.projectId)) return "kept";
+  try {
+    await deps.tunables.save(tenantId, line.projectId, readStoredOverride(line.overrides).override, deps.clock.now().toISOString());
+    return "restored";
+  } catch (e) {
+    if (!(e instanceof AppError) || e.kind !== "input") throw e;
+    deps.log.warn("imported settings refused", { tenantId, projectId: line.projectId, reason: e.message });
+    return "refused";
+  }
 }
 
 async function scan(source: ExportSource, ids: IdSource | undefined): Promise<ExportOutline> {

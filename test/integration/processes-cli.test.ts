@@ -117,7 +117,7 @@ describe("npm run processes -- import, for files past the HTTP limit", () => {
     expect(readFileSync(generated).length).toBeGreaterThan(3 * 400 * 1024);
     const first = await cli("import", "--tenant", TENANT, "--process", "first", "--file", generated, "--json");
     expect(first).toMatchObject({ code: 0 });
-    expect(JSON.parse(first.out)).toEqual({ tenantId: TENANT, processId: "first", messages: MESSAGES, memories: 2 });
+    expect(JSON.parse(first.out)).toEqual({ tenantId: TENANT, processId: "first", messages: MESSAGES, memories: 2, settings: "none" });
     const exported = path.join(dir, "first.ndjson");
     expect((await cli("export", "--tenant", TENANT, "--process", "first", "--file", exported)).code).toBe(0);
     // What the file said is what the table holds (the service writes the fields in its own order).
