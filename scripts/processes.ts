@@ -53,7 +53,13 @@ export function fileLines(path: string): () => AsyncIterable<string> {
     first ??= { size, mtimeMs };
     if (size !== first.size || mtimeMs !== first.mtimeMs) throw new Error(`${path} changed while it was imported`);
     // Only one line at a time is held; a final "\n" ends the last line and starts none.
-    yield* createInterface({ input: createReadStream(path, { encoding: "utf8" }), crlfDelay: Infinity });
+    const input = createReadStream(path, { encoding: "utf8" });
+    try {
+      yield* createInterface({ input, crlfDelay: Infinity });
+    } finally {
+      // A refused line ends the reading early: the file is closed then too.
+      input.destroy();
+    }
   };
 }
 
