@@ -134,7 +134,9 @@ const modeMetadata = (plan: FoldPlan) => ({ mode: plan.eventMode, producedBy: pl
 
 /**
  * Step 4 of the commit protocol, however the memory was made (summarized now or prepared): one
- * transaction under our lease. Throws the store's refusal of the memory for its size.
+ * transaction under our lease. Throws the store's refusal of the memory for its size. The
+ * retention in force now is recorded on the memory (a later change applies to later folds only),
+ * and the store gives each original it archives the matching expiry in the same transaction.
  */
 export async function commitMemory(
   deps: ServiceDeps,
@@ -144,6 +146,10 @@ export async function commitMemory(
   memory: Memory,
   o: { marker?: Message | undefined; fromFold?: "QUEUED" | "PREPARED" | undefined },
 ) {
+  // Cached per container: the fold that got here has resolved the same settings moments ago.
+  const { retentionDays } = await deps.tunables.forProcess(key.tenantId, view.state.process.projectId);
+  if (retentionDays) memory.metadata.retentionDays = retentionDays;
+  else delete memory.metadata.retentionDays;
   return deps.store.commitCompaction(key, {
     leaseOwner: owner,
     expectedVersion: view.state.version,

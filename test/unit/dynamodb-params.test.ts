@@ -486,9 +486,12 @@ describe("item schemas", () => {
       }
     };
     shared(MetaItem, Process, []);
-    shared(MessageItem, Message, ["archivedInMemoryId", "missingResult"]);
+    shared(MessageItem, Message, ["archivedInMemoryId", "missingResult", "expiresAt"]);
     shared(MemoryItem, Memory, ["supersededAt"]);
     expect(Object.keys(MessageItem.shape)).not.toContain("missingResult");
+    // The expiry is stored as the table's TTL attribute (epoch seconds), never as the wire's ISO text.
+    expect(Object.keys(MessageItem.shape)).not.toContain("expiresAt");
+    expect(Object.keys(MessageItem.shape)).toContain("expiresAtEpoch");
   });
 
   it("round-trip a message and a memory through their stored shapes", () => {
