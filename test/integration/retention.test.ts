@@ -18,6 +18,7 @@ import type { ServiceDeps } from "../../core/services/deps.js";
 import { compactManually } from "../../core/services/manual-compaction.js";
 import { appendMessage, getMessage, listMessages } from "../../core/services/messages.js";
 import { exportPage } from "../../core/services/process-export.js";
+import { importProcess } from "../../core/services/process-import.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { revertMemory } from "../../core/services/revert.js";
 import { freshTable } from "../support/dynamo.js";
@@ -67,6 +68,14 @@ async function fold(k: ProcessKey, d: ServiceDeps = deps): Promise<Memory> {
   return (await d.store.getMemory(k, out.result.memoryId!))!;
 }
 
+/** A process of its own project under a retention of `days`, with one HARD fold of its history. */
+async function foldUnder(processId: string, days: number, word = "crate") {
+  const k = key(processId);
+  await table.store.putSettings(TENANT, `p-${processId}`, { retentionDays: days }, new Date().toISOString());
+  await seed(k, `p-${processId}`, 24, word);
+  return { k, memory: await fold(k) };
+}
+
 async function rawItems(k: ProcessKey) {
   const out = await table.client.send(
     new QueryCommand({ TableName: table.tableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": processPk(k) }, ConsistentRead: true }),
@@ -87,10 +96,7 @@ const refusal = (p: Promise<unknown>) =>
 
 describe("the archive write", () => {
   it("gives each archived original expiresAtEpoch = commit time + retentionDays, and nothing else gets it", async () => {
-    const k = key("archive-1");
-    await table.store.putSettings(TENANT, "p-archive", { retentionDays: 30 }, new Date().toISOString());
-    await seed(k, "p-archive", 24);
-    const memory = await fold(k);
+    const { k, memory } = await foldUnder("archive-1", 30);
     expect(memory.metadata.retentionDays).toBe(30);
 
     const items = await rawItems(k);
@@ -152,14 +158,8 @@ describe("the archive write", () => {
 });
 
 describe("reads past the expiry", () => {
-  /** A process with one fold under a 1-day retention, and the id of an original that names `word`. */
-  async function expiringFold(processId: string) {
-    const k = key(processId);
-    await table.store.putSettings(TENANT, `p-${processId}`, { retentionDays: 1 }, new Date().toISOString());
-    await seed(k, `p-${processId}`, 24, "walrus");
-    const memory = await fold(k);
-    return { k, memory };
-  }
+  /** A process with one fold under a 1-day retention; every message names "walrus". */
+  const expiringFold = (processId: string) => foldUnder(processId, 1, "walrus");
 
   const exportedIds = async (k: ProcessKey) => {
     const page = await exportPage(deps, k);
@@ -273,5 +273,23 @@ describe("a revert", () => {
     const raw = await table.client.send(new GetCommand({ TableName: table.tableName, Key: { pk: processPk(k), sk: memorySk(memory.id) } }));
     expect(raw.Item!.status).toBe("REVERTED");
     expect(raw.Item![TTL_ATTRIBUTE]).toBeUndefined();
+  });
+});
+
+describe("export and import", () => {
+  it("carry an original's expiry over as the TTL attribute, and refuse an expiry that is not a time", async () => {
+    const { k, memory } = await foldUnder("export-1", 9);
+    const text = (await exportPage(deps, k)).text;
+    const copy = key("export-1-copy");
+    await importProcess(deps, copy, text, { remapIds: false });
+    const archived = (await rawItems(copy)).filter((i) => i.type === "MSG" && i.archivedInMemoryId !== undefined);
+    expect(archived.map((i) => i.id).sort()).toEqual([...memory.sourceRefs].sort());
+    for (const item of archived) expect(item[TTL_ATTRIBUTE]).toBe(expiryOf(memory, 9));
+    for (const item of (await rawItems(copy)).filter((i) => i.archivedInMemoryId === undefined)) expect(item[TTL_ATTRIBUTE]).toBeUndefined();
+
+    const bad = text.replace(/"expiresAt":"[^"]+"/, '"expiresAt":"in nine days"');
+    const refused = await refusal(importProcess(deps, key("export-1-bad"), bad, { remapIds: false }));
+    expect(refused).toMatchObject({ kind: "input", code: "import.invalid_line" });
+    expect(await rawItems(key("export-1-bad"))).toEqual([]);
   });
 });
