@@ -20,7 +20,11 @@ import { appendMessage, getMessage, listMessages } from "../../core/services/mes
 import { exportPage } from "../../core/services/process-export.js";
 import { importProcess } from "../../core/services/process-import.js";
 import { upsertProcess } from "../../core/services/processes.js";
+import { compactRange } from "../../core/services/range-compaction.js";
 import { revertMemory } from "../../core/services/revert.js";
+import { runTurn } from "../../core/services/turn.js";
+import { EVENTS } from "../../core/domain/events.js";
+import { handleCompactionRequested } from "../../core/adapters/events/handlers.js";
 import { freshTable } from "../support/dynamo.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { createMemoryLog } from "../support/memory-log.js";
@@ -126,6 +130,46 @@ describe("the archive write", () => {
     const archived = (await rawItems(k)).filter((i) => i.type === "MSG" && i.archivedInMemoryId === memory.id);
     expect(archived.length).toBe(memory.sourceRefs.length);
     expect(new Set(archived.map((i) => i[TTL_ATTRIBUTE]))).toEqual(new Set([expiryOf(memory, 7)]));
+  });
+
+  it("gives a range fold's originals the expiry too, never its marker; its revert archives the marker without one", async () => {
+    const k = key("archive-range");
+    await table.store.putSettings(TENANT, "p-range", { retentionDays: 4 }, new Date().toISOString());
+    await seed(k, "p-range", 16);
+    const range = await compactRange(deps, k, { from: "2000-01-01T00:00:00.000Z", to: deps.clock.now().toISOString(), topicLabel: "docks" });
+    expect(range.compactedMessages).toBeGreaterThan(5);
+    const memory = (await deps.store.getMemory(k, range.memoryId!))!;
+    expect(memory.metadata.retentionDays).toBe(4);
+    for (const id of memory.sourceRefs) expect((await rawMessage(k, id))![TTL_ATTRIBUTE]).toBe(expiryOf(memory, 4));
+    const marker = (await rawMessage(k, range.markerMessageId!))!;
+    expect(marker.archivedInMemoryId).toBeUndefined();
+    expect(marker[TTL_ATTRIBUTE]).toBeUndefined();
+
+    await revertMemory(deps, k, memory.id);
+    const after = (await rawMessage(k, range.markerMessageId!))!;
+    expect(after.archivedInMemoryId).toBe(memory.id);
+    expect(after[TTL_ATTRIBUTE]).toBeUndefined();
+    for (const id of memory.sourceRefs) expect((await rawMessage(k, id))![TTL_ATTRIBUTE]).toBeUndefined();
+  });
+
+  it("gives the originals of a fold the worker prepared and committed the expiry of the deployment's RETENTION_DAYS", async () => {
+    const bus = createLocalBus(undefined, { retryDelaysMs: [50, 100] });
+    const fake = createFakeSummarizer();
+    const bg = createDeps({ env: { RETENTION_DAYS: "11" }, store: table.store, events: bus, metrics: createRecordingMetrics(), log: createMemoryLog(), summarizerFactory: async () => fake });
+    bus.subscribe(EVENTS.CompactionRequested, async (e) => void (await handleCompactionRequested(bg, e.detail)));
+    const k = key("archive-worker");
+    await upsertProcess(bg, TENANT, k.processId, { projectId: "p-worker" });
+    for (let i = 0; i < 31; i++) await appendMessage(bg, k, { role: i % 2 ? "ASSISTANT" : "USER", content: `step ${i}: shelf ${i} to aisle ${i % 7}.` });
+    const turn = (tokens: number) => runTurn(bg, k, { model: { contextWindow: 10_000 }, prompt: { tokens } });
+    await turn(7_200); // queues the HARD fold; the worker prepares it
+    await bus.drain();
+    expect((await turn(8_700)).compaction.reason).toBe("compaction_queued"); // the worker commits it
+    await bus.drain();
+    const memory = (await bg.store.listMemories(k)).find((m) => m.status === "OK")!;
+    expect(memory.metadata).toMatchObject({ producedBy: "worker", retentionDays: 11 });
+    for (const id of memory.sourceRefs) expect((await rawMessage(k, id))![TTL_ATTRIBUTE]).toBe(expiryOf(memory, 11));
+    const raw = await table.client.send(new GetCommand({ TableName: table.tableName, Key: { pk: processPk(k), sk: memorySk(memory.id) } }));
+    expect(raw.Item![TTL_ATTRIBUTE]).toBeUndefined(); // the PREPARED row's TTL went with its commit
   });
 
   it("applies a changed retention to later folds only, and a project's null keeps originals over the tenant's", async () => {
