@@ -62,8 +62,8 @@ export type MetaItem = z.infer<typeof MetaItem>;
 
 /**
  * A message as stored: `archivedInMemoryId` is absent rather than null while it is active,
- * `missingResult` is never stored (only a replay adds it), and `expiresAt` is the table's TTL
- * attribute in epoch seconds, which only an archived original under a retention carries.
+ * `missingResult` is never stored (only a replay adds it), and `expiresAt` is stored as the
+ * table's TTL attribute (epoch seconds), which only an archived original under a retention carries.
  */
 export const MessageItem = z.extend(z.omit(Message, { archivedInMemoryId: true, missingResult: true, expiresAt: true }), {
   ...keys,
