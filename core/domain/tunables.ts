@@ -132,7 +132,7 @@ const fields = {
    */
   inlineOnCompaction: z.boolean("must be true or false"),
   /**
-   * Days an archived original is kept after its fold commits; unset keeps it forever, and a layer's
+   * Days an archived original is kept after it is archived; unset keeps it forever, and a layer's
    * null keeps it forever over the layers below (docs/configuration.md, "Retention").
    */
   retentionDays: z.optional(z.nullable(integer(1, z.lte(RETENTION_DAYS_MAX, `must be <= ${RETENTION_DAYS_MAX}`)))),
