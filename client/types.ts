@@ -36,6 +36,8 @@ export interface Message {
   cleared?: { at: string; toolName: string; chars: number; tokens: number };
   /** Only in a replay: a placeholder result for a tool call whose result never arrived. */
   missingResult?: true;
+  /** An archived original under a retention: when the service stops keeping it. Never on an active message. */
+  expiresAt?: string;
 }
 
 /** A salient unit (name, number, date, identifier, ...) of folded messages that a summary no longer carries. */
@@ -84,6 +86,8 @@ export interface Memory {
     markerMessageId?: string;
     /** When the compaction was undone (status REVERTED). */
     revertedAt?: string;
+    /** The retention in force when the fold committed: its originals expire this many days after `createdAt`. */
+    retentionDays?: number;
     [extra: string]: unknown;
   };
   createdAt: string;

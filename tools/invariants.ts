@@ -5,6 +5,7 @@
  */
 import { newestCommitted } from "../core/domain/memory-order.js";
 import type { Memory, Message } from "../core/domain/model.js";
+import { expiryToIso, originalsExpiry } from "../core/domain/retention.js";
 import { strengthTagOf } from "../core/domain/strength.js";
 import type { ActiveView, ProcessKey, ProcessState, Store } from "../core/ports/store.js";
 
@@ -159,7 +160,11 @@ export function findViolations(snapshot: Snapshot, options: InvariantOptions = {
   const leadsToActive = chainCheck(memoryById, state.activeSummaryId);
   for (const msg of messages) {
     const into = msg.archivedInMemoryId;
-    if (into === null) continue;
+    // Retention (docs/configuration.md): only an archived original ever carries an expiry.
+    if (into === null) {
+      if (msg.expiresAt !== undefined) v.push(`active message ${msg.id} carries an expiry (${msg.expiresAt})`);
+      continue;
+    }
     if (isPinned(msg)) v.push(`pinned message ${msg.id} was archived into ${into}`);
     const memory = memoryById.get(into);
     if (!memory) {
@@ -172,6 +177,11 @@ export function findViolations(snapshot: Snapshot, options: InvariantOptions = {
       const restoring = !options.settled && state.pendingArchive === into;
       if (memory.metadata.markerMessageId !== msg.id && !restoring) v.push(`message ${msg.id} is archived into REVERTED memory ${into}`);
       continue;
+    }
+    // The expiry its fold's retention gives, from the archive's own write (none without one).
+    const expiry = memory.status === "OK" ? originalsExpiry(memory) : undefined;
+    if (msg.expiresAt !== (expiry === undefined ? undefined : expiryToIso(expiry))) {
+      v.push(`message ${msg.id} archived into ${into} expires at ${msg.expiresAt ?? "never"}, its fold's retention says ${expiry === undefined ? "never" : expiryToIso(expiry)}`);
     }
     if (memory.status !== "OK") v.push(`message ${msg.id} is archived into ${memory.status} memory ${into}`);
     else if (!leadsToActive(memory)) {

@@ -47,6 +47,11 @@ export const Message = z.object({
   cleared: z.optional(ClearedResult),
   /** Only in a replay: a placeholder result for a call whose result never arrived (never stored). */
   missingResult: z.optional(z.literal(true)),
+  /**
+   * An archived original under a retention: when it stops being kept (docs/configuration.md,
+   * "Retention"). Never on an active message.
+   */
+  expiresAt: z.optional(z.string()),
 });
 export type Message = z.infer<typeof Message>;
 
@@ -135,6 +140,11 @@ export const MemoryMetadata = z.object({
   markerMessageId: z.optional(z.string()),
   /** When the compaction was undone (status REVERTED). */
   revertedAt: z.optional(z.string()),
+  /**
+   * The retention in force when the fold committed: its originals expire this many days after
+   * `createdAt` (docs/configuration.md, "Retention"). Absent: kept forever.
+   */
+  retentionDays: z.optional(z.int().check(z.positive())),
 });
 export type MemoryMetadata = z.infer<typeof MemoryMetadata>;
 

@@ -22,8 +22,11 @@ export const ExportHeader = z.strictObject({
 });
 export type ExportHeader = z.infer<typeof ExportHeader>;
 
-/** A stored message (`missingResult` exists only in a replay, never in an export). */
-export const ExportedMessage = z.omit(Message, { missingResult: true });
+/**
+ * A stored message (`missingResult` exists only in a replay, never in an export); an archived
+ * original's `expiresAt` is a time, since an import gives it back to the table as the TTL.
+ */
+export const ExportedMessage = z.extend(z.omit(Message, { missingResult: true }), { expiresAt: z.optional(z.iso.datetime()) });
 
 const ProcessLine = z.strictObject({ kind: z.literal("process"), process: Process, activeSummaryId: z.nullable(z.string()) });
 const MessageLine = z.strictObject({ kind: z.literal("message"), message: ExportedMessage });

@@ -11,6 +11,8 @@ export interface IndexableMessage {
   content: string;
   tags: readonly string[];
   toolCalls?: ReadonlyArray<{ name: string; arguments: string }> | undefined;
+  /** An archived original's expiry (core/domain/retention.ts): from then on it is never a hit. */
+  expiresAt?: string | undefined;
 }
 
 export interface SearchHit {
@@ -186,10 +188,12 @@ export interface HistoryIndex {
   /** Messages indexed so far. */
   readonly size: number;
   has(id: string): boolean;
-  /** Adds messages not yet indexed (messages are immutable apart from their archive pointer). */
+  /** Adds messages not yet indexed (messages are immutable apart from their archive pointer and expiry). */
   add(messages: Iterable<IndexableMessage>): number;
-  /** Best first; ties keep history order (older first). */
-  search(query: HistoryQuery): SearchHit[];
+  /** Drops messages that are gone (expired under a retention): their text leaves the index. */
+  remove(ids: Iterable<string>): void;
+  /** Best first; ties keep history order (older first). With `now`, a message expired by then is no hit. */
+  search(query: HistoryQuery, now?: Date): SearchHit[];
 }
 
 /** Whether a message's tags pass the filter: an exact tag, or a prefix ending in `*`. */
@@ -211,6 +215,7 @@ export function matchesTag(tags: readonly string[], tag: string | undefined): bo
  */
 export function createHistoryIndex(messages: Iterable<IndexableMessage> = []): HistoryIndex {
   const tagsById = new Map<string, readonly string[]>();
+  const expiresAt = new Map<string, number>();
   const order = new Map<string, number>();
   const mini = new MiniSearch<{ id: string; content: string; tools: string }>({
     fields: ["content", "tools"],
@@ -229,13 +234,25 @@ export function createHistoryIndex(messages: Iterable<IndexableMessage> = []): H
         if (tagsById.has(m.id)) continue;
         tagsById.set(m.id, [...m.tags]);
         order.set(m.id, order.size);
+        if (m.expiresAt !== undefined) expiresAt.set(m.id, Date.parse(m.expiresAt));
         docs.push({ id: m.id, content: m.content, tools: toolText(m) });
       }
       mini.addAll(docs);
       return docs.length;
     },
-    search({ q, tag, limit }) {
-      const filter = tag === undefined ? undefined : (r: { id: string }) => matchesTag(tagsById.get(r.id) ?? [], tag);
+    remove(ids) {
+      for (const id of ids) {
+        if (!tagsById.has(id)) continue;
+        mini.discard(id);
+        tagsById.delete(id);
+        expiresAt.delete(id);
+      }
+    },
+    search({ q, tag, limit }, now) {
+      const at = now?.getTime();
+      const kept = (id: string) => at === undefined || !((expiresAt.get(id) ?? Infinity) <= at);
+      const filter =
+        tag === undefined && expiresAt.size === 0 ? undefined : (r: { id: string }) => kept(r.id) && matchesTag(tagsById.get(r.id) ?? [], tag);
       const results = mini.search(q, filter ? { filter } : {});
       return results
         .map((r) => ({ id: r.id as string, score: r.score }))

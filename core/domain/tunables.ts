@@ -5,6 +5,9 @@
 import * as z from "./zod.js";
 import { invalid } from "./errors.js";
 
+/** The longest retention of archived originals: ten years. */
+export const RETENTION_DAYS_MAX = 3650;
+
 /** The one range of a summary's output budget and its bounds, wherever set (env, tenant, project). */
 export const SUMMARY_MAX_TOKENS_RANGE = Object.freeze({ min: 50, max: 4000 });
 
@@ -128,6 +131,11 @@ const fields = {
    * summarizer's model in one batched call when it is a remote one, else by the offline analyzer.
    */
   inlineOnCompaction: z.boolean("must be true or false"),
+  /**
+   * Days an archived original is kept after it is archived; unset keeps it forever, and a layer's
+   * null keeps it forever over the layers below (docs/configuration.md, "Retention").
+   */
+  retentionDays: z.optional(z.nullable(integer(1, z.lte(RETENTION_DAYS_MAX, `must be <= ${RETENTION_DAYS_MAX}`)))),
 };
 
 const ordered = (t: {
@@ -242,6 +250,7 @@ export const TUNABLES_ENV: Readonly<Record<keyof Tunables, string>> = Object.fre
   softMinFoldTokens: "COMPACTION_SOFT_MIN_FOLD_TOKENS",
   sideChannelEnabled: "STRENGTH_SIDE_CHANNEL_ENABLED",
   inlineOnCompaction: "STRENGTH_INLINE_ON_COMPACTION",
+  retentionDays: "RETENTION_DAYS",
 });
 
 /** Environment spellings of the two switches ({@link tunablesFromEnv}). */

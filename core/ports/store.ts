@@ -156,11 +156,15 @@ export interface MessageStore {
   ): Promise<Outcome<"not_found" | "archived" | "tags_changed">>;
   /** META + active summary + active messages in one strongly consistent Query. */
   activeView(key: ProcessKey): Promise<ActiveView | null>;
-  /** Conditional and idempotent: an already archived message is skipped, never re-pointed. */
+  /**
+   * Conditional and idempotent: an already archived message is skipped, never re-pointed. With
+   * `expiresAtEpoch` (the memory's `originalsExpiry`), each archive carries the TTL attribute.
+   */
   markArchived(
     key: ProcessKey,
     messageIds: string[],
     memoryId: string,
+    expiresAtEpoch?: number,
   ): Promise<{ archived: string[]; skipped: string[] }>;
 
   /**

@@ -108,7 +108,7 @@ export async function foldAndCommit(deps: ServiceDeps, key: ProcessKey, view: Ac
       return memory;
     },
     write: async (memory, owner) => {
-      const commit = await commitMemory(deps, key, view, owner, memory, plan);
+      const commit = await commitMemory(deps, key, view, owner, memory, { ...plan, retentionDays: base.retentionDays });
       if (!commit.ok) {
         deps.log.warn("compaction commit conflict", { processId: key.processId });
         return { ok: false, reason: "commit_conflict" };
@@ -134,7 +134,10 @@ const modeMetadata = (plan: FoldPlan) => ({ mode: plan.eventMode, producedBy: pl
 
 /**
  * Step 4 of the commit protocol, however the memory was made (summarized now or prepared): one
- * transaction under our lease. Throws the store's refusal of the memory for its size.
+ * transaction under our lease. Throws the store's refusal of the memory for its size. The
+ * retention the committer resolved (`retentionDays`, from the tunables it already holds) is
+ * recorded on the memory, so a later change applies to later folds only, and the store gives each
+ * original it archives the matching expiry in the same transaction.
  */
 export async function commitMemory(
   deps: ServiceDeps,
@@ -142,8 +145,11 @@ export async function commitMemory(
   view: ActiveView,
   owner: string,
   memory: Memory,
-  o: { marker?: Message | undefined; fromFold?: "QUEUED" | "PREPARED" | undefined },
+  o: { marker?: Message | undefined; fromFold?: "QUEUED" | "PREPARED" | undefined; retentionDays: Tunables["retentionDays"] },
 ) {
+  const { retentionDays } = o;
+  if (retentionDays) memory.metadata.retentionDays = retentionDays;
+  else delete memory.metadata.retentionDays;
   return deps.store.commitCompaction(key, {
     leaseOwner: owner,
     expectedVersion: view.state.version,

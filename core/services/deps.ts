@@ -92,8 +92,11 @@ export const DEFAULT_COMPACTION_CONFIG: CompactionConfig = Object.freeze({
 /** History search and recall (core/services/history-search.ts builds it; README "History search"). */
 export interface HistorySearch {
   search(deps: CoreDeps, key: ProcessKey, query: HistoryQuery): Promise<{ items: SearchResultItem[] }>;
-  /** The memory and the messages its `sourceRefs` name (history recall). */
-  sources(deps: CoreDeps, key: ProcessKey, memoryId: string): Promise<{ memory: Memory; items: Message[] }>;
+  /**
+   * The memory, the messages its `sourceRefs` name that are still kept (history recall), and the
+   * ids of those a retention removed (docs/configuration.md, "Retention").
+   */
+  sources(deps: CoreDeps, key: ProcessKey, memoryId: string): Promise<{ memory: Memory; items: Message[]; expired: string[] }>;
   stats(): HistorySearchStats;
 }
 

@@ -7,6 +7,7 @@ import { LRUCache } from "lru-cache";
 import { createHistoryIndex, type HistoryIndex } from "../domain/search-index.js";
 import { notFound } from "../domain/errors.js";
 import type { Message } from "../domain/model.js";
+import { expiredRefs, isExpired, keptAt } from "../domain/retention.js";
 import type { ProcessKey } from "../ports/store.js";
 import type { CoreDeps, HistorySearch, HistorySearchStats, SearchResultItem } from "./deps.js";
 import { requireProcess } from "./processes.js";
@@ -21,6 +22,9 @@ export interface HistorySearchOptions {
   /** Page size at the tail, which every search re-reads to pick up new messages. */
   tailPageSize?: number;
 }
+
+/** Searches of one query at most, when read-backs find expired hits (each round drops them). */
+const SEARCH_ROUNDS = 3;
 
 interface Entry {
   index: HistoryIndex;
@@ -84,7 +88,8 @@ export function createHistorySearch(options: HistorySearchOptions = {}): History
     // Narrow the tail once, so that each later search re-reads at most `tailPageSize` messages.
     if (full.lastPage > tailPageSize) tailCursor = (await readFrom(deps, key, tailCursor, tailPageSize)).tailCursor;
     const last = full.messages[full.messages.length - 1];
-    return { index: createHistoryIndex(full.messages), version, count: full.messages.length, lastId: last?.id ?? null, tailCursor };
+    // What has expired is not indexed at all: its text never sits in this container's cache.
+    return { index: createHistoryIndex(keptAt(full.messages, deps.clock.now())), version, count: full.messages.length, lastId: last?.id ?? null, tailCursor };
   }
 
   async function extend(deps: CoreDeps, key: ProcessKey, entry: Entry): Promise<void> {
@@ -137,16 +142,24 @@ export function createHistorySearch(options: HistorySearchOptions = {}): History
   return {
     async search(deps, key, query) {
       const index = await freshIndex(deps, key);
-      const hits = index.search(query);
-      if (hits.length === 0) return { items: [] };
-      // Read the hits back rather than serving cached copies: archiving changes a message after it was indexed.
-      const byId = new Map((await deps.store.getMessages(key, hits.map((h) => h.id))).map((m) => [m.id, m]));
-      const items: SearchResultItem[] = [];
-      for (const h of hits) {
-        const message = byId.get(h.id);
-        if (message) items.push({ message, score: Math.round(h.score * 1e4) / 1e4 });
+      const now = deps.clock.now();
+      // An original archived after the index was built may have expired unseen: a read-back that
+      // finds one drops it from the index and searches again, so the answer still fills `limit`.
+      for (let round = 1; ; round++) {
+        const hits = index.search(query, now);
+        if (hits.length === 0) return { items: [] };
+        // Read the hits back rather than serving cached copies: archiving changes a message after it was indexed.
+        const byId = new Map((await deps.store.getMessages(key, hits.map((h) => h.id))).map((m) => [m.id, m]));
+        const gone = hits.filter((h) => !byId.has(h.id) || isExpired(byId.get(h.id)!, now)).map((h) => h.id);
+        index.remove(gone);
+        if (gone.length > 0 && round < SEARCH_ROUNDS) continue;
+        const items: SearchResultItem[] = [];
+        for (const h of hits) {
+          const message = byId.get(h.id);
+          if (message && !isExpired(message, now)) items.push({ message, score: Math.round(h.score * 1e4) / 1e4 });
+        }
+        return { items };
       }
-      return { items };
     },
 
     async sources(deps, key, memoryId) {
@@ -155,7 +168,10 @@ export function createHistorySearch(options: HistorySearchOptions = {}): History
         await requireProcess(deps, key);
         throw notFound("memory", memoryId);
       }
-      return { memory, items: await deps.store.getMessages(key, memory.sourceRefs) };
+      const now = deps.clock.now();
+      const found = await deps.store.getMessages(key, memory.sourceRefs);
+      // docs/api.md: the originals a retention removed are named, the summary itself stays.
+      return { memory, items: keptAt(found, now), expired: expiredRefs(memory.sourceRefs, found, now) };
     },
 
     stats: () => ({ ...stats }),

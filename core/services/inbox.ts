@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { conflict, notFound } from "../domain/errors.js";
 import { domainEvent, type EventDetail } from "../domain/events.js";
 import type { InboxItem, InboxStatus, Message } from "../domain/model.js";
+import { keptAt } from "../domain/retention.js";
 import type { CoreDeps, ServiceDeps } from "./deps.js";
 import { queueRangeJob } from "./fold-queue.js";
 import { publishSafely } from "../ports/events.js";
@@ -28,7 +29,7 @@ async function fullHistory(deps: CoreDeps, key: { tenantId: string; processId: s
   let cursor: string | undefined;
   do {
     const page = await deps.store.listMessages(key, { limit: 1000, cursor });
-    all.push(...page.items);
+    all.push(...keptAt(page.items, deps.clock.now()));
     cursor = page.nextCursor;
   } while (cursor);
   return all;

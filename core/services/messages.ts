@@ -6,6 +6,7 @@ import { AppError, conflict, isItemTooLarge, notFound } from "../domain/errors.j
 import type { Message, Page } from "../domain/model.js";
 import { MAX_MESSAGE_BYTES, messageBytes, type MessageInput } from "../domain/fields.js";
 import { replayMessages } from "../domain/replay.js";
+import { isExpired, keptAt } from "../domain/retention.js";
 import { ratesMessage } from "../domain/strength-analyzer.js";
 import { hasStrengthTag, withStrength, type Strength } from "../domain/strength.js";
 import { messageTokens } from "../domain/tokens.js";
@@ -116,10 +117,13 @@ export async function appendMessage(
   return { message: out.message, created: out.created };
 }
 
-/** One message in full, active or archived; 404 for an unknown process or message alike. */
+/**
+ * One message in full, active or archived; 404 for an unknown process or message alike, and for an
+ * original past its retention (docs/configuration.md, "Retention").
+ */
 export async function getMessage(deps: CoreDeps, key: ProcessKey, messageId: string): Promise<Message> {
   const message = await deps.store.getMessage(key, messageId);
-  if (message) return message;
+  if (message && !isExpired(message, deps.clock.now())) return message;
   await requireProcess(deps, key);
   throw notFound("message", messageId);
 }
@@ -174,7 +178,8 @@ export async function listMessages(
     if (page.items.length === 0 && !options.cursor && !(await deps.store.getProcess(key))) {
       throw notFound("process", key.processId);
     }
-    return page;
+    // Originals past their retention are left out; the page may then hold fewer than `limit`.
+    return { ...page, items: keptAt(page.items, deps.clock.now()) };
   }
   const view = await deps.store.activeView(key);
   if (!view) throw notFound("process", key.processId);

@@ -5,6 +5,7 @@
 import { tokensAfterFold } from "../domain/fold-size.js";
 import type { Memory } from "../domain/model.js";
 import type { FoldModeName } from "../domain/mode-policy.js";
+import type { Tunables } from "../domain/tunables.js";
 import { newestSummary } from "../domain/replay.js";
 import { foldsByStrength } from "../domain/selector.js";
 import { effectiveStrength } from "../domain/strength.js";
@@ -31,7 +32,7 @@ export async function commitPrepared(
   key: ProcessKey,
   view: ActiveView,
   fold: Memory,
-  o: { mode: FoldModeName; tokensBefore: number; producedBy?: "prepared" | "worker" },
+  o: { mode: FoldModeName; tokensBefore: number; producedBy?: "prepared" | "worker"; retentionDays: Tunables["retentionDays"] },
 ): Promise<PreparedCommit> {
   const prior = newestSummary(view);
   // The replay index does not carry sourceRefs: read the fold itself (only on the committing turn).
@@ -69,7 +70,7 @@ export async function commitPrepared(
   };
   const folded = full.sourceRefs.map((id) => active.get(id)!);
   memory.metadata.tokensAfter = tokensAfterFold(view, { fold: folded, tokensBefore: o.tokensBefore }, memory.tokens);
-  const commit = await unlessTooLarge(commitMemory(deps, key, view, owner, memory, { fromFold: "PREPARED" }));
+  const commit = await unlessTooLarge(commitMemory(deps, key, view, owner, memory, { fromFold: "PREPARED", retentionDays: o.retentionDays }));
   if (commit === null) {
     // The summary's own fields grew past what one item holds: a fresh fold is prepared instead.
     await releaseLease(deps, key, owner);

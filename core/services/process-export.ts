@@ -6,6 +6,7 @@
  */
 import { invalid } from "../domain/errors.js";
 import { endLine, headerLine, memoryLine, messageLine, processLine, settingsLine } from "../domain/process-export.js";
+import { keptAt } from "../domain/retention.js";
 import * as z from "../domain/zod.js";
 import type { ProcessKey } from "../ports/store.js";
 import type { ExportPaging, ServiceDeps } from "./deps.js";
@@ -57,14 +58,17 @@ export async function exportPage(
   let bytes = 0;
   let messages = from?.messages ?? 0;
   let after = from?.after;
+  const now = deps.clock.now();
   do {
     const page = await deps.store.listMessages(key, { limit: limits.readMessages, ...(after ? { cursor: after } : {}) });
-    for (const m of page.items) {
+    // An original past its retention is gone, whether or not DynamoDB has removed it yet.
+    const kept = keptAt(page.items, now);
+    for (const m of kept) {
       const text = messageLine(m);
       chunks.push(text);
       bytes += Buffer.byteLength(text);
     }
-    messages += page.items.length;
+    messages += kept.length;
     after = page.nextCursor;
   } while (after && bytes < limits.pageBytes);
   if (after) return { text: chunks.join(""), next: { after, messages } };

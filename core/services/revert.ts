@@ -8,6 +8,7 @@ import { conflict, notFound } from "../domain/errors.js";
 import type { Memory, Message } from "../domain/model.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
 import { RANGE_MARKER_PREFIX } from "../domain/fields.js";
+import { expiredRefs } from "../domain/retention.js";
 import { publishSafely } from "../ports/events.js";
 import { domainEvent } from "../domain/events.js";
 import { replayTokens } from "../domain/replay.js";
@@ -65,6 +66,7 @@ async function tryRevert(deps: ServiceDeps, key: ProcessKey, view: ActiveView, m
     deps.store.getMessages(key, memory.sourceRefs),
     deps.tunables.forProcess(key.tenantId, view.state.process.projectId),
   ]);
+  refuseExpiredOriginals(deps, memory, folded);
   const marker = rangeMarkerOf(memory, view.messages);
   // The replay after the undo, in the service's own estimate; automatic compaction waits until it
   // has grown by the minimum saving, or the undone fold would simply be repeated by the next turn.
@@ -110,6 +112,24 @@ async function tryRevert(deps: ServiceDeps, key: ProcessKey, view: ActiveView, m
       await releaseLease(deps, key, owner);
     }
   }
+}
+
+/** Expired originals named in a refusal; the count covers them all. */
+const EXPIRED_IDS_SHOWN = 100;
+
+/**
+ * A revert brings back every original or none (the service never loses a message): refused while
+ * any original is gone under a retention, or would expire before the revert could finish (within
+ * the lease), so the summary stays the only and replayed record of them (docs/api.md).
+ */
+function refuseExpiredOriginals(deps: ServiceDeps, memory: Memory, folded: readonly Message[]) {
+  const expired = expiredRefs(memory.sourceRefs, folded, deps.clock.now(), deps.leaseMs);
+  if (expired.length === 0) return;
+  throw conflict(
+    "memory.originals_expired",
+    `memory '${memory.id}' cannot be reverted: ${expired.length} of its ${memory.sourceRefs.length} originals are past their retention; the summary stays`,
+    { expiredCount: expired.length, expired: expired.slice(0, EXPIRED_IDS_SHOWN) },
+  );
 }
 
 /**

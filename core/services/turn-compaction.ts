@@ -82,7 +82,7 @@ export async function compactForTurn(
   if (live && due && !policyOf(mode).commitsPreparedInTurn) {
     await requestCommit(deps, key, live, { mode, promptTokens: tokensBefore });
   } else if (live && due) {
-    const outcome = await commitPrepared(deps, key, view, live, { mode, tokensBefore });
+    const outcome = await commitPrepared(deps, key, view, live, { mode, tokensBefore, retentionDays: tunables.retentionDays });
     live = null;
     if (outcome.ok) {
       view = outcome.view;

@@ -65,7 +65,8 @@ export async function commitWhenDue(deps: ServiceDeps, detail: EventDetail<"Comp
       extendTried = true;
       if ((await extendIfShort(deps, key, view, fold, { mode, tokensBefore })).ok) continue;
     }
-    const out = await commitPrepared(deps, key, view, fold, { mode, tokensBefore, producedBy: "worker" });
+    const { retentionDays } = await deps.tunables.forProcess(tenantId, view.state.process.projectId);
+    const out = await commitPrepared(deps, key, view, fold, { mode, tokensBefore, producedBy: "worker", retentionDays });
     if (out.ok) {
       const next = await queueNextIfDue(deps, key, out.view, fold, { tokensAfter: out.memory.metadata.tokensAfter ?? tokensBefore, scale: own > 0 ? tokensBefore / own : 1 });
       return { done: "committed", foldId, compactedMessages: out.memory.sourceRefs.length, ...(next ? { next: next.id } : {}) };

@@ -371,6 +371,42 @@ describe("roll-forward inputs", () => {
   });
 });
 
+describe("retention inputs (docs/configuration.md, \"Retention\")", () => {
+  // 2026-01-01T00:00:00Z plus 30 days, in epoch seconds.
+  const expires = 1767225600 + 30 * 86_400;
+  const kept = makeMemory("p-1", { createdAt: at, metadata: { compactedMessages: 2, provider: "t", model: "t", retentionDays: 30 } });
+
+  it("set the TTL attribute in the archive's own update, and only when the fold has a retention", () => {
+    expect(archiveUpdate("t", key, "msg_1", "mem_2", at, expires)).toEqual({
+      TableName: "t",
+      Key: { pk, sk: "M#msg_1" },
+      UpdateExpression: "SET archivedInMemoryId = :m, archivedAt = :at, #ttl = :exp REMOVE lsi1sk",
+      ConditionExpression: "attribute_exists(sk) AND attribute_not_exists(archivedInMemoryId)",
+      ExpressionAttributeNames: { "#ttl": "expiresAtEpoch" },
+      ExpressionAttributeValues: { ":m": "mem_2", ":at": at, ":exp": expires },
+    });
+    const plain = archiveUpdate("t", key, "msg_1", "mem_2", at);
+    expect(plain.UpdateExpression).toBe("SET archivedInMemoryId = :m, archivedAt = :at REMOVE lsi1sk");
+    expect(plain.ExpressionAttributeNames).toBeUndefined();
+  });
+
+  it("remove the TTL attribute in every restore", () => {
+    expect(restoreUpdate("t", key, "msg_1", "mem_2")).toMatchObject({
+      UpdateExpression: "SET lsi1sk = :a REMOVE archivedInMemoryId, archivedAt, #ttl",
+      ExpressionAttributeNames: { "#ttl": "expiresAtEpoch" },
+    });
+  });
+
+  it("give every archive of a commit, and of each roll-forward step, the memory's expiry; the memory itself none", () => {
+    const { parts } = commitCompactionParts("t", key, { leaseOwner: "w1", expectedVersion: 1, memory: kept, priorSummaryId: null, archiveIds: ["msg_1", "msg_2"], at });
+    const archives = parts.filter(([name]) => name === "archive").map(([, w]) => w.Update.ExpressionAttributeValues[":exp"]);
+    expect(archives).toEqual([expires, expires]);
+    expect(parts[0]![1].Put.Item.expiresAtEpoch).toBeUndefined();
+    const step = { marker: `archive:${kept.id}`, memoryId: kept.id, direction: "archive" as const, from: 2, ids: ["msg_3"], next: 3, last: true, at, expiresAtEpoch: expires };
+    expect(rollForwardParts("t", key, step)[2]![1]).toEqual({ Update: archiveUpdate("t", key, "msg_3", kept.id, at, expires) });
+  });
+});
+
 describe("inbox inputs", () => {
   it("answer only an OPEN item, keeping the stored copy of its status in step", () => {
     expect(answerInboxItemParams("t", "acme", "inb_1", "ACCEPTED", at)).toEqual({
@@ -486,9 +522,12 @@ describe("item schemas", () => {
       }
     };
     shared(MetaItem, Process, []);
-    shared(MessageItem, Message, ["archivedInMemoryId", "missingResult"]);
+    shared(MessageItem, Message, ["archivedInMemoryId", "missingResult", "expiresAt"]);
     shared(MemoryItem, Memory, ["supersededAt"]);
     expect(Object.keys(MessageItem.shape)).not.toContain("missingResult");
+    // The expiry is stored as the table's TTL attribute (epoch seconds), never as the wire's ISO text.
+    expect(Object.keys(MessageItem.shape)).not.toContain("expiresAt");
+    expect(Object.keys(MessageItem.shape)).toContain("expiresAtEpoch");
   });
 
   it("round-trip a message and a memory through their stored shapes", () => {

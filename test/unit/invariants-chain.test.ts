@@ -88,3 +88,36 @@ describe("findViolations: archived messages are covered by the active summary's 
     expect(v.join("\n")).toContain("OK memories off the chain that ends in mem_b: mem_c");
   });
 });
+
+describe("findViolations: retention (docs/configuration.md, \"Retention\")", () => {
+  const kept = memory("mem_r", ["msg_1", "msg_2"], { metadata: { compactedMessages: 2, provider: "test", model: "test", retentionDays: 2 } });
+  // 2026-01-01T00:00:00Z plus two days.
+  const expiry = "2026-01-03T00:00:00.000Z";
+
+  it("accepts originals that carry exactly the expiry their fold's retention gives", () => {
+    const v = findViolations(snapshot([{ ...message("msg_1", "mem_r"), expiresAt: expiry }, { ...message("msg_2", "mem_r"), expiresAt: expiry }, message("msg_3", null)], [kept], "mem_r"));
+    expect(v).toEqual([]);
+  });
+
+  it("reports an active message with an expiry, an original without its expiry, and one under a fold without a retention", () => {
+    const plain = memory("mem_p", ["msg_4"], { supersededAt: at, supersededByMemoryId: "mem_r" });
+    const chained = { ...kept, metadata: { ...kept.metadata, supersededMemoryId: "mem_p" } };
+    const v = findViolations(
+      snapshot(
+        [
+          { ...message("msg_1", "mem_r"), expiresAt: expiry },
+          message("msg_2", "mem_r"),
+          { ...message("msg_3", null), expiresAt: expiry },
+          { ...message("msg_4", "mem_p"), expiresAt: expiry },
+        ],
+        [plain, chained],
+        "mem_r",
+      ),
+    );
+    expect(v).toEqual([
+      `t/p: message msg_2 archived into mem_r expires at never, its fold's retention says ${expiry}`,
+      `t/p: active message msg_3 carries an expiry (${expiry})`,
+      `t/p: message msg_4 archived into mem_p expires at ${expiry}, its fold's retention says never`,
+    ]);
+  });
+});

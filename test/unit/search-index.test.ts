@@ -96,3 +96,29 @@ describe("ranking", () => {
     expect(index.search({ q: "staging", limit: 5 }).map((h) => h.id)).toEqual(["m6"]);
   });
 });
+
+describe("createHistoryIndex: retention (docs/configuration.md, \"Retention\")", () => {
+  const at = "2026-01-01T00:00:00.000Z";
+  const docs = [
+    { ...msg("m1", "the walrus crate went to dock four"), expiresAt: at },
+    msg("m2", "a walrus crate stays on the pier"),
+    msg("m3", "nothing about it"),
+  ];
+
+  it("answers an original until its expiry and never from then on", () => {
+    const index = createHistoryIndex(docs);
+    const ids = (now?: Date) => index.search({ q: "walrus crate", limit: 10 }, now).map((h) => h.id).sort();
+    expect(ids()).toEqual(["m1", "m2"]);
+    expect(ids(new Date(Date.parse(at) - 1))).toEqual(["m1", "m2"]);
+    expect(ids(new Date(at))).toEqual(["m2"]);
+  });
+
+  it("drops removed messages from the index, so they are never a hit again", () => {
+    const index = createHistoryIndex(docs);
+    index.remove(["m2", "unknown"]);
+    expect(index.size).toBe(2);
+    expect(index.has("m2")).toBe(false);
+    expect(index.search({ q: "pier", limit: 10 })).toEqual([]);
+    expect(index.search({ q: "walrus", limit: 10 }).map((h) => h.id)).toEqual(["m1"]);
+  });
+});

@@ -153,6 +153,7 @@ describe("tunablesFromEnv", () => {
       COMPACTION_SOFT_MIN_FOLD_TOKENS: "0",
       STRENGTH_SIDE_CHANNEL_ENABLED: "true",
       STRENGTH_INLINE_ON_COMPACTION: "1",
+      RETENTION_DAYS: "30",
     };
     expect(tunablesFromEnv(env)).toEqual({
       softThreshold: 0.5,
@@ -180,6 +181,7 @@ describe("tunablesFromEnv", () => {
       softMinFoldTokens: 0,
       sideChannelEnabled: true,
       inlineOnCompaction: true,
+      retentionDays: 30,
     });
     expect(Object.values(TUNABLES_ENV).sort()).toEqual(Object.keys(env).sort());
   });

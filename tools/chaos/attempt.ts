@@ -6,6 +6,7 @@
  * and crashes are counted in one place.
  */
 import { AppError } from "../../core/domain/errors.js";
+import { originalsExpiry } from "../../core/domain/retention.js";
 import type { ProcessKey } from "../../core/ports/store.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { createFaultyStore, InjectedFault, type Fault } from "../faulty-store.js";
@@ -53,7 +54,7 @@ function toFault(plan: HarnessFault): Fault {
       beforeThrow: async (inner, args) => {
         const [key, memoryId] = args as [ProcessKey, string];
         const memory = await inner.getMemory(key, memoryId);
-        if (memory) await inner.markArchived(key, memory.sourceRefs.slice(0, Math.ceil(memory.sourceRefs.length / 2)), memoryId);
+        if (memory) await inner.markArchived(key, memory.sourceRefs.slice(0, Math.ceil(memory.sourceRefs.length / 2)), memoryId, originalsExpiry(memory));
       },
     };
   }

@@ -7,6 +7,7 @@
  * Concurrent members skip the checks that need a process nobody else is writing.
  */
 import type { CompactionResult, Message } from "../../core/domain/model.js";
+import { originalsExpiry } from "../../core/domain/retention.js";
 import type { ActiveView } from "../../core/ports/store.js";
 import { compactIfNeeded, type CompactionRequest } from "../../core/services/compaction.js";
 import { composeContext } from "../../core/services/context.js";
@@ -162,7 +163,7 @@ export async function runReplayArchive(run: ChaosRun, e: Engine, op: OpPlan, spe
   const memory = ok[Math.floor(spec.memoryFrac * ok.length)]!;
   const pending = (await run.inner.getProcess(e.key))?.pendingArchive === memory.id;
   // A duplicated roll-forward: markArchived again with the same memory must never re-point a message.
-  const out = await withRetry(run, e, op, "replayed roll-forward", true, (deps) => deps.store.markArchived(e.key, memory.sourceRefs, memory.id));
+  const out = await withRetry(run, e, op, "replayed roll-forward", true, (deps) => deps.store.markArchived(e.key, memory.sourceRefs, memory.id, originalsExpiry(memory)));
   if (out && !pending && out.archived.length > 0) {
     violate(run.stats, [`${where(e)}: a replayed roll-forward of settled memory ${memory.id} archived ${out.archived.length} more messages`]);
   }

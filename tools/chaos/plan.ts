@@ -30,7 +30,8 @@ export function planChaos(options: PlanOptions): ChaosPlan {
   addDeletes(root, engines, stalls);
 
   const tenantSettings = {
-    [CHAOS_TENANTS[1]]: { keepRecent: 6, softAnchor: 6, hardAnchor: 3, emergencyAnchor: 2, summaryMaxTokens: 60 },
+    // A retention too: every fold of this tenant sets the originals' expiry the invariants check.
+    [CHAOS_TENANTS[1]]: { keepRecent: 6, softAnchor: 6, hardAnchor: 3, emergencyAnchor: 2, summaryMaxTokens: 60, retentionDays: 30 },
   };
   // Without stalls the body (and so the digest) is the one from before stalls existed.
   const body = { seed, turns: options.turns, leaseMs, ...(stalls ? { stalls: true as const } : {}), tenantSettings, engines };

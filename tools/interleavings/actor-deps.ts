@@ -24,7 +24,7 @@ import type { SummarizeInput, SummarizeOutcome, Summarizer } from "../../core/po
 /** Items per transaction in the checker: a fold of more than 3-4 messages leaves a roll-forward. */
 export const CHECKER_TRANSACTION_LIMIT = 6;
 
-/** Small histories fold: few messages kept back, SOFT folds whatever it selects. */
+/** Small histories fold: few messages kept back, SOFT folds whatever it selects; under a retention. */
 export const CHECKER_TUNABLES: TunablesOverride = {
   keepRecent: 2,
   softAnchor: 2,
@@ -34,6 +34,8 @@ export const CHECKER_TUNABLES: TunablesOverride = {
   summaryMaxTokens: 200,
   summaryWindowShare: 0,
   recallMaxTokens: 0,
+  // Every archive and restore then writes and removes the originals' expiry the invariants check.
+  retentionDays: 30,
 };
 
 export const quietMetrics: Metrics = {

@@ -5,6 +5,7 @@
  */
 import type { GetCommandInput, QueryCommandInput, UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { Memory } from "../../domain/model.js";
+import { originalsExpiry } from "../../domain/retention.js";
 import type { CompactionCommit, ProcessKey, RevertCommit } from "../../ports/store.js";
 import {
   REVERT_HOLD_ATTRIBUTE,
@@ -169,7 +170,18 @@ export type RollForwardPart = "process" | "memory" | `message:${string}`;
 export function rollForwardParts(
   tableName: string,
   key: ProcessKey,
-  step: { marker: string; memoryId: string; direction: RollForwardDirection; from: number; ids: readonly string[]; next: number; last: boolean; at: string },
+  step: {
+    marker: string;
+    memoryId: string;
+    direction: RollForwardDirection;
+    from: number;
+    ids: readonly string[];
+    next: number;
+    last: boolean;
+    at: string;
+    /** The memory's originals' expiry (archive only), as its commit wrote it on the first ones. */
+    expiresAtEpoch?: number | undefined;
+  },
 ): Part<RollForwardPart>[] {
   const meta = guarded(
     { TableName: tableName, Key: metaKey(key) },
@@ -189,7 +201,12 @@ export function rollForwardParts(
   };
   const messages = step.ids.map((id): Part<RollForwardPart> => [
     `message:${id}`,
-    { Update: step.direction === "archive" ? archiveUpdate(tableName, key, id, step.memoryId, step.at) : restoreUpdate(tableName, key, id, step.memoryId) },
+    {
+      Update:
+        step.direction === "archive"
+          ? archiveUpdate(tableName, key, id, step.memoryId, step.at, step.expiresAtEpoch)
+          : restoreUpdate(tableName, key, id, step.memoryId),
+    },
   ]);
   return [["process", { Update: meta }], ["memory", memory], ...messages];
 }
@@ -198,9 +215,19 @@ export function rollForwardParts(
  * Archives into an OK memory outside a roll-forward (a repeated roll-forward delivered late): the
  * messages, only while the memory is still OK, so a late writer never re-folds what an undo restored.
  */
-export function archiveIntoOkParts(tableName: string, key: ProcessKey, memoryId: string, ids: readonly string[], at: string): Part<RollForwardPart>[] {
+export function archiveIntoOkParts(
+  tableName: string,
+  key: ProcessKey,
+  memoryId: string,
+  ids: readonly string[],
+  at: string,
+  expiresAtEpoch?: number,
+): Part<RollForwardPart>[] {
   const memory = { ConditionCheck: { TableName: tableName, Key: memoryKey(key, memoryId), ...when(statusIs("OK")) } };
-  return [["memory", memory], ...ids.map((id): Part<RollForwardPart> => [`message:${id}`, { Update: archiveUpdate(tableName, key, id, memoryId, at) }])];
+  return [
+    ["memory", memory],
+    ...ids.map((id): Part<RollForwardPart> => [`message:${id}`, { Update: archiveUpdate(tableName, key, id, memoryId, at, expiresAtEpoch) }]),
+  ];
 }
 
 export type CommitPart = "memory" | "prior" | "marker" | "process" | "archive";
@@ -240,7 +267,9 @@ export function commitCompactionParts(tableName: string, key: ProcessKey, c: Com
     noPendingArchive,
     notDeleted,
   );
-  const archives = now.map((id): Part<CommitPart> => ["archive", { Update: archiveUpdate(tableName, key, id, c.memory.id, c.at) }]);
+  // The originals' expiry (the memory's retention) rides on each archive: no write of its own.
+  const expires = originalsExpiry(c.memory);
+  const archives = now.map((id): Part<CommitPart> => ["archive", { Update: archiveUpdate(tableName, key, id, c.memory.id, c.at, expires) }]);
   return { parts: [...fixed, ["process", { Update: meta }] as Part<CommitPart>, ...archives], pendingArchive };
 }
 

@@ -6,6 +6,7 @@ import * as z from "../../domain/zod.js";
 import { AppError } from "../../domain/errors.js";
 import { InboxItem, Memory, Message, Process } from "../../domain/model.js";
 import type { ProcessKey, ProcessState } from "../../ports/store.js";
+import { expiryToEpoch, expiryToIso } from "../../domain/retention.js";
 import { parseRollForwardMarker } from "./roll-forward-marker.js";
 import {
   TTL_ATTRIBUTE,
@@ -60,14 +61,16 @@ export const MetaItem = z.extend(Process, {
 export type MetaItem = z.infer<typeof MetaItem>;
 
 /**
- * A message as stored: `archivedInMemoryId` is absent rather than null while it is active, and
- * `missingResult` is never stored (only a replay adds it).
+ * A message as stored: `archivedInMemoryId` is absent rather than null while it is active,
+ * `missingResult` is never stored (only a replay adds it), and `expiresAt` is stored as the
+ * table's TTL attribute (epoch seconds), which only an archived original under a retention carries.
  */
-export const MessageItem = z.extend(z.omit(Message, { archivedInMemoryId: true, missingResult: true }), {
+export const MessageItem = z.extend(z.omit(Message, { archivedInMemoryId: true, missingResult: true, expiresAt: true }), {
   ...keys,
   type: z.literal("MSG"),
   archivedInMemoryId: z.optional(z.string()),
   archivedAt: z.optional(z.string()),
+  [TTL_ATTRIBUTE]: z.optional(z.number()),
 });
 export type MessageItem = z.infer<typeof MessageItem>;
 
@@ -122,8 +125,10 @@ const memoryFields = projection(Memory);
 
 export const toProcess = (m: MetaItem): Process => processFields(m);
 
-export const toMessage = (i: MessageItem): Message =>
-  messageFields(i, { archivedInMemoryId: i.archivedInMemoryId ?? null });
+export const toMessage = (i: MessageItem): Message => {
+  const expires = i[TTL_ATTRIBUTE];
+  return messageFields(i, { archivedInMemoryId: i.archivedInMemoryId ?? null, expiresAt: expires !== undefined ? expiryToIso(expires) : undefined });
+};
 
 export const toMemory = (i: MemoryItem): Memory =>
   memoryFields(i, {
@@ -135,13 +140,18 @@ export const toMemory = (i: MemoryItem): Memory =>
 /** A queued or prepared fold: read with the replay, never replayed. */
 export const isPendingFold = (m: Pick<Memory, "status">) => m.status === "QUEUED" || m.status === "PREPARED";
 
-/** The stored message: on the replay index while active, pointing at its memory once archived. */
+/**
+ * The stored message: on the replay index while active, pointing at its memory once archived (with
+ * the TTL attribute when it has an expiry: an archived original imported from an export).
+ */
 export function messageToItem(key: ProcessKey, m: Message): MessageItem {
-  const { archivedInMemoryId, missingResult: _replayOnly, ...fields } = m;
+  const { archivedInMemoryId, missingResult: _replayOnly, expiresAt, ...fields } = m;
   return readItem(MessageItem, {
     pk: processPk(key),
     sk: messageSk(m.id),
-    ...(archivedInMemoryId === null ? { lsi1sk: activeMessageKey(m.id) } : { archivedInMemoryId }),
+    ...(archivedInMemoryId === null
+      ? { lsi1sk: activeMessageKey(m.id) }
+      : { archivedInMemoryId, ...(expiresAt !== undefined ? { [TTL_ATTRIBUTE]: expiryToEpoch(expiresAt) } : {}) }),
     type: "MSG",
     ...fields,
   });

@@ -19,7 +19,10 @@ export const memorySk = (id: string) => `${MEMORY_PREFIX}${id}`;
 export const activeMemoryKey = (id: string) => `${ACTIVE_PREFIX}S#${id}`;
 /** A queued or prepared fold: read with the replay, never replayed (status tells it apart). */
 export const pendingFoldKey = (id: string) => `${ACTIVE_PREFIX}P#${id}`;
-/** TTL attribute (epoch seconds) of queued and prepared folds; a committed fold has none. */
+/**
+ * TTL attribute (epoch seconds) of queued and prepared folds (a committed fold has none) and of
+ * archived originals under a retention (core/domain/retention.ts); never on anything active.
+ */
 export const TTL_ATTRIBUTE = "expiresAtEpoch";
 
 export const idempotencySk = (key: string) => `IDEM#${key}`;

@@ -20,7 +20,7 @@ import {
   type Part,
 } from "./conditions.js";
 import { messageToItem } from "./items.js";
-import { ACTIVE_PREFIX, META_SK, MESSAGE_PREFIX, activeMessageKey, idempotencySk, messageSk, processPk } from "./keys.js";
+import { ACTIVE_PREFIX, META_SK, MESSAGE_PREFIX, TTL_ATTRIBUTE, activeMessageKey, idempotencySk, messageSk, processPk } from "./keys.js";
 import { decodeCursor } from "./paging.js";
 import { tableIndexes } from "./table.js";
 
@@ -149,21 +149,44 @@ export const activeViewParams = (tableName: string, key: ProcessKey): QueryComma
   ConsistentRead: true,
 });
 
-/** Archive update of one message: conditional, so an archived message is never re-pointed. */
-export function archiveUpdate(tableName: string, key: ProcessKey, id: string, memoryId: string, at: string): UpdateCommandInput {
+/**
+ * Archive update of one message: conditional, so an archived message is never re-pointed. With
+ * `expiresAtEpoch` (the fold's retention, core/domain/retention.ts) the same write sets the
+ * table's TTL attribute, so an original never sits archived without its expiry.
+ */
+export function archiveUpdate(
+  tableName: string,
+  key: ProcessKey,
+  id: string,
+  memoryId: string,
+  at: string,
+  expiresAtEpoch?: number,
+): UpdateCommandInput {
+  const ttl = expiresAtEpoch !== undefined;
   return guarded(
     { TableName: tableName, Key: messageKey(key, id) },
-    { expression: "SET archivedInMemoryId = :m, archivedAt = :at REMOVE lsi1sk", values: { ":m": memoryId, ":at": at } },
+    {
+      expression: `SET archivedInMemoryId = :m, archivedAt = :at${ttl ? ", #ttl = :exp" : ""} REMOVE lsi1sk`,
+      ...(ttl ? { names: { "#ttl": TTL_ATTRIBUTE } } : {}),
+      values: { ":m": memoryId, ":at": at, ...(ttl ? { ":exp": expiresAtEpoch } : {}) },
+    },
     itemExists(),
     notArchived,
   );
 }
 
-/** Restore of one message folded by `memoryId`: active again, conditional on still being archived there. */
+/**
+ * Restore of one message folded by `memoryId`: active again, conditional on still being archived
+ * there, and without the TTL attribute (an active message is never deleted).
+ */
 export function restoreUpdate(tableName: string, key: ProcessKey, id: string, memoryId: string): UpdateCommandInput {
   return guarded(
     { TableName: tableName, Key: messageKey(key, id) },
-    { expression: "SET lsi1sk = :a REMOVE archivedInMemoryId, archivedAt", values: { ":a": activeMessageKey(id) } },
+    {
+      expression: "SET lsi1sk = :a REMOVE archivedInMemoryId, archivedAt, #ttl",
+      names: { "#ttl": TTL_ATTRIBUTE },
+      values: { ":a": activeMessageKey(id) },
+    },
     archivedInto(memoryId),
   );
 }

@@ -133,7 +133,7 @@ export function createMessageStore(ctx: StoreContext): MessageStore {
       return { state: toState(meta), summaries, folds, messages, consumedCapacity: consumed, itemsRead: items.length };
     },
 
-    markArchived: (key, ids, memoryId) => archiveIntoOk(ctx, key, ids, memoryId, new Date().toISOString()),
+    markArchived: (key, ids, memoryId, expiresAtEpoch) => archiveIntoOk(ctx, key, ids, memoryId, new Date().toISOString(), expiresAtEpoch),
 
     async markCleared(key, items) {
       const cleared: string[] = [];

@@ -6,6 +6,7 @@
  * marker's index, so exactly one walker applies it and a stale one writes nothing.
  */
 import type { Memory } from "../../domain/model.js";
+import { originalsExpiry } from "../../domain/retention.js";
 import type { ProcessKey } from "../../ports/store.js";
 import { archiveIntoOkParts, rollForwardParts, ROLL_FORWARD_GUARDS, type RollForwardPart } from "./compaction-params.js";
 import { parseRollForwardMarker, type RollForwardDirection } from "./roll-forward-marker.js";
@@ -49,7 +50,8 @@ export async function rollForward(ctx: StoreContext, key: ProcessKey, memory: Me
     const from = meta.pendingArchiveFrom ?? 0;
     const next = Math.min(from + batch, memory.sourceRefs.length);
     let ids = memory.sourceRefs.slice(from, next);
-    const step = { marker, memoryId: memory.id, direction, from, next, last: next >= memory.sourceRefs.length, at };
+    const last = next >= memory.sourceRefs.length;
+    const step = { marker, memoryId: memory.id, direction, from, next, last, at, expiresAtEpoch: originalsExpiry(memory) };
     for (;;) {
       const out = await send(ctx, rollForwardParts(ctx.tableName, key, { ...step, ids }));
       if (out.ok) {
@@ -75,14 +77,14 @@ export async function rollForward(ctx: StoreContext, key: ProcessKey, memory: Me
  * `transactionLimit` items; a message already archived is skipped. Nothing is written once the
  * memory is no longer OK (an undo restored them).
  */
-export async function archiveIntoOk(ctx: StoreContext, key: ProcessKey, ids: readonly string[], memoryId: string, at: string) {
+export async function archiveIntoOk(ctx: StoreContext, key: ProcessKey, ids: readonly string[], memoryId: string, at: string, expiresAtEpoch?: number) {
   const archived: string[] = [];
   const skipped: string[] = [];
   const batch = ctx.transactionLimit - 1;
   for (let i = 0; i < ids.length; i += batch) {
     let chunk = ids.slice(i, i + batch);
     for (;;) {
-      const out = await send(ctx, archiveIntoOkParts(ctx.tableName, key, memoryId, chunk, at));
+      const out = await send(ctx, archiveIntoOkParts(ctx.tableName, key, memoryId, chunk, at, expiresAtEpoch));
       if (out.ok) {
         archived.push(...chunk);
         break;

@@ -102,6 +102,7 @@ export const ERROR_CODES = {
     "memory.not_newest",
     "memory.failed",
     "memory.reverted",
+    "memory.originals_expired",
     "inbox.already_answered",
     "compaction.retry_later",
   ],
