@@ -37,6 +37,13 @@ export interface HandlerSpec {
   erases?: boolean;
   /** True for the compaction worker: it gets the stage's reserved concurrency (stage.ts). */
   reservesConcurrency?: boolean;
+  /**
+   * True when the function bundles the Powertools Tracer: its store, event and summarizer calls are
+   * subsegments of its X-Ray trace (docs/deploy.md, "Traces"). Every function is traced by
+   * Lambda; the plain routes and the authorizer leave the X-Ray SDK out, which would take them
+   * past their bundle-size and cold-import targets (docs/benchmarks.md, "Cold start").
+   */
+  tracesCalls?: boolean;
 }
 
 /** The worker's timeout; its lease outlasts it, so a job still running is never taken over. */
@@ -65,6 +72,7 @@ export const HANDLERS = {
     summarizes: true,
     rateLimited: true,
     queuesFolds: true,
+    tracesCalls: true,
     erases: true,
     table: "read-write",
     queries: ["lsi1", "gsi2"],
@@ -76,6 +84,7 @@ export const HANDLERS = {
   planCompleted: {
     entry: "functions/plan-completed.ts",
     summarizes: false,
+    tracesCalls: true,
     receivesEvents: true,
     table: "read-write",
     queries: [],
@@ -87,6 +96,7 @@ export const HANDLERS = {
   inboxAnswered: {
     entry: "functions/inbox-answered.ts",
     summarizes: false,
+    tracesCalls: true,
     receivesEvents: true,
     queuesFolds: true,
     table: "read-write",
@@ -103,6 +113,7 @@ export const HANDLERS = {
   compactionWorker: {
     entry: "functions/compaction-worker.ts",
     summarizes: true,
+    tracesCalls: true,
     erases: true,
     table: "read-write",
     queries: ["lsi1", "gsi2"],

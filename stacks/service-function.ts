@@ -36,6 +36,11 @@ export function functionEnvironment(spec: HandlerSpec, o: { config: StageConfig;
     TABLE_NAME: o.tableName,
     ...spec.environment,
   };
+  if (spec.tracesCalls) {
+    env.POWERTOOLS_TRACE_ENABLED = "true";
+    // A function's answer holds tenants' text (summaries, messages): it stays out of the traces.
+    env.POWERTOOLS_TRACER_CAPTURE_RESPONSE = "false";
+  }
   if (spec.publishes.length > 0 && o.busName) env.EVENT_BUS_NAME = o.busName;
   if (spec.queuesFolds && o.workerName) env.COMPACTION_WORKER_FUNCTION = o.workerName;
   if (spec.listsPages && o.config.cursorSecret) env.CURSOR_SECRET = o.config.cursorSecret;
@@ -83,8 +88,9 @@ export function serviceFunction(stack: Stack, id: string, spec: HandlerSpec, o: 
     architecture: LAMBDA_ARCHITECTURE,
     memorySize: spec.memoryMb,
     timeout: spec.timeoutSeconds,
-    // No X-Ray: it would add xray:Put* on "*" to every role for traces nobody reads yet.
-    tracing: "disabled",
+    // Lambda records every invocation (and its cold start) in X-Ray, which adds xray:PutTraceSegments
+    // and xray:PutTelemetryRecords on "*" (they name no resource) to the role.
+    tracing: "active",
     nodejs: nodejsBundling,
     logGroup,
     environment: functionEnvironment(spec, {
