@@ -3,6 +3,8 @@
  * functions so that the routes which never summarize do not bundle (or cold-start) the LLM SDKs.
  * Engines in any account call it over HTTPS with `Authorization: Bearer <key>`.
  */
+import { CfnRoute } from "aws-cdk-lib/aws-apigatewayv2";
+import { NagSuppressions } from "cdk-nag";
 import { Api as HttpApi, use, type StackContext } from "sst/constructs";
 import { stageConfigOf } from "./config.js";
 import { Events } from "./events.js";
@@ -86,6 +88,16 @@ export function Api({ stack, app }: StackContext) {
       ]),
     ),
   });
+
+  for (const route of api.node.findAll()) {
+    if (!(route instanceof CfnRoute) || !(PUBLIC_ROUTES as readonly string[]).includes(route.routeKey)) continue;
+    NagSuppressions.addResourceSuppressions(route, [
+      {
+        id: "AwsSolutions-APIG4",
+        reason: "GET /health is public on purpose: load balancers and uptime checks call it without a key, and it reads nothing and answers { ok: true }.",
+      },
+    ]);
+  }
 
   stack.addOutputs({ ApiUrl: api.url });
   return { api, functions: { ...groups, authorizer } };

@@ -1,8 +1,9 @@
 /** All stacks of a stage, in dependency order; sst.config.ts and the infra tests both use this. */
-import type { App } from "sst/constructs";
+import { Stack, type App } from "sst/constructs";
 import { Api } from "./api.js";
 import { Events } from "./events.js";
 import { Storage } from "./storage.js";
+import { acceptLambdaFindings } from "./service-function.js";
 import { Web } from "./web.js";
 
 export { Api, Events, Storage, Web };
@@ -12,4 +13,6 @@ export function addStacks(app: App, options: { web?: boolean } = {}): void {
   app.stack(Events);
   app.stack(Api);
   if (options.web !== false) app.stack(Web);
+  // SST gives every stack a helper function of its own (stack outputs, parameters).
+  for (const stack of app.node.children) if (stack instanceof Stack) acceptLambdaFindings(stack.customResourceHandler);
 }

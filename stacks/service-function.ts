@@ -8,6 +8,8 @@ import type { IEventBus } from "aws-cdk-lib/aws-events";
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { NagSuppressions, type NagPackSuppression } from "cdk-nag";
+import type { IConstruct } from "constructs";
 import { Function, type FunctionProps, type Stack } from "sst/constructs";
 import { LAMBDA_ARCHITECTURE, LAMBDA_RUNTIME, nodejsBundling } from "./bundling.js";
 import { REMOTE_PROVIDERS } from "../core/adapters/llm/provider-descriptors.js";
@@ -16,6 +18,25 @@ import { llmSecretStatements, putEventsStatements, tableStatements } from "./per
 import { METRICS_NAMESPACE, SERVICE_NAME, type StageConfig } from "./stage.js";
 
 export const LOG_RETENTION = RetentionDays.ONE_MONTH;
+
+/**
+ * The AWS Solutions findings every Lambda of a stage keeps, SST's own stack helper included
+ * (docs/deploy.md, "AWS Solutions checks"), each with the reason it stays.
+ */
+export const LAMBDA_NAG_SUPPRESSIONS: NagPackSuppression[] = [
+  {
+    id: "AwsSolutions-IAM4",
+    appliesTo: ["Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"],
+    reason: "The basic execution role grants only CreateLogGroup, CreateLogStream and PutLogEvents, what every function needs to write its own log group; CDK and SST attach it to every function role.",
+  },
+  {
+    id: "AwsSolutions-L1",
+    reason: "Node 22 (nodejs22.x) is the runtime the bundles are built for and run on in test/infra/bundle.test.ts; moving to a newer one is a tested change of stacks/bundling.ts, not a template edit.",
+  },
+];
+
+/** Records on `scope` (and what it contains) the findings that stay, with their reasons. */
+export const acceptLambdaFindings = (scope: IConstruct) => NagSuppressions.addResourceSuppressions(scope, LAMBDA_NAG_SUPPRESSIONS, true);
 
 export interface ServiceFunctionOptions {
   config: StageConfig;
@@ -82,7 +103,7 @@ export function serviceFunction(stack: Stack, id: string, spec: HandlerSpec, o: 
     retention: LOG_RETENTION,
     removalPolicy: o.config.dev ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
   });
-  return new Function(stack, id, {
+  const fn = new Function(stack, id, {
     handler: sstHandler(spec.entry),
     runtime: LAMBDA_RUNTIME,
     architecture: LAMBDA_ARCHITECTURE,
@@ -107,4 +128,17 @@ export function serviceFunction(stack: Stack, id: string, spec: HandlerSpec, o: 
       : {}),
     ...o.props,
   });
+  acceptLambdaFindings(fn);
+  NagSuppressions.addResourceSuppressions(
+    fn,
+    [
+      {
+        id: "AwsSolutions-IAM5",
+        appliesTo: ["Resource::*"],
+        reason: "xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions: X-Ray documents them on '*' only. Every other statement names its table, index, bus, parameter or function.",
+      },
+    ],
+    true,
+  );
+  return fn;
 }
