@@ -1,10 +1,9 @@
 /**
  * The stage's EventBridge bus, the rules for the two incoming events and their target functions.
  * Delivery failures (EventBridge -> Lambda) and handler failures (Lambda's async retries) both end
- * in one SQS dead-letter queue with an alarm; the handlers are idempotent, so retries are safe.
+ * in one SQS dead-letter queue (its alarm: monitoring.ts); the handlers are idempotent, so retries are safe.
  */
 import { Duration } from "aws-cdk-lib";
-import { ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
 import { EventBus, Rule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { AccountPrincipal, PolicyStatement } from "aws-cdk-lib/aws-iam";
@@ -45,13 +44,6 @@ export function Events({ stack, app }: StackContext) {
       reason: "This queue is itself the dead-letter queue: of the event rules' targets and of Lambda's asynchronous invocations (onFailure), which the rule cannot see because no SQS queue redrives into it.",
     },
   ]);
-  dlq.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }).createAlarm(stack, "EventsDlqAlarm", {
-    alarmDescription: "Vancetope Memory: an incoming event failed every retry (see the EventsDlq queue)",
-    threshold: 1,
-    evaluationPeriods: 1,
-    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-    treatMissingData: TreatMissingData.NOT_BREACHING,
-  });
 
   // The compaction worker (docs/compaction.md): reached by an asynchronous invoke from the
   // functions that queue folds, with Lambda's retries and the same dead-letter queue.

@@ -22,6 +22,7 @@ import {
   type ProviderName,
   type RemoteProviderName,
 } from "../core/adapters/llm/provider-descriptors.js";
+import { readAlarmSettings, type AlarmSettings } from "./alarm-settings.js";
 export const METRICS_NAMESPACE = "Vancetope/Memory";
 
 export interface StageConfig {
@@ -59,6 +60,8 @@ export interface StageConfig {
   workerReservedConcurrency?: number;
   /** TENANT_DAILY_TOKEN_BUDGET for the functions that summarize; unset: their default (unlimited). */
   tenantDailyTokenBudget?: string;
+  /** Where the stage's alarms notify and their thresholds (ALARM_*; docs/operations.md). */
+  alarms: AlarmSettings;
 }
 
 /** The worker's reserved concurrency when the deploying shell names none (docs/deploy.md). */
@@ -89,7 +92,8 @@ const perRemoteProvider = <T>(value: (name: RemoteProviderName, envName: string)
  * Reads SUMMARIZER, SUMMARIZER_MODEL, each remote provider's base URL variable (OPENAI_BASE_URL, …),
  * VANCETOPE_SECRETS_KMS_KEY_ARN, VANCETOPE_EVENT_PUBLISHERS (`account=tenant,…`), TENANT_RATE_LIMIT
  * (default 20), TENANT_RATE_LIMITS, VANCETOPE_CURSOR_SECRET, VANCETOPE_WORKER_CONCURRENCY and
- * TENANT_DAILY_TOKEN_BUDGET (each checked as the functions will read it). The LLM keys themselves
+ * TENANT_DAILY_TOKEN_BUDGET (each checked as the functions will read it), and the ALARM_* settings
+ * (alarm-settings.ts). The LLM keys themselves
  * are never read here: they live in SSM only.
  */
 export function readStageConfig(stage: string, env: Env = process.env): StageConfig {
@@ -137,5 +141,6 @@ export function readStageConfig(stage: string, env: Env = process.env): StageCon
     cursorSecret,
     workerReservedConcurrency: workerConcurrency(nonEmpty(env.VANCETOPE_WORKER_CONCURRENCY)),
     tenantDailyTokenBudget: budget,
+    alarms: readAlarmSettings(env),
   };
 }

@@ -10,6 +10,12 @@ export type EventDropReason = "invalid_detail" | "publisher_not_allowed";
 /** What became of a prepared fold. */
 export type PreparedFoldOutcome = "used" | "discarded" | "expired" | "extended";
 
+/**
+ * What became of a fold's summary: stored (`ok`), or refused (`failed`: a FAILED row, or for an
+ * extension the fold committed as it was). The share of `failed` is an alarm (docs/operations.md).
+ */
+export type FoldOutcome = "ok" | "failed";
+
 /** What a model call was made for: a fold's summary, or the strength analyzer's rating. */
 export type ModelPurpose = "summary" | "strength";
 
@@ -21,9 +27,21 @@ export interface ModelUse {
 }
 
 export interface Metrics {
-  compaction(mode: CompactionMetricMode, compactedMessages: number): void;
-  /** Wall time of the summarizer calls of one fold (prepared, inline or in the worker). */
-  summarizerWallTime(mode: CompactionMetricMode, ms: number): void;
+  /** One committed fold or clearing round; `tokensSaved` when known (prompt tokens before minus after). */
+  compaction(mode: CompactionMetricMode, compactedMessages: number, tokensSaved?: number): void;
+  /**
+   * Wall time of the summarizer calls of one fold (prepared, inline or in the worker), under the
+   * dimension `mode` and, separately, `provider` (the summarizer that answered).
+   */
+  summarizerWallTime(mode: CompactionMetricMode, ms: number, provider: string): void;
+  /** One fold's summary stored or refused (dimension `outcome`). */
+  foldOutcome(outcome: FoldOutcome): void;
+  /** One summary the quality gate refused (docs/compaction.md, "Quality gate"); its check is in the log. */
+  qualityGateRefused(): void;
+  /** One fold whose summary the offline summarizer gave in place of the failing one. */
+  summarizerFallback(): void;
+  /** One fold the summarizer could not summarize: a provider error or a summary refused twice (dimension `provider`). */
+  summarizerFailed(provider: string): void;
   preparedFold(outcome: PreparedFoldOutcome): void;
   /**
    * One run of the strength analyzer (docs/compaction.md, "Strength analyzer"): how many messages

@@ -66,7 +66,7 @@ export async function clearIfNeeded(
   const tokensFreed = ours.reduce((n, c) => n + c.message.tokens - c.tokensAfter, 0);
   const now = replayTokens(after);
   const tokensAfter = before > 0 ? Math.round((tokensBefore * now) / before) : tokensBefore;
-  deps.metrics.compaction("clear", cleared.length);
+  deps.metrics.compaction("clear", cleared.length, tokensFreed);
   deps.log.info("tool results cleared", { processId: key.processId, messagesCleared: cleared.length, tokensFreed });
   await publishSafely(
     deps,

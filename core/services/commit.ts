@@ -168,11 +168,14 @@ export async function afterCommit(
 ): Promise<ActiveView> {
   if (o.pendingArchive) await deps.store.finishPendingArchive(key, memory.id);
   const folded = memory.sourceRefs.length;
-  deps.metrics.compaction(o.metricMode, folded);
+  const { tokensBefore, tokensAfter } = memory.metadata;
+  const tokensSaved = tokensBefore !== undefined && tokensAfter !== undefined ? tokensBefore - tokensAfter : undefined;
+  deps.metrics.compaction(o.metricMode, folded, tokensSaved);
   deps.log.info(logLineOf(memory, o), {
     processId: key.processId,
     mode: o.metricMode,
     messagesFolded: folded,
+    ...(tokensSaved !== undefined ? { tokensSaved } : {}),
     summaryChars: memory.content.length,
     memoryId: memory.id,
     producedBy: memory.metadata.producedBy,

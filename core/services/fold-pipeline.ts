@@ -117,11 +117,13 @@ export async function runFold(deps: ServiceDeps, key: ProcessKey, view: ActiveVi
     const needs = await foldNeeds(deps, key, prior, fold);
     const asked = await summarizeChecked(deps, summarizer, inputCap, tunables, { ...ask, fold }, prior?.content ?? null, needs.required);
     await recordModelUse(deps, admission, "summary", use);
+    if (!asked.ok && FALLS_BACK(asked)) deps.metrics.summarizerFailed(summarizer.provider);
     const { summary, by, fallback } = await orOffline(deps, key, ask, asked, summarizer, (offline) =>
       summarizeOffline(offline, inputCap, tunables, { ...ask, fold }, prior?.content ?? null, needs.required),
     );
     const summarizerMs = Date.now() - started;
-    deps.metrics.summarizerWallTime(ask.metricMode, summarizerMs);
+    deps.metrics.summarizerWallTime(ask.metricMode, summarizerMs, by.provider);
+    if (fallback) deps.metrics.summarizerFallback();
     const common = {
       fold,
       prior,
@@ -140,6 +142,7 @@ export async function runFold(deps: ServiceDeps, key: ProcessKey, view: ActiveVi
     const fail = async (error: string, extra: Partial<Memory["metadata"]> = {}) => {
       const failed = writer.failed(common, error, extra);
       await storeFailure(writer.putFailed, failed);
+      deps.metrics.foldOutcome("failed");
       return failed.id;
     };
     if (!summary.ok) {
@@ -157,6 +160,7 @@ export async function runFold(deps: ServiceDeps, key: ProcessKey, view: ActiveVi
       return { ok: false, failure: { step: "too_large", memoryId } };
     }
     if (!written.ok) return { ok: false, failure: { step: "write", reason: written.reason } };
+    deps.metrics.foldOutcome("ok");
     leaseCleared = written.leaseCleared;
     return { ok: true, memory };
   } finally {

@@ -39,6 +39,7 @@ export async function summarizeChecked(
   const verdict: Exclude<QualityVerdict, { ok: true }> = checked.ok
     ? { ok: false, check: "over_budget", detail: `the summarizer cut its answer to the budget of ${maxTokens} tokens` }
     : checked;
+  deps.metrics.qualityGateRefused();
   if (first.result.calls >= tunables.maxSummarizerCalls) {
     if (cut) return first.result;
     const { calls, usage } = first.result;
@@ -59,6 +60,7 @@ export async function summarizeChecked(
   const usage = addUsage(first.result.usage, again.usage);
   if (!again.ok) return failed(again, calls, usage);
   const second: QualityVerdict = checkSummary(again.summary, { maxTokens, required });
+  if (!second.ok) deps.metrics.qualityGateRefused();
   if (!second.ok && cut) return first.result;
   if (!second.ok) {
     return {

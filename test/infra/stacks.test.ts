@@ -188,7 +188,7 @@ describe("events: bus, rules, retries and the dead-letter queue", () => {
     t.hasResourceProperties("AWS::Events::EventBus", { Name: "team-a-vancetope-memory-bus" });
   });
 
-  it("keeps dead letters 14 days, encrypted, TLS-only, writable by the two rules only, with an alarm", () => {
+  it("keeps dead letters 14 days, encrypted, TLS-only, writable by the two rules only (its alarm: monitoring.test.ts)", () => {
     const t = prod.templates.events;
     t.resourceCountIs("AWS::SQS::Queue", 1);
     t.hasResourceProperties("AWS::SQS::Queue", { MessageRetentionPeriod: 14 * 24 * 3600, SqsManagedSseEnabled: true });
@@ -201,12 +201,6 @@ describe("events: bus, rules, retries and the dead-letter queue", () => {
       expect(s.Action).toBe("sqs:SendMessage");
       expect(JSON.stringify(s.Condition.ArnEquals["aws:SourceArn"])).toMatch(/Rule/);
     }
-    t.hasResourceProperties("AWS::CloudWatch::Alarm", {
-      MetricName: "ApproximateNumberOfMessagesVisible",
-      Namespace: "AWS/SQS",
-      Threshold: 1,
-      ComparisonOperator: "GreaterThanOrEqualToThreshold",
-    });
   });
 
   it("lets the configured engine accounts put only the incoming event sources and kinds on the bus", () => {

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { HANDLERS } from "../../stacks/handlers.js";
 import { functionEnvironment } from "../../stacks/service-function.js";
+import { readAlarmSettings } from "../../stacks/alarm-settings.js";
 import { isDevStage, readStageConfig } from "../../stacks/stage.js";
 
 describe("stages", () => {
@@ -38,6 +39,7 @@ describe("stages", () => {
       tenantRateLimits: "",
       workerReservedConcurrency: 10,
       tenantDailyTokenBudget: undefined,
+      alarms: readAlarmSettings({}),
     });
     expect(JSON.stringify(config)).not.toContain("sk-must-not-be-read");
   });

@@ -7,7 +7,7 @@ import { Template } from "aws-cdk-lib/assertions";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { App, getStack, use, type Stack } from "sst/constructs";
 import { initProject, useProject } from "sst/project.js";
-import { Api, Events, Storage, Web, addStacks } from "../../stacks/index.js";
+import { Api, Events, Monitoring, Storage, Web, addStacks } from "../../stacks/index.js";
 
 export const ACCOUNT = "123456789012";
 export const REGION = "eu-west-1";
@@ -24,10 +24,10 @@ export interface SynthOptions {
 
 export interface Synthesized {
   app: App;
-  stacks: { storage: Stack; events: Stack; api: Stack; web?: Stack };
-  templates: { storage: Template; events: Template; api: Template; web?: Template };
+  stacks: { storage: Stack; events: Stack; api: Stack; monitoring: Stack; web?: Stack };
+  templates: { storage: Template; events: Template; api: Template; monitoring: Template; web?: Template };
   /** What each functional stack returned (its constructs). */
-  outputs: { events: ReturnType<typeof Events>; api: ReturnType<typeof Api> };
+  outputs: { events: ReturnType<typeof Events>; api: ReturnType<typeof Api>; monitoring: ReturnType<typeof Monitoring> };
 }
 
 function withEnv<T>(env: Record<string, string | undefined>, run: () => Promise<T>): Promise<T> {
@@ -56,6 +56,7 @@ export function synthStage(stage: string, options: SynthOptions = {}): Promise<S
       storage: getStack(Storage),
       events: getStack(Events),
       api: getStack(Api),
+      monitoring: getStack(Monitoring),
       ...(web ? { web: getStack(Web) } : {}),
     };
     return {
@@ -65,9 +66,10 @@ export function synthStage(stage: string, options: SynthOptions = {}): Promise<S
         storage: Template.fromStack(stacks.storage),
         events: Template.fromStack(stacks.events),
         api: Template.fromStack(stacks.api),
+        monitoring: Template.fromStack(stacks.monitoring),
         ...(stacks.web ? { web: Template.fromStack(stacks.web) } : {}),
       },
-      outputs: { events: use(Events), api: use(Api) },
+      outputs: { events: use(Events), api: use(Api), monitoring: use(Monitoring) },
     };
   });
 }

@@ -95,7 +95,8 @@ describe("tool-result clearing", { timeout: 120_000 }, () => {
     expect(first.content).toBe(fileText(0, 5));
     expect(first.cleared).toMatchObject({ toolName: "grep", chars: fileText(0, 5).length });
 
-    expect(metrics.runs).toEqual([{ mode: "clear", compactedMessages: 15 }]);
+    expect(metrics.runs).toEqual([{ mode: "clear", compactedMessages: 15, tokensSaved: expect.any(Number) }]);
+    expect(metrics.runs[0]!.tokensSaved).toBeGreaterThan(0);
     const events = bus.published().filter((e) => e.detailType === "ToolResultsCleared");
     expect(events).toHaveLength(1);
     expect(events[0]!.detail).toMatchObject({ tenantId: TENANT, processId: key.processId, clearedMessages: 15 });

@@ -573,7 +573,8 @@ describe("summarizing a large fold in parallel", () => {
     expect(memory.content).toBe(`sum(${merge.messages.map((m) => m.id).join(",")})`);
     expect(memory.metadata.summarizerCalls).toBe(fake.calls.length);
     expect(memory.metadata.summarizerMs).toBeGreaterThan(0);
-    expect(metrics.wallTimes).toEqual([{ mode: "hard", ms: memory.metadata.summarizerMs }]);
+    expect(metrics.wallTimes).toEqual([{ mode: "hard", ms: memory.metadata.summarizerMs, provider: memory.metadata.provider }]);
+    expect(metrics.folds).toEqual(["ok"]);
   });
 
   it("passes the prior summary to the merge call only", async () => {
@@ -651,7 +652,9 @@ describe("observability", () => {
     const result = await compactIfNeeded(deps, key, hard());
     const memory = (await store.getMemory(key, result.memoryId!))!;
 
-    expect(metrics.runs).toEqual([{ mode: "hard", compactedMessages: result.compactedMessages }]);
+    const { tokensBefore, tokensAfter } = memory.metadata;
+    expect(tokensBefore! - tokensAfter!).toBeGreaterThan(0);
+    expect(metrics.runs).toEqual([{ mode: "hard", compactedMessages: result.compactedMessages, tokensSaved: tokensBefore! - tokensAfter! }]);
     const info = log.entries.filter((e) => e.level === "INFO");
     expect(info).toHaveLength(1);
     expect(info[0]!.fields).toMatchObject({

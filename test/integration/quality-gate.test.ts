@@ -53,6 +53,9 @@ const ADAPTERS = {
   },
 } as const;
 
+/** The recording metrics of deps made by {@link harness}. */
+const recorded = (deps: ServiceDeps) => deps.metrics as ReturnType<typeof createRecordingMetrics>;
+
 function harness(summarizer: Summarizer) {
   return createDeps({
     env: {},
@@ -123,6 +126,9 @@ describe.each(Object.keys(ADAPTERS) as Array<keyof typeof ADAPTERS>)("the qualit
     expect(server.requests).toHaveLength(2); // one retry, no more
     const row = await store.getMemory(key, result.memoryId!);
     expect(row).toMatchObject({ status: "FAILED", metadata: { error: `quality_gate: ${check}`, qualityGate: { check, attempts: 2 } } });
+    // The alarms' metrics (docs/operations.md): both answers refused, the fold failed, by this provider.
+    expect(recorded(deps).folds).toEqual(["failed"]);
+    expect(recorded(deps).summaryTrouble).toEqual({ gateRefusals: 2, fallbacks: 0, failedProviders: [name] });
     const after = (await store.activeView(key))!;
     expect(after.messages.map((m) => m.id)).toEqual(before.messages.map((m) => m.id));
     expect(after.state.activeSummaryId).toBe(before.state.activeSummaryId);
@@ -146,6 +152,9 @@ describe.each(Object.keys(ADAPTERS) as Array<keyof typeof ADAPTERS>)("the qualit
       metadata: { provider: "offline", fallback: { summarizer: "offline", reason: `quality_gate: ${check}` }, summarizerCalls: 3 },
     });
     expect(memory.content).toContain("s3://acme-billing-exports");
+    expect(recorded(deps).folds).toEqual(["ok"]);
+    expect(recorded(deps).summaryTrouble).toEqual({ gateRefusals: 2, fallbacks: 1, failedProviders: [name] });
+    expect(recorded(deps).wallTimes.map((w) => w.provider)).toEqual(["offline"]);
     // The replay goes on from the new summary; the folded messages are archived, not lost.
     const after = (await store.activeView(key))!;
     expect(after.state.activeSummaryId).toBe(memory.id);
@@ -244,6 +253,7 @@ describe("the quality gate with any summarizer", () => {
     expect(result.compacted).toBe(true);
     const memory = (await store.getMemory(key, result.memoryId!))!;
     expect(memory).toMatchObject({ status: "OK", metadata: { provider: "offline", fallback: { summarizer: "offline", reason: "provider_unavailable" } } });
+    expect(recorded(deps).summaryTrouble).toEqual({ gateRefusals: 0, fallbacks: 1, failedProviders: ["custom"] });
   });
 
   it("at HARD, a failing summarizer is a FAILED row as before: no fallback", async () => {
@@ -260,6 +270,8 @@ describe("the quality gate with any summarizer", () => {
     const { key } = await seed(deps);
     const result = await compactIfNeeded(deps, key, { model: { contextWindow: 100_000 }, force: "HARD" });
     expect(result).toMatchObject({ compacted: false, reason: "summarizer_failed: provider_unavailable" });
+    expect(recorded(deps).folds).toEqual(["failed"]);
+    expect(recorded(deps).summaryTrouble).toEqual({ gateRefusals: 0, fallbacks: 0, failedProviders: ["custom"] });
   });
 
   it("the offline summarizer passes it and cites the message of every line it extracted", async () => {

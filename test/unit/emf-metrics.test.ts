@@ -69,6 +69,51 @@ describe("createEmfMetrics", () => {
     expect(docs.map((d) => d.mode)).toEqual(["hard", "soft"]);
   });
 
+  it("publishes the tokens a fold saved beside its count when known", () => {
+    const capture = captureEmf();
+    const metrics = createEmfMetrics({ serviceName: "memory-test" });
+    metrics.compaction("hard", 12, 5_400);
+    expect(capture.documents().flatMap(metricsOf)).toEqual([
+      { name: "vance.memory.compaction", unit: "Count", value: 1, dimensions: [{ service: "memory-test", mode: "hard" }] },
+      { name: "vance.memory.compaction.messages", unit: "Count", value: 12, dimensions: [{ service: "memory-test", mode: "hard" }] },
+      { name: "vance.memory.compaction.tokens_saved", unit: "Count", value: 5_400, dimensions: [{ service: "memory-test", mode: "hard" }] },
+    ]);
+  });
+
+  it("publishes the summarizer's wall time under the mode and, as a second set, the provider", () => {
+    const capture = captureEmf();
+    const metrics = createEmfMetrics({ serviceName: "memory-test" });
+    metrics.summarizerWallTime("soft", 850, "openai");
+    metrics.summarizerWallTime("hard", 40, "offline");
+    const wallTime = (value: number, mode: string, provider: string) => ({
+      name: "vance.memory.summarizer.wall_ms",
+      unit: "Milliseconds",
+      value,
+      dimensions: [
+        { service: "memory-test", mode },
+        { service: "memory-test", provider },
+      ],
+    });
+    expect(capture.documents().flatMap(metricsOf)).toEqual([wallTime(850, "soft", "openai"), wallTime(40, "hard", "offline")]);
+  });
+
+  it("counts folds by outcome, gate refusals and fallbacks under the service alone, and summarizer failures by provider", () => {
+    const capture = captureEmf();
+    const metrics = createEmfMetrics({ serviceName: "memory-test" });
+    metrics.foldOutcome("ok");
+    metrics.foldOutcome("failed");
+    metrics.qualityGateRefused();
+    metrics.summarizerFallback();
+    metrics.summarizerFailed("anthropic");
+    expect(capture.documents().flatMap(metricsOf)).toEqual([
+      { name: "vance.memory.fold", unit: "Count", value: 1, dimensions: [{ service: "memory-test", outcome: "ok" }] },
+      { name: "vance.memory.fold", unit: "Count", value: 1, dimensions: [{ service: "memory-test", outcome: "failed" }] },
+      { name: "vance.memory.quality_gate.refused", unit: "Count", value: 1, dimensions: [{ service: "memory-test" }] },
+      { name: "vance.memory.summarizer.fallback", unit: "Count", value: 1, dimensions: [{ service: "memory-test" }] },
+      { name: "vance.memory.summarizer.errors", unit: "Count", value: 1, dimensions: [{ service: "memory-test", provider: "anthropic" }] },
+    ]);
+  });
+
   it("counts each request the rate limit refused under its tenant", () => {
     const capture = captureEmf();
     const metrics = createEmfMetrics({ serviceName: "memory-test" });

@@ -1,8 +1,14 @@
 /**
- * Compaction metrics as CloudWatch EMF through Powertools: `vance.memory.compaction` (count) and
- * `vance.memory.compaction.messages` (one value per run), both with the dimension `mode`; and
+ * Compaction metrics as CloudWatch EMF through Powertools: `vance.memory.compaction` (count),
+ * `vance.memory.compaction.messages` and, when known, `vance.memory.compaction.tokens_saved` (one
+ * value per run), all with the dimension `mode`; and
  * `vance.memory.revert` / `vance.memory.revert.messages` for undone compactions;
- * `vance.memory.summarizer.wall_ms` per fold (dimension `mode`) and `vance.memory.prepared_fold`
+ * `vance.memory.summarizer.wall_ms` per fold (dimension `mode`, and `provider` as a second set);
+ * `vance.memory.fold` per fold's summary (dimension `outcome`: ok, failed),
+ * `vance.memory.quality_gate.refused` per refused summary, `vance.memory.summarizer.fallback` per
+ * fold the offline summarizer stood in for and `vance.memory.summarizer.errors` per fold the
+ * summarizer failed (dimension `provider`): the alarms of docs/operations.md read these;
+ * `vance.memory.prepared_fold`
  * (dimension `outcome`: used, discarded, expired); `vance.memory.strength.tagged` and, for the model
  * analyzer, `vance.memory.strength.input_tokens` / `.output_tokens` (dimension `analyzer`);
  * `vance.memory.rate_limited` per refused request (dimension `tenant`: tenants are few per stage,
@@ -15,7 +21,7 @@
  */
 import { Metrics as PowertoolsMetrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { SERVICE_NAME } from "../../domain/service.js";
-import type { CompactionMetricMode, EventDropReason, Metrics, ModelPurpose, ModelUse, PreparedFoldOutcome } from "../../ports/metrics.js";
+import type { CompactionMetricMode, EventDropReason, FoldOutcome, Metrics, ModelPurpose, ModelUse, PreparedFoldOutcome } from "../../ports/metrics.js";
 
 export function createEmfMetrics(options: { namespace?: string; serviceName?: string } = {}): Metrics {
   const metrics = new PowertoolsMetrics({
@@ -23,18 +29,39 @@ export function createEmfMetrics(options: { namespace?: string; serviceName?: st
     serviceName: options.serviceName ?? process.env.POWERTOOLS_SERVICE_NAME ?? SERVICE_NAME,
   });
   return {
-    compaction(mode: CompactionMetricMode, compactedMessages: number) {
+    compaction(mode: CompactionMetricMode, compactedMessages: number, tokensSaved?: number) {
       // Both metrics in one EMF document under one `mode` dimension, published at once. Not
       // `singleMetric()`: it publishes on every `addMetric` and clears the dimensions, so the
       // second metric would go out with only `service`.
       metrics.addDimension("mode", mode);
       metrics.addMetric("vance.memory.compaction", MetricUnit.Count, 1);
       metrics.addMetric("vance.memory.compaction.messages", MetricUnit.Count, compactedMessages);
+      if (tokensSaved !== undefined) metrics.addMetric("vance.memory.compaction.tokens_saved", MetricUnit.Count, tokensSaved);
       metrics.publishStoredMetrics();
     },
-    summarizerWallTime(mode: CompactionMetricMode, ms: number) {
+    summarizerWallTime(mode: CompactionMetricMode, ms: number, provider: string) {
+      // One value under two dimension sets ({service, mode} and {service, provider}): the
+      // dashboard shows it by mode and by provider without a series per pair.
       metrics.addDimension("mode", mode);
+      metrics.addDimensions({ provider });
       metrics.addMetric("vance.memory.summarizer.wall_ms", MetricUnit.Milliseconds, ms);
+      metrics.publishStoredMetrics();
+    },
+    foldOutcome(outcome: FoldOutcome) {
+      metrics.addDimension("outcome", outcome);
+      metrics.addMetric("vance.memory.fold", MetricUnit.Count, 1);
+      metrics.publishStoredMetrics();
+    },
+    qualityGateRefused() {
+      // Only `service`: an alarm reads one series; which check refused is in the log line.
+      metrics.singleMetric().addMetric("vance.memory.quality_gate.refused", MetricUnit.Count, 1);
+    },
+    summarizerFallback() {
+      metrics.singleMetric().addMetric("vance.memory.summarizer.fallback", MetricUnit.Count, 1);
+    },
+    summarizerFailed(provider: string) {
+      metrics.addDimension("provider", provider);
+      metrics.addMetric("vance.memory.summarizer.errors", MetricUnit.Count, 1);
       metrics.publishStoredMetrics();
     },
     preparedFold(outcome: PreparedFoldOutcome) {
@@ -95,9 +122,12 @@ export function createEmfMetrics(options: { namespace?: string; serviceName?: st
 
 /** Records metrics in memory (tests, the chaos harness). */
 export function createRecordingMetrics() {
-  const runs: Array<{ mode: CompactionMetricMode; compactedMessages: number }> = [];
+  const runs: Array<{ mode: CompactionMetricMode; compactedMessages: number; tokensSaved?: number }> = [];
   const reverts: number[] = [];
-  const wallTimes: Array<{ mode: CompactionMetricMode; ms: number }> = [];
+  const wallTimes: Array<{ mode: CompactionMetricMode; ms: number; provider: string }> = [];
+  const folds: FoldOutcome[] = [];
+  /** Quality-gate refusals, summarizer fallbacks, and the providers of failed summaries, one entry each. */
+  const summaryTrouble = { gateRefusals: 0, fallbacks: 0, failedProviders: [] as string[] };
   const prepared: PreparedFoldOutcome[] = [];
   const strength: Array<{ analyzer: "offline" | "model"; tagged: number; usage?: { inputTokens?: number; outputTokens?: number } }> = [];
   /** Tenants of the requests the rate limit refused, one entry per request. */
@@ -115,6 +145,8 @@ export function createRecordingMetrics() {
     runs: typeof runs;
     reverts: typeof reverts;
     wallTimes: typeof wallTimes;
+    folds: typeof folds;
+    summaryTrouble: typeof summaryTrouble;
     prepared: typeof prepared;
     strength: typeof strength;
   } = {
@@ -127,9 +159,15 @@ export function createRecordingMetrics() {
     invalidSettings,
     reverts,
     wallTimes,
+    folds,
+    summaryTrouble,
     prepared,
-    compaction: (mode, compactedMessages) => void runs.push({ mode, compactedMessages }),
-    summarizerWallTime: (mode, ms) => void wallTimes.push({ mode, ms }),
+    compaction: (mode, compactedMessages, tokensSaved) => void runs.push({ mode, compactedMessages, ...(tokensSaved !== undefined ? { tokensSaved } : {}) }),
+    summarizerWallTime: (mode, ms, provider) => void wallTimes.push({ mode, ms, provider }),
+    foldOutcome: (outcome) => void folds.push(outcome),
+    qualityGateRefused: () => void summaryTrouble.gateRefusals++,
+    summarizerFallback: () => void summaryTrouble.fallbacks++,
+    summarizerFailed: (provider) => void summaryTrouble.failedProviders.push(provider),
     preparedFold: (outcome) => void prepared.push(outcome),
     modelUsage: (tenantId, purpose, use) => void modelUse.push({ tenantId, purpose, ...use }),
     budgetExceeded: (tenantId) => void budgetRefusals.push(tenantId),
