@@ -15,6 +15,6 @@ export function addStacks(app: App, options: { web?: boolean } = {}): void {
   app.stack(Api);
   app.stack(Monitoring);
   if (options.web !== false) app.stack(Web);
-  // SST gives every stack a helper function of its own (stack outputs, parameters).
+  // SST gives every stack a custom resource function of its own (CustomResourceHandler).
   for (const stack of app.node.children) if (stack instanceof Stack) acceptLambdaFindings(stack.customResourceHandler);
 }

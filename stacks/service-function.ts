@@ -20,7 +20,7 @@ import { METRICS_NAMESPACE, SERVICE_NAME, type StageConfig } from "./stage.js";
 export const LOG_RETENTION = RetentionDays.ONE_MONTH;
 
 /**
- * The AWS Solutions findings every Lambda of a stage keeps, SST's own stack helper included
+ * The AWS Solutions findings every Lambda of a stage keeps, SST's custom resource functions included
  * (docs/deploy.md, "AWS Solutions checks"), each with the reason it stays.
  */
 export const LAMBDA_NAG_SUPPRESSIONS: NagPackSuppression[] = [
