@@ -48,7 +48,8 @@ export async function summarizeChecked(
     return { ok: false, error: code, code, calls, ...(usage ? { usage } : {}), gate };
   }
 
-  deps.log.warn("summary failed the quality gate, retrying once", { check: verdict.check, detail: verdict.detail });
+  // Every message of a fold is the process's: the first names it for the runbook's queries.
+  deps.log.warn("summary failed the quality gate, retrying once", { processId: plan.fold[0]?.processId, check: verdict.check, detail: verdict.detail });
   const retryNote = retryInstructions(verdict, maxTokens);
   const input: SummarizeInput = {
     ...first.lastInput,

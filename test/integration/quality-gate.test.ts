@@ -129,6 +129,8 @@ describe.each(Object.keys(ADAPTERS) as Array<keyof typeof ADAPTERS>)("the qualit
     // The alarms' metrics (docs/operations.md): both answers refused, the fold failed, by this provider.
     expect(recorded(deps).folds).toEqual(["failed"]);
     expect(recorded(deps).summaryTrouble).toEqual({ gateRefusals: 2, fallbacks: 0, failedProviders: [name] });
+    const retried = (deps.log as ReturnType<typeof createMemoryLog>).entries.filter((e) => e.message === "summary failed the quality gate, retrying once");
+    expect(retried.map((e) => e.fields)).toEqual([expect.objectContaining({ processId: key.processId, check })]);
     const after = (await store.activeView(key))!;
     expect(after.messages.map((m) => m.id)).toEqual(before.messages.map((m) => m.id));
     expect(after.state.activeSummaryId).toBe(before.state.activeSummaryId);
