@@ -1,9 +1,11 @@
 /** Lambda: the HTTP routes that never summarize (no LLM SDK in this bundle; docs/deploy.md). */
 import { handle } from "hono/aws-lambda";
+import { readFile } from "node:fs/promises";
 import { createHttpApp } from "../core/adapters/http/app.js";
 import { authorizerTenant } from "../core/adapters/http/auth.js";
 import { cursorSecretOf } from "../core/composition/env.js";
 import { plainRouteGroups } from "../core/adapters/http/plain-groups.js";
+import { openApiRoute } from "../core/adapters/http/openapi-route.js";
 import { createDeps } from "../core/composition/create-deps.js";
 import { createRateLimiterFromEnv } from "../core/composition/rate-limiter.js";
 
@@ -11,7 +13,8 @@ const deps = createDeps();
 const app = createHttpApp({
   deps,
   resolveTenant: authorizerTenant,
-  groups: plainRouteGroups,
+  // docs/openapi.json, copied next to the bundle at deploy (stacks/service-function.ts).
+  groups: [...plainRouteGroups, openApiRoute(() => readFile(new URL("./openapi.json", import.meta.url), "utf8"))],
   cursorSecret: cursorSecretOf(process.env),
   rateLimiter: createRateLimiterFromEnv(process.env, deps.log),
 });

@@ -3,6 +3,7 @@
  * route on one port. `npm start`, the end-to-end tests, the demo and the benchmarks all use it.
  */
 import { serve, type ServerType } from "@hono/node-server";
+import { readFile } from "node:fs/promises";
 import type { Context } from "hono";
 import { createDocumentClient } from "../core/adapters/dynamodb/client.js";
 import { createTable } from "../core/adapters/dynamodb/create-table.js";
@@ -18,9 +19,10 @@ import { createHttpApp } from "../core/adapters/http/app.js";
 import { createApiKeyStore } from "../core/adapters/dynamodb/api-keys.js";
 import { bearerKey, DEFAULT_LOCAL_KEYS, parseApiKeys } from "../core/adapters/http/auth.js";
 import { allRouteGroups } from "../core/adapters/http/groups.js";
+import { openApiRoute } from "../core/adapters/http/openapi-route.js";
 import { createDeps } from "../core/composition/create-deps.js";
 import { createDynamoRateLimiter } from "../core/adapters/dynamodb/rate-limiter.js";
-import { inspectorRoutes } from "./inspector-routes.js";
+import { inspectorRoutes, OPENAPI_DOCUMENT } from "./inspector-routes.js";
 import { localPublishers, localRoutes } from "./local-routes.js";
 import { startDynamoLocal, type DynamoLocal } from "./dynamodb-local.js";
 import { receivePlanCompleted, receiveInboxAnswered, handleCompactionRequested, handleProcessEraseRequested } from "../core/adapters/events/handlers.js";
@@ -85,7 +87,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     const app = createHttpApp({
       deps,
       resolveTenant,
-      groups: allRouteGroups,
+      groups: [...allRouteGroups, openApiRoute(() => readFile(OPENAPI_DOCUMENT, "utf8"))],
       cursorSecret: cursorSecretOf(env),
       rateLimiter,
     });

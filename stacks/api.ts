@@ -15,6 +15,7 @@ import { Storage } from "./storage.js";
 /** Route -> the function group serving it. */
 export const API_ROUTES = {
   "GET /health": "plainRoutes",
+  "GET /openapi.json": "plainRoutes",
   "PUT /v1/processes/{processId}": "plainRoutes",
   "GET /v1/processes/{processId}": "plainRoutes",
   "DELETE /v1/processes/{processId}": "summarizingRoutes",
@@ -40,8 +41,16 @@ export const API_ROUTES = {
   "POST /v1/processes/{processId}/turns": "summarizingRoutes",
 } as const satisfies Record<string, "plainRoutes" | "summarizingRoutes">;
 
-/** The only route without the authorizer. */
-export const PUBLIC_ROUTES = ["GET /health"] as const;
+/** The routes without the authorizer: liveness and the contract's OpenAPI document. */
+export const PUBLIC_ROUTES = ["GET /health", "GET /openapi.json"] as const;
+type PublicRoute = (typeof PUBLIC_ROUTES)[number];
+
+/** Why each public route has no authorizer: cdk-nag's AwsSolutions-APIG4 is suppressed with it. */
+const PUBLIC_BECAUSE: Record<PublicRoute, string> = {
+  "GET /health": "GET /health is public on purpose: load balancers and uptime checks call it without a key, and it reads nothing and answers { ok: true }.",
+  "GET /openapi.json":
+    "GET /openapi.json is public on purpose: clients and code generators read the API's contract before they hold a key; it is the same generated file for every caller and reads no tenant data.",
+};
 
 /** A revoked key keeps working for at most this long (API Gateway caches per Authorization value). */
 export const AUTHORIZER_CACHE_TTL = "60 seconds";
@@ -90,13 +99,8 @@ export function Api({ stack, app }: StackContext) {
   });
 
   for (const route of api.node.findAll()) {
-    if (!(route instanceof CfnRoute) || !(PUBLIC_ROUTES as readonly string[]).includes(route.routeKey)) continue;
-    NagSuppressions.addResourceSuppressions(route, [
-      {
-        id: "AwsSolutions-APIG4",
-        reason: "GET /health is public on purpose: load balancers and uptime checks call it without a key, and it reads nothing and answers { ok: true }.",
-      },
-    ]);
+    const reason = route instanceof CfnRoute ? PUBLIC_BECAUSE[route.routeKey as PublicRoute] : undefined;
+    if (reason) NagSuppressions.addResourceSuppressions(route, [{ id: "AwsSolutions-APIG4", reason }]);
   }
 
   stack.addOutputs({ ApiUrl: api.url });

@@ -44,6 +44,8 @@ export interface HandlerSpec {
    * past their bundle-size and cold-import targets (docs/benchmarks.md, "Cold start").
    */
   tracesCalls?: boolean;
+  /** True when the function serves `GET /openapi.json`: docs/openapi.json is deployed next to its bundle. */
+  servesDocument?: boolean;
 }
 
 /** The worker's timeout; its lease outlasts it, so a job still running is never taken over. */
@@ -56,6 +58,7 @@ export const HANDLERS = {
     summarizes: false,
     listsPages: true,
     rateLimited: true,
+    servesDocument: true,
     table: "read-write",
     queries: ["lsi1", "gsi1", "gsi2"],
     publishes: [EVENT_SOURCES.inbox],
@@ -136,6 +139,9 @@ export const HANDLERS = {
 } as const satisfies Record<string, HandlerSpec>;
 
 export type HandlerName = keyof typeof HANDLERS;
+
+/** The generated OpenAPI document (`npm run openapi`), deployed with the functions that serve it. */
+export const OPENAPI_DOCUMENT = "docs/openapi.json";
 
 /** SST's handler string for an entry: `functions/plain-routes.ts` -> `functions/plain-routes.handler`. */
 export const sstHandler = (entry: string) => entry.replace(/\.ts$/, ".handler");

@@ -2,6 +2,7 @@
  * Builds one of the service's Lambdas from its HandlerSpec: the shared bundling, runtime, a log
  * group with one month's retention, Powertools settings, and an IAM policy derived from its handler entry (handlers.ts).
  */
+import path from "node:path";
 import { RemovalPolicy } from "aws-cdk-lib";
 import type { ITable } from "aws-cdk-lib/aws-dynamodb";
 import type { IEventBus } from "aws-cdk-lib/aws-events";
@@ -13,7 +14,7 @@ import type { IConstruct } from "constructs";
 import { Function, type FunctionProps, type Stack } from "sst/constructs";
 import { LAMBDA_ARCHITECTURE, LAMBDA_RUNTIME, nodejsBundling } from "./bundling.js";
 import { REMOTE_PROVIDERS } from "../core/adapters/llm/provider-descriptors.js";
-import { sstHandler, type HandlerSpec } from "./handlers.js";
+import { OPENAPI_DOCUMENT, sstHandler, type HandlerSpec } from "./handlers.js";
 import { llmSecretStatements, putEventsStatements, tableStatements } from "./permissions.js";
 import { METRICS_NAMESPACE, SERVICE_NAME, type StageConfig } from "./stage.js";
 
@@ -113,6 +114,8 @@ export function serviceFunction(stack: Stack, id: string, spec: HandlerSpec, o: 
     // and xray:PutTelemetryRecords on "*" (they name no resource) to the role.
     tracing: "active",
     nodejs: nodejsBundling,
+    // Beside the bundle (`<entry dir>/openapi.json`), where the function reads it on request.
+    ...(spec.servesDocument ? { copyFiles: [{ from: OPENAPI_DOCUMENT, to: path.posix.join(path.posix.dirname(spec.entry), "openapi.json") }] } : {}),
     logGroup,
     environment: functionEnvironment(spec, {
       config: o.config,

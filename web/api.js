@@ -4,7 +4,7 @@
 
 export const KEY_STORAGE = "vancetope.apiKey";
 
-const API_BASE = (() => {
+export const API_BASE = (() => {
   const b = /** @type {{ VANCETOPE_API_BASE?: unknown }} */ (/** @type {unknown} */ (window)).VANCETOPE_API_BASE;
   // An unreplaced deploy placeholder (it starts with "__") means "same origin".
   return typeof b === "string" && b !== "" && !b.startsWith("__") ? b.replace(/\/+$/, "") : "";

@@ -3,7 +3,7 @@
 // Native ES modules, no build step; `tsc -p tsconfig.checks.json` checks them against client/types.ts (test/unit/type-checks.test.ts).
 // This module wires the controls; the parts are api, dom, state, compaction, timeline, chain,
 // gauge, search, process and delete.
-import { askKey, enc, KEY_STORAGE } from "./api.js";
+import { API_BASE, askKey, enc, KEY_STORAGE } from "./api.js";
 import { deleteProcess } from "./delete.js";
 import { $, showStatus } from "./dom.js";
 import { contextWindow, renderGauge, setContextWindow } from "./gauge.js";
@@ -13,6 +13,8 @@ import { view } from "./state.js";
 import { goToPage } from "./timeline.js";
 
 function init() {
+  // The reference page is the local runner's; a deployed API serves the document it renders.
+  if (API_BASE) $("#api-reference").setAttribute("href", `${API_BASE}/openapi.json`);
   const windowInput = /** @type {HTMLInputElement} */ ($("#context-window"));
   windowInput.value = String(contextWindow());
   windowInput.addEventListener("change", () => {

