@@ -80,13 +80,14 @@ export interface MemoryClient {
   /**
    * Restores an export (its lines, or the NDJSON text) into `processId`, which must be new
    * (409 `process.exists`); `remapIds` gives messages and memories new ids. A bad file throws a
-   * MemoryApiError 400 naming its line (`details.line`), and nothing is written.
+   * MemoryApiError 400 naming its line (`details.line`), and nothing is written. `settings` says
+   * whether the file's project settings were restored (only where the project had none).
    */
   importProcess(
     processId: string,
     exported: string | Iterable<string> | AsyncIterable<string>,
     options?: { remapIds?: boolean },
-  ): Promise<{ process: Process; messages: number; memories: number }>;
+  ): Promise<{ process: Process; messages: number; memories: number; settings: "restored" | "kept" | "refused" | "none" }>;
   /** `created` is false when the idempotency key repeated and the first message came back. */
   appendMessage(processId: string, input: AppendMessageInput): Promise<{ message: Message; created: boolean }>;
   listMessages(
@@ -225,7 +226,7 @@ export function createMemoryClient(options: MemoryClientOptions): MemoryClient {
       if (typeof exported === "string") ndjson = exported;
       else for await (const line of exported) ndjson += `${line}\n`;
       const query = { remapIds: remapIds ? "true" : undefined };
-      return (await call<{ process: Process; messages: number; memories: number }>("POST", `${processPath(processId)}/import`, { query, ndjson })).body;
+      return (await call<Awaited<ReturnType<MemoryClient["importProcess"]>>>("POST", `${processPath(processId)}/import`, { query, ndjson })).body;
     },
 
     async appendMessage(processId, input) {

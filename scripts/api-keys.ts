@@ -8,12 +8,11 @@
  * npm run keys -- list --tenant team-a [--json]
  * npm run keys -- erase-tenant --tenant team-a --confirm team-a
  */
-import { parseArgs } from "node:util";
 import { createApiKeyStore, hashApiKey, isApiKeyHash, type ApiKeyStore } from "../core/adapters/dynamodb/api-keys.js";
 import { createDynamoStore } from "../core/adapters/dynamodb/store.js";
 import type { ErasureStore, ProcessStore } from "../core/ports/store.js";
 import { eraseTenant } from "../core/services/tenant-erasure.js";
-import { runAsScript, tableFrom, tenantArg, UsageError, withUsage } from "./cli.js";
+import { runAsScript, runCommandLine, TABLE_ENVIRONMENT, tableFrom, type TableCliIo, tenantArg, UsageError } from "./cli.js";
 
 export const USAGE = `usage:
   keys create --tenant <tenantId> [--label <text>] [--json]   prints a new key once
@@ -21,13 +20,9 @@ export const USAGE = `usage:
   keys list --tenant <tenantId> [--json]                       hashes, labels, dates; never keys
   keys erase-tenant --tenant <tenantId> --confirm <tenantId>   revokes every key of the tenant, then
                                                                erases its processes, settings, usage
-environment: TABLE_NAME (the stage's table, see the TableName stack output),
-             DYNAMODB_ENDPOINT (optional, DynamoDB Local), AWS_REGION / AWS_PROFILE as usual`;
+${TABLE_ENVIRONMENT}`;
 
-export interface CliIo {
-  env: Record<string, string | undefined>;
-  out: (line: string) => void;
-  err: (line: string) => void;
+export interface CliIo extends TableCliIo {
   /** Injected by tests; built from env otherwise. */
   store?: ApiKeyStore;
   /** The service's store over the same table (erase-tenant); built from env otherwise. */
@@ -40,26 +35,15 @@ function storeFrom(env: CliIo["env"]): ApiKeyStore {
 
 /** Runs one command; resolves to the process exit code (0 ok, 1 refused, 2 usage). */
 export async function runKeysCli(argv: string[], io: CliIo): Promise<number> {
-  return withUsage(USAGE, io, async () => {
-    const { positionals, values } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        tenant: { type: "string" },
-        label: { type: "string" },
-        key: { type: "string" },
-        hash: { type: "string" },
-        confirm: { type: "string" },
-        json: { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-    const command = positionals[0];
-    if (values.help || !command) {
-      io.out(USAGE);
-      return values.help ? 0 : 2;
-    }
-    if (positionals.length > 1) throw new UsageError(`unexpected argument '${positionals[1]}'`);
+  const options = {
+    tenant: { type: "string" },
+    label: { type: "string" },
+    key: { type: "string" },
+    hash: { type: "string" },
+    confirm: { type: "string" },
+    json: { type: "boolean", default: false },
+  } as const;
+  return runCommandLine(argv, USAGE, io, options, async (command, values) => {
 
     if (command === "create") {
       const tenantId = tenantArg(values.tenant);

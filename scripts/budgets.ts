@@ -9,23 +9,18 @@
  * npm run budget -- clear --tenant team-a          (back to TENANT_DAILY_TOKEN_BUDGET)
  * npm run budget -- show --tenant team-a [--day 2026-03-01] [--json]
  */
-import { parseArgs } from "node:util";
 import { createDynamoStore } from "../core/adapters/dynamodb/store.js";
 import type { TenantBudget, UsageStore } from "../core/ports/store.js";
 import { utcDay } from "../core/services/model-budget.js";
-import { runAsScript, tableFrom, tenantArg, UsageError, withUsage } from "./cli.js";
+import { runAsScript, runCommandLine, TABLE_ENVIRONMENT, tableFrom, type TableCliIo, tenantArg, UsageError } from "./cli.js";
 
 export const USAGE = `usage:
   budget set --tenant <tenantId> --daily-tokens <tokens>|unlimited   the tenant's own budget (tokens per UTC day)
   budget clear --tenant <tenantId>                                    back to the deployment's TENANT_DAILY_TOKEN_BUDGET
   budget show --tenant <tenantId> [--day YYYY-MM-DD] [--json]         its budget and a day's usage (default: today, UTC)
-environment: TABLE_NAME (the stage's table, see the TableName stack output),
-             DYNAMODB_ENDPOINT (optional, DynamoDB Local), AWS_REGION / AWS_PROFILE as usual`;
+${TABLE_ENVIRONMENT}`;
 
-export interface BudgetCliIo {
-  env: Record<string, string | undefined>;
-  out: (line: string) => void;
-  err: (line: string) => void;
+export interface BudgetCliIo extends TableCliIo {
   /** Injected by tests; built from env otherwise. */
   store?: Pick<UsageStore, "getTenantBudget" | "putTenantBudget" | "getUsage">;
   now?: () => Date;
@@ -54,24 +49,13 @@ const describeBudget = (b: TenantBudget | null) =>
 
 /** Runs one command; resolves to the process exit code (0 ok, 2 usage). */
 export async function runBudgetCli(argv: string[], io: BudgetCliIo): Promise<number> {
-  return withUsage(USAGE, io, async () => {
-    const { positionals, values } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        tenant: { type: "string" },
-        "daily-tokens": { type: "string" },
-        day: { type: "string" },
-        json: { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-    const command = positionals[0];
-    if (values.help || !command) {
-      io.out(USAGE);
-      return values.help ? 0 : 2;
-    }
-    if (positionals.length > 1) throw new UsageError(`unexpected argument '${positionals[1]}'`);
+  const options = {
+    tenant: { type: "string" },
+    "daily-tokens": { type: "string" },
+    day: { type: "string" },
+    json: { type: "boolean", default: false },
+  } as const;
+  return runCommandLine(argv, USAGE, io, options, async (command, values) => {
     const now = (io.now ?? (() => new Date()))();
 
     if (command === "set" || command === "clear") {

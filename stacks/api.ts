@@ -79,11 +79,13 @@ export function Api({ stack, app }: StackContext) {
       },
     },
     defaults: { authorizer: "apiKey", throttle: THROTTLE },
-    // Bearer keys, never cookies: any origin (the inspector page included) may call with its key.
+    // Bearer keys, never cookies: any origin (the inspector page included) may call with its key,
+    // delete a process, and read the header that pages an export (docs/api.md, "Export and import").
     cors: {
       allowOrigins: ["*"],
       allowHeaders: ["authorization", "content-type"],
-      allowMethods: ["GET", "PUT", "POST", "PATCH"],
+      allowMethods: ["GET", "PUT", "POST", "PATCH", "DELETE"],
+      exposeHeaders: ["export-next-cursor"],
       maxAge: "1 day",
     },
     accessLog: { retention: "one_month" },

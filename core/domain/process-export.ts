@@ -2,9 +2,9 @@
  * The export format of a process (docs/api.md, "Export and import"): NDJSON, one JSON value per
  * line. Line 1 names the format and its version; then the process, every message oldest first,
  * every memory newest first, the project's settings override if any, and an `end` line that counts
- * the messages and memories, so a truncated file is told from a whole one. Pure: parsing,
- * validation and id remapping; the reads and writes are in core/services/process-export.ts and
- * process-import.ts.
+ * the messages and memories, so a truncated file is told from a whole one. Pure: validation line
+ * by line (so a file of any size is checked without holding its messages) and id remapping; the
+ * reads and writes are in core/services/process-export.ts and process-import.ts.
  */
 import { invalid, type AppError } from "./errors.js";
 import { Id } from "./fields.js";
@@ -41,16 +41,6 @@ const EndLine = z.strictObject({
 /** Every line of an export after the header, told apart by its `kind`. */
 export const ExportEntryLine = z.discriminatedUnion("kind", [ProcessLine, MessageLine, MemoryLine, SettingsLine, EndLine]);
 type Line = z.infer<typeof ExportEntryLine>;
-
-/** A whole export, validated. */
-export interface ProcessExport {
-  header: ExportHeader;
-  process: Process;
-  activeSummaryId: string | null;
-  messages: Message[];
-  memories: Memory[];
-  settings?: { projectId: string; overrides: Record<string, unknown> };
-}
 
 // Writing: one line per value, each ending in "\n".
 const line = (value: unknown) => `${JSON.stringify(value)}\n`;
@@ -97,75 +87,12 @@ function parseHeader(text: string | undefined): ExportHeader {
   return parseWith(ExportHeader, value, 1);
 }
 
+
 /** Where each kind of line may stand: the order docs/api.md gives. */
 const RANK: Record<Line["kind"], number> = { process: 0, message: 1, memory: 2, settings: 3, end: 4 };
 
-/**
- * Parses and validates a whole export before anything is written: every line against its schema,
- * the order of the lines, every line of the header's process, no id twice, every memory a line
- * names present, and the `end` line's counts (a file cut short has none, or other counts). Any
- * fault is a 400 naming its line (`details.line`). Linear in the size of the text.
- */
-export function parseExport(text: string): ProcessExport {
-  const lines = text.split("\n");
-  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
-  const header = parseHeader(lines[0]);
-  const out: ProcessExport = { header, process: undefined as never, activeSummaryId: null, messages: [], memories: [] };
-  const messageIds = new Set<string>();
-  const memoryIds = new Set<string>();
-  let rank = -1;
-  let ended = false;
-  for (let i = 1; i < lines.length; i++) {
-    const lineNo = i + 1;
-    if (ended) throw lineError("import.invalid_line", lineNo, "a line after the end line");
-    const entry = parseWith(ExportEntryLine, parseJson(lines[i]!, lineNo), lineNo);
-    const at = RANK[entry.kind];
-    const repeatable = entry.kind === "message" || entry.kind === "memory";
-    if (at < rank || (at === rank && !repeatable) || (rank === -1 && entry.kind !== "process")) {
-      throw lineError("import.invalid_line", lineNo, `a ${entry.kind} line out of order (docs/api.md, "Export and import")`);
-    }
-    rank = at;
-    const ownerId =
-      entry.kind === "process" ? entry.process.processId : entry.kind === "message" ? entry.message.processId : entry.kind === "memory" ? entry.memory.processId : header.processId;
-    if (ownerId !== header.processId) {
-      throw lineError("import.foreign_line", lineNo, `a line of process '${ownerId}', not of '${header.processId}'`);
-    }
-    if (entry.kind === "process") {
-      out.process = entry.process;
-      out.activeSummaryId = entry.activeSummaryId;
-    } else if (entry.kind === "message") {
-      if (messageIds.has(entry.message.id)) throw lineError("import.duplicate_id", lineNo, `message id '${entry.message.id}' appears twice`);
-      messageIds.add(entry.message.id);
-      out.messages.push(entry.message);
-    } else if (entry.kind === "memory") {
-      if (memoryIds.has(entry.memory.id)) throw lineError("import.duplicate_id", lineNo, `memory id '${entry.memory.id}' appears twice`);
-      memoryIds.add(entry.memory.id);
-      out.memories.push(entry.memory);
-    } else if (entry.kind === "settings") {
-      out.settings = { projectId: entry.projectId, overrides: entry.overrides };
-    } else {
-      if (entry.messages !== out.messages.length || entry.memories !== out.memories.length) {
-        throw truncated(`the end line counts ${entry.messages} messages and ${entry.memories} memories; the file holds ${out.messages.length} and ${out.memories.length}`);
-      }
-      ended = true;
-    }
-  }
-  if (!ended) throw truncated(`no end line after line ${lines.length}: the file was cut short`);
-  checkMemoryReferences(out, memoryIds);
-  return out;
-}
-
-const truncated = (message: string) => invalid("import.truncated", message, { fields: ["body"] });
-
-/** Every memory id a line names is a memory of the file: otherwise no remapping could keep it. */
-function checkMemoryReferences(e: ProcessExport, memoryIds: ReadonlySet<string>) {
-  const dangling = (id: string | null | undefined) => id !== null && id !== undefined && id !== "" && !memoryIds.has(id);
-  const bad =
-    (dangling(e.activeSummaryId) && e.activeSummaryId) ||
-    e.messages.find((m) => dangling(m.archivedInMemoryId))?.archivedInMemoryId ||
-    e.memories.find((m) => dangling(m.supersededByMemoryId) || dangling(m.metadata.supersededMemoryId))?.id;
-  if (bad) throw invalid("import.dangling_reference", `memory '${bad}' is named but not in the file, or names a memory that is not`, { fields: ["body"] });
-}
+/** One validated line: the header, or a line of the body. */
+export type ExportEntry = { kind: "header"; header: ExportHeader } | Line;
 
 /** New ids for an import with `remapIds`: given in file order, so the new ids sort as the old ones did. */
 export interface IdSource {
@@ -174,30 +101,164 @@ export interface IdSource {
 }
 
 /**
- * The export moved to `processId`, with new message and memory ids when `ids` is given and every
- * reference rewritten with them: sourceRefs, archivedInMemoryId, supersededByMemoryId,
- * metadata.supersededMemoryId and markerMessageId, citations and the loss report's message ids.
- * Tool call ids are the caller's, not the service's: they stay. A message id a memory names that is
- * not in the file (an original no longer stored) stays as it was.
+ * What a whole export holds besides its messages: enough to write it on a second pass over its
+ * lines. Messages are only counted and their ids kept (with their new ids when remapped); the
+ * memories, one per fold, are few and kept whole.
  */
-export function relocateExport(e: ProcessExport, processId: string, ids?: IdSource): ProcessExport {
+export interface ExportOutline {
+  header: ExportHeader;
+  process: Process;
+  activeSummaryId: string | null;
+  /** Every message id in file order, to its id in the import (itself when ids are kept). */
+  messageIds: ReadonlyMap<string, string>;
+  /** Every memory id, to its id in the import. */
+  memoryIds: ReadonlyMap<string, string>;
+  memories: Memory[];
+  /** The first USER message's id in the file, if any. */
+  firstUserMessageId: string | null;
+  settings?: { projectId: string; overrides: Record<string, unknown> };
+}
+
+export interface ExportScanner {
+  /** Validates the next line against its schema, the order, its process and the ids before it. */
+  line(text: string): ExportEntry;
+  /** The checks only the whole file allows (the `end` line's counts, every memory named present). */
+  finish(): ExportOutline;
+}
+
+/**
+ * Validates an export line by line, holding no message: every line against its schema, the order
+ * of the lines, every line of the header's process, no id twice, the `end` line's counts (a file
+ * cut short has none, or other counts) and every memory a line names present. Any fault is a 400
+ * naming its line (`details.line`, 1-based). Linear in the size of the text. With `ids`, each
+ * message and memory is given its new id as it is met (memories oldest first, at the end).
+ */
+export function scanExport(ids?: IdSource): ExportScanner {
+  let lineNo = 0;
+  let header: ExportHeader | undefined;
+  let process: Process | undefined;
+  let activeSummaryId: string | null = null;
+  let firstUserMessageId: string | null = null;
+  let settings: ExportOutline["settings"];
   const messageIds = new Map<string, string>();
-  const memoryIds = new Map<string, string>();
-  if (ids) {
-    for (const m of e.messages) messageIds.set(m.id, ids.message(m.createdAt));
-    // Memories come newest first: new ids from the oldest on keep their order.
-    for (let i = e.memories.length - 1; i >= 0; i--) memoryIds.set(e.memories[i]!.id, ids.memory(e.memories[i]!.createdAt));
-  }
-  const msg = (id: string) => messageIds.get(id) ?? id;
-  const mem = (id: string) => memoryIds.get(id) ?? id;
+  const memories: Memory[] = [];
+  const memoryIds = new Set<string>();
+  // Memories come after messages: what messages name is checked once every memory is known.
+  const archivedIn = new Set<string>();
+  let rank = -1;
+  let ended = false;
+
+  const body = (text: string): Line => {
+    if (ended) throw lineError("import.invalid_line", lineNo, "a line after the end line");
+    const entry = parseWith(ExportEntryLine, parseJson(text, lineNo), lineNo);
+    const at = RANK[entry.kind];
+    const repeatable = entry.kind === "message" || entry.kind === "memory";
+    if (at < rank || (at === rank && !repeatable) || (rank === -1 && entry.kind !== "process")) {
+      throw lineError("import.invalid_line", lineNo, `a ${entry.kind} line out of order (docs/api.md, "Export and import")`);
+    }
+    rank = at;
+    const ownerId =
+      entry.kind === "process" ? entry.process.processId : entry.kind === "message" ? entry.message.processId : entry.kind === "memory" ? entry.memory.processId : header!.processId;
+    if (ownerId !== header!.processId) {
+      throw lineError("import.foreign_line", lineNo, `a line of process '${ownerId}', not of '${header!.processId}'`);
+    }
+    if (entry.kind === "process") {
+      process = entry.process;
+      activeSummaryId = entry.activeSummaryId;
+    } else if (entry.kind === "message") {
+      const { id, role, createdAt, archivedInMemoryId } = entry.message;
+      if (messageIds.has(id)) throw lineError("import.duplicate_id", lineNo, `message id '${id}' appears twice`);
+      messageIds.set(id, ids ? ids.message(createdAt) : id);
+      if (role === "USER") firstUserMessageId ??= id;
+      if (archivedInMemoryId) archivedIn.add(archivedInMemoryId);
+    } else if (entry.kind === "memory") {
+      if (memoryIds.has(entry.memory.id)) throw lineError("import.duplicate_id", lineNo, `memory id '${entry.memory.id}' appears twice`);
+      memoryIds.add(entry.memory.id);
+      memories.push(entry.memory);
+    } else if (entry.kind === "settings") {
+      // Restored into the project the process belongs to, never into another of the tenant's.
+      if (entry.projectId !== process!.projectId) {
+        throw lineError("import.invalid_line", lineNo, `settings of project '${entry.projectId}', not of the process's project '${process!.projectId}'`);
+      }
+      settings = { projectId: entry.projectId, overrides: entry.overrides };
+    } else {
+      if (entry.messages !== messageIds.size || entry.memories !== memories.length) {
+        throw truncated(`the end line counts ${entry.messages} messages and ${entry.memories} memories; the file holds ${messageIds.size} and ${memories.length}`);
+      }
+      ended = true;
+    }
+    return entry;
+  };
+
+  return {
+    line(text) {
+      lineNo++;
+      if (lineNo > 1) return body(text);
+      header = parseHeader(text);
+      return { kind: "header", header };
+    },
+    finish() {
+      if (!header) parseHeader(undefined);
+      if (!ended) throw truncated(`no end line after line ${lineNo}: the file was cut short`);
+      const dangling = (id: string | null | undefined) => id !== null && id !== undefined && id !== "" && !memoryIds.has(id);
+      const bad =
+        (dangling(activeSummaryId) && activeSummaryId) ||
+        [...archivedIn].find(dangling) ||
+        memories.find((m) => dangling(m.supersededByMemoryId) || dangling(m.metadata.supersededMemoryId))?.id;
+      if (bad) throw invalid("import.dangling_reference", `memory '${bad}' is named but not in the file, or names a memory that is not`, { fields: ["body"] });
+      // Memories come newest first: new ids from the oldest on keep their order.
+      const memoryMap = new Map<string, string>();
+      for (let i = memories.length - 1; i >= 0; i--) memoryMap.set(memories[i]!.id, ids ? ids.memory(memories[i]!.createdAt) : memories[i]!.id);
+      return {
+        header: header!,
+        process: process!,
+        activeSummaryId,
+        messageIds,
+        memoryIds: memoryMap,
+        memories,
+        firstUserMessageId,
+        ...(settings ? { settings } : {}),
+      };
+    },
+  };
+}
+
+const truncated = (message: string) => invalid("import.truncated", message, { fields: ["body"] });
+
+/** The lines of an export held as one text (a final "\n" ends the last line, it starts none). */
+export function exportLines(text: string): string[] {
+  const lines = text.split("\n");
+  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+/** An export's items as they are written into `processId`. */
+export interface Relocation {
+  process: Process;
+  activeSummaryId: string | null;
+  firstUserMessageId: string | null;
+  message(m: Message): Message;
+  memory(m: Memory): Memory;
+}
+
+/**
+ * The export moved to `processId`, every id through the outline's maps and every reference with
+ * it: sourceRefs, archivedInMemoryId, supersededByMemoryId, metadata.supersededMemoryId and
+ * markerMessageId, citations and the loss report's message ids. Tool call ids are the caller's,
+ * not the service's: they stay. A message id a memory names that is not in the file (an original
+ * no longer stored) stays as it was.
+ */
+export function relocate(outline: ExportOutline, processId: string): Relocation {
+  const msg = (id: string) => outline.messageIds.get(id) ?? id;
+  const mem = (id: string) => outline.memoryIds.get(id) ?? id;
   const opt = <T extends string | null | undefined>(id: T, map: (id: string) => string): T => (id ? (map(id) as T) : id);
   const units = (list: { text: string; messageIds: string[] }[]) => list.map((u) => ({ ...u, messageIds: u.messageIds.map(msg) }));
   return {
-    ...e,
-    process: { ...e.process, processId },
-    activeSummaryId: opt(e.activeSummaryId, mem),
-    messages: e.messages.map((m) => ({ ...m, id: msg(m.id), processId, archivedInMemoryId: opt(m.archivedInMemoryId, mem) })),
-    memories: e.memories.map((m) => {
+    process: { ...outline.process, processId },
+    activeSummaryId: opt(outline.activeSummaryId, mem),
+    firstUserMessageId: opt(outline.firstUserMessageId, msg),
+    message: (m) => ({ ...m, id: msg(m.id), processId, archivedInMemoryId: opt(m.archivedInMemoryId, mem) }),
+    memory(m) {
       const { metadata } = m;
       return {
         ...m,
@@ -214,6 +275,6 @@ export function relocateExport(e: ProcessExport, processId: string, ids?: IdSour
           ...(metadata.loss ? { loss: { ...metadata.loss, dropped: units(metadata.loss.dropped) } } : {}),
         },
       };
-    }),
+    },
   };
 }

@@ -1,45 +1,126 @@
 /**
- * Importing an export into a new process id (docs/api.md, "Export and import"): the whole file is
- * parsed and validated first (core/domain/process-export.ts), so a bad file writes nothing; then
- * META is created (only for an id never used, a deleted one included) and the messages and
- * memories are written in transactions, each refused once the process is deleted.
+ * Importing an export into a new process id (docs/api.md, "Export and import"): a first pass
+ * validates every line (core/domain/process-export.ts), so a bad file writes nothing; then META is
+ * created (only for an id never used, a deleted one included) and a second pass writes the
+ * messages and memories in transactions, each refused once the process is deleted. Two passes over
+ * the lines, so that neither holds the file's messages: the HTTP body is one text already, a file
+ * given to `npm run processes -- import` is read twice from disk.
  */
-import { conflict, notFound, processDeleted } from "../domain/errors.js";
-import { parseExport, relocateExport, type IdSource } from "../domain/process-export.js";
-import type { Process } from "../domain/model.js";
+import { AppError, conflict, invalid, notFound, processDeleted } from "../domain/errors.js";
+import type { Memory, Message, Process } from "../domain/model.js";
+import { exportLines, relocate, scanExport, type ExportOutline, type IdSource } from "../domain/process-export.js";
 import type { ProcessKey } from "../ports/store.js";
 import type { ServiceDeps } from "./deps.js";
+import { readStoredOverride } from "./tunables.js";
 
 export interface ImportResult {
   process: Process;
   messages: number;
   memories: number;
+  /**
+   * The file's settings line: `restored` as the project's override, `kept` where the project
+   * already has one (settings are shared by the project's processes), `refused` where it does not
+   * fit the tenant's settings (logged with the reason), `none` without a settings line.
+   */
+  settings: "restored" | "kept" | "refused" | "none";
 }
 
-export async function importProcess(deps: ServiceDeps, key: ProcessKey, text: string, options: { remapIds: boolean }): Promise<ImportResult> {
-  const parsed = parseExport(text);
-  const moved = relocateExport(parsed, key.processId, options.remapIds ? newIds(deps) : undefined);
-  const firstUser = moved.messages.find((m) => m.role === "USER");
+/** An export's lines, readable more than once (each call starts from the first line). */
+export type ExportSource = () => Iterable<string> | AsyncIterable<string>;
+
+/** Items handed to the store at once: ten of its transactions (99 items and the live check each). */
+export const IMPORT_BATCH_ITEMS = 990;
+
+/** Imports an export held as one text (the HTTP body). */
+export function importProcess(deps: ServiceDeps, key: ProcessKey, text: string, options: { remapIds: boolean }): Promise<ImportResult> {
+  return importExport(deps, key, () => exportLines(text), options);
+}
+
+/**
+ * Imports an export read line by line: at most IMPORT_BATCH_ITEMS messages are held at a time,
+ * besides the outline (every id, and the memories). The source must give the same lines on both
+ * passes; one that does not is refused as soon as a line of the second pass differs from what the
+ * first validated, with what was written by then left for a delete.
+ */
+export async function importExport(deps: ServiceDeps, key: ProcessKey, source: ExportSource, options: { remapIds: boolean }): Promise<ImportResult> {
+  const outline = await scan(source, options.remapIds ? newIds(deps) : undefined);
+  const moved = relocate(outline, key.processId);
   const created = await deps.store.createImportedProcess(key.tenantId, {
     process: moved.process,
     activeSummaryId: moved.activeSummaryId,
-    firstUserMessageId: firstUser?.id ?? null,
+    firstUserMessageId: moved.firstUserMessageId,
   });
   if (!created.ok) {
     if (created.reason === "deleted") throw processDeleted(key.processId);
     throw conflict("process.exists", `process '${key.processId}' exists; an export is imported into a new process id`);
   }
-  const written = await deps.store.putImportedItems(key, { messages: moved.messages, memories: moved.memories });
-  // Deleted while it was written: the deletion erases what got in.
-  if (!written.ok) throw notFound("process", key.processId);
+  const settings = outline.settings ? await restoreSettings(deps, key.tenantId, outline.settings) : "none";
+
+  const again = scanExport();
+  let messages: Message[] = [];
+  let memories: Memory[] = [];
+  const written = { messages: 0, memories: 0 };
+  const flush = async () => {
+    if (messages.length + memories.length === 0) return;
+    const put = await deps.store.putImportedItems(key, { messages, memories });
+    // Deleted while it was written: the deletion erases what got in.
+    if (!put.ok) throw notFound("process", key.processId);
+    written.messages += messages.length;
+    written.memories += memories.length;
+    messages = [];
+    memories = [];
+  };
+  for await (const text of source()) {
+    const entry = again.line(text);
+    if (entry.kind === "message") {
+      if (!outline.messageIds.has(entry.message.id)) throw changed(entry.message.id);
+      messages.push(moved.message(entry.message));
+    } else if (entry.kind === "memory") {
+      if (!outline.memoryIds.has(entry.memory.id)) throw changed(entry.memory.id);
+      memories.push(moved.memory(entry.memory));
+    }
+    if (messages.length + memories.length >= IMPORT_BATCH_ITEMS) await flush();
+  }
+  again.finish();
+  await flush();
+  if (written.messages !== outline.messageIds.size || written.memories !== outline.memories.length) {
+    throw changed(`${written.messages} messages and ${written.memories} memories`);
+  }
   deps.log.info("process imported", {
     processId: key.processId,
-    from: parsed.header.processId,
-    messages: moved.messages.length,
-    memories: moved.memories.length,
+    from: outline.header.processId,
+    ...written,
+    settings,
   });
-  return { process: moved.process, messages: moved.messages.length, memories: moved.memories.length };
+  return { process: moved.process, ...written, settings };
 }
+
+/**
+ * The project's override from the file, where the project has none: checked as a stored item is
+ * read (a field that no longer validates is left out) and saved as `PUT /v1/settings` saves it,
+ * against the tenant's own settings and limits; the summarizer's window is not checked, as the
+ * importing function does not summarize.
+ */
+async function restoreSettings(deps: ServiceDeps, tenantId: string, line: NonNullable<ExportOutline["settings"]>): Promise<ImportResult["settings"]> {
+  if (await deps.store.getSettings(tenantId, line.projectId)) return "kept";
+  try {
+    await deps.tunables.save(tenantId, line.projectId, readStoredOverride(line.overrides).override, deps.clock.now().toISOString());
+    return "restored";
+  } catch (e) {
+    if (!(e instanceof AppError) || e.kind !== "input") throw e;
+    deps.log.warn("imported settings refused", { tenantId, projectId: line.projectId, reason: e.message });
+    return "refused";
+  }
+}
+
+async function scan(source: ExportSource, ids: IdSource | undefined): Promise<ExportOutline> {
+  const scanner = scanExport(ids);
+  for await (const text of source()) scanner.line(text);
+  return scanner.finish();
+}
+
+const changed = (what: string) =>
+  invalid("import.changed", `the export changed while it was imported (${what} not as first read); delete the process and import again`, { fields: ["body"] });
 
 /** New ids at each item's own creation time (an unreadable time: now), so they sort as the old ones. */
 function newIds(deps: ServiceDeps): IdSource {

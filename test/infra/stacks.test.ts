@@ -11,6 +11,7 @@ import { Match, type Template } from "aws-cdk-lib/assertions";
 import { useProject } from "sst/project.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { tableIndexes } from "../../core/adapters/dynamodb/table.js";
+import { NEXT_CURSOR_HEADER } from "../../core/adapters/http/export-routes.js";
 import { API_ROUTES, AUTHORIZER_CACHE_TTL, PUBLIC_ROUTES, THROTTLE } from "../../stacks/api.js";
 import { productionBuildOptions } from "../../stacks/bundling.js";
 import { HANDLERS, OPENAPI_DOCUMENT, type HandlerName, type HandlerSpec } from "../../stacks/handlers.js";
@@ -288,7 +289,7 @@ describe("api: routes, authorizer and groups", () => {
     });
   });
 
-  it("throttles the stage, logs access for a month and allows any origin to send the bearer header", () => {
+  it("throttles the stage, logs access for a month and lets any origin send the bearer header, delete, and read the export's next cursor", () => {
     const t = prod.templates.api;
     t.hasResourceProperties("AWS::ApiGatewayV2::Stage", {
       StageName: "$default",
@@ -304,7 +305,8 @@ describe("api: routes, authorizer and groups", () => {
       CorsConfiguration: {
         AllowOrigins: ["*"],
         AllowHeaders: ["authorization", "content-type"],
-        AllowMethods: ["GET", "PUT", "POST", "PATCH"],
+        AllowMethods: ["GET", "PUT", "POST", "PATCH", "DELETE"],
+        ExposeHeaders: [NEXT_CURSOR_HEADER.toLowerCase()],
         MaxAge: 86400,
       },
     });

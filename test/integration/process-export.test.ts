@@ -128,6 +128,25 @@ describe("importing an export", () => {
     expect(b.hasUserMessage).toBe(true);
   });
 
+  it("the project's settings line is restored where the project has none (another tenant), kept where it has one, refused where it does not fit", async () => {
+    const before = await exportAll(source);
+    expect((await importProcess(deps, key("copy-3"), before.text, { remapIds: false })).settings).toBe("kept");
+
+    const elsewhere: ProcessKey = { tenantId: "exp-moved", processId: "moved-1" };
+    expect(await store.getSettings(elsewhere.tenantId, "proj")).toBeNull();
+    expect((await importProcess(deps, elsewhere, before.text, { remapIds: false })).settings).toBe("restored");
+    expect(await store.getSettings(elsewhere.tenantId, "proj")).toEqual({ softThreshold: 0.5 });
+    const after = await exportAll(elsewhere);
+    expect(body(after.lines, "moved-1", "source-1")).toEqual(before.lines.slice(1));
+
+    // A tenant that clears tool results from 45%, below the file's soft threshold (50%): the messages come, the settings do not.
+    const strict: ProcessKey = { tenantId: "exp-strict", processId: "moved-2" };
+    await store.putSettings(strict.tenantId, undefined, { clearThreshold: 0.45 }, "2026-01-01T00:00:00.000Z");
+    const refused = await importProcess(deps, strict, before.text, { remapIds: false });
+    expect(refused).toMatchObject({ settings: "refused", messages: before.lines.filter((l) => l.startsWith('{"kind":"message"')).length });
+    expect(await store.getSettings(strict.tenantId, "proj")).toBeNull();
+  });
+
   it("with remapIds: new ids everywhere, every reference rewritten, the same lines otherwise", async () => {
     const before = await exportAll(source);
     await importProcess(deps, key("copy-2"), before.text, { remapIds: true });
@@ -171,6 +190,7 @@ describe("importing an export", () => {
       ["a line that is not JSON", () => text(good.map((l, i) => (i === 4 ? l.slice(0, 20) : l))), () => ({ code: "import.invalid_line", line: 5 })],
       ["a line that fails its schema", () => text(good.map((l, i) => (i === 5 ? l.replace('"role":"', '"role":"X') : l))), () => ({ code: "import.invalid_line", line: 6 })],
       ["an empty body", () => "", () => ({ code: "import.invalid_line", line: 1 })],
+      ["settings of another project", () => text(good.map((l, i) => (i === good.length - 2 ? l.replace('"projectId":"proj"', '"projectId":"other"') : l))), () => ({ code: "import.invalid_line", line: good.length - 1 })],
     ];
     for (const [name, file, expected] of cases) {
       it(name, async () => {

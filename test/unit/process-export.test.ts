@@ -5,7 +5,17 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "../../core/domain/errors.js";
 import type { Memory, Message } from "../../core/domain/model.js";
-import { endLine, headerLine, memoryLine, messageLine, parseExport, processLine, relocateExport } from "../../core/domain/process-export.js";
+import {
+  endLine,
+  exportLines,
+  headerLine,
+  memoryLine,
+  messageLine,
+  processLine,
+  relocate,
+  scanExport,
+  type IdSource,
+} from "../../core/domain/process-export.js";
 
 const AT = "2026-01-01T00:00:00.000Z";
 const msg = (id: string, archivedInMemoryId: string | null = null): Message => ({
@@ -17,6 +27,17 @@ const mem = (id: string, over: Partial<Memory> = {}): Memory => ({
 });
 const file = (lines: string[]) => lines.join("");
 const head = () => [headerLine("p-1", AT), processLine({ processId: "p-1", projectId: "x", allowsCrossProjectSpawn: false, createdAt: AT }, "mem_2")];
+
+/** A whole text through the scanner: its outline, and its messages in order. */
+function parseExport(text: string, ids?: IdSource) {
+  const scanner = scanExport(ids);
+  const messages: Message[] = [];
+  for (const line of exportLines(text)) {
+    const entry = scanner.line(line);
+    if (entry.kind === "message") messages.push(entry.message);
+  }
+  return { ...scanner.finish(), messages };
+}
 
 const fault = (text: string) => {
   try {
@@ -53,8 +74,9 @@ describe("parseExport", () => {
   });
 });
 
-describe("relocateExport", () => {
+describe("relocate", () => {
   it("gives new ids in order and rewrites every reference; tool call ids and content stay", () => {
+    let n = 0;
     const e = parseExport(
       file([
         ...head(),
@@ -64,10 +86,12 @@ describe("relocateExport", () => {
         memoryLine(mem("mem_1", { supersededAt: AT, supersededByMemoryId: "mem_2", content: "names msg_1" })),
         endLine(2, 2),
       ]),
+      { message: () => `msg_new${++n}`, memory: () => `mem_new${++n}` },
     );
-    let n = 0;
-    const moved = relocateExport(e, "p-2", { message: () => `msg_new${++n}`, memory: () => `mem_new${++n}` });
+    const relocation = relocate(e, "p-2");
+    const moved = { ...relocation, messages: e.messages.map(relocation.message), memories: e.memories.map(relocation.memory) };
     expect(moved.process.processId).toBe("p-2");
+    expect(moved.firstUserMessageId).toBe("msg_new1");
     expect(moved.messages).toMatchObject([
       { id: "msg_new1", processId: "p-2", archivedInMemoryId: "mem_new4", toolCallId: "call_1" },
       { id: "msg_new2", archivedInMemoryId: null },

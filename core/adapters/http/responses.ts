@@ -16,7 +16,12 @@ export const HealthAnswer = z.object({ ok: z.literal(true) });
 export const ProcessAnswer = z.object({ process: Process });
 export const ProcessPage = z.object({ items: z.array(Process), nextCursor: z.optional(z.string()) });
 export const DeletingAnswer = z.object({ status: z.literal("deleting") });
-export const ImportAnswer = z.object({ process: Process, messages: count(), memories: count() });
+export const ImportAnswer = z.object({
+  process: Process,
+  messages: count(),
+  memories: count(),
+  settings: z.enum(["restored", "kept", "refused", "none"]),
+});
 
 export const MessageAnswer = z.object({ message: Message });
 export const MessagePage = z.object({ items: z.array(Message), nextCursor: z.optional(z.string()) });
@@ -83,6 +88,7 @@ export const ERROR_CODES = {
     "import.foreign_line",
     "import.duplicate_id",
     "import.dangling_reference",
+    "import.changed",
     "model.context_window_required",
   ],
   401: ["auth.invalid_key"],
