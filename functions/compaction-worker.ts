@@ -7,14 +7,18 @@
 import { createSummarizingDeps } from "../core/composition/summarizing-deps.js";
 import { handleCompactionRequested, handleProcessEraseRequested } from "../core/adapters/events/handlers.js";
 import { EVENTS } from "../core/domain/events.js";
+import { createPowertoolsTracing } from "../core/adapters/tracing/powertools-tracing.js";
+import { serviceNameOf } from "../core/composition/env.js";
 
-const deps = createSummarizingDeps();
+const tracing = createPowertoolsTracing(serviceNameOf(process.env));
+const deps = createSummarizingDeps(process.env, { tracing });
 
-export const handler = async (event: { "detail-type"?: string; detail?: unknown }) => {
-  try {
-    if (event["detail-type"] === EVENTS.ProcessEraseRequested.detailType) return await handleProcessEraseRequested(deps, event.detail);
-    return await handleCompactionRequested(deps, event.detail);
-  } finally {
-    deps.metrics.flush();
-  }
-};
+export const handler = (event: { "detail-type"?: string; detail?: unknown }) =>
+  tracing.invocation(event, async () => {
+    try {
+      if (event["detail-type"] === EVENTS.ProcessEraseRequested.detailType) return await handleProcessEraseRequested(deps, event.detail);
+      return await handleCompactionRequested(deps, event.detail);
+    } finally {
+      deps.metrics.flush();
+    }
+  });

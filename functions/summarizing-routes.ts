@@ -5,13 +5,17 @@ import { authorizerTenant } from "../core/adapters/http/auth.js";
 import { summarizingRouteGroups } from "../core/adapters/http/compaction-routes.js";
 import { createRateLimiterFromEnv } from "../core/composition/rate-limiter.js";
 import { createSummarizingDeps } from "../core/composition/summarizing-deps.js";
+import { createPowertoolsTracing } from "../core/adapters/tracing/powertools-tracing.js";
+import { serviceNameOf } from "../core/composition/env.js";
 
-const deps = createSummarizingDeps();
+const tracing = createPowertoolsTracing(serviceNameOf(process.env));
+const deps = createSummarizingDeps(process.env, { tracing });
 const app = createHttpApp({
   deps,
   resolveTenant: authorizerTenant,
   groups: summarizingRouteGroups,
-  rateLimiter: createRateLimiterFromEnv(process.env, deps.log),
+  rateLimiter: createRateLimiterFromEnv(process.env, deps.log, tracing),
 });
+const serve = handle(app);
 
-export const handler = handle(app);
+export const handler = (...args: Parameters<typeof serve>) => tracing.invocation(args[0], () => serve(...args));

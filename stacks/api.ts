@@ -3,6 +3,8 @@
  * functions so that the routes which never summarize do not bundle (or cold-start) the LLM SDKs.
  * Engines in any account call it over HTTPS with `Authorization: Bearer <key>`.
  */
+import { CfnRoute } from "aws-cdk-lib/aws-apigatewayv2";
+import { NagSuppressions } from "cdk-nag";
 import { Api as HttpApi, use, type StackContext } from "sst/constructs";
 import { stageConfigOf } from "./config.js";
 import { Events } from "./events.js";
@@ -41,6 +43,14 @@ export const API_ROUTES = {
 
 /** The routes without the authorizer: liveness and the contract's OpenAPI document. */
 export const PUBLIC_ROUTES = ["GET /health", "GET /openapi.json"] as const;
+type PublicRoute = (typeof PUBLIC_ROUTES)[number];
+
+/** Why each public route has no authorizer: cdk-nag's AwsSolutions-APIG4 is suppressed with it. */
+const PUBLIC_BECAUSE: Record<PublicRoute, string> = {
+  "GET /health": "GET /health is public on purpose: load balancers and uptime checks call it without a key, and it reads nothing and answers { ok: true }.",
+  "GET /openapi.json":
+    "GET /openapi.json is public on purpose: clients and code generators read the API's contract before they hold a key; it is the same generated file for every caller and reads no tenant data.",
+};
 
 /** A revoked key keeps working for at most this long (API Gateway caches per Authorization value). */
 export const AUTHORIZER_CACHE_TTL = "60 seconds";
@@ -89,6 +99,11 @@ export function Api({ stack, app }: StackContext) {
       ]),
     ),
   });
+
+  for (const route of api.node.findAll()) {
+    const reason = route instanceof CfnRoute ? PUBLIC_BECAUSE[route.routeKey as PublicRoute] : undefined;
+    if (reason) NagSuppressions.addResourceSuppressions(route, [{ id: "AwsSolutions-APIG4", reason }]);
+  }
 
   stack.addOutputs({ ApiUrl: api.url });
   return { api, functions: { ...groups, authorizer } };

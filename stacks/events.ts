@@ -9,6 +9,7 @@ import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { AccountPrincipal, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { SqsDestination } from "aws-cdk-lib/aws-lambda-destinations";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
+import { NagSuppressions } from "cdk-nag";
 import { use, type StackContext } from "sst/constructs";
 import { stageConfigOf } from "./config.js";
 import { EVENTS } from "../core/domain/events.js";
@@ -37,6 +38,12 @@ export function Events({ stack, app }: StackContext) {
     encryption: QueueEncryption.SQS_MANAGED,
     enforceSSL: true,
   });
+  NagSuppressions.addResourceSuppressions(dlq, [
+    {
+      id: "AwsSolutions-SQS3",
+      reason: "This queue is itself the dead-letter queue: of the event rules' targets and of Lambda's asynchronous invocations (onFailure), which the rule cannot see because no SQS queue redrives into it.",
+    },
+  ]);
 
   // The compaction worker (docs/compaction.md): reached by an asynchronous invoke from the
   // functions that queue folds, with Lambda's retries and the same dead-letter queue.

@@ -37,6 +37,13 @@ export interface HandlerSpec {
   erases?: boolean;
   /** True for the compaction worker: it gets the stage's reserved concurrency (stage.ts). */
   reservesConcurrency?: boolean;
+  /**
+   * True when the function bundles the Powertools Tracer: its store, event and summarizer calls are
+   * subsegments of its X-Ray trace (docs/deploy.md, "Traces"). Every function is traced by
+   * Lambda; the plain routes and the authorizer leave the X-Ray SDK out, which would take them
+   * past their bundle-size and cold-import targets (docs/benchmarks.md, "Cold start").
+   */
+  tracesCalls?: boolean;
   /** True when the function serves `GET /openapi.json`: docs/openapi.json is deployed next to its bundle. */
   servesDocument?: boolean;
 }
@@ -68,6 +75,7 @@ export const HANDLERS = {
     summarizes: true,
     rateLimited: true,
     queuesFolds: true,
+    tracesCalls: true,
     erases: true,
     table: "read-write",
     queries: ["lsi1", "gsi2"],
@@ -79,6 +87,7 @@ export const HANDLERS = {
   planCompleted: {
     entry: "functions/plan-completed.ts",
     summarizes: false,
+    tracesCalls: true,
     receivesEvents: true,
     table: "read-write",
     queries: [],
@@ -90,6 +99,7 @@ export const HANDLERS = {
   inboxAnswered: {
     entry: "functions/inbox-answered.ts",
     summarizes: false,
+    tracesCalls: true,
     receivesEvents: true,
     queuesFolds: true,
     table: "read-write",
@@ -106,6 +116,7 @@ export const HANDLERS = {
   compactionWorker: {
     entry: "functions/compaction-worker.ts",
     summarizes: true,
+    tracesCalls: true,
     erases: true,
     table: "read-write",
     queries: ["lsi1", "gsi2"],

@@ -9,6 +9,8 @@ import type { IEventBus } from "aws-cdk-lib/aws-events";
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { NagSuppressions, type NagPackSuppression } from "cdk-nag";
+import type { IConstruct } from "constructs";
 import { Function, type FunctionProps, type Stack } from "sst/constructs";
 import { LAMBDA_ARCHITECTURE, LAMBDA_RUNTIME, nodejsBundling } from "./bundling.js";
 import { REMOTE_PROVIDERS } from "../core/adapters/llm/provider-descriptors.js";
@@ -17,6 +19,25 @@ import { llmSecretStatements, putEventsStatements, tableStatements } from "./per
 import { METRICS_NAMESPACE, SERVICE_NAME, type StageConfig } from "./stage.js";
 
 export const LOG_RETENTION = RetentionDays.ONE_MONTH;
+
+/**
+ * The AWS Solutions findings every Lambda of a stage keeps, SST's custom resource functions included
+ * (docs/deploy.md, "AWS Solutions checks"), each with the reason it stays.
+ */
+export const LAMBDA_NAG_SUPPRESSIONS: NagPackSuppression[] = [
+  {
+    id: "AwsSolutions-IAM4",
+    appliesTo: ["Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole"],
+    reason: "The basic execution role grants only CreateLogGroup, CreateLogStream and PutLogEvents, what every function needs to write its own log group; CDK and SST attach it to every function role.",
+  },
+  {
+    id: "AwsSolutions-L1",
+    reason: "Node 22 (nodejs22.x) is the runtime the bundles are built for and run on in test/infra/bundle.test.ts; moving to a newer one is a tested change of stacks/bundling.ts, not a template edit.",
+  },
+];
+
+/** Records on `scope` (and what it contains) the findings that stay, with their reasons. */
+export const acceptLambdaFindings = (scope: IConstruct) => NagSuppressions.addResourceSuppressions(scope, LAMBDA_NAG_SUPPRESSIONS, true);
 
 export interface ServiceFunctionOptions {
   config: StageConfig;
@@ -37,6 +58,11 @@ export function functionEnvironment(spec: HandlerSpec, o: { config: StageConfig;
     TABLE_NAME: o.tableName,
     ...spec.environment,
   };
+  if (spec.tracesCalls) {
+    env.POWERTOOLS_TRACE_ENABLED = "true";
+    // A function's answer holds tenants' text (summaries, messages): it stays out of the traces.
+    env.POWERTOOLS_TRACER_CAPTURE_RESPONSE = "false";
+  }
   if (spec.publishes.length > 0 && o.busName) env.EVENT_BUS_NAME = o.busName;
   if (spec.queuesFolds && o.workerName) env.COMPACTION_WORKER_FUNCTION = o.workerName;
   if (spec.listsPages && o.config.cursorSecret) env.CURSOR_SECRET = o.config.cursorSecret;
@@ -78,14 +104,15 @@ export function serviceFunction(stack: Stack, id: string, spec: HandlerSpec, o: 
     retention: LOG_RETENTION,
     removalPolicy: o.config.dev ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
   });
-  return new Function(stack, id, {
+  const fn = new Function(stack, id, {
     handler: sstHandler(spec.entry),
     runtime: LAMBDA_RUNTIME,
     architecture: LAMBDA_ARCHITECTURE,
     memorySize: spec.memoryMb,
     timeout: spec.timeoutSeconds,
-    // No X-Ray: it would add xray:Put* on "*" to every role for traces nobody reads yet.
-    tracing: "disabled",
+    // Lambda records every invocation (and its cold start) in X-Ray, which adds xray:PutTraceSegments
+    // and xray:PutTelemetryRecords on "*" (they name no resource) to the role.
+    tracing: "active",
     nodejs: nodejsBundling,
     // Beside the bundle (`<entry dir>/openapi.json`), where the function reads it on request.
     ...(spec.servesDocument ? { copyFiles: [{ from: OPENAPI_DOCUMENT, to: path.posix.join(path.posix.dirname(spec.entry), "openapi.json") }] } : {}),
@@ -104,4 +131,17 @@ export function serviceFunction(stack: Stack, id: string, spec: HandlerSpec, o: 
       : {}),
     ...o.props,
   });
+  acceptLambdaFindings(fn);
+  NagSuppressions.addResourceSuppressions(
+    fn,
+    [
+      {
+        id: "AwsSolutions-IAM5",
+        appliesTo: ["Resource::*"],
+        reason: "xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions: X-Ray documents them on '*' only. Every other statement names its table, index, bus, parameter or function.",
+      },
+    ],
+    true,
+  );
+  return fn;
 }

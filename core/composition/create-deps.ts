@@ -13,6 +13,7 @@ import type { Log } from "../ports/logger.js";
 import type { Metrics } from "../ports/metrics.js";
 import type { Store } from "../ports/store.js";
 import type { Summarizer } from "../ports/summarizer.js";
+import type { Tracing } from "../ports/tracing.js";
 import { createOfflineSummarizer } from "../adapters/llm/offline-summarizer.js";
 import type { ServiceDeps } from "../services/deps.js";
 import { createTunablesResolver } from "../services/tunables.js";
@@ -29,6 +30,8 @@ export interface RootOptions {
   log?: Log;
   /** Only the functions that summarize pass one. */
   summarizerFactory?: () => Promise<Summarizer>;
+  /** The functions that trace their calls pass one (functions/*.ts); the clients built here are captured. */
+  tracing?: Tracing;
 }
 
 /**
@@ -51,11 +54,14 @@ export function createDeps(options: RootOptions = {}): ServiceDeps {
   const log = options.log ?? createPowertoolsLog(config.serviceName);
   const store =
     options.store ??
-    createDynamoStore({ client: createDocumentClient({ endpoint: config.dynamoEndpoint }), tableName: config.tableName });
+    createDynamoStore({
+      client: createDocumentClient({ endpoint: config.dynamoEndpoint, capture: options.tracing?.capture }),
+      tableName: config.tableName,
+    });
   const events =
     options.events ??
     (config.eventBusName
-      ? createEventBridgePublisher({ busName: config.eventBusName })
+      ? createEventBridgePublisher({ busName: config.eventBusName, capture: options.tracing?.capture })
       : { publish: async (e) => log.warn("no EVENT_BUS_NAME: event not published", { detailType: e.detailType }) });
   let summarizer: Promise<Summarizer> | undefined;
   const metrics = options.metrics ?? createEmfMetrics({ serviceName: config.serviceName });
@@ -74,7 +80,7 @@ export function createDeps(options: RootOptions = {}): ServiceDeps {
     summarizer: () => {
       if (!options.summarizerFactory) return Promise.reject(new Error("this function does not summarize"));
       // Resolved once per container, then reused by every call.
-      summarizer ??= options.summarizerFactory();
+      summarizer ??= options.summarizerFactory().then((s) => options.tracing?.summarizer(s) ?? s);
       return summarizer;
     },
     offlineSummarizer: (maxOutputTokens) => createOfflineSummarizer({ maxOutputTokens }),

@@ -3,6 +3,7 @@ import type { SSMClient } from "@aws-sdk/client-ssm";
 import { createSummarizerFromEnv } from "../adapters/llm/create-summarizer.js";
 import { loadLlmSecrets } from "../adapters/secrets/llm-secrets.js";
 import type { Log } from "../ports/logger.js";
+import type { Tracing } from "../ports/tracing.js";
 import { createDeps } from "./create-deps.js";
 import { withWorkerInvoker } from "./worker-events.js";
 
@@ -11,12 +12,15 @@ export interface SummarizingDepsOptions {
   ssmClient?: SSMClient;
   /** Default: the Powertools logger of createDeps. */
   log?: Log;
+  /** Default: no tracing. */
+  tracing?: Tracing;
 }
 
 export function createSummarizingDeps(env: NodeJS.ProcessEnv = process.env, options: SummarizingDepsOptions = {}) {
   const deps = createDeps({
     env,
     ...(options.log ? { log: options.log } : {}),
+    tracing: options.tracing,
     summarizerFactory: async () => {
       // The keys land in `env`, the environment the summarizer is then built from.
       await loadLlmSecrets(env, {
@@ -27,5 +31,5 @@ export function createSummarizingDeps(env: NodeJS.ProcessEnv = process.env, opti
     },
   });
   // The functions that queue folds reach the worker by an asynchronous invoke.
-  return withWorkerInvoker(deps, env);
+  return withWorkerInvoker(deps, env, options.tracing);
 }

@@ -8,10 +8,11 @@
  */
 import { createWorkerInvoker } from "../adapters/events/worker-invoker.js";
 import type { EventPublisher } from "../ports/events.js";
+import type { Tracing } from "../ports/tracing.js";
 import { workerFunctionOf } from "./env.js";
 
-export function withWorkerInvoker<D extends { events: EventPublisher }>(deps: D, env: NodeJS.ProcessEnv = process.env): D {
+export function withWorkerInvoker<D extends { events: EventPublisher }>(deps: D, env: NodeJS.ProcessEnv = process.env, tracing?: Tracing): D {
   const worker = workerFunctionOf(env);
-  if (worker) deps.events = createWorkerInvoker({ functionName: worker, next: deps.events });
+  if (worker) deps.events = createWorkerInvoker({ functionName: worker, next: deps.events, capture: tracing?.capture });
   return deps;
 }

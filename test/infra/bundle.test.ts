@@ -17,7 +17,7 @@ import { gzipSync } from "node:zlib";
 import type { Metafile } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ESBUILD_TARGET, ESM_BANNER, LAMBDA_CREDENTIALS, LAMBDA_RUNTIME, productionBuildOptions } from "../../stacks/bundling.js";
-import { HANDLERS, OPENAPI_DOCUMENT, type HandlerName } from "../../stacks/handlers.js";
+import { HANDLERS, OPENAPI_DOCUMENT, type HandlerName, type HandlerSpec } from "../../stacks/handlers.js";
 
 const run = promisify(execFile);
 const require = createRequire(import.meta.url);
@@ -182,6 +182,22 @@ describe.each(names)("%s bundle", (name) => {
     expect(zod.filter((i) => /\/zod\/v4\/classic\/|to-json-schema|json-schema-processors|\/zod\/v4\/core\/compile/.test(i))).toEqual([]);
     expect(zod.filter((i) => i.includes("/locales/"))).toEqual(["node_modules/zod/v4/locales/en.js"]);
   });
+
+  it(
+    (HANDLERS[name] as HandlerSpec).tracesCalls
+      ? "carries the Powertools Tracer and the X-Ray SDK (it traces its calls)"
+      : "carries no X-Ray SDK (Lambda traces it; its cold start stays within target)",
+    () => {
+      const inputs = Object.keys(built[name].metafile.inputs);
+      const tracer = inputs.filter((i) => /node_modules\/(@aws-lambda-powertools\/tracer|aws-xray-sdk-core)\//.test(i));
+      if ((HANDLERS[name] as HandlerSpec).tracesCalls) {
+        expect(tracer.some((i) => i.includes("aws-xray-sdk-core/"))).toBe(true);
+        expect(inputs).toContain("core/adapters/tracing/powertools-tracing.ts");
+      } else {
+        expect(tracer).toEqual([]);
+      }
+    },
+  );
 
   if (name === "plainRoutes") {
     it("carries only its own routes: no turn or compaction route code", () => {

@@ -332,13 +332,28 @@ describe("functions: runtime, sizes, settings, logs", () => {
     expect(p.Architectures).toEqual(["arm64"]);
     expect(p.MemorySize).toBe(spec.memoryMb);
     expect(p.Timeout).toBe(spec.timeoutSeconds);
-    expect(p.TracingConfig).toBeUndefined();
+    expect(p.TracingConfig).toEqual({ Mode: "Active" });
     expect(p.Code.S3Key).toMatch(/\.zip$/);
     const logGroupId = p.LoggingConfig.LogGroup.Ref as string;
     const logGroup = template.toJSON().Resources[logGroupId];
     expect(logGroup.Type).toBe("AWS::Logs::LogGroup");
     expect(logGroup.Properties.RetentionInDays).toBe(30);
     expect(logGroup.DeletionPolicy).toBe("Retain");
+  });
+
+  it("turns the tracer on, with its service name and no answers in traces, exactly in the functions that bundle it", () => {
+    const traced = names.filter((n) => (HANDLERS[n] as HandlerSpec).tracesCalls);
+    expect(traced.sort()).toEqual(["compactionWorker", "inboxAnswered", "planCompleted", "summarizingRoutes"]);
+    for (const name of names) {
+      const { template, id } = functionsOf(prod)[name];
+      const env = props(template, id).Environment.Variables as Record<string, unknown>;
+      expect(env.POWERTOOLS_SERVICE_NAME, name).toBe("vancetope-memory");
+      if (traced.includes(name)) {
+        expect(env, name).toMatchObject({ POWERTOOLS_TRACE_ENABLED: "true", POWERTOOLS_TRACER_CAPTURE_RESPONSE: "false" });
+      } else {
+        expect(env.POWERTOOLS_TRACE_ENABLED, name).toBeUndefined();
+      }
+    }
   });
 
   it("keeps the compaction routes within API Gateway's 29 s and gives range compaction 60 s", () => {
@@ -470,14 +485,25 @@ describe("IAM: each function gets only what it uses", () => {
     "ssm:GetParameter ssm:/vancetope-memory/team-a/openai-api-key",
   ];
   const dlq = ["sqs:GetQueueAttributes dlq", "sqs:GetQueueUrl dlq", "sqs:SendMessage dlq"];
+  // Every function sends its traces; X-Ray's two actions name no resource.
+  const xray = ["xray:PutTelemetryRecords *", "xray:PutTraceSegments *"];
   const expected: Record<HandlerName, string[]> = {
-    authorizer: ["dynamodb:GetItem table"],
-    plainRoutes: [...items, "dynamodb:Query index:lsi1", "dynamodb:Query index:gsi1", "dynamodb:Query index:gsi2", "events:PutEvents bus"],
-    summarizingRoutes: [...items, ...erases, "dynamodb:Query index:lsi1", "dynamodb:Query index:gsi2", "events:PutEvents bus", ...secrets, "lambda:InvokeFunction worker"],
-    planCompleted: [...items, "events:PutEvents bus", ...dlq],
+    authorizer: ["dynamodb:GetItem table", ...xray],
+    plainRoutes: [...items, "dynamodb:Query index:lsi1", "dynamodb:Query index:gsi1", "dynamodb:Query index:gsi2", "events:PutEvents bus", ...xray],
+    summarizingRoutes: [
+      ...items,
+      ...erases,
+      "dynamodb:Query index:lsi1",
+      "dynamodb:Query index:gsi2",
+      "events:PutEvents bus",
+      ...secrets,
+      "lambda:InvokeFunction worker",
+      ...xray,
+    ],
+    planCompleted: [...items, "events:PutEvents bus", ...dlq, ...xray],
     // It queues the accepted range for the worker: no LLM secrets, the worker's invoke instead.
-    inboxAnswered: [...items, "dynamodb:Query index:lsi1", "events:PutEvents bus", "lambda:InvokeFunction worker", ...dlq],
-    compactionWorker: [...items, ...erases, "dynamodb:Query index:lsi1", "dynamodb:Query index:gsi2", "events:PutEvents bus", ...secrets, ...dlq],
+    inboxAnswered: [...items, "dynamodb:Query index:lsi1", "events:PutEvents bus", "lambda:InvokeFunction worker", ...dlq, ...xray],
+    compactionWorker: [...items, ...erases, "dynamodb:Query index:lsi1", "dynamodb:Query index:gsi2", "events:PutEvents bus", ...secrets, ...dlq, ...xray],
   };
 
   it.each(Object.keys(expected) as HandlerName[])("%s: exactly its table actions, indexes, bus and secrets", (name) => {
@@ -489,7 +515,7 @@ describe("IAM: each function gets only what it uses", () => {
 
   it("confines the authorizer to API key items (no tenant data)", () => {
     const { template, id } = functionsOf(prod).authorizer;
-    expect(grantsOf(template, id)).toEqual([
+    expect(grantsOf(template, id).filter((g) => !g.action.startsWith("xray:"))).toEqual([
       {
         effect: "Allow",
         action: "dynamodb:GetItem",
@@ -527,12 +553,12 @@ describe("IAM: each function gets only what it uses", () => {
     ]);
   });
 
-  it("grants no wildcard action or resource, no scan to any service function, and a delete only to the erasing ones", () => {
+  it("grants no wildcard action or resource (X-Ray's, which name none, aside), no scan to any service function, and a delete only to the erasing ones", () => {
     for (const s of [prod, dev, kms]) {
       for (const [name, { template, id }] of Object.entries(functionsOf(s)) as Array<[HandlerName, { template: Template; id: string }]>) {
         for (const g of grantsOf(template, id)) {
           expect(g.action).not.toMatch((HANDLERS[name] as HandlerSpec).erases ? /\*|Scan|BatchWriteItem|PartiQL/ : /\*|DeleteItem|Scan|BatchWriteItem|PartiQL/);
-          expect(g.resource).not.toBe("*");
+          if (g.resource === "*") expect(["xray:PutTraceSegments", "xray:PutTelemetryRecords"]).toContain(g.action);
         }
       }
     }

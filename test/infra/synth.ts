@@ -2,7 +2,9 @@
  * Synthesizes a stage's stacks offline the way `sst deploy` does (SST's App in deploy mode, the
  * same addStacks as sst.config.ts), with a fixed account and region instead of AWS credentials.
  */
+import { Aspects } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
+import { AwsSolutionsChecks } from "cdk-nag";
 import { App, getStack, use, type Stack } from "sst/constructs";
 import { initProject, useProject } from "sst/project.js";
 import { Api, Events, Monitoring, Storage, Web, addStacks } from "../../stacks/index.js";
@@ -16,6 +18,8 @@ export interface SynthOptions {
   /** Run SST's deferred tasks (function bundling, the static site archive), as `sst deploy` does. */
   finish?: boolean;
   web?: boolean;
+  /** Run cdk-nag's AwsSolutions rules over every stack while it synthesizes (their findings become annotations). */
+  checks?: boolean;
 }
 
 export interface Synthesized {
@@ -44,6 +48,7 @@ export function synthStage(stage: string, options: SynthOptions = {}): Promise<S
     const project = useProject();
     const app = new App({ mode: "deploy", stage, name: project.config.name, region: project.config.region, account: ACCOUNT });
     const web = options.web !== false;
+    if (options.checks) Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));
     addStacks(app, { web });
     if (options.finish) await app.finish();
     // getStack() reads SST's current app: take every template now, before another synth.

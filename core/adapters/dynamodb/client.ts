@@ -5,6 +5,8 @@ import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 export interface DynamoClientOptions {
   endpoint?: string;
   region?: string;
+  /** Wraps the low-level client before the document client shares its middleware (tracing). */
+  capture?: <C extends object>(client: C) => C;
 }
 
 export function createDocumentClient(options: DynamoClientOptions = {}): DynamoDBDocumentClient {
@@ -18,7 +20,7 @@ export function createDocumentClient(options: DynamoClientOptions = {}): DynamoD
         }
       : {}),
   });
-  return DynamoDBDocumentClient.from(client, {
+  return DynamoDBDocumentClient.from(options.capture ? options.capture(client) : client, {
     marshallOptions: { removeUndefinedValues: true },
   });
 }

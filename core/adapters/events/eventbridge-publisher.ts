@@ -2,8 +2,15 @@
 import { EventBridgeClient, PutEventsCommand } from "@aws-sdk/client-eventbridge";
 import type { DomainEvent, EventPublisher } from "../../ports/events.js";
 
-export function createEventBridgePublisher(options: { busName: string; client?: EventBridgeClient }): EventPublisher {
-  const client = options.client ?? new EventBridgeClient({});
+export interface EventBridgePublisherOptions {
+  busName: string;
+  client?: EventBridgeClient;
+  /** Wraps the default client (tracing). */
+  capture?: <C extends object>(client: C) => C;
+}
+
+export function createEventBridgePublisher(options: EventBridgePublisherOptions): EventPublisher {
+  const client = options.client ?? (options.capture ?? ((c) => c))(new EventBridgeClient({}));
   return {
     async publish(event: DomainEvent) {
       const out = await client.send(

@@ -38,6 +38,11 @@ export interface LocalBusOptions {
   retryDelaysMs?: readonly number[];
   /** Published events kept for `published()`; older ones are forgotten. Default DEFAULT_MAX_RECORDED. */
   maxRecorded?: number;
+  /**
+   * Gets each event a handler failed on every retry, as the stage's dead-letter queue does
+   * (docs/operations.md, "Redrive"); without it the event is logged and dropped.
+   */
+  deadLetter?: (event: BusEvent, error: unknown) => void;
 }
 
 export function createLocalBus(log?: Log, options: LocalBusOptions = {}): LocalBus {
@@ -53,7 +58,7 @@ export function createLocalBus(log?: Log, options: LocalBusOptions = {}): LocalB
         return await handler(event);
       } catch (e) {
         log?.error("event handler failed", { detailType: event.detailType, attempt: attempt + 1, error: String(e) });
-        if (attempt >= delays.length) return;
+        if (attempt >= delays.length) return options.deadLetter?.(event, e);
         await new Promise((r) => setTimeout(r, delays[attempt]));
       }
     }

@@ -14,12 +14,20 @@ export interface LambdaInvoker {
   send(command: InvokeCommand): Promise<{ StatusCode?: number; FunctionError?: string }>;
 }
 
-export function createWorkerInvoker(options: { functionName: string; next: EventPublisher; client?: LambdaInvoker }): EventPublisher {
+export interface WorkerInvokerOptions {
+  functionName: string;
+  next: EventPublisher;
+  client?: LambdaInvoker;
+  /** Wraps the default client (tracing). */
+  capture?: <C extends object>(client: C) => C;
+}
+
+export function createWorkerInvoker(options: WorkerInvokerOptions): EventPublisher {
   let client = options.client;
   return {
     async publish(event: DomainEvent) {
       if (!WORKER_EVENTS.has(event.detailType)) return options.next.publish(event);
-      client ??= new LambdaClient({});
+      client ??= (options.capture ?? ((c) => c))(new LambdaClient({}));
       const out = await client.send(
         new InvokeCommand({
           FunctionName: options.functionName,

@@ -1,0 +1,122 @@
+/**
+ * `npm run ops -- redrive`: moves the stage's dead-letter queue back to the functions its events
+ * failed in (docs/operations.md, "Redrive"), with the operator's AWS credentials.
+ *
+ * @example
+ * EVENTS_DLQ_URL=https://sqs.eu-west-1.amazonaws.com/123456789012/team-a-vancetope-memory-Events-EventsDlq… \
+ *   npm run ops -- redrive --stage team-a --dry-run
+ * npm run ops -- redrive --stage team-a --queue-url <EventsDlqUrl> --max 20
+ */
+import { parseArgs } from "node:util";
+import { LambdaClient } from "@aws-sdk/client-lambda";
+import { ListQueuesCommand, SQSClient } from "@aws-sdk/client-sqs";
+import { SERVICE_NAME } from "../core/domain/service.js";
+import {
+  createSqsDeadLetterQueue,
+  lambdaRedelivery,
+  redriveDeadLetters,
+  type DeadLetterQueue,
+  type RedriveOptions,
+} from "../core/adapters/events/dead-letters.js";
+import { runAsScript, UsageError, withUsage } from "./cli.js";
+
+/** The most messages one run moves: a larger backlog is redriven in several runs, each one checked. */
+export const MAX_REDRIVE = 1_000;
+export const DEFAULT_REDRIVE = 100;
+
+export const USAGE = `usage:
+  ops redrive --stage <stage> [--max N] [--dry-run]
+  ops redrive --queue-url <url> [--stage <stage>] [--max N] [--dry-run]
+      moves up to N (default ${DEFAULT_REDRIVE}, at most ${MAX_REDRIVE}) messages of the stage's dead-letter queue back to
+      the functions they failed in (an asynchronous invoke with the original event), deleting each
+      once its function accepted it; --dry-run lists them and moves nothing. With --stage, the queue
+      is found by its name and messages for functions outside the stage (names not starting
+      '<stage>-') stay in the queue; --queue-url (or EVENTS_DLQ_URL) names the queue instead.
+environment: EVENTS_DLQ_URL (the stage's EventsDlqUrl stack output), AWS_REGION / AWS_PROFILE as usual`;
+
+export interface OpsCliIo {
+  env: Record<string, string | undefined>;
+  out: (line: string) => void;
+  err: (line: string) => void;
+  /** Injected by tests; SQS and Lambda from the environment otherwise. */
+  queue?: (queueUrl: string) => DeadLetterQueue;
+  redeliver?: RedriveOptions["redeliver"];
+  /** The URLs of the queues whose names start with a prefix (SQS ListQueues otherwise). */
+  listQueues?: (prefix: string) => Promise<string[]>;
+}
+
+/**
+ * The name prefix of a stage's dead-letter queue: CloudFormation names it `<stack>-<logical id>-<random>`,
+ * the stack being `<stage>-vancetope-memory-Events` and the logical id `EventsDlq<hash>` (stacks/events.ts).
+ */
+export const dlqNamePrefix = (stage: string) => `${stage}-${SERVICE_NAME}-Events-EventsDlq`;
+
+async function listQueues(prefix: string): Promise<string[]> {
+  const out = await new SQSClient({}).send(new ListQueuesCommand({ QueueNamePrefix: prefix }));
+  return out.QueueUrls ?? [];
+}
+
+async function queueUrlOf(stage: string, list: (prefix: string) => Promise<string[]>): Promise<string> {
+  const urls = await list(dlqNamePrefix(stage));
+  if (urls.length !== 1) {
+    throw new UsageError(`${urls.length} queues are named ${dlqNamePrefix(stage)}…; name the stage's queue with --queue-url (its EventsDlqUrl stack output)`);
+  }
+  return urls[0]!;
+}
+
+function maxArg(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_REDRIVE;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > MAX_REDRIVE) throw new UsageError(`--max must be a whole number from 1 to ${MAX_REDRIVE}, got '${value}'`);
+  return n;
+}
+
+function stageArg(value: string | undefined): string {
+  if (!value) throw new UsageError("--stage is required");
+  if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(value)) throw new UsageError(`--stage '${value}' is not a stage name`);
+  return value;
+}
+
+/** The function name of a Lambda ARN (`…:function:<name>[:qualifier]`), or the target as given. */
+const functionName = (target: string) => /:function:([^:]+)/.exec(target)?.[1] ?? target;
+
+/** Runs one command; resolves to the process exit code (0 ok, 1 some messages kept, 2 usage). */
+export async function runOpsCli(argv: string[], io: OpsCliIo): Promise<number> {
+  return withUsage(USAGE, io, async () => {
+    const { positionals, values } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        stage: { type: "string" },
+        "queue-url": { type: "string" },
+        max: { type: "string" },
+        "dry-run": { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+    const command = positionals[0];
+    if (values.help || !command) {
+      io.out(USAGE);
+      return values.help ? 0 : 2;
+    }
+    if (command !== "redrive") throw new UsageError(`unknown command '${command}'`);
+    if (positionals.length > 1) throw new UsageError(`unexpected argument '${positionals[1]}'`);
+    const named = values["queue-url"] ?? io.env.EVENTS_DLQ_URL;
+    const stage = named && values.stage === undefined ? undefined : stageArg(values.stage);
+    const max = maxArg(values.max);
+    const queueUrl = named ?? (await queueUrlOf(stage!, io.listQueues ?? listQueues));
+    io.out(`queue: ${queueUrl}`);
+    const result = await redriveDeadLetters({
+      queue: (io.queue ?? ((url) => createSqsDeadLetterQueue({ client: new SQSClient({}), queueUrl: url })))(queueUrl),
+      redeliver: io.redeliver ?? lambdaRedelivery(new LambdaClient({})),
+      max,
+      dryRun: values["dry-run"],
+      ...(stage ? { allowTarget: (target: string) => functionName(target).startsWith(`${stage}-`) } : {}),
+      report: io.out,
+    });
+    io.out(`${values["dry-run"] ? "would redrive" : "redriven"}: ${result.moved}, kept in the queue: ${result.kept}`);
+    return result.kept > 0 ? 1 : 0;
+  });
+}
+
+await runAsScript(import.meta.url, runOpsCli);
