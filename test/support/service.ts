@@ -1,7 +1,11 @@
-/** The local runner on a random port over a fresh table, plus a small fetch helper. */
+/**
+ * The local runner on a random port over a fresh table, plus a small fetch helper. While one runs,
+ * every answer it gives to this process is checked against docs/openapi.json.
+ */
 import { randomUUID } from "node:crypto";
 import { startLocalService, type LocalServiceOptions } from "../../local/server.js";
 import { dynamoEndpoint } from "./dynamo.js";
+import { checkedFetch, type ContractViolation } from "./openapi-contract.js";
 
 export const KEY_A = "key-a";
 export const KEY_B = "key-b";
@@ -15,7 +19,43 @@ export async function startTestService(options: Partial<LocalServiceOptions> = {
     ...options,
     env: { MEMORY_API_KEYS: `${KEY_A}=tenant-a,${KEY_B}=tenant-b`, SUMMARIZER: "offline", ...options.env },
   });
+  watchContract(service.url);
+  const stop = service.stop;
+  service.stop = async () => {
+    await stop();
+    unwatchContract(service.url);
+  };
   return { service, api: apiClient(service.url) };
+}
+
+const watched = new Set<string>();
+const violations: ContractViolation[] = [];
+let plainFetch: typeof fetch | undefined;
+
+/**
+ * The contract check sits in the global fetch, so the npm client, the framework adapters and raw
+ * fetch calls of a test are all checked without each naming it.
+ */
+function watchContract(url: string) {
+  if (!plainFetch) {
+    plainFetch = globalThis.fetch;
+    globalThis.fetch = checkedFetch(plainFetch, { bases: () => watched, onViolation: (v) => violations.push(v) });
+  }
+  watched.add(url);
+}
+
+/**
+ * A violation already rejected the request that met it; it is raised again here because a caller
+ * may have caught it (an adapter turning errors into tool results, a test expecting any rejection).
+ */
+function unwatchContract(url: string) {
+  watched.delete(url);
+  if (watched.size === 0 && plainFetch) {
+    globalThis.fetch = plainFetch;
+    plainFetch = undefined;
+  }
+  const found = violations.splice(0);
+  if (found.length > 0) throw new Error(`answers docs/openapi.json does not describe:\n${found.map((v) => v.message).join("\n")}`);
 }
 
 export interface ApiResponse<T = any> {

@@ -73,6 +73,7 @@ export const ERROR_CODES = {
     "import.foreign_line",
     "import.duplicate_id",
     "import.dangling_reference",
+    "model.context_window_required",
   ],
   401: ["auth.invalid_key"],
   404: ["route.not_found", "process.not_found", "message.not_found", "memory.not_found", "inbox item.not_found"],
