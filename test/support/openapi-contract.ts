@@ -30,6 +30,7 @@ const DOC_ID = "openapi.json";
 const DOC_PARTS = ["paths", "components"];
 /** The document's not-found answer (components.responses), which also answers any unknown route. */
 const NOT_FOUND = "Error404";
+const PAGE_MEDIA = new Set(["text/html", "text/css", "text/javascript", "application/javascript"]);
 
 interface Template {
   template: string;
@@ -105,8 +106,10 @@ export function createContractChecker(doc: Json): ContractChecker {
       let where: string;
       let response: { node: Json; pointer: string };
       if (!operation) {
-        // What no operation describes is the app's catch-all (core/adapters/http/app.ts): a 404
-        // in the document's not-found shape, never another status.
+        // The local runner's pages (the inspector and its files, /reference; local/inspector-routes.ts)
+        // are not the API's answers. Anything else no operation describes is the app's catch-all
+        // (core/adapters/http/app.ts): a 404 in the document's not-found shape, never another status.
+        if (method.toUpperCase() === "GET" && status === 200 && PAGE_MEDIA.has(mediaTypeOf(headers))) return [];
         where = `${route} -> ${status} (no operation of the document)`;
         if (status !== 404 || !doc.components?.responses?.[NOT_FOUND]) return [`${where}: only a 404 is expected`];
         response = resolve(doc, doc.components.responses[NOT_FOUND], `/components/responses/${NOT_FOUND}`);

@@ -64,6 +64,14 @@ describe("the document's checker", () => {
     expect(checker.check(answer({ method: "DELETE", path: "/v1/processes/p-1/messages", status: 404, body: routeNotFound }))).toEqual([]);
     expect(checker.check(answer({ method: "GET", path: "/v1/nowhere", status: 200, body: json({ ok: true }) })).join()).toMatch(/no operation of the document.*only a 404/);
   });
+
+  it("lets the local runner's pages be, but not a JSON answer outside the document", () => {
+    const page = (path: string, type: string) => answer({ method: "GET", path, status: 200, headers: new Headers({ "content-type": type }), body: "<html></html>" });
+    expect(checker.check(page("/reference", "text/html; charset=UTF-8"))).toEqual([]);
+    expect(checker.check(page("/inspector.js", "text/javascript"))).toEqual([]);
+    expect(checker.check(page("/v1/secret", "application/json")).join()).toMatch(/only a 404/);
+    expect(checker.check({ ...page("/reference", "text/html"), method: "POST" }).join()).toMatch(/only a 404/);
+  });
 });
 
 describe("checkedFetch", () => {
