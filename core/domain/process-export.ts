@@ -38,8 +38,9 @@ const EndLine = z.strictObject({
   messages: z.int().check(z.nonnegative()),
   memories: z.int().check(z.nonnegative()),
 });
-const Line = z.discriminatedUnion("kind", [ProcessLine, MessageLine, MemoryLine, SettingsLine, EndLine]);
-type Line = z.infer<typeof Line>;
+/** Every line of an export after the header, told apart by its `kind`. */
+export const ExportEntryLine = z.discriminatedUnion("kind", [ProcessLine, MessageLine, MemoryLine, SettingsLine, EndLine]);
+type Line = z.infer<typeof ExportEntryLine>;
 
 /** A whole export, validated. */
 export interface ProcessExport {
@@ -117,7 +118,7 @@ export function parseExport(text: string): ProcessExport {
   for (let i = 1; i < lines.length; i++) {
     const lineNo = i + 1;
     if (ended) throw lineError("import.invalid_line", lineNo, "a line after the end line");
-    const entry = parseWith(Line, parseJson(lines[i]!, lineNo), lineNo);
+    const entry = parseWith(ExportEntryLine, parseJson(lines[i]!, lineNo), lineNo);
     const at = RANK[entry.kind];
     const repeatable = entry.kind === "message" || entry.kind === "memory";
     if (at < rank || (at === rank && !repeatable) || (rank === -1 && entry.kind !== "process")) {

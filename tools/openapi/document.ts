@@ -9,7 +9,8 @@ import { ERROR_CODES, GatewayMessage, errorBody, type ErrorStatus } from "../../
 import { Id } from "../../core/domain/fields.js";
 import { InboxItem, Memory, MemoryMetadata, Message, Process } from "../../core/domain/model.js";
 import { Tunables, TunablesOverride } from "../../core/domain/tunables.js";
-import { buildEventSchemas } from "./events.js";
+import { ExportEntryLine, ExportHeader } from "../../core/domain/process-export.js";
+import { bareSchema, buildEventSchemas } from "./events.js";
 import { OPERATIONS, TAGS, type Named, type Operation } from "./operations.js";
 
 /**
@@ -62,19 +63,11 @@ function components(named: Named[], io: "input" | "output"): Record<string, Json
   const seen = new Map<string, unknown>();
   for (const n of named) register(registry, seen, n);
   const { schemas } = z.toJSONSchema(registry, { io, uri: (id) => `#/components/schemas/${id}`, unrepresentable: "any" });
-  return Object.fromEntries(Object.entries(schemas).map(([name, s]) => [name, withoutDialect(s as Json)]));
-}
-
-/**
- * OpenAPI 3.1 documents declare the JSON Schema dialect once (`jsonSchemaDialect`), not per
- * schema, and a component is named by its place in the document, not by an `$id`.
- */
-function withoutDialect({ $schema: _dialect, $id: _id, ...rest }: Json): Json {
-  return rest;
+  return Object.fromEntries(Object.entries(schemas).map(([name, s]) => [name, bareSchema(s as Json)]));
 }
 
 /** One schema inline (query and path parameters: primitives, never referenced). */
-const inline = (schema: z.ZodMiniType) => withoutDialect(z.toJSONSchema(schema, { io: "input", metadata: z.registry(), unrepresentable: "any" }) as Json);
+const inline = (schema: z.ZodMiniType) => bareSchema(z.toJSONSchema(schema, { io: "input", metadata: z.registry(), unrepresentable: "any" }) as Json);
 
 function parameters(op: Operation): Json[] {
   const path = [...op.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: "path", required: true, schema: inline(Id) }));
@@ -101,7 +94,9 @@ function requestBody(op: Operation): Json | undefined {
     const media: Json = { schema: ref(op.body[0]), ...(op.example !== undefined ? { example: op.example } : {}) };
     return { required: true, content: { [op.bodyMediaType ?? "application/json"]: media } };
   }
-  if (op.rawBody) return { required: true, description: op.rawBody.description, content: { [op.rawBody.mediaType]: { schema: { type: "string" } } } };
+  if (op.rawBody) {
+    return { required: true, description: op.rawBody.description, content: { [op.rawBody.mediaType]: { schema: op.rawBody.schema ?? { type: "string" } } } };
+  }
   return undefined;
 }
 
@@ -157,6 +152,8 @@ function allComponents(): Record<string, Json> {
     ["InboxItem", InboxItem],
     ["Tunables", Tunables],
     ["TunablesOverride", TunablesOverride],
+    // One line of an export's NDJSON (the header, then the entries), for checking each line.
+    ["ExportLine", z.union([ExportHeader, ExportEntryLine])],
   ];
   const requestSchemas = components(inputs, "input");
   const answerSchemas = components(outputs, "output");
@@ -174,6 +171,7 @@ export function buildOpenApiDocument(): Json {
     (paths[op.path] ??= {})[op.method] = {
       operationId: op.operationId,
       summary: op.summary,
+      ...(op.description ? { description: op.description } : {}),
       tags: [op.tag],
       ...(op.public ? { security: [] } : {}),
       ...(params.length > 0 ? { parameters: params } : {}),
@@ -189,9 +187,8 @@ export function buildOpenApiDocument(): Json {
       version: API_VERSION,
       description:
         "Keeps long LLM chat sessions inside the model's context window. The prose contract, with every behaviour, is docs/api.md; this document is generated from the schemas the routes parse with (`npm run openapi`).",
-      license: { name: "UNLICENSED", identifier: "UNLICENSED" },
     },
-    servers: [{ url: "http://127.0.0.1:3000", description: "The local runner (`npm start`)" }],
+    servers: [{ url: "http://127.0.0.1:3000", description: "The local runner (npm start); a deployed stage is at its ApiUrl output" }],
     security: [{ bearerAuth: [] }],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,

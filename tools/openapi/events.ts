@@ -9,6 +9,15 @@ import { EVENTS, type EventName } from "../../core/domain/events.js";
 
 type Json = Record<string, unknown>;
 
+/**
+ * A schema as zod writes it, without what its place in a larger document supplies: the JSON
+ * Schema dialect (an OpenAPI 3.1 document declares it once, `jsonSchemaDialect`) and an `$id`
+ * (a component or a `$defs` entry is named by where it sits).
+ */
+export function bareSchema({ $schema: _dialect, $id: _id, ...rest }: Json): Json {
+  return rest;
+}
+
 /** The JSON Schema document of every event of the catalogue. */
 export function buildEventSchemas(): Json {
   const names = Object.keys(EVENTS) as EventName[];
@@ -16,10 +25,9 @@ export function buildEventSchemas(): Json {
   for (const name of names) registry.add(EVENTS[name].detail, { id: name });
   // `input`: what a handler accepts when it parses an incoming detail (extra fields pass).
   const { schemas } = z.toJSONSchema(registry, { io: "input", uri: (id) => `#/$defs/${id}`, unrepresentable: "any" });
-  const defs = Object.fromEntries(names.map((name) => {
-    const { $schema: _dialect, ...detail } = schemas[name] as Json;
-    return [name, { ...detail, description: `The detail of ${name} (source ${EVENTS[name].source}).` }];
-  }));
+  const defs = Object.fromEntries(
+    names.map((name) => [name, { ...bareSchema(schemas[name] as Json), description: `The detail of ${name} (source ${EVENTS[name].source}).` }]),
+  );
   return {
     $schema: "https://json-schema.org/draft/2020-12/schema",
     $id: "https://vancetope.dev/schemas/events.schema.json",

@@ -41,13 +41,15 @@ export interface Operation {
   path: string;
   operationId: string;
   summary: string;
+  /** What a caller must know beyond the schemas; the behaviour itself is docs/api.md's. */
+  description?: string;
   tag: keyof typeof TAGS;
   /** No API key: the route answers anyone. */
   public?: true;
   query?: z.ZodMiniObject;
   body?: Named;
   bodyMediaType?: string;
-  rawBody?: { mediaType: string; description: string };
+  rawBody?: { mediaType: string; description: string; schema?: Record<string, unknown> };
   /** Header parameters besides Authorization. */
   headers?: Record<string, { description: string; enum: string[] }>;
   /** A request example (checked against the body schema by the linter). */
@@ -82,6 +84,17 @@ const PutEventsAnswer = z.object({
   Entries: z.array(z.object({ EventId: z.optional(z.string()), ErrorCode: z.optional(z.string()), ErrorMessage: z.optional(z.string()) })),
 });
 
+/**
+ * An export's text. OpenAPI 3.1 has no schema per line of NDJSON (3.2's `itemSchema`): JSON
+ * Schema's `contentSchema` names the schema of each line, which checkers apply line by line.
+ */
+const NDJSON_EXPORT = {
+  type: "string",
+  description: "NDJSON: one ExportLine per line, each ending in a line feed.",
+  contentMediaType: "application/x-ndjson",
+  contentSchema: { $ref: "#/components/schemas/ExportLine" },
+};
+
 const json = (description: string, name: string, schema: z.ZodMiniType): Answer => ({ description, body: [name, schema] });
 const MODEL = { provider: "openai", name: "gpt-4o", contextWindow: 128000 };
 
@@ -106,6 +119,7 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: "delete", path: "/v1/processes/{processId}", operationId: "deleteProcess", summary: "Erase a process and every item of it", tag: "processes",
+    description: "A deleted id is never used again (a PUT of it is 409 process.deleted). docs/api.md, \"Deleting a process\".",
     answers: {
       204: { description: "Every item of the process is erased." },
       202: json("A large process is being erased in the background; repeat the DELETE to follow it.", "DeletingAnswer", res.DeletingAnswer),
@@ -118,11 +132,12 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: "get", path: "/v1/processes/{processId}/export", operationId: "exportProcess", summary: "Export a process as NDJSON, page by page", tag: "processes",
+    description: "Repeat with the Export-Next-Cursor header as `cursor` until a page comes without it; the pages, concatenated, are the export. docs/api.md, \"Export and import\".",
     query: req.ExportQuery,
     answers: {
       200: {
         description: "One page of the export: one JSON value per line (ExportLine), each ending in a line feed.",
-        raw: { mediaType: "application/x-ndjson", schema: { type: "string", description: "NDJSON; each line is an ExportLine" } },
+        raw: { mediaType: "application/x-ndjson", schema: NDJSON_EXPORT },
         headers: { "Export-Next-Cursor": { description: "The cursor of the next page; absent on the last page." } },
       },
     },
@@ -130,7 +145,8 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: "post", path: "/v1/processes/{processId}/import", operationId: "importProcess", summary: "Import an export into a new process", tag: "processes",
-    query: req.ImportQuery, rawBody: { mediaType: "application/x-ndjson", description: "An export (NDJSON, ExportLine per line), at most 400 KB." },
+    description: "The whole file is validated before anything is written; a fault names its line (`details.line`). docs/api.md, \"Export and import\".",
+    query: req.ImportQuery, rawBody: { mediaType: "application/x-ndjson", description: "An export (NDJSON, an ExportLine per line), at most 400 KB.", schema: NDJSON_EXPORT },
     answers: { 201: json("The process written, and how many messages and memories.", "ImportAnswer", res.ImportAnswer) },
     errors: [...WITH_BODY, 409],
   },
@@ -158,6 +174,7 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: "post", path: "/v1/processes/{processId}/compaction", operationId: "compact", summary: "Compact now", tag: "compaction",
+    description: "Answers 200 when the fold completes within the manual budget (20 s by default), else 202 while the worker finishes it.",
     body: ["CompactionInput", req.CompactionBody], example: { model: MODEL, prompt: { tokens: 90000 }, force: "HARD" },
     answers: {
       200: json("The fold completed within the manual budget.", "CompactionResult", CompactionResult),
@@ -176,6 +193,7 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: "post", path: "/v1/processes/{processId}/turns", operationId: "runTurn", summary: "One engine turn: append, compact when due, answer what to send", tag: "compaction",
+    description: "Send `context.block` as the system prompt (cache breakpoint after `context.staticBlock`) and `messages` as the conversation. `model.contextWindow` may be omitted for models the service knows. docs/turns.md.",
     body: ["TurnInput", req.TurnBody], example: { message: { role: "USER", content: "Next step?" }, model: MODEL, prompt: { tokens: 91000 }, query: "staging deploy" },
     answers: { 200: json("What to send the model: the memory block and the active messages.", "TurnAnswer", res.TurnAnswer) },
     errors: [...WITH_BODY, 409],
@@ -194,6 +212,7 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: "post", path: "/v1/processes/{processId}/memories/{memoryId}/revert", operationId: "revertMemory", summary: "Undo the newest compaction", tag: "memories",
+    description: "Only the newest active summary can be undone; the memory stays, REVERTED, for audit. docs/compaction.md, \"Undoing a compaction\".",
     answers: { 200: json("The memory, now REVERTED, and what is active again.", "RevertAnswer", res.RevertAnswer) }, errors: [...ON_PROCESS, 409],
   },
   {
