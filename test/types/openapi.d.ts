@@ -47,7 +47,10 @@ export interface paths {
         /** Create or update a process */
         put: operations["upsertProcess"];
         post?: never;
-        /** Erase a process and every item of it */
+        /**
+         * Erase a process and every item of it
+         * @description A deleted id is never used again (a PUT of it is 409 process.deleted). docs/api.md, "Deleting a process".
+         */
         delete: operations["deleteProcess"];
         options?: never;
         head?: never;
@@ -78,7 +81,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Export a process as NDJSON, page by page */
+        /**
+         * Export a process as NDJSON, page by page
+         * @description Repeat with the Export-Next-Cursor header as `cursor` until a page comes without it; the pages, concatenated, are the export. docs/api.md, "Export and import".
+         */
         get: operations["exportProcess"];
         put?: never;
         post?: never;
@@ -97,7 +103,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Import an export into a new process */
+        /**
+         * Import an export into a new process
+         * @description The whole file is validated before anything is written; a fault names its line (`details.line`). docs/api.md, "Export and import".
+         */
         post: operations["importProcess"];
         delete?: never;
         options?: never;
@@ -150,7 +159,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Compact now */
+        /**
+         * Compact now
+         * @description Answers 200 when the fold completes within the manual budget (20 s by default), else 202 while the worker finishes it.
+         */
         post: operations["compact"];
         delete?: never;
         options?: never;
@@ -201,7 +213,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** One engine turn: append, compact when due, answer what to send */
+        /**
+         * One engine turn: append, compact when due, answer what to send
+         * @description Send `context.block` as the system prompt (cache breakpoint after `context.staticBlock`) and `messages` as the conversation. `model.contextWindow` may be omitted for models the service knows. docs/turns.md.
+         */
         post: operations["runTurn"];
         delete?: never;
         options?: never;
@@ -269,7 +284,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Undo the newest compaction */
+        /**
+         * Undo the newest compaction
+         * @description Only the newest active summary can be undone; the memory stays, REVERTED, for audit. docs/compaction.md, "Undoing a compaction".
+         */
         post: operations["revertMemory"];
         delete?: never;
         options?: never;
@@ -440,7 +458,7 @@ export interface components {
         Error400: {
             error: {
                 /** @enum {string} */
-                code: "request.invalid" | "request.malformed_json" | "request.malformed_text" | "cursor.invalid" | "range.invalid" | "tunables.invalid" | "import.invalid_line" | "import.version_unsupported" | "import.truncated" | "import.foreign_line" | "import.duplicate_id" | "import.dangling_reference" | "model.context_window_required";
+                code: "request.invalid" | "request.malformed_json" | "request.malformed_text" | "cursor.invalid" | "model.context_window_invalid" | "summarizer.cap_too_small" | "tunables.summarizer_window_too_small" | "range.invalid" | "tunables.invalid" | "import.invalid_line" | "import.version_unsupported" | "import.truncated" | "import.foreign_line" | "import.duplicate_id" | "import.dangling_reference" | "model.context_window_required";
                 message: string;
                 details?: {
                     [key: string]: unknown;
@@ -507,6 +525,60 @@ export interface components {
                 };
             };
         };
+        ExportLine: {
+            /** @constant */
+            format: "vancetope-memory-export";
+            version: number;
+            processId: string;
+            exportedAt: string;
+        } | ({
+            /** @constant */
+            kind: "process";
+            process: components["schemas"]["Process"];
+            activeSummaryId: string | null;
+        } | {
+            /** @constant */
+            kind: "message";
+            message: {
+                id: string;
+                processId: string;
+                /** @enum {string} */
+                role: "USER" | "ASSISTANT" | "SYSTEM" | "TOOL";
+                content: string;
+                tags: string[];
+                createdAt: string;
+                archivedInMemoryId: string | null;
+                toolCallId?: string;
+                toolCalls?: {
+                    id: string;
+                    name: string;
+                    arguments: string;
+                }[];
+                tokens: number;
+                cleared?: {
+                    at: string;
+                    toolName: string;
+                    chars: number;
+                    tokens: number;
+                };
+            };
+        } | {
+            /** @constant */
+            kind: "memory";
+            memory: components["schemas"]["Memory"];
+        } | {
+            /** @constant */
+            kind: "settings";
+            projectId: string;
+            overrides: {
+                [key: string]: unknown;
+            };
+        } | {
+            /** @constant */
+            kind: "end";
+            messages: number;
+            memories: number;
+        });
         GatewayMessage: {
             message: string;
         };
@@ -1267,7 +1339,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description An export (NDJSON, ExportLine per line), at most 400 KB. */
+        /** @description An export (NDJSON, an ExportLine per line), at most 400 KB. */
         requestBody: {
             content: {
                 "application/x-ndjson": string;
