@@ -83,25 +83,30 @@ expectTypeOf<QueryKeys<"listInbox", 0>>().toEqualTypeOf<QueryNames<"listInbox">>
 expectTypeOf<Parameters<Method<"answerInboxItem">>[1]>().toEqualTypeOf<Sent<"answerInboxItem">>();
 expectTypeOf<Returned<"answerInboxItem">>().toEqualTypeOf<Answer<"answerInboxItem", 200>["item"]>();
 
-/** Every method is compared above: a new one fails here until it is. */
-type ComparedMethods =
-  | "beginTurn"
-  | "upsertProcess"
-  | "getProcess"
-  | "deleteProcess"
-  | "exportProcess"
-  | "importProcess"
-  | "listProcesses"
-  | "appendMessage"
-  | "listMessages"
-  | "getMessage"
-  | "setMessageStrength"
-  | "compact"
-  | "compactRange"
-  | "getContext"
-  | "listMemories"
-  | "revertMemory"
-  | "searchHistory"
-  | "listInbox"
-  | "answerInboxItem";
-expectTypeOf<keyof client.MemoryClient>().toEqualTypeOf<ComparedMethods>();
+/**
+ * The operation each method calls: a method added to the client fails here until it is mapped
+ * (and compared above), and a renamed or removed operation fails too.
+ */
+interface OperationOf {
+  beginTurn: "runTurn";
+  upsertProcess: "upsertProcess";
+  getProcess: "getProcess";
+  deleteProcess: "deleteProcess";
+  exportProcess: "exportProcess";
+  importProcess: "importProcess";
+  listProcesses: "listProcesses";
+  appendMessage: "appendMessage";
+  listMessages: "listMessages";
+  getMessage: "getMessage";
+  setMessageStrength: "setMessageStrength";
+  compact: "compact";
+  compactRange: "compactRange";
+  getContext: "getContext";
+  listMemories: "listMemories";
+  revertMemory: "revertMemory";
+  searchHistory: "searchHistory";
+  listInbox: "listInbox";
+  answerInboxItem: "answerInboxItem";
+}
+expectTypeOf<keyof OperationOf>().toEqualTypeOf<keyof client.MemoryClient>();
+expectTypeOf<OperationOf[keyof OperationOf]>().toExtend<keyof Op>();
