@@ -5,7 +5,7 @@
  * (`io: "output"`). Runs at build time only (`npm run openapi`); no Lambda bundle imports it.
  */
 import * as z from "../../core/domain/zod.js";
-import { ERROR_CODES, GatewayMessage, errorBody, type ErrorStatus } from "../../core/adapters/http/responses.js";
+import { ERROR_CODES, GatewayMessage, ListedMemory, errorBody, type ErrorStatus } from "../../core/adapters/http/responses.js";
 import { Id } from "../../core/domain/fields.js";
 import { InboxItem, Memory, MemoryMetadata, Message, Process } from "../../core/domain/model.js";
 import { Tunables, TunablesOverride } from "../../core/domain/tunables.js";
@@ -62,12 +62,12 @@ function components(named: Named[], io: "input" | "output"): Record<string, Json
   const registry = z.registry<{ id: string }>();
   const seen = new Map<string, unknown>();
   for (const n of named) register(registry, seen, n);
-  const { schemas } = z.toJSONSchema(registry, { io, uri: (id) => `#/components/schemas/${id}`, unrepresentable: "any" });
+  const { schemas } = z.toJSONSchema(registry, { io, uri: (id) => `#/components/schemas/${id}` });
   return Object.fromEntries(Object.entries(schemas).map(([name, s]) => [name, bareSchema(s as Json)]));
 }
 
 /** One schema inline (query and path parameters: primitives, never referenced). */
-const inline = (schema: z.ZodMiniType) => bareSchema(z.toJSONSchema(schema, { io: "input", metadata: z.registry(), unrepresentable: "any" }) as Json);
+const inline = (schema: z.ZodMiniType) => bareSchema(z.toJSONSchema(schema, { io: "input", metadata: z.registry() }) as Json);
 
 function parameters(op: Operation): Json[] {
   const path = [...op.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: "path", required: true, schema: inline(Id) }));
@@ -147,6 +147,7 @@ function allComponents(): Record<string, Json> {
     // The shapes answers share (docs/api.md defines each once), referenced rather than repeated.
     ["Message", Message],
     ["Memory", Memory],
+    ["ListedMemory", ListedMemory],
     ["MemoryMetadata", MemoryMetadata],
     ["Process", Process],
     ["InboxItem", InboxItem],

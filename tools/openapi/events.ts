@@ -24,7 +24,7 @@ export function buildEventSchemas(): Json {
   const registry = z.registry<{ id: string }>();
   for (const name of names) registry.add(EVENTS[name].detail, { id: name });
   // `input`: what a handler accepts when it parses an incoming detail (extra fields pass).
-  const { schemas } = z.toJSONSchema(registry, { io: "input", uri: (id) => `#/$defs/${id}`, unrepresentable: "any" });
+  const { schemas } = z.toJSONSchema(registry, { io: "input", uri: (id) => `#/$defs/${id}` });
   const defs = Object.fromEntries(
     names.map((name) => [name, { ...bareSchema(schemas[name] as Json), description: `The detail of ${name} (source ${EVENTS[name].source}).` }]),
   );

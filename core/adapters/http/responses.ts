@@ -33,9 +33,16 @@ export const RangeAnswer = z.object({
   reason: z.optional(z.string()),
 });
 
-export const MemoryList = z.object({ items: z.array(Memory) });
+/**
+ * A memory as listed and as `GET …/memories/{memoryId}` shows it: without the per-line citations,
+ * the full loss list and the units to keep (core/services/memories.ts, `withoutDetail`), which the
+ * detail answers as `loss` and `provenance` instead.
+ */
+export const ListedMemory = z.omit(Memory, { citations: true, droppedUnits: true, keepUnits: true });
+
+export const MemoryList = z.object({ items: z.array(ListedMemory) });
 export const MemoryDetailAnswer = z.object({
-  memory: Memory,
+  memory: ListedMemory,
   loss: z.nullable(z.object({ units: count(), kept: count(), dropped: z.array(LossUnit) })),
   provenance: z.array(z.object({ line: z.int().check(z.positive()), text: z.string(), messageIds: z.array(z.string()) })),
 });
