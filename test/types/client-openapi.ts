@@ -23,11 +23,9 @@ type QueryKeys<K extends keyof client.MemoryClient, I extends number> = keyof No
 /** The keys a type names, without its index signature. */
 type Named<T> = keyof { [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K] };
 type ClientMetadata = client.Memory["metadata"];
-/**
- * The document's memory less the stored-only detail fields (`withoutDetail` in
- * core/services/memories.ts): optional there, and left out of every answer.
- */
-type WireMemory = Omit<Schemas["Memory"], "citations" | "droppedUnits" | "keepUnits">;
+/** A memory as listed and read: the stored one less its detail fields (`withoutDetail` in core/services/memories.ts). */
+type WireMemory = Schemas["ListedMemory"];
+type DetailOnly = "citations" | "droppedUnits" | "keepUnits";
 
 // ------------------------------------------------------------------ the shapes
 expectTypeOf<client.Message>().toEqualTypeOf<Schemas["Message"]>();
@@ -73,9 +71,12 @@ expectTypeOf<Returned<"getContext">>().toEqualTypeOf<Answer<"getContext", 200>>(
 expectTypeOf<QueryKeys<"getContext", 1>>().toEqualTypeOf<QueryNames<"getContext">>();
 expectTypeOf<Returned<"listMemories">>().toEqualTypeOf<{ items: client.Memory[] }>();
 expectTypeOf<QueryKeys<"listMemories", 1>>().toEqualTypeOf<QueryNames<"listMemories">>();
+expectTypeOf<Answer<"listMemories", 200>["items"][number]>().toEqualTypeOf<WireMemory>();
+expectTypeOf<Omit<Answer<"getMemory", 200>, "memory">>().toEqualTypeOf<Omit<client.MemoryDetail, "memory">>();
+expectTypeOf<Answer<"getMemory", 200>["memory"]>().toEqualTypeOf<WireMemory>();
+// A revert answers the stored memory: the listed one plus the detail fields the client does not read.
 expectTypeOf<Omit<Returned<"revertMemory">, "memory">>().toEqualTypeOf<Omit<Answer<"revertMemory", 200>, "memory">>();
-expectTypeOf<Answer<"revertMemory", 200>["memory"]>().toEqualTypeOf<Schemas["Memory"]>();
-expectTypeOf<Answer<"listMemories", 200>["items"][number]>().toEqualTypeOf<Schemas["Memory"]>();
+expectTypeOf<Omit<Answer<"revertMemory", 200>["memory"], DetailOnly>>().toEqualTypeOf<WireMemory>();
 expectTypeOf<Returned<"searchHistory">>().toEqualTypeOf<Answer<"searchHistory", 200>>();
 expectTypeOf<QueryKeys<"searchHistory", 1>>().toEqualTypeOf<QueryNames<"searchHistory">>();
 expectTypeOf<Returned<"listInbox">>().toEqualTypeOf<Answer<"listInbox", 200>>();

@@ -614,6 +614,21 @@ export interface components {
         InboxList: {
             items: components["schemas"]["InboxItem"][];
         };
+        ListedMemory: {
+            id: string;
+            processId: string;
+            /** @enum {string} */
+            kind: "ARCHIVED_CHAT";
+            /** @enum {string} */
+            status: "OK" | "FAILED" | "REVERTED" | "QUEUED" | "PREPARED" | "DISCARDED";
+            content: string;
+            sourceRefs: string[];
+            metadata: components["schemas"]["MemoryMetadata"];
+            createdAt: string;
+            supersededAt: string | null;
+            supersededByMemoryId?: string;
+            tokens: number;
+        };
         LocalEvents: {
             items: {
                 source: string;
@@ -646,7 +661,7 @@ export interface components {
             keepUnits?: string[];
         };
         MemoryDetail: {
-            memory: components["schemas"]["Memory"];
+            memory: components["schemas"]["ListedMemory"];
             loss: {
                 units: number;
                 kept: number;
@@ -662,7 +677,7 @@ export interface components {
             }[];
         };
         MemoryList: {
-            items: components["schemas"]["Memory"][];
+            items: components["schemas"]["ListedMemory"][];
         };
         MemoryMetadata: {
             compactedMessages: number;
