@@ -1,10 +1,10 @@
 /**
  * Checks an HTTP answer against docs/openapi.json: the (method, path template, status) must be
- * described, its media type listed, a JSON body valid against its schema (JSON Schema 2020-12) and
- * its required headers present. Each schema is compiled once per process, on first use.
+ * described, its media type listed, a JSON body (or each NDJSON line) valid against its schema
+ * (JSON Schema 2020-12) and its required headers present. Each schema is compiled once per process, on first use.
  */
 import { readFileSync } from "node:fs";
-import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import * as ajvFormats from "ajv-formats";
 
 type Json = Record<string, any>;
@@ -80,6 +80,23 @@ function describeErrors(errors: ErrorObject[]): string {
     .join("; ");
 }
 
+/** What is wrong with the lines of an NDJSON body: each a JSON value `validate` accepts, each ended by a line feed. */
+function lineProblems(where: string, body: string, validate: ValidateFunction): string[] {
+  const lines = body.split("\n");
+  const problems = lines.at(-1) === "" ? [] : [`${where}: the last line has no line feed`];
+  lines.slice(0, -1).forEach((line, i) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      problems.push(`${where}: line ${i + 1} is not JSON: ${JSON.stringify(line.slice(0, 120))}`);
+      return;
+    }
+    if (!validate(value)) problems.push(`${where}: line ${i + 1} does not match the document: ${describeErrors(validate.errors ?? [])}; line ${line.slice(0, 300)}`);
+  });
+  return problems;
+}
+
 const isJsonMedia = (media: string) => media === "application/json" || media.endsWith("+json");
 
 export function createContractChecker(doc: Json): ContractChecker {
@@ -90,7 +107,7 @@ export function createContractChecker(doc: Json): ContractChecker {
   // inside it without its root being taken for a schema.
   ajv.addSchema(Object.fromEntries(DOC_PARTS.map((k) => [k, doc[k]])), DOC_ID);
   const templates = templatesOf(doc);
-  const validators = new Map<string, ReturnType<Ajv2020["compile"]>>();
+  const validators = new Map<string, ValidateFunction>();
   const validatorAt = (pointer: string) => {
     let validate = validators.get(pointer);
     if (!validate) validators.set(pointer, (validate = ajv.compile({ $ref: `${DOC_ID}#${pointer}` })));
@@ -131,14 +148,19 @@ export function createContractChecker(doc: Json): ContractChecker {
       const media = mediaTypeOf(headers);
       const described = [media, `${media.split("/")[0]}/*`, "*/*"].find((m) => content[m] !== undefined);
       if (!described) return [...problems, `${where}: media type "${media}" not described (described: ${Object.keys(content).join(", ")})`];
-      if (!isJsonMedia(media) || content[described].schema === undefined) return problems;
+      const schema: Json | undefined = content[described].schema;
+      if (schema === undefined) return problems;
+      const schemaPointer = `${response.pointer}/content/${escapePointer(described)}/schema`;
+      // NDJSON is a string whose `contentSchema` each line follows (OpenAPI 3.1 / JSON Schema 2020-12).
+      if (media === "application/x-ndjson" && schema.contentSchema) return [...problems, ...lineProblems(where, body, validatorAt(`${schemaPointer}/contentSchema`))];
+      if (!isJsonMedia(media)) return problems;
       let value: unknown;
       try {
         value = JSON.parse(body);
       } catch {
         return [...problems, `${where}: body is not JSON: ${JSON.stringify(body.slice(0, 120))}`];
       }
-      const validate = validatorAt(`${response.pointer}/content/${escapePointer(described)}/schema`);
+      const validate = validatorAt(schemaPointer);
       if (!validate(value))
         problems.push(`${where}: body does not match the document: ${describeErrors(validate.errors ?? [])}; body ${JSON.stringify(value).slice(0, 400)}`);
       return problems;
@@ -159,22 +181,22 @@ export class ContractViolation extends Error {
 }
 
 /**
- * `inner` with every answer from a URL under one of `bases()` checked; an answer the document does
- * not describe rejects with a ContractViolation (also handed to `onViolation`, so one that a
- * caller swallows is still seen).
+ * `inner` with every answer from an origin that `checkerOf` gives a checker for checked; an answer
+ * the document does not describe rejects with a ContractViolation (also handed to `onViolation`,
+ * so one that a caller swallows is still seen).
  */
 export function checkedFetch(
   inner: typeof fetch,
-  options: { bases: () => Iterable<string>; checker?: () => ContractChecker; onViolation?: (v: ContractViolation) => void },
+  options: { checkerOf: (origin: string) => ContractChecker | undefined; onViolation?: (v: ContractViolation) => void },
 ): typeof fetch {
-  const checker = options.checker ?? documentChecker;
   return async (input, init) => {
     const res = await inner(input, init);
     // Parsed as fetch sends it: `..` segments resolved, so the path is the one the service saw.
     const url = new URL(input instanceof Request ? input.url : String(input));
-    if (![...options.bases()].some((b) => b === url.origin)) return res;
+    const checker = options.checkerOf(url.origin);
+    if (!checker) return res;
     const method = init?.method ?? (input instanceof Request ? input.method : "GET");
-    const problems = checker().check({ method, path: url.pathname + url.search, status: res.status, headers: res.headers, body: await res.clone().text() });
+    const problems = checker.check({ method, path: url.pathname + url.search, status: res.status, headers: res.headers, body: await res.clone().text() });
     if (problems.length === 0) return res;
     const violation = new ContractViolation(problems.join("\n"));
     options.onViolation?.(violation);

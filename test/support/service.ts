@@ -5,21 +5,23 @@
 import { randomUUID } from "node:crypto";
 import { startLocalService, type LocalServiceOptions } from "../../local/server.js";
 import { dynamoEndpoint } from "./dynamo.js";
-import { checkedFetch, type ContractViolation } from "./openapi-contract.js";
+import { checkedFetch, documentChecker, type ContractChecker, type ContractViolation } from "./openapi-contract.js";
 
 export const KEY_A = "key-a";
 export const KEY_B = "key-b";
 
-export async function startTestService(options: Partial<LocalServiceOptions> = {}) {
+/** `contract` replaces docs/openapi.json's checker (to show that the check fails a test). */
+export async function startTestService(options: Partial<LocalServiceOptions> & { contract?: ContractChecker } = {}) {
+  const { contract, ...local } = options;
   const service = await startLocalService({
     port: 0,
     quiet: true,
     dynamoEndpoint: dynamoEndpoint(),
     tableName: `svc-${randomUUID().slice(0, 8)}`,
-    ...options,
-    env: { MEMORY_API_KEYS: `${KEY_A}=tenant-a,${KEY_B}=tenant-b`, SUMMARIZER: "offline", ...options.env },
+    ...local,
+    env: { MEMORY_API_KEYS: `${KEY_A}=tenant-a,${KEY_B}=tenant-b`, SUMMARIZER: "offline", ...local.env },
   });
-  watchContract(service.url);
+  watchContract(service.url, contract ? () => contract : documentChecker);
   const stop = service.stop;
   service.stop = async () => {
     await stop();
@@ -28,7 +30,8 @@ export async function startTestService(options: Partial<LocalServiceOptions> = {
   return { service, api: apiClient(service.url) };
 }
 
-const watched = new Set<string>();
+/** The checker of each running service, by origin; built on the first answer it checks. */
+const watched = new Map<string, () => ContractChecker>();
 const violations: ContractViolation[] = [];
 let plainFetch: typeof fetch | undefined;
 
@@ -36,12 +39,12 @@ let plainFetch: typeof fetch | undefined;
  * The contract check sits in the global fetch, so the npm client, the framework adapters and raw
  * fetch calls of a test are all checked without each naming it.
  */
-function watchContract(url: string) {
+function watchContract(url: string, checker: () => ContractChecker) {
   if (!plainFetch) {
     plainFetch = globalThis.fetch;
-    globalThis.fetch = checkedFetch(plainFetch, { bases: () => watched, onViolation: (v) => violations.push(v) });
+    globalThis.fetch = checkedFetch(plainFetch, { checkerOf: (origin) => watched.get(origin)?.(), onViolation: (v) => violations.push(v) });
   }
-  watched.add(url);
+  watched.set(url, checker);
 }
 
 /**

@@ -51,6 +51,15 @@ describe("the document's checker", () => {
     expect(checker.check({ ...deleted, body: json({ ok: true }) }).join()).toMatch(/describes no body/);
   });
 
+  it("checks each line of an NDJSON export against the line's schema", () => {
+    const exported = (body: string) =>
+      answer({ method: "GET", path: "/v1/processes/p-1/export", status: 200, headers: new Headers({ "content-type": "application/x-ndjson" }), body });
+    const problems = checker.check(exported(`${json({ kind: "nonsense" })}\nnot json\n`));
+    expect(problems.join("\n")).toMatch(/line 1 does not match the document/);
+    expect(problems.join("\n")).toMatch(/line 2 is not JSON/);
+    expect(checker.check(exported(json({ kind: "nonsense" }))).join()).toMatch(/the last line has no line feed/);
+  });
+
   it("takes the template with the most literal segments, and ignores the query string", () => {
     const notFound = { error: { code: "message.not_found", message: "no such message" } };
     expect(checker.check(answer({ method: "GET", path: "/v1/processes/p-1/messages/m-1?x=1", status: 404, body: json(notFound) }))).toEqual([]);
@@ -92,12 +101,13 @@ describe("checkedFetch", () => {
     },
   };
   const checker = createContractChecker(doc);
+  const only9 = (origin: string) => (origin === "http://127.0.0.1:9" ? checker : undefined);
   const served = (status: number, body: unknown, headers: Record<string, string> = { "thing-version": "1" }) =>
     (async () => new Response(json(body), { status, headers: { "content-type": "application/json", ...headers } })) as typeof fetch;
 
   it("rejects the caller's request with a ContractViolation, and reports it", async () => {
     const seen: ContractViolation[] = [];
-    const checked = checkedFetch(served(200, { id: 7 }), { bases: () => ["http://127.0.0.1:9"], checker: () => checker, onViolation: (v) => seen.push(v) });
+    const checked = checkedFetch(served(200, { id: 7 }), { checkerOf: only9, onViolation: (v) => seen.push(v) });
     const failure = await checked("http://127.0.0.1:9/things/a").catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(ContractViolation);
     expect((failure as Error).message).toMatch(/GET \/things\/\{id\} -> 200: body does not match the document: body\/id must be string/);
@@ -105,18 +115,18 @@ describe("checkedFetch", () => {
   });
 
   it("refuses an answer without a header the document requires", async () => {
-    const checked = checkedFetch(served(200, { id: "a" }, {}), { bases: () => ["http://127.0.0.1:9"], checker: () => checker });
+    const checked = checkedFetch(served(200, { id: "a" }, {}), { checkerOf: only9 });
     await expect(checked("http://127.0.0.1:9/things/a")).rejects.toThrow(/required header Thing-Version missing/);
   });
 
   it("hands a described answer back whole, the body still unread, and checks the path fetch sends", async () => {
-    const checked = checkedFetch(served(200, { id: "a" }), { bases: () => ["http://127.0.0.1:9"], checker: () => checker });
+    const checked = checkedFetch(served(200, { id: "a" }), { checkerOf: only9 });
     const res = await checked(new Request("http://127.0.0.1:9/other/../things/a?x=1"));
     expect(await res.json()).toEqual({ id: "a" });
   });
 
   it("leaves answers from other origins alone", async () => {
-    const checked = checkedFetch(served(500, "anything"), { bases: () => ["http://127.0.0.1:9"], checker: () => checker });
+    const checked = checkedFetch(served(500, "anything"), { checkerOf: only9 });
     expect((await checked("http://127.0.0.1:10/things/a")).status).toBe(500);
   });
 });
