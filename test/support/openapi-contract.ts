@@ -99,9 +99,14 @@ function lineProblems(where: string, body: string, validate: ValidateFunction): 
 
 const isJsonMedia = (media: string) => media === "application/json" || media.endsWith("+json");
 
-export function createContractChecker(doc: Json): ContractChecker {
-  const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, strictRequired: false });
+/** `ajv` with the standard formats (date-time, uri, ...) that zod's JSON Schema output names. */
+function formatted(ajv: Ajv2020): Ajv2020 {
   (ajvFormats.default as unknown as (a: Ajv2020) => void)(ajv);
+  return ajv;
+}
+
+export function createContractChecker(doc: Json): ContractChecker {
+  const ajv = formatted(new Ajv2020({ allErrors: true, strict: true, strictTypes: false, strictRequired: false }));
   ajv.addVocabulary([...OPENAPI_KEYWORDS, ...DOC_PARTS]);
   // The document's own parts become annotations, so refs like `#/components/schemas/X` resolve
   // inside it without its root being taken for a schema.
@@ -168,11 +173,36 @@ export function createContractChecker(doc: Json): ContractChecker {
   };
 }
 
+const readDoc = (name: string) => JSON.parse(readFileSync(new URL(`../../docs/${name}`, import.meta.url), "utf8"));
+
+/**
+ * The events `GET /local/events` lists, each as an EventBridge event against the catalogue
+ * (docs/events.schema.json): the document describes an event's detail only as an object.
+ */
+function eventProblems(answer: Answer, validate: ValidateFunction): string[] {
+  const { items } = JSON.parse(answer.body) as { items: { source: string; detailType: string; detail: unknown }[] };
+  return items.flatMap((e, i) =>
+    validate({ source: e.source, "detail-type": e.detailType, detail: e.detail })
+      ? []
+      : [`GET /local/events -> 200: item ${i} (${e.detailType}) does not match docs/events.schema.json: ${describeErrors(validate.errors ?? [])}`],
+  );
+}
+
 let shared: ContractChecker | undefined;
 
-/** The checker of the repository's docs/openapi.json, built once per process. */
+/** The checker of the repository's docs/openapi.json and its event catalogue, built once per process. */
 export function documentChecker(): ContractChecker {
-  return (shared ??= createContractChecker(JSON.parse(readFileSync(new URL("../../docs/openapi.json", import.meta.url), "utf8"))));
+  if (shared) return shared;
+  const api = createContractChecker(readDoc("openapi.json"));
+  let events: ValidateFunction | undefined;
+  return (shared = {
+    check(answer) {
+      const problems = api.check(answer);
+      if (problems.length > 0 || answer.method.toUpperCase() !== "GET" || answer.status !== 200 || answer.path.split("?")[0] !== "/local/events") return problems;
+      events ??= formatted(new Ajv2020({ allErrors: true, strict: true, strictTypes: false, strictRequired: false })).compile(readDoc("events.schema.json"));
+      return eventProblems(answer, events);
+    },
+  });
 }
 
 /** An answer the document does not describe: thrown to the caller that made the request. */

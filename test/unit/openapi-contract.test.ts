@@ -60,6 +60,14 @@ describe("the document's checker", () => {
     expect(checker.check(exported(json({ kind: "nonsense" }))).join()).toMatch(/the last line has no line feed/);
   });
 
+  it("checks each event GET /local/events lists against the event catalogue", () => {
+    const listed = (detail: unknown, detailType = "MemoryCompacted") =>
+      answer({ method: "GET", path: "/local/events", status: 200, body: json({ items: [{ source: "vancetope.memory", detailType, detail, time: "2026-01-01T00:00:00.000Z" }] }) });
+    expect(checker.check(listed({})).join()).toMatch(/item 0 \(MemoryCompacted\) does not match docs\/events.schema.json/);
+    expect(checker.check(listed({}, "MemoryRenamed")).join()).toMatch(/item 0 \(MemoryRenamed\) does not match/);
+    expect(checker.check(answer({ method: "GET", path: "/local/events", status: 200, body: json({ items: [] }) }))).toEqual([]);
+  });
+
   it("takes the template with the most literal segments, and ignores the query string", () => {
     const notFound = { error: { code: "message.not_found", message: "no such message" } };
     expect(checker.check(answer({ method: "GET", path: "/v1/processes/p-1/messages/m-1?x=1", status: 404, body: json(notFound) }))).toEqual([]);
