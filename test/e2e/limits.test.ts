@@ -11,6 +11,7 @@ import { allRouteGroups } from "../../core/adapters/http/groups.js";
 import { MAX_BODY_BYTES, MAX_PROMPT_TEXT_CHARS } from "../../core/adapters/http/schemas.js";
 import { MAX_MESSAGE_BYTES } from "../../core/domain/fields.js";
 import { callerMessage, LONGEST_ID } from "../support/message-size.js";
+import { documentChecker } from "../support/openapi-contract.js";
 import { KEY_A, KEY_B, startTestService, type ApiResponse } from "../support/service.js";
 
 let ctx: Awaited<ReturnType<typeof startTestService>>;
@@ -92,13 +93,16 @@ describe("a body without Content-Length", () => {
         c.enqueue(chunk);
       },
     });
-    const res = await app.request("/v1/processes/streamed/messages", {
+    const path = "/v1/processes/streamed/messages";
+    const res = await app.request(path, {
       method: "POST",
       headers: { authorization: `Bearer ${KEY_A}`, "content-type": "application/json" },
       body,
       duplex: "half",
     } as RequestInit);
     expect(res.status).toBe(413);
+    // In process, not over the runner's port: checked against the document here, like every e2e answer.
+    expect(documentChecker().check({ method: "POST", path, status: res.status, headers: res.headers, body: await res.clone().text() })).toEqual([]);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("request.too_large");
     // Read a chunk or two past the limit, not the whole 4 MB (the stream may buffer one ahead).
     expect(pulled).toBeLessThanOrEqual(MAX_BODY_BYTES + 3 * chunk.byteLength);

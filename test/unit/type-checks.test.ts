@@ -1,7 +1,8 @@
 /**
  * The type checks `npm test` runs beside its tests (tsconfig.checks.json): the inspector's
  * JavaScript modules (// @ts-check, JSDoc types from client/types.ts) and the compile-time
- * comparison of client/types.ts with the service's models (test/types/client-wire.ts).
+ * comparisons of client/types.ts with the service's models (test/types/client-wire.ts) and with the
+ * types generated from docs/openapi.json (test/types/client-openapi.ts).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -37,7 +38,7 @@ const rel = (file: string) => path.join(repoRoot, file).split(path.sep).join("/"
 describe("type checks", () => {
   it("cover every inspector module and the client-to-server comparison", () => {
     const files = config.fileNames.map((f) => path.relative(repoRoot, f).split(path.sep).join("/"));
-    for (const f of ["web/inspector.js", "web/api.js", "web/timeline.js", "web/config.js", "test/types/client-wire.ts"]) expect(files).toContain(f);
+    for (const f of ["web/inspector.js", "web/api.js", "web/timeline.js", "web/config.js", "test/types/client-wire.ts", "test/types/client-openapi.ts"]) expect(files).toContain(f);
     expect(config.options.checkJs).toBe(true);
   });
 
@@ -61,8 +62,20 @@ describe("type checks", () => {
         `expectTypeOf<OldClientMessage>().toEqualTypeOf<server.Message>();`,
       ].join("\n"),
     );
-    const errors = check([page, drift]);
+    const documentDrift = path.join(scratch, "stale-wire.ts");
+    writeFileSync(
+      documentDrift,
+      [
+        `import { expectTypeOf } from "vitest";`,
+        `import type { components } from "${rel("test/types/openapi.js")}";`,
+        `type Wire = components["schemas"]["Message"];`,
+        `type OldClientMessage = Omit<Wire, "tokens"> & { tokens?: number };`,
+        `expectTypeOf<OldClientMessage>().toEqualTypeOf<Wire>();`,
+      ].join("\n"),
+    );
+    const errors = check([page, drift, documentDrift]);
     expect(errors.some((e) => e.includes("page.js") && e.includes("toUpperCase"))).toBe(true);
     expect(errors.some((e) => e.includes("drift.ts"))).toBe(true);
+    expect(errors.some((e) => e.includes("stale-wire.ts"))).toBe(true);
   }, 180_000);
 });
