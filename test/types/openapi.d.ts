@@ -458,7 +458,7 @@ export interface components {
         Error400: {
             error: {
                 /** @enum {string} */
-                code: "request.invalid" | "request.malformed_json" | "request.malformed_text" | "cursor.invalid" | "model.context_window_invalid" | "summarizer.cap_too_small" | "tunables.summarizer_window_too_small" | "range.invalid" | "tunables.invalid" | "import.invalid_line" | "import.version_unsupported" | "import.truncated" | "import.foreign_line" | "import.duplicate_id" | "import.dangling_reference" | "model.context_window_required";
+                code: "request.invalid" | "request.malformed_json" | "request.malformed_text" | "cursor.invalid" | "model.context_window_invalid" | "summarizer.cap_too_small" | "tunables.summarizer_window_too_small" | "range.invalid" | "tunables.invalid" | "import.invalid_line" | "import.version_unsupported" | "import.truncated" | "import.foreign_line" | "import.duplicate_id" | "import.dangling_reference" | "import.changed" | "model.context_window_required";
                 message: string;
                 details?: {
                     [key: string]: unknown;
@@ -488,7 +488,7 @@ export interface components {
         Error409: {
             error: {
                 /** @enum {string} */
-                code: "process.exists" | "process.deleted" | "process.busy" | "message.archived" | "message.busy" | "memory.not_newest" | "memory.failed" | "memory.reverted" | "inbox.already_answered" | "compaction.retry_later";
+                code: "process.exists" | "process.deleted" | "process.busy" | "message.archived" | "message.busy" | "memory.not_newest" | "memory.failed" | "memory.reverted" | "memory.originals_expired" | "inbox.already_answered" | "compaction.retry_later";
                 message: string;
                 details?: {
                     [key: string]: unknown;
@@ -561,6 +561,8 @@ export interface components {
                     chars: number;
                     tokens: number;
                 };
+                /** Format: date-time */
+                expiresAt?: string;
             };
         } | {
             /** @constant */
@@ -590,6 +592,8 @@ export interface components {
             process: components["schemas"]["Process"];
             messages: number;
             memories: number;
+            /** @enum {string} */
+            settings: "restored" | "kept" | "refused" | "none";
         };
         InboxItem: {
             id: string;
@@ -746,6 +750,7 @@ export interface components {
             discardedAt?: string;
             markerMessageId?: string;
             revertedAt?: string;
+            retentionDays?: number;
         };
         MemorySources: {
             memory: components["schemas"]["Memory"];
@@ -775,6 +780,7 @@ export interface components {
             };
             /** @constant */
             missingResult?: true;
+            expiresAt?: string;
         };
         MessageAnswer: {
             message: components["schemas"]["Message"];
@@ -895,6 +901,7 @@ export interface components {
             clearMinSaving?: number;
             sideChannelEnabled?: boolean;
             inlineOnCompaction?: boolean;
+            retentionDays?: number | null;
         };
         StrengthInput: {
             strength: ("weak" | "normal" | "strong" | "pinned") | null;
@@ -925,6 +932,7 @@ export interface components {
             clearMinSaving: number;
             sideChannelEnabled: boolean;
             inlineOnCompaction: boolean;
+            retentionDays?: number | null;
         };
         TunablesOverride: {
             softThreshold?: number;
@@ -952,6 +960,7 @@ export interface components {
             clearMinSaving?: number;
             sideChannelEnabled?: boolean;
             inlineOnCompaction?: boolean;
+            retentionDays?: number | null;
         };
         TurnAnswer: {
             compaction: components["schemas"]["CompactionResult"];
@@ -1354,14 +1363,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description An export (NDJSON, an ExportLine per line), at most 400 KB. */
+        /** @description An export (NDJSON, an ExportLine per line), at most 400 KB; a larger one through `npm run processes -- import`. */
         requestBody: {
             content: {
                 "application/x-ndjson": string;
             };
         };
         responses: {
-            /** @description The process written, and how many messages and memories. */
+            /** @description The process written, how many messages and memories, and whether the project's settings were restored (only where the project had none). */
             201: {
                 headers: {
                     [name: string]: unknown;
