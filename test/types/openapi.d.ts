@@ -755,6 +755,7 @@ export interface components {
         MemorySources: {
             memory: components["schemas"]["Memory"];
             items: components["schemas"]["Message"][];
+            expired: string[];
         };
         Message: {
             id: string;

@@ -51,7 +51,8 @@ export const MemoryDetailAnswer = z.object({
   loss: z.nullable(z.object({ units: count(), kept: count(), dropped: z.array(LossUnit) })),
   provenance: z.array(z.object({ line: z.int().check(z.positive()), text: z.string(), messageIds: z.array(z.string()) })),
 });
-export const MemorySourcesAnswer = z.object({ memory: Memory, items: z.array(Message) });
+/** `expired`: the source ids whose originals passed their retention (docs/configuration.md, "Retention"). */
+export const MemorySourcesAnswer = z.object({ memory: Memory, items: z.array(Message), expired: z.array(z.string()) });
 export const RevertAnswer = z.object({ memory: Memory, restoredMessages: count(), activeSummaryId: z.nullable(z.string()) });
 
 export const SearchAnswer = z.object({ items: z.array(z.object({ message: Message, score: z.number() })) });
