@@ -6,10 +6,11 @@ import { authorizerTenant } from "../core/adapters/http/auth.js";
 import { cursorSecretOf } from "../core/composition/env.js";
 import { plainRouteGroups } from "../core/adapters/http/plain-groups.js";
 import { openApiRoute } from "../core/adapters/http/openapi-route.js";
-import { createDeps } from "../core/composition/create-deps.js";
+import { createBaseDeps } from "../core/composition/base-deps.js";
 import { createRateLimiterFromEnv } from "../core/composition/rate-limiter.js";
 
-const deps = createDeps();
+// Never folds, so no offline summarizer to fall back to (core/composition/base-deps.ts).
+const deps = createBaseDeps();
 const app = createHttpApp({
   deps,
   resolveTenant: authorizerTenant,

@@ -67,13 +67,15 @@ export const HANDLERS = {
   },
   /**
    * The HTTP routes that may summarize: turns (most of its traffic), compaction, range compaction
-   * and saving settings; 29 s is API Gateway's integration limit. Turns queue folds for the worker
+   * and saving settings; also deleting, exporting (paged: it signs cursors) and importing a
+   * process, kept out of the plain routes' bundle; 29 s is API Gateway's integration limit. Turns queue folds for the worker
    * instead of summarizing (docs/compaction.md).
    */
   summarizingRoutes: {
     entry: "functions/summarizing-routes.ts",
     summarizes: true,
     rateLimited: true,
+    listsPages: true,
     queuesFolds: true,
     tracesCalls: true,
     erases: true,

@@ -1,47 +1,15 @@
 /**
- * The composition root: builds the adapters once per container from the environment. Handlers
- * that never summarize pass no summarizer factory, so their bundles never contain an LLM SDK.
+ * The composition root of every function that may fold (and of the local runner, the tests and the
+ * benchmarks): the dependencies of base-deps.ts plus the offline summarizer an EMERGENCY fold falls
+ * back to when its summarizer keeps failing (docs/compaction.md, "EMERGENCY falls back, never stalls").
  */
-import { createDocumentClient } from "../adapters/dynamodb/client.js";
-import { createDynamoStore } from "../adapters/dynamodb/store.js";
-import { createEventBridgePublisher } from "../adapters/events/eventbridge-publisher.js";
-import { createUlidIds, systemClock } from "../adapters/ids.js";
-import { createPowertoolsLog } from "../adapters/log.js";
-import { createEmfMetrics } from "../adapters/metrics/emf-metrics.js";
-import type { EventPublisher } from "../ports/events.js";
-import type { Log } from "../ports/logger.js";
-import type { Metrics } from "../ports/metrics.js";
-import type { Store } from "../ports/store.js";
-import type { Summarizer } from "../ports/summarizer.js";
-import type { Tracing } from "../ports/tracing.js";
 import { createOfflineSummarizer } from "../adapters/llm/offline-summarizer.js";
 import type { ServiceDeps } from "../services/deps.js";
-import { createTunablesResolver } from "../services/tunables.js";
-import { DEFAULT_COMPACTION_CONFIG } from "../services/deps.js";
-import { createHistorySearch } from "../services/history-search.js";
-import { createBudgetPolicy } from "../services/model-budget.js";
-import { readServiceEnv } from "./env.js";
+import { createBaseDeps, type RootOptions } from "./base-deps.js";
 
-export interface RootOptions {
-  env?: NodeJS.ProcessEnv;
-  store?: Store;
-  events?: EventPublisher;
-  metrics?: Metrics;
-  log?: Log;
-  /** Only the functions that summarize pass one. */
-  summarizerFactory?: () => Promise<Summarizer>;
-  /** The functions that trace their calls pass one (functions/*.ts); the clients built here are captured. */
-  tracing?: Tracing;
-}
+export type { RootOptions };
 
 /**
- * Builds the services' dependencies once per container: the environment is read and checked
- * first (core/composition/env.ts), so a malformed variable fails the start, not a turn later.
- * Every adapter can be replaced; what is not given is built from the environment (DynamoDB,
- * EventBridge when EVENT_BUS_NAME is set, EMF metrics, the Powertools logger). Without a
- * `summarizerFactory`, `deps.summarizer()` rejects: the functions that never summarize bundle
- * no LLM SDK (docs/deploy.md).
- *
  * @example
  * // A Lambda entry: everything from the environment.
  * const deps = createDeps();
@@ -50,39 +18,5 @@ export interface RootOptions {
  * await runTurn(deps, { tenantId: "t1", processId: "p1" }, { model: { contextWindow: 128_000 } });
  */
 export function createDeps(options: RootOptions = {}): ServiceDeps {
-  const config = readServiceEnv(options.env ?? process.env, DEFAULT_COMPACTION_CONFIG);
-  const log = options.log ?? createPowertoolsLog(config.serviceName);
-  const store =
-    options.store ??
-    createDynamoStore({
-      client: createDocumentClient({ endpoint: config.dynamoEndpoint, capture: options.tracing?.capture }),
-      tableName: config.tableName,
-    });
-  const events =
-    options.events ??
-    (config.eventBusName
-      ? createEventBridgePublisher({ busName: config.eventBusName, capture: options.tracing?.capture })
-      : { publish: async (e) => log.warn("no EVENT_BUS_NAME: event not published", { detailType: e.detailType }) });
-  let summarizer: Promise<Summarizer> | undefined;
-  const metrics = options.metrics ?? createEmfMetrics({ serviceName: config.serviceName });
-  return {
-    tunables: createTunablesResolver({ store, base: config.tunables, log, metrics }),
-    budget: createBudgetPolicy({ store, defaultDailyTokens: config.dailyTokenBudget }),
-    history: createHistorySearch(),
-    leaseMs: config.leaseMs,
-    compaction: config.compaction,
-    store,
-    clock: systemClock,
-    ids: createUlidIds(),
-    log,
-    events,
-    metrics,
-    summarizer: () => {
-      if (!options.summarizerFactory) return Promise.reject(new Error("this function does not summarize"));
-      // Resolved once per container, then reused by every call.
-      summarizer ??= options.summarizerFactory().then((s) => options.tracing?.summarizer(s) ?? s);
-      return summarizer;
-    },
-    offlineSummarizer: (maxOutputTokens) => createOfflineSummarizer({ maxOutputTokens }),
-  };
+  return { ...createBaseDeps(options), offlineSummarizer: (maxOutputTokens) => createOfflineSummarizer({ maxOutputTokens }) };
 }

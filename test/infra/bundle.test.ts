@@ -207,6 +207,14 @@ describe.each(names)("%s bundle", (name) => {
       }
       expect(inputs).toContain("core/adapters/http/plain-groups.ts");
     });
+
+    it("stays under its 500 kB target (docs/benchmarks.md, \"Cold start\"): no export, import or offline summarizer code", () => {
+      const inputs = Object.keys(built[name].metafile.inputs);
+      for (const module of ["core/adapters/http/export-routes.ts", "core/services/process-import.ts", "core/adapters/llm/offline-summarizer.ts"]) {
+        expect(inputs, module).not.toContain(module);
+      }
+      expect(built[name].bytes / 1024).toBeLessThan(500);
+    });
   }
 
   it("carries no part of the OpenAPI document nor its generator: the document is read from a file", () => {

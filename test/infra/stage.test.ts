@@ -50,7 +50,8 @@ describe("stages", () => {
     const config = readStageConfig("team-a", { VANCETOPE_CURSOR_SECRET: "k".repeat(40) });
     for (const [name, spec] of Object.entries(HANDLERS)) {
       const env = functionEnvironment(spec, { config, tableName: "t" });
-      expect(env.CURSOR_SECRET, name).toBe(name === "plainRoutes" ? "k".repeat(40) : undefined);
+      // The plain routes page listings; the summarizing routes page exports.
+      expect(env.CURSOR_SECRET, name).toBe(name === "plainRoutes" || name === "summarizingRoutes" ? "k".repeat(40) : undefined);
     }
     expect(functionEnvironment(HANDLERS.plainRoutes, { config: readStageConfig("team-a", {}), tableName: "t" }).CURSOR_SECRET).toBeUndefined();
   });

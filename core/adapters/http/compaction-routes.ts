@@ -1,6 +1,9 @@
 /**
  * Routes that may summarize: compaction, range compaction and the per-turn call, and the route
  * groups (with saving settings and deleting a process, which may hand work to the worker) of the function that serves them (functions/summarizing-routes.ts).
+ * Export and import never summarize but are served here too: they are rare and not on the
+ * latency path, and their code would take the plain routes' bundle past its size target
+ * (docs/benchmarks.md, "Cold start").
  */
 import type { Hono } from "hono";
 import { compactManually } from "../../services/manual-compaction.js";
@@ -10,6 +13,7 @@ import type { ServiceDeps } from "../../services/deps.js";
 import { deleteProcess } from "../../services/process-deletion.js";
 import { runTurn } from "../../services/turn.js";
 import { processKey, type Env, type RouteGroup } from "./app.js";
+import { exportRoutes } from "./export-routes.js";
 import { readBody } from "./input.js";
 import { CompactionBody, RangeCompactionBody, TurnBody } from "./schemas.js";
 import { saveSettingsRoutes } from "./settings-routes.js";
@@ -49,4 +53,4 @@ function deletionRoutes(app: Hono<Env>, deps: ServiceDeps) {
   });
 }
 
-export const summarizingRouteGroups: RouteGroup[] = [compactionRoutes, saveSettingsRoutes, deletionRoutes];
+export const summarizingRouteGroups: RouteGroup[] = [compactionRoutes, saveSettingsRoutes, deletionRoutes, exportRoutes];

@@ -7,7 +7,6 @@ import type { Hono } from "hono";
 import type { ServiceDeps } from "../../services/deps.js";
 import { answerInboxItem, listInbox } from "../../services/inbox.js";
 import { processKey, tenantOf, type Env, type RouteGroup } from "./app.js";
-import { exportRoutes } from "./export-routes.js";
 import { readBody, readId, readQuery } from "./input.js";
 import { memoryRoutes } from "./memory-routes.js";
 import { messageRoutes } from "./message-routes.js";
@@ -46,4 +45,4 @@ function searchRoutes(app: Hono<Env>, deps: ServiceDeps) {
   });
 }
 
-export const plainRouteGroups: RouteGroup[] = [processRoutes, messageRoutes, memoryRoutes, readSettingsRoutes, inboxRoutes, searchRoutes, exportRoutes];
+export const plainRouteGroups: RouteGroup[] = [processRoutes, messageRoutes, memoryRoutes, readSettingsRoutes, inboxRoutes, searchRoutes];
