@@ -98,8 +98,8 @@ export async function importExport(deps: ServiceDeps, key: ProcessKey, source: E
 /**
  * The project's override from the file, where the project has none: checked as a stored item is
  * read (a field that no longer validates is left out) and saved as `PUT /v1/settings` saves it,
- * against the tenant's own settings and limits; the summarizer's window is not checked, as the
- * importing function does not summarize.
+ * against the tenant's own settings and limits; the summarizer's window is not checked, as an
+ * import needs no summarizer (the command-line import has none).
  */
 async function restoreSettings(deps: ServiceDeps, tenantId: string, line: NonNullable<ExportOutline["settings"]>): Promise<ImportResult["settings"]> {
   if (await deps.store.getSettings(tenantId, line.projectId)) return "kept";
