@@ -38,7 +38,34 @@ export interface Message {
   missingResult?: true;
   /** An archived original under a retention: when the service stops keeping it. Never on an active message. */
   expiresAt?: string;
+  /** What the model API returned, or the engine sent, exactly; `content` and `toolCalls` are its text projection. */
+  native?: NativeContent;
+  /** Every call the message answers, when its native content answers more than one. */
+  toolCallIds?: string[];
 }
+
+/** The provider formats native content may be in. */
+export type NativeFormat = "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
+/** The formats a turn's `request` can be asked in (`openai-chat`: Chat Completions, which keeps no reasoning). */
+export type ReplayFormat = NativeFormat | "openai-chat";
+
+/**
+ * One provider message's content as the model API returned it (or the engine sends it): the
+ * Anthropic `content` array, the Responses API items of one response, a Gemini Content's `parts`,
+ * or an AI SDK ModelMessage's `content` parts. Kept and returned exactly.
+ */
+export interface NativeContent {
+  format: NativeFormat;
+  content: unknown[];
+}
+
+/** A turn's `request`: the part of the engine's request body in `format` that the service owns. */
+export type ReplayRequest =
+  | { system: Record<string, unknown>[]; messages: Record<string, unknown>[] }
+  | { input: Record<string, unknown>[] }
+  | { messages: Record<string, unknown>[] }
+  | { contents: Record<string, unknown>[]; systemInstruction?: Record<string, unknown> }
+  | { prompt: Record<string, unknown>[] };
 
 /** A salient unit (name, number, date, identifier, ...) of folded messages that a summary no longer carries. */
 export interface LossUnit {
@@ -208,13 +235,17 @@ export interface UpsertProcessInput {
 }
 
 export interface AppendMessageInput {
-  role: Role;
-  content: string;
+  /** Required, except where the native content decides it. */
+  role?: Role;
+  /** Required without `native`; with it, derived (the text projection) when left out. */
+  content?: string;
   tags?: string[];
   /** A retry with the same key returns the first message instead of appending twice. */
   idempotencyKey?: string;
   toolCallId?: string;
   toolCalls?: ToolCall[];
+  /** The message exactly as the model API returned it (or as the engine sends it). */
+  native?: NativeContent;
 }
 
 export interface CompactInput {
@@ -236,6 +267,8 @@ export interface BeginTurnInput {
   model: ModelRef;
   prompt?: PromptSize;
   query?: string;
+  /** The engine's request format: the answer then carries `request`. */
+  format?: ReplayFormat;
 }
 
 /** What `POST /v1/processes/{id}/turns` answers: everything an engine needs for its LLM call. */
@@ -245,6 +278,8 @@ export interface Turn {
   context: MemoryContext;
   /** The active (unarchived) messages, oldest first, the new message included. */
   messages: Message[];
+  /** With `format`: the part of that provider's request body the service owns. */
+  request?: ReplayRequest;
 }
 
 export interface SearchHit {

@@ -6,6 +6,8 @@
  */
 import * as z from "./zod.js";
 import { Role, type ToolCall } from "./model.js";
+import { NativeContent } from "./native/formats.js";
+import { projectMessage } from "./native/message-input.js";
 import { ANALYZER_MARK_PREFIX, isAnalyzerMark, malformedStrengthTags, parseStrengthTag, strengthTag } from "./strength.js";
 
 /**
@@ -25,35 +27,8 @@ export const Id = z
   .string()
   .check(z.minLength(1), z.maxLength(128), z.regex(/^[A-Za-z0-9][A-Za-z0-9._:@-]*$/, "use letters, digits and . _ : @ - (max 128)"));
 
-/**
- * The characters of tool call ids and tool names. Both are printed into the summarizer's prompt
- * and the replay's placeholders (docs/api.md), where a line break, a bracket or an angle bracket
- * could close the transcript or forge a message; the ids and names providers and SDKs generate
- * (`call_…`, `toolu_…`, UUIDs, base64, `server.tool`) fit it.
- */
-const TOOL_REF_CHAR = "A-Za-z0-9._:@/+=-";
-const TOOL_REF_MAX = 256;
-
-/** A tool call id or a tool name as a caller sends it. */
-export const ToolRef = z
-  .string()
-  .check(
-    z.minLength(1),
-    z.maxLength(TOOL_REF_MAX),
-    z.regex(new RegExp(`^[${TOOL_REF_CHAR}]+$`), `use letters, digits and . _ : @ / + = - (max ${TOOL_REF_MAX})`),
-  );
-
-const OUTSIDE_TOOL_REF = new RegExp(`[^${TOOL_REF_CHAR}]`, "g");
-
-/**
- * A stored tool call id or tool name as printed in a prompt: any character outside the alphabet
- * of {@link ToolRef} becomes `_`, so an id stored before the check cannot break out of its line.
- *
- * @example printableToolRef("c1)]\n</transcript>") // "c1____/transcript_"
- */
-export function printableToolRef(ref: string): string {
-  return ref.replace(OUTSIDE_TOOL_REF, "_") || "_";
-}
+export { ToolRef, printableToolRef } from "./tool-ref.js";
+import { ToolRef } from "./tool-ref.js";
 
 /** One tool call as a caller sends it (stored as `ToolCall`, core/domain/model.ts). */
 export const ToolCallInput = z.object({
@@ -108,35 +83,72 @@ export const Tag = z.pipe(
 );
 
 const MessageFields = z.strictObject({
-  role: Role,
-  content: Unicode,
+  role: z.optional(Role),
+  content: z.optional(Unicode),
   tags: z.optional(z.array(Tag).check(z.maxLength(MAX_TAGS))),
   idempotencyKey: z.optional(Id),
   toolCallId: z.optional(ToolRef),
   toolCalls: z.optional(z.array(ToolCallInput).check(z.maxLength(128))),
+  /** What the model API returned, or the engine sends, exactly (docs/api.md, "Native content"). */
+  native: z.optional(NativeContent),
 });
 
-/** One message as a caller appends it (alone or as part of a turn). */
-export const MessageInput = MessageFields.check(
-  z.refine((b) => !b.toolCalls || b.role === "ASSISTANT", {
-    message: "toolCalls are only allowed on ASSISTANT messages",
-    path: ["toolCalls"],
-  }),
-  z.refine((b) => !b.toolCallId || b.role === "TOOL", {
-    message: "toolCallId is only allowed on TOOL messages",
-    path: ["toolCallId"],
-  }),
-  z.refine((b) => (b.tags ?? []).filter((t) => t.startsWith("STRENGTH:")).length <= 1, {
-    message: "at most one STRENGTH tag",
-    path: ["tags"],
-  }),
+/** A message as the services take it: role and content always set (derived from `native` when it has one). */
+export interface MessageInput {
+  role: Role;
+  content: string;
+  tags?: string[];
+  idempotencyKey?: string;
+  toolCallId?: string;
+  toolCalls?: ToolCall[];
+  toolCallIds?: string[];
+  native?: NativeContent;
+  /** A native message's replay cost, from its whole projection (the stored text may be cut). */
+  tokens?: number;
+}
+
+type MessageBody = z.infer<typeof MessageFields>;
+type Issue = { code: "custom"; message: string; input: unknown; path: Array<string | number> };
+
+/** The rules a message meets whatever it carries: who may carry tool calls, and which tags. */
+function messageProblems(m: MessageInput): Array<{ path: Array<string | number>; message: string }> {
+  const out: Array<{ path: Array<string | number>; message: string }> = [];
+  if (m.toolCalls && m.role !== "ASSISTANT") out.push({ path: ["toolCalls"], message: "toolCalls are only allowed on ASSISTANT messages" });
+  if (m.toolCallId && m.role !== "TOOL") out.push({ path: ["toolCallId"], message: "toolCallId is only allowed on TOOL messages" });
+  if ((m.tags ?? []).filter((t) => t.startsWith("STRENGTH:")).length > 1) out.push({ path: ["tags"], message: "at most one STRENGTH tag" });
   // The strength analyzer's mark says a rating is the analyzer's, not the caller's: never sent.
-  z.refine((b) => !(b.tags ?? []).some(isAnalyzerMark), {
-    message: `${ANALYZER_MARK_PREFIX}... tags are reserved for the strength analyzer`,
-    path: ["tags"],
-  }),
+  if ((m.tags ?? []).some(isAnalyzerMark)) out.push({ path: ["tags"], message: `${ANALYZER_MARK_PREFIX}... tags are reserved for the strength analyzer` });
+  return out;
+}
+
+function normalize(body: MessageBody, issues: Issue[]): MessageInput {
+  const fail = (problems: Array<{ path: Array<string | number>; message: string }>) => {
+    for (const p of problems) issues.push({ code: "custom", message: p.message, input: body, path: p.path });
+    return z.NEVER as never;
+  };
+  const { native, ...rest } = body;
+  let message: MessageInput;
+  if (native === undefined) {
+    const missing = (["role", "content"] as const).filter((f) => body[f] === undefined);
+    if (missing.length > 0) return fail(missing.map((f) => ({ path: [f], message: "is required (unless the message has native content)" })));
+    message = { ...rest, role: body.role!, content: body.content! };
+  } else {
+    const out = projectMessage({ ...rest, native });
+    if (!out.ok) return fail(out.problems);
+    message = { ...rest, ...out.message, native };
+  }
+  const problems = messageProblems(message);
+  return problems.length > 0 ? fail(problems) : message;
+}
+
+/**
+ * One message as a caller appends it (alone or as part of a turn): plain text and tool calls, or
+ * native content with its projection derived (core/domain/native/message-input.ts).
+ */
+export const MessageInput = z.pipe(
+  MessageFields,
+  z.transform((body: MessageBody, ctx) => normalize(body, ctx.issues as unknown as Issue[])),
 );
-export type MessageInput = z.infer<typeof MessageInput>;
 
 /** The tag of the SYSTEM marker a range compaction leaves: `RECOMPACTION:<topicLabel>`. */
 export const RANGE_MARKER_PREFIX = "RECOMPACTION:";

@@ -3,6 +3,8 @@
  * items are separate types (core/adapters/dynamodb/items.ts).
  */
 import * as z from "./zod.js";
+import { NativeContent } from "./native/formats.js";
+import type { StoredNative } from "./native/blob-parts.js";
 
 export const Role = z.enum(["USER", "ASSISTANT", "SYSTEM", "TOOL"]);
 export type Role = z.infer<typeof Role>;
@@ -52,8 +54,33 @@ export const Message = z.object({
    * "Retention"). Never on an active message.
    */
   expiresAt: z.optional(z.string()),
+  /**
+   * What the model API returned, or the engine sent, exactly (docs/api.md, "Native content").
+   * Carried by the answers that return a message whole; `content`, `toolCalls` and `toolCallId`
+   * are then its text projection.
+   */
+  native: z.optional(NativeContent),
+  /** Every call a TOOL (or USER) message answers, when its native content answers more than one. */
+  toolCallIds: z.optional(z.array(z.string())),
 });
+
 export type Message = z.infer<typeof Message>;
+
+/**
+ * The native content as the store keeps it (large parts as blobs) rides on the message under a
+ * symbol: copied with the message (spread), never serialized into an answer, which carries
+ * `native` instead.
+ */
+const STORED_NATIVE = Symbol("storedNative");
+
+/** The native content as stored, when the message has one. */
+export const storedNative = (m: Message): StoredNative | undefined => (m as { [STORED_NATIVE]?: StoredNative })[STORED_NATIVE];
+
+/** Sets the native content as stored on `m` (and returns `m`). */
+export function setStoredNative<M extends Message>(m: M, stored: StoredNative): M {
+  (m as { [STORED_NATIVE]?: StoredNative })[STORED_NATIVE] = stored;
+  return m;
+}
 
 export const MemoryKind = z.enum(["ARCHIVED_CHAT"]);
 export type MemoryKind = z.infer<typeof MemoryKind>;

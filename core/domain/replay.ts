@@ -8,7 +8,7 @@ import { printableToolRef } from "./fields.js";
 import { newestCommitted } from "./memory-order.js";
 import type { ClearedResult, Memory, Message, ToolCall } from "./model.js";
 import { messageTokens } from "./tokens.js";
-import { toolGroups } from "./tool-groups.js";
+import { answeredCallIds, toolGroups } from "./tool-groups.js";
 
 /**
  * The text a cleared result shows in the replay. Built only from what was stored when it was
@@ -58,7 +58,7 @@ export function replayMessages(messages: readonly Message[]): Message[] {
   messages.forEach((m, i) => {
     if (m.role === "ASSISTANT" && m.toolCalls) answeredAt.set(i, new Set());
     // A group starts at its call message, so that message's set exists by now.
-    else if (m.role === "TOOL" && m.toolCallId !== undefined && group[i] !== i) answeredAt.get(group[i]!)!.add(m.toolCallId);
+    else if (group[i] !== i) for (const id of answeredCallIds(m)) answeredAt.get(group[i]!)?.add(id);
   });
 
   const out: Message[] = [];

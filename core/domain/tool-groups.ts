@@ -11,7 +11,18 @@ import type { Role, ToolCall } from "./model.js";
 export interface GroupableMessage {
   role: Role;
   toolCallId?: string | undefined;
+  /** Every call a message answers when it answers several (native content: docs/api.md). */
+  toolCallIds?: readonly string[] | undefined;
   toolCalls?: readonly Pick<ToolCall, "id">[] | undefined;
+}
+
+/**
+ * The calls a message answers: a TOOL message's `toolCallId`, or every id of `toolCallIds` (a
+ * provider's user message may answer calls beside its own text).
+ */
+export function answeredCallIds(m: GroupableMessage): readonly string[] {
+  if (m.toolCallIds !== undefined && (m.role === "TOOL" || m.role === "USER")) return m.toolCallIds;
+  return m.role === "TOOL" && m.toolCallId !== undefined ? [m.toolCallId] : [];
 }
 
 export interface ToolGroups {
@@ -45,8 +56,13 @@ export function toolGroups(messages: readonly GroupableMessage[]): ToolGroups {
       for (const call of m.toolCalls) callOwner.set(call.id, i);
       return i;
     }
-    if (m.role === "TOOL" && m.toolCallId !== undefined) return callOwner.get(m.toolCallId) ?? i;
-    return i;
+    // A message answering several calls joins the group of the newest call it answers.
+    let owner = i;
+    for (const id of answeredCallIds(m)) {
+      const o = callOwner.get(id);
+      if (o !== undefined && (owner === i || o > owner)) owner = o;
+    }
+    return owner;
   });
   // A group starts at its call, so a cut after message i is clean when no group that has a member
   // at or before i has one after it.

@@ -5,6 +5,7 @@
  */
 import type { Memory, Message } from "../domain/model.js";
 import type { HistoryQuery } from "../domain/search-index.js";
+import type { BlobStore } from "../ports/blob-store.js";
 import type { Clock, Ids } from "../ports/clock.js";
 import type { EventPublisher } from "../ports/events.js";
 import type { Log } from "../ports/logger.js";
@@ -24,6 +25,8 @@ export interface CoreDeps {
   clock: Clock;
   ids: Ids;
   log: Log;
+  /** Where the large parts of native content live; without it such a message is refused. */
+  blobs?: BlobStore;
 }
 
 export interface ServiceDeps extends CoreDeps {

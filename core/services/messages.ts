@@ -3,7 +3,7 @@
  * idempotency key; listing serves the full history or the active (replay) view.
  */
 import { AppError, conflict, isItemTooLarge, notFound } from "../domain/errors.js";
-import type { Message, Page } from "../domain/model.js";
+import { setStoredNative, type Message, type Page } from "../domain/model.js";
 import { MAX_MESSAGE_BYTES, messageBytes, type MessageInput } from "../domain/fields.js";
 import { replayMessages } from "../domain/replay.js";
 import { isExpired, keptAt } from "../domain/retention.js";
@@ -15,6 +15,7 @@ import type { CoreDeps } from "./deps.js";
 import { requireProcess } from "./processes.js";
 import { sideChannelTags } from "./strength-tagging.js";
 import type { TunablesResolver } from "./tunables.js";
+import { keepNative, withNative } from "./native-content.js";
 
 const PINNED_TAG = "STRENGTH:pinned";
 
@@ -99,6 +100,7 @@ export async function appendMessage(
   // The time and the id are taken together, after the last await: the container's id factory is
   // monotonic, so a time read before another append's id would sort that message after a newer
   // one, and the history (id order) would disagree with createdAt (what a range selects by).
+  const stored = body.native ? await keepNative(deps, key, body.native) : undefined;
   const now = deps.clock.now();
   const draft = {
     id: deps.ids.message(now),
@@ -110,11 +112,15 @@ export async function appendMessage(
     archivedInMemoryId: null,
     ...(body.toolCallId !== undefined ? { toolCallId: body.toolCallId } : {}),
     ...(body.toolCalls !== undefined ? { toolCalls: body.toolCalls } : {}),
+    ...(body.toolCallIds !== undefined ? { toolCallIds: body.toolCallIds } : {}),
   };
-  const message: Message = { ...draft, tokens: messageTokens(draft) };
+  const message: Message = { ...draft, tokens: body.tokens ?? messageTokens(draft) };
+  if (stored) setStoredNative(message, stored);
   const out = await withinStore(() => deps.store.appendMessage(key, message, body.idempotencyKey), "the message");
   if (!out.ok) throw notFound("process", key.processId);
-  return { message: out.message, created: out.created };
+  // The answer carries the native content as stored, whether this append wrote it or an earlier one.
+  const [answer] = await withNative(deps, key, [out.message]);
+  return { message: answer!, created: out.created };
 }
 
 /**
@@ -123,7 +129,7 @@ export async function appendMessage(
  */
 export async function getMessage(deps: CoreDeps, key: ProcessKey, messageId: string): Promise<Message> {
   const message = await deps.store.getMessage(key, messageId);
-  if (message && !isExpired(message, deps.clock.now())) return message;
+  if (message && !isExpired(message, deps.clock.now())) return (await withNative(deps, key, [message]))[0]!;
   await requireProcess(deps, key);
   throw notFound("message", messageId);
 }
@@ -179,7 +185,7 @@ export async function listMessages(
       throw notFound("process", key.processId);
     }
     // Originals past their retention are left out; the page may then hold fewer than `limit`.
-    return { ...page, items: keptAt(page.items, deps.clock.now()) };
+    return { ...page, items: await withNative(deps, key, keptAt(page.items, deps.clock.now())) };
   }
   const view = await deps.store.activeView(key);
   if (!view) throw notFound("process", key.processId);
@@ -190,7 +196,7 @@ export async function listMessages(
   const items = rest.slice(0, options.limit);
   const last = items[items.length - 1];
   return {
-    items,
+    items: await withNative(deps, key, items),
     ...(rest.length > items.length && last ? { nextCursor: Buffer.from(`a:${last.id}`).toString("base64url") } : {}),
   };
 }

@@ -16,16 +16,23 @@ import type { CompactionRequest } from "./compaction.js";
 import { composeContext, recallBudget, type ComposedContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
 import { appendMessage } from "./messages.js";
+import { withNative } from "./native-content.js";
+import type { ReplayFormat } from "../domain/native/formats.js";
+import { replayRequest, splitReplayBlock, type ReplayRequest } from "../domain/native/replay-request.js";
 
 export interface TurnRequest extends Omit<CompactionRequest, "force" | "instructions"> {
   message?: MessageInput;
   query?: string;
+  /** The engine's request format: the answer then carries `request` (docs/turns.md). */
+  format?: ReplayFormat;
 }
 
 export interface TurnResult {
   compaction: CompactionResult;
   context: ComposedContext;
   messages: Message[];
+  /** The part of the engine's request body the service owns, when the turn named a `format`. */
+  request?: ReplayRequest;
 }
 
 /**
@@ -67,6 +74,9 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
   // to recallMaxTokens, and reaches the messages a trim left out.
   const recallTokens = request.query?.trim() ? recallBudget(tunables, contextWindow, answerTokens, compaction.trimmed !== undefined) : 0;
   const context = await composeContext(deps, key, after, { query: request.query, recallTokens, answer: messages });
-  // The replay: cleared results as placeholders, every tool call answered (docs/compaction.md).
-  return { compaction, context, messages: replayMessages(messages) };
+  // The replay: cleared results as placeholders, every tool call answered (docs/compaction.md),
+  // native content put back as it was sent.
+  const replay = await withNative(deps, key, replayMessages(messages));
+  const format = request.format;
+  return { compaction, context, messages: replay, ...(format ? { request: replayRequest(format, replay, splitReplayBlock(context)) } : {}) };
 }

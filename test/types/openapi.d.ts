@@ -563,6 +563,12 @@ export interface components {
                 };
                 /** Format: date-time */
                 expiresAt?: string;
+                native?: {
+                    /** @enum {string} */
+                    format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
+                    content: unknown[];
+                };
+                toolCallIds?: string[];
             };
         } | {
             /** @constant */
@@ -782,14 +788,20 @@ export interface components {
             /** @constant */
             missingResult?: true;
             expiresAt?: string;
+            native?: {
+                /** @enum {string} */
+                format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
+                content: unknown[];
+            };
+            toolCallIds?: string[];
         };
         MessageAnswer: {
             message: components["schemas"]["Message"];
         };
         MessageInput: {
             /** @enum {string} */
-            role: "USER" | "ASSISTANT" | "SYSTEM" | "TOOL";
-            content: string;
+            role?: "USER" | "ASSISTANT" | "SYSTEM" | "TOOL";
+            content?: string;
             tags?: string[];
             idempotencyKey?: string;
             toolCallId?: string;
@@ -798,6 +810,11 @@ export interface components {
                 name: string;
                 arguments: string;
             }[];
+            native?: {
+                /** @enum {string} */
+                format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
+                content: unknown[];
+            };
         };
         MessagePage: {
             items: components["schemas"]["Message"][];
@@ -967,6 +984,33 @@ export interface components {
             compaction: components["schemas"]["CompactionResult"];
             context: components["schemas"]["Context"];
             messages: components["schemas"]["Message"][];
+            request?: {
+                system: {
+                    [key: string]: unknown;
+                }[];
+                messages: {
+                    [key: string]: unknown;
+                }[];
+            } | {
+                input: {
+                    [key: string]: unknown;
+                }[];
+            } | {
+                messages: {
+                    [key: string]: unknown;
+                }[];
+            } | {
+                contents: {
+                    [key: string]: unknown;
+                }[];
+                systemInstruction?: {
+                    [key: string]: unknown;
+                };
+            } | {
+                prompt: {
+                    [key: string]: unknown;
+                }[];
+            };
         };
         TurnInput: {
             message?: components["schemas"]["MessageInput"];
@@ -981,6 +1025,8 @@ export interface components {
                 text?: string;
             };
             query?: string;
+            /** @enum {string} */
+            format?: "anthropic" | "openai-responses" | "gemini" | "ai-sdk" | "openai-chat";
         };
     };
     responses: {

@@ -4,7 +4,8 @@
  */
 import * as z from "../../domain/zod.js";
 import { AppError } from "../../domain/errors.js";
-import { InboxItem, Memory, Message, Process } from "../../domain/model.js";
+import { InboxItem, Memory, Message, Process, setStoredNative, storedNative } from "../../domain/model.js";
+import type { StoredNative } from "../../domain/native/blob-parts.js";
 import type { ProcessKey, ProcessState } from "../../ports/store.js";
 import { expiryToEpoch, expiryToIso } from "../../domain/retention.js";
 import { parseRollForwardMarker } from "./roll-forward-marker.js";
@@ -65,9 +66,14 @@ export type MetaItem = z.infer<typeof MetaItem>;
  * `missingResult` is never stored (only a replay adds it), and `expiresAt` is stored as the
  * table's TTL attribute (epoch seconds), which only an archived original under a retention carries.
  */
-export const MessageItem = z.extend(z.omit(Message, { archivedInMemoryId: true, missingResult: true, expiresAt: true }), {
+export const MessageItem = z.extend(z.omit(Message, { archivedInMemoryId: true, missingResult: true, expiresAt: true, native: true }), {
   ...keys,
   type: z.literal("MSG"),
+  /**
+   * The native content as kept (core/domain/native/blob-parts.ts), as JSON text: a string keeps
+   * every value exactly, at any depth, where a DynamoDB map would not.
+   */
+  native: z.optional(z.string()),
   archivedInMemoryId: z.optional(z.string()),
   archivedAt: z.optional(z.string()),
   [TTL_ATTRIBUTE]: z.optional(z.number()),
@@ -127,7 +133,12 @@ export const toProcess = (m: MetaItem): Process => processFields(m);
 
 export const toMessage = (i: MessageItem): Message => {
   const expires = i[TTL_ATTRIBUTE];
-  return messageFields(i, { archivedInMemoryId: i.archivedInMemoryId ?? null, expiresAt: expires !== undefined ? expiryToIso(expires) : undefined });
+  const message: Message = messageFields(i, {
+    archivedInMemoryId: i.archivedInMemoryId ?? null,
+    expiresAt: expires !== undefined ? expiryToIso(expires) : undefined,
+    native: undefined,
+  });
+  return i.native !== undefined ? setStoredNative(message, JSON.parse(i.native) as StoredNative) : message;
 };
 
 export const toMemory = (i: MemoryItem): Memory =>
@@ -145,7 +156,8 @@ export const isPendingFold = (m: Pick<Memory, "status">) => m.status === "QUEUED
  * the TTL attribute when it has an expiry: an archived original imported from an export).
  */
 export function messageToItem(key: ProcessKey, m: Message): MessageItem {
-  const { archivedInMemoryId, missingResult: _replayOnly, expiresAt, ...fields } = m;
+  const { archivedInMemoryId, missingResult: _replayOnly, expiresAt, native: _answerOnly, ...fields } = m;
+  const stored = storedNative(m);
   return readItem(MessageItem, {
     pk: processPk(key),
     sk: messageSk(m.id),
@@ -154,6 +166,7 @@ export function messageToItem(key: ProcessKey, m: Message): MessageItem {
       : { archivedInMemoryId, ...(expiresAt !== undefined ? { [TTL_ATTRIBUTE]: expiryToEpoch(expiresAt) } : {}) }),
     type: "MSG",
     ...fields,
+    ...(stored ? { native: JSON.stringify(stored) } : {}),
   });
 }
 

@@ -57,6 +57,8 @@ export const REPLAY_PROJECTION = [
   "toolCalls",
   "tokens",
   "cleared",
+  "native",
+  "toolCallIds",
   // memories
   "kind",
   "status",

@@ -15,7 +15,7 @@ import { runTurn } from "../../services/turn.js";
 import { processKey, type Env, type RouteGroup } from "./app.js";
 import { exportRoutes } from "./export-routes.js";
 import { readBody } from "./input.js";
-import { CompactionBody, RangeCompactionBody, TurnBody } from "./schemas.js";
+import { CompactionBody, MAX_MESSAGE_BODY_BYTES, RangeCompactionBody, TurnBody } from "./schemas.js";
 import { saveSettingsRoutes } from "./settings-routes.js";
 
 function compactionRoutes(app: Hono<Env>, deps: ServiceDeps) {
@@ -36,7 +36,7 @@ function compactionRoutes(app: Hono<Env>, deps: ServiceDeps) {
 
   app.post("/v1/processes/:processId/turns", async (c) => {
     const key = processKey(c);
-    const body = await readBody(c, TurnBody);
+    const body = await readBody(c, TurnBody, MAX_MESSAGE_BODY_BYTES);
     return c.json(await runTurn(deps, key, body));
   });
 }

@@ -10,8 +10,8 @@ import { Id } from "../../domain/fields.js";
 import { MAX_BODY_BYTES } from "./schemas.js";
 import { zodToAppError } from "./errors.js";
 
-export async function readBody<S extends z.ZodMiniType>(c: Context, schema: S): Promise<z.infer<S>> {
-  const raw = await readBytes(c);
+export async function readBody<S extends z.ZodMiniType>(c: Context, schema: S, limit = MAX_BODY_BYTES): Promise<z.infer<S>> {
+  const raw = await readBytes(c, limit);
   let json: unknown;
   try {
     json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(raw));
@@ -25,7 +25,7 @@ export async function readBody<S extends z.ZodMiniType>(c: Context, schema: S): 
 
 /** The body as UTF-8 text, within the same size limit (an NDJSON import). */
 export async function readText(c: Context): Promise<string> {
-  const raw = await readBytes(c);
+  const raw = await readBytes(c, MAX_BODY_BYTES);
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(raw);
   } catch {
@@ -46,15 +46,15 @@ export function readId(c: Context, name: string): string {
   return parsed.data;
 }
 
-/** The body's bytes within MAX_BODY_BYTES: the declared length first, then what streams in. */
-async function readBytes(c: Context): Promise<Uint8Array> {
+/** The body's bytes within `limit`: the declared length first, then what streams in. */
+async function readBytes(c: Context, limit: number): Promise<Uint8Array> {
   const declared = Number(c.req.header("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES) throw tooLarge(declared);
-  return readLimited(c.req.raw.body);
+  if (declared > limit) throw tooLarge(declared, limit);
+  return readLimited(c.req.raw.body, limit);
 }
 
-/** The body's bytes, read chunk by chunk; past MAX_BODY_BYTES the rest is cancelled, not read. */
-async function readLimited(body: ReadableStream<Uint8Array> | null): Promise<Uint8Array> {
+/** The body's bytes, read chunk by chunk; past `limit` the rest is cancelled, not read. */
+async function readLimited(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array> {
   if (!body) return new Uint8Array();
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
@@ -63,9 +63,9 @@ async function readLimited(body: ReadableStream<Uint8Array> | null): Promise<Uin
     const { done, value } = await reader.read();
     if (done) break;
     total += value.byteLength;
-    if (total > MAX_BODY_BYTES) {
+    if (total > limit) {
       await reader.cancel().catch(() => undefined);
-      throw tooLarge(total, "at least ");
+      throw tooLarge(total, limit, "at least ");
     }
     chunks.push(value);
   }
@@ -78,7 +78,5 @@ async function readLimited(body: ReadableStream<Uint8Array> | null): Promise<Uin
   return out;
 }
 
-const tooLarge = (bytes: number, atLeast = "") =>
-  new AppError("too_large", "request.too_large", `request body is ${atLeast}${bytes} bytes; the limit is ${MAX_BODY_BYTES}`, {
-    limit: MAX_BODY_BYTES,
-  });
+const tooLarge = (bytes: number, limit: number, atLeast = "") =>
+  new AppError("too_large", "request.too_large", `request body is ${atLeast}${bytes} bytes; the limit is ${limit}`, { limit });

@@ -6,12 +6,12 @@ import { settledView } from "../../services/settle.js";
 import { cursorsOf, processKey, type Env } from "./app.js";
 import { sealPage } from "./cursors.js";
 import { readBody, readId, readQuery } from "./input.js";
-import { AppendMessageBody, ListMessagesQuery, PatchMessageBody } from "./schemas.js";
+import { AppendMessageBody, ListMessagesQuery, MAX_MESSAGE_BODY_BYTES, PatchMessageBody } from "./schemas.js";
 
 export function messageRoutes(app: Hono<Env>, deps: ServiceDeps) {
   app.post("/v1/processes/:processId/messages", async (c) => {
     const key = processKey(c);
-    const body = await readBody(c, AppendMessageBody);
+    const body = await readBody(c, AppendMessageBody, MAX_MESSAGE_BODY_BYTES);
     const { message, created } = await appendMessage(deps, key, body);
     return c.json({ message }, created ? 201 : 200);
   });

@@ -29,7 +29,23 @@ export const MessagePage = z.object({ items: z.array(Message), nextCursor: z.opt
 export const ContextSection = z.object({ name: z.string(), content: z.string(), cache: z.enum(["static", "dynamic"]) });
 export const ContextAnswer = z.object({ block: z.string(), sections: z.array(ContextSection), staticBlock: z.string() });
 
-export const TurnAnswer = z.object({ compaction: CompactionResult, context: ContextAnswer, messages: z.array(Message) });
+const JsonObjects = z.array(z.record(z.string(), z.unknown()));
+
+/** A turn's `request`, by the format it named (docs/turns.md, "The request in the engine's format"). */
+export const ReplayRequestAnswer = z.union([
+  z.object({ system: JsonObjects, messages: JsonObjects }),
+  z.object({ input: JsonObjects }),
+  z.object({ messages: JsonObjects }),
+  z.object({ contents: JsonObjects, systemInstruction: z.optional(z.record(z.string(), z.unknown())) }),
+  z.object({ prompt: JsonObjects }),
+]);
+
+export const TurnAnswer = z.object({
+  compaction: CompactionResult,
+  context: ContextAnswer,
+  messages: z.array(Message),
+  request: z.optional(ReplayRequestAnswer),
+});
 
 export const RangeAnswer = z.object({
   memoryId: z.nullable(z.string()),

@@ -6,11 +6,18 @@
 import * as z from "../../domain/zod.js";
 import { Id, MessageInput, ProcessInput, Tag, Text, TopicLabel, Unicode } from "../../domain/fields.js";
 import { FoldMode } from "../../domain/model.js";
+import { ReplayFormat } from "../../domain/native/formats.js";
 import { MAX_CONTEXT_WINDOW, MAX_PROMPT_CHARS } from "../../domain/model-windows.js";
 import { STRENGTHS } from "../../domain/strength.js";
 
 /** Largest request body accepted (bytes); DynamoDB's item limit is 400 KB. */
 export const MAX_BODY_BYTES = 400 * 1024;
+
+/**
+ * Largest body of an append or a turn (bytes): a message with native content (screenshots, long
+ * tool results) keeps its large parts as blobs, so only Lambda's 6 MB request limit bounds it.
+ */
+export const MAX_MESSAGE_BODY_BYTES = 5 * 1024 * 1024;
 
 export const PutProcessBody = ProcessInput;
 export type PutProcessBody = ProcessInput;
@@ -72,6 +79,8 @@ export const TurnBody = z.strictObject({
   model: ModelRef,
   prompt: z.optional(PromptSize),
   query: z.optional(Text(4000)),
+  /** The engine's request format: the answer then carries `request` (docs/turns.md). */
+  format: z.optional(ReplayFormat),
 });
 
 /** A query-string switch, `true` or `false`, read as a boolean. */

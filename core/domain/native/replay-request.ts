@@ -1,0 +1,307 @@
+/**
+ * A turn's `request` in the engine's format (docs/turns.md, "The request in the engine's
+ * format"): the part of that provider's request body the service owns, built from the replay.
+ * Every active message whose native content is in the requested format is emitted exactly as
+ * stored; any other is converted from its text projection, so another provider's reasoning is
+ * never sent. Cleared results, missing-result placeholders and the memory block are written in the
+ * format. Pure.
+ */
+import type { Message, ToolCall } from "../model.js";
+import type { Json, JsonObject, NativeFormat, ReplayFormat } from "./formats.js";
+import { isObject } from "./formats.js";
+
+/** The memory block split at its cache breakpoint: the static part, and the dynamic rest (recall). */
+export interface ReplayBlock {
+  staticBlock: string;
+  dynamicBlock: string;
+}
+
+type Objects = Record<string, unknown>[];
+export type ReplayRequest =
+  | { system: Objects; messages: Objects }
+  | { input: Objects }
+  | { messages: Objects }
+  | { contents: Objects; systemInstruction?: Record<string, unknown> }
+  | { prompt: Objects };
+
+/** Stands in as the first user message when the replay starts with the assistant (Anthropic requires a user turn first). */
+export const CONTINUATION_TEXT = "(The conversation continues; earlier turns are summarized in the system prompt.)";
+
+/** The block split as the context's `staticBlock` marks it. */
+export function splitReplayBlock(context: { block: string; staticBlock: string }): ReplayBlock {
+  const dynamicBlock = context.block.startsWith(context.staticBlock) ? context.block.slice(context.staticBlock.length).trim() : "";
+  return { staticBlock: context.staticBlock, dynamicBlock };
+}
+
+/** The message's native content when it is in `format` (the format that is replayed as stored). */
+function nativeIn(m: Message, format: NativeFormat): Json[] | undefined {
+  return m.native?.format === format ? (m.native.content as Json[]) : undefined;
+}
+
+/** Tool-call arguments as the JSON object providers take; text that is not one is wrapped. */
+function argumentsObject(args: string): JsonObject {
+  try {
+    const value = JSON.parse(args) as Json;
+    return isObject(value) ? value : { value };
+  } catch {
+    return args.trim() === "" ? {} : { raw: args };
+  }
+}
+
+/**
+ * Native content with each tool result's output replaced by `text` (a cleared result's
+ * placeholder): the rest of every block stays as stored.
+ */
+function withResultText(format: NativeFormat, content: Json[], text: string): Json[] {
+  return content.map((e) => {
+    if (!isObject(e)) return e;
+    switch (format) {
+      case "anthropic":
+        return e.type === "tool_result" ? { ...e, content: text } : e;
+      case "openai-responses":
+        return e.type === "function_call_output" || e.type === "custom_tool_call_output" ? { ...e, output: text } : e;
+      case "gemini":
+        return isObject(e.functionResponse) ? { ...e, functionResponse: { ...e.functionResponse, response: { result: text } } } : e;
+      case "ai-sdk":
+        return e.type === "tool-result" ? { ...e, output: { type: "text", value: text } } : e;
+    }
+  });
+}
+
+/** What one message sends in `format`: as stored, as stored with a cleared result's placeholder, or converted. */
+function nativeOrNull(m: Message, format: NativeFormat): Json[] | null {
+  const content = nativeIn(m, format);
+  if (!content) return null;
+  return m.cleared ? withResultText(format, content, m.content) : content;
+}
+
+const toolNameOf = (messages: readonly Message[]) => {
+  const names = new Map<string, string>();
+  for (const m of messages) for (const c of m.toolCalls ?? []) names.set(c.id, c.name);
+  return (id: string | undefined) => (id !== undefined ? names.get(id) : undefined) ?? "unknown";
+};
+
+// ------------------------------------------------------------------------------------ Anthropic
+
+function anthropic(messages: readonly Message[], block: ReplayBlock): ReplayRequest {
+  const system: JsonObject[] = [];
+  if (block.staticBlock.trim() !== "") system.push({ type: "text", text: block.staticBlock, cache_control: { type: "ephemeral" } });
+  if (block.dynamicBlock !== "") system.push({ type: "text", text: block.dynamicBlock });
+  const out: Array<{ message: JsonObject; native: boolean }> = [];
+  const push = (role: "user" | "assistant", content: Json[], native: boolean) => {
+    if (content.length === 0) return;
+    const prev = out[out.length - 1];
+    // Converted messages of one role are merged (tool results first); a native message stays whole.
+    if (!native && prev && !prev.native && prev.message.role === role) (prev.message.content as Json[]).push(...content);
+    else out.push({ message: { role, content: [...content] }, native });
+  };
+  for (const m of messages) {
+    const role = m.role === "ASSISTANT" ? "assistant" : "user";
+    const native = nativeOrNull(m, "anthropic");
+    if (native) {
+      push(role, native, true);
+      continue;
+    }
+    switch (m.role) {
+      case "SYSTEM":
+        if (m.content.trim() !== "") system.push({ type: "text", text: m.content });
+        break;
+      case "USER":
+        push("user", m.content.trim() === "" ? [] : [{ type: "text", text: m.content }], false);
+        break;
+      case "ASSISTANT":
+        push(
+          "assistant",
+          [
+            ...(m.content.trim() === "" ? [] : [{ type: "text", text: m.content }]),
+            ...(m.toolCalls ?? []).map((c: ToolCall) => ({ type: "tool_use", id: c.id, name: c.name, input: argumentsObject(c.arguments) })),
+          ],
+          false,
+        );
+        break;
+      case "TOOL":
+        push("user", [{ type: "tool_result", tool_use_id: m.toolCallId ?? "unknown", ...(m.content !== "" ? { content: m.content } : {}) }], false);
+        break;
+    }
+  }
+  const result = out.map((o) => o.message);
+  for (const o of out) if (!o.native && o.message.role === "user") (o.message.content as JsonObject[]).sort((a, b) => rank(a) - rank(b));
+  if (result[0]?.role === "assistant") result.unshift({ role: "user", content: [{ type: "text", text: CONTINUATION_TEXT }] });
+  return { system, messages: result };
+}
+
+const rank = (b: JsonObject) => (b.type === "tool_result" ? 0 : 1);
+
+// ----------------------------------------------------------------------------- OpenAI Responses
+
+function openaiResponses(messages: readonly Message[], block: ReplayBlock): ReplayRequest {
+  const input: JsonObject[] = [];
+  for (const text of [block.staticBlock, block.dynamicBlock]) if (text.trim() !== "") input.push({ role: "developer", content: text });
+  for (const m of messages) {
+    const native = nativeOrNull(m, "openai-responses");
+    if (native) {
+      input.push(...(native as JsonObject[]));
+      continue;
+    }
+    switch (m.role) {
+      case "SYSTEM":
+        input.push({ role: "developer", content: m.content });
+        break;
+      case "USER":
+        input.push({ role: "user", content: m.content });
+        break;
+      case "ASSISTANT":
+        if (m.content !== "") input.push({ role: "assistant", content: m.content });
+        for (const c of m.toolCalls ?? []) input.push({ type: "function_call", call_id: c.id, name: c.name, arguments: c.arguments });
+        break;
+      case "TOOL":
+        input.push({ type: "function_call_output", call_id: m.toolCallId ?? "unknown", output: m.content });
+        break;
+    }
+  }
+  return { input };
+}
+
+// ------------------------------------------------------------------------- OpenAI Chat Completions
+
+function openaiChat(messages: readonly Message[], block: ReplayBlock): ReplayRequest {
+  const out: JsonObject[] = [];
+  const head = [block.staticBlock, block.dynamicBlock].filter((t) => t.trim() !== "").join("\n\n");
+  if (head) out.push({ role: "system", content: head });
+  const callIds = new Set<string>();
+  for (const m of messages) {
+    switch (m.role) {
+      case "SYSTEM":
+        out.push({ role: "system", content: m.content });
+        break;
+      case "USER":
+        out.push({ role: "user", content: m.content });
+        break;
+      case "ASSISTANT": {
+        const calls = m.toolCalls ?? [];
+        for (const c of calls) callIds.add(c.id);
+        out.push(
+          calls.length > 0
+            ? {
+                role: "assistant",
+                content: m.content === "" ? null : m.content,
+                tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })),
+              }
+            : { role: "assistant", content: m.content },
+        );
+        break;
+      }
+      case "TOOL":
+        // Chat Completions refuses a tool message whose call it has not seen: such a result is text.
+        if (m.toolCallId !== undefined && callIds.has(m.toolCallId)) out.push({ role: "tool", tool_call_id: m.toolCallId, content: m.content });
+        else out.push({ role: "user", content: `[tool result${m.toolCallId ? ` for call ${m.toolCallId}` : ""}]\n${m.content}` });
+        break;
+    }
+  }
+  return { messages: out };
+}
+
+// -------------------------------------------------------------------------------------- Gemini
+
+function gemini(messages: readonly Message[], block: ReplayBlock): ReplayRequest {
+  const contents: JsonObject[] = [];
+  const nameOf = toolNameOf(messages);
+  const system = [block.staticBlock, block.dynamicBlock].filter((t) => t.trim() !== "");
+  for (const m of messages) {
+    const role = m.role === "ASSISTANT" ? "model" : "user";
+    const native = nativeOrNull(m, "gemini");
+    if (native) {
+      contents.push({ role, parts: native });
+      continue;
+    }
+    switch (m.role) {
+      case "SYSTEM":
+        if (m.content.trim() !== "") system.push(m.content);
+        break;
+      case "USER":
+        contents.push({ role: "user", parts: [{ text: m.content }] });
+        break;
+      case "ASSISTANT":
+        contents.push({
+          role: "model",
+          parts: [
+            ...(m.content !== "" ? [{ text: m.content }] : []),
+            ...(m.toolCalls ?? []).map((c) => ({ functionCall: { id: c.id, name: c.name, args: argumentsObject(c.arguments) } })),
+          ],
+        });
+        break;
+      case "TOOL":
+        contents.push({
+          role: "user",
+          parts: [{ functionResponse: { id: m.toolCallId ?? "unknown", name: nameOf(m.toolCallId), response: { result: m.content } } }],
+        });
+        break;
+    }
+  }
+  return { contents, ...(system.length > 0 ? { systemInstruction: { parts: system.map((text) => ({ text })) } } : {}) };
+}
+
+// -------------------------------------------------------------------------------------- AI SDK
+
+function aiSdk(messages: readonly Message[], block: ReplayBlock): ReplayRequest {
+  const prompt: JsonObject[] = [];
+  if (block.staticBlock.trim() !== "") {
+    prompt.push({ role: "system", content: block.staticBlock, providerOptions: { anthropic: { cacheControl: { type: "ephemeral" } } } });
+  }
+  if (block.dynamicBlock !== "") prompt.push({ role: "system", content: block.dynamicBlock });
+  const nameOf = toolNameOf(messages);
+  const stored = new WeakSet<JsonObject>();
+  for (const m of messages) {
+    const native = nativeOrNull(m, "ai-sdk");
+    if (native) {
+      const message: JsonObject = { role: m.role === "ASSISTANT" ? "assistant" : m.role === "TOOL" ? "tool" : "user", content: native };
+      stored.add(message);
+      prompt.push(message);
+      continue;
+    }
+    switch (m.role) {
+      case "SYSTEM":
+        prompt.push({ role: "system", content: m.content });
+        break;
+      case "USER":
+        prompt.push({ role: "user", content: [{ type: "text", text: m.content }] });
+        break;
+      case "ASSISTANT":
+        prompt.push({
+          role: "assistant",
+          content: [
+            ...(m.content !== "" ? [{ type: "text", text: m.content }] : []),
+            ...(m.toolCalls ?? []).map((c) => ({ type: "tool-call", toolCallId: c.id, toolName: c.name, input: argumentsObject(c.arguments) })),
+          ],
+        });
+        break;
+      case "TOOL": {
+        const part = { type: "tool-result", toolCallId: m.toolCallId ?? "unknown", toolName: nameOf(m.toolCallId), output: { type: "text", value: m.content } };
+        // Results of one step go in one tool message, as the SDK builds them.
+        const prev = prompt[prompt.length - 1];
+        if (prev?.role === "tool" && !stored.has(prev)) (prev.content as Json[]).push(part);
+        else prompt.push({ role: "tool", content: [part] });
+        break;
+      }
+    }
+  }
+  return { prompt };
+}
+
+const BUILDERS: Record<ReplayFormat, (messages: readonly Message[], block: ReplayBlock) => ReplayRequest> = {
+  anthropic,
+  "openai-responses": openaiResponses,
+  "openai-chat": openaiChat,
+  gemini,
+  "ai-sdk": aiSdk,
+};
+
+/**
+ * The request for `format` from the replay (`replayMessages`, native content put back) and the
+ * memory block.
+ *
+ * @example replayRequest("anthropic", replay, splitReplayBlock(context)) // { system: [...], messages: [...] }
+ */
+export function replayRequest(format: ReplayFormat, messages: readonly Message[], block: ReplayBlock): ReplayRequest {
+  return BUILDERS[format](messages, block);
+}

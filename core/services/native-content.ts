@@ -1,0 +1,58 @@
+/**
+ * Native content between the services and the stores (docs/api.md, "Native content"): its large
+ * parts put as blobs before the message is written, and put back for every answer that carries a
+ * message whole.
+ */
+import { AppError } from "../domain/errors.js";
+import { storedNative, type Message } from "../domain/model.js";
+import { NATIVE_MAX_BLOBS, joinNative, splitNative, type StoredNative } from "../domain/native/blob-parts.js";
+import type { NativeContent } from "../domain/native/formats.js";
+import type { ProcessKey } from "../ports/store.js";
+import { WRITE_CONCURRENCY } from "../ports/store.js";
+import type { CoreDeps } from "./deps.js";
+
+async function inBatches<T>(items: readonly T[], size: number, each: (item: T) => Promise<void>) {
+  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(each));
+}
+
+/**
+ * Puts the large parts of `native` in the blob store and answers what the message item keeps.
+ * A crash after the puts leaves blobs no message names: harmless, erased with the process.
+ */
+export async function keepNative(deps: CoreDeps, key: ProcessKey, native: NativeContent): Promise<StoredNative> {
+  const { stored, parts } = splitNative(native);
+  if (parts.length === 0) return stored;
+  if (parts.length > NATIVE_MAX_BLOBS) {
+    throw new AppError("too_large", "message.too_many_parts", `native content has ${parts.length} parts past the inline size; the limit is ${NATIVE_MAX_BLOBS}`, {
+      fields: ["native"],
+      limit: NATIVE_MAX_BLOBS,
+    });
+  }
+  const blobs = deps.blobs;
+  if (!blobs) throw new AppError("internal", "blobs.unconfigured", "native content needs a blob store and none is configured");
+  await inBatches(parts, WRITE_CONCURRENCY, (p) => blobs.put(key, p.sha256, p.bytes));
+  return stored;
+}
+
+/**
+ * The messages with `native` put back together (blobs fetched, each sha once); a message without
+ * native content is returned as it is.
+ */
+export async function withNative(deps: CoreDeps, key: ProcessKey, messages: readonly Message[]): Promise<Message[]> {
+  const wanted = new Set<string>();
+  for (const m of messages) for (const ref of storedNative(m)?.blobs ?? []) wanted.add(ref.sha256);
+  const fetched = new Map<string, Uint8Array>();
+  if (wanted.size > 0) {
+    const blobs = deps.blobs;
+    if (!blobs) throw new AppError("internal", "blobs.unconfigured", "stored native content needs a blob store and none is configured");
+    await inBatches([...wanted], WRITE_CONCURRENCY, async (sha) => {
+      const bytes = await blobs.get(key, sha);
+      if (!bytes) throw new AppError("internal", "blobs.missing", `blob ${sha} of process '${key.processId}' is missing`);
+      fetched.set(sha, bytes);
+    });
+  }
+  return messages.map((m) => {
+    const stored = storedNative(m);
+    return stored ? { ...m, native: joinNative(stored, fetched) } : m;
+  });
+}
