@@ -22,6 +22,7 @@ import {
   ListMessagesQuery,
   ListProcessesQuery,
   MAX_BODY_BYTES,
+  MAX_MESSAGE_BODY_BYTES,
   MemoriesQuery,
   PutProcessBody,
   RangeCompactionBody,
@@ -225,11 +226,12 @@ describe("fuzzed requests: no 5xx, and nothing written on a refusal", () => {
 const WITH_BODY = ENDPOINTS.filter((e) => e.body);
 
 describe("hostile bodies", () => {
-  it("a body over 400 KB is 413 on every route that reads one, and writes nothing", async () => {
+  it("a body over its route's limit (5 MiB for appends and turns, 400 KB elsewhere) is 413 on every route that reads one, and writes nothing", async () => {
     let before = await fingerprint();
-    const huge = JSON.stringify({ role: "USER", content: "x".repeat(MAX_BODY_BYTES + 10), projectId: "p", model: {} });
     for (const ep of WITH_BODY) {
       const path = ep.path(ep.real());
+      const limit = /\/(messages|turns)$/.test(path) && ep.method === "POST" ? MAX_MESSAGE_BODY_BYTES : MAX_BODY_BYTES;
+      const huge = JSON.stringify({ role: "USER", content: "x".repeat(limit + 10), projectId: "p", model: {} });
       const res = await send(ep.method, path, { body: huge });
       expect(res.status, ep.name).toBe(413);
       expect(res.body.error.code).toBe("request.too_large");

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHttpApp } from "../../core/adapters/http/app.js";
 import { staticKeyResolver } from "../../core/adapters/http/auth.js";
 import { allRouteGroups } from "../../core/adapters/http/groups.js";
-import { MAX_BODY_BYTES, MAX_PROMPT_TEXT_CHARS } from "../../core/adapters/http/schemas.js";
+import { MAX_MESSAGE_BODY_BYTES, MAX_PROMPT_TEXT_CHARS } from "../../core/adapters/http/schemas.js";
 import { MAX_MESSAGE_BYTES } from "../../core/domain/fields.js";
 import { callerMessage, LONGEST_ID } from "../support/message-size.js";
 import { documentChecker } from "../support/openapi-contract.js";
@@ -84,7 +84,7 @@ describe("a body without Content-Length", () => {
   it("is refused with 413 once past the limit, without reading the rest", async () => {
     const app = createHttpApp({ deps: ctx.service.deps, resolveTenant: staticKeyResolver(new Map([[KEY_A, "tenant-a"]])), groups: allRouteGroups });
     const chunk = new Uint8Array(16 * 1024).fill(0x20);
-    const total = 4 * 1024 * 1024;
+    const total = 8 * 1024 * 1024;
     let pulled = 0;
     const body = new ReadableStream<Uint8Array>({
       pull(c) {
@@ -104,8 +104,8 @@ describe("a body without Content-Length", () => {
     // In process, not over the runner's port: checked against the document here, like every e2e answer.
     expect(documentChecker().check({ method: "POST", path, status: res.status, headers: res.headers, body: await res.clone().text() })).toEqual([]);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("request.too_large");
-    // Read a chunk or two past the limit, not the whole 4 MB (the stream may buffer one ahead).
-    expect(pulled).toBeLessThanOrEqual(MAX_BODY_BYTES + 3 * chunk.byteLength);
+    // Read a chunk or two past the limit, not the whole 8 MB (the stream may buffer one ahead).
+    expect(pulled).toBeLessThanOrEqual(MAX_MESSAGE_BODY_BYTES + 3 * chunk.byteLength);
   });
 });
 

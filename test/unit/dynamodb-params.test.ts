@@ -522,7 +522,9 @@ describe("item schemas", () => {
       }
     };
     shared(MetaItem, Process, []);
-    shared(MessageItem, Message, ["archivedInMemoryId", "missingResult", "expiresAt"]);
+    shared(MessageItem, Message, ["archivedInMemoryId", "missingResult", "expiresAt", "native"]);
+    // Native content is stored as its JSON text (with its large parts as blobs), never as a map.
+    expect(MessageItem.shape.native.safeParse("[]").success).toBe(true);
     shared(MemoryItem, Memory, ["supersededAt"]);
     expect(Object.keys(MessageItem.shape)).not.toContain("missingResult");
     // The expiry is stored as the table's TTL attribute (epoch seconds), never as the wire's ISO text.

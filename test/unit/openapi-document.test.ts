@@ -44,7 +44,10 @@ describe("the generated documents", () => {
   it("describes each request body with the schema its route parses, limits included", () => {
     const schemas = (buildOpenApiDocument() as Json).components.schemas;
     // Read as sent: the caller may omit what has a default, and tags before they are normalised.
-    expect(schemas.MessageInput.required).toEqual(["role", "content"]);
+    // Role and content may be left out beside native content, which then decides them.
+    expect(schemas.MessageInput.required).toBeUndefined();
+    expect(schemas.MessageInput.properties.native.properties.format.enum).toEqual(["anthropic", "openai-responses", "gemini", "ai-sdk"]);
+    expect(schemas.TurnInput.properties.format.enum).toEqual(["anthropic", "openai-responses", "gemini", "ai-sdk", "openai-chat"]);
     expect(schemas.MessageInput.additionalProperties).toBe(false);
     expect(schemas.MessageInput.properties.role.enum).toEqual(["USER", "ASSISTANT", "SYSTEM", "TOOL"]);
     expect(schemas.MessageInput.properties.tags.maxItems).toBe(50);
