@@ -112,7 +112,9 @@ describe("messages", () => {
     expectError(await post("chat-bad", { role: "USER", content: "x", toolCalls: [{ id: "1", name: "n", arguments: "" }] }), 400);
     expectError(await api("POST", "/v1/processes/chat-bad/messages", { rawBody: "{not json" }), 400, "request.malformed_json");
     expectError(await post("chat-bad", { role: "USER", content: "é".repeat(140_000) }), 413, "message.too_large");
-    expectError(await api("POST", "/v1/processes/chat-bad/messages", { rawBody: JSON.stringify({ role: "USER", content: "x".repeat(500_000) }) }), 413, "request.too_large");
+    // Under the body limit (5 MiB) but past the message limit; past the body limit, a 413 before parsing.
+    expectError(await api("POST", "/v1/processes/chat-bad/messages", { rawBody: JSON.stringify({ role: "USER", content: "x".repeat(500_000) }) }), 413, "message.too_large");
+    expectError(await api("POST", "/v1/processes/chat-bad/messages", { rawBody: JSON.stringify({ role: "USER", content: "x".repeat(6_000_000) }) }), 413, "request.too_large");
     expectError(await post("no-such-process", { role: "USER", content: "x" }), 404);
     const lone = await api("POST", "/v1/processes/chat-bad/messages", { rawBody: '{"role":"USER","content":"half a pair \\ud83d here"}' });
     expectError(lone, 400, "request.invalid");
