@@ -100,7 +100,7 @@ export async function appendMessage(
   // The time and the id are taken together, after the last await: the container's id factory is
   // monotonic, so a time read before another append's id would sort that message after a newer
   // one, and the history (id order) would disagree with createdAt (what a range selects by).
-  const stored = body.native ? await keepNative(deps, key, body.native) : undefined;
+  const stored = body.native ? await keepNative(deps, key, body.native, MAX_MESSAGE_BYTES - messageBytes(body)) : undefined;
   const now = deps.clock.now();
   const draft = {
     id: deps.ids.message(now),

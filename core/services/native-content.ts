@@ -5,7 +5,7 @@
  */
 import { AppError } from "../domain/errors.js";
 import { storedNative, type Message } from "../domain/model.js";
-import { NATIVE_MAX_BLOBS, joinNative, splitNative, type StoredNative } from "../domain/native/blob-parts.js";
+import { NATIVE_INLINE_MAX_BYTES, NATIVE_MAX_BLOBS, joinNative, splitNative, type StoredNative } from "../domain/native/blob-parts.js";
 import type { NativeContent } from "../domain/native/formats.js";
 import type { ProcessKey } from "../ports/store.js";
 import { WRITE_CONCURRENCY } from "../ports/store.js";
@@ -16,11 +16,13 @@ async function inBatches<T>(items: readonly T[], size: number, each: (item: T) =
 }
 
 /**
- * Puts the large parts of `native` in the blob store and answers what the message item keeps.
+ * Puts the large parts of `native` in the blob store and answers what the message item keeps,
+ * at most `roomBytes` of it inline (past that, the whole content is one blob).
  * A crash after the puts leaves blobs no message names: harmless, erased with the process.
  */
-export async function keepNative(deps: CoreDeps, key: ProcessKey, native: NativeContent): Promise<StoredNative> {
-  const { stored, parts } = splitNative(native);
+export async function keepNative(deps: CoreDeps, key: ProcessKey, native: NativeContent, roomBytes = Infinity): Promise<StoredNative> {
+  // What the item holds inline is also bounded by the room the message's projection leaves.
+  const { stored, parts } = splitNative(native, { inlineMax: Math.max(0, Math.min(NATIVE_INLINE_MAX_BYTES, roomBytes)) });
   if (parts.length === 0) return stored;
   if (parts.length > NATIVE_MAX_BLOBS) {
     throw new AppError("too_large", "message.too_many_parts", `native content has ${parts.length} parts past the inline size; the limit is ${NATIVE_MAX_BLOBS}`, {

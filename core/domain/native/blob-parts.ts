@@ -107,7 +107,8 @@ export function splitNative(
   const inline: Json[] = blobs.length === 0 ? content : JSON.parse(JSON.stringify(content, function (this: object, key, value) {
     return holes.get(this)?.has(key) ? "" : value;
   }));
-  if (JSON.stringify(inline).length * 3 > inlineMax && encoder.encode(JSON.stringify(inline)).byteLength > inlineMax) {
+  const inlineText = JSON.stringify(inline);
+  if (inlineText.length * 3 > inlineMax && encoder.encode(inlineText).byteLength > inlineMax) {
     const part = blobOf(content);
     return {
       stored: { format: native.format, content: [], blobs: [{ path: [], sha256: part.sha256, bytes: part.bytes.byteLength }], hash },

@@ -11,7 +11,7 @@ import type { NativeContent } from "./formats.js";
 import { projectNative } from "./projection.js";
 
 /** Most UTF-8 bytes of a native message's text projection that are stored (the rest stays in `native`). */
-export const NATIVE_PROJECTION_MAX_BYTES = 96 * 1024;
+export const NATIVE_PROJECTION_MAX_BYTES = 64 * 1024;
 /** Most UTF-8 bytes of all projected tool-call arguments of one message, shared among its calls. */
 export const NATIVE_PROJECTED_ARGUMENTS_MAX_BYTES = 32 * 1024;
 /** Most tool calls one message's projection lists (a provider's parallel calls fit far below it). */
