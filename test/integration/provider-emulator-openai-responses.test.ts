@@ -54,7 +54,7 @@ describe("provider emulator: OpenAI Responses reasoning through the SDK", () => 
 
     expect(second.output_text).toBe("ci-7 runs Node 18.");
     expect((second as unknown as { input_transformations: unknown[] }).input_transformations).toEqual([]);
-    expect(emulator.records[1]!.reasoning).toMatchObject({ kept: [items[0]!.id], dropped: [] });
+    expect(emulator.records[1]!.reasoning).toMatchObject({ kept: [(items[0] as OpenAI.Responses.ResponseReasoningItem).id], dropped: [] });
     expect(emulator.openai.reasoningCounts()).toEqual({ kept: 1, dropped: 0 });
   });
 
@@ -86,7 +86,7 @@ describe("provider emulator: OpenAI Responses reasoning through the SDK", () => 
     });
 
     expect((second as unknown as { input_transformations: unknown[] }).input_transformations).toEqual([
-      { type: "reasoning", id: items[0]!.id, action: "removed", reason: "prefix_mismatch" },
+      { type: "reasoning", id: (items[0] as OpenAI.Responses.ResponseReasoningItem).id, action: "removed", reason: "prefix_mismatch" },
     ]);
     expect(emulator.openai.reasoningCounts()).toEqual({ kept: 0, dropped: 1 });
   });
