@@ -136,6 +136,13 @@ describe("provider emulator: Anthropic thinking through the SDK", () => {
     expect(emulator.anthropic.missingThinking()).toEqual([]);
   });
 
+  it("answers 400 to manual thinking with a tool_choice that forces tool use", async () => {
+    const error = await rejection(client.messages.create({ ...base, tool_choice: { type: "any" }, messages: [question] }));
+
+    expect(error.status).toBe(400);
+    expect(error.apiMessage).toBe("Thinking may not be enabled when tool_choice forces tool use.");
+  });
+
   it("streams the thinking block with its signature, and the streamed turn verifies when sent back", async () => {
     emulator.anthropic.script({ thinking: "Stream me.", toolUses: [{ id: "toolu_s", name: "read_log", input: { runner: "ci-7" } }] });
     const streamed = await client.messages.stream({ ...base, messages: [question] }).finalMessage();

@@ -190,6 +190,14 @@ describe("Anthropic thinking rules", () => {
     expect(!check.ok && check.message).toBe("messages.1.content.0: Invalid `signature` in `redacted_thinking` block.");
   });
 
+  it("rejects manual thinking with a tool_choice that forces tool use, but not adaptive thinking", () => {
+    const forced = { ...firstRequest, tool_choice: { type: "any" } };
+    const check = checkAnthropicRequest(forced, { signer, issued: new Map() });
+    expect(!check.ok && check.rule).toBe("forced_tool_use_with_thinking");
+    expect(checkAnthropicRequest({ ...forced, thinking: { type: "adaptive" } }, { signer, issued: new Map() }).ok).toBe(true);
+    expect(checkAnthropicRequest({ ...firstRequest, tool_choice: { type: "auto" } }, { signer, issued: new Map() }).ok).toBe(true);
+  });
+
   it("hashes the prefix of a block from system, tools, earlier messages and earlier blocks only", () => {
     const base = anthropicPrefixHash(firstRequest, 1, []);
     expect(anthropicPrefixHash({ ...firstRequest, max_tokens: 1 }, 1, [])).toBe(base);

@@ -52,7 +52,9 @@ export type AnthropicCheck =
     }
   | { ok: false; status: 400; rule: AnthropicRule; message: string; body: AnthropicErrorBody };
 
-export type AnthropicRule = "tool_loop_thinking_missing" | "thinking_signature_invalid" | "thinking_prefix_mismatch";
+export type AnthropicRule =
+  | "forced_tool_use_with_thinking"
+  | "tool_loop_thinking_missing" | "thinking_signature_invalid" | "thinking_prefix_mismatch";
 
 export interface AnthropicErrorBody {
   type: "error";
@@ -171,11 +173,15 @@ function fail(rule: AnthropicRule, message: string): AnthropicCheck {
 /**
  * Judges the thinking blocks of a Messages request.
  *
+ * 0. Manual thinking (`enabled`) with a `tool_choice` that forces tool use is a 400. Rule source:
+ *    "Thinking in tool and multi-turn workflows"
+ *    (https://platform.claude.com/docs/build-with-claude/thinking-tool-workflows), "Limit tool
+ *    choice to auto or none in manual mode". The wording of that error is not on the page.
  * 1. Tool loop: when the last message answers tool calls, the assistant turn before it must
- *    start with its thinking block. Rule source: "Building with extended thinking", section on
- *    preserving thinking blocks in tool use
- *    (https://docs.anthropic.com/claude/docs/build-with-claude/extended-thinking): during tool use
- *    the thinking blocks of the last assistant turn must be passed back. A turn this emulator
+ *    start with its thinking block. Rule source: the same page, "Pass thinking blocks back
+ *    complete and unmodified: when you return a tool result, the thinking blocks from the
+ *    assistant message must come back with it" (and "Extended thinking",
+ *    https://docs.anthropic.com/claude/docs/build-with-claude/extended-thinking). A turn this emulator
  *    issued must start with thinking exactly when it was issued with thinking (adaptive thinking
  *    may answer without); a turn it did not issue must start with thinking when the request uses
  *    `enabled` thinking. The message is the API's own wording.
@@ -195,6 +201,11 @@ export function checkAnthropicRequest(body: any, options: AnthropicCheckOptions)
   const verified: AnthropicBlockRef[] = [];
   const dropped: AnthropicDroppedBlock[] = [];
   if (!anthropicThinkingOn(body)) return { ok: true, verified, dropped, inputTransformations: [] };
+
+  const forced = body?.tool_choice?.type;
+  if (body.thinking.type === "enabled" && (forced === "any" || forced === "tool")) {
+    return fail("forced_tool_use_with_thinking", "Thinking may not be enabled when tool_choice forces tool use.");
+  }
 
   const last = messages[messages.length - 1];
   const inToolLoop =

@@ -145,9 +145,11 @@ const abbreviate = (blob: string) => (blob.length > 12 ? `${blob.slice(0, 4)}...
  *
  * - `encrypted_content` that is not intact → 400 `invalid_encrypted_content`. The wording is the
  *   API's as reported in openai/codex#8119 and kin ("The encrypted content gAAA...c90= could not
- *   be verified."); the rule that only the issuing backend can read the blob is from OpenAI's
- *   "Reasoning" guide (https://developers.openai.com/api/docs/guides/reasoning), encrypted
- *   reasoning items for stateless use (`include: ["reasoning.encrypted_content"]`).
+ *   be verified."). That `encrypted_content` is returned only with `include:
+ *   ["reasoning.encrypted_content"]` is from the API reference (`ResponseReasoningItem`); that
+ *   only the issuing backend can read it, and so that a changed blob is refused, could not be
+ *   found on an OpenAI page ("Reasoning" did not come up in search) and follows the project's
+ *   design for native content.
  * - A reasoning item with neither readable content nor a stored copy → 404, as the API answers
  *   for items not persisted (`store: false`).
  * - A reasoning item whose prefix changed is dropped, no error, and reported in
