@@ -4,7 +4,7 @@
  * `encrypted_content` is a 400, and a prefix change drops the reasoning after it.
  */
 import { createOpenAI } from "@ai-sdk/openai";
-import { generateText, stepCountIs, tool } from "ai";
+import { generateText, stepCountIs, streamText, tool } from "ai";
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -120,6 +120,51 @@ describe("provider emulator: OpenAI Responses reasoning through the SDK", () => 
     expect(result.text).toBe("ci-7 runs Node 18.");
     expect(calls).toEqual(["ci-7"]);
     expect(emulator.records.map((r) => r.status)).toEqual([200, 200]);
+    expect(emulator.openai.reasoningCounts()).toEqual({ kept: 1, dropped: 0 });
+  });
+
+  it("streams the answer, with encrypted_content on the finished reasoning item (openai SDK stream)", async () => {
+    emulator.openai.script({ reasoning: "Think.", text: "Streamed." });
+    const stream = client.responses.stream({ ...base, reasoning: { effort: "medium", summary: "auto" }, input: [question] });
+    const deltas: string[] = [];
+    stream.on("response.output_text.delta", (e) => deltas.push(e.delta));
+    const final = await stream.finalResponse();
+
+    expect(deltas).toEqual(["Streamed."]);
+    expect(final.output.map((o) => o.type)).toEqual(["reasoning", "message"]);
+    expect((final.output[1] as OpenAI.Responses.ResponseOutputMessage).content).toMatchObject([{ type: "output_text", text: "Streamed." }]);
+    const reasoning = final.output[0] as OpenAI.Responses.ResponseReasoningItem;
+    expect(reasoning.summary).toEqual([{ type: "summary_text", text: "Think." }]);
+    expect(reasoning.encrypted_content).toEqual(expect.any(String));
+
+    await client.responses.create({ ...base, input: [question, ...(final.output as OpenAI.Responses.ResponseInputItem[])] });
+    expect(emulator.openai.reasoningCounts()).toEqual({ kept: 1, dropped: 0 });
+  });
+
+  it("keeps the reasoning of an AI SDK streamText tool loop", async () => {
+    emulator.openai.script(
+      { reasoning: "Read the log first.", functionCalls: [{ callId: "call_st", name: "read_log", arguments: { runner: "ci-7" } }] },
+      { reasoning: "Node 18.", text: "ci-7 runs Node 18." },
+    );
+    const provider = createOpenAI({ apiKey: "sk-test", baseURL: `${emulator.url}/v1` });
+
+    const result = streamText({
+      model: provider.responses("gpt-6"),
+      system: "You keep CI green.",
+      prompt: "Why does ci-7 fail?",
+      tools: {
+        read_log: tool({
+          description: "Reads a CI runner's log",
+          inputSchema: z.object({ runner: z.string() }),
+          execute: async () => "ERROR: node 18 is not supported",
+        }),
+      },
+      stopWhen: stepCountIs(3),
+      providerOptions: { openai: { reasoningEffort: "medium", store: false, include: ["reasoning.encrypted_content"] } },
+    });
+
+    expect(await result.text).toBe("ci-7 runs Node 18.");
+    expect(emulator.requests.map((r) => r.body.stream)).toEqual([true, true]);
     expect(emulator.openai.reasoningCounts()).toEqual({ kept: 1, dropped: 0 });
   });
 });

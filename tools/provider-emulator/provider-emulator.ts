@@ -25,9 +25,9 @@ import { buildGeminiResponse, checkGeminiRequest, type GeminiTurnScript } from "
 import {
   buildOpenAIResponse,
   checkOpenAIResponsesRequest,
-  openAIErrorBody,
   type OpenAIResponsesTurnScript,
 } from "./openai-responses-rules.js";
+import { openAIResponsesSseBody } from "./openai-responses-stream.js";
 import { createSigner } from "./signing.js";
 
 export type EmulatedProvider = "anthropic" | "openai-responses" | "gemini";
@@ -157,11 +157,6 @@ export async function startProviderEmulator(options: ProviderEmulatorOptions = {
 
   const openai = (request: RecordedRequest): ScriptedReply => {
     const body = request.body;
-    if (body?.stream === true) {
-      const message = "provider-emulator: streaming Responses are not emulated; send stream: false";
-      records.push({ provider: "openai-responses", request, status: 400, rule: "unsupported", message });
-      return json(400, openAIErrorBody(message, null, "stream"));
-    }
     const check = checkOpenAIResponsesRequest(body, {
       signer,
       stored: storedReasoning,
@@ -187,6 +182,9 @@ export async function startProviderEmulator(options: ProviderEmulatorOptions = {
       responseId: id,
       reasoning: { kept: check.kept, dropped: check.dropped, issued: built.reasoning.map((r) => r.id) },
     });
+    if (body?.stream === true) {
+      return { status: 200, headers: { "content-type": "text/event-stream" }, body: openAIResponsesSseBody(built.body) };
+    }
     return json(200, built.body);
   };
 
