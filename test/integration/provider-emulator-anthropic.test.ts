@@ -143,6 +143,17 @@ describe("provider emulator: Anthropic thinking through the SDK", () => {
     expect(error.apiMessage).toBe("Thinking may not be enabled when tool_choice forces tool use.");
   });
 
+  it("lets a verbatim reply from the wire server go first, so a retried overload still reaches the rules", async () => {
+    emulator.wire.reply({ status: 529, headers: { "retry-after-ms": "1" }, body: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } });
+    const retrying = new Anthropic({ apiKey: "sk-ant-test", baseURL: emulator.url, maxRetries: 1 });
+
+    const answer = await retrying.messages.create({ ...base, messages: [question] });
+
+    expect(emulator.requests).toHaveLength(2);
+    expect(emulator.records.map((r) => r.status)).toEqual([200]);
+    expect(answer.content[0]!.type).toBe("thinking");
+  });
+
   it("streams the thinking block with its signature, and the streamed turn verifies when sent back", async () => {
     emulator.anthropic.script({ thinking: "Stream me.", toolUses: [{ id: "toolu_s", name: "read_log", input: { runner: "ci-7" } }] });
     const streamed = await client.messages.stream({ ...base, messages: [question] }).finalMessage();

@@ -174,6 +174,28 @@ describe("Anthropic thinking rules", () => {
     expect(check.ok && check.verified).toHaveLength(1);
   });
 
+  it("after an edit in the middle, keeps the thinking before it and drops only the thinking after it", () => {
+    const { issued, second } = toolLoop();
+    const answer = buildAnthropicMessage(second, { thinking: "Node 18 it is.", toolUses: [{ id: "toolu_2", name: "read_log" }] }, { signer, id: "msg_2" });
+    issued.set(answer.issued.key, answer.issued);
+    const third: any = {
+      ...second,
+      thinking: { ...second.thinking, block_binding: { prefix_mismatch_behavior: "drop_block" } },
+      messages: [
+        ...structuredClone(second.messages),
+        { role: "assistant", content: answer.body.content },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_2", content: "ok" }] },
+      ],
+    };
+    expect(checkAnthropicRequest(third, { signer, issued }).ok).toBe(true);
+    third.messages[2].content[0].content = "ERROR: shortened";
+    const check = checkAnthropicRequest(third, { signer, issued });
+    expect(check.ok && [check.verified.map((v) => v.path), check.dropped.map((d) => d.path)]).toEqual([
+      ["messages.1.content.0"],
+      ["messages.3.content.0"],
+    ]);
+  });
+
   it("ignores prefix changes for models without preserved thinking", () => {
     const { issued, second } = toolLoop();
     second.system = "Changed.";

@@ -200,6 +200,7 @@ export function checkAnthropicRequest(body: any, options: AnthropicCheckOptions)
   const messages = asArray(body?.messages);
   const verified: AnthropicBlockRef[] = [];
   const dropped: AnthropicDroppedBlock[] = [];
+  // With thinking off the API does not use earlier thinking, so the emulator does not judge it.
   if (!anthropicThinkingOn(body)) return { ok: true, verified, dropped, inputTransformations: [] };
 
   const forced = body?.tool_choice?.type;
