@@ -167,4 +167,27 @@ describe("provider emulator: OpenAI Responses reasoning through the SDK", () => 
     expect(emulator.requests.map((r) => r.body.stream)).toEqual([true, true]);
     expect(emulator.openai.reasoningCounts()).toEqual({ kept: 1, dropped: 0 });
   });
+
+  it("resolves the AI SDK's item references to stored reasoning (store left at its default)", async () => {
+    emulator.openai.script(
+      { reasoning: "Read the log first.", functionCalls: [{ callId: "call_ref", name: "read_log", arguments: { runner: "ci-7" } }] },
+      { text: "ci-7 runs Node 18." },
+    );
+    const provider = createOpenAI({ apiKey: "sk-test", baseURL: `${emulator.url}/v1` });
+
+    const result = await generateText({
+      model: provider.responses("gpt-6"),
+      prompt: "Why does ci-7 fail?",
+      tools: {
+        read_log: tool({ inputSchema: z.object({ runner: z.string() }), execute: async () => "ERROR: node 18 is not supported" }),
+      },
+      stopWhen: stepCountIs(3),
+      providerOptions: { openai: { reasoningEffort: "medium" } },
+    });
+
+    expect(result.text).toBe("ci-7 runs Node 18.");
+    const sent = emulator.requests[1]!.body.input as Array<{ type?: string }>;
+    expect(sent.some((i) => i.type === "item_reference")).toBe(true);
+    expect(emulator.openai.reasoningCounts()).toEqual({ kept: 1, dropped: 0 });
+  });
 });

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import {
   buildOpenAIResponse,
   checkOpenAIResponsesRequest,
+  expandItemReferences,
   openAIPrefixHash,
 } from "../../tools/provider-emulator/openai-responses-rules.js";
 import { createSigner } from "../../tools/provider-emulator/signing.js";
@@ -142,5 +143,15 @@ describe("OpenAI Responses reasoning rules", () => {
     second.instructions = "Changed.";
     const check = checkOpenAIResponsesRequest(second, { signer, stored: none, preservedReasoning: false });
     expect(check.ok && check.kept).toEqual(["rs_1"]);
+  });
+
+  it("expands item_reference items from stored responses, and answers 404 for an unknown one", () => {
+    const { answer, second } = toolLoop();
+    const stored = new Map<string, unknown>(answer.body.output.map((o: any) => [o.id, o]));
+    const referenced = { ...second, input: second.input.map((i: any) => (i.id ? { type: "item_reference", id: i.id } : i)) };
+    const expanded = expandItemReferences(referenced, stored);
+    expect(expanded.ok && expanded.body.input).toEqual(second.input);
+    const missing = expandItemReferences({ input: [{ type: "item_reference", id: "rs_gone" }] }, stored);
+    expect(!missing.ok && [missing.status, missing.message]).toEqual([404, "Item with id 'rs_gone' not found."]);
   });
 });

@@ -18,6 +18,7 @@ export { anthropicSseBody } from "./anthropic-stream.js";
 export {
   buildOpenAIResponse,
   checkOpenAIResponsesRequest,
+  expandItemReferences,
   normalizeResponsesItem,
   openAIPrefixHash,
   sealReasoning,

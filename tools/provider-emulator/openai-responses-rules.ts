@@ -192,6 +192,33 @@ export function checkOpenAIResponsesRequest(body: any, options: OpenAIResponsesC
   };
 }
 
+export type ExpandedInput =
+  | { ok: true; body: any }
+  | { ok: false; status: 404; rule: "item_not_found"; message: string; body: OpenAIErrorBody };
+
+/**
+ * The request with every `item_reference` replaced by the stored item it names (clients such as
+ * the AI SDK send references for items of stored responses), so the rules judge what the model
+ * sees. An unknown reference is the API's 404.
+ */
+export function expandItemReferences(body: any, storedItems: ReadonlyMap<string, unknown>): ExpandedInput {
+  if (!Array.isArray(body?.input) || !body.input.some((i: any) => i?.type === "item_reference")) return { ok: true, body };
+  const input: unknown[] = [];
+  for (const item of body.input) {
+    if (item?.type !== "item_reference") {
+      input.push(item);
+      continue;
+    }
+    const stored = storedItems.get(item.id);
+    if (stored === undefined) {
+      const message = `Item with id '${item.id}' not found.`;
+      return { ok: false, status: 404, rule: "item_not_found", message, body: openAIErrorBody(message, null, "input") };
+    }
+    input.push(stored);
+  }
+  return { ok: true, body: { ...body, input } };
+}
+
 /** True when the request asks for reasoning (`reasoning` set, effort not `none`). */
 export function reasoningRequested(body: any): boolean {
   return body?.reasoning != null && body.reasoning.effort !== "none";

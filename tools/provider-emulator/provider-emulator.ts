@@ -25,6 +25,7 @@ import { buildGeminiResponse, checkGeminiRequest, type GeminiTurnScript } from "
 import {
   buildOpenAIResponse,
   checkOpenAIResponsesRequest,
+  expandItemReferences,
   type OpenAIResponsesTurnScript,
 } from "./openai-responses-rules.js";
 import { openAIResponsesSseBody } from "./openai-responses-stream.js";
@@ -115,6 +116,7 @@ export async function startProviderEmulator(options: ProviderEmulatorOptions = {
   const geminiQueue: Array<TurnSource<GeminiTurnScript>> = [];
   const issuedTurns = new Map<string, IssuedAnthropicTurn>();
   const storedReasoning = new Map<string, string>();
+  const storedItems = new Map<string, unknown>();
   let counter = 0;
 
   const next = <T>(queue: Array<TurnSource<T>>, request: RecordedRequest): T | undefined => {
@@ -156,7 +158,12 @@ export async function startProviderEmulator(options: ProviderEmulatorOptions = {
   };
 
   const openai = (request: RecordedRequest): ScriptedReply => {
-    const body = request.body;
+    const expanded = expandItemReferences(request.body, storedItems);
+    if (!expanded.ok) {
+      records.push({ provider: "openai-responses", request, status: expanded.status, rule: expanded.rule, message: expanded.message });
+      return json(expanded.status, expanded.body);
+    }
+    const body = expanded.body;
     const check = checkOpenAIResponsesRequest(body, {
       signer,
       stored: storedReasoning,
@@ -174,7 +181,10 @@ export async function startProviderEmulator(options: ProviderEmulatorOptions = {
       inputTransformations: check.inputTransformations,
       instructionsInPrefix: options.instructionsInPrefix,
     });
-    if (body?.store !== false) for (const r of built.reasoning) storedReasoning.set(r.id, r.prefixHash);
+    if (body?.store !== false) {
+      for (const r of built.reasoning) storedReasoning.set(r.id, r.prefixHash);
+      for (const item of built.body.output) storedItems.set(item.id, structuredClone(item));
+    }
     records.push({
       provider: "openai-responses",
       request,
@@ -260,6 +270,7 @@ export async function startProviderEmulator(options: ProviderEmulatorOptions = {
       geminiQueue.length = 0;
       issuedTurns.clear();
       storedReasoning.clear();
+      storedItems.clear();
     },
     close: () => wire.close(),
   };
