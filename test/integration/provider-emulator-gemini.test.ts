@@ -55,4 +55,27 @@ describe("provider emulator: Gemini thought signatures over REST", () => {
     expect(second.json.error.message).toMatch(/^Function call is missing a thought_signature in functionCall parts\./);
     expect(emulator.records[1]!.rule).toBe("thought_signature_missing");
   });
+
+  it("streams with alt=sse, and applies the same rule to streamed requests", async () => {
+    emulator.gemini.script({ functionCalls: [{ name: "read_log" }] });
+    const res = await fetch(`${emulator.url}/v1beta/models/gemini-3-pro:streamGenerateContent?alt=sse`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ contents: [question], tools }),
+    });
+    const text = await res.text();
+    expect(res.headers.get("content-type")).toBe("text/event-stream");
+    const chunk = JSON.parse(text.replace(/^data: /, ""));
+    const part = chunk.candidates[0].content.parts[0];
+    expect(part.thoughtSignature).toEqual(expect.any(String));
+
+    const { thoughtSignature: _gone, ...bare } = part;
+    const second = await fetch(`${emulator.url}/v1beta/models/gemini-3-pro:streamGenerateContent?alt=sse`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ contents: [question, { role: "model", parts: [bare] }, answer], tools }),
+    });
+    expect(second.status).toBe(400);
+    expect((await second.json()).error.status).toBe("INVALID_ARGUMENT");
+  });
 });

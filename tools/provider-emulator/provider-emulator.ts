@@ -71,7 +71,10 @@ export interface ProviderEmulator {
   readonly requests: RecordedRequest[];
   /** One record per emulated request, oldest first. */
   readonly records: EmulatorRecord[];
-  /** The underlying wire server: `wire.reply(...)` answers the next requests verbatim (e.g. a 529) before the emulator. */
+  /**
+   * The underlying wire server: `wire.reply(...)` answers the next requests verbatim (e.g. a 529)
+   * before the emulator. Reset through the emulator's `reset`; `wire.reset` would unhook it.
+   */
   readonly wire: LlmWireServer;
   anthropic: {
     /** Queues turns, one per `POST /v1/messages`; when empty, a thinking block (if on) and "ok". */
@@ -89,7 +92,7 @@ export interface ProviderEmulator {
     reasoningCounts(): { kept: number; dropped: number };
   };
   gemini: {
-    /** Queues turns, one per `generateContent`. */
+    /** Queues turns, one per `generateContent` / `streamGenerateContent`. */
     script(...turns: Array<TurnSource<GeminiTurnScript>>): void;
   };
   /** Forgets requests, records, scripts and issued content (the secret stays). */
@@ -97,7 +100,7 @@ export interface ProviderEmulator {
   close(): Promise<void>;
 }
 
-const GEMINI_PATH = /^\/v1beta\/models\/([^/:]+):generateContent$/;
+const GEMINI_PATH = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
 
 /**
  * Starts the emulator on 127.0.0.1 at a random free port.
@@ -198,21 +201,24 @@ export async function startProviderEmulator(options: ProviderEmulatorOptions = {
     return json(200, built.body);
   };
 
-  const gemini = (request: RecordedRequest, model: string): ScriptedReply => {
+  const gemini = (request: RecordedRequest, model: string, stream: boolean): ScriptedReply => {
     const check = checkGeminiRequest(request.body, { signer });
     if (!check.ok) {
       records.push({ provider: "gemini", request, status: check.status, rule: check.rule, message: check.message });
       return json(check.status, check.body);
     }
     records.push({ provider: "gemini", request, status: 200, signatures: { verified: check.verified } });
-    return json(200, buildGeminiResponse(request.body, next(geminiQueue, request) ?? {}, { signer, model }));
+    const answer = buildGeminiResponse(request.body, next(geminiQueue, request) ?? {}, { signer, model });
+    // streamGenerateContent?alt=sse: the whole answer as one `data:` event.
+    if (stream) return { status: 200, headers: { "content-type": "text/event-stream" }, body: `data: ${JSON.stringify(answer)}\r\n\r\n` };
+    return json(200, answer);
   };
 
   const route = (request: RecordedRequest): ScriptedReply => {
     if (request.method === "POST" && request.path === "/v1/messages") return anthropic(request);
     if (request.method === "POST" && request.path === "/v1/responses") return openai(request);
     const gem = request.method === "POST" ? GEMINI_PATH.exec(request.path) : null;
-    if (gem) return gemini(request, decodeURIComponent(gem[1]!));
+    if (gem) return gemini(request, decodeURIComponent(gem[1]!), gem[2] === "streamGenerateContent");
     // 400 rather than 404/5xx so an unexpected call fails a test at once instead of being retried.
     return json(400, { error: { message: `provider-emulator: ${request.method} ${request.path} is not emulated` } });
   };
