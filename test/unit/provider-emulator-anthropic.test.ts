@@ -61,6 +61,22 @@ describe("Anthropic thinking rules", () => {
     expect(answer.issued.thinking).toEqual([]);
   });
 
+  it("returns an empty, still signed thinking block when display is omitted, and verifies it sent back", () => {
+    const omitted = { ...firstRequest, thinking: { ...firstRequest.thinking, display: "omitted" } };
+    const answer = buildAnthropicMessage(omitted, { thinking: "secret", toolUses: [{ id: "toolu_o", name: "read_log" }] }, { signer, id: "m_o" });
+    expect(answer.body.content[0]).toMatchObject({ type: "thinking", thinking: "", signature: expect.any(String) });
+    const issued = new Map([[answer.issued.key, answer.issued]]);
+    const second = {
+      ...omitted,
+      messages: [
+        ...omitted.messages,
+        { role: "assistant", content: answer.body.content },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_o", content: "ok" }] },
+      ],
+    };
+    expect(checkAnthropicRequest(second, { signer, issued }).ok).toBe(true);
+  });
+
   it("verifies a thinking block sent back unchanged in the tool loop", () => {
     const { issued, second } = toolLoop();
     const check = checkAnthropicRequest(second, { signer, issued });

@@ -298,7 +298,9 @@ export function buildAnthropicMessage(
   const thinkingRefs: AnthropicBlockRef[] = [];
   const path = (j: number) => `messages.${messages.length}.content.${j}`;
   if (anthropicThinkingOn(request) && script.thinking !== false) {
-    const text = script.thinking ?? `Emulated reasoning for ${options.id}.`;
+    // `display: "omitted"` returns the block with empty text and a signature all the same
+    // (the SDK's `ThinkingConfigEnabled.display`); the signature covers the text as returned.
+    const text = request.thinking.display === "omitted" ? "" : (script.thinking ?? `Emulated reasoning for ${options.id}.`);
     const ph = anthropicPrefixHash(request, messages.length, content);
     if (script.redacted) {
       const data = sealRedactedThinking(options.signer, text, ph);
