@@ -24,7 +24,7 @@ const thinking = {
   thinking: "The user wants the file listed. I should call ls — ünïcødé 🧠.",
   signature: "EqQBCkYIARgCIkD" + "x".repeat(300),
 };
-const anthropicCall = [thinking, { type: "text", text: "Listing it." }, { type: "tool_use", id: "toolu_01A", name: "ls", input: { path: "/tmp", deep: { a: [1, 2.5, null, true] } } }];
+const anthropicCall: Array<Record<string, unknown>> = [thinking, { type: "text", text: "Listing it." }, { type: "tool_use", id: "toolu_01A", name: "ls", input: { path: "/tmp", deep: { a: [1, 2.5, null, true] } } }];
 const anthropicResult = [{ type: "tool_result", tool_use_id: "toolu_01A", content: [{ type: "text", text: "a.txt\nb.txt" }] }];
 
 describe("anthropic native content", () => {
