@@ -31,7 +31,7 @@ const str = (v) => (typeof v === "string" ? v : "");
  * @returns {HTMLElement | null}
  */
 export function nativeNode(native) {
-  if (!native || !Array.isArray(native.content)) return null;
+  if (!native || !Array.isArray(native.content) || !Object.hasOwn(PARTS, native.format)) return null;
   const each = PARTS[native.format];
   if (!each) return null;
   /** @type {HTMLElement[]} */
