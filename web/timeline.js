@@ -4,6 +4,7 @@
 import { api, enc } from "./api.js";
 import { $, badge, contentNode, fmt, h, showStatus } from "./dom.js";
 import { beforeAfterText, modeOf, rangeOf, strengthOf } from "./compaction.js";
+import { nativeNode } from "./native.js";
 import { ensureLoaded, loadNextPage, ROWS_PER_PAGE, view } from "./state.js";
 
 /**
@@ -43,6 +44,8 @@ function messageRow(v, m) {
       h("time", { datetime: m.createdAt, title: m.id }, new Date(m.createdAt).toLocaleString()),
     ),
     range ? h("div", { class: "range-title" }, `Range recompaction: ${range.metadata.topicLabel ?? ""}`) : null,
+    // Built here, so only for the rows of the page being drawn.
+    nativeNode(m.native),
     contentNode(m.content),
     m.toolCalls?.length
       ? h("div", { class: "tool-calls" }, `tool calls: ${m.toolCalls.map((c) => `${c.name}(${c.arguments.slice(0, 120)})`).join(", ")}`)
