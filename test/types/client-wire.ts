@@ -25,6 +25,8 @@ import type { MemoryDetail } from "../../core/services/memories.js";
 import type { compactRange } from "../../core/services/range-compaction.js";
 import type { RevertResult } from "../../core/services/revert.js";
 import type { runTurn } from "../../core/services/turn.js";
+import type { NativeContent, NativeFormat, ReplayFormat } from "../../core/domain/native/formats.js";
+import type { ReplayRequest } from "../../core/domain/native/replay-request.js";
 
 /**
  * The client's own shapes, never sent or accepted by the service: its options and error, and the
@@ -73,6 +75,10 @@ expectTypeOf<client.CompactionMode>().toEqualTypeOf<server.CompactionModeName>()
 expectTypeOf<client.MemoryStatus>().toEqualTypeOf<server.MemoryStatus>();
 expectTypeOf<client.ToolCall>().toEqualTypeOf<server.ToolCall>();
 expectTypeOf<client.Message>().toEqualTypeOf<server.Message>();
+expectTypeOf<client.NativeContent>().toEqualTypeOf<NativeContent>();
+expectTypeOf<client.NativeFormat>().toEqualTypeOf<NativeFormat>();
+expectTypeOf<client.ReplayFormat>().toEqualTypeOf<ReplayFormat>();
+expectTypeOf<client.ReplayRequest>().toEqualTypeOf<ReplayRequest>();
 expectTypeOf<client.LossUnit>().toEqualTypeOf<server.LossUnit>();
 expectTypeOf<client.Process>().toEqualTypeOf<server.Process>();
 expectTypeOf<client.InboxItem>().toEqualTypeOf<server.InboxItem>();
