@@ -4,6 +4,8 @@
  * replayed in the engine's format by a turn's `request`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_MESSAGE_BODY_BYTES } from "../../core/adapters/http/schemas.js";
+import { NATIVE_INLINE_PART_BYTES, NATIVE_MAX_BLOBS } from "../../core/domain/native/blob-parts.js";
 import { startTestService } from "../support/service.js";
 
 let ctx: Awaited<ReturnType<typeof startTestService>>;
@@ -160,5 +162,52 @@ describe("refusals name the path and write nothing", () => {
       expect(JSON.stringify(res.body.error)).toContain(path);
     }
     expect((await api("GET", "/v1/processes/n-bad/messages")).body.items).toEqual([]);
+  });
+});
+
+describe("limits of native content", () => {
+  /** A message body of exactly `bytes` bytes: one image block whose base64 data fills it up. */
+  function bodyOf(bytes: number): string {
+    const frame = (data: string) => JSON.stringify({ role: "USER", native: { format: "anthropic", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data } }] } });
+    const data = "A".repeat(bytes - Buffer.byteLength(frame("")));
+    const body = frame(data);
+    expect(Buffer.byteLength(body)).toBe(bytes);
+    return body;
+  }
+
+  it("an append of exactly 5 MiB is kept whole (its image a blob) and comes back byte-identical; one byte more is 413 and writes nothing", async () => {
+    await create("n-limit");
+    const at = bodyOf(MAX_MESSAGE_BODY_BYTES);
+    const ok = await api("POST", "/v1/processes/n-limit/messages", { rawBody: at });
+    expect(ok.status).toBe(201);
+    const read = await api("GET", `/v1/processes/n-limit/messages/${ok.body.message.id}`);
+    expect(JSON.stringify(read.body.message.native)).toBe(JSON.stringify(JSON.parse(at).native));
+    expect(ok.body.message.content).toBe("[image]");
+
+    const past = await api("POST", "/v1/processes/n-limit/messages", { rawBody: bodyOf(MAX_MESSAGE_BODY_BYTES + 1) });
+    expect(past.status).toBe(413);
+    expect(past.body.error.code).toBe("request.too_large");
+    expect((await api("GET", "/v1/processes/n-limit/messages")).body.items).toHaveLength(1);
+  });
+
+  it(`at most ${NATIVE_MAX_BLOBS} parts past the inline size: one more is 413 message.too_many_parts, nothing written`, async () => {
+    await create("n-parts");
+    const part = (i: number) => ({ type: "text", text: `${i}`.padEnd(NATIVE_INLINE_PART_BYTES + 1, "x") });
+    const at = await post("n-parts", { role: "USER", native: { format: "anthropic", content: Array.from({ length: NATIVE_MAX_BLOBS }, (_, i) => part(i)) } });
+    expect(at.status).toBe(201);
+    const past = await post("n-parts", { role: "USER", native: { format: "anthropic", content: Array.from({ length: NATIVE_MAX_BLOBS + 1 }, (_, i) => part(i)) } });
+    expect(past.status).toBe(413);
+    expect(past.body.error.code).toBe("message.too_many_parts");
+    expect((await api("GET", "/v1/processes/n-parts/messages")).body.items).toHaveLength(1);
+  });
+
+  it("a turn's request carries a blob-backed part byte-identical", async () => {
+    await create("n-blob-turn");
+    const big = "é🧠".repeat(20_000);
+    const content = [{ type: "tool_result", tool_use_id: "t1", content: big }];
+    await post("n-blob-turn", { role: "ASSISTANT", native: { format: "anthropic", content: [{ type: "tool_use", id: "t1", name: "cat", input: {} }] } });
+    await post("n-blob-turn", { native: { format: "anthropic", content } });
+    const t = await turn("n-blob-turn", { format: "anthropic" });
+    expect(t.body.request.messages.at(-1)).toEqual({ role: "user", content });
   });
 });
