@@ -1,0 +1,23 @@
+/**
+ * The blob store port: immutable byte objects of a process, addressed by their SHA-256, where the
+ * large parts of native message content live (docs/configuration.md, "Blob storage"). Adapters in
+ * core/adapters/blobs (S3, a local folder, memory).
+ */
+
+export interface BlobScope {
+  tenantId: string;
+  processId: string;
+}
+
+export interface BlobStore {
+  /** Stores `bytes` under the process at its SHA-256 (hex, lowercase). Idempotent: the same sha twice is one object. */
+  put(scope: BlobScope, sha256: string, bytes: Uint8Array): Promise<void>;
+  /** The bytes stored under that sha, or null when there is none. */
+  get(scope: BlobScope, sha256: string): Promise<Uint8Array | null>;
+  /** Deletes every blob of the process; returns how many. Safe to repeat. */
+  deleteProcess(scope: BlobScope): Promise<number>;
+  /** Deletes every blob of the tenant; returns how many. Safe to repeat. */
+  deleteTenant(tenantId: string): Promise<number>;
+  /** The shas stored under the process (for sweeps and tests). */
+  list(scope: BlobScope): Promise<string[]>;
+}
