@@ -11,7 +11,8 @@ import { receiveInboxAnswered, type IncomingEvent } from "../core/adapters/event
 import { createPowertoolsTracing } from "../core/adapters/tracing/powertools-tracing.js";
 
 const tracing = createPowertoolsTracing(serviceNameOf(process.env));
-const deps = withWorkerInvoker(createDeps({ tracing }), process.env, tracing);
+// Never stores, reads or deletes message blobs: no blob store and no BLOB_BUCKET (stacks/handlers.ts).
+const deps = withWorkerInvoker(createDeps({ tracing, blobs: null }), process.env, tracing);
 const grants = readEventPublishers(process.env);
 
 export const handler = (event: IncomingEvent, context?: { invokedFunctionArn?: string }) =>

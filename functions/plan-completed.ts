@@ -9,7 +9,8 @@ import { receivePlanCompleted, type IncomingEvent } from "../core/adapters/event
 import { createPowertoolsTracing } from "../core/adapters/tracing/powertools-tracing.js";
 
 const tracing = createPowertoolsTracing(serviceNameOf(process.env));
-const deps = createDeps({ tracing });
+// Never stores, reads or deletes message blobs: no blob store and no BLOB_BUCKET (stacks/handlers.ts).
+const deps = createDeps({ tracing, blobs: null });
 const grants = readEventPublishers(process.env);
 
 export const handler = (event: IncomingEvent, context?: { invokedFunctionArn?: string }) =>

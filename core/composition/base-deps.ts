@@ -11,6 +11,7 @@ import { createEventBridgePublisher } from "../adapters/events/eventbridge-publi
 import { createUlidIds, systemClock } from "../adapters/ids.js";
 import { createPowertoolsLog } from "../adapters/log.js";
 import { createEmfMetrics } from "../adapters/metrics/emf-metrics.js";
+import type { BlobStore } from "../ports/blob-store.js";
 import type { EventPublisher } from "../ports/events.js";
 import type { Log } from "../ports/logger.js";
 import type { Metrics } from "../ports/metrics.js";
@@ -19,9 +20,11 @@ import type { Summarizer } from "../ports/summarizer.js";
 import type { Tracing } from "../ports/tracing.js";
 import type { ServiceDeps } from "../services/deps.js";
 import { createTunablesResolver } from "../services/tunables.js";
+import { createCachedBlobReader } from "../services/blob-reader.js";
 import { DEFAULT_COMPACTION_CONFIG } from "../services/deps.js";
 import { createHistorySearch } from "../services/history-search.js";
 import { createBudgetPolicy } from "../services/model-budget.js";
+import { createBlobStore } from "./blob-store.js";
 import { readServiceEnv } from "./env.js";
 
 export interface RootOptions {
@@ -34,13 +37,21 @@ export interface RootOptions {
   summarizerFactory?: () => Promise<Summarizer>;
   /** The functions that trace their calls pass one (functions/*.ts); the clients built here are captured. */
   tracing?: Tracing;
+  /**
+   * The blob store (docs/configuration.md, "Blob storage"); null for a function that never stores,
+   * reads or deletes blobs. Default: from the environment (core/composition/blob-store.ts).
+   */
+  blobs?: BlobStore | null;
+  /** The local runner's folder for blobs when the environment names none. */
+  localBlobDir?: string;
 }
 
 /**
  * Builds the services' dependencies once per container: the environment is read and checked
  * first (core/composition/env.ts), so a malformed variable fails the start, not a turn later.
  * Every adapter can be replaced; what is not given is built from the environment (DynamoDB,
- * EventBridge when EVENT_BUS_NAME is set, EMF metrics, the Powertools logger). Without a
+ * EventBridge when EVENT_BUS_NAME is set, EMF metrics, the Powertools logger, the blob store
+ * with its cached reader when BLOB_BUCKET or BLOB_DIR is set). Without a
  * `summarizerFactory`, `deps.summarizer()` rejects: the functions that never summarize bundle
  * no LLM SDK (docs/deploy.md). No `offlineSummarizer`: an EMERGENCY fold cannot fall back.
  *
@@ -62,6 +73,10 @@ export function createBaseDeps(options: RootOptions = {}): ServiceDeps {
     (config.eventBusName
       ? createEventBridgePublisher({ busName: config.eventBusName, capture: options.tracing?.capture })
       : { publish: async (e) => log.warn("no EVENT_BUS_NAME: event not published", { detailType: e.detailType }) });
+  const blobs =
+    options.blobs === null
+      ? undefined
+      : (options.blobs ?? createBlobStore(options.env ?? process.env, { localDir: options.localBlobDir, capture: options.tracing?.capture }));
   let summarizer: Promise<Summarizer> | undefined;
   const metrics = options.metrics ?? createEmfMetrics({ serviceName: config.serviceName });
   return {
@@ -76,6 +91,8 @@ export function createBaseDeps(options: RootOptions = {}): ServiceDeps {
     log,
     events,
     metrics,
+    // Built once per container, like the store: the cache lives as long as the container.
+    ...(blobs ? { blobs, blobReader: createCachedBlobReader(blobs) } : {}),
     summarizer: () => {
       if (!options.summarizerFactory) return Promise.reject(new Error("this function does not summarize"));
       // Resolved once per container, then reused by every call.
