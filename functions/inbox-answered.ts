@@ -11,8 +11,7 @@ import { receiveInboxAnswered, type IncomingEvent } from "../core/adapters/event
 import { createPowertoolsTracing } from "../core/adapters/tracing/powertools-tracing.js";
 
 const tracing = createPowertoolsTracing(serviceNameOf(process.env));
-// Never stores, reads or deletes message blobs: no blob store and no BLOB_BUCKET (stacks/handlers.ts).
-const deps = withWorkerInvoker(createDeps({ tracing, blobs: null }), process.env, tracing);
+const deps = withWorkerInvoker(createDeps({ tracing }), process.env, tracing);
 const grants = readEventPublishers(process.env);
 
 export const handler = (event: IncomingEvent, context?: { invokedFunctionArn?: string }) =>

@@ -9,8 +9,7 @@ import { receivePlanCompleted, type IncomingEvent } from "../core/adapters/event
 import { createPowertoolsTracing } from "../core/adapters/tracing/powertools-tracing.js";
 
 const tracing = createPowertoolsTracing(serviceNameOf(process.env));
-// Never stores, reads or deletes message blobs: no blob store and no BLOB_BUCKET (stacks/handlers.ts).
-const deps = createDeps({ tracing, blobs: null });
+const deps = createDeps({ tracing });
 const grants = readEventPublishers(process.env);
 
 export const handler = (event: IncomingEvent, context?: { invokedFunctionArn?: string }) =>

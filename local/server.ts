@@ -23,6 +23,7 @@ import { bearerKey, DEFAULT_LOCAL_KEYS, parseApiKeys } from "../core/adapters/ht
 import { allRouteGroups } from "../core/adapters/http/groups.js";
 import { openApiRoute } from "../core/adapters/http/openapi-route.js";
 import { createDeps } from "../core/composition/create-deps.js";
+import { withBlobStore } from "../core/composition/blob-store.js";
 import { createDynamoRateLimiter } from "../core/adapters/dynamodb/rate-limiter.js";
 import { inspectorRoutes, OPENAPI_DOCUMENT } from "./inspector-routes.js";
 import { localPublishers, localRoutes } from "./local-routes.js";
@@ -83,16 +84,15 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     const client = createDocumentClient({ endpoint });
     await createTable(client, tableName);
     const bus = createLocalBus(log);
-    const deps = createDeps({
+    const deps = withBlobStore(createDeps({
       env,
       log,
       store: options.overrides?.store ?? createDynamoStore({ client, tableName }),
       events: bus,
       metrics: options.overrides?.metrics ?? createRecordingMetrics(),
-      localBlobDir: blobs.localDir,
       // Chosen from the environment once, loaded on first use: no LLM SDK is imported at start.
       summarizerFactory: async () => (await import("../core/adapters/llm/create-summarizer.js")).createSummarizerFromEnv(env),
-    });
+    }), env, { localDir: blobs.localDir });
     if (options.overrides?.summarizer) deps.summarizer = options.overrides.summarizer;
     // Keys from MEMORY_API_KEYS, then keys created with `npm run keys` (hashed in the table).
     const tableKeys = createApiKeyStore({ client, tableName });

@@ -24,7 +24,6 @@ import { createCachedBlobReader } from "../services/blob-reader.js";
 import { DEFAULT_COMPACTION_CONFIG } from "../services/deps.js";
 import { createHistorySearch } from "../services/history-search.js";
 import { createBudgetPolicy } from "../services/model-budget.js";
-import { createBlobStore } from "./blob-store.js";
 import { readServiceEnv } from "./env.js";
 
 export interface RootOptions {
@@ -38,20 +37,19 @@ export interface RootOptions {
   /** The functions that trace their calls pass one (functions/*.ts); the clients built here are captured. */
   tracing?: Tracing;
   /**
-   * The blob store (docs/configuration.md, "Blob storage"); null for a function that never stores,
-   * reads or deletes blobs. Default: from the environment (core/composition/blob-store.ts).
+   * A given blob store (docs/configuration.md, "Blob storage"), with its cached reader built here.
+   * The functions that use blobs build theirs from the environment with `withBlobStore`
+   * (core/composition/blob-store.ts), so that no other bundle carries the S3 client.
    */
-  blobs?: BlobStore | null;
-  /** The local runner's folder for blobs when the environment names none. */
-  localBlobDir?: string;
+  blobs?: BlobStore;
 }
 
 /**
  * Builds the services' dependencies once per container: the environment is read and checked
  * first (core/composition/env.ts), so a malformed variable fails the start, not a turn later.
  * Every adapter can be replaced; what is not given is built from the environment (DynamoDB,
- * EventBridge when EVENT_BUS_NAME is set, EMF metrics, the Powertools logger, the blob store
- * with its cached reader when BLOB_BUCKET or BLOB_DIR is set). Without a
+ * EventBridge when EVENT_BUS_NAME is set, EMF metrics, the Powertools logger; a blob store only
+ * when given, see `withBlobStore`). Without a
  * `summarizerFactory`, `deps.summarizer()` rejects: the functions that never summarize bundle
  * no LLM SDK (docs/deploy.md). No `offlineSummarizer`: an EMERGENCY fold cannot fall back.
  *
@@ -73,10 +71,6 @@ export function createBaseDeps(options: RootOptions = {}): ServiceDeps {
     (config.eventBusName
       ? createEventBridgePublisher({ busName: config.eventBusName, capture: options.tracing?.capture })
       : { publish: async (e) => log.warn("no EVENT_BUS_NAME: event not published", { detailType: e.detailType }) });
-  const blobs =
-    options.blobs === null
-      ? undefined
-      : (options.blobs ?? createBlobStore(options.env ?? process.env, { localDir: options.localBlobDir, capture: options.tracing?.capture }));
   let summarizer: Promise<Summarizer> | undefined;
   const metrics = options.metrics ?? createEmfMetrics({ serviceName: config.serviceName });
   return {
@@ -92,7 +86,7 @@ export function createBaseDeps(options: RootOptions = {}): ServiceDeps {
     events,
     metrics,
     // Built once per container, like the store: the cache lives as long as the container.
-    ...(blobs ? { blobs, blobReader: createCachedBlobReader(blobs) } : {}),
+    ...(options.blobs ? { blobs: options.blobs, blobReader: createCachedBlobReader(options.blobs) } : {}),
     summarizer: () => {
       if (!options.summarizerFactory) return Promise.reject(new Error("this function does not summarize"));
       // Resolved once per container, then reused by every call.

@@ -1,11 +1,16 @@
 /**
  * Picks the blob store from the environment (docs/configuration.md, "Blob storage"): BLOB_BUCKET ->
  * S3 (S3_ENDPOINT for an S3-compatible server), else BLOB_DIR -> a folder, else the local runner's
- * folder. A Lambda without BLOB_BUCKET fails at its start, naming the variable.
+ * folder. A Lambda without BLOB_BUCKET fails at its start, naming the variable. Only the entries
+ * of the functions that use blobs (stacks/handlers.ts, `blobs`) call it, so that no other bundle
+ * carries the S3 client.
  */
 import { createDirectoryBlobStore } from "../adapters/blobs/directory-blob-store.js";
 import { createS3BlobStore, createS3Client } from "../adapters/blobs/s3-blob-store.js";
 import type { BlobStore } from "../ports/blob-store.js";
+import type { Tracing } from "../ports/tracing.js";
+import type { ServiceDeps } from "../services/deps.js";
+import { createCachedBlobReader } from "../services/blob-reader.js";
 import { readBlobEnv, type Env } from "./env.js";
 
 export interface BlobStoreOptions {
@@ -35,7 +40,24 @@ export function createBlobStore(env: Env, options: BlobStoreOptions = {}): BlobS
   if (options.localDir) return createDirectoryBlobStore({ root: options.localDir });
   // Set by the Lambda runtime: a deployed function must not run without the stage's bucket.
   if (env.AWS_LAMBDA_FUNCTION_NAME) {
-    throw new Error("BLOB_BUCKET is not set: this function stores and reads message blobs in the stage's bucket (stacks/storage.ts); deploy it with the stack, or pass blobs: null to createDeps if it never touches blobs");
+    throw new Error("BLOB_BUCKET is not set: this function stores, reads or deletes message blobs in the stage's bucket (stacks/storage.ts, its BlobBucketName output)");
   }
   return undefined;
+}
+
+/**
+ * The dependencies with the blob store of this environment and its cached reader, when there is
+ * one (`deps.blobs`, `deps.blobReader`); unchanged otherwise.
+ *
+ * @example
+ * const deps = withBlobStore(createBaseDeps(), process.env); // functions/plain-routes.ts
+ */
+export function withBlobStore<D extends ServiceDeps>(
+  deps: D,
+  env: Env = process.env,
+  options: { localDir?: string; tracing?: Tracing } = {},
+): D {
+  const blobs = createBlobStore(env, { localDir: options.localDir, capture: options.tracing?.capture });
+  if (blobs) Object.assign(deps, { blobs, blobReader: createCachedBlobReader(blobs) });
+  return deps;
 }

@@ -14,6 +14,7 @@ import { INBOX_SK, inboxByProcess, inboxPk, processPk } from "../../core/adapter
 import { handleCompactionRequested, handleProcessEraseRequested } from "../../core/adapters/events/handlers.js";
 import { createLocalBus } from "../../core/adapters/events/local-bus.js";
 import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
+import { withBlobStore } from "../../core/composition/blob-store.js";
 import { createDeps } from "../../core/composition/create-deps.js";
 import { EVENTS } from "../../core/domain/events.js";
 import type { InboxItem, Message, Role } from "../../core/domain/model.js";
@@ -45,7 +46,7 @@ beforeAll(async () => {
 function harness(env: Record<string, string> = {}, over: Store = store) {
   const fake = createFakeSummarizer();
   const bus = createLocalBus(undefined, { retryDelaysMs: [] });
-  const deps = createDeps({ env, store: over, events: bus, metrics: createRecordingMetrics(), log: createMemoryLog(), summarizerFactory: async () => fake });
+  const deps = withBlobStore(createDeps({ env, store: over, events: bus, metrics: createRecordingMetrics(), log: createMemoryLog(), summarizerFactory: async () => fake }), env);
   const published = (name: keyof typeof EVENTS) => bus.published().filter((e) => e.detailType === EVENTS[name].detailType);
   return { deps, fake, bus, published };
 }

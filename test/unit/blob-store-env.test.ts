@@ -7,7 +7,7 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { createBlobStore } from "../../core/composition/blob-store.js";
+import { createBlobStore, withBlobStore } from "../../core/composition/blob-store.js";
 import { createDeps } from "../../core/composition/create-deps.js";
 import { readBlobEnv } from "../../core/composition/env.js";
 import { silentLog } from "../../core/adapters/log.js";
@@ -47,18 +47,21 @@ describe("blob store from the environment", () => {
 
   it("fails a Lambda's start without BLOB_BUCKET, naming it; builds none outside Lambda", () => {
     expect(() => createBlobStore({ AWS_LAMBDA_FUNCTION_NAME: "vtm-plain-routes" })).toThrow(/BLOB_BUCKET is not set/);
-    expect(() => createDeps({ env: { AWS_LAMBDA_FUNCTION_NAME: "f", TABLE_NAME: "t" }, log: silentLog })).toThrow(/BLOB_BUCKET/);
+    const lambda = { AWS_LAMBDA_FUNCTION_NAME: "f", TABLE_NAME: "t" };
+    expect(() => withBlobStore(createDeps({ env: lambda, log: silentLog }), lambda)).toThrow(/BLOB_BUCKET/);
     expect(createBlobStore({})).toBeUndefined();
-    // A function that never touches blobs says so and starts without the bucket.
-    expect(createDeps({ env: { AWS_LAMBDA_FUNCTION_NAME: "f", TABLE_NAME: "t" }, log: silentLog, blobs: null }).blobs).toBeUndefined();
+    // A function that never touches blobs does not ask for a store, and starts without the bucket.
+    expect(createDeps({ env: lambda, log: silentLog }).blobs).toBeUndefined();
   });
 
   it("gives the services the store and its cached reader together, or neither", async () => {
+    const given = createDeps({ env: {}, log: silentLog, blobs: createBlobStore({ BLOB_DIR: "/unused" }) });
+    expect([given.blobs, given.blobReader].every(Boolean)).toBe(true);
     await inTempDir(async (dir) => {
-      const deps = createDeps({ env: { BLOB_DIR: dir }, log: silentLog });
+      const deps = withBlobStore(createDeps({ env: {}, log: silentLog }), { BLOB_DIR: dir });
       await deps.blobs!.put(scope, sha, new Uint8Array([7, 8]));
       expect(Array.from((await deps.blobReader!.get(scope, sha))!)).toEqual([7, 8]);
-      const none = createDeps({ env: {}, log: silentLog });
+      const none = withBlobStore(createDeps({ env: {}, log: silentLog }), {});
       expect([none.blobs, none.blobReader]).toEqual([undefined, undefined]);
     });
   });
