@@ -38,8 +38,8 @@ export function createBlobStore(env: Env, options: BlobStoreOptions = {}): BlobS
   }
   if (config.dir) return createDirectoryBlobStore({ root: config.dir });
   if (options.localDir) return createDirectoryBlobStore({ root: options.localDir });
-  // Set by the Lambda runtime: a deployed function must not run without the stage's bucket.
-  if (env.AWS_LAMBDA_FUNCTION_NAME) {
+  // A deployed function must not run without the stage's bucket.
+  if (config.inLambda) {
     throw new Error("BLOB_BUCKET is not set: this function stores, reads or deletes message blobs in the stage's bucket (stacks/storage.ts, its BlobBucketName output)");
   }
   return undefined;

@@ -164,6 +164,8 @@ export interface BlobEnv {
   bucket?: string;
   s3Endpoint?: string;
   dir?: string;
+  /** AWS_LAMBDA_FUNCTION_NAME is set (by the Lambda runtime): a deployed function, which needs the bucket. */
+  inLambda: boolean;
 }
 
 export function readBlobEnv(env: Env): BlobEnv {
@@ -176,7 +178,7 @@ export function readBlobEnv(env: Env): BlobEnv {
   if (s3Endpoint !== undefined && !/^https?:\/\/[^\s/]+/.test(s3Endpoint)) {
     throw new Error(`S3_ENDPOINT must be an http(s) URL, got '${s3Endpoint}'`);
   }
-  return { bucket, s3Endpoint, dir: valueOf(env, "BLOB_DIR") };
+  return { bucket, s3Endpoint, dir: valueOf(env, "BLOB_DIR"), inLambda: valueOf(env, "AWS_LAMBDA_FUNCTION_NAME") !== undefined };
 }
 
 /** The local runner's own variables (README, "Run it locally"). */

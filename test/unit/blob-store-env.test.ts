@@ -30,7 +30,9 @@ describe("blob store from the environment", () => {
       bucket: "vtm-blobs",
       s3Endpoint: "http://127.0.0.1:9000",
       dir: "/data",
+      inLambda: false,
     });
+    expect(readBlobEnv({ AWS_LAMBDA_FUNCTION_NAME: "vtm-plain-routes" }).inLambda).toBe(true);
     expect(() => readBlobEnv({ BLOB_BUCKET: "No_Such" })).toThrow(/BLOB_BUCKET/);
     expect(() => readBlobEnv({ BLOB_BUCKET: "ab" })).toThrow(/BLOB_BUCKET/);
     expect(() => readBlobEnv({ S3_ENDPOINT: "localhost:9000" })).toThrow(/S3_ENDPOINT/);
