@@ -7,10 +7,12 @@ import { cursorSecretOf } from "../core/composition/env.js";
 import { plainRouteGroups } from "../core/adapters/http/plain-groups.js";
 import { openApiRoute } from "../core/adapters/http/openapi-route.js";
 import { createBaseDeps } from "../core/composition/base-deps.js";
+import { withBlobStore } from "../core/composition/blob-store.js";
 import { createRateLimiterFromEnv } from "../core/composition/rate-limiter.js";
 
-// Never folds, so no offline summarizer to fall back to (core/composition/base-deps.ts).
-const deps = createBaseDeps();
+// Never folds, so no offline summarizer to fall back to (core/composition/base-deps.ts). Appends
+// store large native parts and reads resolve them: the blob store from BLOB_BUCKET.
+const deps = withBlobStore(createBaseDeps(), process.env);
 const app = createHttpApp({
   deps,
   resolveTenant: authorizerTenant,

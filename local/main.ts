@@ -13,6 +13,7 @@ console.log(
     `  API key:    ${key} (tenant ${tenant})   ->  Authorization: Bearer ${key}`,
     `  Summarizer: ${summarizer.provider} (${summarizer.model})`,
     `  DynamoDB:   ${service.dynamoEndpoint}, table ${service.tableName}${dataDir ? `, data in ${dataDir}` : " (in memory)"}`,
+    `  Blobs:      ${service.blobStorage.location}${service.blobStorage.temporary ? " (removed on stop, like the table)" : ""}`,
     `  API:        ${service.url}/reference (reference), ${service.url}/openapi.json (OpenAPI 3.1)`,
     `  Try:        curl ${service.url}/health`,
     "",

@@ -3,14 +3,16 @@
  * route on one port. `npm start`, the end-to-end tests, the demo and the benchmarks all use it.
  */
 import { serve, type ServerType } from "@hono/node-server";
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import type { Context } from "hono";
 import { createDocumentClient } from "../core/adapters/dynamodb/client.js";
 import { createTable } from "../core/adapters/dynamodb/create-table.js";
 import { createDynamoStore } from "../core/adapters/dynamodb/store.js";
 import { createLocalBus, type LocalBus } from "../core/adapters/events/local-bus.js";
 import { createPowertoolsLog, silentLog } from "../core/adapters/log.js";
-import { cursorSecretOf, readLocalEnv, readRateLimits, readTableEnv, serviceNameOf } from "../core/composition/env.js";
+import { cursorSecretOf, readBlobEnv, readLocalEnv, readRateLimits, readTableEnv, serviceNameOf } from "../core/composition/env.js";
 import { createRecordingMetrics } from "../core/adapters/metrics/emf-metrics.js";
 import type { Log } from "../core/ports/logger.js";
 import type { ServiceDeps } from "../core/services/deps.js";
@@ -21,6 +23,7 @@ import { bearerKey, DEFAULT_LOCAL_KEYS, parseApiKeys } from "../core/adapters/ht
 import { allRouteGroups } from "../core/adapters/http/groups.js";
 import { openApiRoute } from "../core/adapters/http/openapi-route.js";
 import { createDeps } from "../core/composition/create-deps.js";
+import { withBlobStore } from "../core/composition/blob-store.js";
 import { createDynamoRateLimiter } from "../core/adapters/dynamodb/rate-limiter.js";
 import { inspectorRoutes, OPENAPI_DOCUMENT } from "./inspector-routes.js";
 import { localPublishers, localRoutes } from "./local-routes.js";
@@ -48,7 +51,23 @@ export interface LocalService {
   bus: LocalBus;
   dynamoEndpoint: string;
   tableName: string;
+  /** Where blobs are stored: `s3://<bucket>` (BLOB_BUCKET) or a folder; `temporary`: removed on stop. */
+  blobStorage: { location: string; temporary: boolean };
   stop(): Promise<void>;
+}
+
+/**
+ * Where the local runner keeps blobs (docs/configuration.md, "Blob storage"): BLOB_BUCKET or
+ * BLOB_DIR when set; else next to DynamoDB Local's data (MEMORY_DATA_DIR), or, with the table in
+ * memory, a temporary folder removed on stop.
+ */
+async function localBlobs(env: NodeJS.ProcessEnv, dataDir: string | undefined) {
+  const config = readBlobEnv(env);
+  if (config.bucket) return { location: `s3://${config.bucket}${config.s3Endpoint ? ` at ${config.s3Endpoint}` : ""}` };
+  if (config.dir) return { location: path.resolve(config.dir) };
+  if (dataDir) return { localDir: dataDir, location: path.resolve(dataDir, "blobs") };
+  const temp = await mkdtemp(path.join(tmpdir(), "vtm-local-blobs-"));
+  return { localDir: temp, location: path.join(temp, "blobs"), temp };
 }
 
 export async function startLocalService(options: LocalServiceOptions = {}): Promise<LocalService> {
@@ -59,12 +78,13 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   let engine: DynamoLocal | undefined;
   const endpoint =
     options.dynamoEndpoint ?? (engine = await startDynamoLocal({ dataDir: options.dataDir ?? local.dataDir })).endpoint;
+  const blobs = await localBlobs(env, options.dataDir ?? local.dataDir);
   try {
     const tableName = options.tableName ?? readTableEnv(env).tableName;
     const client = createDocumentClient({ endpoint });
     await createTable(client, tableName);
     const bus = createLocalBus(log);
-    const deps = createDeps({
+    const deps = withBlobStore(createDeps({
       env,
       log,
       store: options.overrides?.store ?? createDynamoStore({ client, tableName }),
@@ -72,7 +92,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       metrics: options.overrides?.metrics ?? createRecordingMetrics(),
       // Chosen from the environment once, loaded on first use: no LLM SDK is imported at start.
       summarizerFactory: async () => (await import("../core/adapters/llm/create-summarizer.js")).createSummarizerFromEnv(env),
-    });
+    }), env, { localDir: blobs.localDir });
     if (options.overrides?.summarizer) deps.summarizer = options.overrides.summarizer;
     // Keys from MEMORY_API_KEYS, then keys created with `npm run keys` (hashed in the table).
     const tableKeys = createApiKeyStore({ client, tableName });
@@ -117,15 +137,18 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       bus,
       dynamoEndpoint: endpoint,
       tableName,
+      blobStorage: { location: blobs.location, temporary: blobs.temp !== undefined },
       stop: () =>
         (stopping ??= (async () => {
           await new Promise<void>((r) => server.close(() => r()));
           await bus.drain();
           await engine?.stop();
+          if (blobs.temp) await rm(blobs.temp, { recursive: true, force: true });
         })()),
     };
   } catch (e) {
     await engine?.stop();
+    if (blobs.temp) await rm(blobs.temp, { recursive: true, force: true });
     throw e;
   }
 }

@@ -10,6 +10,8 @@
  */
 import { createApiKeyStore, hashApiKey, isApiKeyHash, type ApiKeyStore } from "../core/adapters/dynamodb/api-keys.js";
 import { createDynamoStore } from "../core/adapters/dynamodb/store.js";
+import { createBlobStore } from "../core/composition/blob-store.js";
+import type { BlobStore } from "../core/ports/blob-store.js";
 import type { ErasureStore, ProcessStore } from "../core/ports/store.js";
 import { eraseTenant } from "../core/services/tenant-erasure.js";
 import { runAsScript, runCommandLine, TABLE_ENVIRONMENT, tableFrom, type TableCliIo, tenantArg, UsageError } from "./cli.js";
@@ -20,6 +22,7 @@ export const USAGE = `usage:
   keys list --tenant <tenantId> [--json]                       hashes, labels, dates; never keys
   keys erase-tenant --tenant <tenantId> --confirm <tenantId>   revokes every key of the tenant, then
                                                                erases its processes, settings, usage
+                                                               and blobs (BLOB_BUCKET, S3_ENDPOINT or BLOB_DIR)
 ${TABLE_ENVIRONMENT}`;
 
 export interface CliIo extends TableCliIo {
@@ -27,6 +30,8 @@ export interface CliIo extends TableCliIo {
   store?: ApiKeyStore;
   /** The service's store over the same table (erase-tenant); built from env otherwise. */
   data?: ErasureStore & ProcessStore;
+  /** The stage's blob store (erase-tenant); built from env otherwise (BLOB_BUCKET or BLOB_DIR), none without either. */
+  blobs?: BlobStore;
 }
 
 function storeFrom(env: CliIo["env"]): ApiKeyStore {
@@ -100,10 +105,12 @@ export async function runKeysCli(argv: string[], io: CliIo): Promise<number> {
         if (!r.revokedAt && (await store.revoke(r.hash)).ok) revoked++;
       }
       const data = io.data ?? createDynamoStore(tableFrom(io.env));
-      const erased = await eraseTenant(data, tenantId, new Date().toISOString());
+      const blobs = io.blobs ?? createBlobStore(io.env);
+      if (!blobs) io.err("no BLOB_BUCKET or BLOB_DIR: the tenant's blobs are not deleted (docs/configuration.md, \"Blob storage\")");
+      const erased = await eraseTenant(data, tenantId, new Date().toISOString(), blobs);
       const summary = { tenantId, revokedKeys: revoked, ...erased };
       if (values.json) io.out(JSON.stringify(summary));
-      else io.out(`tenant '${tenantId}': ${revoked} keys revoked, ${erased.processes} processes and ${erased.items} items erased`);
+      else io.out(`tenant '${tenantId}': ${revoked} keys revoked, ${erased.processes} processes, ${erased.items} items and ${erased.blobs} blobs erased`);
       return 0;
     }
 

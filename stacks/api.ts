@@ -59,13 +59,13 @@ export const THROTTLE = { rate: 100, burst: 200 };
 
 export function Api({ stack, app }: StackContext) {
   const config = stageConfigOf(app);
-  const { table } = use(Storage);
+  const { table, blobs } = use(Storage);
   const { bus, worker } = use(Events);
 
   const authorizer = serviceFunction(stack, "Authorizer", HANDLERS.authorizer, { config, table });
   const groups = {
-    plainRoutes: serviceFunction(stack, "PlainRoutes", HANDLERS.plainRoutes, { config, table, bus }),
-    summarizingRoutes: serviceFunction(stack, "SummarizingRoutes", HANDLERS.summarizingRoutes, { config, table, bus, worker }),
+    plainRoutes: serviceFunction(stack, "PlainRoutes", HANDLERS.plainRoutes, { config, table, bus, blobBucket: blobs }),
+    summarizingRoutes: serviceFunction(stack, "SummarizingRoutes", HANDLERS.summarizingRoutes, { config, table, bus, worker, blobBucket: blobs }),
   };
 
   const api = new HttpApi(stack, "Http", {

@@ -30,7 +30,7 @@ export const ASYNC_RETRY = { retryAttempts: 2, maxEventAge: Duration.hours(6) };
 
 export function Events({ stack, app }: StackContext) {
   const config = stageConfigOf(app);
-  const { table } = use(Storage);
+  const { table, blobs } = use(Storage);
 
   const bus = new EventBus(stack, "Bus", { eventBusName: app.logicalPrefixedName("bus") });
   const dlq = new Queue(stack, "EventsDlq", {
@@ -51,6 +51,7 @@ export function Events({ stack, app }: StackContext) {
     config,
     table,
     bus,
+    blobBucket: blobs,
     props: { ...ASYNC_RETRY, onFailure: new SqsDestination(dlq) },
   });
 

@@ -46,7 +46,15 @@ export interface HandlerSpec {
   tracesCalls?: boolean;
   /** True when the function serves `GET /openapi.json`: docs/openapi.json is deployed next to its bundle. */
   servesDocument?: boolean;
+  /**
+   * What the function does with the blobs bucket (docs/configuration.md, "Blob storage"): `read`
+   * (GetObject), `write` (PutObject), `delete` (DeleteObject), each on `blobs/*` only, plus
+   * ListBucket for reading and deleting. Such a function gets BLOB_BUCKET and fails its start without it.
+   */
+  blobs?: readonly BlobAccess[];
 }
+
+export type BlobAccess = "read" | "write" | "delete";
 
 /** The worker's timeout; its lease outlasts it, so a job still running is never taken over. */
 export const WORKER_TIMEOUT_SECONDS = 300;
@@ -62,6 +70,8 @@ export const HANDLERS = {
     table: "read-write",
     queries: ["lsi1", "gsi1", "gsi2"],
     publishes: [EVENT_SOURCES.inbox],
+    // Appends store large native parts; message reads resolve them.
+    blobs: ["read", "write"],
     memoryMb: 1024,
     timeoutSeconds: 10,
   },
@@ -82,6 +92,8 @@ export const HANDLERS = {
     table: "read-write",
     queries: ["lsi1", "gsi2"],
     publishes: [EVENT_SOURCES.memory],
+    // Turns append and answer messages, export reads, import writes, a small deletion deletes.
+    blobs: ["read", "write", "delete"],
     memoryMb: 1024,
     timeoutSeconds: 29,
   },
@@ -123,6 +135,8 @@ export const HANDLERS = {
     table: "read-write",
     queries: ["lsi1", "gsi2"],
     publishes: [EVENT_SOURCES.memory],
+    // The background erasure of a large deleted process; folds summarize the messages' text, not their blobs.
+    blobs: ["delete"],
     memoryMb: 1024,
     timeoutSeconds: WORKER_TIMEOUT_SECONDS,
     environment: { COMPACTION_LEASE_MS: String((WORKER_TIMEOUT_SECONDS + 30) * 1000) },

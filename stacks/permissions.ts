@@ -1,16 +1,19 @@
 /**
  * Least-privilege IAM statements, derived from each function's HandlerSpec: the table actions it
  * uses on the table (and Query on exactly the indexes it reads), PutEvents on the bus for its own
- * event sources, and the LLM key parameters only for the functions that summarize.
+ * event sources, the object actions it uses on the blobs, and the LLM key parameters only for the
+ * functions that summarize.
  */
 import { ArnFormat, Stack } from "aws-cdk-lib";
 import type { ITable } from "aws-cdk-lib/aws-dynamodb";
 import type { IEventBus } from "aws-cdk-lib/aws-events";
+import type { IBucket } from "aws-cdk-lib/aws-s3";
 import { Effect, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import type { Construct } from "constructs";
 import { API_KEY_PK_PREFIX } from "../core/adapters/dynamodb/api-keys.js";
 import { tableIndexes } from "../core/adapters/dynamodb/table.js";
-import type { HandlerSpec } from "./handlers.js";
+import { BLOB_ROOT } from "../core/adapters/blobs/keys.js";
+import type { BlobAccess, HandlerSpec } from "./handlers.js";
 import type { StageConfig } from "./stage.js";
 
 /**
@@ -63,6 +66,32 @@ export function tableStatements(table: ITable, spec: HandlerSpec): PolicyStateme
     statements.push(
       new PolicyStatement({ actions: ["dynamodb:Query"], resources: spec.queries.map((i) => indexArn(table, i)) }),
     );
+  }
+  return statements;
+}
+
+/** The object action of each kind of blob access. */
+export const BLOB_OBJECT_ACTIONS: Record<BlobAccess, string> = {
+  read: "s3:GetObject",
+  write: "s3:PutObject",
+  delete: "s3:DeleteObject",
+};
+
+/** Every object the service writes is under this prefix (core/adapters/blobs/keys.ts). */
+export const blobObjectsArn = (bucket: IBucket) => `${bucket.bucketArn}/${BLOB_ROOT}/*`;
+
+/**
+ * Object actions on `blobs/*` only, and ListBucket for reading (without it S3 answers a missing
+ * blob with 403, not 404) and for deleting (a process's blobs are found by listing its prefix).
+ * ListBucket carries no prefix condition: a GetObject's 404 is decided without one, and the bucket
+ * holds nothing but blobs.
+ */
+export function blobStatements(bucket: IBucket, spec: HandlerSpec): PolicyStatement[] {
+  const access = spec.blobs ?? [];
+  if (access.length === 0) return [];
+  const statements = [new PolicyStatement({ actions: access.map((a) => BLOB_OBJECT_ACTIONS[a]), resources: [blobObjectsArn(bucket)] })];
+  if (access.includes("read") || access.includes("delete")) {
+    statements.push(new PolicyStatement({ actions: ["s3:ListBucket"], resources: [bucket.bucketArn] }));
   }
   return statements;
 }

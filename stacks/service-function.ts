@@ -8,6 +8,7 @@ import type { ITable } from "aws-cdk-lib/aws-dynamodb";
 import type { IEventBus } from "aws-cdk-lib/aws-events";
 import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import type { IFunction } from "aws-cdk-lib/aws-lambda";
+import type { IBucket } from "aws-cdk-lib/aws-s3";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { NagSuppressions, type NagPackSuppression } from "cdk-nag";
 import type { IConstruct } from "constructs";
@@ -15,10 +16,13 @@ import { Function, type FunctionProps, type Stack } from "sst/constructs";
 import { LAMBDA_ARCHITECTURE, LAMBDA_RUNTIME, nodejsBundling } from "./bundling.js";
 import { REMOTE_PROVIDERS } from "../core/adapters/llm/provider-descriptors.js";
 import { OPENAPI_DOCUMENT, sstHandler, type HandlerSpec } from "./handlers.js";
-import { llmSecretStatements, putEventsStatements, tableStatements } from "./permissions.js";
+import { blobStatements, llmSecretStatements, putEventsStatements, tableStatements } from "./permissions.js";
 import { METRICS_NAMESPACE, SERVICE_NAME, type StageConfig } from "./stage.js";
 
 export const LOG_RETENTION = RetentionDays.ONE_MONTH;
+
+/** How cdk-nag names the blob objects' resource in an IAM5 finding: `Resource::<bucket ARN>/blobs/*`. */
+export const BLOB_OBJECTS_FINDING = "/^Resource::.*Blobs.*\\/blobs\\/\\*$/g";
 
 /**
  * The AWS Solutions findings every Lambda of a stage keeps, SST's custom resource functions included
@@ -46,12 +50,17 @@ export interface ServiceFunctionOptions {
   bus?: IEventBus;
   /** The compaction worker, for functions that queue folds. */
   worker?: IFunction;
+  /** The blobs bucket, for functions with `blobs` access (handlers.ts). */
+  blobBucket?: IBucket;
   /** Extra CDK function options (async retries, failure destination). */
   props?: Pick<FunctionProps, "retryAttempts" | "maxEventAge" | "onFailure">;
 }
 
 /** The environment every function gets, plus the LLM settings for those that summarize. */
-export function functionEnvironment(spec: HandlerSpec, o: { config: StageConfig; tableName: string; busName?: string; workerName?: string }) {
+export function functionEnvironment(
+  spec: HandlerSpec,
+  o: { config: StageConfig; tableName: string; busName?: string; workerName?: string; blobBucketName?: string },
+) {
   const env: Record<string, string> = {
     POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
     POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
@@ -65,6 +74,7 @@ export function functionEnvironment(spec: HandlerSpec, o: { config: StageConfig;
   }
   if (spec.publishes.length > 0 && o.busName) env.EVENT_BUS_NAME = o.busName;
   if (spec.queuesFolds && o.workerName) env.COMPACTION_WORKER_FUNCTION = o.workerName;
+  if (spec.blobs?.length && o.blobBucketName) env.BLOB_BUCKET = o.blobBucketName;
   if (spec.listsPages && o.config.cursorSecret) env.CURSOR_SECRET = o.config.cursorSecret;
   // Set even when empty: the handlers then accept events from the service's own account only.
   if (spec.receivesEvents) env.EVENT_PUBLISHERS = o.config.eventPublishers;
@@ -91,6 +101,7 @@ export function policyStatements(stack: Stack, spec: HandlerSpec, o: ServiceFunc
   return [
     ...tableStatements(o.table, spec),
     ...(o.bus ? putEventsStatements(o.bus, spec) : []),
+    ...(o.blobBucket ? blobStatements(o.blobBucket, spec) : []),
     ...(spec.summarizes ? llmSecretStatements(stack, o.config) : []),
     // Queuing a fold is an asynchronous invoke of the worker, and of nothing else.
     ...(spec.queuesFolds && o.worker ? [new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [o.worker.functionArn] })] : []),
@@ -100,6 +111,7 @@ export function policyStatements(stack: Stack, spec: HandlerSpec, o: ServiceFunc
 export function serviceFunction(stack: Stack, id: string, spec: HandlerSpec, o: ServiceFunctionOptions): Function {
   if (spec.publishes.length > 0 && !o.bus) throw new Error(`${id} publishes events but got no bus`);
   if (spec.queuesFolds && !o.worker) throw new Error(`${id} queues folds but got no worker`);
+  if (spec.blobs?.length && !o.blobBucket) throw new Error(`${id} uses blobs but got no bucket`);
   const logGroup = new LogGroup(stack, `${id}Logs`, {
     retention: LOG_RETENTION,
     removalPolicy: o.config.dev ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
@@ -122,6 +134,7 @@ export function serviceFunction(stack: Stack, id: string, spec: HandlerSpec, o: 
       tableName: o.table.tableName,
       busName: o.bus?.eventBusName,
       workerName: o.worker?.functionName,
+      blobBucketName: o.blobBucket?.bucketName,
     }),
     permissions: policyStatements(stack, spec, o),
     // The worker's reserved concurrency caps the folds summarizing at once across the stage, so
@@ -140,6 +153,15 @@ export function serviceFunction(stack: Stack, id: string, spec: HandlerSpec, o: 
         appliesTo: ["Resource::*"],
         reason: "xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions: X-Ray documents them on '*' only. Every other statement names its table, index, bus, parameter or function.",
       },
+      ...(spec.blobs?.length
+        ? [
+            {
+              id: "AwsSolutions-IAM5",
+              appliesTo: [{ regex: BLOB_OBJECTS_FINDING }],
+              reason: "Blobs are created at run time, one object per content hash under blobs/<tenant>/<process>/: the object actions name that prefix of the stage's own bucket, the narrowest resource that holds them.",
+            },
+          ]
+        : []),
     ],
     true,
   );

@@ -1,10 +1,14 @@
 /**
  * The one DynamoDB table, with the key schema and indexes of core/adapters/dynamodb/table.ts (the
- * same constants the local runner creates its table from). On-demand billing and point-in-time
- * recovery everywhere; outside dev stages deletion protection and RETAIN keep a team's data.
+ * same constants the local runner creates its table from), and the bucket of the blobs the large
+ * parts of native message content are stored in (docs/configuration.md, "Blob storage"). On-demand
+ * billing and point-in-time recovery everywhere; outside dev stages deletion protection and RETAIN
+ * keep a team's data.
  */
 import { RemovalPolicy } from "aws-cdk-lib";
 import { AttributeType, BillingMode, ProjectionType, Table } from "aws-cdk-lib/aws-dynamodb";
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
+import { NagSuppressions } from "cdk-nag";
 import type { StackContext } from "sst/constructs";
 import { TTL_ATTRIBUTE } from "../core/adapters/dynamodb/keys.js";
 import { tableAttributes, tableIndexes } from "../core/adapters/dynamodb/table.js";
@@ -47,6 +51,25 @@ export function Storage({ stack, app }: StackContext) {
       projectionType: ProjectionType.ALL,
     });
   }
-  stack.addOutputs({ TableName: table.tableName });
-  return { table };
+  // Encrypted like the table (its items are under the AWS owned key, no customer key): S3 managed
+  // keys. Private, TLS only, no ACLs; blobs are immutable, so versions would only keep what a
+  // deletion is meant to remove.
+  const blobs = new Bucket(stack, "Blobs", {
+    encryption: BucketEncryption.S3_MANAGED,
+    blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+    objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+    enforceSSL: true,
+    versioned: false,
+    removalPolicy: config.dev ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+    // A dev stage's removal empties it first, as it drops the table with its items.
+    autoDeleteObjects: config.dev,
+  });
+  NagSuppressions.addResourceSuppressions(blobs, [
+    {
+      id: "AwsSolutions-S1",
+      reason: "Only the stage's own function roles reach the bucket (private, TLS only, no bucket policy grants anyone else), and each object is named by its tenant, process and content hash; CloudTrail data events are the operator's audit trail for it, as for the table's items. A log bucket would add a second store to secure and expire with no reader.",
+    },
+  ]);
+  stack.addOutputs({ TableName: table.tableName, BlobBucketName: blobs.bucketName });
+  return { table, blobs };
 }

@@ -11,6 +11,7 @@ import { createEventBridgePublisher } from "../adapters/events/eventbridge-publi
 import { createUlidIds, systemClock } from "../adapters/ids.js";
 import { createPowertoolsLog } from "../adapters/log.js";
 import { createEmfMetrics } from "../adapters/metrics/emf-metrics.js";
+import type { BlobStore } from "../ports/blob-store.js";
 import type { EventPublisher } from "../ports/events.js";
 import type { Log } from "../ports/logger.js";
 import type { Metrics } from "../ports/metrics.js";
@@ -19,6 +20,7 @@ import type { Summarizer } from "../ports/summarizer.js";
 import type { Tracing } from "../ports/tracing.js";
 import type { ServiceDeps } from "../services/deps.js";
 import { createTunablesResolver } from "../services/tunables.js";
+import { createCachedBlobReader } from "../services/blob-reader.js";
 import { DEFAULT_COMPACTION_CONFIG } from "../services/deps.js";
 import { createHistorySearch } from "../services/history-search.js";
 import { createBudgetPolicy } from "../services/model-budget.js";
@@ -34,13 +36,20 @@ export interface RootOptions {
   summarizerFactory?: () => Promise<Summarizer>;
   /** The functions that trace their calls pass one (functions/*.ts); the clients built here are captured. */
   tracing?: Tracing;
+  /**
+   * A given blob store (docs/configuration.md, "Blob storage"), with its cached reader built here.
+   * The functions that use blobs build theirs from the environment with `withBlobStore`
+   * (core/composition/blob-store.ts), so that no other bundle carries the S3 client.
+   */
+  blobs?: BlobStore;
 }
 
 /**
  * Builds the services' dependencies once per container: the environment is read and checked
  * first (core/composition/env.ts), so a malformed variable fails the start, not a turn later.
  * Every adapter can be replaced; what is not given is built from the environment (DynamoDB,
- * EventBridge when EVENT_BUS_NAME is set, EMF metrics, the Powertools logger). Without a
+ * EventBridge when EVENT_BUS_NAME is set, EMF metrics, the Powertools logger; a blob store only
+ * when given, see `withBlobStore`). Without a
  * `summarizerFactory`, `deps.summarizer()` rejects: the functions that never summarize bundle
  * no LLM SDK (docs/deploy.md). No `offlineSummarizer`: an EMERGENCY fold cannot fall back.
  *
@@ -76,6 +85,8 @@ export function createBaseDeps(options: RootOptions = {}): ServiceDeps {
     log,
     events,
     metrics,
+    // Built once per container, like the store: the cache lives as long as the container.
+    ...(options.blobs ? { blobs: options.blobs, blobReader: createCachedBlobReader(options.blobs) } : {}),
     summarizer: () => {
       if (!options.summarizerFactory) return Promise.reject(new Error("this function does not summarize"));
       // Resolved once per container, then reused by every call.

@@ -155,6 +155,32 @@ export function readRateLimits(env: Env): RateLimits | undefined {
   return { perSecond, perTenant };
 }
 
+/**
+ * Where blobs are stored (docs/configuration.md, "Blob storage"): BLOB_BUCKET (S3; every deployed
+ * function that stores or reads them), S3_ENDPOINT (an S3-compatible server's URL, addressed by
+ * path) and BLOB_DIR (a local folder). The bucket wins over the folder.
+ */
+export interface BlobEnv {
+  bucket?: string;
+  s3Endpoint?: string;
+  dir?: string;
+  /** AWS_LAMBDA_FUNCTION_NAME is set (by the Lambda runtime): a deployed function, which needs the bucket. */
+  inLambda: boolean;
+}
+
+export function readBlobEnv(env: Env): BlobEnv {
+  const bucket = valueOf(env, "BLOB_BUCKET");
+  // S3's bucket naming rules, so that a typo fails the start rather than the first put.
+  if (bucket !== undefined && !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+    throw new Error(`BLOB_BUCKET must be an S3 bucket name (3-63 lowercase letters, digits, dots and hyphens), got '${bucket}'`);
+  }
+  const s3Endpoint = valueOf(env, "S3_ENDPOINT");
+  if (s3Endpoint !== undefined && !/^https?:\/\/[^\s/]+/.test(s3Endpoint)) {
+    throw new Error(`S3_ENDPOINT must be an http(s) URL, got '${s3Endpoint}'`);
+  }
+  return { bucket, s3Endpoint, dir: valueOf(env, "BLOB_DIR"), inLambda: valueOf(env, "AWS_LAMBDA_FUNCTION_NAME") !== undefined };
+}
+
 /** The local runner's own variables (README, "Run it locally"). */
 export interface LocalEnv {
   /** MEMORY_API_KEYS as given (`key=tenant,…`); parsed by the HTTP adapter's key resolver. */

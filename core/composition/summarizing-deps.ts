@@ -1,10 +1,11 @@
-/** The composition root of the functions that summarize: secrets first, then the summarizer. */
+/** The composition root of the functions that summarize: secrets first, then the summarizer; the blob store from BLOB_BUCKET. */
 import type { SSMClient } from "@aws-sdk/client-ssm";
 import { createSummarizerFromEnv } from "../adapters/llm/create-summarizer.js";
 import { loadLlmSecrets } from "../adapters/secrets/llm-secrets.js";
 import type { Log } from "../ports/logger.js";
 import type { Tracing } from "../ports/tracing.js";
 import { createDeps } from "./create-deps.js";
+import { withBlobStore } from "./blob-store.js";
 import { withWorkerInvoker } from "./worker-events.js";
 
 export interface SummarizingDepsOptions {
@@ -30,6 +31,7 @@ export function createSummarizingDeps(env: NodeJS.ProcessEnv = process.env, opti
       return createSummarizerFromEnv(env);
     },
   });
-  // The functions that queue folds reach the worker by an asynchronous invoke.
-  return withWorkerInvoker(deps, env, options.tracing);
+  // The functions that queue folds reach the worker by an asynchronous invoke; both of them (the
+  // summarizing routes and the worker) store, read or delete blobs.
+  return withWorkerInvoker(withBlobStore(deps, env, { tracing: options.tracing }), env, options.tracing);
 }

@@ -1,7 +1,9 @@
 /**
- * The blob store port: immutable, content-addressed objects per process, for the large parts of
- * native message content (docs/configuration.md, "Blob storage"). Adapters: core/adapters/blobs.
+ * The blob store port: immutable byte objects of a process, addressed by their SHA-256, where the
+ * large parts of native message content live (docs/configuration.md, "Blob storage"). Adapters in
+ * core/adapters/blobs (S3, a local folder, memory).
  */
+
 export interface BlobScope {
   tenantId: string;
   processId: string;

@@ -5,7 +5,7 @@
  */
 import type { Memory, Message } from "../domain/model.js";
 import type { HistoryQuery } from "../domain/search-index.js";
-import type { BlobStore } from "../ports/blob-store.js";
+import type { BlobScope, BlobStore } from "../ports/blob-store.js";
 import type { Clock, Ids } from "../ports/clock.js";
 import type { EventPublisher } from "../ports/events.js";
 import type { Log } from "../ports/logger.js";
@@ -25,8 +25,13 @@ export interface CoreDeps {
   clock: Clock;
   ids: Ids;
   log: Log;
-  /** Where the large parts of native content live; without it such a message is refused. */
+  /**
+   * Where the large parts of native message content are stored (docs/configuration.md, "Blob
+   * storage"): puts and deletes. Unset: a message that needs a blob is refused, deletions skip them.
+   */
   blobs?: BlobStore;
+  /** Reads of `blobs` through the container's byte-bounded cache (core/services/blob-reader.ts); set whenever `blobs` is. */
+  blobReader?: BlobReader;
 }
 
 export interface ServiceDeps extends CoreDeps {
@@ -52,6 +57,21 @@ export interface ServiceDeps extends CoreDeps {
   erasure?: Partial<ErasureConfig>;
   /** How an export splits into pages (core/services/process-export.ts); defaults there. */
   exportPaging?: ExportPaging;
+}
+
+/** Cached blob reads (core/services/blob-reader.ts builds it). */
+export interface BlobReader {
+  /** The blob's bytes (shared between callers: never write to them), or null when there is none. */
+  get(scope: BlobScope, sha256: string): Promise<Uint8Array | null>;
+  stats(): BlobReaderStats;
+}
+
+/** Counters for tests and logs; `bytes` is what the cache holds now. */
+export interface BlobReaderStats {
+  hits: number;
+  misses: number;
+  evictions: number;
+  bytes: number;
 }
 
 /** docs/api.md, "Export and import". */

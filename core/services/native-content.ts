@@ -45,7 +45,8 @@ export async function withNative(deps: CoreDeps, key: ProcessKey, messages: read
   for (const m of messages) for (const ref of storedNative(m)?.blobs ?? []) wanted.add(ref.sha256);
   const fetched = new Map<string, Uint8Array>();
   if (wanted.size > 0) {
-    const blobs = deps.blobs;
+    // Blobs are immutable: the container's cache reads each one at most once.
+    const blobs = deps.blobReader ?? deps.blobs;
     if (!blobs) throw new AppError("internal", "blobs.unconfigured", "stored native content needs a blob store and none is configured");
     await inBatches([...wanted], WRITE_CONCURRENCY, async (sha) => {
       const bytes = await blobs.get(key, sha);

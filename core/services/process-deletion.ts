@@ -2,7 +2,9 @@
  * Deleting a process (docs/api.md, "Deleting a process"): the tombstone first, so that every
  * later write for the process fails (a turn, an append, a worker's commit, a redelivered event,
  * an inbox answer), then the erasure of every item. A small process is erased within the call;
- * a larger one by the compaction worker, on a `ProcessEraseRequested` event.
+ * a larger one by the compaction worker, on a `ProcessEraseRequested` event. The process's blobs
+ * (docs/configuration.md, "Blob storage") go with its items, before the tombstone is finished, so
+ * a deletion cut short between the two is finished by its repeat.
  */
 import { notFound } from "../domain/errors.js";
 import { domainEvent, type EventDetail } from "../domain/events.js";
@@ -12,6 +14,9 @@ import type { ErasureConfig, ServiceDeps } from "./deps.js";
 export const DEFAULT_ERASURE: ErasureConfig = Object.freeze({ inlineItems: 500, batchItems: 5_000 });
 
 const erasureOf = (deps: ServiceDeps): ErasureConfig => ({ ...DEFAULT_ERASURE, ...deps.erasure });
+
+/** Deletes the process's blobs, if the deployment stores any; how many. */
+const eraseBlobs = (deps: ServiceDeps, key: ProcessKey): Promise<number> => deps.blobs?.deleteProcess(key) ?? Promise.resolve(0);
 
 /**
  * Deletes a process: `deleted` once every item is gone (the HTTP 204), `deleting` while the
@@ -25,8 +30,9 @@ export async function deleteProcess(deps: ServiceDeps, key: ProcessKey): Promise
   if (marked.status === "deleted") return { status: "deleted" };
   const { erased, done } = await deps.store.eraseItems(key, erasureOf(deps).inlineItems);
   if (done) {
+    const blobs = await eraseBlobs(deps, key);
     await deps.store.finishDeletion(key);
-    deps.log.info("process deleted", { processId: key.processId, erased });
+    deps.log.info("process deleted", { processId: key.processId, erased, blobs });
     return { status: "deleted" };
   }
   // Must go out: a failure is a 500 and the caller's repeat asks again.
@@ -49,7 +55,8 @@ export async function eraseProcess(deps: ServiceDeps, detail: EventDetail<"Proce
     erased += step.erased;
     if (step.done) break;
   }
+  const blobs = await eraseBlobs(deps, key);
   await deps.store.finishDeletion(key);
-  deps.log.info("process deleted", { processId: key.processId, erased });
+  deps.log.info("process deleted", { processId: key.processId, erased, blobs });
   return { erased };
 }

@@ -1,22 +1,30 @@
 /**
  * Erasing a leaving tenant's data (docs/api.md, "Deleting a process"; the operator's
  * `npm run keys -- erase-tenant`): every process of the tenant deleted the way
- * `DELETE /v1/processes/{id}` deletes one, then its settings, model usage and inbox. Revoking the
- * tenant's keys first is the caller's part, so that nothing new is written meanwhile.
+ * `DELETE /v1/processes/{id}` deletes one (its blobs included), then its settings, model usage and
+ * inbox, and last every blob left under the tenant. Revoking the tenant's keys first is the
+ * caller's part, so that nothing new is written meanwhile.
  */
+import type { BlobStore } from "../ports/blob-store.js";
 import type { ErasureStore, ProcessStore } from "../ports/store.js";
 
 /** Processes read per listing page, and items erased between two checks of where a process stands. */
 const PAGE = 100;
 const BATCH = 5_000;
 
+/**
+ * @param blobs where the deployment keeps blobs (docs/configuration.md, "Blob storage"); without
+ * one, there are none to delete.
+ */
 export async function eraseTenant(
   store: ErasureStore & ProcessStore,
   tenantId: string,
   at: string,
-): Promise<{ processes: number; items: number }> {
+  blobs?: BlobStore,
+): Promise<{ processes: number; items: number; blobs: number }> {
   const erased = new Set<string>();
   let items = 0;
+  let blobCount = 0;
   for (;;) {
     // A process leaves the listing once its tombstone is on, so the first page is read again.
     const page = await store.listProcesses(tenantId, { limit: PAGE });
@@ -31,11 +39,14 @@ export async function eraseTenant(
           items += step.erased;
           if (step.done) break;
         }
+        if (blobs) blobCount += await blobs.deleteProcess(key);
         await store.finishDeletion(key);
       }
       erased.add(processId);
     }
   }
   items += await store.eraseTenantRecords(tenantId);
-  return { processes: erased.size, items };
+  // What no process deletion reached: processes deleted before, or a put that raced a deletion.
+  if (blobs) blobCount += await blobs.deleteTenant(tenantId);
+  return { processes: erased.size, items, blobs: blobCount };
 }

@@ -145,6 +145,69 @@ describe("storage: the one table", () => {
   });
 });
 
+describe("storage: the blobs bucket", () => {
+  const bucketOf = (st: Synthesized) => {
+    const buckets = Object.entries(st.templates.storage.findResources("AWS::S3::Bucket"));
+    expect(buckets).toHaveLength(1);
+    return { id: buckets[0]![0], bucket: buckets[0]![1] as { Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string } };
+  };
+
+  it.each(["prod", "dev", "kms"])("in the %s stage is encrypted with S3 managed keys like the table (no customer key), private and unversioned", (which) => {
+    const st = { prod, dev, kms }[which as "prod" | "dev" | "kms"];
+    const { bucket } = bucketOf(st);
+    expect(bucket.Properties.BucketEncryption).toEqual({ ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: "AES256" } }] });
+    // The table has no customer key either: both keep AWS's.
+    const table = Object.values(st.templates.storage.findResources("AWS::DynamoDB::Table"))[0]!;
+    expect(table.Properties.SSESpecification).toBeUndefined();
+    expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+    expect(bucket.Properties.OwnershipControls).toEqual({ Rules: [{ ObjectOwnership: "BucketOwnerEnforced" }] });
+    expect(bucket.Properties.VersioningConfiguration).toBeUndefined();
+    expect(bucket.Properties.BucketName).toBeUndefined();
+  });
+
+  it("refuses every request that is not over TLS", () => {
+    const { id } = bucketOf(prod);
+    prod.templates.storage.hasResourceProperties("AWS::S3::BucketPolicy", {
+      Bucket: { Ref: id },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: "Deny", Action: "s3:*", Principal: { AWS: "*" }, Condition: { Bool: { "aws:SecureTransport": "false" } } }),
+        ]),
+      },
+    });
+  });
+
+  it("is retained outside dev stages, like the table, and emptied and removed with a dev stage", () => {
+    expect(bucketOf(prod).bucket).toMatchObject({ DeletionPolicy: "Retain", UpdateReplacePolicy: "Retain" });
+    expect(Object.keys(prod.templates.storage.findResources("Custom::S3AutoDeleteObjects"))).toEqual([]);
+    expect(bucketOf(dev).bucket).toMatchObject({ DeletionPolicy: "Delete", UpdateReplacePolicy: "Delete" });
+    expect(Object.keys(dev.templates.storage.findResources("Custom::S3AutoDeleteObjects"))).toHaveLength(1);
+  });
+
+  it("names itself in BLOB_BUCKET to exactly the functions that use blobs, and in a stack output", () => {
+    for (const name of handlerNames) {
+      const { template, id } = functionsOf(prod)[name];
+      const env = (props(template, id).Environment?.Variables ?? {}) as Record<string, unknown>;
+      const uses = Boolean((HANDLERS[name] as HandlerSpec).blobs?.length);
+      expect(env.BLOB_BUCKET === undefined, name).toBe(!uses);
+      if (uses) expect(JSON.stringify(env.BLOB_BUCKET), name).toMatch(/Blobs[0-9A-F]{8}/);
+    }
+    expect(handlerNames.filter((n) => (HANDLERS[n] as HandlerSpec).blobs?.length).sort()).toEqual(["compactionWorker", "plainRoutes", "summarizingRoutes"]);
+    expect(Object.keys(prod.templates.storage.findOutputs("BlobBucketName"))).toHaveLength(1);
+  });
+
+  it("grants object actions on blobs/* only, and deletes only to the functions that erase", () => {
+    for (const s of [prod, dev, kms]) {
+      for (const [name, { template, id }] of Object.entries(functionsOf(s)) as Array<[HandlerName, { template: Template; id: string }]>) {
+        const s3 = grantsOf(template, id).filter((g) => g.action.startsWith("s3:"));
+        for (const g of s3) expect(g.resource, `${name} ${g.action}`).toBe(g.action === "s3:ListBucket" ? "bucket" : "bucket/blobs/*");
+        const deletes = s3.some((g) => g.action === "s3:DeleteObject");
+        expect(deletes, name).toBe(Boolean((HANDLERS[name] as HandlerSpec).erases));
+      }
+    }
+  });
+});
+
 describe("events: bus, rules, retries and the dead-letter queue", () => {
   const rules = [
     ["PlanCompleted", "vancetope.plan", "planCompleted"],
@@ -487,9 +550,11 @@ describe("IAM: each function gets only what it uses", () => {
   const dlq = ["sqs:GetQueueAttributes dlq", "sqs:GetQueueUrl dlq", "sqs:SendMessage dlq"];
   // Every function sends its traces; X-Ray's two actions name no resource.
   const xray = ["xray:PutTelemetryRecords *", "xray:PutTraceSegments *"];
+  // Object actions on blobs/* only; listing to read (a missing blob is 404, not 403) and to delete a prefix.
+  const blobs = (...actions: string[]) => [...actions.map((a) => `s3:${a} bucket/blobs/*`), "s3:ListBucket bucket"];
   const expected: Record<HandlerName, string[]> = {
     authorizer: ["dynamodb:GetItem table", ...xray],
-    plainRoutes: [...items, "dynamodb:Query index:lsi1", "dynamodb:Query index:gsi1", "dynamodb:Query index:gsi2", "events:PutEvents bus", ...xray],
+    plainRoutes: [...items, "dynamodb:Query index:lsi1", "dynamodb:Query index:gsi1", "dynamodb:Query index:gsi2", "events:PutEvents bus", ...blobs("GetObject", "PutObject"), ...xray],
     summarizingRoutes: [
       ...items,
       ...erases,
@@ -498,12 +563,13 @@ describe("IAM: each function gets only what it uses", () => {
       "events:PutEvents bus",
       ...secrets,
       "lambda:InvokeFunction worker",
+      ...blobs("GetObject", "PutObject", "DeleteObject"),
       ...xray,
     ],
     planCompleted: [...items, "events:PutEvents bus", ...dlq, ...xray],
     // It queues the accepted range for the worker: no LLM secrets, the worker's invoke instead.
     inboxAnswered: [...items, "dynamodb:Query index:lsi1", "events:PutEvents bus", "lambda:InvokeFunction worker", ...dlq, ...xray],
-    compactionWorker: [...items, ...erases, "dynamodb:Query index:lsi1", "dynamodb:Query index:gsi2", "events:PutEvents bus", ...secrets, ...dlq, ...xray],
+    compactionWorker: [...items, ...erases, "dynamodb:Query index:lsi1", "dynamodb:Query index:gsi2", "events:PutEvents bus", ...secrets, ...dlq, ...blobs("DeleteObject"), ...xray],
   };
 
   it.each(Object.keys(expected) as HandlerName[])("%s: exactly its table actions, indexes, bus and secrets", (name) => {

@@ -4,12 +4,17 @@
  * store wrapper until the test releases it), a redelivered event after the delete, a repeat, and
  * the background erasure of a large process.
  */
+import { createHash } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INBOX_SK, inboxByProcess, inboxPk, processPk } from "../../core/adapters/dynamodb/keys.js";
 import { handleCompactionRequested, handleProcessEraseRequested } from "../../core/adapters/events/handlers.js";
 import { createLocalBus } from "../../core/adapters/events/local-bus.js";
 import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
+import { withBlobStore } from "../../core/composition/blob-store.js";
 import { createDeps } from "../../core/composition/create-deps.js";
 import { EVENTS } from "../../core/domain/events.js";
 import type { InboxItem, Message, Role } from "../../core/domain/model.js";
@@ -41,7 +46,7 @@ beforeAll(async () => {
 function harness(env: Record<string, string> = {}, over: Store = store) {
   const fake = createFakeSummarizer();
   const bus = createLocalBus(undefined, { retryDelaysMs: [] });
-  const deps = createDeps({ env, store: over, events: bus, metrics: createRecordingMetrics(), log: createMemoryLog(), summarizerFactory: async () => fake });
+  const deps = withBlobStore(createDeps({ env, store: over, events: bus, metrics: createRecordingMetrics(), log: createMemoryLog(), summarizerFactory: async () => fake }), env);
   const published = (name: keyof typeof EVENTS) => bus.published().filter((e) => e.detailType === EVENTS[name].detailType);
   return { deps, fake, bus, published };
 }
@@ -306,5 +311,72 @@ describe("deleting a process", () => {
     const before = await partition(key);
     await expect(handleProcessEraseRequested(deps, key)).rejects.toMatchObject({ code: "process.not_deleted" });
     expect(await partition(key)).toEqual(before);
+  });
+});
+
+describe("deleting a process deletes its blobs (the folder store, BLOB_DIR)", () => {
+  let blobDir: string;
+  beforeAll(async () => {
+    blobDir = await mkdtemp(path.join(tmpdir(), "vtm-del-blobs-"));
+  });
+  afterAll(async () => {
+    await rm(blobDir, { recursive: true, force: true });
+  });
+
+  /** Puts `n` blobs under the process, as appends of large native parts would; their shas. */
+  async function putBlobs(deps: ServiceDeps, key: ProcessKey, n: number) {
+    const shas: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const bytes = new TextEncoder().encode(`${key.processId}: a long tool result ${i}`);
+      const sha = createHash("sha256").update(bytes).digest("hex");
+      await deps.blobs!.put(key, sha, bytes);
+      shas.push(sha);
+    }
+    return shas.sort();
+  }
+
+  it("a deletion within the call (204) leaves none of the process's blobs, and every other process keeps its own", async () => {
+    const { deps } = harness({ BLOB_DIR: blobDir });
+    const { key } = await seeded(deps, 2);
+    const { key: other } = await seeded(deps, 2);
+    await putBlobs(deps, key, 3);
+    const kept = await putBlobs(deps, other, 2);
+
+    expect(await deleteProcess(deps, key)).toEqual({ status: "deleted" });
+    expect(await deps.blobs!.list(key)).toEqual([]);
+    expect(await deps.blobs!.list(other)).toEqual(kept);
+    await expectOnlyTombstone(key);
+  });
+
+  it("a deletion in the background (202) deletes the blobs with the worker's erasure, not before", async () => {
+    const { deps, published } = harness({ BLOB_DIR: blobDir });
+    deps.erasure = { inlineItems: 5, batchItems: 4 };
+    const { key } = await seeded(deps, 20);
+    const { key: other } = await seeded(deps, 1);
+    const shas = await putBlobs(deps, key, 4);
+    const kept = await putBlobs(deps, other, 1);
+
+    expect(await deleteProcess(deps, key)).toEqual({ status: "deleting" });
+    // Items still lead to them until the worker has erased every one.
+    expect(await deps.blobs!.list(key)).toEqual(shas);
+    await handleProcessEraseRequested(deps, published("ProcessEraseRequested")[0]!.detail);
+    expect(await deps.blobs!.list(key)).toEqual([]);
+    expect(await deps.blobs!.list(other)).toEqual(kept);
+    await expectOnlyTombstone(key);
+  });
+
+  it("a blob deletion that fails leaves the process deleting, and the repeat finishes it", async () => {
+    const { deps } = harness({ BLOB_DIR: blobDir });
+    const { key } = await seeded(deps, 1);
+    await putBlobs(deps, key, 2);
+    const real = deps.blobs!;
+    deps.blobs = { ...real, deleteProcess: async () => Promise.reject(new Error("bucket unreachable")) };
+    await expect(deleteProcess(deps, key)).rejects.toThrow("bucket unreachable");
+    expect((await partition(key))[0]).toMatchObject({ sk: "META", deletion: "DELETING" });
+
+    deps.blobs = real;
+    expect(await deleteProcess(deps, key)).toEqual({ status: "deleted" });
+    expect(await real.list(key)).toEqual([]);
+    await expectOnlyTombstone(key);
   });
 });
