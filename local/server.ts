@@ -23,7 +23,7 @@ import { bearerKey, DEFAULT_LOCAL_KEYS, parseApiKeys } from "../core/adapters/ht
 import { allRouteGroups } from "../core/adapters/http/groups.js";
 import { openApiRoute } from "../core/adapters/http/openapi-route.js";
 import { createDeps } from "../core/composition/create-deps.js";
-import { withBlobStore } from "../core/composition/blob-store.js";
+import { withBlobStore } from "../core/composition/local-blob-store.js";
 import { createDynamoRateLimiter } from "../core/adapters/dynamodb/rate-limiter.js";
 import { inspectorRoutes, OPENAPI_DOCUMENT } from "./inspector-routes.js";
 import { localPublishers, localRoutes } from "./local-routes.js";

@@ -10,7 +10,7 @@
  */
 import { createApiKeyStore, hashApiKey, isApiKeyHash, type ApiKeyStore } from "../core/adapters/dynamodb/api-keys.js";
 import { createDynamoStore } from "../core/adapters/dynamodb/store.js";
-import { createBlobStore } from "../core/composition/blob-store.js";
+import { createBlobStore } from "../core/composition/local-blob-store.js";
 import type { BlobStore } from "../core/ports/blob-store.js";
 import type { ErasureStore, ProcessStore } from "../core/ports/store.js";
 import { eraseTenant } from "../core/services/tenant-erasure.js";

@@ -5,7 +5,6 @@
  * of the functions that use blobs (stacks/handlers.ts, `blobs`) call it, so that no other bundle
  * carries the S3 client.
  */
-import { createDirectoryBlobStore } from "../adapters/blobs/directory-blob-store.js";
 import { createS3BlobStore, createS3Client } from "../adapters/blobs/s3-blob-store.js";
 import type { BlobStore } from "../ports/blob-store.js";
 import type { Tracing } from "../ports/tracing.js";
@@ -18,6 +17,12 @@ export interface BlobStoreOptions {
   localDir?: string;
   /** Wraps the S3 client (tracing). */
   capture?: <C extends object>(client: C) => C;
+  /**
+   * Builds the folder store: given by the local runner and the scripts
+   * (core/composition/local-blob-store.ts), never by a Lambda entry, whose bundle then carries no
+   * folder adapter.
+   */
+  directory?: (root: string) => BlobStore;
 }
 
 /**
@@ -36,8 +41,11 @@ export function createBlobStore(env: Env, options: BlobStoreOptions = {}): BlobS
       bucket: config.bucket,
     });
   }
-  if (config.dir) return createDirectoryBlobStore({ root: config.dir });
-  if (options.localDir) return createDirectoryBlobStore({ root: options.localDir });
+  const folder = config.dir ?? options.localDir;
+  if (folder !== undefined) {
+    if (!options.directory) throw new Error("BLOB_DIR is for the local runner and the scripts: a deployed function keeps blobs in BLOB_BUCKET");
+    return options.directory(folder);
+  }
   // A deployed function must not run without the stage's bucket.
   if (config.inLambda) {
     throw new Error("BLOB_BUCKET is not set: this function stores, reads or deletes message blobs in the stage's bucket (stacks/storage.ts, its BlobBucketName output)");
@@ -55,9 +63,9 @@ export function createBlobStore(env: Env, options: BlobStoreOptions = {}): BlobS
 export function withBlobStore<D extends ServiceDeps>(
   deps: D,
   env: Env = process.env,
-  options: { localDir?: string; tracing?: Tracing } = {},
+  options: { localDir?: string; tracing?: Tracing; directory?: (root: string) => BlobStore } = {},
 ): D {
-  const blobs = createBlobStore(env, { localDir: options.localDir, capture: options.tracing?.capture });
+  const blobs = createBlobStore(env, { localDir: options.localDir, capture: options.tracing?.capture, directory: options.directory });
   if (blobs) Object.assign(deps, { blobs, blobReader: createCachedBlobReader(blobs) });
   return deps;
 }

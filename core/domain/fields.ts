@@ -28,7 +28,7 @@ export const Id = z
   .check(z.minLength(1), z.maxLength(128), z.regex(/^[A-Za-z0-9][A-Za-z0-9._:@-]*$/, "use letters, digits and . _ : @ - (max 128)"));
 
 export { ToolRef, printableToolRef } from "./tool-ref.js";
-import { ToolRef } from "./tool-ref.js";
+import { LONE_SURROGATES, ToolRef } from "./tool-ref.js";
 
 /** One tool call as a caller sends it (stored as `ToolCall`, core/domain/model.ts). */
 export const ToolCallInput = z.object({
@@ -38,9 +38,8 @@ export const ToolCallInput = z.object({
 });
 
 /** Lone UTF-16 surrogates cannot be stored as UTF-8 (DynamoDB rejects them): a 400, not a 500. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 export const Unicode = z.string().check(
-  z.refine((s) => !LONE_SURROGATE.test(s), { message: "must be valid Unicode (no lone surrogates)" }),
+  z.refine((s) => s.search(LONE_SURROGATES) < 0, { message: "must be valid Unicode (no lone surrogates)" }),
 );
 
 /** Storable text of at most `max` characters. */

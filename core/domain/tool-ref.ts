@@ -1,6 +1,7 @@
 /**
- * The alphabet of tool call ids and tool names, as callers send them and as prompts print them
- * (re-exported by core/domain/fields.ts, where the other input rules live).
+ * The alphabet of tool call ids and tool names, as callers send them and as prompts print them,
+ * and what text DynamoDB can store (both re-exported by core/domain/fields.ts, where the other
+ * input rules live).
  */
 import * as z from "./zod.js";
 
@@ -34,3 +35,6 @@ export function printableToolRef(ref: string): string {
   return ref.replace(OUTSIDE_TOOL_REF, "_") || "_";
 }
 
+
+/** A UTF-16 surrogate without its pair: DynamoDB refuses to store text holding one (global: `replace` finds them all). */
+export const LONE_SURROGATES = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;

@@ -13,7 +13,7 @@ import { createDirectoryBlobStore } from "../../core/adapters/blobs/directory-bl
 import { createMemoryBlobStore } from "../../core/adapters/blobs/memory-blob-store.js";
 import { createS3BlobStore, S3_DELETE_BATCH } from "../../core/adapters/blobs/s3-blob-store.js";
 import type { BlobScope, BlobStore } from "../../core/ports/blob-store.js";
-import { createBlobStore } from "../../core/composition/blob-store.js";
+import { createBlobStore } from "../../core/composition/local-blob-store.js";
 import { freshBucket, S3RVER_CREDENTIALS } from "../support/s3.js";
 
 const sha = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");

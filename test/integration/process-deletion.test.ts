@@ -14,7 +14,7 @@ import { INBOX_SK, inboxByProcess, inboxPk, processPk } from "../../core/adapter
 import { handleCompactionRequested, handleProcessEraseRequested } from "../../core/adapters/events/handlers.js";
 import { createLocalBus } from "../../core/adapters/events/local-bus.js";
 import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
-import { withBlobStore } from "../../core/composition/blob-store.js";
+import { withBlobStore } from "../../core/composition/local-blob-store.js";
 import { createDeps } from "../../core/composition/create-deps.js";
 import { EVENTS } from "../../core/domain/events.js";
 import type { InboxItem, Message, Role } from "../../core/domain/model.js";

@@ -7,7 +7,7 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { createBlobStore, withBlobStore } from "../../core/composition/blob-store.js";
+import { createBlobStore, withBlobStore } from "../../core/composition/local-blob-store.js";
 import { createDeps } from "../../core/composition/create-deps.js";
 import { readBlobEnv } from "../../core/composition/env.js";
 import { silentLog } from "../../core/adapters/log.js";

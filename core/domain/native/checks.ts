@@ -43,15 +43,7 @@ const REQUIRED: Record<NativeFormat, Record<string, Record<string, Field>>> = {
   },
 };
 
-/** Gemini parts have no `type`: the one data field a part carries says what it is. */
-const GEMINI_FIELDS: Record<string, Field> = {
-  text: "string",
-  thoughtSignature: "string",
-  functionCall: "object",
-  functionResponse: "object",
-  inlineData: "object",
-  fileData: "object",
-};
+/** Gemini parts have no `type`: a call or a response part is checked on the fields the projection reads. */
 const GEMINI_CALL: Record<string, Record<string, Field>> = {
   functionCall: { name: "string" },
   functionResponse: { name: "string", response: "object" },
@@ -94,7 +86,6 @@ export function nativeProblems(format: NativeFormat, content: readonly unknown[]
       continue;
     }
     if (format === "gemini") {
-      checkFields(element, pick(GEMINI_FIELDS, element), [i], out);
       for (const [name, fields] of Object.entries(GEMINI_CALL)) {
         const call = element[name];
         if (isObject(call)) checkFields(call, fields, [i, name], out);
@@ -114,11 +105,4 @@ export function nativeProblems(format: NativeFormat, content: readonly unknown[]
     if (fields) checkFields(element, fields, [i], out);
   }
   return out.slice(0, max);
-}
-
-/** The fields of `fields` that `element` has: a Gemini part is checked only on what it carries. */
-function pick(fields: Record<string, Field>, element: JsonObject): Record<string, Field> {
-  const out: Record<string, Field> = {};
-  for (const name of Object.keys(fields)) if (name in element) out[name] = fields[name]!;
-  return out;
 }

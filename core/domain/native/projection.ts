@@ -5,7 +5,7 @@
  * (thinking, encrypted reasoning, thought signatures) is never part of it and never reaches a
  * summarizer. Pure and linear in the size of the content.
  */
-import { printableToolRef } from "../tool-ref.js";
+import { LONE_SURROGATES, printableToolRef } from "../tool-ref.js";
 import type { Role, ToolCall } from "../model.js";
 import { isObject, type Json, type JsonObject, type NativeFormat } from "./formats.js";
 
@@ -38,8 +38,6 @@ const newDraft = (): Draft => ({
   saw: { assistant: false, user: false, system: false, results: 0, other: 0 },
 });
 
-/** The projection is stored as DynamoDB text, which holds no lone surrogate (native content may). */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 const str = (v: Json | undefined): string => (typeof v === "string" ? v : "");
 const ref = (v: string) => printableToolRef(v).slice(0, 256);
@@ -67,7 +65,7 @@ function finish(d: Draft): Projection {
   else if (saw.system) role = "SYSTEM";
   return {
     ...(role ? { role } : {}),
-    text: d.texts.filter((t) => t !== "").join("\n").replace(LONE_SURROGATE, "\uFFFD"),
+    text: d.texts.filter((t) => t !== "").join("\n").replace(LONE_SURROGATES, "\uFFFD"), // stored as DynamoDB text, which holds no lone surrogate
     toolCalls: d.toolCalls,
     toolCallIds: d.toolCallIds,
     reasoningChars: d.reasoningChars,
