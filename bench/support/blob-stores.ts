@@ -1,7 +1,7 @@
 /**
  * Blob stores for the native-content benchmark: a folder on the local disk (each blob one file,
- * `blobs/<tenantId>/<processId>/<sha256>` under the root, as the object layout of
- * docs/configuration.md), and a wrapper that counts what the service asks of any store.
+ * `blobs/<tenantId>/<processId>/<sha256>` under the root, the layout of
+ * core/adapters/blobs/keys.ts), and a wrapper that counts what the service asks of any store.
  */
 import { mkdir, readdir, readFile, rm, writeFile, rename } from "node:fs/promises";
 import path from "node:path";
