@@ -25,6 +25,7 @@ import { runCompactionCost } from "./compaction-cost.js";
 import { runDataPortability } from "./data-portability.js";
 import { runHotPath } from "./hot-path.js";
 import { runLinearText } from "./linear-text.js";
+import { runNativeContent } from "./native-content.js";
 import { runOfflineSummary } from "./offline-summary.js";
 import { type BenchContext, repoRoot } from "./support/context.js";
 import {
@@ -60,6 +61,7 @@ const SECTIONS: Section[] = [
   { id: "agent-loop", needsDynamo: true, long: true, run: runAgentLoop },
   { id: "linear-text", needsDynamo: true, run: runLinearText },
   { id: "data-portability", needsDynamo: true, long: true, run: runDataPortability },
+  { id: "native-content", needsDynamo: true, run: runNativeContent },
 ];
 const SEARCH_RECALL = path.join(repoRoot, "bench", "search-recall.ts");
 const ALL_IDS = [...SECTIONS.map((s) => s.id), "search-recall"];
@@ -80,7 +82,7 @@ if (args.help) {
   console.log(`usage: npm run bench -- [--quick | --full] [--only ${ALL_IDS.join(",")}] [--skip ids] [--out dir] [--baseline <git ref>]
 long sections (run with --full or --only): ${SECTIONS.filter((s) => s.long).map((s) => s.id).join(", ")}
 env: BENCH_QUICK=1, BENCH_FULL=1, BENCH_HOT_SIZES, BENCH_HOT_RUNS, BENCH_FOLD_SIZES, BENCH_FOLD_RUNS, BENCH_WINDOWS, BENCH_TURNS, BENCH_COLD_RUNS, BENCH_TEXT_SIZES, BENCH_TEXT_RUNS, BENCH_TEXT_FUNCTIONS, BENCH_TEXT_FOLD_SIZES, BENCH_TEXT_FOLD_RUNS, LOCOMO_DIR,
-  BENCH_BG_TURNS, BENCH_BG_LOCOMO_TURNS, BENCH_BG_PAUSE_MS, BENCH_PORTABILITY_SIZES, BENCH_BASELINE_REF (= --baseline: background-compaction against that commit too)`);
+  BENCH_BG_TURNS, BENCH_BG_LOCOMO_TURNS, BENCH_BG_PAUSE_MS, BENCH_PORTABILITY_SIZES, BENCH_NATIVE_RUNS, AGENT_SESSIONS_DIR, BENCH_BASELINE_REF (= --baseline: background-compaction against that commit too)`);
   process.exit(0);
 }
 

@@ -53,13 +53,20 @@ export interface NaiveSample {
   returned: number;
 }
 
+export interface SeedOptions {
+  /** Default `hot-<size>`. */
+  processId?: string;
+  /** Changes each active message before it is written (the native-content benchmark gives them native content). */
+  activeMessage?: (key: ProcessKey, m: Message, index: number) => Promise<Message>;
+}
+
 /**
  * A process with `size` archived messages in folds of `foldSize` (the newest fold's summary is the
  * active one) and the fixed active set.
  */
-export async function seedProcess(t: BenchTable, size: number, foldSize = FOLD): Promise<Fixture> {
+export async function seedProcess(t: BenchTable, size: number, foldSize = FOLD, options: SeedOptions = {}): Promise<Fixture> {
   const { store } = observedStore(t);
-  const key = { tenantId: "bench", processId: foldSize === FOLD ? `hot-${size}` : `hot-${size}-fold-${foldSize}` };
+  const key = { tenantId: "bench", processId: options.processId ?? (foldSize === FOLD ? `hot-${size}` : `hot-${size}-fold-${foldSize}`) };
   const pk = processPk(key);
   await t.recorder.quietly(() => store.upsertProcess(key.tenantId, { processId: key.processId, projectId: "bench" }, "2025-01-01T00:00:00.000Z"));
   const msgId = idFactory("msg");
@@ -103,6 +110,7 @@ export async function seedProcess(t: BenchTable, size: number, foldSize = FOLD):
     const text = syntheticText(active, role === "USER" ? USER_CHARS : ASSISTANT_CHARS);
     return makeMessage(key, msgId(at), at, role, text, { tags: i === 0 ? ["STRENGTH:pinned"] : [] });
   });
+  if (options.activeMessage) for (let i = 0; i < messages.length; i++) messages[i] = await options.activeMessage(key, messages[i]!, i);
   items.push(...messages.map((m) => messageItem(key, m)));
   await batchPut(t, items);
   const activeSummary = memories[memories.length - 1]!;
