@@ -5,6 +5,7 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import { createMemoryBlobStore } from "../../core/adapters/blobs/memory-blob-store.js";
+import { createCachedBlobReader } from "../../core/services/blob-reader.js";
 import { zodToAppError } from "../../core/adapters/http/errors.js";
 import { AppendMessageBody, MAX_MESSAGE_BODY_BYTES } from "../../core/adapters/http/schemas.js";
 import type { NativeContent, NativeFormat } from "../../core/domain/native/formats.js";
@@ -36,7 +37,8 @@ export interface Wiring {
 export function wire(t: BenchTable, blobs: BlobStore): Wiring {
   const { store, activeViews } = observedStore(t);
   const counted = countedBlobStore(blobs);
-  return { deps: { ...benchDeps({ store }), blobs: counted.store }, activeViews, counts: counted.counts };
+  // A container reads each blob once (the cached reader); a new wiring is a new, cold container.
+  return { deps: { ...benchDeps({ store }), blobs: counted.store, blobReader: createCachedBlobReader(counted.store) }, activeViews, counts: counted.counts };
 }
 
 // ------------------------------------------------------------------------ 1. real sessions, exactly
