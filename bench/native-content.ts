@@ -160,7 +160,7 @@ export async function runNativeContent(ctx: BenchContext): Promise<SectionResult
     notes.push(
       `Cost sessions: the hot-path fixture's active set (META, one summary, 40 messages: USER ~${USER_CHARS} chars, ASSISTANT ~900 chars) seeded from the store's item builders; the native ones carry on every ASSISTANT message a thinking block (600-1,200 chars, signature 1-3 KB) or a reasoning item (encrypted_content 1.2-3.6 KB) beside the same text, and the blob sessions put ${SCREENSHOTS} screenshots of ${fmt(SCREENSHOT_CHARS / 1024)} KB base64 on USER messages, through the service's keepNative. Each turn appends a ${USER_CHARS}-char USER probe (native in the native sessions), asks for the request in the session's format (text only: none, as in hot-path) with a ${fmt(CONTEXT_WINDOW)} window, and the probe is deleted outside the timing.`,
       "Round trips, items and RCU are DynamoDB's (ReturnConsumedCapacity from DynamoDB Local); writes are priced from item sizes. Blob gets are the service's calls to the blob store; the memory store costs nothing per get, the folder store one file read. 'Cold' builds the services again (createDeps: empty tunables, history and any per-container cache) before the turn.",
-      "This branch reads every blob of the replay from the store on every turn (core/services/native-content.ts has no cache yet), so cold and warm turns get the same blobs; a blob never changes, so a per-container cache of its reads would make the warm column's blob gets 0.",
+      "Blobs are read through the container's cache (core/services/blob-reader.ts): a blob never changes, so only a fresh container's first turn gets them from the store.",
     );
     return {
       id: "native-content",
