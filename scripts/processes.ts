@@ -18,6 +18,7 @@ import { createRecordingMetrics } from "../core/adapters/metrics/emf-metrics.js"
 import { createDeps } from "../core/composition/create-deps.js";
 import { AppError } from "../core/domain/errors.js";
 import { Id } from "../core/domain/fields.js";
+import type { BlobStore } from "../core/ports/blob-store.js";
 import type { Store } from "../core/ports/store.js";
 import { exportPage, type ExportCursor } from "../core/services/process-export.js";
 import { importExport } from "../core/services/process-import.js";
@@ -33,6 +34,8 @@ ${TABLE_ENVIRONMENT}`;
 export interface ProcessesCliIo extends TableCliIo {
   /** Injected by tests; built from env otherwise. */
   store?: Store;
+  /** Where the large parts of native content are read (export) and put (import); injected by tests. */
+  blobs?: BlobStore;
 }
 
 function processArg(value: string | undefined): string {
@@ -91,6 +94,7 @@ export async function runProcessesCli(argv: string[], io: ProcessesCliIo): Promi
       metrics: createRecordingMetrics(),
       events: { publish: async () => {} },
     });
+    if (io.blobs) deps.blobs = io.blobs;
 
     if (command === "export") {
       // Opened once the first page is read: an unknown process leaves no file behind.
