@@ -93,6 +93,9 @@ describe("a short seeded chaos run", () => {
     expect(report.crashes).toBeGreaterThan(0);
     expect(report.retries).toBeGreaterThan(0);
     expect(report.compactions.committed).toBeGreaterThan(0);
+    // Engines append native content (thinking, reasoning, tool calls, a large part as a blob); it reads back exactly.
+    expect(report.native.messages, lines.join("\n")).toBeGreaterThan(0);
+    expect(report.native.blobs, lines.join("\n")).toBeGreaterThan(0);
     expect(report.operations).toBeGreaterThan(160);
     // Calls were held, some while the engine went on, one of them a roll-forward between its reads
     // and its writes (overtaken by a revert, docs/reliability.md "Stalls").
