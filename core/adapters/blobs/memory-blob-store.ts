@@ -33,6 +33,9 @@ export function createMemoryBlobStore(): BlobStore {
     async deleteTenant(tenantId) {
       return deleteUnder(prefix(tenantId));
     },
+    async delete(scope, sha256) {
+      return objects.delete(keyOf(scope, sha256));
+    },
     async list(scope) {
       const start = `${prefix(scope.tenantId)}${scope.processId}/`;
       return [...objects.keys()].filter((k) => k.startsWith(start)).map((k) => k.slice(start.length));
