@@ -4,6 +4,7 @@
  * emoji, strings past the inline part size that become blobs, `__proto__` keys) appended over
  * HTTP reads back the same through GET messages, GET message, a turn's `request` in its own format,
  * and an export imported into a new process: JSON-equal, and the JSON text of every string the same.
+ * An import over HTTP refuses a native block by the append's rules.
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -188,5 +189,18 @@ describe("native content, whatever JSON it holds", () => {
     expect(met.blobs).toBeGreaterThan(0);
     expect(met.loneSurrogates).toBeGreaterThan(0);
     expect(met.protoKeys).toBeGreaterThan(0);
+  });
+
+  it("an import over HTTP refuses a native block an append would refuse, naming its line and path, and writes nothing", async () => {
+    await create("bad-src");
+    await post("bad-src", { native: { format: "anthropic", content: [{ type: "thinking", thinking: "t", signature: "s" }, { type: "text", text: "hi" }] } });
+    const lines = (await exportText("bad-src")).split("\n").filter((l) => l !== "");
+    const at = lines.findIndex((l) => l.includes('"thinking"'));
+    const spoiled = lines.map((l, i) => (i === at ? l.replace('"signature":"s"', '"signature":7') : l)).join("\n") + "\n";
+    const res = await api("POST", "/v1/processes/bad-copy/import", { rawBody: spoiled, headers: { "content-type": "application/x-ndjson" } });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: "import.invalid_line", details: { line: at + 1 } });
+    expect(res.body.error.message).toContain(`line ${at + 1}: message.native.content.0.signature`);
+    expect((await api("GET", "/v1/processes/bad-copy")).status).toBe(404);
   });
 });
