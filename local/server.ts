@@ -39,8 +39,8 @@ export interface LocalServiceOptions {
   tableName?: string;
   dataDir?: string;
   quiet?: boolean;
-  /** Replace parts of the composition (tests inject fakes for the summarizer). */
-  overrides?: Partial<Pick<ServiceDeps, "summarizer" | "store" | "metrics">>;
+  /** Replace parts of the composition (tests inject fakes for the summarizer, a blob store). */
+  overrides?: Partial<Pick<ServiceDeps, "summarizer" | "store" | "metrics" | "blobs">>;
 }
 
 export interface LocalService {
@@ -94,6 +94,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       summarizerFactory: async () => (await import("../core/adapters/llm/create-summarizer.js")).createSummarizerFromEnv(env),
     }), env, { localDir: blobs.localDir });
     if (options.overrides?.summarizer) deps.summarizer = options.overrides.summarizer;
+    if (options.overrides?.blobs) deps.blobs = options.overrides.blobs;
     // Keys from MEMORY_API_KEYS, then keys created with `npm run keys` (hashed in the table).
     const tableKeys = createApiKeyStore({ client, tableName });
     const tenantOfKey = async (key: string) => apiKeys.get(key) ?? (await tableKeys.resolve(key))?.tenantId ?? null;

@@ -1,8 +1,11 @@
 /**
  * `npm run ops -- redrive`: moves the stage's dead-letter queue back to the functions its events
  * failed in (docs/operations.md, "Redrive"), with the operator's AWS credentials.
+ * `npm run ops -- sweep-blobs`: deletes the blobs of a process that no live message names
+ * (docs/configuration.md, "Retention").
  *
  * @example
+ * TABLE_NAME=team-a-vancetope-memory-table npm run ops -- sweep-blobs --tenant team-a --process chat-1 [--dry-run]
  * EVENTS_DLQ_URL=https://sqs.eu-west-1.amazonaws.com/123456789012/team-a-vancetope-memory-Events-EventsDlq… \
  *   npm run ops -- redrive --stage team-a --dry-run
  * npm run ops -- redrive --stage team-a --queue-url <EventsDlqUrl> --max 20
@@ -18,7 +21,18 @@ import {
   type DeadLetterQueue,
   type RedriveOptions,
 } from "../core/adapters/events/dead-letters.js";
-import { runAsScript, UsageError, withUsage } from "./cli.js";
+import { createDynamoStore } from "../core/adapters/dynamodb/store.js";
+import { silentLog } from "../core/adapters/log.js";
+import { createRecordingMetrics } from "../core/adapters/metrics/emf-metrics.js";
+import { createDeps } from "../core/composition/create-deps.js";
+import { createBlobStore } from "../core/composition/local-blob-store.js";
+import { createCachedBlobReader } from "../core/services/blob-reader.js";
+import { AppError } from "../core/domain/errors.js";
+import { Id } from "../core/domain/fields.js";
+import type { BlobStore } from "../core/ports/blob-store.js";
+import type { Store } from "../core/ports/store.js";
+import { sweepBlobs } from "../core/services/blob-sweep.js";
+import { runAsScript, TABLE_ENVIRONMENT, tableFrom, tenantArg, UsageError, withUsage } from "./cli.js";
 
 /** The most messages one run moves: a larger backlog is redriven in several runs, each one checked. */
 export const MAX_REDRIVE = 1_000;
@@ -32,7 +46,12 @@ export const USAGE = `usage:
       once its function accepted it; --dry-run lists them and moves nothing. With --stage, the queue
       is found by its name and messages for functions outside the stage (names not starting
       '<stage>-') stay in the queue; --queue-url (or EVENTS_DLQ_URL) names the queue instead.
-environment: EVENTS_DLQ_URL (the stage's EventsDlqUrl stack output), AWS_REGION / AWS_PROFILE as usual`;
+environment: EVENTS_DLQ_URL (the stage's EventsDlqUrl stack output), AWS_REGION / AWS_PROFILE as usual
+  ops sweep-blobs --tenant <tenantId> --process <processId> [--dry-run]
+      deletes the process's blobs that no live message names (those of originals past their
+      retention); a blob any kept message names stays. --dry-run lists them and deletes nothing.
+      Run it on a process at rest.
+${TABLE_ENVIRONMENT}`;
 
 export interface OpsCliIo {
   env: Record<string, string | undefined>;
@@ -43,6 +62,10 @@ export interface OpsCliIo {
   redeliver?: RedriveOptions["redeliver"];
   /** The URLs of the queues whose names start with a prefix (SQS ListQueues otherwise). */
   listQueues?: (prefix: string) => Promise<string[]>;
+  /** Injected by tests; the stage's table (TABLE_NAME) otherwise. */
+  store?: Store;
+  /** The stage's blob store; sweep-blobs refuses to run without one. */
+  blobs?: BlobStore;
 }
 
 /**
@@ -91,6 +114,8 @@ export async function runOpsCli(argv: string[], io: OpsCliIo): Promise<number> {
         "queue-url": { type: "string" },
         max: { type: "string" },
         "dry-run": { type: "boolean", default: false },
+        tenant: { type: "string" },
+        process: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -99,8 +124,9 @@ export async function runOpsCli(argv: string[], io: OpsCliIo): Promise<number> {
       io.out(USAGE);
       return values.help ? 0 : 2;
     }
-    if (command !== "redrive") throw new UsageError(`unknown command '${command}'`);
+    if (command !== "redrive" && command !== "sweep-blobs") throw new UsageError(`unknown command '${command}'`);
     if (positionals.length > 1) throw new UsageError(`unexpected argument '${positionals[1]}'`);
+    if (command === "sweep-blobs") return sweep(io, { tenant: values.tenant, process: values.process, dryRun: values["dry-run"] });
     const named = values["queue-url"] ?? io.env.EVENTS_DLQ_URL;
     const stage = named && values.stage === undefined ? undefined : stageArg(values.stage);
     const max = maxArg(values.max);
@@ -117,6 +143,33 @@ export async function runOpsCli(argv: string[], io: OpsCliIo): Promise<number> {
     io.out(`${values["dry-run"] ? "would redrive" : "redriven"}: ${result.moved}, kept in the queue: ${result.kept}`);
     return result.kept > 0 ? 1 : 0;
   });
+}
+
+/** sweep-blobs: 0 when it ran (whatever it deleted), 1 when the service refused, 2 on a usage mistake. */
+async function sweep(io: OpsCliIo, args: { tenant?: string; process?: string; dryRun: boolean }): Promise<number> {
+  const key = { tenantId: tenantArg(args.tenant), processId: processArg(args.process) };
+  const blobs = io.blobs ?? createBlobStore(io.env);
+  if (!blobs) throw new UsageError("sweep-blobs needs the stage's blob store: set BLOB_BUCKET (or BLOB_DIR for a local folder)");
+  const deps = createDeps({ env: {}, store: io.store ?? createDynamoStore(tableFrom(io.env)), log: silentLog, metrics: createRecordingMetrics(), events: { publish: async () => {} } });
+  Object.assign(deps, { blobs, blobReader: createCachedBlobReader(blobs) });
+  try {
+    const result = await sweepBlobs(deps, key, { dryRun: args.dryRun });
+    for (const sha of result.deleted) io.out(`${args.dryRun ? "would delete" : "deleted"} ${sha}`);
+    for (const sha of result.restored) io.out(`kept ${sha} (a message written meanwhile names it)`);
+    io.out(`${args.dryRun ? "would delete" : "deleted"}: ${result.deleted.length}, kept: ${result.kept + result.restored.length} of ${result.listed} blobs`);
+    return 0;
+  } catch (e) {
+    if (!(e instanceof AppError) || e.kind === "internal") throw e;
+    io.err(`refused (${e.code}): ${e.message}`);
+    return 1;
+  }
+}
+
+function processArg(value: string | undefined): string {
+  if (!value) throw new UsageError("--process is required");
+  const parsed = Id.safeParse(value);
+  if (!parsed.success) throw new UsageError(`--process '${value}': ${parsed.error.issues[0]?.message}`);
+  return parsed.data;
 }
 
 await runAsScript(import.meta.url, runOpsCli);

@@ -9,6 +9,8 @@
  * npm run processes -- import --tenant team-b --process chat-1-copy --file chat-1.ndjson [--remap-ids] [--json]
  */
 import { once } from "node:events";
+import { createBlobStore } from "../core/composition/local-blob-store.js";
+import { createCachedBlobReader } from "../core/services/blob-reader.js";
 import { createReadStream, createWriteStream, type WriteStream } from "node:fs";
 import { rm, stat } from "node:fs/promises";
 import { createInterface } from "node:readline";
@@ -18,6 +20,7 @@ import { createRecordingMetrics } from "../core/adapters/metrics/emf-metrics.js"
 import { createDeps } from "../core/composition/create-deps.js";
 import { AppError } from "../core/domain/errors.js";
 import { Id } from "../core/domain/fields.js";
+import type { BlobStore } from "../core/ports/blob-store.js";
 import type { Store } from "../core/ports/store.js";
 import { exportPage, type ExportCursor } from "../core/services/process-export.js";
 import { importExport } from "../core/services/process-import.js";
@@ -33,6 +36,8 @@ ${TABLE_ENVIRONMENT}`;
 export interface ProcessesCliIo extends TableCliIo {
   /** Injected by tests; built from env otherwise. */
   store?: Store;
+  /** Where the large parts of native content are read (export) and put (import); injected by tests. */
+  blobs?: BlobStore;
 }
 
 function processArg(value: string | undefined): string {
@@ -91,6 +96,9 @@ export async function runProcessesCli(argv: string[], io: ProcessesCliIo): Promi
       metrics: createRecordingMetrics(),
       events: { publish: async () => {} },
     });
+    // The stage's blob store (BLOB_BUCKET, or BLOB_DIR locally) holds the large parts of native content.
+    const blobs = io.blobs ?? createBlobStore(io.env);
+    if (blobs) Object.assign(deps, { blobs, blobReader: createCachedBlobReader(blobs) });
 
     if (command === "export") {
       // Opened once the first page is read: an unknown process leaves no file behind.

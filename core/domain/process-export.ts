@@ -9,14 +9,19 @@
 import { invalid, type AppError } from "./errors.js";
 import { Id } from "./fields.js";
 import { Memory, Message, Process } from "./model.js";
+import { NATIVE_INLINE_PART_BYTES, NATIVE_MAX_BLOBS, splitNative } from "./native/blob-parts.js";
+import type { NativeContent } from "./native/formats.js";
+import { projectMessage } from "./native/message-input.js";
 import * as z from "./zod.js";
 
 export const EXPORT_FORMAT = "vancetope-memory-export";
-export const EXPORT_VERSION = 1;
+/** 2: message lines carry their native content whole. A version 1 file (no native content) still imports. */
+export const EXPORT_VERSION = 2;
 
 export const ExportHeader = z.strictObject({
   format: z.literal(EXPORT_FORMAT),
-  version: z.int().check(z.positive()),
+  /** The versions this service reads: 1 (messages without native content) and 2. */
+  version: z.literal([1, EXPORT_VERSION]),
   processId: Id,
   exportedAt: z.string(),
 });
@@ -24,7 +29,8 @@ export type ExportHeader = z.infer<typeof ExportHeader>;
 
 /**
  * A stored message (`missingResult` exists only in a replay, never in an export); an archived
- * original's `expiresAt` is a time, since an import gives it back to the table as the TTL.
+ * original's `expiresAt` is a time, since an import gives it back to the table as the TTL. Its
+ * `native` is the content whole (blobs put back), so a file is self-contained.
  */
 export const ExportedMessage = z.extend(z.omit(Message, { missingResult: true }), { expiresAt: z.optional(z.iso.datetime()) });
 
@@ -76,6 +82,23 @@ function parseWith<S extends z.ZodMiniType>(schema: S, value: unknown, lineNo: n
   throw lineError("import.invalid_line", lineNo, issues.join("; "), { problems: issues });
 }
 
+/**
+ * A message line's native content checked by the rules of an append (core/domain/native/
+ * message-input.ts): its structure, depth and role, and the blobs it would take.
+ */
+function blobsOf(message: Pick<Message, "role">, native: NativeContent, text: string, lineNo: number): number {
+  const out = projectMessage({ role: message.role, native });
+  const problems = out.ok ? [] : out.problems.map((p) => `message.${p.path.join(".")}: ${p.message}`);
+  let parts = 0;
+  // No string in a shorter line can be past the inline part size (at most 3 UTF-8 bytes a character).
+  if (problems.length === 0 && text.length * 3 > NATIVE_INLINE_PART_BYTES) {
+    parts = splitNative(native).parts.length;
+    if (parts > NATIVE_MAX_BLOBS) problems.push(`message.native: has ${parts} parts past the inline size; the limit is ${NATIVE_MAX_BLOBS}`);
+  }
+  if (problems.length > 0) throw lineError("import.invalid_line", lineNo, problems.join("; "), { problems });
+  return parts;
+}
+
 function parseHeader(text: string | undefined): ExportHeader {
   const value = parseJson(text ?? "", 1);
   const version = (value as { version?: unknown } | null)?.version;
@@ -119,6 +142,8 @@ export interface ExportOutline {
   memories: Memory[];
   /** The first USER message's id in the file, if any. */
   firstUserMessageId: string | null;
+  /** How many messages keep parts of their native content as blobs (an import of any needs a blob store). */
+  blobMessages: number;
   settings?: { projectId: string; overrides: Record<string, unknown> };
 }
 
@@ -142,6 +167,7 @@ export function scanExport(ids?: IdSource): ExportScanner {
   let process: Process | undefined;
   let activeSummaryId: string | null = null;
   let firstUserMessageId: string | null = null;
+  let blobMessages = 0;
   let settings: ExportOutline["settings"];
   const messageIds = new Map<string, string>();
   const memories: Memory[] = [];
@@ -174,6 +200,7 @@ export function scanExport(ids?: IdSource): ExportScanner {
       messageIds.set(id, ids ? ids.message(createdAt) : id);
       if (role === "USER") firstUserMessageId ??= id;
       if (archivedInMemoryId) archivedIn.add(archivedInMemoryId);
+      if (entry.message.native && blobsOf(entry.message, entry.message.native, text, lineNo) > 0) blobMessages++;
     } else if (entry.kind === "memory") {
       if (memoryIds.has(entry.memory.id)) throw lineError("import.duplicate_id", lineNo, `memory id '${entry.memory.id}' appears twice`);
       memoryIds.add(entry.memory.id);
@@ -220,6 +247,7 @@ export function scanExport(ids?: IdSource): ExportScanner {
         memoryIds: memoryMap,
         memories,
         firstUserMessageId,
+        blobMessages,
         ...(settings ? { settings } : {}),
       };
     },

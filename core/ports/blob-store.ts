@@ -20,4 +20,9 @@ export interface BlobStore {
   deleteTenant(tenantId: string): Promise<number>;
   /** The shas stored under the process (for sweeps and tests). */
   list(scope: BlobScope): Promise<string[]>;
+  /**
+   * Deletes one blob of the process; true when there was one. Optional: only the sweep of blobs
+   * no live message names uses it (`npm run ops -- sweep-blobs`), and refuses to run without it.
+   */
+  delete?(scope: BlobScope, sha256: string): Promise<boolean>;
 }

@@ -1,8 +1,9 @@
 /**
  * Exporting a process (docs/api.md, "Export and import"): the export's lines, page by page. A page
- * holds the messages of as many store reads as fit about EXPORT_PAGE_BYTES, so no container holds
- * the whole process at once; the last page adds the memories, the project's settings override and
- * the `end` line. A cursor says where the next page starts and how many messages came before it.
+ * holds as many message lines as fit EXPORT_PAGE_BYTES (a single larger message is a page of its
+ * own), each with its native content whole, blobs put back, so no container holds the whole
+ * process at once; the last page adds the memories, the project's settings override and the `end`
+ * line. A cursor says where the next page starts and how many messages came before it.
  */
 import { invalid } from "../domain/errors.js";
 import { endLine, headerLine, memoryLine, messageLine, processLine, settingsLine } from "../domain/process-export.js";
@@ -10,15 +11,23 @@ import { keptAt } from "../domain/retention.js";
 import * as z from "../domain/zod.js";
 import type { ProcessKey } from "../ports/store.js";
 import type { ExportPaging, ServiceDeps } from "./deps.js";
+import { withNative } from "./native-content.js";
 import { requireProcess } from "./processes.js";
 
-/** Bytes of message lines after which a page ends (well below Lambda's 6 MB response). */
+/** Most bytes of a page's lines before its memories (well below Lambda's 6 MB response). */
 export const EXPORT_PAGE_BYTES = 2 * 1024 * 1024;
 /** Messages per store read (a Query also stops at 1 MB). */
 export const EXPORT_READ_MESSAGES = 500;
 
-/** Where the next page starts: after the store's cursor, with `messages` exported before it. */
-const ExportCursor = z.strictObject({ after: z.string().check(z.minLength(1)), messages: z.int().check(z.nonnegative()) });
+/**
+ * Where the next page starts: the store read from `after` (absent: the first), past the message
+ * `last` when a page ended inside that read, with `messages` exported before it.
+ */
+const ExportCursor = z.strictObject({
+  after: z.optional(z.string().check(z.minLength(1))),
+  last: z.optional(z.string().check(z.minLength(1))),
+  messages: z.int().check(z.nonnegative()),
+});
 export type ExportCursor = z.infer<typeof ExportCursor>;
 
 /** The cursor as base64url text (no "."), for the HTTP layer to seal (docs/api.md, "Paging"). */
@@ -55,20 +64,34 @@ export async function exportPage(
   if (!from) {
     chunks.push(headerLine(key.processId, deps.clock.now().toISOString()), processLine(state.process, state.activeSummaryId));
   }
-  let bytes = 0;
+  let bytes = chunks.reduce((n, c) => n + Buffer.byteLength(c), 0);
+  let lines = 0;
+  let lastId: string | undefined;
   let messages = from?.messages ?? 0;
   let after = from?.after;
+  let skipThrough = from?.last;
   const now = deps.clock.now();
   do {
-    const page = await deps.store.listMessages(key, { limit: limits.readMessages, ...(after ? { cursor: after } : {}) });
-    // An original past its retention is gone, whether or not DynamoDB has removed it yet.
-    const kept = keptAt(page.items, now);
+    const read = after;
+    const page = await deps.store.listMessages(key, { limit: limits.readMessages, ...(read ? { cursor: read } : {}) });
+    // An original past its retention is gone, whether or not DynamoDB has removed it yet. Ids are
+    // ASCII and the store lists them in byte order: those up to `last` were on an earlier page.
+    const kept = keptAt(page.items, now).filter((m) => skipThrough === undefined || m.id > skipThrough);
+    skipThrough = undefined;
     for (const m of kept) {
-      const text = messageLine(m);
+      // One at a time: a message's blobs may be megabytes, a page holds only what it sends.
+      const [whole] = await withNative(deps, key, [m]);
+      const text = messageLine(whole!);
+      const size = Buffer.byteLength(text);
+      if (lines > 0 && bytes + size > limits.pageBytes) {
+        return { text: chunks.join(""), next: { ...(read ? { after: read } : {}), last: lastId!, messages } };
+      }
       chunks.push(text);
-      bytes += Buffer.byteLength(text);
+      bytes += size;
+      lines++;
+      messages++;
+      lastId = m.id;
     }
-    messages += kept.length;
     after = page.nextCursor;
   } while (after && bytes < limits.pageBytes);
   if (after) return { text: chunks.join(""), next: { after, messages } };

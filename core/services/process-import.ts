@@ -4,13 +4,15 @@
  * created (only for an id never used, a deleted one included) and a second pass writes the
  * messages and memories in transactions, each refused once the process is deleted. Two passes over
  * the lines, so that neither holds the file's messages: the HTTP body is one text already, a file
- * given to `npm run processes -- import` is read twice from disk.
+ * given to `npm run processes -- import` is read twice from disk. A message's native content is
+ * kept as an append keeps it: its large parts put as blobs of the new process, its hash stored.
  */
 import { AppError, conflict, invalid, notFound, processDeleted } from "../domain/errors.js";
-import type { Memory, Message, Process } from "../domain/model.js";
+import { setStoredNative, type Memory, type Message, type Process } from "../domain/model.js";
 import { exportLines, relocate, scanExport, type ExportOutline, type IdSource } from "../domain/process-export.js";
 import type { ProcessKey } from "../ports/store.js";
 import type { ServiceDeps } from "./deps.js";
+import { keepNative } from "./native-content.js";
 import { readStoredOverride } from "./tunables.js";
 
 export interface ImportResult {
@@ -44,6 +46,10 @@ export function importProcess(deps: ServiceDeps, key: ProcessKey, text: string, 
  */
 export async function importExport(deps: ServiceDeps, key: ProcessKey, source: ExportSource, options: { remapIds: boolean }): Promise<ImportResult> {
   const outline = await scan(source, options.remapIds ? newIds(deps) : undefined);
+  // Refused before anything is written, rather than at the first message with a large part.
+  if (outline.blobMessages > 0 && !deps.blobs) {
+    throw new AppError("internal", "blobs.unconfigured", "the export has native content kept as blobs and no blob store is configured");
+  }
   const moved = relocate(outline, key.processId);
   const created = await deps.store.createImportedProcess(key.tenantId, {
     process: moved.process,
@@ -74,7 +80,7 @@ export async function importExport(deps: ServiceDeps, key: ProcessKey, source: E
     const entry = again.line(text);
     if (entry.kind === "message") {
       if (!outline.messageIds.has(entry.message.id)) throw changed(entry.message.id);
-      messages.push(moved.message(entry.message));
+      messages.push(await imported(deps, key, moved.message(entry.message)));
     } else if (entry.kind === "memory") {
       if (!outline.memoryIds.has(entry.memory.id)) throw changed(entry.memory.id);
       memories.push(moved.memory(entry.memory));
@@ -111,6 +117,12 @@ async function restoreSettings(deps: ServiceDeps, tenantId: string, line: NonNul
     deps.log.warn("imported settings refused", { tenantId, projectId: line.projectId, reason: e.message });
     return "refused";
   }
+}
+
+/** The message as the store keeps it: native content split into the item's part and its blobs. */
+async function imported(deps: ServiceDeps, key: ProcessKey, m: Message): Promise<Message> {
+  const { native, ...rest } = m;
+  return native ? setStoredNative(rest, await keepNative(deps, key, native)) : rest;
 }
 
 async function scan(source: ExportSource, ids: IdSource | undefined): Promise<ExportOutline> {

@@ -51,7 +51,7 @@ describe("GET /v1/processes/{processId}/export", () => {
     expect(res.headers.get("content-type")).toContain("application/x-ndjson");
     const cursor = res.headers.get("export-next-cursor");
     expect(cursor).toBeTruthy();
-    expect(JSON.parse((await res.text()).split("\n")[0]!)).toMatchObject({ format: "vancetope-memory-export", version: 1, processId: "orig-1" });
+    expect(JSON.parse((await res.text()).split("\n")[0]!)).toMatchObject({ format: "vancetope-memory-export", version: 2, processId: "orig-1" });
     expect(exported.at(-1)).toMatch(/^\{"kind":"end","messages":30,"memories":1\}$/);
 
     await memory().upsertProcess("other-1", { projectId: "exp" });
@@ -84,7 +84,7 @@ describe("POST /v1/processes/{processId}/import", () => {
     const client = memory();
     const messageAt = exported.findIndex((l) => l.startsWith('{"kind":"message"'));
     const bad: Array<[string, string[], { status: number; code: string; line?: number }]> = [
-      ["newer version", [exported[0]!.replace('"version":1', '"version":7'), ...exported.slice(1)], { status: 400, code: "import.version_unsupported", line: 1 }],
+      ["newer version", [exported[0]!.replace('"version":2', '"version":7'), ...exported.slice(1)], { status: 400, code: "import.version_unsupported", line: 1 }],
       ["truncated", exported.slice(0, -1), { status: 400, code: "import.truncated" }],
       ["foreign line", exported.map((l, i) => (i === messageAt ? l.replace('"processId":"orig-1"', '"processId":"someone-else"') : l)), { status: 400, code: "import.foreign_line", line: messageAt + 1 }],
       ["duplicate id", exported.map((l, i) => (i === messageAt + 1 ? exported[messageAt]! : l)), { status: 400, code: "import.duplicate_id", line: messageAt + 2 }],

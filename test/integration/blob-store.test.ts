@@ -124,6 +124,15 @@ describe.each(Object.keys(ENGINES))("blob store: %s", (name) => {
     expect(await store.deleteProcess(scopeOf())).toBe(0);
   });
 
+  it("delete removes one blob of the process and says whether it was there", async () => {
+    const scope = scopeOf();
+    const [first, second] = await putMany(store, scope, 2);
+    expect(await store.delete!(scope, first!)).toBe(true);
+    expect(await store.get(scope, first!)).toBeNull();
+    expect(await store.list(scope)).toEqual([second]);
+    expect(await store.delete!(scope, first!)).toBe(false);
+  });
+
   it("deleteTenant deletes every process of that tenant and nothing of another, and is safe to repeat", async () => {
     const tenant = `tenant-gone-${++seq}`;
     const a = scopeOf(tenant);

@@ -12,6 +12,8 @@ import { silentLog } from "../../core/adapters/log.js";
 import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import type { DomainEvent } from "../../core/ports/events.js";
 import type { Store } from "../../core/ports/store.js";
+import { setStoredNative, storedNative } from "../../core/domain/model.js";
+import type { StoredNative } from "../../core/domain/native/blob-parts.js";
 import { EVENTS } from "../../core/domain/events.js";
 import { answerInboxItem } from "../../core/services/inbox.js";
 import { appendMessage } from "../../core/services/messages.js";
@@ -93,6 +95,9 @@ describe("a short seeded chaos run", () => {
     expect(report.crashes).toBeGreaterThan(0);
     expect(report.retries).toBeGreaterThan(0);
     expect(report.compactions.committed).toBeGreaterThan(0);
+    // Engines append native content (thinking, reasoning, tool calls, a large part as a blob); it reads back exactly.
+    expect(report.native.messages, lines.join("\n")).toBeGreaterThan(0);
+    expect(report.native.blobs, lines.join("\n")).toBeGreaterThan(0);
     expect(report.operations).toBeGreaterThan(160);
     // Calls were held, some while the engine went on, one of them a roll-forward between its reads
     // and its writes (overtaken by a revert, docs/reliability.md "Stalls").
@@ -179,6 +184,29 @@ describe("the harness catches a broken store", () => {
     expect(text).toMatch(/is stored \d+ times|acknowledged under \d+ different ids/);
     expect(text).toMatch(/folded msg_\w+, which is still active/);
     expect(formatReport(report).at(-1)).toMatch(new RegExp(`, ${report.violations.length} violations$`));
+  }, 60_000);
+
+  it("reports native content that no longer reads back as its engine sent it", async () => {
+    // The second native message is stored with other content under its own hash, the third with
+    // the first one's native content: each must show as a violation.
+    let seen = 0;
+    let first: StoredNative | undefined;
+    const broken = (store: Store): Store => ({
+      ...store,
+      appendMessage: (key, message, idem) => {
+        const stored = storedNative(message);
+        if (!stored) return store.appendMessage(key, message, idem);
+        seen++;
+        first ??= stored;
+        const swapped = seen === 2 ? { ...stored, content: [...stored.content, { type: "text", text: "added" }] } : seen === 3 ? first : stored;
+        return store.appendMessage(key, setStoredNative({ ...message }, swapped), idem);
+      },
+    });
+    const report = await runChaos({ seed: 3, turns: 40, engines: 2, endpoint: dynamoEndpoint(), wrapStore: broken });
+    const text = report.violations.join("\n");
+    expect(seen).toBeGreaterThan(3);
+    expect(text).toMatch(/its native content reads back with hash [0-9a-f]{64}, the item keeps/);
+    expect(text).toMatch(/keeps native content of hash [0-9a-f]{64}, its engine sent/);
   }, 60_000);
 
   it("reports what a stalled, unguarded roll-forward archives into a fold a revert undid meanwhile", async () => {

@@ -93,7 +93,7 @@ describe("exporting a process", () => {
     const { lines, pages } = await exportAll(source);
     expect(pages).toBe(1);
     const parsed = lines.map((l) => JSON.parse(l));
-    expect(parsed[0]).toEqual({ format: "vancetope-memory-export", version: 1, processId: "source-1", exportedAt: expect.any(String) });
+    expect(parsed[0]).toEqual({ format: "vancetope-memory-export", version: 2, processId: "source-1", exportedAt: expect.any(String) });
     expect(parsed[1]).toMatchObject({ kind: "process", process: { processId: "source-1", name: "dock plan" }, activeSummaryId: expect.any(String) });
     const messages = parsed.filter((p) => p.kind === "message");
     expect(messages.length).toBeGreaterThanOrEqual(46);
@@ -182,7 +182,7 @@ describe("importing an export", () => {
     const text = (lines: string[]) => `${lines.join("\n")}\n`;
     const messageAt = () => good.findIndex((l) => l.startsWith('{"kind":"message"'));
     const cases: Array<[string, () => string, () => { code: string; line?: number }]> = [
-      ["a newer format version", () => text([good[0]!.replace('"version":1', '"version":2'), ...good.slice(1)]), () => ({ code: "import.version_unsupported", line: 1 })],
+      ["a newer format version", () => text([good[0]!.replace('"version":2', '"version":3'), ...good.slice(1)]), () => ({ code: "import.version_unsupported", line: 1 })],
       ["a file cut short (no end line)", () => text(good.slice(0, -3)), () => ({ code: "import.truncated" })],
       ["a file missing a message the end line counts", () => text([...good.slice(0, messageAt()), ...good.slice(messageAt() + 1)]), () => ({ code: "import.truncated" })],
       ["a line of another process", () => text(good.map((l, i) => (i === messageAt() + 2 ? l.replace('"processId":"source-1"', '"processId":"other-9"') : l))), () => ({ code: "import.foreign_line", line: messageAt() + 3 })],

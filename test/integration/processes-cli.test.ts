@@ -9,14 +9,17 @@ import path from "node:path";
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { processPk } from "../../core/adapters/dynamodb/keys.js";
+import { createMemoryBlobStore } from "../../core/adapters/blobs/memory-blob-store.js";
 import { createUlidIds } from "../../core/adapters/ids.js";
 import { silentLog } from "../../core/adapters/log.js";
 import { createDeps } from "../../core/composition/create-deps.js";
+import { MessageInput } from "../../core/domain/fields.js";
 import type { Memory, Message } from "../../core/domain/model.js";
+import type { BlobStore } from "../../core/ports/blob-store.js";
 import { endLine, headerLine, memoryLine, messageLine, processLine } from "../../core/domain/process-export.js";
 import type { ProcessKey } from "../../core/ports/store.js";
-import { appendMessage } from "../../core/services/messages.js";
-import { requireProcess } from "../../core/services/processes.js";
+import { appendMessage, getMessage } from "../../core/services/messages.js";
+import { requireProcess, upsertProcess } from "../../core/services/processes.js";
 import { fileLines, runProcessesCli } from "../../scripts/processes.js";
 import { freshTable } from "../support/dynamo.js";
 
@@ -28,9 +31,13 @@ let dir: string;
 const key = (processId: string): ProcessKey => ({ tenantId: TENANT, processId });
 
 async function cli(...argv: string[]) {
+  return cliWith({}, ...argv);
+}
+
+async function cliWith(inject: { blobs?: BlobStore }, ...argv: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runProcessesCli(argv, { env, out: (l) => out.push(l), err: (l) => err.push(l) });
+  const code = await runProcessesCli(argv, { env, ...inject, out: (l) => out.push(l), err: (l) => err.push(l) });
   return { code, out: out.join("\n"), err: err.join("\n") };
 }
 
@@ -155,7 +162,7 @@ describe("npm run processes -- import, for files past the HTTP limit", () => {
     const cases: Array<[string, (l: string[]) => string[], string]> = [
       ["the last message line is not JSON", (l) => l.map((x, i) => (i === MESSAGES + 1 ? x.slice(0, 40) : x)), `refused (import.invalid_line): line ${MESSAGES + 2}: not a JSON value`],
       ["the end line counts a message more", (l) => [...l.slice(0, -1), endLine(MESSAGES + 1, 2).trimEnd()], "refused (import.truncated): the end line counts 3001 messages"],
-      ["a newer format version", (l) => [l[0]!.replace('"version":1', '"version":2'), ...l.slice(1)], "refused (import.version_unsupported): line 1: format version 2 is newer"],
+      ["a newer format version", (l) => [l[0]!.replace('"version":2', '"version":3'), ...l.slice(1)], "refused (import.version_unsupported): line 1: format version 3 is newer"],
     ];
     for (const [name, edit, message] of cases) {
       it(name, async () => {
@@ -168,6 +175,38 @@ describe("npm run processes -- import, for files past the HTTP limit", () => {
         expect(await partition(target)).toEqual([]);
       });
     }
+  });
+
+  it("carries native content through a file: exported whole, imported with its large parts as blobs, and refused with its line and path when a block is invalid", async () => {
+    const blobs = createMemoryBlobStore();
+    const deps = createDeps({ env: {}, store: table.store, log: silentLog });
+    deps.blobs = blobs;
+    const src = key("native-src");
+    await upsertProcess(deps, TENANT, src.processId, { projectId: "docks" });
+    const large = "crate manifest 📦 ".repeat(1_000);
+    const content = [
+      { type: "reasoning", id: "rs_1", summary: [], encrypted_content: "gAAA" + "z".repeat(300) },
+      { type: "function_call", call_id: "call_1", name: "read", arguments: JSON.stringify({ manifest: large }) },
+    ];
+    const { message } = await appendMessage(deps, src, MessageInput.parse({ native: { format: "openai-responses", content } }));
+    const file = path.join(dir, "native.ndjson");
+    expect((await cliWith({ blobs }, "export", "--tenant", TENANT, "--process", src.processId, "--file", file)).code).toBe(0);
+    expect(readFileSync(file, "utf8")).toContain(large.slice(0, 50));
+
+    const copyBlobs = createMemoryBlobStore();
+    expect((await cliWith({ blobs: copyBlobs }, "import", "--tenant", TENANT, "--process", "native-copy", "--file", file)).code).toBe(0);
+    const copyDeps = { ...deps, blobs: copyBlobs };
+    expect((await getMessage(copyDeps, key("native-copy"), message.id)).native).toEqual({ format: "openai-responses", content });
+    expect(await copyBlobs.list(key("native-copy"))).toHaveLength(1);
+
+    const bad = linesOf(file).map((l) => l.replace('"call_id":"call_1",', ""));
+    const badFile = path.join(dir, "native-bad.ndjson");
+    writeFileSync(badFile, `${bad.join("\n")}\n`);
+    const at = bad.findIndex((l) => l.includes('"function_call"')) + 1;
+    const run = await cliWith({ blobs: copyBlobs }, "import", "--tenant", TENANT, "--process", "native-bad", "--file", badFile);
+    expect(run.code).toBe(1);
+    expect(run.err).toContain(`refused (import.invalid_line): line ${at}: message.native.content.1.call_id`);
+    expect(await partition(key("native-bad"))).toEqual([]);
   });
 
   it("an unknown process exports no file; usage mistakes exit 2", async () => {

@@ -528,7 +528,8 @@ export interface components {
         ExportLine: {
             /** @constant */
             format: "vancetope-memory-export";
-            version: number;
+            /** @enum {number} */
+            version: 1 | 2;
             processId: string;
             exportedAt: string;
         } | ({

@@ -1,11 +1,14 @@
 /**
  * The end-of-run checks across processes and tenants: every MemoryCompacted names a real summary
  * and each summary or offer is announced once, each tenant lists only its own processes and
- * inbox items, and every accepted offer was folded or found nothing left to fold. It also counts
- * the compactions the report shows, read back from the store rather than from what calls returned.
+ * inbox items, every accepted offer was folded or found nothing left to fold, and every message
+ * sent with native content still reads back exactly what was sent. It also counts the compactions
+ * the report shows, read back from the store rather than from what calls returned.
  */
 import { TRANSACTION_LIMIT } from "../../core/adapters/dynamodb/store.js";
-import type { Memory } from "../../core/domain/model.js";
+import { storedNative, type Memory } from "../../core/domain/model.js";
+import { nativeViolations, readAllMessages } from "../invariants.js";
+import { nonceOf } from "./checks.js";
 import { CHAOS_TENANTS } from "./plan.js";
 import { violate } from "./report.js";
 import { detailOf, where, type ChaosRun, type Container, type Engine } from "./run-state.js";
@@ -85,5 +88,32 @@ export async function checkGlobal(run: ChaosRun, engines: readonly Engine[], cle
       v.push(`accepted offer ${record.tenantId}/${record.itemId}: its event was acknowledged without a range compaction (${record.outcomes.join(", ")})`);
     } else stats.offers.deadLettered++;
   }
+  v.push(...(await nativeChecks(run, engines, clean)));
   violate(stats, v);
+}
+
+/**
+ * Each process's messages with native content (tools/invariants.ts, `nativeViolations`), after
+ * whatever folds, reverts, clears and crashes met them, and each keeps the hash of what its engine
+ * sent, so nothing was swapped for another message's content.
+ */
+async function nativeChecks(run: ChaosRun, engines: readonly Engine[], clean: Container): Promise<string[]> {
+  const v: string[] = [];
+  for (const e of engines) {
+    const messages = await readAllMessages(run.inner, e.key);
+    v.push(...(await nativeViolations(clean.deps, e.key, messages)));
+    for (const m of messages) {
+      const sent = e.native.get(nonceOf(m) ?? "");
+      const stored = storedNative(m);
+      if (sent === undefined) {
+        if (stored) v.push(`${where(e)}: message ${m.id} has native content its engine never sent`);
+        continue;
+      }
+      if (!stored) v.push(`${where(e)}: message ${m.id} was sent with native content and has none`);
+      else if (stored.hash !== sent) v.push(`${where(e)}: message ${m.id} keeps native content of hash ${stored.hash}, its engine sent ${sent}`);
+      else run.stats.native.messages++;
+    }
+    run.stats.native.blobs += (await run.blobs.list(e.key)).length;
+  }
+  return v;
 }

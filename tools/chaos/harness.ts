@@ -16,6 +16,7 @@
  *
  * Used by `npm run chaos` (scripts/chaos.ts) and test/integration/chaos.test.ts.
  */
+import { createMemoryBlobStore } from "../../core/adapters/blobs/memory-blob-store.js";
 import { createDocumentClient } from "../../core/adapters/dynamodb/client.js";
 import { createTable } from "../../core/adapters/dynamodb/create-table.js";
 import { createDynamoStore } from "../../core/adapters/dynamodb/store.js";
@@ -47,6 +48,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     plan,
     inner: options.wrapStore ? options.wrapStore(real, { client, tableName }) : real,
     table: { client, tableName },
+    blobs: createMemoryBlobStore(),
     options,
     leaseMs: plan.leaseMs,
     stats: emptyStats(),

@@ -20,6 +20,7 @@ import { attempt, NO_FAULTS, unexpected, withRetry, type OpFaults } from "./atte
 import { ack, activeSetViolations, anchorViolations, expectedBlock, expectedSummary, replayViolations } from "./checks.js";
 import { NONCE_TAG, type BurstMember, type OpPlan, type OpSpec, type Prompt } from "./plan.js";
 import { countFault, violate } from "./report.js";
+import { engineBody } from "./native-messages.js";
 import { appendBody, busy, where, type ChaosRun, type Container, type Engine } from "./run-state.js";
 
 /** A lease held or a newer version seen: the call paid for no summary and left the work to another. */
@@ -96,11 +97,11 @@ export async function runSimple(run: ChaosRun, e: Engine, faults: OpFaults, spec
 async function runAppend(run: ChaosRun, e: Engine, faults: OpFaults, spec: Simple<"append">, concurrent: boolean, container?: Container) {
   const m = spec.message;
   e.ledger.sent.add(m.nonce);
-  const out = await withRetry(run, e, faults, "append", m.idem && !concurrent, (deps) => appendMessage(deps, e.key, appendBody(m)), container);
+  const out = await withRetry(run, e, faults, "append", m.idem && !concurrent, (deps) => appendMessage(deps, e.key, engineBody(e, m)), container);
   if (out) ack(e.ledger, m.nonce, out.message.id);
   if (spec.sendTwice && m.idem) {
     countFault(run.stats, "duplicate-append");
-    const again = await attempt(run, e, NO_FAULTS, (deps) => appendMessage(deps, e.key, appendBody(m)));
+    const again = await attempt(run, e, NO_FAULTS, (deps) => appendMessage(deps, e.key, engineBody(e, m)));
     if (again.ok) ack(e.ledger, m.nonce, again.value.message.id);
     else unexpected(run, e, "duplicate append", again.error);
   }

@@ -55,12 +55,14 @@ export interface ChaosReport {
    * completed, each followed by the deletion check.
    */
   deletes: { started: number; background: number; completed: number; inFlight: number; checked: number };
+  /** Read back at the end: messages with native content checked against what was sent, and the blobs they name. */
+  native: { messages: number; blobs: number };
   violations: string[];
   durationMs: number;
 }
 
 /** Counters the report is made of; a Set so a violation seen after many operations is listed once. */
-export type Stats = Pick<ChaosReport, "operations" | "crashes" | "restarts" | "retries" | "faultsByKind" | "worker" | "compactions" | "offers" | "controls" | "stalls" | "deletes"> & {
+export type Stats = Pick<ChaosReport, "operations" | "crashes" | "restarts" | "retries" | "faultsByKind" | "worker" | "compactions" | "offers" | "controls" | "stalls" | "deletes" | "native"> & {
   violations: Set<string>;
   /** Processes (`tenant/process`) out of the invariants: their delete began. Their own check says "deleted process ...". */
   excluded: Set<string>;
@@ -78,6 +80,7 @@ export const emptyStats = (): Stats => ({
   controls: { pinned: 0, unpinned: 0, refusedArchived: 0, reverted: 0 },
   stalls: { held: 0, detached: 0, late: 0 },
   deletes: { started: 0, background: 0, completed: 0, inFlight: 0, checked: 0 },
+  native: { messages: 0, blobs: 0 },
   violations: new Set(),
   excluded: new Set(),
 });
@@ -110,6 +113,7 @@ export function toReport(plan: ChaosPlan, tableName: string, stats: Stats, start
     controls: stats.controls,
     stalls: stats.stalls,
     deletes: stats.deletes,
+    native: stats.native,
     violations: [...stats.violations],
     durationMs: Date.now() - startedAt,
   };
@@ -134,6 +138,7 @@ export function formatReport(r: ChaosReport): string[] {
     `crashes: ${r.crashes} (containers restarted: ${r.restarts}), retries: ${r.retries}`,
     `stalls: ${r.stalls.held} calls held (${r.stalls.detached} detached: the engine went on meanwhile), ${r.stalls.late} offer answers delivered late`,
     `deletes: ${r.deletes.started} started (${r.deletes.inFlight} calls or deliveries of theirs in flight), ${r.deletes.background} answers 202 (erased by the worker), ${r.deletes.completed} completed, ${r.deletes.checked} later calls checked`,
+    `native content: ${r.native.messages} messages read back exactly (${r.native.blobs} blobs)`,
     `faults: ${kinds}`,
     `chaos: seed ${r.seed}, ${r.operations} operations, ${r.faults} faults, ${r.violations.length} violations`,
   ];

@@ -71,6 +71,7 @@ async function setUp(run: ChaosRun): Promise<Engine[]> {
     waiting: [],
     finished: false,
     deletion: null,
+    native: new Map(),
   }));
   // Parents first: the workers' context shows them.
   for (const e of [...engines].sort((a, b) => Number(a.plan.parentProcessId !== null) - Number(b.plan.parentProcessId !== null))) {

@@ -11,6 +11,7 @@ import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.
 import type { AppendMessageBody } from "../../core/adapters/http/schemas.js";
 import { createDeps } from "../../core/composition/create-deps.js";
 import type { Tunables } from "../../core/domain/tunables.js";
+import type { BlobStore } from "../../core/ports/blob-store.js";
 import type { DomainEvent } from "../../core/ports/events.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
@@ -102,6 +103,8 @@ export interface Engine {
   finished: boolean;
   /** Its process is being deleted (out of the other invariants) or was, a repeat DELETE answering 204 (ops-delete.ts). */
   deletion: "deleting" | "deleted" | null;
+  /** The hash of the native content of each message sent with one, by nonce (native-messages.ts). */
+  native: Map<string, string>;
 }
 
 export interface ChaosRun {
@@ -110,6 +113,8 @@ export interface ChaosRun {
   inner: Store;
   /** The table itself, for what the store no longer reads (a deleted process's items). */
   table: { client: DynamoDBDocumentClient; tableName: string };
+  /** The blob store every container shares (it outlives their crashes, as object storage does). */
+  blobs: BlobStore;
   options: ChaosOptions;
   leaseMs: number;
   stats: Stats;
@@ -208,6 +213,7 @@ export function newContainer(run: ChaosRun): Container {
     log: silentLog,
     summarizerFactory: async () => createChaosSummarizer({ steps: [], leaseMs: run.leaseMs }),
   });
+  deps.blobs = run.blobs;
   return { id, deps };
 }
 

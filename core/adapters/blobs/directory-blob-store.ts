@@ -83,6 +83,16 @@ export function createDirectoryBlobStore(options: DirectoryBlobStoreOptions): Bl
       return deleted;
     },
 
+    async delete(scope, sha256) {
+      try {
+        await unlink(fileOf(blobKey(scope, sha256)));
+        return true;
+      } catch (e) {
+        if (isNotFound(e)) return false;
+        throw e;
+      }
+    },
+
     async list(scope) {
       return (await entries(fileOf(processPrefix(scope)))).filter(isSha256).sort();
     },

@@ -31,6 +31,7 @@ export function createMemoryBlobStore(): MemoryBlobStore {
     },
     deleteProcess: async (scope: BlobScope) => deleteUnder(processPrefix(scope)),
     deleteTenant: async (tenantId: string) => deleteUnder(tenantPrefix(tenantId)),
+    delete: async (scope: BlobScope, sha256: string) => objects.delete(blobKey(scope, sha256)),
     async list(scope) {
       const prefix = processPrefix(scope);
       return [...objects.keys()].filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length)).sort();

@@ -4,7 +4,9 @@
  * named by their content, so a put is a plain PutObject: writing the same sha again writes the same bytes.
  */
 import {
+  DeleteObjectCommand,
   DeleteObjectsCommand,
+  HeadObjectCommand,
   GetObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
@@ -112,6 +114,19 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
     deleteProcess: (scope: BlobScope) => deletePrefix(processPrefix(scope)),
 
     deleteTenant: (tenantId: string) => deletePrefix(tenantPrefix(tenantId)),
+
+    async delete(scope, sha256) {
+      const Key = blobKey(scope, sha256);
+      // S3 answers a delete the same whether the object was there: ask first (only the sweep deletes one blob).
+      try {
+        await client.send(new HeadObjectCommand({ Bucket: bucket, Key }));
+      } catch (e) {
+        if (isMissing(e)) return false;
+        throw e;
+      }
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key }));
+      return true;
+    },
 
     async list(scope) {
       const prefix = processPrefix(scope);

@@ -1,0 +1,76 @@
+/**
+ * The sweep of a process's blobs that no live message names (docs/configuration.md, "Retention"):
+ * DynamoDB's TTL removes an expired original's item, never the blobs of its native content, so
+ * they stay until the process is deleted or this sweep runs. A blob any message still kept names
+ * (active, or archived and not past its retention) is never deleted, whatever else names it.
+ */
+import { AppError } from "../domain/errors.js";
+import { storedNative } from "../domain/model.js";
+import { isExpired } from "../domain/retention.js";
+import type { ProcessKey } from "../ports/store.js";
+import type { CoreDeps } from "./deps.js";
+import { requireProcess } from "./processes.js";
+
+export interface BlobSweep {
+  /** Blobs stored under the process when the sweep began. */
+  listed: number;
+  /** Of those, blobs a kept message names (kept). */
+  kept: number;
+  /** The shas deleted (with `dryRun`: that would be). */
+  deleted: string[];
+  /** Deleted, then named by a message written meanwhile, and so put back. */
+  restored: string[];
+}
+
+/** Messages per store read while the names are collected. */
+const READ_MESSAGES = 500;
+
+/** Every blob sha a message kept at `now` names, read through every page of the history. */
+async function namedBlobs(deps: CoreDeps, key: ProcessKey, now: Date): Promise<Set<string>> {
+  const named = new Set<string>();
+  let cursor: string | undefined;
+  do {
+    const page = await deps.store.listMessages(key, { limit: READ_MESSAGES, ...(cursor ? { cursor } : {}) });
+    for (const m of page.items) {
+      if (isExpired(m, now)) continue;
+      for (const ref of storedNative(m)?.blobs ?? []) named.add(ref.sha256);
+    }
+    cursor = page.nextCursor;
+  } while (cursor);
+  return named;
+}
+
+/**
+ * Deletes the blobs of the process that no kept message names. The blobs are listed before the
+ * messages are read, so a blob put for an append after the listing is never a candidate; one put
+ * for an append still in flight when the messages are read could be (its message not yet
+ * written), so the names are read once more after the deletes and any blob named by then is put
+ * back from the bytes read before its delete. Run it on a process at rest, like an export.
+ *
+ * @example await sweepBlobs(deps, { tenantId: "team-a", processId: "chat-1" }) // { listed: 12, kept: 9, deleted: [...3 shas], restored: [] }
+ */
+export async function sweepBlobs(deps: CoreDeps, key: ProcessKey, options: { dryRun?: boolean } = {}): Promise<BlobSweep> {
+  await requireProcess(deps, key);
+  const blobs = deps.blobs;
+  if (!blobs) throw new AppError("internal", "blobs.unconfigured", "the sweep needs a blob store and none is configured");
+  const remove = blobs.delete?.bind(blobs);
+  if (!remove) throw new AppError("internal", "blobs.no_delete", "this blob store cannot delete one blob: the sweep needs it");
+  const listed = await blobs.list(key);
+  const named = await namedBlobs(deps, key, deps.clock.now());
+  const unnamed = listed.filter((sha) => !named.has(sha));
+  if (options.dryRun) return { listed: listed.length, kept: listed.length - unnamed.length, deleted: unnamed, restored: [] };
+
+  const held = new Map<string, Uint8Array>();
+  const deleted: string[] = [];
+  for (const sha of unnamed) {
+    const bytes = await blobs.get(key, sha);
+    if (!bytes) continue;
+    held.set(sha, bytes);
+    if (await remove(key, sha)) deleted.push(sha);
+  }
+  const after = await namedBlobs(deps, key, deps.clock.now());
+  const restored = deleted.filter((sha) => after.has(sha));
+  for (const sha of restored) await blobs.put(key, sha, held.get(sha)!);
+  if (deleted.length > 0) deps.log.info("blobs swept", { ...key, deleted: deleted.length - restored.length, restored: restored.length });
+  return { listed: listed.length, kept: listed.length - unnamed.length, deleted: deleted.filter((sha) => !restored.includes(sha)), restored };
+}
