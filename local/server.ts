@@ -24,6 +24,7 @@ import { allRouteGroups } from "../core/adapters/http/groups.js";
 import { openApiRoute } from "../core/adapters/http/openapi-route.js";
 import { createDeps } from "../core/composition/create-deps.js";
 import { withBlobStore } from "../core/composition/local-blob-store.js";
+import { createCachedBlobReader } from "../core/services/blob-reader.js";
 import { createDynamoRateLimiter } from "../core/adapters/dynamodb/rate-limiter.js";
 import { inspectorRoutes, OPENAPI_DOCUMENT } from "./inspector-routes.js";
 import { localPublishers, localRoutes } from "./local-routes.js";
@@ -94,7 +95,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       summarizerFactory: async () => (await import("../core/adapters/llm/create-summarizer.js")).createSummarizerFromEnv(env),
     }), env, { localDir: blobs.localDir });
     if (options.overrides?.summarizer) deps.summarizer = options.overrides.summarizer;
-    if (options.overrides?.blobs) deps.blobs = options.overrides.blobs;
+    // A given store replaces the folder, and reads go through a cache over it.
+    if (options.overrides?.blobs) Object.assign(deps, { blobs: options.overrides.blobs, blobReader: createCachedBlobReader(options.overrides.blobs) });
     // Keys from MEMORY_API_KEYS, then keys created with `npm run keys` (hashed in the table).
     const tableKeys = createApiKeyStore({ client, tableName });
     const tenantOfKey = async (key: string) => apiKeys.get(key) ?? (await tableKeys.resolve(key))?.tenantId ?? null;
