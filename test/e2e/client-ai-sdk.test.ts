@@ -108,7 +108,8 @@ describe("memoryMiddleware", () => {
       { role: "assistant", content: [{ type: "tool-call", toolCallId: "call-7", toolName: "weather", input: { city: "Lisbon" } }] },
       {
         role: "tool",
-        content: [{ type: "tool-result", toolCallId: "call-7", toolName: "weather", output: { type: "text", value: '{"city":"Lisbon","sky":"sunny","celsius":24}' } }],
+        // The tool message as the SDK built it, not a text rendering of it.
+        content: [{ type: "tool-result", toolCallId: "call-7", toolName: "weather", output: { type: "json", value: { city: "Lisbon", sky: "sunny", celsius: 24 } } }],
       },
     ]);
     expect((await active("ai-2")).map((m) => ({ role: m.role, content: m.content, toolCallId: m.toolCallId, toolCalls: m.toolCalls }))).toEqual([
