@@ -1,9 +1,11 @@
-/** The engine-side client of Vancetope Memory: the HTTP client, the wire types, the prompt helpers. */
+/** The engine-side client of Vancetope Memory: the HTTP client, the wire types, the prompt helpers (OpenAI Chat and Responses, Anthropic, Gemini). */
 export { createMemoryClient, MemoryApiError, type MemoryClient, type MemoryClientOptions } from "./memory-client.js";
 export {
   CONTINUATION_TEXT,
   toAnthropicRequest,
+  toGeminiContents,
   toOpenAIMessages,
+  toOpenAIResponsesInput,
   type AnthropicContentBlock,
   type AnthropicMessage,
   type AnthropicOptions,
@@ -11,7 +13,11 @@ export {
   type AnthropicTextBlock,
   type AnthropicToolResultBlock,
   type AnthropicToolUseBlock,
+  type GeminiContent,
+  type GeminiPart,
+  type GeminiRequest,
   type OpenAIChatMessage,
+  type OpenAIResponsesItem,
   type OpenAIToolCall,
   type PromptOptions,
   type TurnLike,

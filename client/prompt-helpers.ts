@@ -1,9 +1,11 @@
 /**
  * Turns a `Turn` (memory block + active messages) into the request shapes of the OpenAI Chat
- * Completions and Anthropic Messages APIs, with the memory block placed for prompt caching.
- * Plain types only: no dependency on either SDK (their request types accept these shapes).
+ * Completions, OpenAI Responses, Anthropic Messages and Gemini APIs, with the memory block placed
+ * for prompt caching. A message whose native content is in the helper's format is sent exactly as
+ * stored; any other is converted from its text, so another provider's reasoning is never sent.
+ * Plain types only: no dependency on any SDK (their request types accept these shapes).
  */
-import type { Message, ToolCall, Turn } from "./types.js";
+import type { Message, NativeFormat, ToolCall, Turn } from "./types.js";
 
 /** What the helpers read of a turn; `getContext` + `listMessages(view=active)` give the same. */
 export type TurnLike = Pick<Turn, "context" | "messages">;
@@ -136,6 +138,11 @@ export interface AnthropicToolResultBlock {
   cache_control?: AnthropicCacheControl;
 }
 
+/**
+ * The blocks the helper writes. A message's native content (thinking with its signature,
+ * redacted_thinking, images, server tools, …) is passed on as stored, under this type so that the
+ * SDK's request types accept the request: they accept those blocks too.
+ */
 export type AnthropicContentBlock = AnthropicTextBlock | AnthropicToolUseBlock | AnthropicToolResultBlock;
 
 export interface AnthropicMessage {
@@ -184,47 +191,61 @@ export function toAnthropicRequest(turn: TurnLike, options: AnthropicOptions = {
   if (last) last.cache_control = { type: "ephemeral" };
   if (dynamicBlock && !recallAsMessage) system.push({ type: "text", text: dynamicBlock });
 
-  const messages: AnthropicMessage[] = [];
-  const push = (role: AnthropicMessage["role"], blocks: AnthropicContentBlock[]) => {
+  // A native message is sent whole, never merged with a neighbour (the API joins consecutive turns itself).
+  const out: Array<{ message: AnthropicMessage; native: boolean }> = [];
+  const push = (role: AnthropicMessage["role"], blocks: AnthropicContentBlock[], native = false) => {
     if (blocks.length === 0) return;
-    const prev = messages[messages.length - 1];
-    if (prev && prev.role === role) prev.content.push(...blocks);
-    else messages.push({ role, content: [...blocks] });
+    const prev = out[out.length - 1];
+    if (!native && prev && !prev.native && prev.message.role === role) prev.message.content.push(...blocks);
+    else out.push({ message: { role, content: [...blocks] }, native });
   };
   const beforeUser = recallAsMessage ? newestUserMessage(turn.messages) : undefined;
   const recall: AnthropicTextBlock[] = recallAsMessage ? [{ type: "text", text: dynamicBlock }] : [];
   if (recallAsMessage && !beforeUser) push("user", recall);
   for (const { message: m, answers } of pairToolResults(turn.messages)) {
-    switch (m.role) {
-      case "SYSTEM":
-        if (m.content.trim() !== "") system.push({ type: "text", text: m.content });
-        break;
-      case "USER":
-        push("user", [...(m === beforeUser ? recall : []), ...textBlocks(m.content)]);
-        break;
-      case "ASSISTANT": {
-        const calls = uniqueCalls(m).map((c): AnthropicToolUseBlock => ({ type: "tool_use", id: c.id, name: c.name, input: toolInput(c.arguments) }));
-        push("assistant", [...textBlocks(m.content), ...calls]);
-        // The results go in the very next user message, so a call is never left unanswered.
-        push(
-          "user",
-          (answers ?? []).map((a) => ({ type: "tool_result", tool_use_id: a.toolCallId, ...(a.content !== "" ? { content: a.content } : {}) })),
-        );
-        break;
+    const native = nativeOf(m, "anthropic") as AnthropicContentBlock[] | undefined;
+    if (native && m.role !== "SYSTEM") {
+      if (m === beforeUser) push("user", recall);
+      push(m.role === "ASSISTANT" ? "assistant" : "user", native, true);
+    } else {
+      switch (m.role) {
+        case "SYSTEM":
+          if (m.content.trim() !== "") system.push({ type: "text", text: m.content });
+          break;
+        case "USER":
+          push("user", [...(m === beforeUser ? recall : []), ...textBlocks(m.content)]);
+          break;
+        case "ASSISTANT": {
+          const calls = uniqueCalls(m).map((c): AnthropicToolUseBlock => ({ type: "tool_use", id: c.id, name: c.name, input: toolInput(c.arguments) }));
+          push("assistant", [...textBlocks(m.content), ...calls]);
+          break;
+        }
+        case "TOOL":
+          push("user", textBlocks(orphanToolResult(m)));
+          break;
       }
-      case "TOOL":
-        push("user", textBlocks(orphanToolResult(m)));
-        break;
     }
+    // The results go in the very next user message, so a call is never left unanswered.
+    const results: AnthropicContentBlock[] = [];
+    for (const a of answers ?? []) {
+      const whole = a.message && nativeOf(a.message, "anthropic");
+      if (whole) {
+        if (a.first) push("user", whole as AnthropicContentBlock[], true);
+      } else results.push({ type: "tool_result", tool_use_id: a.toolCallId, ...(a.content !== "" ? { content: a.content } : {}) });
+    }
+    push("user", results);
   }
-  for (const m of messages) {
+  const messages = out.map((o) => o.message);
+  for (const o of out) {
     // Anthropic wants a user message's tool_result blocks before its text.
-    if (m.role === "user") m.content.sort((a, b) => rank(a) - rank(b));
+    if (!o.native && o.message.role === "user") o.message.content.sort((a, b) => rank(a) - rank(b));
   }
   if (messages[0]?.role === "assistant") messages.unshift({ role: "user", content: [{ type: "text", text: CONTINUATION_TEXT }] });
   if (options.cacheConversation) {
-    const lastBlock = messages[messages.length - 1]?.content.at(-1);
-    if (lastBlock) lastBlock.cache_control = { type: "ephemeral" };
+    const lastMessage = messages[messages.length - 1];
+    const lastBlock = lastMessage?.content.at(-1);
+    // A copy: the stored native block stays as it is.
+    if (lastMessage && lastBlock) lastMessage.content = [...lastMessage.content.slice(0, -1), { ...lastBlock, cache_control: { type: "ephemeral" } }];
   }
   return { system, messages };
 }
@@ -245,6 +266,206 @@ function toolInput(args: string): Record<string, unknown> {
   }
 }
 
+// ---------------------------------------------------------------------------- OpenAI Responses
+
+/** An item of a Responses API `input`: a message, or a stored item (reasoning, function_call, …) as it is. */
+export type OpenAIResponsesItem =
+  | { role: "developer" | "user" | "assistant"; content: string }
+  | { type: "function_call"; call_id: string; name: string; arguments: string }
+  | { type: "function_call_output"; call_id: string; output: string }
+  | { type: string; [field: string]: unknown };
+
+/**
+ * The Responses API `input`: the engine's prompt (when given), the memory block's static part and
+ * its dynamic part as `developer` messages, then the active messages. A message stored with
+ * `openai-responses` content is its items exactly (reasoning with `encrypted_content`, function
+ * calls, hosted tool calls, compaction items); any other is converted: USER and ASSISTANT text as
+ * messages, tool calls as `function_call` items, each answered by a `function_call_output` right
+ * after (its result, or a placeholder when it has none). The recall option works as for
+ * {@link toOpenAIMessages}. With a turn asked with `format: "openai-responses"`, this is
+ * `turn.request.input` with the engine's prompt in front.
+ *
+ * Items the Agents SDK session stored are in the SDK's own shapes (`callId`): that session reads them.
+ *
+ * @example
+ * const response = await openai.responses.create({ model: "gpt-5", instructions, input: toOpenAIResponsesInput(turn), store: false, include: ["reasoning.encrypted_content"] });
+ * await memory.appendMessage(processId, { native: { format: "openai-responses", content: response.output } });
+ */
+export function toOpenAIResponsesInput(turn: TurnLike, options: PromptOptions = {}): OpenAIResponsesItem[] {
+  const { staticBlock, dynamicBlock } = splitBlock(turn.context);
+  const recallAsMessage = options.recall === "message" && dynamicBlock !== "";
+  const input: OpenAIResponsesItem[] = [];
+  for (const text of [options.system, staticBlock, recallAsMessage ? "" : dynamicBlock]) {
+    if (text && text.trim() !== "") input.push({ role: "developer", content: text });
+  }
+  const beforeUser = recallAsMessage ? newestUserMessage(turn.messages) : undefined;
+  if (recallAsMessage && !beforeUser) input.push({ role: "user", content: dynamicBlock });
+  for (const { message: m, answers } of pairToolResults(turn.messages)) {
+    if (m === beforeUser) input.push({ role: "user", content: dynamicBlock });
+    const native = nativeOf(m, "openai-responses") as OpenAIResponsesItem[] | undefined;
+    if (native) input.push(...native);
+    else {
+      switch (m.role) {
+        case "SYSTEM":
+          input.push({ role: "developer", content: m.content });
+          break;
+        case "USER":
+          input.push({ role: "user", content: m.content });
+          break;
+        case "ASSISTANT":
+          if (m.content !== "") input.push({ role: "assistant", content: m.content });
+          for (const c of uniqueCalls(m)) input.push({ type: "function_call", call_id: c.id, name: c.name, arguments: c.arguments });
+          break;
+        case "TOOL":
+          input.push({ role: "user", content: orphanToolResult(m) });
+          break;
+      }
+    }
+    for (const a of answers ?? []) {
+      const whole = a.message && nativeOf(a.message, "openai-responses");
+      if (whole) {
+        if (a.first) input.push(...(whole as OpenAIResponsesItem[]));
+      } else input.push({ type: "function_call_output", call_id: a.toolCallId, output: a.content });
+    }
+  }
+  return input;
+}
+
+// -------------------------------------------------------------------------------------- Gemini
+
+/** A Gemini `Part`: text, functionCall, functionResponse, or a stored part (thoughtSignature, inlineData, …) as it is. */
+export interface GeminiPart {
+  text?: string;
+  functionCall?: { id?: string; name: string; args: Record<string, unknown> };
+  functionResponse?: { id?: string; name: string; response: Record<string, unknown> };
+  [field: string]: unknown;
+}
+
+export interface GeminiContent {
+  role: "user" | "model";
+  parts: GeminiPart[];
+}
+
+export interface GeminiRequest {
+  contents: GeminiContent[];
+  systemInstruction?: { parts: Array<{ text: string }> };
+}
+
+/**
+ * Gemini's `contents` and `systemInstruction`: the engine's prompt, the memory block (its dynamic
+ * part too, unless `recall: "message"`) and the chat's SYSTEM messages as system parts; the
+ * active messages as contents. A message stored with `gemini` content is its parts exactly
+ * (`thoughtSignature` included, which Gemini 3 requires on the calls of the current turn); any
+ * other is converted: text parts, `functionCall` parts, and for each model content with calls one
+ * user content right after with a `functionResponse` per call (its result, or a placeholder). With
+ * a turn asked with `format: "gemini"`, this is `turn.request` with the engine's prompt first.
+ *
+ * @example
+ * const { contents, systemInstruction } = toGeminiContents(turn, { system: "You are Frankie." });
+ * const reply = await ai.models.generateContent({ model: "gemini-3-pro", contents, config: { systemInstruction } });
+ * await memory.appendMessage(processId, { native: { format: "gemini", content: reply.candidates[0].content.parts } });
+ */
+export function toGeminiContents(turn: TurnLike, options: PromptOptions = {}): GeminiRequest {
+  const { staticBlock, dynamicBlock } = splitBlock(turn.context);
+  const recallAsMessage = options.recall === "message" && dynamicBlock !== "";
+  const system = [options.system ?? "", staticBlock, recallAsMessage ? "" : dynamicBlock].filter((t) => t.trim() !== "");
+  const contents: GeminiContent[] = [];
+  const names = new Map<string, string>();
+  const beforeUser = recallAsMessage ? newestUserMessage(turn.messages) : undefined;
+  if (recallAsMessage && !beforeUser) contents.push({ role: "user", parts: [{ text: dynamicBlock }] });
+  for (const { message: m, answers } of pairToolResults(turn.messages)) {
+    for (const c of m.toolCalls ?? []) names.set(c.id, c.name);
+    if (m === beforeUser) contents.push({ role: "user", parts: [{ text: dynamicBlock }] });
+    const native = nativeOf(m, "gemini") as GeminiPart[] | undefined;
+    if (native) contents.push({ role: m.role === "ASSISTANT" ? "model" : "user", parts: native });
+    else {
+      switch (m.role) {
+        case "SYSTEM":
+          if (m.content.trim() !== "") system.push(m.content);
+          break;
+        case "USER":
+          contents.push({ role: "user", parts: [{ text: m.content }] });
+          break;
+        case "ASSISTANT":
+          contents.push({
+            role: "model",
+            parts: [
+              ...(m.content !== "" ? [{ text: m.content }] : []),
+              ...uniqueCalls(m).map((c) => ({ functionCall: { id: c.id, name: c.name, args: toolInput(c.arguments) } })),
+            ],
+          });
+          break;
+        case "TOOL":
+          contents.push({ role: "user", parts: [{ text: orphanToolResult(m) }] });
+          break;
+      }
+    }
+    // All responses to one model content go in the one user content after it.
+    const parts: GeminiPart[] = [];
+    for (const a of answers ?? []) {
+      const whole = a.message && nativeOf(a.message, "gemini");
+      if (whole) {
+        if (a.first) parts.push(...(whole as GeminiPart[]));
+      } else parts.push({ functionResponse: { id: a.toolCallId, name: names.get(a.toolCallId) ?? "unknown", response: { result: a.content } } });
+    }
+    if (parts.length > 0) contents.push({ role: "user", parts });
+  }
+  return { contents, ...(system.length > 0 ? { systemInstruction: { parts: system.map((text) => ({ text })) } } : {}) };
+}
+
+// ------------------------------------------------------------------------------- native content
+
+/**
+ * The message's native content when it is in `format`, as the replay sends it: a cleared result
+ * with its placeholder as the result's output (the rest as stored). Undefined for another format
+ * or none: the message is then converted from its text.
+ */
+function nativeOf(m: Message, format: NativeFormat): unknown[] | undefined {
+  if (m.native?.format !== format) return undefined;
+  return m.cleared ? withResultText(format, m.native.content, m.content) : m.native.content;
+}
+
+function withResultText(format: NativeFormat, content: unknown[], text: string): unknown[] {
+  return content.map((e) => {
+    if (typeof e !== "object" || e === null) return e;
+    const p = e as Record<string, unknown>;
+    switch (format) {
+      case "anthropic":
+        return p.type === "tool_result" ? { ...p, content: text } : p;
+      case "openai-responses":
+        return p.type === "function_call_output" || p.type === "custom_tool_call_output" || p.type === "function_call_result" ? { ...p, output: text } : p;
+      case "gemini": {
+        const r = p.functionResponse as Record<string, unknown> | undefined;
+        return r ? { ...p, functionResponse: { ...r, response: { result: text } } } : p;
+      }
+      case "ai-sdk":
+        return p.type === "tool-result" ? { ...p, output: { type: "text", value: text } } : p;
+    }
+  });
+}
+
+/** The text of the result for `callId` in a native message that answers several calls, or undefined. */
+function nativeResultText(m: Message, callId: string): string | undefined {
+  for (const e of m.native?.content ?? []) {
+    if (typeof e !== "object" || e === null) continue;
+    const p = e as Record<string, unknown>;
+    const r = p.functionResponse as Record<string, unknown> | undefined;
+    const value =
+      p.type === "tool_result" && p.tool_use_id === callId
+        ? p.content
+        : p.type === "tool-result" && p.toolCallId === callId
+          ? (p.output as { value?: unknown } | undefined)?.value
+          : r && (r.id ?? r.name) === callId
+            ? r.response
+            : undefined;
+    if (value === undefined) continue;
+    if (typeof value === "string") return value;
+    if (Array.isArray(value)) return value.map((v) => (typeof v?.text === "string" ? v.text : `[${v?.type ?? "part"}]`)).join("\n");
+    return JSON.stringify(value);
+  }
+  return undefined;
+}
+
 // ------------------------------------------------------------------------- tool-call pairing
 
 /** Stands in for the result of a call that has none in the list (the service's replay words it alike). */
@@ -255,6 +476,9 @@ export function missingResultText(call: Pick<ToolCall, "id" | "name">): string {
 interface Answer {
   toolCallId: string;
   content: string;
+  /** The TOOL message the result is from; `first` on the first call it answers (a message may answer several). */
+  message?: Message;
+  first?: boolean;
 }
 
 /** A message to send, and for an ASSISTANT message with tool calls, one answer per call id. */
@@ -269,12 +493,15 @@ function uniqueCalls(m: Message): ToolCall[] {
   return (m.toolCalls ?? []).filter((c) => !seen.has(c.id) && seen.add(c.id));
 }
 
+/** The calls a TOOL message answers: all of them when its native content answers several. */
+const answeredIds = (m: Message): string[] => m.toolCallIds ?? (m.toolCallId !== undefined ? [m.toolCallId] : []);
+
 /**
- * Both providers want each tool call answered right after it, once per call id. So each
- * ASSISTANT message with tool calls takes, for every call, the first later TOOL message that
- * answers it (before another call reuses the id), wherever it sits in the history; a call with no
- * such result gets {@link missingResultText}. TOOL messages left over (their call is gone, or a
- * second result for one call) come back on their own, for the caller to send as plain text.
+ * Providers want each tool call answered after it, once per call id. So each ASSISTANT message
+ * with tool calls takes, for every call, the first later TOOL message that answers it (before
+ * another call reuses the id), wherever it sits in the history; a call with no such result gets
+ * {@link missingResultText}. TOOL messages left over (their call is gone, or a second result for
+ * one call) come back on their own, for the caller to send as plain text.
  */
 function pairToolResults(messages: readonly Message[]): Paired[] {
   const taken = new Set<number>();
@@ -289,13 +516,18 @@ function pairToolResults(messages: readonly Message[]): Paired[] {
       out.push({ message: m });
       return;
     }
+    const answered = new Set<number>();
     const answers = calls.map((call): Answer => {
       for (let j = i + 1; j < messages.length; j++) {
         const n = messages[j]!;
         if (n.role === "ASSISTANT" && n.toolCalls?.some((c) => c.id === call.id)) break;
-        if (n.role === "TOOL" && n.toolCallId === call.id && !taken.has(j)) {
+        // A message answering several calls serves each of them from this call message.
+        if (n.role === "TOOL" && answeredIds(n).includes(call.id) && (!taken.has(j) || answered.has(j))) {
+          const first = !answered.has(j);
           taken.add(j);
-          return { toolCallId: call.id, content: n.content };
+          answered.add(j);
+          const content = answeredIds(n).length > 1 && !n.cleared ? (nativeResultText(n, call.id) ?? n.content) : n.content;
+          return { toolCallId: call.id, content, message: n, first };
         }
       }
       return { toolCallId: call.id, content: missingResultText(call) };

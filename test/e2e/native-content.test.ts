@@ -24,7 +24,8 @@ const thinking = {
   thinking: "The user wants the file listed. I should call ls — ünïcødé 🧠.",
   signature: "EqQBCkYIARgCIkD" + "x".repeat(300),
 };
-const anthropicCall = [thinking, { type: "text", text: "Listing it." }, { type: "tool_use", id: "toolu_01A", name: "ls", input: { path: "/tmp", deep: { a: [1, 2.5, null, true] } } }];
+const toolUse = { type: "tool_use", id: "toolu_01A", name: "ls", input: { path: "/tmp", deep: { a: [1, 2.5, null, true] } } };
+const anthropicCall = [thinking, { type: "text", text: "Listing it." }, toolUse];
 const anthropicResult = [{ type: "tool_result", tool_use_id: "toolu_01A", content: [{ type: "text", text: "a.txt\nb.txt" }] }];
 
 describe("anthropic native content", () => {
@@ -37,7 +38,7 @@ describe("anthropic native content", () => {
     expect(m.role).toBe("ASSISTANT");
     expect(m.content).toBe("Listing it.");
     expect(m.content).not.toContain("ls — ");
-    expect(m.toolCalls).toEqual([{ id: "toolu_01A", name: "ls", arguments: JSON.stringify(anthropicCall[2]!.input) }]);
+    expect(m.toolCalls).toEqual([{ id: "toolu_01A", name: "ls", arguments: JSON.stringify(toolUse.input) }]);
     expect(m.native).toEqual({ format: "anthropic", content: anthropicCall });
 
     const result = await post("n-anth", { native: { format: "anthropic", content: anthropicResult } });
@@ -70,7 +71,7 @@ describe("anthropic native content", () => {
     const text = JSON.stringify(t.body.request.input);
     expect(text).not.toContain("thinking");
     expect(text).not.toContain(thinking.signature);
-    expect(t.body.request.input).toContainEqual({ type: "function_call", call_id: "toolu_01A", name: "ls", arguments: JSON.stringify(anthropicCall[2]!.input) });
+    expect(t.body.request.input).toContainEqual({ type: "function_call", call_id: "toolu_01A", name: "ls", arguments: JSON.stringify(toolUse.input) });
     expect(t.body.request.input).toContainEqual({ type: "function_call_output", call_id: "toolu_01A", output: "a.txt\nb.txt" });
   });
 
