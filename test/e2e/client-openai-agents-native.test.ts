@@ -1,10 +1,9 @@
 /**
  * The Agents SDK session keeps every item a run produced: `run()` with the SDK's own
- * OpenAIResponsesModel over the `openai` client, against a local server speaking the Responses
+ * OpenAIResponsesModel (from its OpenAIProvider), against a local server speaking the Responses
  * wire format, over several runs whose answers carry reasoning items with encrypted content.
  */
-import { Agent, OpenAIResponsesModel, run, setTracingDisabled, tool, type AgentInputItem, type Session } from "@openai/agents";
-import OpenAI from "openai";
+import { Agent, OpenAIProvider, run, setTracingDisabled, tool, type AgentInputItem, type Session } from "@openai/agents";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createMemoryClient, type MemoryClient } from "../../client/index.js";
@@ -69,7 +68,7 @@ describe("createMemorySession with native content", () => {
     await memory.upsertProcess("agents-native", { projectId: "agents" });
     let n = 0;
     wire.setFallback(() => ({ body: responseBody(n++) }));
-    const model = new OpenAIResponsesModel(new OpenAI({ baseURL: `${wire.url}/v1`, apiKey: "test-key" }), "gpt-5");
+    const model = await new OpenAIProvider({ baseURL: `${wire.url}/v1`, apiKey: "test-key", useResponses: true }).getModel("gpt-5");
     const agent = new Agent({
       name: "Desk",
       instructions: "You answer order questions.",
