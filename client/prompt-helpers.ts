@@ -230,7 +230,7 @@ export function toAnthropicRequest(turn: TurnLike, options: AnthropicOptions = {
     for (const a of answers ?? []) {
       const whole = a.message && nativeOf(a.message, "anthropic");
       if (whole) {
-        if (a.first) push("user", whole as AnthropicContentBlock[], true);
+        if (a.first && !a.inPlace) push("user", whole as AnthropicContentBlock[], true);
       } else results.push({ type: "tool_result", tool_use_id: a.toolCallId, ...(a.content !== "" ? { content: a.content } : {}) });
     }
     push("user", results);
@@ -324,7 +324,7 @@ export function toOpenAIResponsesInput(turn: TurnLike, options: PromptOptions = 
     for (const a of answers ?? []) {
       const whole = a.message && nativeOf(a.message, "openai-responses");
       if (whole) {
-        if (a.first) input.push(...(whole as OpenAIResponsesItem[]));
+        if (a.first && !a.inPlace) input.push(...(whole as OpenAIResponsesItem[]));
       } else input.push({ type: "function_call_output", call_id: a.toolCallId, output: a.content });
     }
   }
@@ -405,7 +405,7 @@ export function toGeminiContents(turn: TurnLike, options: PromptOptions = {}): G
     for (const a of answers ?? []) {
       const whole = a.message && nativeOf(a.message, "gemini");
       if (whole) {
-        if (a.first) parts.push(...(whole as GeminiPart[]));
+        if (a.first && !a.inPlace) parts.push(...(whole as GeminiPart[]));
       } else parts.push({ functionResponse: { id: a.toolCallId, name: names.get(a.toolCallId) ?? "unknown", response: { result: a.content } } });
     }
     if (parts.length > 0) contents.push({ role: "user", parts });
@@ -479,6 +479,8 @@ interface Answer {
   /** The TOOL message the result is from; `first` on the first call it answers (a message may answer several). */
   message?: Message;
   first?: boolean;
+  /** The result is in a USER message that is sent where it stands. */
+  inPlace?: boolean;
 }
 
 /** A message to send, and for an ASSISTANT message with tool calls, one answer per call id. */
@@ -521,6 +523,11 @@ function pairToolResults(messages: readonly Message[]): Paired[] {
       for (let j = i + 1; j < messages.length; j++) {
         const n = messages[j]!;
         if (n.role === "ASSISTANT" && n.toolCalls?.some((c) => c.id === call.id)) break;
+        // A USER message that also answers calls (results beside its text) stays in its place;
+        // sent natively it carries the results itself, converted the call gets its result here.
+        if (n.role === "USER" && n.toolCallIds?.includes(call.id)) {
+          return { toolCallId: call.id, content: nativeResultText(n, call.id) ?? n.content, message: n, inPlace: true };
+        }
         // A message answering several calls serves each of them from this call message.
         if (n.role === "TOOL" && answeredIds(n).includes(call.id) && (!taken.has(j) || answered.has(j))) {
           const first = !answered.has(j);

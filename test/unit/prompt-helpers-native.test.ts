@@ -188,4 +188,20 @@ describe("toOpenAIMessages with native content", () => {
     // Anthropic gets the stored user message once, whole.
     expect(toAnthropicRequest(turn([msg("USER", "go"), call, results])).messages.at(-1)).toEqual({ role: "user", content: results.native!.content });
   });
+
+  it("a USER message with results beside its text answers its calls where it stands: no placeholder", () => {
+    const call = msg("ASSISTANT", "", { toolCalls: [{ id: "t1", name: "ls", arguments: "{}" }], ...native("anthropic", [{ type: "tool_use", id: "t1", name: "ls", input: {} }]) });
+    const reply = msg("USER", "a.txt\nand now cat it", {
+      toolCallIds: ["t1"],
+      ...native("anthropic", [{ type: "tool_result", tool_use_id: "t1", content: "a.txt" }, { type: "text", text: "and now cat it" }]),
+    });
+    expect(toAnthropicRequest(turn([msg("USER", "ls"), call, reply])).messages.slice(1)).toEqual([
+      { role: "assistant", content: call.native!.content },
+      { role: "user", content: reply.native!.content },
+    ]);
+    expect(toOpenAIMessages(turn([msg("USER", "ls"), call, reply])).slice(-2)).toEqual([
+      { role: "tool", tool_call_id: "t1", content: "a.txt" },
+      { role: "user", content: "a.txt\nand now cat it" },
+    ]);
+  });
 });
