@@ -3,9 +3,7 @@ export { createMemoryClient, MemoryApiError, type MemoryClient, type MemoryClien
 export {
   CONTINUATION_TEXT,
   toAnthropicRequest,
-  toGeminiContents,
   toOpenAIMessages,
-  toOpenAIResponsesInput,
   type AnthropicContentBlock,
   type AnthropicMessage,
   type AnthropicOptions,
@@ -13,13 +11,11 @@ export {
   type AnthropicTextBlock,
   type AnthropicToolResultBlock,
   type AnthropicToolUseBlock,
-  type GeminiContent,
-  type GeminiPart,
-  type GeminiRequest,
   type OpenAIChatMessage,
-  type OpenAIResponsesItem,
   type OpenAIToolCall,
   type PromptOptions,
   type TurnLike,
 } from "./prompt-helpers.js";
+export { toOpenAIResponsesInput, type OpenAIResponsesItem } from "./openai-responses-input.js";
+export { toGeminiContents, type GeminiContent, type GeminiPart, type GeminiRequest } from "./gemini-contents.js";
 export type * from "./types.js";

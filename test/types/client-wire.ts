@@ -25,6 +25,8 @@ import type { MemoryDetail } from "../../core/services/memories.js";
 import type { compactRange } from "../../core/services/range-compaction.js";
 import type { RevertResult } from "../../core/services/revert.js";
 import type { runTurn } from "../../core/services/turn.js";
+import type * as native from "../../core/domain/native/formats.js";
+import type { ReplayRequest } from "../../core/domain/native/replay-request.js";
 
 /**
  * The client's own shapes, never sent or accepted by the service: its options and error, and the
@@ -77,6 +79,10 @@ expectTypeOf<client.CompactionMode>().toEqualTypeOf<server.CompactionModeName>()
 expectTypeOf<client.MemoryStatus>().toEqualTypeOf<server.MemoryStatus>();
 expectTypeOf<client.ToolCall>().toEqualTypeOf<server.ToolCall>();
 expectTypeOf<client.Message>().toEqualTypeOf<server.Message>();
+expectTypeOf<client.NativeFormat>().toEqualTypeOf<native.NativeFormat>();
+expectTypeOf<client.ReplayFormat>().toEqualTypeOf<native.ReplayFormat>();
+expectTypeOf<client.NativeContent>().toEqualTypeOf<native.NativeContent>();
+expectTypeOf<client.ReplayRequest>().toEqualTypeOf<ReplayRequest>();
 expectTypeOf<client.LossUnit>().toEqualTypeOf<server.LossUnit>();
 expectTypeOf<client.Process>().toEqualTypeOf<server.Process>();
 expectTypeOf<client.InboxItem>().toEqualTypeOf<server.InboxItem>();

@@ -4,7 +4,9 @@
  * and cleared and missing results take each format's result shape.
  */
 import { describe, expect, it } from "vitest";
-import { missingResultText, toAnthropicRequest, toGeminiContents, toOpenAIMessages, toOpenAIResponsesInput } from "../../client/prompt-helpers.js";
+import { toGeminiContents } from "../../client/gemini-contents.js";
+import { toOpenAIResponsesInput } from "../../client/openai-responses-input.js";
+import { missingResultText, toAnthropicRequest, toOpenAIMessages } from "../../client/prompt-helpers.js";
 import type { Message, NativeContent, Turn } from "../../client/types.js";
 
 let seq = 0;
