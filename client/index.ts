@@ -1,4 +1,4 @@
-/** The engine-side client of Vancetope Memory: the HTTP client, the wire types, the prompt helpers. */
+/** The engine-side client of Vancetope Memory: the HTTP client, the wire types, the prompt helpers (OpenAI Chat and Responses, Anthropic, Gemini). */
 export { createMemoryClient, MemoryApiError, type MemoryClient, type MemoryClientOptions } from "./memory-client.js";
 export {
   CONTINUATION_TEXT,
@@ -16,4 +16,6 @@ export {
   type PromptOptions,
   type TurnLike,
 } from "./prompt-helpers.js";
+export { toOpenAIResponsesInput, type OpenAIResponsesItem } from "./openai-responses-input.js";
+export { toGeminiContents, type GeminiContent, type GeminiPart, type GeminiRequest } from "./gemini-contents.js";
 export type * from "./types.js";

@@ -1,12 +1,12 @@
 /**
  * An OpenAI Agents SDK (`@openai/agents`) `Session` backed by the service, so that
- * `run(agent, input, { session })` replays a compacted history. Types only from the SDK.
+ * `run(agent, input, { session })` replays a compacted history, and every item comes back exactly
+ * as the run produced it. Types only from the SDK.
  */
 import type { AgentInputItem, Session } from "@openai/agents";
 import type { MemoryClient } from "./memory-client.js";
 import { idempotencyKey } from "./idempotency-key.js";
-import { toOpenAIMessages } from "./prompt-helpers.js";
-import type { AppendMessageInput, ModelRef, ToolCall, Turn } from "./types.js";
+import type { AppendMessageInput, ModelRef, Turn } from "./types.js";
 
 export interface MemorySessionOptions {
   client: MemoryClient;
@@ -17,10 +17,12 @@ export interface MemorySessionOptions {
 
 /**
  * `getItems` is the turn's one call to the service (`beginTurn` without a message: compact if
- * needed, then the replay): the memory block as a system item, then the active messages as
- * items. `addItems` appends what the run produced: user and assistant messages, function calls
- * (with the assistant text before them, as one message) and their results. Reasoning and hosted
- * tool items are not stored. `popItem` and `clearSession` throw: the service never deletes.
+ * needed, then the replay): the memory block as a system item, then the active messages as items,
+ * each stored item exactly as `addItems` was given it. `addItems` stores what the run produced, in
+ * the SDK's own item shapes (native format `openai-responses`): one model response's output items
+ * (reasoning with its encrypted content, messages, function calls, hosted tool calls, compaction
+ * items, anything) as one ASSISTANT message, each `function_call_result` as one TOOL message, the
+ * user's items as one USER message. `popItem` and `clearSession` throw: the service never deletes.
  *
  * @example
  * const session = createMemorySession({ client: memory, processId: "frankie-42", model: { name: "gpt-4o" } });
@@ -47,30 +49,43 @@ export function createMemorySession(options: MemorySessionOptions): Session {
   };
 }
 
-/** The replay as Agents SDK input items. */
+/**
+ * The replay as Agents SDK input items: a message stored by the session (native
+ * `openai-responses`) as its items exactly (a cleared result with its placeholder as output);
+ * any other converted from its text. A result whose call is not in the replay (folded with an
+ * older turn) becomes a user item that says what it is: the API refuses a result without its call.
+ */
 export function toItems(turn: Turn): AgentInputItem[] {
   const items: AgentInputItem[] = [];
   if (turn.context.block.trim() !== "") items.push({ role: "system", content: turn.context.block });
   const toolNames = new Map<string, string>();
-  // The OpenAI shapes already pair tool results with their calls and turn orphans into text.
-  for (const m of toOpenAIMessages({ context: { block: "", staticBlock: "", sections: [] }, messages: turn.messages })) {
+  for (const m of turn.messages) {
+    if (m.role === "TOOL" && !(m.toolCallId !== undefined && toolNames.has(m.toolCallId))) {
+      items.push({ role: "user", content: `[tool result${m.toolCallId ? ` for call ${m.toolCallId}` : ""}]\n${m.content}` });
+      continue;
+    }
+    for (const c of m.toolCalls ?? []) toolNames.set(c.id, c.name);
+    if (m.native?.format === "openai-responses") {
+      const stored = m.native.content as AgentInputItem[];
+      items.push(...(m.cleared ? stored.map((i) => (i.type === "function_call_result" ? { ...i, output: m.content } : i)) : stored));
+      continue;
+    }
     switch (m.role) {
-      case "system":
-      case "user":
-        items.push({ role: m.role, content: m.content });
+      case "SYSTEM":
+        items.push({ role: "system", content: m.content });
         break;
-      case "assistant":
+      case "USER":
+        items.push({ role: "user", content: m.content });
+        break;
+      case "ASSISTANT":
         if (m.content) items.push({ role: "assistant", status: "completed", content: [{ type: "output_text", text: m.content }] });
-        for (const c of m.tool_calls ?? []) {
-          toolNames.set(c.id, c.function.name);
-          items.push({ type: "function_call", callId: c.id, name: c.function.name, arguments: c.function.arguments, status: "completed" });
-        }
+        for (const c of m.toolCalls ?? []) items.push({ type: "function_call", callId: c.id, name: c.name, arguments: c.arguments, status: "completed" });
         break;
-      case "tool":
+      case "TOOL":
         items.push({
           type: "function_call_result",
-          callId: m.tool_call_id,
-          name: toolNames.get(m.tool_call_id) ?? "",
+          callId: m.toolCallId!,
+          name: toolNames.get(m.toolCallId!) ?? "",
           status: "completed",
           output: { type: "text", text: m.content },
         });
@@ -80,53 +95,43 @@ export function toItems(turn: Turn): AgentInputItem[] {
   return items;
 }
 
-/** Items as messages to append; an assistant message and the function calls right after it become one. */
+/** Who an item is from: the user's input, a result the run sends back, or the model's output. */
+function sourceOf(item: AgentInputItem): "user" | "system" | "result" | "model" {
+  if ("role" in item && (item.type === undefined || item.type === "message")) {
+    return item.role === "assistant" ? "model" : item.role === "system" ? "system" : "user";
+  }
+  // Results of tools the run executed: `function_call_result`, `computer_call_result`, `shell_call_output`, …
+  return /_(result|output)$/.test(item.type ?? "") && item.type !== "tool_search_output" ? "result" : "model";
+}
+
+/**
+ * Items as messages to append, each with the items as native content: the model's consecutive
+ * output items (one response) as one message, each result as one, the user's consecutive items as
+ * one. The service derives the role, text and tool calls from the items.
+ */
 export function toMessages(items: AgentInputItem[]): AppendMessageInput[] {
   const out: AppendMessageInput[] = [];
-  let open: { content: string; toolCalls: ToolCall[] } | undefined;
+  let open: { source: "user" | "system" | "model"; items: AgentInputItem[] } | undefined;
   const close = () => {
-    if (open) out.push({ role: "ASSISTANT", content: open.content, ...(open.toolCalls.length ? { toolCalls: open.toolCalls } : {}) });
+    if (open) out.push({ native: { format: "openai-responses", content: open.items } });
     open = undefined;
   };
   for (const item of items) {
-    if (item.type === "function_call") {
-      open ??= { content: "", toolCalls: [] };
-      open.toolCalls.push({ id: item.callId, name: item.name, arguments: item.arguments });
-      continue;
-    }
-    if (item.type === undefined || item.type === "message") {
-      if (!("role" in item)) continue;
+    const source = sourceOf(item);
+    if (source === "result") {
       close();
-      if (item.role === "assistant") {
-        open = { content: item.content.map((p) => (p.type === "output_text" ? p.text : p.type === "refusal" ? p.refusal : `[${p.type}]`)).join(""), toolCalls: [] };
-      } else if (item.role === "user") {
-        out.push({ role: "USER", content: typeof item.content === "string" ? item.content : item.content.map(partText).join("\n") });
-      } else if (item.role === "system") {
-        out.push({ role: "SYSTEM", content: item.content });
-      }
+      const callId = "callId" in item && typeof item.callId === "string" ? item.callId : undefined;
+      out.push({
+        native: { format: "openai-responses", content: [item] },
+        // A resumed run may hand the same result over again: stored once.
+        ...(callId ? { idempotencyKey: idempotencyKey(`tool:${callId}`) } : {}),
+      });
       continue;
     }
-    close();
-    if (item.type === "function_call_result") {
-      out.push({
-        role: "TOOL",
-        content: resultText(item.output),
-        toolCallId: item.callId,
-        // A resumed run may hand the same result over again: stored once.
-        idempotencyKey: idempotencyKey(`tool:${item.callId}`),
-      });
-    }
-    // Reasoning, hosted tool calls and other provider items have no place in the chat record.
+    if (open?.source !== source) close();
+    open ??= { source, items: [] };
+    open.items.push(item);
   }
   close();
   return out;
-}
-
-type UserPart = Exclude<Extract<AgentInputItem, { role: "user" }>["content"], string>[number];
-const partText = (p: UserPart): string => (p.type === "input_text" ? p.text : `[${p.type}]`);
-
-function resultText(output: Extract<AgentInputItem, { type: "function_call_result" }>["output"]): string {
-  if (typeof output === "string") return output;
-  if (Array.isArray(output)) return output.map((p) => ("text" in p && typeof p.text === "string" ? p.text : `[${p.type}]`)).join("\n");
-  return output.type === "text" ? output.text : `[${output.type}]`;
 }

@@ -1,41 +1,14 @@
 /**
  * Turns a `Turn` (memory block + active messages) into the request shapes of the OpenAI Chat
- * Completions and Anthropic Messages APIs, with the memory block placed for prompt caching.
- * Plain types only: no dependency on either SDK (their request types accept these shapes).
+ * Completions and Anthropic Messages APIs, with the memory block placed for prompt caching (the
+ * Responses API and Gemini: openai-responses-input.ts, gemini-contents.ts). A message whose native
+ * content is in the helper's format is sent exactly as stored; any other is converted from its
+ * text, so another provider's reasoning is never sent. Plain types only: no dependency on any SDK
+ * (their request types accept these shapes).
  */
-import type { Message, ToolCall, Turn } from "./types.js";
+import { nativeOf, newestUserMessage, orphanToolResult, pairToolResults, splitBlock, toolInput, uniqueCalls, type PromptOptions, type TurnLike } from "./prompt-replay.js";
 
-/** What the helpers read of a turn; `getContext` + `listMessages(view=active)` give the same. */
-export type TurnLike = Pick<Turn, "context" | "messages">;
-
-export interface PromptOptions {
-  /** The engine's own system prompt; it goes first, before the memory block. */
-  system?: string;
-  /**
-   * Where the recall section (`## Recalled From History`, the block's dynamic part) goes.
-   * `"system"` (default): in the system prompt, after the static part. `"message"`: a user
-   * message of its own right before the newest user message (first in the conversation when there
-   * is none), so that recalled text, quoted as data in the block, does not speak with the system
-   * role's authority. The static part stays in the system prompt either way.
-   */
-  recall?: "system" | "message";
-}
-
-/**
- * The block's static part (before the prompt-cache breakpoint) and its dynamic rest (the recall
- * section).
- */
-export function splitBlock(context: TurnLike["context"]): { staticBlock: string; dynamicBlock: string } {
-  const { block, staticBlock } = context;
-  const dynamicBlock = block.startsWith(staticBlock) ? block.slice(staticBlock.length).trim() : "";
-  return { staticBlock, dynamicBlock };
-}
-
-/** The newest USER message, before which `recall: "message"` puts the recall section. */
-function newestUserMessage(messages: readonly Message[]): Message | undefined {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === "USER") return messages[i];
-  return undefined;
-}
+export { missingResultText, splitBlock, type PromptOptions, type TurnLike } from "./prompt-replay.js";
 
 // ------------------------------------------------------------------------------------- OpenAI
 
@@ -136,6 +109,11 @@ export interface AnthropicToolResultBlock {
   cache_control?: AnthropicCacheControl;
 }
 
+/**
+ * The blocks the helper writes. A message's native content (thinking with its signature,
+ * redacted_thinking, images, server tools, …) is passed on as stored, under this type so that the
+ * SDK's request types accept the request: they accept those blocks too.
+ */
 export type AnthropicContentBlock = AnthropicTextBlock | AnthropicToolUseBlock | AnthropicToolResultBlock;
 
 export interface AnthropicMessage {
@@ -184,47 +162,61 @@ export function toAnthropicRequest(turn: TurnLike, options: AnthropicOptions = {
   if (last) last.cache_control = { type: "ephemeral" };
   if (dynamicBlock && !recallAsMessage) system.push({ type: "text", text: dynamicBlock });
 
-  const messages: AnthropicMessage[] = [];
-  const push = (role: AnthropicMessage["role"], blocks: AnthropicContentBlock[]) => {
+  // A native message is sent whole, never merged with a neighbour (the API joins consecutive turns itself).
+  const out: Array<{ message: AnthropicMessage; native: boolean }> = [];
+  const push = (role: AnthropicMessage["role"], blocks: AnthropicContentBlock[], native = false) => {
     if (blocks.length === 0) return;
-    const prev = messages[messages.length - 1];
-    if (prev && prev.role === role) prev.content.push(...blocks);
-    else messages.push({ role, content: [...blocks] });
+    const prev = out[out.length - 1];
+    if (!native && prev && !prev.native && prev.message.role === role) prev.message.content.push(...blocks);
+    else out.push({ message: { role, content: [...blocks] }, native });
   };
   const beforeUser = recallAsMessage ? newestUserMessage(turn.messages) : undefined;
   const recall: AnthropicTextBlock[] = recallAsMessage ? [{ type: "text", text: dynamicBlock }] : [];
   if (recallAsMessage && !beforeUser) push("user", recall);
   for (const { message: m, answers } of pairToolResults(turn.messages)) {
-    switch (m.role) {
-      case "SYSTEM":
-        if (m.content.trim() !== "") system.push({ type: "text", text: m.content });
-        break;
-      case "USER":
-        push("user", [...(m === beforeUser ? recall : []), ...textBlocks(m.content)]);
-        break;
-      case "ASSISTANT": {
-        const calls = uniqueCalls(m).map((c): AnthropicToolUseBlock => ({ type: "tool_use", id: c.id, name: c.name, input: toolInput(c.arguments) }));
-        push("assistant", [...textBlocks(m.content), ...calls]);
-        // The results go in the very next user message, so a call is never left unanswered.
-        push(
-          "user",
-          (answers ?? []).map((a) => ({ type: "tool_result", tool_use_id: a.toolCallId, ...(a.content !== "" ? { content: a.content } : {}) })),
-        );
-        break;
+    const native = nativeOf(m, "anthropic") as AnthropicContentBlock[] | undefined;
+    if (native && m.role !== "SYSTEM") {
+      if (m === beforeUser) push("user", recall);
+      push(m.role === "ASSISTANT" ? "assistant" : "user", native, true);
+    } else {
+      switch (m.role) {
+        case "SYSTEM":
+          if (m.content.trim() !== "") system.push({ type: "text", text: m.content });
+          break;
+        case "USER":
+          push("user", [...(m === beforeUser ? recall : []), ...textBlocks(m.content)]);
+          break;
+        case "ASSISTANT": {
+          const calls = uniqueCalls(m).map((c): AnthropicToolUseBlock => ({ type: "tool_use", id: c.id, name: c.name, input: toolInput(c.arguments) }));
+          push("assistant", [...textBlocks(m.content), ...calls]);
+          break;
+        }
+        case "TOOL":
+          push("user", textBlocks(orphanToolResult(m)));
+          break;
       }
-      case "TOOL":
-        push("user", textBlocks(orphanToolResult(m)));
-        break;
     }
+    // The results go in the very next user message, so a call is never left unanswered.
+    const results: AnthropicContentBlock[] = [];
+    for (const a of answers ?? []) {
+      const whole = a.message && nativeOf(a.message, "anthropic");
+      if (whole) {
+        if (a.first && !a.inPlace) push("user", whole as AnthropicContentBlock[], true);
+      } else results.push({ type: "tool_result", tool_use_id: a.toolCallId, ...(a.content !== "" ? { content: a.content } : {}) });
+    }
+    push("user", results);
   }
-  for (const m of messages) {
+  const messages = out.map((o) => o.message);
+  for (const o of out) {
     // Anthropic wants a user message's tool_result blocks before its text.
-    if (m.role === "user") m.content.sort((a, b) => rank(a) - rank(b));
+    if (!o.native && o.message.role === "user") o.message.content.sort((a, b) => rank(a) - rank(b));
   }
   if (messages[0]?.role === "assistant") messages.unshift({ role: "user", content: [{ type: "text", text: CONTINUATION_TEXT }] });
   if (options.cacheConversation) {
-    const lastBlock = messages[messages.length - 1]?.content.at(-1);
-    if (lastBlock) lastBlock.cache_control = { type: "ephemeral" };
+    const lastMessage = messages[messages.length - 1];
+    const lastBlock = lastMessage?.content.at(-1);
+    // A copy: the stored native block stays as it is.
+    if (lastMessage && lastBlock) lastMessage.content = [...lastMessage.content.slice(0, -1), { ...lastBlock, cache_control: { type: "ephemeral" } }];
   }
   return { system, messages };
 }
@@ -233,78 +225,3 @@ const rank = (b: AnthropicContentBlock) => (b.type === "tool_result" ? 0 : 1);
 
 /** Anthropic rejects empty text blocks. */
 const textBlocks = (text: string): AnthropicTextBlock[] => (text.trim() === "" ? [] : [{ type: "text", text }]);
-
-/** `tool_use.input` must be an object: JSON arguments that are not one are wrapped. */
-function toolInput(args: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(args);
-    if (typeof value === "object" && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
-    return { value };
-  } catch {
-    return args.trim() === "" ? {} : { raw: args };
-  }
-}
-
-// ------------------------------------------------------------------------- tool-call pairing
-
-/** Stands in for the result of a call that has none in the list (the service's replay words it alike). */
-export function missingResultText(call: Pick<ToolCall, "id" | "name">): string {
-  return `[no result was recorded for the ${call.name} call ${call.id}]`;
-}
-
-interface Answer {
-  toolCallId: string;
-  content: string;
-}
-
-/** A message to send, and for an ASSISTANT message with tool calls, one answer per call id. */
-interface Paired {
-  message: Message;
-  answers?: Answer[];
-}
-
-/** An ASSISTANT message's tool calls, a repeated call id only once (providers reject duplicates). */
-function uniqueCalls(m: Message): ToolCall[] {
-  const seen = new Set<string>();
-  return (m.toolCalls ?? []).filter((c) => !seen.has(c.id) && seen.add(c.id));
-}
-
-/**
- * Both providers want each tool call answered right after it, once per call id. So each
- * ASSISTANT message with tool calls takes, for every call, the first later TOOL message that
- * answers it (before another call reuses the id), wherever it sits in the history; a call with no
- * such result gets {@link missingResultText}. TOOL messages left over (their call is gone, or a
- * second result for one call) come back on their own, for the caller to send as plain text.
- */
-function pairToolResults(messages: readonly Message[]): Paired[] {
-  const taken = new Set<number>();
-  const out: Paired[] = [];
-  messages.forEach((m, i) => {
-    if (m.role === "TOOL") {
-      if (!taken.has(i)) out.push({ message: m });
-      return;
-    }
-    const calls = m.role === "ASSISTANT" ? uniqueCalls(m) : [];
-    if (calls.length === 0) {
-      out.push({ message: m });
-      return;
-    }
-    const answers = calls.map((call): Answer => {
-      for (let j = i + 1; j < messages.length; j++) {
-        const n = messages[j]!;
-        if (n.role === "ASSISTANT" && n.toolCalls?.some((c) => c.id === call.id)) break;
-        if (n.role === "TOOL" && n.toolCallId === call.id && !taken.has(j)) {
-          taken.add(j);
-          return { toolCallId: call.id, content: n.content };
-        }
-      }
-      return { toolCallId: call.id, content: missingResultText(call) };
-    });
-    out.push({ message: m, answers });
-  });
-  return out;
-}
-
-function orphanToolResult(m: Message): string {
-  return `[tool result${m.toolCallId ? ` for call ${m.toolCallId}` : ""}]\n${m.content}`;
-}

@@ -108,7 +108,8 @@ describe("memoryMiddleware", () => {
       { role: "assistant", content: [{ type: "tool-call", toolCallId: "call-7", toolName: "weather", input: { city: "Lisbon" } }] },
       {
         role: "tool",
-        content: [{ type: "tool-result", toolCallId: "call-7", toolName: "weather", output: { type: "text", value: '{"city":"Lisbon","sky":"sunny","celsius":24}' } }],
+        // The tool message as the SDK built it, not a text rendering of it.
+        content: [{ type: "tool-result", toolCallId: "call-7", toolName: "weather", output: { type: "json", value: { city: "Lisbon", sky: "sunny", celsius: 24 } } }],
       },
     ]);
     expect((await active("ai-2")).map((m) => ({ role: m.role, content: m.content, toolCallId: m.toolCallId, toolCalls: m.toolCalls }))).toEqual([
@@ -144,6 +145,63 @@ describe("memoryMiddleware", () => {
       { role: "user", content: [{ type: "text", text: "Say hello." }] },
     ]);
     expect((await active("ai-3")).map((m) => m.content)).toEqual(["Say hello.", "Hello there."]);
+  });
+
+  it("streams: reasoning with its provider metadata and a tool call are stored as the SDK records them, and sent back exactly", async () => {
+    await memory.upsertProcess("ai-6", { projectId: "ai" });
+    const signature = { anthropic: { signature: "EqQBCkYIARgCIkD" + "x".repeat(100) } };
+    const redacted = { anthropic: { redactedData: "cmVkYWN0ZWQ=" } };
+    const model = new MockLanguageModelV3({
+      modelId: "mock-model",
+      doStream: [
+        {
+          stream: convertArrayToReadableStream([
+            { type: "reasoning-start", id: "r1" },
+            { type: "reasoning-delta", id: "r1", delta: "Check the " },
+            { type: "reasoning-delta", id: "r1", delta: "weather." },
+            { type: "reasoning-end", id: "r1", providerMetadata: signature },
+            { type: "reasoning-start", id: "r2", providerMetadata: redacted },
+            { type: "reasoning-end", id: "r2" },
+            { type: "text-start", id: "t" },
+            { type: "text-delta", id: "t", delta: "Looking." },
+            { type: "text-end", id: "t" },
+            { type: "tool-call", toolCallId: "call-9", toolName: "weather", input: '{"city":"Porto"}' },
+            { type: "finish", finishReason: { unified: "tool-calls", raw: "tool_use" }, usage },
+          ]),
+        },
+        {
+          stream: convertArrayToReadableStream([
+            { type: "text-start", id: "t" },
+            { type: "text-delta", id: "t", delta: "Sunny." },
+            { type: "text-end", id: "t" },
+            { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage },
+          ]),
+        },
+      ],
+    });
+    const result = streamText({
+      model: wrapLanguageModel({ model, middleware: memoryMiddleware({ client: memory, processId: "ai-6", contextWindow: 8000 }) }),
+      prompt: "Weather in Porto?",
+      tools: { weather: tool({ inputSchema: z.object({ city: z.string() }), execute: async () => "sunny" }) },
+      stopWhen: stepCountIs(3),
+    });
+    expect(await result.text).toBe("Sunny.");
+    const answer = [
+      { type: "reasoning", text: "Check the weather.", providerOptions: signature },
+      { type: "reasoning", text: "", providerOptions: redacted },
+      { type: "text", text: "Looking." },
+      { type: "tool-call", toolCallId: "call-9", toolName: "weather", input: { city: "Porto" } },
+    ];
+    expect(model.doStreamCalls[1]!.prompt[1]).toEqual({ role: "assistant", content: answer });
+    const stored = await active("ai-6");
+    expect(stored[1]!.native).toEqual({ format: "ai-sdk", content: answer });
+    expect(stored[1]!.native).toEqual({ format: "ai-sdk", content: (await result.response).messages[0]!.content });
+    expect(stored.map((m) => [m.role, m.content])).toEqual([
+      ["USER", "Weather in Porto?"],
+      ["ASSISTANT", "Looking."],
+      ["TOOL", "sunny"],
+      ["ASSISTANT", "Sunny."],
+    ]);
   });
 
   it("sends a trailing assistant prefill as is, and stores it with the answer that continues it", async () => {

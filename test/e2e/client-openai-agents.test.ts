@@ -139,22 +139,25 @@ describe("createMemorySession", () => {
     expect(input.at(-1)).toEqual({ type: "message", role: "user", content: stored.at(-2)!.content });
   });
 
-  it("maps items to messages: assistant text with its calls as one message, reasoning left out", () => {
-    expect(
-      toMessages([
-        { role: "user", content: [{ type: "input_text", text: "look" }, { type: "input_image", image: "https://x/y.png" }] },
-        { type: "reasoning", content: [{ type: "input_text", text: "thinking" }] },
-        { role: "assistant", status: "completed", content: [{ type: "output_text", text: "Checking two things." }] },
-        { type: "function_call", callId: "a", name: "f", arguments: "{}" },
-        { type: "function_call", callId: "b", name: "g", arguments: '{"x":1}' },
-        { type: "function_call_result", callId: "a", name: "f", status: "completed", output: "one" },
-        { type: "function_call_result", callId: "b", name: "g", status: "completed", output: [{ type: "input_text", text: "two" }] },
-      ]),
-    ).toEqual([
-      { role: "USER", content: "look\n[input_image]" },
-      { role: "ASSISTANT", content: "Checking two things.", toolCalls: [{ id: "a", name: "f", arguments: "{}" }, { id: "b", name: "g", arguments: '{"x":1}' }] },
-      { role: "TOOL", content: "one", toolCallId: "a", idempotencyKey: "tool:a" },
-      { role: "TOOL", content: "two", toolCallId: "b", idempotencyKey: "tool:b" },
+  it("maps items to messages: one response's output items as one message, each result as one, every item as given", () => {
+    const user = { role: "user" as const, content: [{ type: "input_text" as const, text: "look" }, { type: "input_image" as const, image: "https://x/y.png" }] };
+    const response: AgentInputItem[] = [
+      { type: "reasoning", id: "rs_1", content: [{ type: "input_text", text: "thinking" }], providerData: { encrypted_content: "gAAAA-1" } },
+      { role: "assistant", status: "completed", content: [{ type: "output_text", text: "Checking two things." }] },
+      { type: "function_call", callId: "a", name: "f", arguments: "{}" },
+      { type: "hosted_tool_call", name: "web_search_call", status: "completed", providerData: { id: "ws_1", type: "web_search_call" } },
+      { type: "function_call", callId: "b", name: "g", arguments: '{"x":1}' },
+    ];
+    const a: AgentInputItem = { type: "function_call_result", callId: "a", name: "f", status: "completed", output: "one" };
+    const b: AgentInputItem = { type: "function_call_result", callId: "b", name: "g", status: "completed", output: [{ type: "input_text", text: "two" }] };
+    const answer: AgentInputItem = { type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "Done." }] };
+    const native = (content: unknown[]) => ({ format: "openai-responses", content });
+    expect(toMessages([user, ...response, a, b, answer])).toEqual([
+      { native: native([user]) },
+      { native: native(response) },
+      { native: native([a]), idempotencyKey: "tool:a" },
+      { native: native([b]), idempotencyKey: "tool:b" },
+      { native: native([answer]) },
     ]);
   });
 });

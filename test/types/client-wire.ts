@@ -30,7 +30,7 @@ import type { ReplayRequest } from "../../core/domain/native/replay-request.js";
 
 /**
  * The client's own shapes, never sent or accepted by the service: its options and error, and the
- * OpenAI and Anthropic request shapes its prompt helpers build.
+ * OpenAI, Anthropic and Gemini request shapes its prompt helpers build.
  */
 export type ClientOnly =
   | "MemoryClientOptions"
@@ -44,7 +44,11 @@ export type ClientOnly =
   | "AnthropicContentBlock"
   | "AnthropicTextBlock"
   | "AnthropicToolUseBlock"
-  | "AnthropicToolResultBlock";
+  | "AnthropicToolResultBlock"
+  | "OpenAIResponsesItem"
+  | "GeminiPart"
+  | "GeminiContent"
+  | "GeminiRequest";
 
 /** What a route answers: the awaited result of the use case it returns. */
 type Answer<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;

@@ -28,8 +28,10 @@ const REQUIRED: Record<NativeFormat, Record<string, Record<string, Field>>> = {
   "openai-responses": {
     message: { role: "string", content: "string|array" },
     reasoning: {},
-    function_call: { call_id: "string", name: "string", arguments: "string" },
+    function_call: { name: "string", arguments: "string" },
     function_call_output: { call_id: "string", output: "string|array" },
+    // The Agents SDK's own spelling of a result (docs/integrations.md, "OpenAI Agents SDK").
+    function_call_result: { callId: "string" },
     custom_tool_call: { call_id: "string", name: "string", input: "string" },
     custom_tool_call_output: { call_id: "string", output: "string|array" },
   },
@@ -103,6 +105,10 @@ export function nativeProblems(format: NativeFormat, content: readonly unknown[]
     }
     const fields = REQUIRED[format][type];
     if (fields) checkFields(element, fields, [i], out);
+    // A call's id is `call_id` in the Responses API and `callId` in the Agents SDK's items.
+    if (format === "openai-responses" && type === "function_call" && typeof element.call_id !== "string" && typeof element.callId !== "string") {
+      out.push({ path: [i, "call_id"], message: "must be string" });
+    }
   }
   return out.slice(0, max);
 }

@@ -157,7 +157,8 @@ const PROJECTORS: Record<NativeFormat, (e: JsonObject, d: Draft) => void> = {
         for (const s of Array.isArray(item.summary) ? item.summary : []) if (isObject(s)) d.reasoningChars += str(s.text).length;
         return;
       case "function_call":
-        d.toolCalls.push({ id: ref(str(item.call_id)), name: ref(str(item.name)), arguments: str(item.arguments) });
+        // `callId`: the Agents SDK's spelling of the same item (docs/integrations.md, "OpenAI Agents SDK").
+        d.toolCalls.push({ id: ref(str(item.call_id) || str(item.callId)), name: ref(str(item.name)), arguments: str(item.arguments) });
         return;
       case "custom_tool_call":
         d.toolCalls.push({ id: ref(str(item.call_id)), name: ref(str(item.name)), arguments: str(item.input) });
@@ -166,11 +167,17 @@ const PROJECTORS: Record<NativeFormat, (e: JsonObject, d: Draft) => void> = {
       case "custom_tool_call_output":
         result(d, str(item.call_id), resultText(item.output, d));
         return;
+      case "function_call_result": {
+        // The Agents SDK's function_call_output: its output may also be one `{ type, text }` part.
+        const output = item.output;
+        result(d, str(item.callId), isObject(output) ? resultText([output], d) : resultText(output, d));
+        return;
+      }
       default: {
         // Hosted tool calls, compaction items and the rest: output items of the model, except
-        // the ones a client sends back (`*_output`, approval responses).
+        // the ones a client sends back (`*_output`, approval responses, the Agents SDK's `*_result`).
         const name = str(type);
-        if (name.endsWith("_output") || name.endsWith("_response")) d.saw.user = true;
+        if (name.endsWith("_output") || name.endsWith("_response") || name.endsWith("_result")) d.saw.user = true;
         else d.saw.assistant = true;
         d.saw.other++;
         label(d, name || "item");

@@ -59,7 +59,7 @@ function withResultText(format: NativeFormat, content: Json[], text: string): Js
       case "anthropic":
         return e.type === "tool_result" ? { ...e, content: text } : e;
       case "openai-responses":
-        return e.type === "function_call_output" || e.type === "custom_tool_call_output" ? { ...e, output: text } : e;
+        return e.type === "function_call_output" || e.type === "custom_tool_call_output" || e.type === "function_call_result" ? { ...e, output: text } : e;
       case "gemini":
         return isObject(e.functionResponse) ? { ...e, functionResponse: { ...e.functionResponse, response: { result: text } } } : e;
       case "ai-sdk":
