@@ -57,7 +57,7 @@ describe("Anthropic thinking rules", () => {
   it("answers without thinking when the request does not turn it on", () => {
     const { thinking: _off, ...plain } = firstRequest;
     const answer = buildAnthropicMessage(plain, { text: "hi" }, { signer, id: "msg_x" });
-    expect(answer.body.content).toEqual([{ type: "text", text: "hi", citations: null }]);
+    expect(answer.body.content).toEqual([{ type: "text", text: "hi" }]);
     expect(answer.issued.thinking).toEqual([]);
   });
 

@@ -314,7 +314,8 @@ export function buildAnthropicMessage(
   }
   const toolUses = script.toolUses ?? [];
   if (script.text !== undefined || toolUses.length === 0) {
-    content.push({ type: "text", text: script.text ?? "ok", citations: null });
+    // No `citations` member: the AI SDK's Anthropic provider reads a present one as an array.
+    content.push({ type: "text", text: script.text ?? "ok" });
   }
   toolUses.forEach((t, n) => {
     content.push({ type: "tool_use", id: t.id ?? `toolu_${options.id}_${n}`, name: t.name, input: t.input ?? {} });
