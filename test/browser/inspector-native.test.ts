@@ -204,6 +204,8 @@ describe("inspector: native content", { timeout: 90_000 }, () => {
       const raw = await unknown.locator(".native-raw").textContent();
       expect(JSON.parse(raw!)).toEqual({ type: "brand_new_block", note: HOSTILE, nested: { deep: [HOSTILE] } });
       await row("thinking").locator('details.native-item:has(.native-chip[data-type="web_search_tool_result"]) > summary').click();
+      // The raw JSON is built on the details' toggle event, which fires after the click returns.
+      await row("thinking").locator(".native-raw").nth(2).waitFor();
       expect(await row("thinking").locator(".native-raw").count()).toBe(3);
       expect(await row("thinking").locator(".native *:is(img, script, svg, iframe)").count()).toBe(0);
 
