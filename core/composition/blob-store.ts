@@ -43,12 +43,12 @@ export function createBlobStore(env: Env, options: BlobStoreOptions = {}): BlobS
   }
   const folder = config.dir ?? options.localDir;
   if (folder !== undefined) {
-    if (!options.directory) throw new Error("BLOB_DIR is for the local runner and the scripts: a deployed function keeps blobs in BLOB_BUCKET");
+    if (!options.directory) throw new Error("BLOB_DIR works outside Lambda only: use BLOB_BUCKET");
     return options.directory(folder);
   }
   // A deployed function must not run without the stage's bucket.
   if (config.inLambda) {
-    throw new Error("BLOB_BUCKET is not set: this function stores, reads or deletes message blobs in the stage's bucket (stacks/storage.ts, its BlobBucketName output)");
+    throw new Error("BLOB_BUCKET is not set: the stage's bucket for message blobs (output BlobBucketName)");
   }
   return undefined;
 }

@@ -11,6 +11,8 @@ import type { ProcessKey } from "../ports/store.js";
 import { WRITE_CONCURRENCY } from "../ports/store.js";
 import type { CoreDeps } from "./deps.js";
 
+const unconfigured = () => new AppError("internal", "blobs.unconfigured", "native content needs a blob store and none is configured");
+
 async function inBatches<T>(items: readonly T[], size: number, each: (item: T) => Promise<void>) {
   for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(each));
 }
@@ -31,7 +33,7 @@ export async function keepNative(deps: CoreDeps, key: ProcessKey, native: Native
     });
   }
   const blobs = deps.blobs;
-  if (!blobs) throw new AppError("internal", "blobs.unconfigured", "native content needs a blob store and none is configured");
+  if (!blobs) throw unconfigured();
   await inBatches(parts, WRITE_CONCURRENCY, (p) => blobs.put(key, p.sha256, p.bytes));
   return stored;
 }
@@ -47,7 +49,7 @@ export async function withNative(deps: CoreDeps, key: ProcessKey, messages: read
   if (wanted.size > 0) {
     // Blobs are immutable: the container's cache reads each one at most once.
     const blobs = deps.blobReader ?? deps.blobs;
-    if (!blobs) throw new AppError("internal", "blobs.unconfigured", "stored native content needs a blob store and none is configured");
+    if (!blobs) throw unconfigured();
     await inBatches([...wanted], WRITE_CONCURRENCY, async (sha) => {
       const bytes = await blobs.get(key, sha);
       if (!bytes) throw new AppError("internal", "blobs.missing", `blob ${sha} of process '${key.processId}' is missing`);

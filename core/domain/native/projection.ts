@@ -129,7 +129,7 @@ const PROJECTORS: Record<NativeFormat, (e: JsonObject, d: Draft) => void> = {
         media(d, "image");
         return;
       case "document":
-        media(d, `document${typeof b.title === "string" ? `: ${b.title}` : ""}`);
+        media(d, "document");
         return;
       default:
         // Server tool calls and their results, and whatever a provider adds later: the model's
@@ -227,7 +227,7 @@ const PROJECTORS: Record<NativeFormat, (e: JsonObject, d: Draft) => void> = {
         return;
       case "file":
       case "image":
-        media(d, `file${typeof p.filename === "string" ? ` ${p.filename}` : ""}${typeof p.mediaType === "string" ? `: ${p.mediaType}` : ""}`);
+        media(d, `file: ${str(p.mediaType)}`);
         return;
       case "tool-call":
         if (p.providerExecuted === true) {
