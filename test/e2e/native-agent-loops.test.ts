@@ -44,7 +44,7 @@ describe(`a ${STEPS}-step tool loop`, () => {
     let role: "USER" | "TOOL" = "USER";
     for (let step = 0; step <= STEPS; step++) {
       const turn = await client.beginTurn("loop-anthropic", { message: { role, native: { format: "anthropic", content: next } }, model, format: "anthropic" });
-      const request = turn.request as { system: Anthropic.TextBlockParam[]; messages: Anthropic.MessageParam[] };
+      const request = turn.request as unknown as { system: Anthropic.TextBlockParam[]; messages: Anthropic.MessageParam[] };
       const reply = await anthropic.messages.create({
         model: model.name,
         max_tokens: 4096,
@@ -83,7 +83,7 @@ describe(`a ${STEPS}-step tool loop`, () => {
     let role: "USER" | "TOOL" = "USER";
     for (let step = 0; step <= STEPS; step++) {
       const turn = await client.beginTurn("loop-openai", { message: { role, native: { format: "openai-responses", content: next } }, model: { name: "gpt-6", contextWindow: 1_000_000 }, format: "openai-responses" });
-      const { input } = turn.request as { input: OpenAI.Responses.ResponseInputItem[] };
+      const { input } = turn.request as unknown as { input: OpenAI.Responses.ResponseInputItem[] };
       const response = await openai.responses.create({
         model: "gpt-6",
         instructions: "You run tests.",
