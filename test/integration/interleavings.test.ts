@@ -13,6 +13,7 @@ import { exploreScenario, replaySchedule } from "../../tools/interleavings/check
 import { scenario } from "../../tools/interleavings/scenario.js";
 import { SCENARIOS, scenarioById } from "../../tools/interleavings/scenarios.js";
 import { createProcess, TENANT, type World } from "../../tools/interleavings/setup.js";
+import { largeResultSha } from "../../tools/interleavings/native-loop.js";
 import { dynamoEndpoint } from "../support/dynamo.js";
 
 let world: World;
@@ -72,6 +73,23 @@ describe("the interleaving checker", () => {
     // The resumed walker's first write is refused: its marker and memory are no longer what it read.
     const resumed = result.run.steps.slice(revertDone + 1).filter((s) => s.call?.includes("Write") || s.call === "UpdateCommand");
     expect(resumed[0]?.refused).toBeDefined();
+  }, 60_000);
+
+  it("replays S20 serially: the crashed turn's blob is put, its message never written, and the next append and turn succeed", async () => {
+    const result = await replaySchedule(world, scenarioById("S20"), "");
+    const crashed = result.run.outcomes.get("crashed");
+    expect(crashed?.ok && (crashed.value as { crashed: boolean; blobs: string[] }).blobs).toContain(largeResultSha("a"));
+    expect(result.run.steps.some((s) => s.actor === "crashed" && s.call === "TransactWriteCommand")).toBe(false);
+    expect(result.run.outcomes.get("append")?.ok).toBe(true);
+    expect(result.run.outcomes.get("turn")?.ok).toBe(true);
+    expect(result.violations).toEqual([]);
+  }, 60_000);
+
+  it("replays S21 with the retry first: the stalled turn's write, released after it, is refused and answers the retry's message", async () => {
+    const result = await replaySchedule(world, scenarioById("S21"), "retry");
+    const writes = result.run.steps.filter((s) => s.actor === "stalled" && s.call === "TransactWriteCommand");
+    expect(writes[0]?.refused).toBeDefined();
+    expect(result.violations).toEqual([]);
   }, 60_000);
 
   it("replays S9 serially: the clearing round, run before the PATCH, clears the target", async () => {

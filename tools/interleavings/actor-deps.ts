@@ -11,6 +11,7 @@ import { systemClock } from "../../core/adapters/ids.js";
 import { silentLog } from "../../core/adapters/log.js";
 import { AppError } from "../../core/domain/errors.js";
 import { mergeTunables, DEFAULT_TUNABLES, type Tunables, type TunablesOverride } from "../../core/domain/tunables.js";
+import type { BlobStore } from "../../core/ports/blob-store.js";
 import type { Ids } from "../../core/ports/clock.js";
 import type { DomainEvent } from "../../core/ports/events.js";
 import type { Metrics } from "../../core/ports/metrics.js";
@@ -75,6 +76,8 @@ export interface ActorDepsOptions {
   tunables?: TunablesOverride;
   /** Where published events go (a scenario may deliver them again). */
   events?: DomainEvent[];
+  /** The schedule's blob store (one bucket: every actor of a schedule shares it). */
+  blobs?: BlobStore;
 }
 
 export function actorDeps(o: ActorDepsOptions): ServiceDeps {
@@ -105,6 +108,7 @@ export function actorDeps(o: ActorDepsOptions): ServiceDeps {
       leaseWaitMs: 0,
     },
     summarizer: async () => summarizer,
+    ...(o.blobs ? { blobs: o.blobs } : {}),
   };
 }
 

@@ -3,18 +3,21 @@
  * inline (the turn summarizes) or background (it commits a prepared fold or queues one).
  */
 import type { EventDetail } from "../../core/domain/events.js";
+import type { MessageInput } from "../../core/domain/fields.js";
 import type { Strength } from "../../core/domain/strength.js";
 import { clearIfNeeded } from "../../core/services/clearing.js";
 import { compactIfNeeded } from "../../core/services/compaction.js";
 import { runAcceptedOffer } from "../../core/services/inbox.js";
 import { compactManually } from "../../core/services/manual-compaction.js";
-import { setMessageStrength } from "../../core/services/messages.js";
+import type { ServiceDeps } from "../../core/services/deps.js";
+import { appendMessage, setMessageStrength } from "../../core/services/messages.js";
 import { revertMemory } from "../../core/services/revert.js";
 import { settledView } from "../../core/services/settle.js";
 import { compactForTurn } from "../../core/services/turn-compaction.js";
+import { runTurn } from "../../core/services/turn.js";
 import { runQueuedFold } from "../../core/services/worker.js";
 import type { Actor } from "./scenario.js";
-import { WINDOW, type Stage } from "./setup.js";
+import { Crash, WINDOW, type Stage } from "./setup.js";
 
 /** Any reader that settles the view: it finishes whatever roll-forward META names first. */
 export const walker = (stage: Stage, name = "walker"): Actor => ({ name, run: (deps) => settledView(deps, stage.key) });
@@ -88,5 +91,65 @@ export const answeredDelivery = (stage: Stage, detail: EventDetail<"InboxItemAns
     const queued = await runAcceptedOffer(deps, detail);
     if (queued?.reason !== "compaction_queued" || !queued.memoryId) return queued;
     return runQueuedFold(deps, { ...stage.key, foldId: queued.memoryId, mode: "RANGE", job: "range" });
+  },
+});
+
+/** `POST .../messages` of each body in turn (an engine's tool loop); answers the ids stored. */
+export const appender = (stage: Stage, bodies: readonly MessageInput[], name = "append"): Actor => ({
+  name,
+  async run(deps) {
+    const ids: string[] = [];
+    for (const body of bodies) ids.push((await appendMessage(deps, stage.key, body)).message.id);
+    return ids;
+  },
+});
+
+/**
+ * `POST .../turns` with `format: "anthropic"` (the answer carries `request`), carrying `message`
+ * if given, its compaction step at `ratio` of the window, inline or in the background.
+ */
+export const formatTurn = (
+  stage: Stage,
+  o: { name?: string; ratio?: number; execution?: "inline" | "background"; message?: MessageInput } = {},
+): Actor => ({
+  name: o.name ?? "turn",
+  execution: o.execution ?? "background",
+  run: (deps) =>
+    runTurn(deps, stage.key, {
+      model: { contextWindow: WINDOW },
+      prompt: { tokens: (o.ratio ?? 0.9) * WINDOW },
+      format: "anthropic",
+      ...(o.message ? { message: o.message } : {}),
+    }),
+});
+
+/**
+ * `actor` in a container that dies at its first message write: the store's `appendMessage` (and
+ * every store call after it) throws {@link Crash} before it reaches DynamoDB, so what ran before
+ * (reads, the blob puts of native content) happened and the write never does. Answers `crashed`
+ * and the blobs the process holds at that moment.
+ */
+export const crashingAtAppend = (stage: Stage, actor: Actor): Actor => ({
+  ...actor,
+  async run(deps) {
+    let dead = false;
+    const store = new Proxy(deps.store, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          if (property === "appendMessage") dead = true;
+          if (dead) return Promise.reject(new Crash());
+          return value.apply(target, args);
+        };
+      },
+    });
+    try {
+      await actor.run({ ...deps, store } as ServiceDeps);
+    } catch (e) {
+      if (e instanceof Crash) return { crashed: true, blobs: await stage.blobs.list(stage.key) };
+      throw e;
+    }
+    return { crashed: false };
   },
 });

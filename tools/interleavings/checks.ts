@@ -26,6 +26,6 @@ export async function checkSchedule(stage: Stage, ready: Ready, run: ScheduleRun
   }
   const snapshot = await readAll(deps.store, stage.key);
   v.push(...findViolations(snapshot, { settled: true, noLease: true }));
-  v.push(...(ready.check?.({ stage, snapshot, run }) ?? []));
+  v.push(...((await ready.check?.({ stage, snapshot, run })) ?? []));
   return v;
 }

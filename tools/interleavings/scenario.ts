@@ -24,7 +24,7 @@ export interface ScenarioCheck {
 export interface Ready {
   actors: Actor[];
   /** Checks of this scenario on top of the shared invariants: violations, empty when all hold. */
-  check?(c: ScenarioCheck): string[];
+  check?(c: ScenarioCheck): string[] | Promise<string[]>;
 }
 
 export interface Scenario<T = unknown> {

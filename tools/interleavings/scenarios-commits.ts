@@ -12,7 +12,7 @@ import { queuedFold } from "./scenarios-folds.js";
 import { addMessages, chat, type Stage } from "./setup.js";
 
 /** A HARD fold queued by a turn and prepared by the worker: ready for its commit. */
-async function preparedFold(stage: Stage): Promise<{ foldId: string; covered: string }> {
+export async function preparedFold(stage: Stage): Promise<{ foldId: string; covered: string }> {
   const { foldId } = await queuedFold(stage);
   const done = await runQueuedFold(stage.deps("background"), { ...stage.key, foldId, mode: "HARD", job: "prepare" });
   if (!("done" in done) || done.done !== "prepared") throw new Error(`setup: the fold was not prepared (${JSON.stringify(done)})`);
@@ -25,7 +25,7 @@ async function preparedFold(stage: Stage): Promise<{ foldId: string; covered: st
  * of the commit job above hardThreshold, so the worker extends it by the newer ones it may fold
  * (the oldest of the eight among them; the newest stay as the anchor).
  */
-async function outgrownFold(stage: Stage): Promise<{ foldId: string; newer: string }> {
+export async function outgrownFold(stage: Stage): Promise<{ foldId: string; newer: string }> {
   const { foldId } = await preparedFold(stage);
   const later = await addMessages(stage, chat(8, "later").map((m) => ({ ...m, content: `${m.content} ${"The row is checked. ".repeat(100)}` })));
   return { foldId, newer: later[0]!.id };

@@ -8,9 +8,11 @@
  */
 import { BatchWriteCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { messageToItem } from "../../core/adapters/dynamodb/store.js";
+import { createMemoryBlobStore } from "../../core/adapters/blobs/memory-blob-store.js";
 import { createUlidIds } from "../../core/adapters/ids.js";
 import type { Message, Role, ToolCall } from "../../core/domain/model.js";
 import { messageTokens } from "../../core/domain/tokens.js";
+import type { BlobStore } from "../../core/ports/blob-store.js";
 import type { Ids } from "../../core/ports/clock.js";
 import type { DomainEvent } from "../../core/ports/events.js";
 import type { ProcessKey } from "../../core/ports/store.js";
@@ -37,6 +39,11 @@ export interface Stage {
   ids: Ids;
   /** Events the actors and the setup published, in order. */
   events: DomainEvent[];
+  /**
+   * The blob store of native content's large parts (in memory, one per stage: DynamoDB items are
+   * copied from a template, its blobs too, template.ts). Every actor and the checks share it.
+   */
+  blobs: BlobStore;
   /** Deps over the real (not held) client. */
   deps(execution?: CompactionConfig["execution"]): ServiceDeps;
   /**
@@ -61,12 +68,14 @@ export function newStage(world: World, name: string): Stage {
   const key = { tenantId: TENANT, processId: `${name}-${runTag}-${++sequence}` };
   const ids = createUlidIds();
   const events: DomainEvent[] = [];
-  const deps = (execution: CompactionConfig["execution"] = "inline") => actorDeps({ client: world.client, tableName: world.tableName, ids, events, execution });
+  const blobs = createMemoryBlobStore();
+  const deps = (execution: CompactionConfig["execution"] = "inline") => actorDeps({ client: world.client, tableName: world.tableName, ids, events, execution, blobs });
   return {
     world,
     key,
     ids,
     events,
+    blobs,
     deps,
     crashing() {
       const d = deps();

@@ -3,7 +3,8 @@
  * with the real services, and every schedule starts from a copy of its items under a new process
  * id (one Query, one or two BatchWriteItem calls) instead of paying for the folds again. A copy is
  * the template's items with every string naming the template process (keys, `processId`) or one
- * of its inbox items renamed, so it is the same state, byte for byte, under other ids.
+ * of its inbox items renamed, so it is the same state, byte for byte, under other ids; its blobs
+ * (content-addressed, so named by no process id) are put again under the copy.
  */
 import { BatchWriteCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { inboxByProcess, processPk } from "../../core/adapters/dynamodb/keys.js";
@@ -17,6 +18,8 @@ export interface Template {
   items: Record<string, unknown>[];
   /** Inbox item ids of the template, renamed in every copy (they live in their own partitions). */
   inboxIds: string[];
+  /** The template's blobs (native content's large parts), put again under every copy. */
+  blobs: Array<{ sha256: string; bytes: Uint8Array }>;
   data: unknown;
 }
 
@@ -48,7 +51,10 @@ export async function captureTemplate(world: World, scenario: Scenario): Promise
     ExpressionAttributeValues: { ":p": inboxByProcess(stage.key.tenantId, stage.key.processId) },
   });
   const inboxIds = inbox.map((i) => (i.item as { id: string }).id);
-  return { scenario: scenario.id, processId: stage.key.processId, items: [...own, ...inbox], inboxIds, data };
+  const blobs = await Promise.all(
+    (await stage.blobs.list(stage.key)).map(async (sha256) => ({ sha256, bytes: (await stage.blobs.get(stage.key, sha256))! })),
+  );
+  return { scenario: scenario.id, processId: stage.key.processId, items: [...own, ...inbox], inboxIds, blobs, data };
 }
 
 /** Every string inside `value` with each `from` replaced by its `to` (objects and arrays copied). */
@@ -81,5 +87,6 @@ export async function stageFromTemplate(world: World, template: Template): Promi
       request = out.UnprocessedItems as Record<string, unknown[]> | undefined;
     }
   }
+  for (const b of template.blobs) await stage.blobs.put(stage.key, b.sha256, b.bytes);
   return { stage, data: renamed(template.data, renames) };
 }
