@@ -118,9 +118,10 @@ export async function appendMessage(
   if (stored) setStoredNative(message, stored);
   const out = await withinStore(() => deps.store.appendMessage(key, message, body.idempotencyKey), "the message");
   if (!out.ok) throw notFound("process", key.processId);
-  // The answer carries the native content as stored, whether this append wrote it or an earlier one.
+  // A new message answers the native content it was sent; a repeated idempotency key, the one stored.
+  if (out.created) return { message: body.native ? { ...out.message, native: body.native } : out.message, created: true };
   const [answer] = await withNative(deps, key, [out.message]);
-  return { message: answer!, created: out.created };
+  return { message: answer!, created: false };
 }
 
 /**

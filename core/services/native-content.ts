@@ -40,11 +40,12 @@ export async function keepNative(deps: CoreDeps, key: ProcessKey, native: Native
 
 /**
  * The messages with `native` put back together (blobs fetched, each sha once); a message without
- * native content is returned as it is.
+ * native content, or that carries it already (the one an append just wrote), is returned as it is.
  */
 export async function withNative(deps: CoreDeps, key: ProcessKey, messages: readonly Message[]): Promise<Message[]> {
   const wanted = new Set<string>();
-  for (const m of messages) for (const ref of storedNative(m)?.blobs ?? []) wanted.add(ref.sha256);
+  const joining = (m: Message) => (m.native === undefined ? storedNative(m) : undefined);
+  for (const m of messages) for (const ref of joining(m)?.blobs ?? []) wanted.add(ref.sha256);
   const fetched = new Map<string, Uint8Array>();
   if (wanted.size > 0) {
     // Blobs are immutable: the container's cache reads each one at most once.
@@ -57,7 +58,7 @@ export async function withNative(deps: CoreDeps, key: ProcessKey, messages: read
     });
   }
   return messages.map((m) => {
-    const stored = storedNative(m);
+    const stored = joining(m);
     return stored ? { ...m, native: joinNative(stored, fetched) } : m;
   });
 }
