@@ -48,7 +48,7 @@ export function createBlobStore(env: Env, options: BlobStoreOptions = {}): BlobS
   }
   // A deployed function must not run without the stage's bucket.
   if (config.inLambda) {
-    throw new Error("BLOB_BUCKET is not set: the stage's bucket for message blobs (output BlobBucketName)");
+    throw new Error("BLOB_BUCKET is not set: the stage's blob bucket (output BlobBucketName)");
   }
   return undefined;
 }

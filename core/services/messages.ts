@@ -119,9 +119,8 @@ export async function appendMessage(
   const out = await withinStore(() => deps.store.appendMessage(key, message, body.idempotencyKey), "the message");
   if (!out.ok) throw notFound("process", key.processId);
   // A new message answers the native content it was sent; a repeated idempotency key, the one stored.
-  if (out.created) return { message: body.native ? { ...out.message, native: body.native } : out.message, created: true };
-  const [answer] = await withNative(deps, key, [out.message]);
-  return { message: answer!, created: false };
+  const [answer] = await withNative(deps, key, [out.created && body.native ? { ...out.message, native: body.native } : out.message]);
+  return { message: answer!, created: out.created };
 }
 
 /**

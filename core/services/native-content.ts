@@ -11,7 +11,7 @@ import type { ProcessKey } from "../ports/store.js";
 import { WRITE_CONCURRENCY } from "../ports/store.js";
 import type { CoreDeps } from "./deps.js";
 
-const unconfigured = () => new AppError("internal", "blobs.unconfigured", "native content needs a blob store and none is configured");
+const unconfigured = () => new AppError("internal", "blobs.unconfigured", "no blob store is configured");
 
 async function inBatches<T>(items: readonly T[], size: number, each: (item: T) => Promise<void>) {
   for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(each));
@@ -27,7 +27,7 @@ export async function keepNative(deps: CoreDeps, key: ProcessKey, native: Native
   const { stored, parts } = splitNative(native, { inlineMax: Math.max(0, Math.min(NATIVE_INLINE_MAX_BYTES, roomBytes)) });
   if (parts.length === 0) return stored;
   if (parts.length > NATIVE_MAX_BLOBS) {
-    throw new AppError("too_large", "message.too_many_parts", `native content has ${parts.length} parts past the inline size; the limit is ${NATIVE_MAX_BLOBS}`, {
+    throw new AppError("too_large", "message.too_many_parts", `native content has ${parts.length} large parts; at most ${NATIVE_MAX_BLOBS}`, {
       fields: ["native"],
       limit: NATIVE_MAX_BLOBS,
     });
@@ -53,7 +53,7 @@ export async function withNative(deps: CoreDeps, key: ProcessKey, messages: read
     if (!blobs) throw unconfigured();
     await inBatches([...wanted], WRITE_CONCURRENCY, async (sha) => {
       const bytes = await blobs.get(key, sha);
-      if (!bytes) throw new AppError("internal", "blobs.missing", `blob ${sha} of process '${key.processId}' is missing`);
+      if (!bytes) throw new AppError("internal", "blobs.missing", `blob ${sha} is missing`);
       fetched.set(sha, bytes);
     });
   }
