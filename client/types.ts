@@ -280,6 +280,8 @@ export interface Turn {
   messages: Message[];
   /** With `format`: the part of that provider's request body the service owns. */
   request?: ReplayRequest;
+  /** True when the answer would have passed 6 MB: `messages` then leave native content to `request`. */
+  messagesWithoutNative?: true;
 }
 
 export interface SearchHit {

@@ -7,7 +7,9 @@ import { Duration } from "aws-cdk-lib";
 import { EventBus, Rule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import { AccountPrincipal, PolicyStatement } from "aws-cdk-lib/aws-iam";
+import { FilterCriteria, FilterRule, StartingPosition } from "aws-cdk-lib/aws-lambda";
 import { SqsDestination } from "aws-cdk-lib/aws-lambda-destinations";
+import { DynamoEventSource, SqsDlq } from "aws-cdk-lib/aws-lambda-event-sources";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import { NagSuppressions } from "cdk-nag";
 import { use, type StackContext } from "sst/constructs";
@@ -22,6 +24,16 @@ export const EVENT_RULES = {
   PlanCompleted: { source: EVENTS.PlanCompleted.source, handler: "planCompleted" },
   InboxItemAnswered: { source: EVENTS.InboxItemAnswered.source, handler: "inboxAnswered" },
 } as const;
+
+/**
+ * The stream records the blob expiry receives: deletions by DynamoDB's TTL (`userIdentity` as the
+ * DynamoDB Streams API reference, "Identity", gives it) of items whose old image has native content.
+ */
+export const BLOB_EXPIRY_FILTER = {
+  eventName: FilterRule.isEqual("REMOVE"),
+  userIdentity: { type: FilterRule.isEqual("Service"), principalId: FilterRule.isEqual("dynamodb.amazonaws.com") },
+  dynamodb: { OldImage: { native: { S: FilterRule.exists() } } },
+};
 
 /** EventBridge's own retries of a failed delivery to Lambda (throttling, service errors). */
 export const TARGET_RETRY = { retryAttempts: 8, maxEventAge: Duration.hours(6) };
@@ -93,6 +105,22 @@ export function Events({ stack, app }: StackContext) {
     );
   }
 
+  // The blobs of expired originals (docs/configuration.md, "Retention"): only the TTL's deletions
+  // of items with native content reach the function (the filter is Lambda's, so no other change
+  // of the table invokes it); a failing batch is halved, retried, then recorded in the queue.
+  const blobExpiry = serviceFunction(stack, "BlobExpiry", HANDLERS.blobExpiry, { config, table, blobBucket: blobs });
+  blobExpiry.addEventSource(
+    new DynamoEventSource(table, {
+      startingPosition: StartingPosition.TRIM_HORIZON,
+      batchSize: 100,
+      maxBatchingWindow: Duration.minutes(1),
+      bisectBatchOnError: true,
+      retryAttempts: 5,
+      onFailure: new SqsDlq(dlq),
+      filters: [FilterCriteria.filter(BLOB_EXPIRY_FILTER)],
+    }),
+  );
+
   stack.addOutputs({ EventBusName: bus.eventBusName, EventsDlqUrl: dlq.queueUrl });
-  return { bus, dlq, targets, worker };
+  return { bus, dlq, targets, worker, blobExpiry };
 }

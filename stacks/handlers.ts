@@ -142,6 +142,21 @@ export const HANDLERS = {
     environment: { COMPACTION_LEASE_MS: String((WORKER_TIMEOUT_SECONDS + 30) * 1000) },
     reservesConcurrency: true,
   },
+  /**
+   * The table's stream target, filtered to the originals DynamoDB's TTL removed that kept blobs:
+   * deletes the blobs no kept message names (docs/configuration.md, "Retention"); it reads the
+   * process's messages and may put back a blob an append named meanwhile.
+   */
+  blobExpiry: {
+    entry: "functions/blob-expiry.ts",
+    summarizes: false,
+    table: "read-write",
+    queries: [],
+    publishes: [],
+    blobs: ["read", "write", "delete"],
+    memoryMb: 512,
+    timeoutSeconds: 120,
+  },
   /** The HTTP API's Lambda authorizer: one GetItem per uncached key, nothing else. */
   authorizer: {
     entry: "functions/authorizer.ts",

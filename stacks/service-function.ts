@@ -151,7 +151,7 @@ export function serviceFunction(stack: Stack, id: string, spec: HandlerSpec, o: 
       {
         id: "AwsSolutions-IAM5",
         appliesTo: ["Resource::*"],
-        reason: "xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions: X-Ray documents them on '*' only. Every other statement names its table, index, bus, parameter or function.",
+        reason: "xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions: X-Ray documents them on '*' only, as DynamoDB does dynamodb:ListStreams, which the stream's reader gets. Every other statement names its table, stream, index, bus, parameter or function.",
       },
       ...(spec.blobs?.length
         ? [

@@ -6,7 +6,7 @@
  * keep a team's data.
  */
 import { RemovalPolicy } from "aws-cdk-lib";
-import { AttributeType, BillingMode, ProjectionType, Table } from "aws-cdk-lib/aws-dynamodb";
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from "aws-cdk-lib/aws-dynamodb";
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from "aws-cdk-lib/aws-s3";
 import { NagSuppressions } from "cdk-nag";
 import type { StackContext } from "sst/constructs";
@@ -33,6 +33,8 @@ export function Storage({ stack, app }: StackContext) {
     removalPolicy: config.dev ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     // Only queued and prepared folds that were never committed carry it (docs/compaction.md).
     timeToLiveAttribute: TTL_ATTRIBUTE,
+    // Read by the blob expiry (stacks/events.ts): a TTL deletion's old image names its blobs.
+    stream: StreamViewType.OLD_IMAGE,
   });
   const { lsi1, gsi1, gsi2 } = tableIndexes;
   // Sparse: only items of the replay carry lsi1sk; one strongly consistent Query returns them with

@@ -51,14 +51,41 @@ async function namedBlobs(deps: CoreDeps, key: ProcessKey, now: Date): Promise<S
  */
 export async function sweepBlobs(deps: CoreDeps, key: ProcessKey, options: { dryRun?: boolean } = {}): Promise<BlobSweep> {
   await requireProcess(deps, key);
+  const blobs = sweepingStore(deps);
+  return deleteUnnamed(deps, key, await blobs.list(key), options);
+}
+
+/**
+ * The blobs of originals DynamoDB's TTL has just removed (docs/configuration.md, "Retention"):
+ * of the shas those originals named, deletes each that no message still kept names, with the
+ * sweep's recheck. A process deleted meanwhile is skipped (its blobs went with it).
+ *
+ * @example await expireBlobs(deps, key, ["9f86d0…"]) // { listed: 1, kept: 0, deleted: ["9f86d0…"], restored: [] }
+ */
+export async function expireBlobs(deps: CoreDeps, key: ProcessKey, shas: readonly string[]): Promise<BlobSweep> {
+  sweepingStore(deps);
+  try {
+    await requireProcess(deps, key);
+  } catch (err) {
+    if (err instanceof AppError && err.kind === "not_found") return { listed: 0, kept: 0, deleted: [], restored: [] };
+    throw err;
+  }
+  return deleteUnnamed(deps, key, [...new Set(shas)], {});
+}
+
+function sweepingStore(deps: CoreDeps) {
   const blobs = deps.blobs;
   if (!blobs) throw new AppError("internal", "blobs.unconfigured", "the sweep needs a blob store and none is configured");
-  const remove = blobs.delete?.bind(blobs);
-  if (!remove) throw new AppError("internal", "blobs.no_delete", "this blob store cannot delete one blob: the sweep needs it");
-  const listed = await blobs.list(key);
+  if (!blobs.delete) throw new AppError("internal", "blobs.no_delete", "this blob store cannot delete one blob: the sweep needs it");
+  return blobs;
+}
+
+/** Of `candidates`, deletes those no kept message names; puts back any named once the deletes are done. */
+async function deleteUnnamed(deps: CoreDeps, key: ProcessKey, candidates: readonly string[], options: { dryRun?: boolean }): Promise<BlobSweep> {
+  const blobs = sweepingStore(deps);
   const named = await namedBlobs(deps, key, deps.clock.now());
-  const unnamed = listed.filter((sha) => !named.has(sha));
-  if (options.dryRun) return { listed: listed.length, kept: listed.length - unnamed.length, deleted: unnamed, restored: [] };
+  const unnamed = candidates.filter((sha) => !named.has(sha));
+  if (options.dryRun) return { listed: candidates.length, kept: candidates.length - unnamed.length, deleted: unnamed, restored: [] };
 
   const held = new Map<string, Uint8Array>();
   const deleted: string[] = [];
@@ -66,11 +93,11 @@ export async function sweepBlobs(deps: CoreDeps, key: ProcessKey, options: { dry
     const bytes = await blobs.get(key, sha);
     if (!bytes) continue;
     held.set(sha, bytes);
-    if (await remove(key, sha)) deleted.push(sha);
+    if (await blobs.delete!(key, sha)) deleted.push(sha);
   }
   const after = await namedBlobs(deps, key, deps.clock.now());
   const restored = deleted.filter((sha) => after.has(sha));
   for (const sha of restored) await blobs.put(key, sha, held.get(sha)!);
   if (deleted.length > 0) deps.log.info("blobs swept", { ...key, deleted: deleted.length - restored.length, restored: restored.length });
-  return { listed: listed.length, kept: listed.length - unnamed.length, deleted: deleted.filter((sha) => !restored.includes(sha)), restored };
+  return { listed: candidates.length, kept: candidates.length - unnamed.length, deleted: deleted.filter((sha) => !after.has(sha)), restored };
 }

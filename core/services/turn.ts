@@ -4,6 +4,7 @@
  * Without a compaction it costs one strongly consistent Query plus the append's one transaction
  * (and, for workers, the parent lookup).
  */
+import { fitTurnAnswer } from "../domain/answer-size.js";
 import type { CompactionResult, Message } from "../domain/model.js";
 import { replayMessages } from "../domain/replay.js";
 import type { MessageInput } from "../domain/fields.js";
@@ -33,6 +34,8 @@ export interface TurnResult {
   messages: Message[];
   /** The part of the engine's request body the service owns, when the turn named a `format`. */
   request?: ReplayRequest;
+  /** True when the answer would pass Lambda's 6 MB with native content twice: `messages` then leave it to `request`. */
+  messagesWithoutNative?: true;
 }
 
 /**
@@ -78,5 +81,6 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
   // native content put back as it was sent.
   const replay = await withNative(deps, key, replayMessages(messages));
   const format = request.format;
-  return { compaction, context, messages: replay, ...(format ? { request: replayRequest(format, replay, splitReplayBlock(context)) } : {}) };
+  // Lambda answers at most 6 MB: past that, native content comes back in `request` alone, or a 413.
+  return fitTurnAnswer({ compaction, context, messages: replay, ...(format ? { request: replayRequest(format, replay, splitReplayBlock(context)) } : {}) });
 }

@@ -211,3 +211,46 @@ describe("limits of native content", () => {
     expect(t.body.request.messages.at(-1)).toEqual({ role: "user", content });
   });
 });
+
+describe("a turn's answer within Lambda's 6 MB", () => {
+  // Screenshots of about 2.2 MB each: two fit an answer once, not twice; three never.
+  const screenshot = (n: number) => ({
+    format: "anthropic" as const,
+    content: [
+      { type: "text", text: `screenshot ${n}` },
+      { type: "image", source: { type: "base64", media_type: "image/png", data: `${n}`.repeat(2_200_000) } },
+    ],
+  });
+
+  it("leaves native content to `request` when both would pass the bound, and is a 413 when `request` alone would, with the turn's message stored", async () => {
+    await create("n-big");
+    for (const n of [1, 2]) expect((await post("n-big", { role: "USER", native: screenshot(n) })).status).toBe(201);
+
+    const plain = await turn("n-big", {});
+    expect(plain.status).toBe(200);
+    expect(plain.body.messagesWithoutNative).toBeUndefined();
+    expect(plain.body.messages[1].native).toEqual(screenshot(2));
+
+    const asAnthropic = await turn("n-big", { format: "anthropic" });
+    expect(asAnthropic.status).toBe(200);
+    expect(asAnthropic.body.messagesWithoutNative).toBe(true);
+    expect(asAnthropic.body.messages.map((m: { native?: unknown }) => m.native)).toEqual([undefined, undefined]);
+    expect(asAnthropic.body.messages[1].content).toContain("screenshot 2");
+    expect(asAnthropic.body.request.messages.map((m: { content: unknown }) => m.content)).toEqual([screenshot(1).content, screenshot(2).content]);
+
+    const third = await turn("n-big", { format: "anthropic", message: { role: "USER", native: screenshot(3) } });
+    expect(third.status).toBe(413);
+    expect(third.body.error.code).toBe("turn.answer_too_large");
+    expect(third.body.error.message).toMatch(/past the 6000000 an answer may hold; the turn's message is stored/);
+    // Nothing lost: the message is there, and small pages read every native part back.
+    const pages: unknown[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await api("GET", `/v1/processes/n-big/messages?view=active&limit=1${cursor ? `&cursor=${cursor}` : ""}`);
+      expect(page.status).toBe(200);
+      pages.push(...page.body.items.map((m: { native: unknown }) => m.native));
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    expect(pages).toEqual([screenshot(1), screenshot(2), screenshot(3)]);
+  }, 120_000);
+});

@@ -1,6 +1,6 @@
 /**
  * Reads a function's effective IAM permissions out of a synthesized template, with resources
- * named by what they are (`table`, `index:lsi1`, `bus`, `dlq`, `worker`, `ssm:/path`, `bucket`, `bucket/blobs/*`) instead of CloudFormation
+ * named by what they are (`table`, `index:lsi1`, `stream`, `bus`, `dlq`, `worker`, `ssm:/path`, `bucket`, `bucket/blobs/*`) instead of CloudFormation
  * tokens, so tests can compare a function's whole policy against a literal list.
  */
 import type { Template } from "aws-cdk-lib/assertions";
@@ -19,6 +19,7 @@ export function describeResource(resource: unknown): string {
   const s = JSON.stringify(resource);
   const index = /\/index\/([A-Za-z0-9_-]+)"/.exec(s);
   if (index && /Table/.test(s)) return `index:${index[1]}`;
+  if (/StreamArn/.test(s)) return "stream";
   if (/Table[0-9A-F]{8}/.test(s)) return "table";
   if (/Bus[0-9A-F]{8}/.test(s)) return "bus";
   if (/Blobs[0-9A-F]{8}/.test(s)) return /\/blobs\/\*"/.test(s) ? "bucket/blobs/*" : "bucket";

@@ -74,6 +74,7 @@ function functionsOf(s: Synthesized): Record<HandlerName, { template: Template; 
     planCompleted: { template: s.templates.events, id: logicalId(events.targets.PlanCompleted!) },
     inboxAnswered: { template: s.templates.events, id: logicalId(events.targets.InboxItemAnswered!) },
     compactionWorker: { template: s.templates.events, id: logicalId(events.worker) },
+    blobExpiry: { template: s.templates.events, id: logicalId(events.blobExpiry) },
   };
 }
 
@@ -145,6 +146,25 @@ describe("storage: the one table", () => {
   });
 });
 
+describe("storage: the blob expiry", () => {
+  it("streams the table's old images to one function, filtered to TTL deletions of items with native content, with a dead-letter queue", () => {
+    prod.templates.storage.hasResourceProperties("AWS::DynamoDB::Table", { StreamSpecification: { StreamViewType: "OLD_IMAGE" } });
+    const mappings = Object.values(prod.templates.events.findResources("AWS::Lambda::EventSourceMapping")) as Array<{ Properties: Record<string, any> }>;
+    expect(mappings).toHaveLength(1);
+    const mapping = mappings[0]!.Properties;
+    expect(mapping.FunctionName).toEqual({ Ref: functionsOf(prod).blobExpiry.id });
+    expect(mapping.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern))).toEqual([
+      {
+        eventName: ["REMOVE"],
+        userIdentity: { type: ["Service"], principalId: ["dynamodb.amazonaws.com"] },
+        dynamodb: { OldImage: { native: { S: [{ exists: true }] } } },
+      },
+    ]);
+    expect(mapping).toMatchObject({ BisectBatchOnFunctionError: true, MaximumRetryAttempts: 5, StartingPosition: "TRIM_HORIZON" });
+    expect(JSON.stringify(mapping.DestinationConfig)).toMatch(/EventsDlq/);
+  });
+});
+
 describe("storage: the blobs bucket", () => {
   const bucketOf = (st: Synthesized) => {
     const buckets = Object.entries(st.templates.storage.findResources("AWS::S3::Bucket"));
@@ -192,17 +212,18 @@ describe("storage: the blobs bucket", () => {
       expect(env.BLOB_BUCKET === undefined, name).toBe(!uses);
       if (uses) expect(JSON.stringify(env.BLOB_BUCKET), name).toMatch(/Blobs[0-9A-F]{8}/);
     }
-    expect(handlerNames.filter((n) => (HANDLERS[n] as HandlerSpec).blobs?.length).sort()).toEqual(["compactionWorker", "plainRoutes", "summarizingRoutes"]);
+    expect(handlerNames.filter((n) => (HANDLERS[n] as HandlerSpec).blobs?.length).sort()).toEqual(["blobExpiry", "compactionWorker", "plainRoutes", "summarizingRoutes"]);
     expect(Object.keys(prod.templates.storage.findOutputs("BlobBucketName"))).toHaveLength(1);
   });
 
-  it("grants object actions on blobs/* only, and deletes only to the functions that erase", () => {
+  it("grants object actions on blobs/* only, and deletes only to the functions that erase or expire blobs", () => {
     for (const s of [prod, dev, kms]) {
       for (const [name, { template, id }] of Object.entries(functionsOf(s)) as Array<[HandlerName, { template: Template; id: string }]>) {
         const s3 = grantsOf(template, id).filter((g) => g.action.startsWith("s3:"));
         for (const g of s3) expect(g.resource, `${name} ${g.action}`).toBe(g.action === "s3:ListBucket" ? "bucket" : "bucket/blobs/*");
         const deletes = s3.some((g) => g.action === "s3:DeleteObject");
-        expect(deletes, name).toBe(Boolean((HANDLERS[name] as HandlerSpec).erases));
+        expect(deletes, name).toBe(Boolean((HANDLERS[name] as HandlerSpec).blobs?.includes("delete")));
+        if (deletes) expect(name === "blobExpiry" || (HANDLERS[name] as HandlerSpec).erases, name).toBeTruthy();
       }
     }
   });
@@ -548,6 +569,7 @@ describe("IAM: each function gets only what it uses", () => {
     "ssm:GetParameter ssm:/vancetope-memory/team-a/openai-api-key",
   ];
   const dlq = ["sqs:GetQueueAttributes dlq", "sqs:GetQueueUrl dlq", "sqs:SendMessage dlq"];
+  const stream = ["dynamodb:DescribeStream stream", "dynamodb:GetRecords stream", "dynamodb:GetShardIterator stream", "dynamodb:ListStreams *"];
   // Every function sends its traces; X-Ray's two actions name no resource.
   const xray = ["xray:PutTelemetryRecords *", "xray:PutTraceSegments *"];
   // Object actions on blobs/* only; listing to read (a missing blob is 404, not 403) and to delete a prefix.
@@ -570,6 +592,8 @@ describe("IAM: each function gets only what it uses", () => {
     // It queues the accepted range for the worker: no LLM secrets, the worker's invoke instead.
     inboxAnswered: [...items, "dynamodb:Query index:lsi1", "events:PutEvents bus", "lambda:InvokeFunction worker", ...dlq, ...xray],
     compactionWorker: [...items, ...erases, "dynamodb:Query index:lsi1", "dynamodb:Query index:gsi2", "events:PutEvents bus", ...secrets, ...dlq, ...blobs("DeleteObject"), ...xray],
+    // The stream's records (ListStreams names no resource), then the process's messages and its blobs.
+    blobExpiry: [...items, ...stream, ...dlq, ...blobs("GetObject", "PutObject", "DeleteObject"), ...xray],
   };
 
   it.each(Object.keys(expected) as HandlerName[])("%s: exactly its table actions, indexes, bus and secrets", (name) => {
@@ -619,12 +643,12 @@ describe("IAM: each function gets only what it uses", () => {
     ]);
   });
 
-  it("grants no wildcard action or resource (X-Ray's, which name none, aside), no scan to any service function, and a delete only to the erasing ones", () => {
+  it("grants no wildcard action or resource (X-Ray's and the stream listing, which name none, aside), no scan to any service function, and a delete only to the erasing ones", () => {
     for (const s of [prod, dev, kms]) {
       for (const [name, { template, id }] of Object.entries(functionsOf(s)) as Array<[HandlerName, { template: Template; id: string }]>) {
         for (const g of grantsOf(template, id)) {
           expect(g.action).not.toMatch((HANDLERS[name] as HandlerSpec).erases ? /\*|Scan|BatchWriteItem|PartiQL/ : /\*|DeleteItem|Scan|BatchWriteItem|PartiQL/);
-          if (g.resource === "*") expect(["xray:PutTraceSegments", "xray:PutTelemetryRecords"]).toContain(g.action);
+          if (g.resource === "*") expect(["xray:PutTraceSegments", "xray:PutTelemetryRecords", ...(name === "blobExpiry" ? ["dynamodb:ListStreams"] : [])]).toContain(g.action);
         }
       }
     }

@@ -2,7 +2,9 @@
  * The sweep of blobs no live message names (docs/configuration.md, "Retention"), against DynamoDB
  * Local: the blobs of originals past their retention and blobs no message names go; a blob a kept
  * message names stays, even when an expired one names it too; a blob named by a message written
- * while the sweep ran is put back; and `npm run ops -- sweep-blobs` runs it.
+ * while the sweep ran is put back; `npm run ops -- sweep-blobs` runs it; and the blob expiry
+ * (functions/blob-expiry.ts) deletes the blobs of the originals DynamoDB's TTL removed, read from
+ * the stream records of those deletions.
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import { createMemoryBlobStore } from "../../core/adapters/blobs/memory-blob-store.js";
@@ -15,7 +17,11 @@ import { endLine, headerLine, memoryLine, messageLine, processLine } from "../..
 import type { BlobStore } from "../../core/ports/blob-store.js";
 import type { ProcessKey } from "../../core/ports/store.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
-import { sweepBlobs } from "../../core/services/blob-sweep.js";
+import { DeleteCommand, GetCommand } from "@aws-sdk/lib-dynamodb";
+import { marshall } from "@aws-sdk/util-dynamodb";
+import { messageSk, processPk } from "../../core/adapters/dynamodb/keys.js";
+import { ttlRemovedBlobs, type StreamRecord } from "../../core/adapters/dynamodb/ttl-removals.js";
+import { expireBlobs, sweepBlobs } from "../../core/services/blob-sweep.js";
 import { appendMessage, getMessage } from "../../core/services/messages.js";
 import { importProcess } from "../../core/services/process-import.js";
 import { runOpsCli } from "../../scripts/ops.js";
@@ -157,5 +163,53 @@ describe("sweeping blobs", () => {
     expect(err.at(-1)).toBe("refused (process.not_found): process 'nobody' not found");
     expect(await runOpsCli(["sweep-blobs", "--tenant", key.tenantId, "--process", key.processId], { ...io, blobs: undefined })).toBe(2);
     expect(await runOpsCli(["sweep-blobs", "--tenant", key.tenantId], io)).toBe(2);
+  });
+});
+
+describe("expiring blobs with the originals TTL removed", () => {
+  const ttl = { type: "Service", principalId: "dynamodb.amazonaws.com" };
+
+  /** Deletes the message's item as DynamoDB's TTL would, and answers the stream record of that deletion. */
+  async function removeAsTtl(messageId: string, userIdentity: StreamRecord["userIdentity"] = ttl): Promise<StreamRecord> {
+    const Key = { pk: processPk(key), sk: messageSk(messageId) };
+    const { Item } = await table.client.send(new GetCommand({ TableName: table.tableName, Key }));
+    expect(Item).toBeDefined();
+    await table.client.send(new DeleteCommand({ TableName: table.tableName, Key }));
+    return { eventName: "REMOVE", userIdentity, dynamodb: { OldImage: marshall(Item!, { removeUndefinedValues: true }) as never } };
+  }
+
+  /** What functions/blob-expiry.ts does with a batch of records. */
+  async function expire(records: StreamRecord[]) {
+    let deleted = 0;
+    for (const { key: k, shas } of ttlRemovedBlobs(records)) deleted += (await expireBlobs(deps, k, shas)).deleted.length;
+    return deleted;
+  }
+
+  it("deletes the blob only an expired original named, keeps the one an active message shares, and leaves every other blob", async () => {
+    const records = [await removeAsTtl("msg_01KBSWEEP000000000000000001"), await removeAsTtl("msg_01KBSWEEP000000000000000002")];
+    expect(ttlRemovedBlobs(records)).toEqual([{ key, shas: [expiredOnly.sha, shared.sha] }]);
+    expect(await expire(records)).toBe(1);
+    // The orphan is no removed original's: only the sweep deletes it.
+    expect(await stored()).toEqual([shared.sha, stillKept.sha, orphan.sha].sort());
+    expect(await nativeViolations(deps, key, await readAllMessages(table.store, key))).toEqual([]);
+    // Delivered again (a retried batch): nothing more goes.
+    expect(await expire(records)).toBe(0);
+    expect(await stored()).toHaveLength(3);
+  });
+
+  it("leaves the blobs of a deletion the service made, and of items without blobs, to the sweep and the process's deletion", async () => {
+    const byService = await removeAsTtl("msg_01KBSWEEP000000000000000001", { type: "AWS", principalId: "AIDAEXAMPLE" });
+    const modify: StreamRecord = { ...byService, eventName: "MODIFY", userIdentity: ttl };
+    const meta: StreamRecord = { eventName: "REMOVE", userIdentity: ttl, dynamodb: { OldImage: { pk: { S: processPk(key) }, sk: { S: "META" }, native: { S: "{}" } } } };
+    expect(ttlRemovedBlobs([byService, modify, meta])).toEqual([]);
+    expect(await expire([byService, modify, meta])).toBe(0);
+    expect(await stored()).toHaveLength(4);
+  });
+
+  it("skips a process deleted since (its blobs went with it)", async () => {
+    const record = await removeAsTtl("msg_01KBSWEEP000000000000000001");
+    const gone = { ...key, processId: "deleted-meanwhile" };
+    expect(await expireBlobs(deps, gone, [expiredOnly.sha])).toEqual({ listed: 0, kept: 0, deleted: [], restored: [] });
+    expect(await expire([record])).toBe(1);
   });
 });

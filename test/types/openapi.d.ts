@@ -498,7 +498,7 @@ export interface components {
         Error413: {
             error: {
                 /** @enum {string} */
-                code: "request.too_large" | "message.too_large" | "message.too_many_parts" | "store.item_too_large";
+                code: "request.too_large" | "message.too_large" | "message.too_many_parts" | "store.item_too_large" | "turn.answer_too_large";
                 message: string;
                 details?: {
                     [key: string]: unknown;
@@ -1012,6 +1012,8 @@ export interface components {
                     [key: string]: unknown;
                 }[];
             };
+            /** @constant */
+            messagesWithoutNative?: true;
         };
         TurnInput: {
             message?: components["schemas"]["MessageInput"];

@@ -45,6 +45,7 @@ export const TurnAnswer = z.object({
   context: ContextAnswer,
   messages: z.array(Message),
   request: z.optional(ReplayRequestAnswer),
+  messagesWithoutNative: z.optional(z.literal(true)),
 });
 
 export const RangeAnswer = z.object({
@@ -123,7 +124,7 @@ export const ERROR_CODES = {
     "inbox.already_answered",
     "compaction.retry_later",
   ],
-  413: ["request.too_large", "message.too_large", "message.too_many_parts", "store.item_too_large"],
+  413: ["request.too_large", "message.too_large", "message.too_many_parts", "store.item_too_large", "turn.answer_too_large"],
   429: ["rate.limited", "budget.exceeded"],
   500: ["internal"],
 } as const;
