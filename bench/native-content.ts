@@ -17,7 +17,7 @@ import path from "node:path";
 import { createMemoryBlobStore } from "../core/adapters/blobs/memory-blob-store.js";
 import { runHotPath } from "./hot-path.js";
 import { agentSessionsDir, loadAgentSessions } from "./support/agent-sessions.js";
-import { directoryBlobStore } from "./support/blob-stores.js";
+import { createDirectoryBlobStore } from "../core/adapters/blobs/directory-blob-store.js";
 import { type BenchContext, bySize, envInt, requireEndpoint } from "./support/context.js";
 import { freshTable } from "./support/dynamo.js";
 import { CONTEXT_WINDOW, USER_CHARS } from "./support/hot-path-fixture.js";
@@ -104,7 +104,7 @@ export async function runNativeContent(ctx: BenchContext): Promise<SectionResult
       await costSession(t, "anthropic", "anthropic: thinking + text", memory),
       await costSession(t, "openai-responses", "openai-responses: reasoning + message", memory),
       await costSession(t, "anthropic+blobs", `anthropic + ${SCREENSHOTS} screenshots, memory blob store`, memory),
-      await costSession(t, "anthropic+blobs (folder)", `anthropic + ${SCREENSHOTS} screenshots, folder blob store`, directoryBlobStore(folder)),
+      await costSession(t, "anthropic+blobs (folder)", `anthropic + ${SCREENSHOTS} screenshots, folder blob store`, createDirectoryBlobStore({ root: folder })),
     ];
     ctx.log(`native-content: seeded ${cost.length} cost sessions`);
     // Cold: the first turn of a fresh container (new services: empty caches), each session in turn.

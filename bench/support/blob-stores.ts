@@ -1,51 +1,8 @@
 /**
- * Blob stores for the native-content benchmark: a folder on the local disk (each blob one file,
- * `blobs/<tenantId>/<processId>/<sha256>` under the root, the layout of
- * core/adapters/blobs/keys.ts), and a wrapper that counts what the service asks of any store.
+ * For the native-content benchmark: a wrapper that counts what the service asks of any blob store
+ * (the folder one is core/adapters/blobs/directory-blob-store.ts).
  */
-import { mkdir, readdir, readFile, rm, writeFile, rename } from "node:fs/promises";
-import path from "node:path";
-import { blobKey, processPrefix, tenantPrefix } from "../../core/adapters/blobs/keys.js";
-import type { BlobScope, BlobStore } from "../../core/ports/blob-store.js";
-
-/** A blob store in `root`: a put writes a temporary file and renames it, so a reader never sees half a blob. */
-export function directoryBlobStore(root: string): BlobStore {
-  const file = (key: string) => path.join(root, ...key.split("/"));
-  const count = async (dir: string) => (await readdir(dir).catch(() => [] as string[])).length;
-  return {
-    async put(scope, sha256, bytes) {
-      const target = file(blobKey(scope, sha256));
-      await mkdir(path.dirname(target), { recursive: true });
-      const temp = `${target}.${process.pid}.tmp`;
-      await writeFile(temp, bytes);
-      await rename(temp, target);
-    },
-    async get(scope, sha256) {
-      try {
-        return new Uint8Array(await readFile(file(blobKey(scope, sha256))));
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === "ENOENT") return null;
-        throw e;
-      }
-    },
-    async deleteProcess(scope: BlobScope) {
-      const dir = file(processPrefix(scope));
-      const n = await count(dir);
-      await rm(dir, { recursive: true, force: true });
-      return n;
-    },
-    async deleteTenant(tenantId: string) {
-      const dir = file(tenantPrefix(tenantId));
-      let n = 0;
-      for (const p of await readdir(dir).catch(() => [] as string[])) n += await count(path.join(dir, p));
-      await rm(dir, { recursive: true, force: true });
-      return n;
-    },
-    async list(scope) {
-      return (await readdir(file(processPrefix(scope))).catch(() => [] as string[])).filter((f) => !f.endsWith(".tmp")).sort();
-    },
-  };
-}
+import type { BlobStore } from "../../core/ports/blob-store.js";
 
 export interface BlobCounts {
   puts: number;

@@ -12,6 +12,10 @@ export interface BlobScope {
 export interface BlobStore {
   /** Stores `bytes` under the process at its SHA-256 (hex, lowercase). Idempotent: the same sha twice is one object. */
   put(scope: BlobScope, sha256: string, bytes: Uint8Array): Promise<void>;
+  /** Stores `bytes` unless a blob is stored under that sha already; true when it stored them. */
+  putIfMissing(scope: BlobScope, sha256: string, bytes: Uint8Array): Promise<boolean>;
+  /** True when a blob is stored under that sha (no bytes read). */
+  has(scope: BlobScope, sha256: string): Promise<boolean>;
   /** The bytes stored under that sha, or null when there is none. */
   get(scope: BlobScope, sha256: string): Promise<Uint8Array | null>;
   /** Deletes every blob of the process; returns how many. Safe to repeat. */

@@ -37,14 +37,14 @@ async function shouldAutoPin(
 const tooLarge = (message: string, cause?: unknown) =>
   new AppError("too_large", "message.too_large", message, { fields: ["content"], limit: MAX_MESSAGE_BYTES }, cause === undefined ? undefined : { cause });
 
-/** The message limit (docs/configuration.md, "Limits"): what the store holds of one message, in UTF-8 bytes. */
-function checkMessageSize(body: Pick<MessageInput, "content" | "tags" | "toolCallId" | "toolCalls">) {
+/**
+ * The message limit (docs/configuration.md, "Limits"): what the store holds of one message, in
+ * UTF-8 bytes; answers the bytes the message takes, so the rest is the room native content has.
+ */
+function checkMessageSize(body: Pick<MessageInput, "content" | "tags" | "toolCallId" | "toolCalls">): number {
   const bytes = messageBytes(body);
-  if (bytes > MAX_MESSAGE_BYTES) {
-    throw tooLarge(
-      `message is ${bytes} bytes; the limit is ${MAX_MESSAGE_BYTES} bytes (UTF-8) of content, tags, toolCallId and tool calls`,
-    );
-  }
+  if (bytes > MAX_MESSAGE_BYTES) throw tooLarge(`message is ${bytes} bytes of content, tags and tool fields (UTF-8); the limit is ${MAX_MESSAGE_BYTES}`);
+  return bytes;
 }
 
 /** A write the store refused for its size is the caller's 413, with the message's own code. */
@@ -79,7 +79,7 @@ export async function appendMessage(
   body: MessageInput,
   options: AppendOptions = {},
 ): Promise<{ message: Message; created: boolean }> {
-  checkMessageSize(body);
+  const room = MAX_MESSAGE_BYTES - checkMessageSize(body);
   let meta: Promise<ProcessState | null> | undefined;
   const state = () => (meta ??= deps.store.getProcess(key));
   const tunables = deps.tunables;
@@ -100,7 +100,7 @@ export async function appendMessage(
   // The time and the id are taken together, after the last await: the container's id factory is
   // monotonic, so a time read before another append's id would sort that message after a newer
   // one, and the history (id order) would disagree with createdAt (what a range selects by).
-  const stored = body.native ? await keepNative(deps, key, body.native, MAX_MESSAGE_BYTES - messageBytes(body)) : undefined;
+  const stored = body.native ? await keepNative(deps, key, body.native, room) : undefined;
   const now = deps.clock.now();
   const draft = {
     id: deps.ids.message(now),
@@ -118,6 +118,7 @@ export async function appendMessage(
   if (stored) setStoredNative(message, stored);
   const out = await withinStore(() => deps.store.appendMessage(key, message, body.idempotencyKey), "the message");
   if (!out.ok) throw notFound("process", key.processId);
+  if (stored?.blobs) await keepNative(deps, key, body.native!, room, true);
   // A new message answers the native content it was sent; a repeated idempotency key, the one stored.
   const [answer] = await withNative(deps, key, [out.created && body.native ? { ...out.message, native: body.native } : out.message]);
   return { message: answer!, created: out.created };

@@ -13,16 +13,20 @@ import type { CoreDeps } from "./deps.js";
 
 const unconfigured = () => new AppError("internal", "blobs.unconfigured", "no blob store is configured");
 
-async function inBatches<T>(items: readonly T[], size: number, each: (item: T) => Promise<void>) {
+async function inBatches<T>(items: readonly T[], size: number, each: (item: T) => Promise<unknown>) {
   for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(each));
 }
 
 /**
  * Puts the large parts of `native` in the blob store and answers what the message item keeps,
- * at most `roomBytes` of it inline (past that, the whole content is one blob).
+ * at most `roomBytes` of it inline (past that, the whole content is one blob). With `ifMissing`,
+ * once the message is written: puts back only a blob that is gone, which the blob expiry or a
+ * sweep deleted between the put and the write (they delete a blob no written message names, then
+ * read the names again, so a blob is either named by then or put back here; docs/configuration.md,
+ * "Retention").
  * A crash after the puts leaves blobs no message names: harmless, erased with the process.
  */
-export async function keepNative(deps: CoreDeps, key: ProcessKey, native: NativeContent, roomBytes = Infinity): Promise<StoredNative> {
+export async function keepNative(deps: CoreDeps, key: ProcessKey, native: NativeContent, roomBytes = Infinity, ifMissing = false): Promise<StoredNative> {
   // What the item holds inline is also bounded by the room the message's projection leaves.
   const { stored, parts } = splitNative(native, { inlineMax: Math.max(0, Math.min(NATIVE_INLINE_MAX_BYTES, roomBytes)) });
   if (parts.length === 0) return stored;
@@ -34,7 +38,7 @@ export async function keepNative(deps: CoreDeps, key: ProcessKey, native: Native
   }
   const blobs = deps.blobs;
   if (!blobs) throw unconfigured();
-  await inBatches(parts, WRITE_CONCURRENCY, (p) => blobs.put(key, p.sha256, p.bytes));
+  await inBatches(parts, WRITE_CONCURRENCY, (p) => blobs[ifMissing ? "putIfMissing" : "put"](key, p.sha256, p.bytes));
   return stored;
 }
 
@@ -51,10 +55,10 @@ export async function withNative(deps: CoreDeps, key: ProcessKey, messages: read
     // Blobs are immutable: the container's cache reads each one at most once.
     const blobs = deps.blobReader ?? deps.blobs;
     if (!blobs) throw unconfigured();
+    // A blob not found is left out: joinNative refuses the message that names it.
     await inBatches([...wanted], WRITE_CONCURRENCY, async (sha) => {
       const bytes = await blobs.get(key, sha);
-      if (!bytes) throw new AppError("internal", "blobs.missing", `blob ${sha} is missing`);
-      fetched.set(sha, bytes);
+      if (bytes) fetched.set(sha, bytes);
     });
   }
   return messages.map((m) => {

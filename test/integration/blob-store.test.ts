@@ -82,6 +82,15 @@ describe.each(Object.keys(ENGINES))("blob store: %s", (name) => {
     expect(Buffer.from(back!).equals(Buffer.from(bytes))).toBe(true);
   }, 60_000);
 
+  it("putIfMissing stores a blob only where none is", async () => {
+    const scope = scopeOf();
+    const bytes = randomBytes(100);
+    expect(await store.putIfMissing(scope, sha(bytes), bytes)).toBe(true);
+    expect(await store.putIfMissing(scope, sha(bytes), bytes)).toBe(false);
+    expect(await store.list(scope)).toEqual([sha(bytes)]);
+    expect(Buffer.from((await store.get(scope, sha(bytes)))!).equals(bytes)).toBe(true);
+  });
+
   it("keeps one object when the same sha is put twice", async () => {
     const scope = scopeOf();
     const bytes = randomBytes(100);
@@ -98,6 +107,10 @@ describe.each(Object.keys(ENGINES))("blob store: %s", (name) => {
     expect(await store.get(scope, "0".repeat(64))).toBeNull();
     expect(await store.get(scopeOf(), sha(bytes))).toBeNull();
     expect(await store.get({ tenantId: "tenant-other", processId: scope.processId }, sha(bytes))).toBeNull();
+    // `has` says the same without reading the bytes.
+    expect(await store.has(scope, sha(bytes))).toBe(true);
+    expect(await store.has(scope, "0".repeat(64))).toBe(false);
+    expect(await store.has(scopeOf(), sha(bytes))).toBe(false);
   });
 
   it("lists the shas of one process only, sorted; an unknown process lists none", async () => {
@@ -129,6 +142,7 @@ describe.each(Object.keys(ENGINES))("blob store: %s", (name) => {
     const [first, second] = await putMany(store, scope, 2);
     expect(await store.delete!(scope, first!)).toBe(true);
     expect(await store.get(scope, first!)).toBeNull();
+    expect(await store.has(scope, first!)).toBe(false);
     expect(await store.list(scope)).toEqual([second]);
     expect(await store.delete!(scope, first!)).toBe(false);
   });

@@ -213,3 +213,25 @@ describe("expiring blobs with the originals TTL removed", () => {
     expect(await expire([record])).toBe(1);
   });
 });
+
+describe("an append racing the blob expiry", () => {
+  it("puts back a blob the expiry deleted between the append's put and its write, so the new message reads back whole", async () => {
+    // The append names `expiredOnly` again, as an expired original did: the expiry, run in full
+    // right after the append's put and before its write, finds no written message naming it.
+    let raced: Awaited<ReturnType<typeof expireBlobs>> | undefined;
+    const racing: BlobStore = {
+      ...blobs,
+      put: async (scope, sha, bytes) => {
+        await blobs.put(scope, sha, bytes);
+        if (sha === expiredOnly.sha && !raced) raced = await expireBlobs({ ...deps, blobs }, key, [sha]);
+      },
+    };
+    const racingDeps = { ...deps, blobs: racing };
+    await table.client.send(new DeleteCommand({ TableName: table.tableName, Key: { pk: processPk(key), sk: messageSk("msg_01KBSWEEP000000000000000001") } }));
+    const { message } = await appendMessage(racingDeps, key, MessageInput.parse({ native: result("c6", expiredOnly.text) }));
+    expect(raced?.deleted).toEqual([expiredOnly.sha]);
+    expect(await blobs.has(key, expiredOnly.sha)).toBe(true);
+    expect((await getMessage(deps, key, message.id)).native?.content).toEqual(result("c6", expiredOnly.text).content);
+    expect(await nativeViolations(deps, key, await readAllMessages(table.store, key))).toEqual([]);
+  });
+});

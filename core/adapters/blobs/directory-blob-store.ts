@@ -4,7 +4,7 @@
  * same folder and renames it into place, so a reader never sees a partly written blob.
  */
 import { randomUUID } from "node:crypto";
-import { mkdir, readdir, readFile, rename, rm, unlink, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { BlobScope, BlobStore } from "../../ports/blob-store.js";
 import { blobKey, isSha256, processPrefix, tenantPrefix } from "./keys.js";
@@ -60,6 +60,22 @@ export function createDirectoryBlobStore(options: DirectoryBlobStoreOptions): Bl
         await rename(temp, file);
       } catch (e) {
         await rm(temp, { force: true });
+        throw e;
+      }
+    },
+
+    async putIfMissing(scope, sha256, bytes) {
+      if (await this.has(scope, sha256)) return false;
+      await this.put(scope, sha256, bytes);
+      return true;
+    },
+
+    async has(scope, sha256) {
+      try {
+        await stat(fileOf(blobKey(scope, sha256)));
+        return true;
+      } catch (e) {
+        if (isNotFound(e)) return false;
         throw e;
       }
     },

@@ -26,6 +26,12 @@ export function createMemoryBlobStore(): MemoryBlobStore {
     async put(scope, sha256, bytes) {
       objects.set(blobKey(scope, sha256), bytes.slice());
     },
+    has: async (scope: BlobScope, sha256: string) => objects.has(blobKey(scope, sha256)),
+    async putIfMissing(scope, sha256, bytes) {
+      if (objects.has(blobKey(scope, sha256))) return false;
+      objects.set(blobKey(scope, sha256), bytes.slice());
+      return true;
+    },
     async get(scope, sha256) {
       return objects.get(blobKey(scope, sha256))?.slice() ?? null;
     },

@@ -93,6 +93,16 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
     }
   }
 
+  async function has(scope: BlobScope, sha256: string): Promise<boolean> {
+    try {
+      await client.send(new HeadObjectCommand({ Bucket: bucket, Key: blobKey(scope, sha256) }));
+      return true;
+    } catch (e) {
+      if (isMissing(e)) return false;
+      throw e;
+    }
+  }
+
   return {
     async put(scope, sha256, bytes) {
       await client.send(
@@ -115,16 +125,18 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
 
     deleteTenant: (tenantId: string) => deletePrefix(tenantPrefix(tenantId)),
 
+    has,
+
+    async putIfMissing(scope, sha256, bytes) {
+      if (await has(scope, sha256)) return false;
+      await this.put(scope, sha256, bytes);
+      return true;
+    },
+
     async delete(scope, sha256) {
-      const Key = blobKey(scope, sha256);
       // S3 answers a delete the same whether the object was there: ask first (only the sweep deletes one blob).
-      try {
-        await client.send(new HeadObjectCommand({ Bucket: bucket, Key }));
-      } catch (e) {
-        if (isMissing(e)) return false;
-        throw e;
-      }
-      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key }));
+      if (!(await has(scope, sha256))) return false;
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: blobKey(scope, sha256) }));
       return true;
     },
 
