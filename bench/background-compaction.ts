@@ -66,7 +66,7 @@
  * configuration it came from): turns with a trimmed answer <= 5% of the turns; turns that waited for
  * a summarizer 0; returned prompts over the window 0; cache-stable turns among the counted ones
  * >= 95%; p99 of all turns / p99 of plain turns <= 1.3x (on a quiet machine: under load every turn
- * slows down, which hides the commit's cost, see below).
+ * slows down, which hides the commit's cost).
  */
 import { createOpenAISummarizer } from "../core/adapters/llm/openai-summarizer.js";
 import { DEFAULT_TUNABLES } from "../core/domain/tunables.js";

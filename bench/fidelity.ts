@@ -9,7 +9,7 @@
  *
  * Method (what docs/benchmarks.md reports, and how):
  *
- * Each conversation is replayed turn by turn through `runTurn` as in the token-savings section.
+ * Each conversation is replayed turn by turn through `runTurn` as in bench/token-savings.ts.
  * Then, on the final state:
  *
  * - **With a query.** Each question is the query of a context read with the recall budget a turn
@@ -22,7 +22,7 @@
  *   comparisons are also summed over snapshots, every 10th turn from the 100th plus the final state
  *   (119 snapshots in all), each with the questions whose answer is already in the transcript so far
  *   (3,437 answers to find). These sums move by a few answers between variants where the final
- *   state moves by ten; they are what the choices below rest on. The bench also counts the
+ *   state moves by ten; they are what the defaults rest on. The bench also counts the
  *   compactions of the replay (each is one summarizer call or more).
  * - **Generations.** The first 40 turns are appended with the QA evidence turns tagged strong and
  *   folded with EMERGENCY (strong messages fold only there); four more blocks of 40 untagged turns

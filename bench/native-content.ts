@@ -69,9 +69,7 @@
  * item sizes with AWS's rules, as in the hot path. Blob gets and their bytes are the service's own
  * calls to the blob store.
  *
- * Measured 2026-12-01 (2 Intel Xeon cores shared with other work, load average 16-21 during the
- * run, Node 20.20.2; 37 s for the section). The latencies are DynamoDB Local's under that load; the
- * counts and units carry over.
+ * The latencies are DynamoDB Local's under the machine's load; the counts and units carry over.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
