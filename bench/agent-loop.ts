@@ -8,6 +8,20 @@
  * and over the window, summarizer calls, clearing rounds, prompt-cache prefix changes per 100
  * steps, and how many later references to an earlier result still find its content (verbatim in
  * the replay, or by one GET of the cleared message its placeholder names).
+ *
+ * Method (what docs/benchmarks.md reports, and how):
+ *
+ * `npm run bench -- --only agent-loop` or `npm run bench -- --full` (a long section;
+ * `BENCH_CLEAR_THRESHOLDS=0.5,0.6,0.7` compares `clearThreshold` values, `BENCH_AGENT_STEPS` sets the length). One USER message, then 400
+ * tool call/result pairs, one turn per pair, through the real service (DynamoDB Local, offline
+ * summarizer). Results are 0.5-8 KB of seeded text from `read_file`, `grep` and `tail_log`; every 8th
+ * call refers to an earlier result (48 references). "Today" is the same service with
+ * `foldCurrentTurn: 0` and `keepToolResults: 1000000`: the whole triggering turn stays and nothing
+ * is cleared, which is how the service behaved before clearing and in-turn folding. Every step
+ * folds in the turn (`COMPACTION_EXECUTION=inline`): the bench runs no worker, so a queued fold would
+ * never land. All rows run in one process with the default tunables (a fold at 32k gets a
+ * 4,000-token summary budget) and clearing's anchor rule (docs/compaction.md, "Tool-result
+ * clearing").
  */
 import { createOfflineSummarizer } from "../core/adapters/llm/offline-summarizer.js";
 import { silentLog } from "../core/adapters/log.js";

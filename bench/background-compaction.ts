@@ -7,6 +7,66 @@
  * all turns against plain ones. `BENCH_BASELINE_REF=<git ref>` (or `--baseline <ref>`) runs the
  * same sessions against that commit's service code in the same run, side by side. And a
  * 1,000-message fold at a 128k window, chained vs parallel, against one summarizer call.
+ *
+ * Method (what docs/benchmarks.md reports, and how):
+ *
+ * `npm run bench -- --only background-compaction` (bench/background-compaction.ts; part of every
+ * `npm run bench`; knobs `BENCH_BG_TURNS`, `BENCH_BG_LOCOMO_TURNS`, `BENCH_BG_PAUSE_MS`;
+ * `LOCOMO_DIR` for LoCoMo; `BENCH_BASELINE_REF=<git ref>` or `--baseline <ref>` for the code before a
+ * change). One engine session per configuration, driven turn by turn through `runTurn`
+ * (bench/support/background-session.ts): each turn appends a USER message and asks for its turn
+ * (timed), the engine "thinks" for 400 ms, then the ASSISTANT reply is appended. The summarizer is
+ * the real OpenAI adapter against the local wire server, which answers every call after a fixed
+ * delay with a numbered summary (so that every fold changes the memory block, as a real summary
+ * does); the compaction worker runs in process, outside the turns' async context, as its own Lambda
+ * would.
+ *
+ * **Configurations, every run.** Two conversations: the built-in synthetic one (110 turns, 50 with
+ * `--quick`; messages of ~1/70 of the window) and LoCoMo conv-26 whole (209 turns, its two speakers
+ * as user and assistant; only when the data is present, `npm run data:locomo` or `LOCOMO_DIR`,
+ * located by bench/support/locomo.ts). Summarizer delays of 1 s and 5 s, windows of 8k and 32k, in
+ * the background mode (the default). Plus one inline session per delay (`COMPACTION_EXECUTION=inline`:
+ * the turn summarizes; synthetic, 8k), the comparison the background mode exists for. Every session
+ * runs at the same time against the one DynamoDB Local, so all of them share the same load.
+ *
+ * **Before and after in one run.** With `BENCH_BASELINE_REF=<git ref>` (or `npm run bench --
+ * --baseline <ref>`) the section checks the commit out into a temporary git worktree (`git worktree
+ * add --detach` under the OS's temporary directory, this tree's `node_modules` linked in, removed
+ * afterwards) and loads that commit's service modules by path (bench/support/service-code.ts). Every
+ * background configuration then runs twice at the same time: code `before` (the baseline) and code
+ * `after` (this tree), both driven by this tree's benchmark, side by side in one table, and each
+ * target also shows the baseline's worst value. The driver reads only what every version's answer
+ * has: an absent `staticBlock`, `trimmed` or `clearedMessages` reads as empty.
+ *
+ * **Per configuration:**
+ *
+ * - *turns trimmed*: turns whose answer left messages out while a fold was pending
+ *   (`compaction.trimmed`), as a count and a share of the session's turns; *most messages trimmed*
+ *   in one answer.
+ * - *turns that waited*: turns during which a summarizer call ran inside the turn's async context
+ *   (the driver runs `runTurn` inside an `AsyncLocalStorage` scope that names the turn; the
+ *   summarizer wrapper reads it).
+ * - *prompt > window*: answers whose memory block plus messages, in the service's own estimate,
+ *   exceed the window.
+ * - *cache-stable / counted turns*: what stands before the prompt-cache breakpoint is the static part
+ *   of the memory block (`context.staticBlock`: the summary, without the recall section) and then the
+ *   answer's messages before its newest append. A turn is cache-stable when the previous answer's
+ *   static text equals its own and the previous answer's message ids, in order, are a prefix of its
+ *   own (bench/support/cache-stability.ts, `isCacheStable`). Counted: every turn but the first
+ *   that commits no fold and clears no result; a fold the worker committed between two answers (the
+ *   static text changed while a worker job ran) counts as a commit.
+ * - *p99 all / plain* and *p99 ratio*: the 99th percentile of every turn's latency and of the turns
+ *   that commit no fold, leaving out each session's first turn (it warms the process up while every
+ *   session starts at once); the latency table beside it has p50 / p95 / p99 / max of both.
+ * - *folds committed*: folds a turn committed (inline: summarized in the turn; background: a
+ *   prepared fold, at EMERGENCY only); *prepared used / discarded*: prepared folds committed, by a
+ *   turn or by the worker, and those thrown away or expired.
+ *
+ * **Targets** (each over every background configuration of this tree's code, its worst value and the
+ * configuration it came from): turns with a trimmed answer <= 5% of the turns; turns that waited for
+ * a summarizer 0; returned prompts over the window 0; cache-stable turns among the counted ones
+ * >= 95%; p99 of all turns / p99 of plain turns <= 1.3x (on a quiet machine: under load every turn
+ * slows down, which hides the commit's cost).
  */
 import { createOpenAISummarizer } from "../core/adapters/llm/openai-summarizer.js";
 import { DEFAULT_TUNABLES } from "../core/domain/tunables.js";

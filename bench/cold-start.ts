@@ -2,6 +2,18 @@
  * Cold start: every Lambda bundled exactly as `sst deploy` bundles it (stacks/bundling.ts, SST's
  * own esbuild), its size, and the time a fresh Node process takes to import it from a folder with
  * no node_modules, next to the import of an empty module (Node's own floor).
+ *
+ * Method (what docs/benchmarks.md reports, and how):
+ *
+ * **Setup.**
+ * - **Bundles.** Each function is bundled with `productionBuildOptions` from `stacks/bundling.ts`, which
+ *   is what `sst deploy` does: ESM, node22, minified, createRequire banner, AWS SDK bundled, the SDK's
+ *   credential chain reduced to its environment link. The build uses SST's own esbuild, as
+ *   `test/infra/bundle.test.ts` does.
+ * - **Imports.** Each bundle is imported 15 times, interleaved, each time in a fresh `node` process
+ *   started in a folder without node_modules and with only the function's environment (no credentials).
+ * - **Floor.** An empty module is imported the same way.
+ * - **Where the bytes come from.** Taken from esbuild's metafile.
  */
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";

@@ -3,6 +3,23 @@
  * the real `compactIfNeeded` (lease, offline summary, commit transaction, roll-forward), against
  * the floor of ceil((n+3)/100) + 1 write round trips, with the roll-forward in guarded
  * transactions (the service's) and, side by side, in single-item writes (the earlier path).
+ *
+ * Method (what docs/benchmarks.md reports, and how):
+ *
+ * **Setup.** For each size n there is a process with a prior active summary, a pinned first message,
+ * n foldable messages and 5 trailing messages. The trailing 5 are the HARD anchor, and the last of them
+ * is the triggering USER turn. Everything is seeded with BatchWriteItem.
+ *
+ * **Measured run.** The real `compactIfNeeded(..., { force: "HARD" })` with the offline summarizer. It
+ * folds exactly n messages: lease, summary (in chunks of `maxSourceChars`), commit transaction,
+ * roll-forward, re-read. Each size runs twice in the same run: with the service's roll-forward
+ * (guarded transactions) and with the earlier single-item roll-forward
+ * (`bench/support/single-item-roll-forward.ts`, the baseline). One warm-up fold per path runs first
+ * and is not recorded.
+ *
+ * **How it is counted.** Each command sent through the document client is counted, because the bench
+ * wraps the client's `send`, and each command asks for ReturnConsumedCapacity. Round trips and
+ * capacity are the same in every repeat; latency is the median.
  */
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { META_SK, processPk } from "../core/adapters/dynamodb/keys.js";

@@ -7,6 +7,23 @@
  * (ReturnConsumedCapacity); writes in WCU from the items' sizes with AWS's rules (1 WCU per KB,
  * twice in a transaction, the sparse index's entry too), because DynamoDB Local under-reports
  * transactions.
+ *
+ * Method (what docs/benchmarks.md reports, and how):
+ *
+ * Command: `npm run bench -- --only data-portability` (`bench/data-portability.ts`; a long section,
+ * so not in the default run; `BENCH_PORTABILITY_SIZES=1000,10000` sets the sizes, `--quick` runs
+ * 1,000 only). On a process seeded like the hot path's (1,000 or 10,000 archived messages in folds
+ * of 100 with a summary each, then 40 active messages; 250 and 900 characters per user and
+ * assistant message), it runs the real services in order (docs/api.md, "Export and import" and
+ * "Deleting a process"): the **export** (`exportPage`, every page), the **import** of those lines
+ * into a new id (`importExport`, both passes, ids kept), and the **delete** of the copy
+ * (`deleteProcess`: the tombstone and 500 items in the request, then `eraseProcess`, the worker's
+ * part, for the rest). Items per second count messages and memories (for the delete, every item
+ * erased but META, which stays as the tombstone). Read units are the ones DynamoDB Local reports
+ * (`ReturnConsumedCapacity` on every request: strongly consistent Queries at 1 RCU per 4 KB). Write
+ * units are computed from the items' sizes with AWS's rules, because DynamoDB Local under-reports
+ * transactions: 1 WCU per started KB, twice inside a transaction (the check on META too), and once
+ * more for an item's entry in the sparse replay index (active messages, the active summary, META).
  */
 import { deleteProcess, eraseProcess } from "../core/services/process-deletion.js";
 import { exportPage, type ExportCursor } from "../core/services/process-export.js";

@@ -6,6 +6,28 @@
  *    active messages) vs truncation at 0.85 of the window plus BM25's top 3 older turns;
  * 2. answers in the final replay without a query vs truncation at 0.85, with both prompts' tokens;
  * 3. units of strong messages still carried after each of five recompaction generations.
+ *
+ * Method (what docs/benchmarks.md reports, and how):
+ *
+ * Each conversation is replayed turn by turn through `runTurn` as in bench/token-savings.ts.
+ * Then, on the final state:
+ *
+ * - **With a query.** Each question is the query of a context read with the recall budget a turn
+ *   would get (`min(recallMaxTokens, 0.85 x window - prompt)`); the prompt is the context block
+ *   (summary + `## Recalled From History`) plus the active messages. Baseline: the newest turns that
+ *   fit 0.85 x window plus the 3 best BM25 matches among the older turns (the service's own index).
+ * - **Without a query.** The final replay (block + active messages) against truncation at 0.85.
+ * - **Along the replay.** The final state is one point of the sawtooth: where the last fold fell
+ *   decides much of it (a fold three turns before the end leaves a small replay). So both
+ *   comparisons are also summed over snapshots, every 10th turn from the 100th plus the final state
+ *   (119 snapshots in all), each with the questions whose answer is already in the transcript so far
+ *   (3,437 answers to find). These sums move by a few answers between variants where the final
+ *   state moves by ten; they are what the defaults rest on. The bench also counts the
+ *   compactions of the replay (each is one summarizer call or more).
+ * - **Generations.** The first 40 turns are appended with the QA evidence turns tagged strong and
+ *   folded with EMERGENCY (strong messages fold only there); four more blocks of 40 untagged turns
+ *   are appended and folded in turn. After each fold: the share of the salient units of the strong
+ *   messages the first fold archived that the summary still carries word for word.
  */
 import type { Message } from "../core/domain/model.js";
 import { createHistoryIndex } from "../core/domain/search-index.js";

@@ -2,6 +2,35 @@
  * Per-turn hot path against DynamoDB Local: the real `runTurn` (append + one strongly consistent
  * Query of the sparse LSI, no compaction) on processes with the same active set and 0 ... 50,000
  * archived messages, next to a naive "query the whole partition and filter" read, side by side.
+ *
+ * Method (what docs/benchmarks.md reports, and how):
+ *
+ * **Setup.** Four processes share one table. They hold 0, 1,000, 10,000 and 50,000 archived messages
+ * and the same active set: META, one active summary (~1,600 chars), and 40 messages (USER ~250 chars,
+ * ASSISTANT ~900 chars, the first one pinned). The archived history is seeded with BatchWriteItem from
+ * the store's own item builders (`messageToItem`, `memoryToItem`). It is laid out as folds of 100
+ * messages, each with its superseded summary, so the partition looks like one that has been through
+ * many compactions.
+ *
+ * **Measured turn.** The real `runTurn` on the composition root's `createDeps` over the DynamoDB store,
+ * with a 250-char USER message and a 200k window, so it never compacts. After each turn, outside the
+ * timing, the bench deletes its probe message so that every run sees the identical active set.
+ *
+ * **In the same round.** Two more reads run alongside each turn:
+ * - the naive read: Query(pk) over the whole item collection, with a FilterExpression down to the
+ *   replay, strongly consistent;
+ * - a control Query for META alone (1 item, base table).
+ *
+ * The sizes run interleaved, in rotating order, for 60 rounds after 3 warm-up rounds. The naive read
+ * runs 10 times at 10,000 and 5 times at 50,000.
+ *
+ * **Where the numbers come from.**
+ * - Items and RCU are what DynamoDB Local reports through ReturnConsumedCapacity
+ *   (`ActiveView.consumedCapacity` and `itemsRead` for the replay read).
+ * - The turn's WCU is priced from item sizes with AWS's rules, because DynamoDB Local under-reports
+ *   transactions (bench/compaction-cost.ts).
+ * - "vs 0 archived" is the median, over the rounds, of each round's ratio to the 0-archived run. Pairing
+ *   runs by round cancels out load from other work on the machine.
  */
 import { DeleteCommand } from "@aws-sdk/lib-dynamodb";
 import { messageSk } from "../core/adapters/dynamodb/keys.js";

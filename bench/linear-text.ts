@@ -5,6 +5,23 @@
  * process holding one large message: the fold's text work at 2 KiB and 256 KiB, and the real
  * fold (`compactIfNeeded`, force HARD, offline summarizer, DynamoDB Local) up to the largest
  * message the store holds.
+ *
+ * Method (what docs/benchmarks.md reports, and how):
+ *
+ * - **Worst case per function.** Every function over user text, on each of the 51 adversarial
+ *   inputs of `bench/support/user-text.ts` (the ones the linear-time property test feeds them:
+ *   each pattern's worst case, runs without a match, repeated separators, minified code, JSON,
+ *   base64, chat), in CPU ms per call (a mean over calls filling 2 ms; with `--full` the fastest of
+ *   3 such means); the table gives the slowest input at each
+ *   size. A function whose input the service bounds (a model's rating answer, a message the
+ *   strength analyzer rates) is measured at that bound.
+ * - **Folds holding one large message.** A process of 27 messages (a pinned first one, 20 chat
+ *   messages, one large TOOL message, the 5 of the HARD anchor). The fold's *text work* (the
+ *   offline summary at a 4,000-token budget, the required units, the loss report and provenance,
+ *   and the prompt an LLM summarizer would get) in CPU ms, and the *real fold* (`compactIfNeeded`,
+ *   force HARD, offline summarizer, DynamoDB Local) in wall ms, median of 3. DynamoDB refuses an
+ *   item with more than about 200,000 characters of content (the replay index holds a copy), so the
+ *   real fold stops at 192 KiB; the text work runs at 256 KiB too.
  */
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { META_SK, processPk } from "../core/adapters/dynamodb/keys.js";

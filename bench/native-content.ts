@@ -10,6 +10,66 @@
  *    screenshots in blobs (memory and folder stores), side by side: round trips, items, RCU, blob
  *    gets and latency, for the first turn of a fresh container and for warm turns; and the
  *    hot-path section's own figures from the same run beside them.
+ *
+ * Method (what docs/benchmarks.md reports, and how):
+ *
+ * 30 by default, 10 with `--quick`, 60 with `--full`). The folder holds real coding-agent sessions
+ * in the layout `codex-rollout/*.jsonl` and `specstory/*.md`. Like the LoCoMo data they are never in
+ * the repository (the default folder, `data/agent-sessions/`, is git-ignored) and `npm test` never
+ * reads them. Without them the section says so and measures only the cost tables.
+ * `bench/support/agent-sessions.ts` reads them:
+ *
+ * - **A Codex CLI rollout** becomes the Responses API items it recorded (`response_item` lines only),
+ *   unchanged. The items of one model response (`reasoning`, assistant `message`, `function_call`,
+ *   `custom_tool_call`, and any other item the model produced, such as Codex's `ghost_snapshot`) make
+ *   one ASSISTANT message. Each `function_call_output` or `custom_tool_call_output` is one TOOL
+ *   message. The consecutive user input messages of a turn make one USER message (developer ones a
+ *   SYSTEM message). No role is sent: the service derives it from the items.
+ * - **A Claude Code SpecStory transcript** becomes an Anthropic session. A user turn is a user
+ *   message. The agent's thought processes, text and tool uses run into one assistant message until
+ *   a tool use ends it, and that tool's result is the next message (all `tool_result`: TOOL). The
+ *   transcript keeps no thinking signatures, so each thinking block gets a made-up one of 1-3 KB of
+ *   base64, the size of Anthropic's. Only messages of text alone name their role.
+ *
+ * **What it does.**
+ *
+ * 1. **Real sessions, exactly.** Each message goes through what `POST .../messages` does: the 5 MiB
+ *    body limit, the route's body schema (the native checks and the projection), then
+ *    `appendMessage` on the DynamoDB store with an in-memory blob store
+ *    (`core/adapters/blobs/memory-blob-store.ts`). Then one turn runs in a fresh container. It asks
+ *    for `format` (the session's own) with a 5,000,000-token window, so nothing folds, clears or
+ *    trims. The check is element by element with `isDeepStrictEqual`:
+ *    - the tail of `request.input` (OpenAI) against the sent items, concatenated;
+ *    - the tail of `request.messages` (Anthropic) against `{ role, content }` of each sent message;
+ *    - each append's answer and each of the turn's `messages` against the `native` that was sent.
+ *
+ *    Only the memory block may come before that tail: OpenAI developer items (Anthropic puts it in
+ *    `system`). There were none, since nothing has been folded.
+ * 2. **What a turn costs.** Five processes share one table. Each has the hot-path fixture's active
+ *    set (META, one summary, 40 messages: USER ~250 chars, ASSISTANT ~900 chars, seeded from the
+ *    store's item builders):
+ *    - text only: the fixture as it is;
+ *    - Anthropic: each ASSISTANT message also carries a thinking block (600-1,200 chars, signature
+ *      1-3 KB) beside its text;
+ *    - OpenAI Responses: each ASSISTANT message carries a reasoning item (`encrypted_content`
+ *      1.2-3.6 KB) and an assistant message item;
+ *    - Anthropic plus 5 screenshots of 300 KB base64, on USER messages, once with the in-memory blob
+ *      store and once with a folder on the local disk (`bench/support/blob-stores.ts`).
+ *
+ *    The native content goes in through the service's `keepNative`, so it is stored as an append
+ *    stores it. A turn appends a 250-char USER probe (native in the native sessions) and asks for
+ *    the request in the session's format. The text-only session names no format, as in the hot path.
+ *    The window is 200k. The probe is deleted after each turn, outside the timing. "Cold" is the
+ *    first turn of a fresh container: the services are built again, so their caches are empty.
+ *    "Warm" is that container's next turns, with the sessions interleaved in rotating order. The
+ *    hot-path section itself (`bench/hot-path.ts`, 0 and 1,000 archived) runs in the same run, and
+ *    its figures are printed beside these.
+ *
+ * Round trips, items and RCU come from DynamoDB Local (ReturnConsumedCapacity). WCU is priced from
+ * item sizes with AWS's rules, as in the hot path. Blob gets and their bytes are the service's own
+ * calls to the blob store.
+ *
+ * The latencies are DynamoDB Local's under the machine's load; the counts and units carry over.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -3,6 +3,31 @@
  * the real `runTurn` (DynamoDB Local, offline summarizer) with 4k, 8k and 16k windows, against
  * full replay and plain truncation (the newest messages that fit the window), side by side.
  * Token counts are chars/4, the service's default estimate.
+ *
+ * Method (what docs/benchmarks.md reports, and how):
+ *
+ * **Setup.**
+ * - **Replay.** Each of the three conversations is replayed turn by turn through the real `runTurn`
+ *   against DynamoDB Local, with the offline summarizer, once per window, every turn folding in the
+ *   request (`COMPACTION_EXECUTION=inline`: the bench runs no worker, and a queued fold would never
+ *   land), default tunables (a fold's summary budget is 20% of the window: 800, 1,600 and 3,200
+ *   tokens): conv-26 (419 turns), conv-30
+ *   (369) and conv-41 (663). That makes 9 processes, 3 at a time.
+ * - **Roles and clock.** speaker_a is USER and speaker_b is ASSISTANT. The clock is the session's time
+ *   plus 30 s per turn.
+ * - **When compaction triggers.** Each turn sends `prompt.chars`: what the engine holds (context block
+ *   plus active messages) plus the new message. Compaction therefore triggers on the prompt's chars/4
+ *   against the window, with the default thresholds (SOFT 0.40, HARD 0.85, EMERGENCY 0.95).
+ * - **Token counts.** Every token count in this section is chars/4, the service's own estimate (docs/compaction.md).
+ *   - The prompt counted for a turn is the context block plus the active messages the turn returns.
+ *   - The summarizer's input is the prompt an LLM summarizer would be sent for each fold
+ *     (`buildSummaryPrompt`: system plus user, with the prior summary and the transcript).
+ *   - The summarizer's output is the summary the offline summarizer returned. An LLM would also write a
+ *     scratch `<analysis>` block: up to as many output tokens again as the summary's budget.
+ * - **Baselines, in the same loop.** Full replay (every message so far) and plain truncation (the newest
+ *   messages whose chars fit the window x 4).
+ * - **QA check.** An answer counts as word for word when it appears case-insensitively, with whitespace
+ *   normalised and no letter or digit directly before or after it.
  */
 import { createOfflineSummarizer } from "../core/adapters/llm/offline-summarizer.js";
 import type { Message } from "../core/domain/model.js";

@@ -1,7 +1,7 @@
 /**
  * `npm run budget -- <set|clear|show>`: the operator's daily model budget of a tenant, and what it
  * used, in a stage's table (TABLE_NAME; DYNAMODB_ENDPOINT for DynamoDB Local). Tenants cannot set
- * their own budget: no API route writes it (docs/reliability.md, "Limits and budgets").
+ * their own budget: no API route writes it (docs/reliability.md, "Limits, budgets and rates").
  *
  * @example
  * TABLE_NAME=team-a-vancetope-memory-table npm run budget -- set --tenant team-a --daily-tokens 2000000

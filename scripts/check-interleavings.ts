@@ -53,7 +53,7 @@ random (default 0.25), and checks the stored data after each. --parallel schedul
 first failing schedule. --replay runs one schedule of one scenario and prints its steps.
 
 The defaults run ${SCENARIOS.length} scenarios, about 11,000 schedules, in 8 to 10 minutes on the 2-core
-development machine (docs/reliability.md, "The interleaving checker").
+development machine (tools/interleavings/README.md, "The interleaving checker").
 
 scenarios:
 ${SCENARIOS.map((s) => `  ${s.id.padEnd(4)} ${s.title}`).join("\n")}`);

@@ -1,5 +1,5 @@
 /**
- * The demo's engine (docs/turns.md "The demo"), apart from the command line so that a test can run
+ * The demo's engine (docs/turns.md "Demo"), apart from the command line so that a test can run
  * it on a small conversation: a scripted chat is replayed turn by turn through the client, and the
  * output is one line per compaction, a progress line every `progressEvery` turns, and a closing
  * summary. Turns that did not compact are only counted (by reason) in the progress lines.

@@ -1,5 +1,5 @@
 // @ts-check
-// Deleting the open process (docs/api.md, "Deleting a process"; docs/inspector.md, "Controls"):
+// Deleting the open process (docs/api.md, "Deleting a process"; docs/inspector.md, "What it shows"):
 // a confirmation that names the process and takes effect only once its id is typed, then
 // DELETE. A 204 means every item is erased; a 202 means the service erases the rest in the
 // background, and the page repeats the DELETE (as the API says to follow it) until it answers 204.

@@ -1,7 +1,7 @@
 /**
  * The composition root of every function that may fold (and of the local runner, the tests and the
  * benchmarks): the dependencies of base-deps.ts plus the offline summarizer an EMERGENCY fold falls
- * back to when its summarizer keeps failing (docs/compaction.md, "EMERGENCY falls back, never stalls").
+ * back to when its summarizer keeps failing (docs/summarizers.md, "Quality gate").
  */
 import { createOfflineSummarizer } from "../adapters/llm/offline-summarizer.js";
 import type { ServiceDeps } from "../services/deps.js";

@@ -67,7 +67,7 @@ export interface ServiceEnv extends TableEnv {
 }
 
 /**
- * TENANT_DAILY_TOKEN_BUDGET (docs/reliability.md, "Limits and budgets"): `unlimited` (the default)
+ * TENANT_DAILY_TOKEN_BUDGET (docs/reliability.md, "Limits, budgets and rates"): `unlimited` (the default)
  * or a whole number of tokens per tenant and UTC day.
  */
 export function readDailyTokenBudget(env: Env): number | null {
@@ -181,7 +181,7 @@ export function readBlobEnv(env: Env): BlobEnv {
   return { bucket, s3Endpoint, dir: valueOf(env, "BLOB_DIR"), inLambda: valueOf(env, "AWS_LAMBDA_FUNCTION_NAME") !== undefined };
 }
 
-/** The local runner's own variables (README, "Run it locally"). */
+/** The local runner's own variables (docs/configuration.md, "Environment"). */
 export interface LocalEnv {
   /** MEMORY_API_KEYS as given (`key=tenant,…`); parsed by the HTTP adapter's key resolver. */
   apiKeys?: string;

@@ -1,5 +1,5 @@
 /**
- * The log line of a committed compaction (docs/compaction.md, "Observability"):
+ * The log line of a committed compaction (docs/operations.md, "What the service reports"):
  * `<engine>.turn id='<turn>' compaction (<when>) ok: <n> msgs -> <chars> chars`, the engine's name
  * first so that one engine's compactions can be found by prefix.
  */

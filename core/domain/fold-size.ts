@@ -41,7 +41,7 @@ export type FoldSizeTunables = Pick<
 >;
 
 /**
- * What a fold takes of its selection (the `foldTarget` tunable, docs/compaction.md "Tunables"):
+ * What a fold takes of its selection (the `foldTarget` tunable, docs/configuration.md "Tunables"):
  * with a fold target, a fold whose mode uses it (HARD, EMERGENCY) that knows the model's window takes only the oldest
  * messages that bring the prompt to {@link foldTargetTokens}, never splitting a tool group; any
  * other fold takes the whole selection.

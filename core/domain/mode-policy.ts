@@ -59,7 +59,7 @@ export interface ModePolicy {
   ratesStrengthFirst: boolean;
   /**
    * A summary the quality gate refused twice, or a summarizer that failed, is replaced by the
-   * offline summarizer's, recorded in `metadata.fallback` (docs/compaction.md, "Quality gate"):
+   * offline summarizer's, recorded in `metadata.fallback` (docs/summarizers.md, "Quality gate"):
    * a fold that must land does not wait for a summarizer that keeps failing.
    */
   fallsBackToOffline: boolean;

@@ -1,6 +1,6 @@
 /**
- * The checks a summary must pass before it replaces the history (docs/compaction.md, "Quality
- * gate"). Pure: the compaction service runs them, retries once, and records a failure.
+ * The checks a summary must pass before it replaces the history (docs/summarizers.md,
+ * "Quality gate"). Pure: the compaction service runs them, retries once, and records a failure.
  */
 import { estimateTokens } from "./tokens.js";
 import { carrierText, carries, unitKey } from "./salient-units.js";

@@ -1,5 +1,5 @@
 /**
- * Range selection (docs/compaction.md, "Range compaction"): which active messages a compaction of
+ * Range selection (docs/compaction.md, "Range jobs"): which active messages a compaction of
  * the time window [from, to] folds, and the SYSTEM marker it leaves. Pure.
  */
 import type { Message } from "./model.js";

@@ -1,7 +1,7 @@
 /**
  * Salient units of chat text: names, numbers, amounts, dates, identifiers, file paths, URLs and
  * quoted strings. The offline summarizer scores sentences by them, and every fold reports which of
- * them its summary no longer carries (docs/compaction.md, "What a fold lost"). Pure, no I/O.
+ * them its summary no longer carries (docs/summarizers.md, "What a fold lost"). Pure, no I/O.
  */
 import { identifiers, replaceSpans, trimEndOf, trimStartOf, urls } from "./text-scan.js";
 

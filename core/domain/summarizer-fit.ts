@@ -1,5 +1,5 @@
 /**
- * What one summarizer call can hold (docs/compaction.md, "Summarizing"): the char cap on the
+ * What one summarizer call can hold (docs/summarizers.md, "Summarizing"): the char cap on the
  * folded messages, the largest summary budget a summarizer window allows, and the check that
  * refuses stored settings the configured summarizer cannot run.
  */
@@ -80,7 +80,7 @@ export function largestGrownSummaryTokens(summarizerContextWindow: number): numb
 }
 
 /**
- * The summary budget of one fold (docs/compaction.md, "Tunables"): `summaryWindowShare` of the
+ * The summary budget of one fold (docs/configuration.md, "Tunables"): `summaryWindowShare` of the
  * model's window, kept between `summaryMinTokens` and `summaryMaxTokens`; above the minimum it
  * grows only as far as {@link largestGrownSummaryTokens} of the summarizer. A fold that knows no
  * window and a share of 0 get the minimum.
@@ -119,7 +119,7 @@ export function withSummaryBudget<T extends Pick<Tunables, "summaryMinTokens" | 
 }
 
 /**
- * A range fold knows no model window (docs/compaction.md, "Range compaction"): its minimum is
+ * A range fold knows no model window (docs/compaction.md, "Range jobs"): its minimum is
  * raised to the size of the summary it chains, up to `summaryMaxTokens` and, like a grown budget,
  * {@link largestGrownSummaryTokens} of the summarizer, so a summary grown for a larger window is not
  * squeezed into `summaryMinTokens`.

@@ -1,6 +1,6 @@
 /**
  * How many summarizer calls a fold takes, and how much of a fold fits the cap on calls per fold
- * (docs/compaction.md, "Summarizing"): chunks of the summarizer's input cap, summarized one after
+ * (docs/summarizers.md, "Summarizing"): chunks of the summarizer's input cap, summarized one after
  * the other or in parallel and then merged. Pure: the service summarizes what this plans.
  */
 import { charsForTokens } from "./budget.js";
@@ -116,7 +116,7 @@ export function foldWithinCallCap<M extends Message>(fold: readonly M[], capChar
 
 /**
  * An upper estimate of the tokens a fold's summary costs, for the tenant's daily budget
- * (docs/reliability.md, "Limits and budgets"): its input at 3 chars a token, and per call
+ * (docs/reliability.md, "Limits, budgets and rates"): its input at 3 chars a token, and per call
  * (the quality gate's retry included) the prompt reserve, a prior summary of twice the budget and
  * the answer, as the input cap reserves them (summarizer-fit.ts). What the calls report replaces
  * it once the fold has run.

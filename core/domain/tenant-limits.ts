@@ -1,6 +1,6 @@
 /**
  * The limits of a tenant's or a project's settings (`PUT /v1/settings`) inside the deployment's own
- * ranges (docs/compaction.md, "Tunables"). Pure: checked on save, applied again on every read.
+ * ranges (docs/configuration.md, "Tunables"). Pure: checked on save, applied again on every read.
  */
 import { invalid } from "./errors.js";
 import { TUNABLES_ENV, type Tunables, type TunablesOverride } from "./tunables.js";
@@ -8,8 +8,8 @@ import { TUNABLES_ENV, type Tunables, type TunablesOverride } from "./tunables.j
 /**
  * Where a tenant's or a project's settings (`PUT /v1/settings`) stop short of the deployment's own
  * ranges: the settings that multiply one fold's summarizer calls or their burst against the
- * provider's rate limit, which every tenant of a deployment shares (docs/reliability.md, "Limits
- * and budgets"). `min`: a floor below the deployment's; `operatorCeiling`: at most the value the
+ * provider's rate limit, which every tenant of a deployment shares (docs/reliability.md,
+ * "Limits, budgets and rates"). `min`: a floor below the deployment's; `operatorCeiling`: at most the value the
  * deployment runs with (defaults < environment). Every other setting is bounded per fold by
  * `maxSummarizerCalls` and per day by the tenant's budget.
  */

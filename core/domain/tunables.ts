@@ -1,5 +1,5 @@
 /**
- * The compaction tunables (docs/compaction.md, "Tunables") with their defaults, validation, layering (defaults < env <
+ * The compaction tunables (docs/configuration.md, "Tunables") with their defaults, validation, layering (defaults < env <
  * tenant/project/request overrides). What a summarizer call can hold is in summarizer-fit.ts.
  */
 import * as z from "./zod.js";
@@ -48,7 +48,7 @@ const fields = {
   ),
   /**
    * The summary budget of a fold, in tokens, is `summaryWindowShare` of the model's window kept
-   * between these two (docs/compaction.md, "Tunables"): `summaryMinTokens` is also the budget of a
+   * between these two (docs/configuration.md, "Tunables"): `summaryMinTokens` is also the budget of a
    * fold that knows no window (env SUMMARY_MIN_TOKENS / SUMMARY_MAX_TOKENS, read only through
    * {@link tunablesFromEnv}). At most `summaryMaxTokens` (checked after merging); a layer that lowers
    * `summaryMaxTokens` below the minimum of the layers under it lowers that minimum with it.
@@ -85,7 +85,7 @@ const fields = {
   /**
    * With a `foldTarget`, the room (tokens) a HARD or EMERGENCY fold leaves below `hardThreshold` at
    * least: on a small window the target is lowered (down to folding all the selector allows), so
-   * a fold buys more than a few turns and recall keeps room (docs/compaction.md, "Tunables").
+   * a fold buys more than a few turns and recall keeps room (docs/configuration.md, "Tunables").
    */
   foldMinRoomTokens: integer(0, z.lte(1_000_000, "must be <= 1000000")),
   /**
@@ -102,7 +102,7 @@ const fields = {
   /**
    * Most summarizer calls one fold may make, the quality gate's retry included. A fold that would
    * need more folds its oldest part that fits and leaves the rest for the next fold; a range fold,
-   * which must take its whole range, fails instead (docs/compaction.md, "Summarizing").
+   * which must take its whole range, fails instead (docs/summarizers.md, "Summarizing").
    */
   maxSummarizerCalls: integer(1, z.lte(1000, "must be <= 1000")),
   /**
@@ -160,7 +160,7 @@ export const Tunables = z.strictObject(fields).check(
       );
       return; // The ladder itself is broken: the rungs placed on it are checked once it stands.
     }
-    // docs/compaction.md, "Tunables": clearing and preparing act only once compaction is due (from
+    // docs/configuration.md, "Tunables": clearing and preparing act only once compaction is due (from
     // SOFT), and clearing, the tier before summarizing, starts before EMERGENCY's fold is forced.
     if (t.clearThreshold < t.softThreshold) {
       issue("clearThreshold", `clearThreshold must be at least softThreshold (got ${t.clearThreshold} / ${t.softThreshold})`);
@@ -182,7 +182,7 @@ export const TunablesOverride = z.partial(z.strictObject(fields));
 export type TunablesOverride = z.infer<typeof TunablesOverride>;
 
 /**
- * The defaults (docs/compaction.md, "Tunables"). `maxSourceChars`: 60 000 chars is ~15k tokens
+ * The defaults (docs/configuration.md, "Tunables"). `maxSourceChars`: 60 000 chars is ~15k tokens
  * at chars/4 (~20k if the text tokenizes at 3 chars/token, like code or JSON). That fits a 32k
  * summarizer with room for the prompt, the prior summary and the output, keeps one summarizer
  * call to seconds inside a Lambda timeout, and bounds the squeeze into a 400-token summary to

@@ -36,7 +36,7 @@ export interface Metrics {
   summarizerWallTime(mode: CompactionMetricMode, ms: number, provider: string): void;
   /** One fold's summary stored or refused (dimension `outcome`). */
   foldOutcome(outcome: FoldOutcome): void;
-  /** One summary the quality gate refused (docs/compaction.md, "Quality gate"); its check is in the log. */
+  /** One summary the quality gate refused (docs/summarizers.md, "Quality gate"); its check is in the log. */
   qualityGateRefused(): void;
   /** One fold whose summary the offline summarizer gave in place of the failing one. */
   summarizerFallback(): void;
@@ -49,7 +49,7 @@ export interface Metrics {
    */
   strengthAnalysis(analyzer: "offline" | "model", tagged: number, usage?: { inputTokens?: number; outputTokens?: number }): void;
   /**
-   * One piece of model work of a tenant (docs/reliability.md, "Limits and budgets"): its calls and
+   * One piece of model work of a tenant (docs/reliability.md, "Limits, budgets and rates"): its calls and
    * tokens, with the dimensions `tenant` and `purpose`.
    */
   modelUsage(tenantId: string, purpose: ModelPurpose, use: ModelUse): void;

@@ -261,7 +261,7 @@ export interface InboxStore {
   claimRangeJob(tenantId: string, itemId: string, jobId: string): Promise<Outcome<"not_found", { jobId: string }>>;
 }
 
-/** A tenant's model usage on one UTC day (docs/reliability.md, "Limits and budgets"). */
+/** A tenant's model usage on one UTC day (docs/reliability.md, "Limits, budgets and rates"). */
 export interface DailyUsage {
   /** `YYYY-MM-DD`, UTC. */
   day: string;

@@ -201,7 +201,7 @@ export async function afterCommit(
 }
 
 /**
- * The log line of a committed fold (docs/compaction.md, "Observability"). A fold committed in a
+ * The log line of a committed fold (docs/operations.md, "What the service reports"). A fold committed in a
  * turn (inline or prepared, in a fold mode) names the turn's message: the newest active message
  * when it committed, which is the one the turn appended. Any other fold names its memory.
  */

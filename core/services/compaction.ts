@@ -33,7 +33,7 @@ export interface FoldOptions {
   abandoned?: AbortSignal;
   /** Commit as this queued fold (same id, only while it is still QUEUED): the worker's manual job. */
   queuedFoldId?: string;
-  /** A `POST .../compaction` request: its fold is logged as `manual` (docs/compaction.md, "Observability"). */
+  /** A `POST .../compaction` request: its fold is logged as `manual` (docs/operations.md, "What the service reports"). */
   manual?: boolean;
 }
 

@@ -38,7 +38,7 @@ export interface ServiceDeps extends CoreDeps {
   events: EventPublisher;
   metrics: Metrics;
   tunables: TunablesResolver;
-  /** Each tenant's daily model budget (docs/reliability.md, "Limits and budgets"). */
+  /** Each tenant's daily model budget (docs/reliability.md, "Limits, budgets and rates"). */
   budget: BudgetPolicy;
   /** Full-text index of histories, cached per container (search endpoint, recall in the context). */
   history: HistorySearch;
@@ -50,7 +50,7 @@ export interface ServiceDeps extends CoreDeps {
   summarizer: () => Promise<Summarizer>;
   /**
    * The offline summarizer an EMERGENCY fold falls back to when the summarizer keeps failing
-   * (docs/compaction.md, "Quality gate"); without it such a fold fails as in every other mode.
+   * (docs/summarizers.md, "Quality gate"); without it such a fold fails as in every other mode.
    */
   offlineSummarizer?: (maxOutputTokens: number) => Summarizer;
   /** How a deletion splits its work (core/services/process-deletion.ts); defaults there. */
@@ -112,7 +112,7 @@ export const DEFAULT_COMPACTION_CONFIG: CompactionConfig = Object.freeze({
   leaseWaitMs: 30_000,
 });
 
-/** History search and recall (core/services/history-search.ts builds it; README "History search"). */
+/** History search and recall (core/services/history-search.ts builds it; docs/features.md "History search and recall"). */
 export interface HistorySearch {
   search(deps: CoreDeps, key: ProcessKey, query: HistoryQuery): Promise<{ items: SearchResultItem[] }>;
   /**

@@ -176,7 +176,7 @@ const FALLS_BACK = (failure: Extract<ChunkedSummary, { ok: false }>) =>
 /**
  * The summary a fold commits: the summarizer's, or, in a mode that falls back to offline
  * (EMERGENCY) when the summarizer failed, the offline summarizer's with the failure's code as the
- * reason (docs/compaction.md, "Quality gate"). Plan limits (`summarizer_call_cap`, a stalled
+ * reason (docs/summarizers.md, "Quality gate"). Plan limits (`summarizer_call_cap`, a stalled
  * merge) are not summarizer failures and do not fall back.
  */
 async function orOffline(

@@ -1,5 +1,5 @@
 /**
- * Appending and listing messages. Append applies the auto-pin rule (README "Auto-pin") and the
+ * Appending and listing messages. Append applies the auto-pin rule (docs/features.md "Auto-pin") and the
  * idempotency key; listing serves the full history or the active (replay) view.
  */
 import { AppError, conflict, isItemTooLarge, notFound } from "../domain/errors.js";
@@ -20,7 +20,7 @@ import { keepNative, withNative } from "./native-content.js";
 const PINNED_TAG = "STRENGTH:pinned";
 
 /**
- * The auto-pin rule (README "Auto-pin"), in its short-circuit order: role, then tags, and only then the existence check, so
+ * The auto-pin rule (docs/features.md "Auto-pin"), in its short-circuit order: role, then tags, and only then the existence check, so
  * ASSISTANT/SYSTEM/TOOL messages and explicitly rated ones cost no read. The check asks for an
  * earlier USER message (api.md: SYSTEM messages before the first USER message do not count). Two parallel first
  * messages may both see an empty history and both be pinned: harmless, both stay verbatim.
@@ -139,7 +139,7 @@ export async function getMessage(deps: CoreDeps, key: ProcessKey, messageId: str
  * Sets the message's one STRENGTH tag (null removes it). Only an active message changes: the write
  * is conditional on the message being unarchived and its tags unchanged since read, and it bumps
  * META.version, so a compaction that selected the message under its old strength cannot commit
- * (docs/compaction.md, "Changing a message's strength"). An unfinished roll-forward is finished
+ * (docs/compaction.md, "Changing a message's strength after the fact"). An unfinished roll-forward is finished
  * first, so a message that a committed fold still has to archive answers 409, never gets pinned.
  */
 export async function setMessageStrength(

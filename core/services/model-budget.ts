@@ -1,5 +1,5 @@
 /**
- * Each tenant's daily model budget (docs/reliability.md, "Limits and budgets"): tokens per UTC day,
+ * Each tenant's daily model budget (docs/reliability.md, "Limits, budgets and rates"): tokens per UTC day,
  * set per tenant by the operator (`npm run budget`) or for the deployment
  * (`TENANT_DAILY_TOKEN_BUDGET`, default unlimited). Model work reserves its upper estimate first
  * (one conditional ADD on the tenant's usage item of the day, so concurrent folds cannot together

@@ -1,5 +1,5 @@
 /**
- * Counting what model work uses (docs/reliability.md, "Limits and budgets"): a summarizer wrapped
+ * Counting what model work uses (docs/reliability.md, "Limits, budgets and rates"): a summarizer wrapped
  * so that each call adds its calls and tokens to one tally. Tokens are what the provider reported;
  * a call that reports none (the offline summarizer, some OpenAI-compatible servers) counts the
  * service's chars/4 estimate of the text it sent and got back.

@@ -1,5 +1,5 @@
 /**
- * Committing a PREPARED fold in a turn (docs/compaction.md, "Commit without a model"): the commit
+ * Committing a PREPARED fold in a turn (docs/compaction.md, "What a turn does"): the commit
  * protocol without the summarizer step, only if the fold still fits the state it meets.
  */
 import { tokensAfterFold } from "../domain/fold-size.js";

@@ -1,5 +1,5 @@
 /**
- * Range compaction (docs/compaction.md, "Range compaction"): folds the active messages of a time
+ * Range compaction (docs/compaction.md, "Range jobs"): folds the active messages of a time
  * window (an accepted offer, run by the worker, or `POST .../compaction/range`) and leaves a
  * SYSTEM marker, through the commit protocol (./commit.ts).
  */

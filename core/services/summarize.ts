@@ -1,5 +1,5 @@
 /**
- * Summarizing a fold (docs/compaction.md, "Summarizing"): the summarizer and its input cap for the
+ * Summarizing a fold (docs/summarizers.md, "Summarizing"): the summarizer and its input cap for the
  * fold's window, the chunked summary (summary-chunks.ts), then the quality gate with one retry. No
  * store access: the caller writes what comes back.
  */
@@ -33,7 +33,7 @@ export async function summarizeChecked(
   const checked = checkSummary(first.result.text, { maxTokens, required });
   // A summary the summarizer cut to the budget passes the checks on what is left; the gate still
   // asks once for one that fits whole, and keeps the cut one, marked `truncated`, if that is all
-  // it gets (docs/compaction.md, "Quality gate").
+  // it gets (docs/summarizers.md, "Quality gate").
   const cut = checked.ok && first.result.truncated === true;
   if (checked.ok && !cut) return first.result;
   const verdict: Exclude<QualityVerdict, { ok: true }> = checked.ok
@@ -88,7 +88,7 @@ export async function summarizeChecked(
  * The summary of an EMERGENCY fold whose summarizer kept failing: the offline summarizer's, over
  * the same chunks. It is checked like any summary except for the required units: an extractive
  * summary keeps what its budget holds, and what it dropped is in the loss report
- * (docs/compaction.md, "Quality gate").
+ * (docs/summarizers.md, "Quality gate").
  */
 export async function summarizeOffline(
   offline: Summarizer,

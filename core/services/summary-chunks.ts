@@ -71,7 +71,7 @@ export const failed = (outcome: Extract<SummarizeOutcome, { ok: false }>, calls:
   ...(usage ? { usage } : {}),
 });
 
-/** What the merge call is told about its input (docs/compaction.md, "Summarizing"). */
+/** What the merge call is told about its input (docs/summarizers.md, "Summarizing"). */
 export const MERGE_INSTRUCTIONS =
   "The messages to fold are summaries of consecutive parts of the conversation, oldest first. Merge them with the prior summary into one summary.";
 

@@ -1,5 +1,5 @@
 /**
- * What a fold's summary is stored with (docs/compaction.md, "What a fold lost"): the units it must
+ * What a fold's summary is stored with (docs/summarizers.md, "What a fold lost"): the units it must
  * keep, its loss report and the messages each of its lines came from.
  */
 import type { Memory, Message } from "../domain/model.js";

@@ -1,5 +1,5 @@
 /**
- * Cost limits per tenant over HTTP (docs/reliability.md, "Limits and budgets"): settings that
+ * Cost limits per tenant over HTTP (docs/reliability.md, "Limits, budgets and rates"): settings that
  * would multiply summarizer calls stop at the tenant limits, a fold's calls are capped and its
  * merge converges whatever the deployment's settings, and the prompt size and window a caller
  * reports are bounded.

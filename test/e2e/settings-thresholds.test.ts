@@ -1,6 +1,6 @@
 /**
  * clearThreshold and prepareThreshold are checked against the mode thresholds when stored
- * (docs/compaction.md, "Tunables"): a 400 naming the field, and nothing stored.
+ * (docs/configuration.md, "Tunables"): a 400 naming the field, and nothing stored.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestService } from "../support/service.js";

@@ -1,6 +1,6 @@
 /**
  * Message ids sort by creation time (core/adapters/ids.ts): the history is listed in id order,
- * and a range compaction selects by `createdAt` (docs/compaction.md, "Range compaction"), so the
+ * and a range compaction selects by `createdAt` (docs/compaction.md, "Range jobs"), so the
  * two orders must agree even when appends of one container overlap, against the real DynamoDB
  * Local engine.
  */

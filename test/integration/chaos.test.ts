@@ -100,7 +100,7 @@ describe("a short seeded chaos run", () => {
     expect(report.native.blobs, lines.join("\n")).toBeGreaterThan(0);
     expect(report.operations).toBeGreaterThan(160);
     // Calls were held, some while the engine went on, one of them a roll-forward between its reads
-    // and its writes (overtaken by a revert, docs/reliability.md "Stalls").
+    // and its writes (overtaken by a revert, tools/chaos/README.md "Stalls").
     expect(report.stalls.held, lines.join("\n")).toBeGreaterThan(5);
     expect(report.stalls.detached, lines.join("\n")).toBeGreaterThan(0);
     expect(report.faultsByKind["stall:finishPendingArchive:inside"] ?? 0, lines.join("\n")).toBeGreaterThan(0);
@@ -211,7 +211,7 @@ describe("the harness catches a broken store", () => {
 
   it("reports what a stalled, unguarded roll-forward archives into a fold a revert undid meanwhile", async () => {
     // Seed 20 plans a flood, then its fold's roll-forward stalls after its reads while a revert
-    // undoes the fold (docs/reliability.md, "Stalls").
+    // undoes the fold (tools/chaos/README.md, "Stalls").
     const report = await runChaos({ seed: 20, turns: 40, engines: 2, endpoint: dynamoEndpoint(), wrapStore: unguardedRollForward });
     expect(report.faultsByKind["stall:finishPendingArchive:inside"] ?? 0).toBeGreaterThan(0);
     expect(report.violations.join("\n")).toMatch(/is archived into REVERTED memory/);

@@ -1,5 +1,5 @@
 /**
- * The log line of a committed compaction (docs/compaction.md, "Observability"), against DynamoDB
+ * The log line of a committed compaction (docs/operations.md, "What the service reports"), against DynamoDB
  * Local: `<engine>.turn id='<turn>' compaction (<when>) ok: <n> msgs -> <chars> chars` as the message
  * of the one INFO entry, its structured fields beside it.
  */

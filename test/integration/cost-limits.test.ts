@@ -1,5 +1,5 @@
 /**
- * Cost limits per tenant against DynamoDB Local (docs/reliability.md, "Limits and budgets"): a
+ * Cost limits per tenant against DynamoDB Local (docs/reliability.md, "Limits, budgets and rates"): a
  * merge that does not converge stops, a fold past the call cap folds its oldest part (a range
  * fails), every piece of model work is metered per tenant, and the daily budget refuses work that
  * needs the model (a reason for a turn, a dropped job for the worker), atomically across folds.

@@ -1,5 +1,5 @@
 /**
- * The interleaving checker (tools/interleavings/, docs/reliability.md "The interleaving checker")
+ * The interleaving checker (tools/interleavings/, tools/interleavings/README.md "The interleaving checker")
  * on small budgets: every scenario's first schedules (fewest preemptions first) keep the
  * invariants; the schedule that once re-archived restored messages into a reverted fold replays
  * clean; and the checker finds a lost update by itself and replays it, so it is not vacuous.

@@ -1,6 +1,6 @@
 /**
- * The summary budget settings against DynamoDB Local (docs/compaction.md, "Tunables";
- * docs/configuration.md): `summaryMaxTokens` is a maximum however large the window, settings
+ * The summary budget settings against DynamoDB Local (docs/configuration.md, "Tunables" and
+ * "Summary budget"): `summaryMaxTokens` is a maximum however large the window, settings
  * stored under the old meaning read as a maximum, a range fold's budget holds the summary it
  * chains, and a stored setting or layer that cannot be used is logged and counted.
  */

@@ -1,6 +1,6 @@
 /**
  * In background mode a SOFT fold is queued only once it would fold `softMinFoldTokens`, like an
- * inline SOFT fold (docs/compaction.md, "Tunables"): the setting means the same on both paths.
+ * inline SOFT fold (docs/configuration.md, "Tunables"): the setting means the same on both paths.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { createLocalBus } from "../../core/adapters/events/local-bus.js";

@@ -1,5 +1,5 @@
 /**
- * One turn starts from one assessment (docs/compaction.md, "Where the code lives"): it resolves
+ * One turn starts from one assessment (docs/architecture.md, "One turn's path"): it resolves
  * the model window once and loads the tunables once, whether it queues a fold, commits a prepared
  * one, or folds inline; a manual compaction that runs out of its budget loads them once as well.
  * Against DynamoDB Local, with the tunables loader and the window resolver wrapped to count calls.

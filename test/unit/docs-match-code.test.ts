@@ -1,6 +1,6 @@
 /**
  * The documentation states what the code does, where a reader would act on it: the tunables with
- * their defaults and env variables (docs/compaction.md, "Tunables", the one list), the wire shapes
+ * their defaults and env variables (docs/configuration.md, "Tunables", the one list), the wire shapes
  * (docs/api.md, each defined once), how the summarizer's provider is chosen (docs/api.md), which
  * sections of the memory block are dynamic (docs/turns.md), and the rate and event figures.
  */
@@ -74,8 +74,8 @@ const sorted = (names: Iterable<string>) => [...names].sort();
 /** Stored beside a summary but never answered (`withoutDetail`, core/services/memories.ts). */
 const DETAIL_ONLY = ["citations", "droppedUnits", "keepUnits"];
 
-describe("docs/compaction.md, Tunables: the one list of tunables", () => {
-  const rows = tableRows(read("docs/compaction.md"), "Tunables");
+describe("docs/configuration.md, Tunables: the one list of tunables", () => {
+  const rows = tableRows(read("docs/configuration.md"), "Tunables");
   const byName = new Map(rows.map((r) => [r[0]!.replace(/`/g, ""), r]));
 
   // Every tunable has a variable; one without a default (retentionDays) is absent from the defaults.
@@ -108,7 +108,7 @@ describe("docs/api.md", () => {
 
   it("sends PUT /v1/settings to the one list of tunables", () => {
     const row = api.split("\n").find((l) => l.startsWith("| `PUT /v1/settings` |"));
-    expect(row).toContain("[compaction.md, \"Tunables\"](compaction.md#tunables)");
+    expect(row).toContain("[configuration.md, \"Tunables\"](configuration.md#tunables)");
   });
 
   it("defines each wire shape once, with the fields the service answers", () => {
@@ -194,7 +194,7 @@ describe("README.md and docs/configuration.md", () => {
     expect(pages.filter((page) => !readme.includes(`](docs/${page})`))).toEqual([]);
   });
 
-  it("docs/configuration.md leaves every tunable to the one list in docs/compaction.md", () => {
+  it("docs/configuration.md's environment table leaves every tunable to the one list, \"Tunables\"", () => {
     const rows = tableRows(read("docs/configuration.md"), "Environment");
     expect(rows.length).toBeGreaterThan(10);
     const named = rows.flatMap((r) => [...r[0]!.matchAll(/`([A-Z_]+)`/g)].map((m) => m[1]));

@@ -1,7 +1,7 @@
 /**
  * The OpenAI Agents SDK hands its session items in its own spelling of the Responses API items
  * (`callId`, `function_call_result`); the service stores them as `openai-responses` content and
- * reads them for its projection like the API's own items (docs/integrations.md, "OpenAI Agents SDK").
+ * reads them for its projection like the API's own items (docs/integrations.md, "OpenAI Agents SDK: `createMemorySession`").
  */
 import { describe, expect, it } from "vitest";
 import { nativeProblems } from "../../core/domain/native/checks.js";

@@ -1,6 +1,6 @@
 /**
- * The summarizer's retry policy (core/adapters/llm/retry.ts, docs/summarizers.md "Timeouts and
- * retries") on a fake clock: how many attempts, how long each may take, how long it waits between
+ * The summarizer's retry policy (core/adapters/llm/retry.ts, docs/summarizers.md
+ * "Time bounds") on a fake clock: how many attempts, how long each may take, how long it waits between
  * them, which failures it retries and when it gives up.
  */
 import { describe, expect, it } from "vitest";

@@ -255,7 +255,7 @@ describe("no tool result without its call, no call without its results, on any c
       fc.property(historyArb, modeArb, tunablesArb, fc.integer({ min: MIN_CHUNK_CHARS, max: 6_000 }), (messages, mode, t, cap) => {
         const fold = selectForCompaction(messages, mode, t).fold;
         // With room for every message of the fold in one call, no group has to be spread over calls
-        // (the last resort for a group too large for one call, docs/compaction.md "Summarizing").
+        // (the last resort for a group too large for one call, docs/summarizers.md "Summarizing").
         const chunks = chunkBySourceChars(fold, Math.max(cap, MIN_CHUNK_CHARS * fold.length));
         expect(chunks.flatMap((c) => c.messages)).toEqual(fold);
         for (const chunk of chunks) expect(orphans(chunk.messages, fold)).toEqual([]);

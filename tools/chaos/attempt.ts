@@ -22,7 +22,7 @@ export type HarnessFault = Omit<StoreFaultPlan, "method"> & { method: StoreFault
 export type OpFaults = {
   fault: HarnessFault | null;
   summarizer: readonly SummarizerStep[];
-  /** A call held for a while (docs/reliability.md, "Stalls"). */
+  /** A call held for a while (tools/chaos/README.md, "Stalls"). */
   stall?: StallPlan | undefined;
   /** How a detached stall waits (set by the engine loop, run-plan.ts); without it the stall sleeps `ms`. */
   hold?: (() => Promise<void>) | undefined;

@@ -52,7 +52,7 @@ export const STALL_METHODS = [
 export type StallMethod = (typeof STALL_METHODS)[number];
 
 /**
- * A call held for a while (docs/reliability.md, "Stalls"). A detached stall lets the engine go on:
+ * A call held for a while (tools/chaos/README.md, "Stalls"). A detached stall lets the engine go on:
  * it runs its next `afterOps` operations while the call waits (at most `ms`), as if the request
  * had timed out on the client while its Lambda was still working; then the call resumes.
  */

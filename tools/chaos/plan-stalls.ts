@@ -1,5 +1,5 @@
 /**
- * The stalls of one engine's plan (docs/reliability.md, "Stalls"): which call of an operation is
+ * The stalls of one engine's plan (tools/chaos/README.md, "Stalls"): which call of an operation is
  * held, where, for how long, and whether the engine goes on meanwhile; which offers' answers
  * arrive late, or again after their range summary was undone; and, after a flood, the slow
  * roll-forward that a revert (or a new fold) overtakes.

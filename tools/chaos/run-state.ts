@@ -47,7 +47,7 @@ export interface ChaosOptions {
   execution?: "inline" | "background";
   /**
    * Hold store calls, summarizer answers and offer answers as the plan says (default true;
-   * docs/reliability.md, "Stalls"). Off: the plan of the seed from before stalls existed.
+   * tools/chaos/README.md, "Stalls"). Off: the plan of the seed from before stalls existed.
    */
   stalls?: boolean;
 }

@@ -1,6 +1,6 @@
 /**
- * Scenarios of native content (docs/api.md, "Native content"; docs/reliability.md, "The
- * interleaving checker"): a native Anthropic tool loop appended while the worker commits a
+ * Scenarios of native content (docs/api.md, "Native content"; tools/interleavings/README.md,
+ * "The interleaving checker"): a native Anthropic tool loop appended while the worker commits a
  * prepared fold and a turn commits it itself, and an append whose blob was put but whose message
  * write never happened (its container died there) or was held while the engine's retry and the
  * next turn ran. The large result is kept as a blob in the stage's blob store.

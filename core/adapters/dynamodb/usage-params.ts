@@ -1,6 +1,6 @@
 /**
- * Pure DynamoDB inputs of per-tenant model usage and budgets (docs/reliability.md, "Limits and
- * budgets"): one item per tenant and UTC day, counted with atomic ADDs, and the operator's budget
+ * Pure DynamoDB inputs of per-tenant model usage and budgets (docs/reliability.md,
+ * "Limits, budgets and rates"): one item per tenant and UTC day, counted with atomic ADDs, and the operator's budget
  * item. Nothing here sends: tests assert the whole input.
  */
 import type { GetCommandInput, PutCommandInput, UpdateCommandInput } from "@aws-sdk/lib-dynamodb";

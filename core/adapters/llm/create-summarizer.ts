@@ -115,7 +115,7 @@ export function resolveSummarizerConfig(
 /**
  * The summarizer's default output budget: the fixed budget of `SUMMARY_MIN_TOKENS` and
  * `SUMMARY_MAX_TOKENS`, read and range-checked by the tunables (their one reader); every fold
- * passes its own budget per call (docs/compaction.md, "Tunables").
+ * passes its own budget per call (docs/configuration.md, "Tunables").
  */
 function summaryBudgetFromEnv(env: Record<string, string | undefined>): number {
   try {

@@ -1,5 +1,5 @@
 /**
- * How native content is kept (docs/configuration.md, "Native content and blobs"): small content
+ * How native content is kept (docs/configuration.md, "Blob storage"): small content
  * inline on the message, each string part past a size as a content-addressed blob, and content
  * that is still too large inline as one blob. A blob holds the JSON text of its value, so any
  * string (lone surrogates included) comes back exactly. Pure: the caller puts and gets the blobs.

@@ -30,7 +30,7 @@ const REQUIRED: Record<NativeFormat, Record<string, Record<string, Field>>> = {
     reasoning: {},
     function_call: { name: "string", arguments: "string" },
     function_call_output: { call_id: "string", output: "string|array" },
-    // The Agents SDK's own spelling of a result (docs/integrations.md, "OpenAI Agents SDK").
+    // The Agents SDK's own spelling of a result (docs/integrations.md, "OpenAI Agents SDK: `createMemorySession`").
     function_call_result: { callId: "string" },
     custom_tool_call: { call_id: "string", name: "string", input: "string" },
     custom_tool_call_output: { call_id: "string", output: "string|array" },

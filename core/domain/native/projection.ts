@@ -157,7 +157,7 @@ const PROJECTORS: Record<NativeFormat, (e: JsonObject, d: Draft) => void> = {
         for (const s of Array.isArray(item.summary) ? item.summary : []) if (isObject(s)) d.reasoningChars += str(s.text).length;
         return;
       case "function_call":
-        // `callId`: the Agents SDK's spelling of the same item (docs/integrations.md, "OpenAI Agents SDK").
+        // `callId`: the Agents SDK's spelling of the same item (docs/integrations.md, "OpenAI Agents SDK: `createMemorySession`").
         d.toolCalls.push({ id: ref(str(item.call_id) || str(item.callId)), name: ref(str(item.name)), arguments: str(item.arguments) });
         return;
       case "custom_tool_call":
