@@ -1,5 +1,5 @@
 /**
- * The bound on a turn's answer (docs/api.md, "Limits"): Lambda answers a synchronous invocation
+ * The bound on a turn's answer (docs/api.md, "Native content"): Lambda answers a synchronous invocation
  * with at most 6 MB, and API Gateway's proxy answer carries the body as a JSON string, so the
  * bytes that count are those of the body once more encoded as a string. An answer past the bound
  * would reach the engine as a bare 502 with the turn's work done; instead the turn first leaves

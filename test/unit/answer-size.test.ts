@@ -1,5 +1,5 @@
 /**
- * The bound on a turn's answer (docs/api.md, "Limits"): at the limit it is sent as built; one byte
+ * The bound on a turn's answer (docs/api.md, "Native content"): at the limit it is sent as built; one byte
  * past, native content is left to `request`, or the turn is a 413 naming the size.
  */
 import { describe, expect, it } from "vitest";
