@@ -801,7 +801,7 @@ export interface components {
         };
         MessageInput: {
             /** @enum {string} */
-            role?: "USER" | "ASSISTANT" | "SYSTEM" | "TOOL";
+            role?: "USER" | "ASSISTANT" | "SYSTEM" | "TOOL" | "user" | "assistant" | "system" | "tool";
             content?: string;
             tags?: string[];
             idempotencyKey?: string;

@@ -1,7 +1,8 @@
 /**
  * Selection: a budgeted maximum-coverage greedy over the units. Each round takes the unit with the
  * best gain per character, where gain counts only facts no chosen unit covers yet; the prior
- * summary first gets a reserved share, so old facts fade slowly. See docs/summarizers.md.
+ * summary first gets a reserved share, so old facts fade slowly; a line is printed once, however
+ * often it was said. See docs/summarizers.md.
  */
 import { lineFor } from "./format.js";
 import type { Unit } from "./units.js";
@@ -15,9 +16,11 @@ const DAY_HEADING_CHARS = 11;
 
 /** The units to print within `budget` characters, in their original order. Deterministic. */
 export function select(units: Unit[], budget: number): Unit[] {
-  // A unit's line never changes: its length is taken once, not in every round.
-  const lineChars = new Map(units.map((u) => [u, lineFor(u).length + 1]));
+  // A unit's line never changes: it is built once, not in every round.
+  const lines = new Map(units.map((u) => [u, lineFor(u)]));
   const covered = new Set<string>();
+  // A line already printed says nothing new however often it was said: "- Assistant: Noted." once.
+  const printed = new Set<string>();
   const coveredDays = new Set<string>();
   const chosen: Unit[] = [];
   const pool = new Set(units);
@@ -29,7 +32,9 @@ export function select(units: Unit[], budget: number): Unit[] {
       let bestRatio = 0;
       let bestCost = 0;
       for (const u of candidates()) {
-        const cost = lineChars.get(u)! + dayHeadingCost(u, coveredDays);
+        const line = lines.get(u)!;
+        if (printed.has(line)) continue;
+        const cost = line.length + 1 + dayHeadingCost(u, coveredDays);
         if (used + cost > limit) continue;
         const gain = unitGain(u, covered);
         // A unit must add something besides its day heading: "Good choice." dated is still noise.
@@ -44,6 +49,7 @@ export function select(units: Unit[], budget: number): Unit[] {
       }
       if (!best) return;
       chosen.push(best);
+      printed.add(lines.get(best)!);
       pool.delete(best);
       used += bestCost;
       for (const key of best.keys.keys()) covered.add(key);
