@@ -137,6 +137,8 @@ type Method<K extends keyof client.MemoryClient> = client.MemoryClient[K];
 type Returned<K extends keyof client.MemoryClient> = Awaited<ReturnType<Method<K>>>;
 /** The query parameters a method takes as its argument `I`. */
 type QueryKeys<K extends keyof client.MemoryClient, I extends number> = keyof NonNullable<Parameters<Method<K>>[I]>;
+/** The per-call options (client-only), which share an argument with the import's query. */
+type CallOptionKeys = keyof client.RequestOptions;
 
 expectTypeOf<Returned<"beginTurn">>().toEqualTypeOf<TurnAnswer>();
 expectTypeOf<Parameters<Method<"beginTurn">>[1]>().toEqualTypeOf<z.input<typeof http.TurnBody>>();
@@ -147,7 +149,7 @@ expectTypeOf<Returned<"deleteProcess">["status"]>().toEqualTypeOf<Answer<typeof 
 // An export is NDJSON lines; an import answers what the service's import returns.
 expectTypeOf<Method<"exportProcess">>().returns.toEqualTypeOf<AsyncIterable<string>>();
 expectTypeOf<Returned<"importProcess">>().toEqualTypeOf<ImportResult>();
-expectTypeOf<Exclude<QueryKeys<"importProcess", 2>, keyof client.RequestOptions>>().toEqualTypeOf<keyof z.input<typeof http.ImportQuery>>();
+expectTypeOf<Exclude<QueryKeys<"importProcess", 2>, CallOptionKeys>>().toEqualTypeOf<keyof z.input<typeof http.ImportQuery>>();
 expectTypeOf<Returned<"listProcesses">>().toEqualTypeOf<server.Page<server.Process>>();
 expectTypeOf<QueryKeys<"listProcesses", 0>>().toEqualTypeOf<keyof z.input<typeof http.ListProcessesQuery>>();
 expectTypeOf<Returned<"appendMessage">["message"]>().toEqualTypeOf<server.Message>();
