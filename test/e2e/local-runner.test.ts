@@ -4,7 +4,7 @@
  * the port and how to pick another; a failure after DynamoDB Local started stops it again; and the
  * demo plays its session into a running service, where it stays for the inspector.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
@@ -79,6 +79,39 @@ describe("npm start", () => {
     expect(exit.stderr).toContain("Cannot start the local runner");
     // DynamoDB Local itself refused the name, so its java process was running, and it is gone again.
     expect(exit.stderr).toContain("ValidationException: Invalid table/index name");
+    expect(processesWith(marker)).toEqual([]);
+  }, 120_000);
+});
+
+describe("npm start's banner", () => {
+  it("names the inspector and what the offline summarizer is for, and Ctrl-C leaves nothing running", async () => {
+    const marker = `VTM_RUNNER_TEST=${randomUUID()}`;
+    const [name, value] = marker.split("=") as [string, string];
+    const free = await listen();
+    await new Promise((r) => free.server.close(r));
+    const child = spawn(process.execPath, ["--import", "tsx", join(REPO, "local/main.ts")], {
+      cwd: REPO,
+      env: { ...process.env, PORT: String(free.port), SUMMARIZER: "offline", [name]: value },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    let out = "";
+    // The banner ends with its "Try:" line; wait for it (or for the process to end).
+    await new Promise<void>((resolve) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes("  Try:")) resolve();
+      });
+      void exited.then(() => resolve());
+    });
+    const url = `http://127.0.0.1:${free.port}`;
+    expect(out).toContain(`Vancetope Memory is running at ${url}`);
+    expect(out).toContain(`  Inspector:  ${url}/`);
+    expect(out).toContain("  Summarizer: offline (offline-extractive-v1)");
+    expect(out.replace(/\s+/g, " ")).toContain("for wiring and tests, not real summaries: set OPENAI_API_KEY, ANTHROPIC_API_KEY or OPENAI_BASE_URL (vLLM, Ollama) for an LLM's summaries (docs/summarizers.md)");
+    expect(processesWith(marker).length).toBeGreaterThan(1);
+    child.kill("SIGINT");
+    expect(await exited).toBe(0);
     expect(processesWith(marker)).toEqual([]);
   }, 120_000);
 });
