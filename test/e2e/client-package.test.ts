@@ -118,7 +118,7 @@ describe("@vancetope/memory-client from its tarball", () => {
     expect(out.missing).toBe("process.not_found");
     expect(out.tools).toEqual(["search_history", "get_message"]);
     expect(out.found).toEqual(["Hello from an installed package"]);
-  });
+  }, 120_000);
 });
 
 describe("the licence and the registry's manifest", () => {
