@@ -1,5 +1,5 @@
 /** The engine-side client of Vancetope Memory: the HTTP client, the wire types, the prompt helpers (OpenAI Chat and Responses, Anthropic, Gemini). */
-export { createMemoryClient, MemoryApiError, type MemoryClient, type MemoryClientOptions } from "./memory-client.js";
+export { createMemoryClient, MemoryApiError, type MemoryClient, type MemoryClientOptions, type RequestOptions } from "./memory-client.js";
 export {
   CONTINUATION_TEXT,
   toAnthropicRequest,

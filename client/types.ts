@@ -6,6 +6,8 @@
  */
 
 export type Role = "USER" | "ASSISTANT" | "SYSTEM" | "TOOL";
+/** A role as a message may be sent: upper case, or lower case as the model SDKs write it (stored upper case). */
+export type RoleInput = Role | "user" | "assistant" | "system" | "tool";
 export type CompactionMode = "NONE" | "SOFT" | "HARD" | "EMERGENCY";
 export type Strength = "weak" | "normal" | "strong" | "pinned";
 export type StrengthTag = "STRENGTH:weak" | "STRENGTH:normal" | "STRENGTH:strong" | "STRENGTH:pinned";
@@ -124,6 +126,57 @@ export interface Memory {
   tokens: number;
 }
 
+/** What `GET /v1/processes/{processId}/memories/{memoryId}/sources` answers: the originals a summary folded. */
+export interface MemorySources {
+  memory: Memory;
+  /** The folded messages, oldest first. */
+  items: Message[];
+  /** Ids of folded messages a retention has removed (docs/configuration.md, "Retention"). */
+  expired: string[];
+}
+
+/** What `GET /v1/settings` and `PUT /v1/settings` answer (docs/api.md, "Settings"). */
+export interface Settings {
+  /** The overrides stored for the tenant, or for the project with `projectId`. */
+  overrides: SettingsInput;
+  /** The tunables in effect: the defaults, the deployment's environment, then the overrides. */
+  effective: Tunables;
+}
+
+/** The compaction tunables (docs/compaction.md, "Tunables"). */
+export interface Tunables {
+  softThreshold: number;
+  hardThreshold: number;
+  prepareThreshold: number;
+  emergencyThreshold: number;
+  keepRecent: number;
+  softAnchor: number;
+  hardAnchor: number;
+  emergencyAnchor: number;
+  maxSourceChars: number;
+  summaryMinTokens: number;
+  summaryMaxTokens: number;
+  summaryWindowShare: number;
+  softMinFoldTokens: number;
+  foldTarget: number;
+  foldMinRoomTokens: number;
+  recallMaxTokens: number;
+  summarizerConcurrency: number;
+  maxSummarizerCalls: number;
+  foldCurrentTurn: number;
+  clearThreshold: number;
+  keepToolResults: number;
+  clearMinResultTokens: number;
+  clearMinSaving: number;
+  sideChannelEnabled: boolean;
+  inlineOnCompaction: boolean;
+  /** Days an archived original is kept; null keeps it forever over the layers below. */
+  retentionDays?: number | null;
+}
+
+/** What `PUT /v1/settings` takes: any of the tunables; each replaces the stored one. */
+export type SettingsInput = Partial<Tunables>;
+
 /** What `GET /v1/processes/{processId}/memories/{memoryId}` answers. */
 export interface MemoryDetail {
   memory: Memory;
@@ -236,11 +289,14 @@ export interface UpsertProcessInput {
 
 export interface AppendMessageInput {
   /** Required, except where the native content decides it. */
-  role?: Role;
+  role?: RoleInput;
   /** Required without `native`; with it, derived (the text projection) when left out. */
   content?: string;
   tags?: string[];
-  /** A retry with the same key returns the first message instead of appending twice. */
+  /**
+   * A retry with the same key returns the first message instead of appending twice; the same key
+   * with another body is refused (409 `idempotency.key_reused`).
+   */
   idempotencyKey?: string;
   toolCallId?: string;
   toolCalls?: ToolCall[];

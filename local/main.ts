@@ -1,8 +1,13 @@
 /** `npm start`: the whole service on this machine, until SIGINT/SIGTERM. */
 import { readLocalEnv } from "../core/composition/env.js";
-import { startLocalService } from "./server.js";
+import { PortInUseError, startLocalService } from "./server.js";
 
-const service = await startLocalService();
+// startLocalService stops whatever it started (DynamoDB Local included) before it rejects.
+const service = await startLocalService().catch((e: unknown) => {
+  if (e instanceof PortInUseError) console.error(`Cannot start: ${e.message}`);
+  else console.error("Cannot start the local runner:", e);
+  process.exit(1);
+});
 const { dataDir } = readLocalEnv(process.env);
 const [key, tenant] = [...service.apiKeys][0]!;
 const summarizer = await service.deps.summarizer();
@@ -12,8 +17,15 @@ console.log(
     `Vancetope Memory is running at ${service.url}`,
     `  API key:    ${key} (tenant ${tenant})   ->  Authorization: Bearer ${key}`,
     `  Summarizer: ${summarizer.provider} (${summarizer.model})`,
+    ...(summarizer.provider === "offline"
+      ? [
+          "              for wiring and tests, not real summaries: set OPENAI_API_KEY, ANTHROPIC_API_KEY or",
+          "              OPENAI_BASE_URL (vLLM, Ollama) for an LLM's summaries (docs/summarizers.md)",
+        ]
+      : []),
     `  DynamoDB:   ${service.dynamoEndpoint}, table ${service.tableName}${dataDir ? `, data in ${dataDir}` : " (in memory)"}`,
     `  Blobs:      ${service.blobStorage.location}${service.blobStorage.temporary ? " (removed on stop, like the table)" : ""}`,
+    `  Inspector:  ${service.url}/ (a process's messages, summaries and search)`,
     `  API:        ${service.url}/reference (reference), ${service.url}/openapi.json (OpenAPI 3.1)`,
     `  Try:        curl ${service.url}/health`,
     "",

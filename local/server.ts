@@ -4,6 +4,7 @@
  */
 import { serve, type ServerType } from "@hono/node-server";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Context } from "hono";
@@ -71,16 +72,46 @@ async function localBlobs(env: NodeJS.ProcessEnv, dataDir: string | undefined) {
   return { localDir: temp, location: path.join(temp, "blobs"), temp };
 }
 
+/** The runner's port is taken: nothing was started (or all that was is stopped again). */
+export class PortInUseError extends Error {
+  override readonly name = "PortInUseError";
+  constructor(
+    readonly port: number,
+    readonly host: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `port ${port} on ${host} is in use (another \`npm start\`?); stop that process, or pick another port: PORT=${port === 3000 ? 3001 : port + 1} npm start`,
+      options,
+    );
+  }
+}
+
+/** Rejects with PortInUseError when `port` cannot be listened on; 0 (any free port) always can. */
+export async function checkPortFree(port: number, host: string): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", (e: NodeJS.ErrnoException) => reject(e.code === "EADDRINUSE" ? new PortInUseError(port, host, { cause: e }) : e));
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
+}
+
 export async function startLocalService(options: LocalServiceOptions = {}): Promise<LocalService> {
   const env = options.env ?? process.env;
   const local = readLocalEnv(env);
   const log: Log = options.quiet ? silentLog : createPowertoolsLog(serviceNameOf(env));
   const apiKeys = parseApiKeys(local.apiKeys ?? DEFAULT_LOCAL_KEYS);
+  const host = options.host ?? "127.0.0.1";
+  const wantedPort = options.port ?? local.port;
+  // Before anything starts: a busy port must not leave a DynamoDB Local behind.
+  await checkPortFree(wantedPort, host);
   let engine: DynamoLocal | undefined;
-  const endpoint =
-    options.dynamoEndpoint ?? (engine = await startDynamoLocal({ dataDir: options.dataDir ?? local.dataDir })).endpoint;
-  const blobs = await localBlobs(env, options.dataDir ?? local.dataDir);
+  let blobs: Awaited<ReturnType<typeof localBlobs>> | undefined;
   try {
+    const endpoint =
+      options.dynamoEndpoint ?? (engine = await startDynamoLocal({ dataDir: options.dataDir ?? local.dataDir })).endpoint;
+    blobs = await localBlobs(env, options.dataDir ?? local.dataDir);
     const tableName = options.tableName ?? readTableEnv(env).tableName;
     const client = createDocumentClient({ endpoint });
     await createTable(client, tableName);
@@ -123,12 +154,12 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     bus.subscribe(EVENTS.ProcessEraseRequested, async (e) => void (await handleProcessEraseRequested(deps, e.detail)));
     localRoutes(app, { bus, tenantOfKey });
     inspectorRoutes(app);
-    const host = options.host ?? "127.0.0.1";
-    const server: ServerType = await new Promise((resolve) => {
-      const s = serve({ fetch: app.fetch, port: options.port ?? local.port, hostname: host }, () =>
-        resolve(s),
-      );
+    const server: ServerType = await new Promise((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, port: wantedPort, hostname: host }, () => resolve(s));
+      // Taken since the check (another runner starting at the same time): the same answer.
+      s.once("error", (e: NodeJS.ErrnoException) => reject(e.code === "EADDRINUSE" ? new PortInUseError(wantedPort, host, { cause: e }) : e));
     });
+    const temp = blobs.temp;
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : 0;
     let stopping: Promise<void> | undefined;
@@ -140,18 +171,18 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       bus,
       dynamoEndpoint: endpoint,
       tableName,
-      blobStorage: { location: blobs.location, temporary: blobs.temp !== undefined },
+      blobStorage: { location: blobs.location, temporary: temp !== undefined },
       stop: () =>
         (stopping ??= (async () => {
           await new Promise<void>((r) => server.close(() => r()));
           await bus.drain();
           await engine?.stop();
-          if (blobs.temp) await rm(blobs.temp, { recursive: true, force: true });
+          if (temp) await rm(temp, { recursive: true, force: true });
         })()),
     };
   } catch (e) {
     await engine?.stop();
-    if (blobs.temp) await rm(blobs.temp, { recursive: true, force: true });
+    if (blobs?.temp) await rm(blobs.temp, { recursive: true, force: true });
     throw e;
   }
 }

@@ -5,7 +5,7 @@
  * documented in docs/configuration.md ("Limits"); the HTTP request shapes built from these live in the HTTP adapter.
  */
 import * as z from "./zod.js";
-import { Role, type ToolCall } from "./model.js";
+import { RoleInput, type Role, type ToolCall } from "./model.js";
 import { NativeContent } from "./native/formats.js";
 import { projectMessage } from "./native/message-input.js";
 import { ANALYZER_MARK_PREFIX, isAnalyzerMark, malformedStrengthTags, parseStrengthTag, strengthTag } from "./strength.js";
@@ -82,7 +82,7 @@ export const Tag = z.pipe(
 );
 
 const MessageFields = z.strictObject({
-  role: z.optional(Role),
+  role: z.optional(RoleInput),
   content: z.optional(Unicode),
   tags: z.optional(z.array(Tag).check(z.maxLength(MAX_TAGS))),
   idempotencyKey: z.optional(Id),

@@ -9,6 +9,12 @@ import type { StoredNative } from "./native/blob-parts.js";
 export const Role = z.enum(["USER", "ASSISTANT", "SYSTEM", "TOOL"]);
 export type Role = z.infer<typeof Role>;
 
+/** A role as callers send it: upper case, or lower case as the model SDKs write it; stored upper case. */
+export const RoleInput = z.pipe(
+  z.enum(["USER", "ASSISTANT", "SYSTEM", "TOOL", "user", "assistant", "system", "tool"]),
+  z.transform((r) => r.toUpperCase() as Role),
+);
+
 export const ToolCall = z.object({
   id: z.string().check(z.minLength(1), z.maxLength(256)),
   name: z.string().check(z.minLength(1), z.maxLength(256)),

@@ -22,14 +22,15 @@ export interface StrengthPrompt {
   maxOutputTokens: number;
 }
 
-const SYSTEM = [
-  "You rate chat messages for a memory service that later folds older messages into a summary.",
-  "Rate each numbered message:",
-  "- strong: a decision, a constraint or rule, a commitment, or a fact that names someone or something together with a number, amount or date; later turns will need it word for word.",
-  "- weak: an acknowledgement, thanks, small talk without content, or narration of what the speaker is about to do.",
-  "- normal: everything else.",
-  "Answer with one line per message and nothing else, in the form `#<number> <strong|normal|weak>`.",
-].join("\n");
+// Literals joined by `+`, not `[...].join()`: a constant, so bundles that never prompt (the plain
+// routes, which reach this module only through the side channel) leave it out.
+const SYSTEM =
+  "You rate chat messages for a memory service that later folds older messages into a summary.\n" +
+  "Rate each numbered message:\n" +
+  "- strong: a decision, a constraint or rule, a commitment, or a fact that names someone or something together with a number, amount or date; later turns will need it word for word.\n" +
+  "- weak: an acknowledgement, thanks, small talk without content, or narration of what the speaker is about to do.\n" +
+  "- normal: everything else.\n" +
+  "Answer with one line per message and nothing else, in the form `#<number> <strong|normal|weak>`.";
 
 /**
  * The prompt for `messages`, oldest first, holding as many as fit `maxInputChars` (each clipped to

@@ -121,13 +121,15 @@ export interface MessageStore {
   hasUserMessage(key: ProcessKey): Promise<boolean>;
   /**
    * Appends a message to an existing process (`not_found` otherwise). With an idempotency key, a
-   * repeat returns the first message and `created: false`.
+   * repeat returns the first message and `created: false`; a repeat whose `bodyHash` differs from
+   * the one stored with the key is `idempotency_key_reused`.
    */
   appendMessage(
     key: ProcessKey,
     message: Message,
     idempotencyKey?: string,
-  ): Promise<Outcome<"process_not_found", { message: Message; created: boolean }>>;
+    bodyHash?: string,
+  ): Promise<Outcome<"process_not_found" | "idempotency_key_reused", { message: Message; created: boolean }>>;
   /** Every message, archived included, oldest first. */
   listMessages(key: ProcessKey, options: ListOptions): Promise<Page<Message>>;
   getMessages(key: ProcessKey, ids: string[]): Promise<Message[]>;

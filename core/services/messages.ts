@@ -16,6 +16,7 @@ import { requireProcess } from "./processes.js";
 import { sideChannelTags } from "./strength-tagging.js";
 import type { TunablesResolver } from "./tunables.js";
 import { keepNative, withNative } from "./native-content.js";
+import { sha256Hex } from "../domain/native/blob-parts.js";
 
 const PINNED_TAG = "STRENGTH:pinned";
 
@@ -116,8 +117,14 @@ export async function appendMessage(
   };
   const message: Message = { ...draft, tokens: body.tokens ?? messageTokens(draft) };
   if (stored) setStoredNative(message, stored);
-  const out = await withinStore(() => deps.store.appendMessage(key, message, body.idempotencyKey), "the message");
-  if (!out.ok) throw notFound("process", key.processId);
+  // The body's hash goes with the key, so that the key sent again with another body is refused.
+  const { idempotencyKey, ...sent } = body;
+  const bodyHash = idempotencyKey ? sha256Hex(JSON.stringify(sent)) : undefined;
+  const out = await withinStore(() => deps.store.appendMessage(key, message, idempotencyKey, bodyHash), "the message");
+  if (!out.ok) {
+    if (out.reason === "process_not_found") throw notFound("process", key.processId);
+    throw conflict("idempotency.key_reused", `idempotencyKey '${idempotencyKey}' was used for another message`, { fields: ["idempotencyKey"] });
+  }
   if (stored?.blobs) await keepNative(deps, key, body.native!, room, true);
   // A new message answers the native content it was sent; a repeated idempotency key, the one stored.
   const [answer] = await withNative(deps, key, [out.created && body.native ? { ...out.message, native: body.native } : out.message]);

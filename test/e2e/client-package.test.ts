@@ -1,14 +1,22 @@
 /**
  * The client as engines get it: `npm pack` of `client/`, installed from the tarball into an empty
  * project offline, then a consumer file type-checked against the shipped declarations and run
- * against the local runner.
+ * against the local runner; the MCP server started as the docs configure it; the same client
+ * installed from a `file:` path; the licence and the manifest a registry would get.
  */
-import { readdir, readFile, writeFile } from "node:fs/promises";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { execFile } from "node:child_process";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installPackedClient, TSC, type PackedClient } from "../support/packed-client.js";
+import { createMemoryClient } from "../../client/index.js";
+import { installPackedClient, REPO, TSC, type PackedClient } from "../support/packed-client.js";
 import { KEY_A, startTestService } from "../support/service.js";
 
+const execFileP = promisify(execFile);
 let ctx: Awaited<ReturnType<typeof startTestService>>;
 let pkg: PackedClient;
 
@@ -110,5 +118,71 @@ describe("@vancetope/memory-client from its tarball", () => {
     expect(out.missing).toBe("process.not_found");
     expect(out.tools).toEqual(["search_history", "get_message"]);
     expect(out.found).toEqual(["Hello from an installed package"]);
+  }, 120_000);
+});
+
+describe("the licence and the registry's manifest", () => {
+  it("is Apache-2.0, with the licence file packed, public with provenance once published", async () => {
+    const manifest = JSON.parse(await readFile(join(pkg.dir, "node_modules/@vancetope/memory-client/package.json"), "utf8"));
+    expect(manifest.license).toBe("Apache-2.0");
+    expect(manifest.files).toContain("LICENSE");
+    expect(manifest.publishConfig).toEqual({ access: "public", provenance: true });
+    expect(manifest.bin).toEqual({ "vancetope-memory-mcp": "./dist/bin/vancetope-memory-mcp.js" });
+    const licence = await readFile(join(pkg.dir, "node_modules/@vancetope/memory-client/LICENSE"), "utf8");
+    expect(licence).toContain("Apache License\n                           Version 2.0, January 2004");
+    expect(licence).toContain("Copyright 2026 Vancetope Memory contributors");
+    expect(await readFile(join(REPO, "LICENSE"), "utf8")).toBe(licence);
+    expect(JSON.parse(await readFile(join(REPO, "package.json"), "utf8")).license).toBe("Apache-2.0");
   });
 });
+
+describe("the MCP server as the docs configure it (node, by path, its peers installed next to it)", () => {
+  let mcp: Client | undefined;
+  afterAll(async () => mcp?.close());
+
+  it("starts from the installed tarball and lists its tools over stdio", async () => {
+    // The docs' install of the two peers; from the npm cache when it has them.
+    await pkg.exec("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "@modelcontextprotocol/sdk@1", "zod"]);
+    const config = /```json\n([\s\S]*?)\n```/.exec(await readFile(join(REPO, "docs/integrations.md"), "utf8").then((t) => t.slice(t.indexOf("## MCP"))))![1]!;
+    const server = JSON.parse(config).mcpServers["vancetope-memory"];
+    expect(server.command).toBe("node");
+    const bin = server.args[0].replace("/path/to/my-engine", pkg.dir);
+    await memoryFor(ctx.service.url).upsertProcess("packed-mcp", { projectId: "packed" });
+    mcp = new Client({ name: "packed-test", version: "1.0.0" });
+    await mcp.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [bin],
+        cwd: pkg.dir,
+        env: { PATH: process.env.PATH ?? "", ...server.env, MEMORY_URL: ctx.service.url, MEMORY_API_KEY: KEY_A, MEMORY_PROCESS_IDS: "packed-mcp" },
+        stderr: "pipe",
+      }),
+    );
+    const { tools } = await mcp.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(["get_context", "get_message", "search_history"]);
+    const context = await mcp.callTool({ name: "get_context", arguments: {} });
+    expect(context.isError).toBeFalsy();
+  }, 180_000);
+});
+
+describe("@vancetope/memory-client from a file: path", () => {
+  it("installs as a link to client/ into an empty project, offline, and calls the service from there", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "memory-client-file-"));
+    try {
+      await writeFile(join(dir, "package.json"), JSON.stringify({ name: "file-consumer", private: true, type: "module" }));
+      await execFileP("npm", ["install", "--offline", "--cache", join(dir, ".npm-cache"), "--no-audit", "--no-fund", "--ignore-scripts", `file:${join(REPO, "client")}`], { cwd: dir });
+      const script = `import { createMemoryClient } from "@vancetope/memory-client";
+const memory = createMemoryClient();
+await memory.upsertProcess("file-1", { projectId: "file" });
+const { message } = await memory.appendMessage("file-1", { role: "user", content: "from a file: install" });
+console.log(JSON.stringify({ health: await memory.health(), role: message.role }));`;
+      await writeFile(join(dir, "use.mjs"), script);
+      const { stdout } = await execFileP(process.execPath, ["use.mjs"], { cwd: dir, env: { ...process.env, MEMORY_URL: ctx.service.url, MEMORY_API_KEY: KEY_A } });
+      expect(JSON.parse(stdout)).toEqual({ health: { ok: true }, role: "USER" });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+const memoryFor = (baseUrl: string) => createMemoryClient({ baseUrl, apiKey: KEY_A });

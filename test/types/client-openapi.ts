@@ -53,7 +53,7 @@ expectTypeOf<QueryKeys<"listProcesses", 0>>().toEqualTypeOf<QueryNames<"listProc
 // The client follows the export's cursor itself, page after page.
 expectTypeOf<QueryNames<"exportProcess">>().toEqualTypeOf<"cursor">();
 expectTypeOf<Returned<"importProcess">>().toEqualTypeOf<Answer<"importProcess", 201>>();
-expectTypeOf<QueryKeys<"importProcess", 2>>().toEqualTypeOf<QueryNames<"importProcess">>();
+expectTypeOf<Exclude<QueryKeys<"importProcess", 2>, keyof client.RequestOptions>>().toEqualTypeOf<QueryNames<"importProcess">>();
 expectTypeOf<Parameters<Method<"appendMessage">>[1]>().toEqualTypeOf<Sent<"appendMessage">>();
 expectTypeOf<Returned<"appendMessage">["message"]>().toEqualTypeOf<Answer<"appendMessage", 201>["message"]>();
 expectTypeOf<Answer<"appendMessage", 200>>().toEqualTypeOf<Answer<"appendMessage", 201>>();
@@ -83,6 +83,16 @@ expectTypeOf<Returned<"listInbox">>().toEqualTypeOf<Answer<"listInbox", 200>>();
 expectTypeOf<QueryKeys<"listInbox", 0>>().toEqualTypeOf<QueryNames<"listInbox">>();
 expectTypeOf<Parameters<Method<"answerInboxItem">>[1]>().toEqualTypeOf<Sent<"answerInboxItem">>();
 expectTypeOf<Returned<"answerInboxItem">>().toEqualTypeOf<Answer<"answerInboxItem", 200>["item"]>();
+expectTypeOf<Returned<"getMemory">>().toEqualTypeOf<client.MemoryDetail>();
+expectTypeOf<Omit<Returned<"getMemorySources">, "memory">>().toEqualTypeOf<Omit<Answer<"getMemorySources", 200>, "memory">>();
+// Like a revert, the sources answer the stored memory, detail fields included.
+expectTypeOf<Omit<Answer<"getMemorySources", 200>["memory"], DetailOnly>>().toEqualTypeOf<WireMemory>();
+expectTypeOf<Returned<"getSettings">>().toEqualTypeOf<Answer<"getSettings", 200>>();
+expectTypeOf<QueryKeys<"getSettings", 0>>().toEqualTypeOf<QueryNames<"getSettings">>();
+expectTypeOf<Parameters<Method<"updateSettings">>[0]>().toEqualTypeOf<Sent<"putSettings">>();
+expectTypeOf<Returned<"updateSettings">>().toEqualTypeOf<Answer<"putSettings", 200>>();
+expectTypeOf<QueryKeys<"updateSettings", 1>>().toEqualTypeOf<QueryNames<"putSettings">>();
+expectTypeOf<Returned<"health">>().toEqualTypeOf<Answer<"health", 200>>();
 
 /**
  * The operation each method calls: a method added to the client fails here until it is mapped
@@ -108,6 +118,12 @@ interface OperationOf {
   searchHistory: "searchHistory";
   listInbox: "listInbox";
   answerInboxItem: "answerInboxItem";
+  getMemory: "getMemory";
+  getMemorySources: "getMemorySources";
+  getSettings: "getSettings";
+  updateSettings: "putSettings";
+  health: "health";
+  getOpenApiDocument: "getOpenApiDocument";
 }
 expectTypeOf<keyof OperationOf>().toEqualTypeOf<keyof client.MemoryClient>();
 expectTypeOf<OperationOf[keyof OperationOf]>().toExtend<keyof Op>();

@@ -22,6 +22,8 @@ import type { deleteProcess } from "../../core/services/process-deletion.js";
 import type { ImportResult } from "../../core/services/process-import.js";
 import type { compactManually } from "../../core/services/manual-compaction.js";
 import type { MemoryDetail } from "../../core/services/memories.js";
+import type { SettingsView } from "../../core/services/settings.js";
+import type { Tunables, TunablesOverride } from "../../core/domain/tunables.js";
 import type { compactRange } from "../../core/services/range-compaction.js";
 import type { RevertResult } from "../../core/services/revert.js";
 import type { runTurn } from "../../core/services/turn.js";
@@ -34,6 +36,7 @@ import type { ReplayRequest } from "../../core/domain/native/replay-request.js";
  */
 export type ClientOnly =
   | "MemoryClientOptions"
+  | "RequestOptions"
   | "MemoryApiError"
   | "PromptOptions"
   | "OpenAIChatMessage"
@@ -73,6 +76,7 @@ type ClientMetadata = client.Memory["metadata"];
 // ------------------------------------------------------------------ what the service answers
 
 expectTypeOf<client.Role>().toEqualTypeOf<server.Role>();
+expectTypeOf<client.RoleInput>().toEqualTypeOf<z.input<typeof server.RoleInput>>();
 expectTypeOf<client.Strength>().toEqualTypeOf<Strength>();
 expectTypeOf<client.StrengthTag>().toEqualTypeOf<`${typeof STRENGTH_TAG_PREFIX}${Strength}`>();
 expectTypeOf<client.CompactionMode>().toEqualTypeOf<server.CompactionModeName>();
@@ -100,6 +104,10 @@ expectTypeOf<Omit<client.MemoryDetail, "memory">>().toEqualTypeOf<Omit<MemoryDet
 expectTypeOf<client.MemoryDetail["memory"]>().toEqualTypeOf<client.Memory>();
 expectTypeOf<Omit<client.RevertResult, "memory">>().toEqualTypeOf<Omit<RevertResult, "memory">>();
 expectTypeOf<client.RevertResult["memory"]>().toEqualTypeOf<client.Memory>();
+expectTypeOf<Omit<client.MemorySources, "memory">>().toEqualTypeOf<Omit<Answer<ServiceDeps["history"]["sources"]>, "memory">>();
+expectTypeOf<client.MemorySources["memory"]>().toEqualTypeOf<client.Memory>();
+expectTypeOf<client.Tunables>().toEqualTypeOf<Tunables>();
+expectTypeOf<client.Settings>().toEqualTypeOf<SettingsView>();
 
 // The per-turn answer and its parts.
 expectTypeOf<client.Turn>().toEqualTypeOf<TurnAnswer>();
@@ -120,6 +128,7 @@ expectTypeOf<client.AppendMessageInput>().toEqualTypeOf<z.input<typeof http.Appe
 expectTypeOf<client.CompactInput>().toEqualTypeOf<z.input<typeof http.CompactionBody>>();
 expectTypeOf<client.CompactRangeInput>().toEqualTypeOf<z.input<typeof http.RangeCompactionBody>>();
 expectTypeOf<client.BeginTurnInput>().toEqualTypeOf<z.input<typeof http.TurnBody>>();
+expectTypeOf<client.SettingsInput>().toEqualTypeOf<z.input<typeof TunablesOverride>>();
 
 // ------------------------------------------------------------------ the client's methods
 // Each method answers what its route answers, and its query names the parameters the route reads
@@ -128,6 +137,8 @@ type Method<K extends keyof client.MemoryClient> = client.MemoryClient[K];
 type Returned<K extends keyof client.MemoryClient> = Awaited<ReturnType<Method<K>>>;
 /** The query parameters a method takes as its argument `I`. */
 type QueryKeys<K extends keyof client.MemoryClient, I extends number> = keyof NonNullable<Parameters<Method<K>>[I]>;
+/** The per-call options (client-only), which share an argument with the import's query. */
+type CallOptionKeys = keyof client.RequestOptions;
 
 expectTypeOf<Returned<"beginTurn">>().toEqualTypeOf<TurnAnswer>();
 expectTypeOf<Parameters<Method<"beginTurn">>[1]>().toEqualTypeOf<z.input<typeof http.TurnBody>>();
@@ -138,7 +149,7 @@ expectTypeOf<Returned<"deleteProcess">["status"]>().toEqualTypeOf<Answer<typeof 
 // An export is NDJSON lines; an import answers what the service's import returns.
 expectTypeOf<Method<"exportProcess">>().returns.toEqualTypeOf<AsyncIterable<string>>();
 expectTypeOf<Returned<"importProcess">>().toEqualTypeOf<ImportResult>();
-expectTypeOf<QueryKeys<"importProcess", 2>>().toEqualTypeOf<keyof z.input<typeof http.ImportQuery>>();
+expectTypeOf<Exclude<QueryKeys<"importProcess", 2>, CallOptionKeys>>().toEqualTypeOf<keyof z.input<typeof http.ImportQuery>>();
 expectTypeOf<Returned<"listProcesses">>().toEqualTypeOf<server.Page<server.Process>>();
 expectTypeOf<QueryKeys<"listProcesses", 0>>().toEqualTypeOf<keyof z.input<typeof http.ListProcessesQuery>>();
 expectTypeOf<Returned<"appendMessage">["message"]>().toEqualTypeOf<server.Message>();
@@ -160,6 +171,14 @@ expectTypeOf<Returned<"listInbox">>().toEqualTypeOf<{ items: Answer<typeof listI
 expectTypeOf<QueryKeys<"listInbox", 0>>().toEqualTypeOf<keyof z.input<typeof http.InboxQuery>>();
 expectTypeOf<Returned<"answerInboxItem">>().toEqualTypeOf<server.InboxItem>();
 expectTypeOf<Parameters<Method<"answerInboxItem">>[1]>().toEqualTypeOf<z.input<typeof http.AnswerBody>>();
+expectTypeOf<Returned<"getMemory">>().toEqualTypeOf<client.MemoryDetail>();
+expectTypeOf<Returned<"getMemorySources">>().toEqualTypeOf<client.MemorySources>();
+expectTypeOf<Returned<"getSettings">>().toEqualTypeOf<SettingsView>();
+expectTypeOf<QueryKeys<"getSettings", 0>>().toEqualTypeOf<keyof z.input<typeof http.SettingsQuery>>();
+expectTypeOf<Returned<"updateSettings">>().toEqualTypeOf<SettingsView>();
+expectTypeOf<Parameters<Method<"updateSettings">>[0]>().toEqualTypeOf<z.input<typeof TunablesOverride>>();
+expectTypeOf<QueryKeys<"updateSettings", 1>>().toEqualTypeOf<keyof z.input<typeof http.SettingsQuery>>();
+expectTypeOf<Returned<"health">>().toEqualTypeOf<{ ok: true }>();
 
 /** Every method is compared above: a new one fails here until its answer is. */
 type ComparedMethods =
@@ -181,5 +200,11 @@ type ComparedMethods =
   | "revertMemory"
   | "searchHistory"
   | "listInbox"
-  | "answerInboxItem";
+  | "answerInboxItem"
+  | "getMemory"
+  | "getMemorySources"
+  | "getSettings"
+  | "updateSettings"
+  | "health"
+  | "getOpenApiDocument";
 expectTypeOf<keyof client.MemoryClient>().toEqualTypeOf<ComparedMethods>();

@@ -488,7 +488,7 @@ export interface components {
         Error409: {
             error: {
                 /** @enum {string} */
-                code: "process.exists" | "process.deleted" | "process.busy" | "message.archived" | "message.busy" | "memory.not_newest" | "memory.failed" | "memory.reverted" | "memory.originals_expired" | "inbox.already_answered" | "compaction.retry_later";
+                code: "process.exists" | "process.deleted" | "process.busy" | "message.archived" | "message.busy" | "memory.not_newest" | "memory.failed" | "memory.reverted" | "memory.originals_expired" | "inbox.already_answered" | "compaction.retry_later" | "idempotency.key_reused";
                 message: string;
                 details?: {
                     [key: string]: unknown;
@@ -801,7 +801,7 @@ export interface components {
         };
         MessageInput: {
             /** @enum {string} */
-            role?: "USER" | "ASSISTANT" | "SYSTEM" | "TOOL";
+            role?: "USER" | "ASSISTANT" | "SYSTEM" | "TOOL" | "user" | "assistant" | "system" | "tool";
             content?: string;
             tags?: string[];
             idempotencyKey?: string;
@@ -1518,6 +1518,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["GatewayForbidden"];
             404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];

@@ -49,7 +49,8 @@ describe("the generated documents", () => {
     expect(schemas.MessageInput.properties.native.properties.format.enum).toEqual(["anthropic", "openai-responses", "gemini", "ai-sdk"]);
     expect(schemas.TurnInput.properties.format.enum).toEqual(["anthropic", "openai-responses", "gemini", "ai-sdk", "openai-chat"]);
     expect(schemas.MessageInput.additionalProperties).toBe(false);
-    expect(schemas.MessageInput.properties.role.enum).toEqual(["USER", "ASSISTANT", "SYSTEM", "TOOL"]);
+    // Lower case as the model SDKs write it, upper case as stored.
+    expect(schemas.MessageInput.properties.role.enum).toEqual(["USER", "ASSISTANT", "SYSTEM", "TOOL", "user", "assistant", "system", "tool"]);
     expect(schemas.MessageInput.properties.tags.maxItems).toBe(50);
     expect(schemas.TurnInput.properties.prompt.properties.text.maxLength).toBe(100_000);
     const turn = (buildOpenApiDocument() as Json).paths["/v1/processes/{processId}/turns"].post;

@@ -157,7 +157,8 @@ export const OPERATIONS: Operation[] = [
       201: json("The message as stored.", "MessageAnswer", res.MessageAnswer),
       200: json("The message stored earlier under the same idempotencyKey.", "MessageAnswer", res.MessageAnswer),
     },
-    errors: WITH_BODY,
+    // 409 idempotency.key_reused: the key came earlier with another body.
+    errors: [...WITH_BODY, 409],
   },
   {
     method: "get", path: "/v1/processes/{processId}/messages", operationId: "listMessages", summary: "List messages, oldest first", tag: "messages",

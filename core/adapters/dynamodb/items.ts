@@ -92,6 +92,8 @@ export const IdempotencyItem = z.object({
   ...keys,
   type: z.literal("IDEM"),
   messageId: z.string(),
+  /** sha256 of the body the key came with (absent on records written before it was kept). */
+  bodyHash: z.optional(z.string()),
 });
 
 export const InboxRecord = z.object({

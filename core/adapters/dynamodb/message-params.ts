@@ -35,13 +35,14 @@ export const getMessageParams = (tableName: string, key: ProcessKey, id: string)
 /**
  * Appending a message: `process` guards the process's existence (a USER message also records that
  * the process has one, which the auto-pin check reads), `message` writes it once, and
- * `idempotency` remembers which message an idempotency key produced.
+ * `idempotency` remembers which message an idempotency key produced, and the hash of its body.
  */
 export function appendMessageParts(
   tableName: string,
   key: ProcessKey,
   message: Message,
   idempotencyKey?: string,
+  bodyHash?: string,
 ): Part<"process" | "message" | "idempotency">[] {
   const pk = processPk(key);
   const process =
@@ -66,7 +67,7 @@ export function appendMessageParts(
       {
         Put: {
           TableName: tableName,
-          Item: { pk, sk: idempotencySk(idempotencyKey), type: "IDEM", messageId: message.id },
+          Item: { pk, sk: idempotencySk(idempotencyKey), type: "IDEM", messageId: message.id, ...(bodyHash ? { bodyHash } : {}) },
           ...when(itemIsNew()),
           ReturnValuesOnConditionCheckFailure: "ALL_OLD",
         },

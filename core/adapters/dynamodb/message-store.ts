@@ -54,8 +54,8 @@ export function createMessageStore(ctx: StoreContext): MessageStore {
       return (await readMeta(ctx, key))?.firstUserMessageId !== undefined;
     },
 
-    async appendMessage(key, message, idempotencyKey) {
-      const parts = appendMessageParts(tableName, key, message, idempotencyKey);
+    async appendMessage(key, message, idempotencyKey, bodyHash) {
+      const parts = appendMessageParts(tableName, key, message, idempotencyKey, bodyHash);
       try {
         await sendTransaction(parts);
         return { ok: true, message, created: true };
@@ -65,6 +65,8 @@ export function createMessageStore(ctx: StoreContext): MessageStore {
         if (failed.process) return { ok: false, reason: "process_not_found" };
         if (failed.idempotency?.item) {
           const existing = readItem(IdempotencyItem, failed.idempotency.item);
+          // A record written before hashes were kept matches any body.
+          if (bodyHash && existing.bodyHash && existing.bodyHash !== bodyHash) return { ok: false, reason: "idempotency_key_reused" };
           const first = await getMessage(key, existing.messageId);
           if (first) return { ok: true, message: first, created: false };
         }

@@ -123,6 +123,7 @@ export const ERROR_CODES = {
     "memory.originals_expired",
     "inbox.already_answered",
     "compaction.retry_later",
+    "idempotency.key_reused",
   ],
   413: ["request.too_large", "message.too_large", "message.too_many_parts", "store.item_too_large", "turn.answer_too_large"],
   429: ["rate.limited", "budget.exceeded"],

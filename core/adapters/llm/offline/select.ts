@@ -1,7 +1,8 @@
 /**
  * Selection: a budgeted maximum-coverage greedy over the units. Each round takes the unit with the
  * best gain per character, where gain counts only facts no chosen unit covers yet; the prior
- * summary first gets a reserved share, so old facts fade slowly. See docs/summarizers.md.
+ * summary first gets a reserved share, so old facts fade slowly; a line said again and again is
+ * printed once, with how many times. See docs/summarizers.md.
  */
 import { lineFor } from "./format.js";
 import type { Unit } from "./units.js";
@@ -13,10 +14,49 @@ const PRIOR_SHARE = 0.3;
 /** Added to a unit's cost when it opens a new day heading ("2023-05-08\n"). */
 const DAY_HEADING_CHARS = 11;
 
+/** The count a collapsed line carries: "- Assistant: Noted (10). (30 times)". */
+const TIMES = / \((\d+) times\)$/;
+/** A line this short, once its numbers are masked, is an acknowledgement whatever counter it carries. */
+const SHORT_WORDS = 3;
+
+/** What makes two units the same line: their exact line, or, for a short one, the line with its numbers masked. */
+function repeatKey(u: Unit): string {
+  const text = u.text.replace(TIMES, "");
+  const masked = text.replace(/\d+/g, "#");
+  const words = masked.match(/\p{L}+/gu)?.length ?? 0;
+  return `${u.label}|${u.marker}|${words <= SHORT_WORDS ? masked : text}`;
+}
+
+/**
+ * Each line once, in the place it was first said: units whose line repeats (exactly, or a short
+ * one with other numbers: "Noted (11).", "Noted (12).") collapse into the first, which states how
+ * many times it was said, its own count from a prior summary included.
+ */
+export function collapseRepeats(units: Unit[]): Unit[] {
+  const first = new Map<string, { unit: Unit; times: number }>();
+  const out: Unit[] = [];
+  for (const u of [...units].sort((a, b) => a.order - b.order)) {
+    const times = Number(TIMES.exec(u.text)?.[1] ?? 1);
+    const key = repeatKey(u);
+    const seen = first.get(key);
+    if (seen) {
+      seen.times += times;
+      continue;
+    }
+    first.set(key, { unit: u, times });
+    out.push(u);
+  }
+  for (const { unit, times } of first.values()) {
+    if (times > 1) unit.text = `${unit.text.replace(TIMES, "")} (${times} times)`;
+  }
+  return out;
+}
+
 /** The units to print within `budget` characters, in their original order. Deterministic. */
-export function select(units: Unit[], budget: number): Unit[] {
-  // A unit's line never changes: its length is taken once, not in every round.
-  const lineChars = new Map(units.map((u) => [u, lineFor(u).length + 1]));
+export function select(all: Unit[], budget: number): Unit[] {
+  const units = collapseRepeats(all);
+  // A unit's line never changes: it is built once, not in every round.
+  const lines = new Map(units.map((u) => [u, lineFor(u)]));
   const covered = new Set<string>();
   const coveredDays = new Set<string>();
   const chosen: Unit[] = [];
@@ -29,7 +69,7 @@ export function select(units: Unit[], budget: number): Unit[] {
       let bestRatio = 0;
       let bestCost = 0;
       for (const u of candidates()) {
-        const cost = lineChars.get(u)! + dayHeadingCost(u, coveredDays);
+        const cost = lines.get(u)!.length + 1 + dayHeadingCost(u, coveredDays);
         if (used + cost > limit) continue;
         const gain = unitGain(u, covered);
         // A unit must add something besides its day heading: "Good choice." dated is still noise.
