@@ -146,7 +146,7 @@ export const OPERATIONS: Operation[] = [
   {
     method: "post", path: "/v1/processes/{processId}/import", operationId: "importProcess", summary: "Import an export into a new process", tag: "processes",
     description: "The whole file is validated before anything is written; a fault names its line (`details.line`). docs/api.md, \"Export and import\".",
-    query: req.ImportQuery, rawBody: { mediaType: "application/x-ndjson", description: "An export (NDJSON, an ExportLine per line), at most 400 KB; a larger one through `npm run processes -- import`.", schema: NDJSON_EXPORT },
+    query: req.ImportQuery, rawBody: { mediaType: "application/x-ndjson", description: "An export (NDJSON, an ExportLine per line), at most 400 KB and 1,000 messages and memories; a larger one through `npm run processes -- import`.", schema: NDJSON_EXPORT },
     answers: { 201: json("The process written, how many messages and memories, and whether the project's settings were restored (only where the project had none).", "ImportAnswer", res.ImportAnswer) },
     errors: [...WITH_BODY, 409],
   },
