@@ -20,13 +20,19 @@ export const EXPORT_PAGE_BYTES = 2 * 1024 * 1024;
 export const EXPORT_READ_MESSAGES = 500;
 
 /**
+ * More messages than a process can hold: its partition, on a table with a local index, stops at
+ * 10 GB, and a stored message takes more than 100 bytes. A cursor counting more is forged.
+ */
+const MAX_PROCESS_MESSAGES = 100_000_000;
+
+/**
  * Where the next page starts: the store read from `after` (absent: the first), past the message
  * `last` when a page ended inside that read, with `messages` exported before it.
  */
 const ExportCursor = z.strictObject({
   after: z.optional(z.string().check(z.minLength(1))),
   last: z.optional(z.string().check(z.minLength(1))),
-  messages: z.int().check(z.nonnegative()),
+  messages: z.int().check(z.nonnegative(), z.lte(MAX_PROCESS_MESSAGES)),
 });
 export type ExportCursor = z.infer<typeof ExportCursor>;
 
