@@ -2242,6 +2242,15 @@ export interface operations {
                     "application/json": components["schemas"]["AwsJsonError"];
                 };
             };
+            /** @description A body past 256 KB (EventBridge's own limit), refused before it is read whole. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AwsJsonError"];
+                };
+            };
             500: components["responses"]["Error500"];
         };
     };

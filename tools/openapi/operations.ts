@@ -250,6 +250,7 @@ export const OPERATIONS: Operation[] = [
       200: { description: "Which entries were delivered.", body: ["PutEventsAnswer", PutEventsAnswer], mediaType: AWS_JSON },
       400: { description: "An unknown target, a body that is not JSON, or not 1 to 10 entries.", body: ["AwsJsonError", AwsJsonError] },
       401: { description: "No known API key (a bearer token, or the access key id of the SigV4 signature).", body: ["AwsJsonError", AwsJsonError] },
+      413: { description: "A body past 256 KB (EventBridge's own limit), refused before it is read whole.", body: ["AwsJsonError", AwsJsonError] },
     },
     errors: [500],
   },
