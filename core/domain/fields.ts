@@ -75,7 +75,8 @@ export type ProcessInput = z.infer<typeof ProcessInput>;
  * needs to match only that form; a `STRENGTH:` tag in any case that names no strength is a 400
  * that quotes it.
  */
-const TagText = Unicode.check(
+/** A tag's own rules, without the rewrite of {@link Tag}. */
+export const TagText = Unicode.check(
   z.minLength(1),
   z.maxLength(MAX_TAG_CHARS),
   z.regex(/^[^\p{Cc}]+$/u, "tags hold no control characters"),
@@ -92,14 +93,6 @@ export const Tag = z.pipe(
     const strength = parseStrengthTag(t);
     return strength ? strengthTag(strength) : t;
   }),
-);
-
-/** A tag as stored: the rules of {@link Tag}, a strength tag already in its one spelling. */
-export const StoredTag = TagText.check(
-  z.refine((t) => {
-    const strength = parseStrengthTag(t);
-    return !strength || t === strengthTag(strength);
-  }, `a strength tag is spelled STRENGTH:weak|normal|strong|pinned`),
 );
 
 const MessageFields = z.strictObject({

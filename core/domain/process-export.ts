@@ -17,13 +17,14 @@ import {
   MAX_TOOL_CALLS,
   messageBytes,
   ProcessInput,
-  StoredTag,
+  TagText,
   Text,
   ToolCallInput,
   ToolRef,
   TopicLabel,
   Unicode,
 } from "./fields.js";
+import { parseStrengthTag, strengthTag } from "./strength.js";
 import { ClearedResult, LossUnit, Memory, MemoryMetadata, Message, Process } from "./model.js";
 import { NATIVE_INLINE_PART_BYTES, NATIVE_MAX_BLOBS, splitNative } from "./native/blob-parts.js";
 import type { NativeContent } from "./native/formats.js";
@@ -54,6 +55,15 @@ export const MAX_LINE_VALUES = 50_000;
 export const MAX_REPORTED_PROBLEMS = 10;
 
 const list = <T extends z.ZodMiniType>(item: T, max: number) => z.array(item).check(z.maxLength(max));
+
+/** A tag as stored: the rules of {@link Tag}, a strength tag already in its one spelling. */
+const StoredTag = TagText.check(
+  z.refine((t) => {
+    const strength = parseStrengthTag(t);
+    return !strength || t === strengthTag(strength);
+  }, `a strength tag is spelled STRENGTH:weak|normal|strong|pinned`),
+);
+
 
 export const ExportHeader = z.strictObject({
   format: z.literal(EXPORT_FORMAT),
