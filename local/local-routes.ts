@@ -7,6 +7,8 @@ import type { Context, Hono } from "hono";
 import { randomUUID } from "node:crypto";
 import type { LocalBus } from "../core/adapters/events/local-bus.js";
 import type { Env } from "../core/adapters/http/app.js";
+import { readText } from "../core/adapters/http/input.js";
+import { AppError } from "../core/domain/errors.js";
 import { bearerKey } from "../core/adapters/http/auth.js";
 import type { PublisherPolicy } from "../core/domain/event-publishers.js";
 
@@ -52,6 +54,9 @@ function putEventsKey(c: Context): string | null {
   return sigV4?.[1] ?? null;
 }
 
+/** The largest PutEvents body read (EventBridge's own request limit, 256 KB). */
+export const LOCAL_EVENTBRIDGE_MAX_BYTES = 256 * 1024;
+
 export function localRoutes(app: Hono<Env>, { bus, tenantOfKey }: LocalRouteDeps) {
   const tenantOf = async (key: string | null) => (key ? tenantOfKey(key) : null);
 
@@ -67,8 +72,10 @@ export function localRoutes(app: Hono<Env>, { bus, tenantOfKey }: LocalRouteDeps
     }
     let body: { Entries?: PutEventsEntry[] };
     try {
-      body = JSON.parse(await c.req.text());
-    } catch {
+      // Read within EventBridge's own limit (a 413 past it), never whole first.
+      body = JSON.parse(await readText(c, LOCAL_EVENTBRIDGE_MAX_BYTES));
+    } catch (e) {
+      if (e instanceof AppError && e.kind === "too_large") return c.json(awsJsonError("RequestEntityTooLargeException", e.message), 413);
       return c.json(awsJsonError("SerializationException", "body is not JSON"), 400);
     }
     const entries = Array.isArray(body.Entries) ? body.Entries : [];

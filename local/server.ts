@@ -97,6 +97,26 @@ export async function checkPortFree(port: number, host: string): Promise<void> {
   });
 }
 
+/** The names the runner answers to, besides the address it listens on. */
+const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * Whether a request's `Host` names this runner: a loopback name or its own address, any port. A
+ * page that rebinds its domain to 127.0.0.1 reaches the port with its own name as `Host`, and is
+ * refused before any route (or the key check) runs.
+ */
+export function hostAllowed(host: string | null, listening: string): boolean {
+  if (!host) return false;
+  const name = host.replace(/:\d+$/, "").toLowerCase();
+  return LOOPBACK_NAMES.has(name) || name === listening;
+}
+
+const misdirected = () =>
+  new Response(JSON.stringify({ error: { code: "request.misdirected", message: "this runner answers only localhost, 127.0.0.1 and [::1] as Host" } }), {
+    status: 421,
+    headers: { "content-type": "application/json" },
+  });
+
 export async function startLocalService(options: LocalServiceOptions = {}): Promise<LocalService> {
   const env = options.env ?? process.env;
   const local = readLocalEnv(env);
@@ -155,7 +175,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     localRoutes(app, { bus, tenantOfKey });
     inspectorRoutes(app);
     const server: ServerType = await new Promise((resolve, reject) => {
-      const s = serve({ fetch: app.fetch, port: wantedPort, hostname: host }, () => resolve(s));
+      const fetch: typeof app.fetch = (req, ...rest) => (hostAllowed(req.headers.get("host"), host) ? app.fetch(req, ...rest) : misdirected());
+      const s = serve({ fetch, port: wantedPort, hostname: host }, () => resolve(s));
       // Taken since the check (another runner starting at the same time): the same answer.
       s.once("error", (e: NodeJS.ErrnoException) => reject(e.code === "EADDRINUSE" ? new PortInUseError(wantedPort, host, { cause: e }) : e));
     });

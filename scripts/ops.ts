@@ -40,12 +40,13 @@ export const DEFAULT_REDRIVE = 100;
 
 export const USAGE = `usage:
   ops redrive --stage <stage> [--max N] [--dry-run]
-  ops redrive --queue-url <url> [--stage <stage>] [--max N] [--dry-run]
+  ops redrive --stage <stage> --queue-url <url> [--max N] [--dry-run]
       moves up to N (default ${DEFAULT_REDRIVE}, at most ${MAX_REDRIVE}) messages of the stage's dead-letter queue back to
       the functions they failed in (an asynchronous invoke with the original event), deleting each
-      once its function accepted it; --dry-run lists them and moves nothing. With --stage, the queue
-      is found by its name and messages for functions outside the stage (names not starting
-      '<stage>-') stay in the queue; --queue-url (or EVENTS_DLQ_URL) names the queue instead.
+      once its function accepted it; --dry-run lists them and moves nothing. The queue is found by
+      its name, or named by --queue-url (or EVENTS_DLQ_URL); messages for functions outside the
+      stage's stacks (names not starting '<stage>-vancetope-memory-', or in another account or
+      region than the queue) stay in the queue. Printed text shows control characters as \\uXXXX.
 environment: EVENTS_DLQ_URL (the stage's EventsDlqUrl stack output), AWS_REGION / AWS_PROFILE as usual
   ops sweep-blobs --tenant <tenantId> --process <processId> [--dry-run]
       deletes the process's blobs that no live message names (those of originals past their
@@ -100,8 +101,18 @@ function stageArg(value: string | undefined): string {
   return value;
 }
 
-/** The function name of a Lambda ARN (`…:function:<name>[:qualifier]`), or the target as given. */
-const functionName = (target: string) => /:function:([^:]+)/.exec(target)?.[1] ?? target;
+/**
+ * Whether a target is a function of the stage's own stacks (named `<stage>-vancetope-memory-…`),
+ * in the account and region of the stage's queue (`https://sqs.<region>.amazonaws.com/<account>/…`):
+ * a letter anyone could send names its target, so nothing else is invoked.
+ */
+function stageFunction(stage: string, queueUrl: string): (target: string) => boolean {
+  const queue = /^https:\/\/sqs\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?\/(\d{12})\//.exec(queueUrl);
+  return (target) => {
+    const fn = /^arn:aws[a-z-]*:lambda:([a-z0-9-]+):(\d{12}):function:([^:]+)(?::[^:]+)?$/.exec(target);
+    return !!queue && !!fn && fn[1] === queue[1] && fn[2] === queue[2] && fn[3]!.startsWith(`${stage}-${SERVICE_NAME}-`);
+  };
+}
 
 /** Runs one command; resolves to the process exit code (0 ok, 1 some messages kept, 2 usage). */
 export async function runOpsCli(argv: string[], io: OpsCliIo): Promise<number> {
@@ -128,16 +139,17 @@ export async function runOpsCli(argv: string[], io: OpsCliIo): Promise<number> {
     if (positionals.length > 1) throw new UsageError(`unexpected argument '${positionals[1]}'`);
     if (command === "sweep-blobs") return sweep(io, { tenant: values.tenant, process: values.process, dryRun: values["dry-run"] });
     const named = values["queue-url"] ?? io.env.EVENTS_DLQ_URL;
-    const stage = named && values.stage === undefined ? undefined : stageArg(values.stage);
+    // Always a stage: a letter names its own target, and only the stage's functions may receive one.
+    const stage = stageArg(values.stage);
     const max = maxArg(values.max);
-    const queueUrl = named ?? (await queueUrlOf(stage!, io.listQueues ?? listQueues));
+    const queueUrl = named ?? (await queueUrlOf(stage, io.listQueues ?? listQueues));
     io.out(`queue: ${queueUrl}`);
     const result = await redriveDeadLetters({
       queue: (io.queue ?? ((url) => createSqsDeadLetterQueue({ client: new SQSClient({}), queueUrl: url })))(queueUrl),
       redeliver: io.redeliver ?? lambdaRedelivery(new LambdaClient({})),
       max,
       dryRun: values["dry-run"],
-      ...(stage ? { allowTarget: (target: string) => functionName(target).startsWith(`${stage}-`) } : {}),
+      allowTarget: stageFunction(stage, queueUrl),
       report: io.out,
     });
     io.out(`${values["dry-run"] ? "would redrive" : "redriven"}: ${result.moved}, kept in the queue: ${result.kept}`);

@@ -44,7 +44,7 @@ export interface StageConfig {
    */
   eventPublishers: string;
   eventPublisherAccounts: string[];
-  /** The key of the paging cursors' HMAC (CURSOR_SECRET); unset, the functions use the public local default. */
+  /** The key of the paging cursors' HMAC (CURSOR_SECRET); unset (dev stages only), the functions use the public local default. */
   cursorSecret?: string;
   /**
    * The HTTP routes' per-tenant request rate (docs/reliability.md, "Limits, budgets and rates"):
@@ -115,6 +115,10 @@ export function readStageConfig(stage: string, env: Env = process.env): StageCon
   }
   const cursorSecret = nonEmpty(env.VANCETOPE_CURSOR_SECRET);
   if (cursorSecret && cursorSecret.length < 32) throw new Error("VANCETOPE_CURSOR_SECRET must be at least 32 characters");
+  // The local default is public: anyone could sign a cursor for a stage that uses it.
+  if (!cursorSecret && !isDevStage(stage)) {
+    throw new Error(`VANCETOPE_CURSOR_SECRET is required for stage '${stage}' (only dev stages may use the public local key): openssl rand -base64 48`);
+  }
   // Checked like the functions check them, so a bad value fails the deploy, not every request.
   const rates = readRateLimits({
     TENANT_RATE_LIMIT: nonEmpty(env.TENANT_RATE_LIMIT) ?? String(DEFAULT_TENANT_RATE_LIMIT),

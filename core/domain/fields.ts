@@ -6,6 +6,7 @@
  */
 import * as z from "./zod.js";
 import { RoleInput, type Role, type ToolCall } from "./model.js";
+import { MAX_CONTEXT_WINDOW } from "./model-windows.js";
 import { NativeContent } from "./native/formats.js";
 import { projectMessage } from "./native/message-input.js";
 import { ANALYZER_MARK_PREFIX, isAnalyzerMark, malformedStrengthTags, parseStrengthTag, strengthTag } from "./strength.js";
@@ -22,6 +23,7 @@ import { ANALYZER_MARK_PREFIX, isAnalyzerMark, malformedStrengthTags, parseStren
 export const MAX_MESSAGE_BYTES = 200_000;
 export const MAX_TAGS = 50;
 export const MAX_TAG_CHARS = 128;
+export const MAX_TOOL_CALLS = 128;
 
 export const Id = z
   .string()
@@ -45,6 +47,15 @@ export const Unicode = z.string().check(
 /** Storable text of at most `max` characters. */
 export const Text = (max: number) => Unicode.check(z.maxLength(max));
 
+/** A time, ISO 8601 with its offset (`Z` as the service writes it). */
+export const IsoTime = z.iso.datetime({ offset: true });
+
+/** A model's context window, in tokens. */
+export const ContextWindow = z.number().check(z.int(), z.gte(1000), z.lte(MAX_CONTEXT_WINDOW, `must be <= ${MAX_CONTEXT_WINDOW}`));
+
+/** A manual compaction's instructions to the summarizer. */
+export const Instructions = Text(2000);
+
 /** What a caller says about a process when it creates or updates it. */
 export const ProcessInput = z.strictObject({
   projectId: Id,
@@ -64,17 +75,20 @@ export type ProcessInput = z.infer<typeof ProcessInput>;
  * needs to match only that form; a `STRENGTH:` tag in any case that names no strength is a 400
  * that quotes it.
  */
+/** A tag's own rules, without the rewrite of {@link Tag}. */
+export const TagText = Unicode.check(
+  z.minLength(1),
+  z.maxLength(MAX_TAG_CHARS),
+  z.regex(/^[^\p{Cc}]+$/u, "tags hold no control characters"),
+  z.superRefine((t, ctx) => {
+    if (malformedStrengthTags([t]).length > 0) {
+      ctx.addIssue({ code: "custom", message: `'${t}' is not a strength tag: use STRENGTH:weak|normal|strong|pinned` });
+    }
+  }),
+);
+
 export const Tag = z.pipe(
-  Unicode.check(
-    z.minLength(1),
-    z.maxLength(MAX_TAG_CHARS),
-    z.regex(/^[^\p{Cc}]+$/u, "tags hold no control characters"),
-    z.superRefine((t, ctx) => {
-      if (malformedStrengthTags([t]).length > 0) {
-        ctx.addIssue({ code: "custom", message: `'${t}' is not a strength tag: use STRENGTH:weak|normal|strong|pinned` });
-      }
-    }),
-  ),
+  TagText,
   z.transform((t: string) => {
     const strength = parseStrengthTag(t);
     return strength ? strengthTag(strength) : t;
@@ -87,7 +101,7 @@ const MessageFields = z.strictObject({
   tags: z.optional(z.array(Tag).check(z.maxLength(MAX_TAGS))),
   idempotencyKey: z.optional(Id),
   toolCallId: z.optional(ToolRef),
-  toolCalls: z.optional(z.array(ToolCallInput).check(z.maxLength(128))),
+  toolCalls: z.optional(z.array(ToolCallInput).check(z.maxLength(MAX_TOOL_CALLS))),
   /** What the model API returned, or the engine sends, exactly (docs/api.md, "Native content"). */
   native: z.optional(NativeContent),
 });

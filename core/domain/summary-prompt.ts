@@ -193,10 +193,13 @@ function renderMessage(message: SummarySourceMessage, number?: number): string {
 
 const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
 
-/** "2024-05-01T10:02:33.123Z" -> "2024-05-01 10:02Z"; anything else is shown as given. */
+/**
+ * "2024-05-01T10:02:33.123Z" -> "2024-05-01 10:02Z"; anything else is "?": a stored value that is
+ * not a time is never printed, so it cannot end the message's header line.
+ */
 function shortTime(iso: string): string {
   const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})/.exec(iso);
-  return m ? `${m[1]} ${m[2]}Z` : iso;
+  return m ? `${m[1]} ${m[2]}Z` : "?";
 }
 
 /**

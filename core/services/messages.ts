@@ -212,7 +212,7 @@ export async function listMessages(
 function decodeActiveCursor(cursor: string): string {
   const text = Buffer.from(cursor, "base64url").toString("utf8");
   if (!text.startsWith("a:") || text.length < 3) {
-    throw new AppError("input", "cursor.invalid", "cursor is not valid for this listing", { fields: ["cursor"] });
+    throw new AppError("input", "cursor.invalid", "cursor is not valid for this listing", { fields: ["query.cursor"] });
   }
   return text.slice(2);
 }

@@ -1,9 +1,9 @@
 /**
  * Exporting a process (docs/api.md, "Export and import"): the export's lines, page by page. A page
- * holds as many message lines as fit EXPORT_PAGE_BYTES (a single larger message is a page of its
- * own), each with its native content whole, blobs put back, so no container holds the whole
- * process at once; the last page adds the memories, the project's settings override and the `end`
- * line. A cursor says where the next page starts and how many messages came before it.
+ * holds as many message and memory lines as fit EXPORT_PAGE_BYTES (a single larger line is a page
+ * of its own), each message with its native content whole, blobs put back, so no container holds
+ * the whole process at once; the last page ends with the project's settings override and the
+ * `end` line. A cursor says where the next page starts and how many messages came before it.
  */
 import { invalid } from "../domain/errors.js";
 import { endLine, headerLine, memoryLine, messageLine, processLine, settingsLine } from "../domain/process-export.js";
@@ -20,13 +20,21 @@ export const EXPORT_PAGE_BYTES = 2 * 1024 * 1024;
 export const EXPORT_READ_MESSAGES = 500;
 
 /**
+ * More messages than a process can hold: its partition, on a table with a local index, stops at
+ * 10 GB, and a stored message takes more than 100 bytes. A cursor counting more is forged.
+ */
+const MAX_PROCESS_MESSAGES = 100_000_000;
+
+/**
  * Where the next page starts: the store read from `after` (absent: the first), past the message
  * `last` when a page ended inside that read, with `messages` exported before it.
  */
 const ExportCursor = z.strictObject({
   after: z.optional(z.string().check(z.minLength(1))),
   last: z.optional(z.string().check(z.minLength(1))),
-  messages: z.int().check(z.nonnegative()),
+  messages: z.int().check(z.nonnegative(), z.lte(MAX_PROCESS_MESSAGES)),
+  /** Past the messages: how many memory lines came before this page. */
+  memories: z.optional(z.int().check(z.nonnegative(), z.lte(MAX_PROCESS_MESSAGES))),
 });
 export type ExportCursor = z.infer<typeof ExportCursor>;
 
@@ -71,36 +79,45 @@ export async function exportPage(
   let after = from?.after;
   let skipThrough = from?.last;
   const now = deps.clock.now();
-  do {
-    const read = after;
-    const page = await deps.store.listMessages(key, { limit: limits.readMessages, ...(read ? { cursor: read } : {}) });
-    // An original past its retention is gone, whether or not DynamoDB has removed it yet. Ids are
-    // ASCII and the store lists them in byte order: those up to `last` were on an earlier page.
-    const kept = keptAt(page.items, now).filter((m) => skipThrough === undefined || m.id > skipThrough);
-    skipThrough = undefined;
-    for (const m of kept) {
-      // One at a time: a message's blobs may be megabytes, a page holds only what it sends.
-      const [whole] = await withNative(deps, key, [m]);
-      const text = messageLine(whole!);
-      const size = Buffer.byteLength(text);
-      if (lines > 0 && bytes + size > limits.pageBytes) {
-        return { text: chunks.join(""), next: { ...(read ? { after: read } : {}), last: lastId!, messages } };
+  // A line goes on the page if it is the page's first or keeps the page within its budget.
+  const fits = (text: string) => {
+    const size = Buffer.byteLength(text);
+    if (lines > 0 && bytes + size > limits.pageBytes) return false;
+    chunks.push(text);
+    bytes += size;
+    lines++;
+    return true;
+  };
+  // A cursor past the messages reads none.
+  if (from?.memories === undefined) {
+    do {
+      const read = after;
+      const page = await deps.store.listMessages(key, { limit: limits.readMessages, ...(read ? { cursor: read } : {}) });
+      // An original past its retention is gone, whether or not DynamoDB has removed it yet. Ids are
+      // ASCII and the store lists them in byte order: those up to `last` were on an earlier page.
+      const kept = keptAt(page.items, now).filter((m) => skipThrough === undefined || m.id > skipThrough);
+      skipThrough = undefined;
+      for (const m of kept) {
+        // One at a time: a message's blobs may be megabytes, a page holds only what it sends.
+        const [whole] = await withNative(deps, key, [m]);
+        if (!fits(messageLine(whole!))) {
+          return { text: chunks.join(""), next: { ...(read ? { after: read } : {}), last: lastId!, messages } };
+        }
+        messages++;
+        lastId = m.id;
       }
-      chunks.push(text);
-      bytes += size;
-      lines++;
-      messages++;
-      lastId = m.id;
-    }
-    after = page.nextCursor;
-  } while (after && bytes < limits.pageBytes);
-  if (after) return { text: chunks.join(""), next: { after, messages } };
+      after = page.nextCursor;
+    } while (after && bytes < limits.pageBytes);
+    if (after) return { text: chunks.join(""), next: { after, messages } };
+  }
 
-  // Memories are few beside messages (one per fold): read in one listing.
+  // Memories are few beside messages (one per fold): read in one listing, paged like the messages.
   const memories = await deps.store.listMemories(key);
-  for (const m of memories) chunks.push(memoryLine(m));
+  for (let i = from?.memories ?? 0; i < memories.length; i++) {
+    if (!fits(memoryLine(memories[i]!))) return { text: chunks.join(""), next: { messages, memories: i } };
+  }
   const overrides = await deps.store.getSettings(key.tenantId, state.process.projectId);
-  if (overrides) chunks.push(settingsLine(state.process.projectId, overrides));
-  chunks.push(endLine(messages, memories.length));
+  const last = `${overrides ? settingsLine(state.process.projectId, overrides) : ""}${endLine(messages, memories.length)}`;
+  if (!fits(last)) return { text: chunks.join(""), next: { messages, memories: memories.length } };
   return { text: chunks.join("") };
 }

@@ -9,7 +9,7 @@
  */
 import { AppError, conflict, invalid, notFound, processDeleted } from "../domain/errors.js";
 import { setStoredNative, type Memory, type Message, type Process } from "../domain/model.js";
-import { exportLines, relocate, scanExport, type ExportOutline, type IdSource } from "../domain/process-export.js";
+import { exportLines, MAX_IMPORT_ITEMS, relocate, scanExport, type ExportOutline, type IdSource } from "../domain/process-export.js";
 import type { ProcessKey } from "../ports/store.js";
 import type { ServiceDeps } from "./deps.js";
 import { keepNative } from "./native-content.js";
@@ -33,9 +33,15 @@ export type ExportSource = () => Iterable<string> | AsyncIterable<string>;
 /** Items handed to the store at once: ten of its transactions (99 items and the live check each). */
 export const IMPORT_BATCH_ITEMS = 990;
 
-/** Imports an export held as one text (the HTTP body). */
+/** Imports an export held as one text (the HTTP body), of at most MAX_IMPORT_ITEMS messages and memories. */
 export function importProcess(deps: ServiceDeps, key: ProcessKey, text: string, options: { remapIds: boolean }): Promise<ImportResult> {
-  return importExport(deps, key, () => exportLines(text), options);
+  return importExport(deps, key, () => exportLines(text), { ...options, maxItems: MAX_IMPORT_ITEMS });
+}
+
+export interface ImportOptions {
+  remapIds: boolean;
+  /** Most messages and memories together; unset: any number (the command-line import). */
+  maxItems?: number;
 }
 
 /**
@@ -44,8 +50,15 @@ export function importProcess(deps: ServiceDeps, key: ProcessKey, text: string, 
  * passes; one that does not is refused as soon as a line of the second pass differs from what the
  * first validated, with what was written by then left for a delete.
  */
-export async function importExport(deps: ServiceDeps, key: ProcessKey, source: ExportSource, options: { remapIds: boolean }): Promise<ImportResult> {
+export async function importExport(deps: ServiceDeps, key: ProcessKey, source: ExportSource, options: ImportOptions): Promise<ImportResult> {
   const outline = await scan(source, options.remapIds ? newIds(deps) : undefined);
+  const items = outline.messageIds.size + outline.memories.length;
+  if (options.maxItems !== undefined && items > options.maxItems) {
+    throw new AppError("too_large", "import.too_many_items", `the export holds ${items} messages and memories; an import takes at most ${options.maxItems}`, {
+      items,
+      limit: options.maxItems,
+    });
+  }
   // Refused before anything is written, rather than at the first message with a large part.
   if (outline.blobMessages > 0 && !deps.blobs) {
     throw new AppError("internal", "blobs.unconfigured", "the export has native content kept as blobs and no blob store is configured");

@@ -7,6 +7,7 @@ import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.
 import { dynamoEndpoint } from "../support/dynamo.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { createFaultyStore } from "../../tools/faulty-store.js";
+import { LOCAL_EVENTBRIDGE_MAX_BYTES } from "../../local/local-routes.js";
 import { KEY_A, KEY_B, startTestService } from "../support/service.js";
 import { steppingClock } from "../support/stepping-clock.js";
 
@@ -276,6 +277,19 @@ describe("local PutEvents endpoint", () => {
     });
     await ctx.service.bus.drain();
     expect(await offersOf("put-events-nokey")).toEqual([]);
+  });
+
+  it(`reads a body of at most ${LOCAL_EVENTBRIDGE_MAX_BYTES} bytes and answers 413 one byte past it, before parsing`, async () => {
+    const sized = (bytes: number) => {
+      const open = '{"Entries":[],"pad":"';
+      return `${open}${"x".repeat(bytes - open.length - 2)}"}`;
+    };
+    const put = (body: string) =>
+      fetch(`${ctx.service.url}/local/eventbridge`, { method: "POST", headers: { "x-amz-target": "AWSEvents.PutEvents", authorization: `Bearer ${KEY_A}` }, body });
+    const at = await put(sized(LOCAL_EVENTBRIDGE_MAX_BYTES));
+    expect(at.status).toBe(400);
+    expect(await at.json()).toMatchObject({ __type: "ValidationException" });
+    expect((await put(sized(LOCAL_EVENTBRIDGE_MAX_BYTES + 1))).status).toBe(413);
   });
 
   it("reports malformed entries as failed entries", async () => {

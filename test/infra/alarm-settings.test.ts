@@ -25,8 +25,8 @@ describe("alarm settings", () => {
   });
 
   it("are part of the stage config, so a bad one fails the deploy before anything is built", () => {
-    expect(readStageConfig("team-a", { ALARM_TURN_P99_MS: "2000" }).alarms.thresholds.turnP99Ms).toBe(2000);
-    expect(() => readStageConfig("team-a", { ALARM_TURN_P99_MS: "fast" })).toThrow("ALARM_TURN_P99_MS must be a whole number from 50 to 30000 (got 'fast')");
+    expect(readStageConfig("team-a", { VANCETOPE_CURSOR_SECRET: "k".repeat(40), ALARM_TURN_P99_MS: "2000" }).alarms.thresholds.turnP99Ms).toBe(2000);
+    expect(() => readStageConfig("team-a", { VANCETOPE_CURSOR_SECRET: "k".repeat(40), ALARM_TURN_P99_MS: "fast" })).toThrow("ALARM_TURN_P99_MS must be a whole number from 50 to 30000 (got 'fast')");
   });
 
   it.each(NAMES)("take %s at its lowest and highest value and refuse one past either", (name) => {

@@ -5,6 +5,9 @@ import { functionEnvironment } from "../../stacks/service-function.js";
 import { readAlarmSettings } from "../../stacks/alarm-settings.js";
 import { isDevStage, readStageConfig } from "../../stacks/stage.js";
 
+/** A key for the cursors, which a stage other than a dev one needs. */
+const KEYED = { VANCETOPE_CURSOR_SECRET: "k".repeat(40) };
+
 describe("stages", () => {
   it.each(["dev", "local", "dev-alice", "pr-123"])("%s is a disposable dev stage", (stage) => {
     expect(isDevStage(stage)).toBe(true);
@@ -16,6 +19,7 @@ describe("stages", () => {
 
   it("reads the summarizer choice and names the key parameters per stage, never reading a key", () => {
     const config = readStageConfig("team-a", {
+      ...KEYED,
       SUMMARIZER: "openai",
       SUMMARIZER_MODEL: "gpt-4.1-mini",
       OPENAI_BASE_URL: "https://vllm.internal/v1",
@@ -37,6 +41,7 @@ describe("stages", () => {
       eventPublisherAccounts: ["111111111111", "222222222222"],
       tenantRateLimit: 20,
       tenantRateLimits: "",
+      cursorSecret: "k".repeat(40),
       workerReservedConcurrency: 10,
       tenantDailyTokenBudget: undefined,
       alarms: readAlarmSettings({}),
@@ -44,16 +49,17 @@ describe("stages", () => {
     expect(JSON.stringify(config)).not.toContain("sk-must-not-be-read");
   });
 
-  it("reads the cursors' signing key for the functions that serve paged listings", () => {
+  it("reads the cursors' signing key for the functions that serve paged listings, and requires one outside dev stages", () => {
     expect(readStageConfig("team-a", { VANCETOPE_CURSOR_SECRET: ` ${"k".repeat(40)} ` }).cursorSecret).toBe("k".repeat(40));
-    expect(readStageConfig("team-a", {}).cursorSecret).toBeUndefined();
+    expect(() => readStageConfig("team-a", {})).toThrow(/VANCETOPE_CURSOR_SECRET is required for stage 'team-a'/);
+    expect(readStageConfig("dev-a", {}).cursorSecret).toBeUndefined();
     const config = readStageConfig("team-a", { VANCETOPE_CURSOR_SECRET: "k".repeat(40) });
     for (const [name, spec] of Object.entries(HANDLERS)) {
       const env = functionEnvironment(spec, { config, tableName: "t" });
       // The plain routes page listings; the summarizing routes page exports.
       expect(env.CURSOR_SECRET, name).toBe(name === "plainRoutes" || name === "summarizingRoutes" ? "k".repeat(40) : undefined);
     }
-    expect(functionEnvironment(HANDLERS.plainRoutes, { config: readStageConfig("team-a", {}), tableName: "t" }).CURSOR_SECRET).toBeUndefined();
+    expect(functionEnvironment(HANDLERS.plainRoutes, { config: readStageConfig("dev-a", {}), tableName: "t" }).CURSOR_SECRET).toBeUndefined();
   });
 
   it("defaults to no explicit summarizer, so the function picks by which key parameter exists", () => {
@@ -66,19 +72,19 @@ describe("stages", () => {
   });
 
   it("reads the per-tenant request rate: 20 per second by default, the operator's limits per tenant", () => {
-    expect(readStageConfig("team-a", {})).toMatchObject({ tenantRateLimit: 20, tenantRateLimits: "" });
-    expect(readStageConfig("team-a", { TENANT_RATE_LIMIT: "50", TENANT_RATE_LIMITS: " batch=5, ui=100 " })).toMatchObject({
+    expect(readStageConfig("team-a", KEYED)).toMatchObject({ tenantRateLimit: 20, tenantRateLimits: "" });
+    expect(readStageConfig("team-a", { ...KEYED, TENANT_RATE_LIMIT: "50", TENANT_RATE_LIMITS: " batch=5, ui=100 " })).toMatchObject({
       tenantRateLimit: 50,
       tenantRateLimits: "batch=5,ui=100",
     });
-    expect(readStageConfig("team-a", { TENANT_RATE_LIMIT: "0" })).toMatchObject({ tenantRateLimit: 0 });
+    expect(readStageConfig("team-a", { ...KEYED, TENANT_RATE_LIMIT: "0" })).toMatchObject({ tenantRateLimit: 0 });
   });
 
   it("reserves 10 concurrent workers unless the shell says otherwise (or none), and passes a daily token budget on", () => {
-    expect(readStageConfig("team-a", { VANCETOPE_WORKER_CONCURRENCY: " 25 " }).workerReservedConcurrency).toBe(25);
-    expect(readStageConfig("team-a", { VANCETOPE_WORKER_CONCURRENCY: "none" }).workerReservedConcurrency).toBeUndefined();
-    expect(readStageConfig("team-a", { TENANT_DAILY_TOKEN_BUDGET: "2000000" }).tenantDailyTokenBudget).toBe("2000000");
-    expect(readStageConfig("team-a", { TENANT_DAILY_TOKEN_BUDGET: "unlimited" }).tenantDailyTokenBudget).toBe("unlimited");
+    expect(readStageConfig("team-a", { ...KEYED, VANCETOPE_WORKER_CONCURRENCY: " 25 " }).workerReservedConcurrency).toBe(25);
+    expect(readStageConfig("team-a", { ...KEYED, VANCETOPE_WORKER_CONCURRENCY: "none" }).workerReservedConcurrency).toBeUndefined();
+    expect(readStageConfig("team-a", { ...KEYED, TENANT_DAILY_TOKEN_BUDGET: "2000000" }).tenantDailyTokenBudget).toBe("2000000");
+    expect(readStageConfig("team-a", { ...KEYED, TENANT_DAILY_TOKEN_BUDGET: "unlimited" }).tenantDailyTokenBudget).toBe("unlimited");
   });
 
   it.each([
@@ -95,7 +101,7 @@ describe("stages", () => {
     [{ VANCETOPE_SECRETS_KMS_KEY_ARN: "alias/aws/ssm" }, /KMS key ARN/],
     [{ VANCETOPE_CURSOR_SECRET: "too-short" }, /at least 32 characters/],
   ])("refuses to synthesize with %j", (env, message) => {
-    expect(() => readStageConfig("team-a", env)).toThrow(message);
+    expect(() => readStageConfig("team-a", { ...KEYED, ...KEYED, ...env })).toThrow(message);
   });
 
   it("refuses stage names SST cannot deploy", () => {

@@ -43,7 +43,8 @@ function withEnv<T>(env: Record<string, string | undefined>, run: () => Promise<
 }
 
 export function synthStage(stage: string, options: SynthOptions = {}): Promise<Synthesized> {
-  return withEnv(options.env ?? {}, async () => {
+  // A stage other than a dev one needs its own cursor key (stacks/stage.ts).
+  return withEnv({ VANCETOPE_CURSOR_SECRET: "synth-cursor-key-".padEnd(40, "k"), ...options.env }, async () => {
     await initProject({ stage, region: REGION });
     const project = useProject();
     const app = new App({ mode: "deploy", stage, name: project.config.name, region: project.config.region, account: ACCOUNT });

@@ -17,7 +17,7 @@ import type { ServiceDeps } from "../../core/services/deps.js";
 import { compactManually } from "../../core/services/manual-compaction.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { deleteProcess } from "../../core/services/process-deletion.js";
-import { exportPage, type ExportCursor } from "../../core/services/process-export.js";
+import { EXPORT_PAGE_BYTES, exportPage, type ExportCursor } from "../../core/services/process-export.js";
 import { importProcess } from "../../core/services/process-import.js";
 import { requireProcess, upsertProcess } from "../../core/services/processes.js";
 import { revertMemory } from "../../core/services/revert.js";
@@ -109,6 +109,43 @@ describe("exporting a process", () => {
     const paged = await exportAll(source, { pageBytes: 1, readMessages: 7 });
     expect(paged.pages).toBeGreaterThan(5);
     expect(paged.lines.slice(1)).toEqual(whole.lines.slice(1));
+  });
+
+  it("a page ends before the line that would pass its byte budget, memory lines included; a larger line goes alone", async () => {
+    const pageBytes = 2_000;
+    const whole = await exportAll(source);
+    let pages = 0;
+    let cursor: ExportCursor | undefined;
+    const lines: string[] = [];
+    do {
+      const page = await exportPage(deps, source, cursor, { pageBytes, readMessages: 7 });
+      const own = page.text.split("\n").filter((l) => l !== "");
+      // Lines 1 and 2 open the first page; past them, a page passes the budget only with one line.
+      const counted = pages === 0 ? own.slice(2) : own;
+      if (counted.length > 1) expect(Buffer.byteLength(page.text)).toBeLessThanOrEqual(pageBytes);
+      lines.push(...own);
+      pages++;
+      cursor = page.next;
+    } while (cursor);
+    expect(lines.slice(1)).toEqual(whole.lines.slice(1));
+  });
+
+  it("a page holds the lines that reach its budget exactly, and one line fewer one byte under it", async () => {
+    const whole = (await exportAll(source)).text;
+    const firstLines = whole.split("\n").slice(0, 5).map((l) => `${l}\n`);
+    const exact = firstLines.reduce((n, l) => n + Buffer.byteLength(l), 0);
+    const count = async (pageBytes: number) => (await exportPage(deps, source, undefined, { pageBytes, readMessages: 500 })).text.split("\n").length - 1;
+    expect(await count(exact)).toBe(5);
+    expect(await count(exact - 1)).toBe(4);
+  });
+
+  it("an export of messages full of control characters (six bytes each in JSON) keeps its pages within EXPORT_PAGE_BYTES", { timeout: 120_000 }, async () => {
+    const k = key("escapes-1");
+    await upsertProcess(deps, TENANT, k.processId, { projectId: "proj" });
+    for (let i = 0; i < 20; i++) await appendMessage(deps, k, { role: "ASSISTANT", content: "\u0001".repeat(68_000) });
+    const page = await exportPage(deps, k);
+    expect(Buffer.byteLength(page.text)).toBeLessThanOrEqual(EXPORT_PAGE_BYTES);
+    expect((await exportAll(k)).lines.filter((l) => l.startsWith('{"kind":"message"'))).toHaveLength(20);
   });
 
   it("a deleted or unknown process is a 404", async () => {

@@ -17,6 +17,7 @@ import { MessageInput } from "../../core/domain/fields.js";
 import type { Memory, Message } from "../../core/domain/model.js";
 import type { BlobStore } from "../../core/ports/blob-store.js";
 import { endLine, headerLine, memoryLine, messageLine, processLine } from "../../core/domain/process-export.js";
+import { estimateTokens, messageTokens } from "../../core/domain/tokens.js";
 import type { ProcessKey } from "../../core/ports/store.js";
 import { appendMessage, getMessage } from "../../core/services/messages.js";
 import { requireProcess, upsertProcess } from "../../core/services/processes.js";
@@ -58,6 +59,9 @@ async function partition(k: ProcessKey) {
  * An export of 3,000 messages a second apart: the first 1,000 archived in a superseded summary,
  * the next 1,000 in the active one that chains it, the rest active.
  */
+const content = (i: number) => `step ${i}: crate ${i} goes to dock ${i % 4} on day ${i % 6}; `.repeat(5);
+const summary = (from: number) => `crates ${from} to ${from + 999} went to their docks`;
+
 function generatedExport(processId: string): string {
   const ids = createUlidIds();
   const t0 = Date.parse("2026-01-01T00:00:00.000Z");
@@ -69,11 +73,12 @@ function generatedExport(processId: string): string {
       id,
       processId,
       role: i % 2 === 0 ? "USER" : "ASSISTANT",
-      content: `step ${i}: crate ${i} goes to dock ${i % 4} on day ${i % 6}; `.repeat(5),
+      content: content(i),
       tags: i % 100 === 0 ? ["decision"] : [],
       createdAt: at(i).toISOString(),
       archivedInMemoryId: i < 1_000 ? older : i < 2_000 ? newer : null,
-      tokens: 60,
+      // The service's own count: an import counts again.
+      tokens: messageTokens({ content: content(i) }),
     }),
   );
   const memory = (id: string, from: number, over: Partial<Memory>): Memory => ({
@@ -81,12 +86,12 @@ function generatedExport(processId: string): string {
     processId,
     kind: "ARCHIVED_CHAT",
     status: "OK",
-    content: `crates ${from} to ${from + 999} went to their docks`,
+    content: summary(from),
     sourceRefs: messageIds.slice(from, from + 1_000),
     metadata: { compactedMessages: 1_000, provider: "offline", model: "offline" },
     createdAt: at(from + 1_000).toISOString(),
     supersededAt: null,
-    tokens: 12,
+    tokens: estimateTokens(summary(from)),
     ...over,
   });
   const memories = [
@@ -155,6 +160,24 @@ describe("npm run processes -- import, for files past the HTTP limit", () => {
     expect(state.hasUserMessage).toBe(true);
     await appendMessage(deps, key("first"), { role: "USER", content: "one more crate" });
     await appendMessage(deps, key("remapped"), { role: "USER", content: "one more crate" });
+  });
+
+  it("imports a file whose messages pass DynamoDB's 4 MB transaction together (30 of 190,000 characters)", { timeout: 120_000 }, async () => {
+    const t0 = Date.parse("2026-02-01T00:00:00.000Z");
+    const ids = createUlidIds();
+    const lines = Array.from({ length: 30 }, (_, i) => {
+      const at = new Date(t0 + i * 1000);
+      const content = `${i} `.padEnd(190_000, "x");
+      return messageLine({ id: ids.message(at), processId: "big", role: "USER", content, tags: [], createdAt: at.toISOString(), archivedInMemoryId: null, tokens: messageTokens({ content }) });
+    });
+    const text = [headerLine("big", new Date(t0).toISOString()), processLine({ processId: "big", projectId: "docks", allowsCrossProjectSpawn: false, createdAt: new Date(t0).toISOString() }, null), ...lines, endLine(30, 0)].join("");
+    expect(Buffer.byteLength(text)).toBeGreaterThan(5 * 1024 * 1024);
+    const file = path.join(dir, "big.ndjson");
+    writeFileSync(file, text);
+    const run = await cli("import", "--tenant", TENANT, "--process", "big-copy", "--file", file, "--json");
+    expect(run.err).toBe("");
+    expect(run).toMatchObject({ code: 0 });
+    expect(JSON.parse(run.out)).toMatchObject({ messages: 30 });
   });
 
   describe("a bad file writes nothing and names its line", () => {

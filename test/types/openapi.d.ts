@@ -498,7 +498,7 @@ export interface components {
         Error413: {
             error: {
                 /** @enum {string} */
-                code: "request.too_large" | "message.too_large" | "message.too_many_parts" | "store.item_too_large" | "turn.answer_too_large";
+                code: "request.too_large" | "message.too_large" | "message.too_many_parts" | "store.item_too_large" | "turn.answer_too_large" | "import.too_many_items";
                 message: string;
                 details?: {
                     [key: string]: unknown;
@@ -531,11 +531,24 @@ export interface components {
             /** @enum {number} */
             version: 1 | 2;
             processId: string;
+            /** Format: date-time */
             exportedAt: string;
         } | ({
             /** @constant */
             kind: "process";
-            process: components["schemas"]["Process"];
+            process: {
+                processId: string;
+                projectId: string;
+                sessionId?: string;
+                parentProcessId?: string;
+                name?: string;
+                recipe?: string;
+                engine?: string;
+                title?: string;
+                allowsCrossProjectSpawn: boolean;
+                /** Format: date-time */
+                createdAt: string;
+            };
             activeSummaryId: string | null;
         } | {
             /** @constant */
@@ -547,6 +560,7 @@ export interface components {
                 role: "USER" | "ASSISTANT" | "SYSTEM" | "TOOL";
                 content: string;
                 tags: string[];
+                /** Format: date-time */
                 createdAt: string;
                 archivedInMemoryId: string | null;
                 toolCallId?: string;
@@ -557,6 +571,7 @@ export interface components {
                 }[];
                 tokens: number;
                 cleared?: {
+                    /** Format: date-time */
                     at: string;
                     toolName: string;
                     chars: number;
@@ -574,7 +589,104 @@ export interface components {
         } | {
             /** @constant */
             kind: "memory";
-            memory: components["schemas"]["Memory"];
+            memory: {
+                id: string;
+                processId: string;
+                /** @enum {string} */
+                kind: "ARCHIVED_CHAT";
+                /** @enum {string} */
+                status: "OK" | "FAILED" | "REVERTED" | "QUEUED" | "PREPARED" | "DISCARDED";
+                content: string;
+                sourceRefs: string[];
+                metadata: {
+                    compactedMessages: number;
+                    provider: string;
+                    model: string;
+                    supersededMemoryId?: string;
+                    recompaction?: boolean;
+                    topicLabel?: string;
+                    /** Format: date-time */
+                    rangeFromAt?: string;
+                    /** Format: date-time */
+                    rangeToAt?: string;
+                    error?: string;
+                    mode?: string;
+                    usage?: {
+                        inputTokens?: number;
+                        outputTokens?: number;
+                    };
+                    tokensBefore?: number;
+                    tokensAfter?: number;
+                    summarizerCalls?: number;
+                    loss?: {
+                        units: number;
+                        kept: number;
+                        dropped: {
+                            text: string;
+                            messageIds: string[];
+                        }[];
+                    };
+                    qualityGate?: {
+                        check: string;
+                        detail?: string;
+                        attempts: number;
+                    };
+                    truncated?: boolean;
+                    fallback?: {
+                        summarizer: string;
+                        reason: string;
+                    };
+                    strengthAnalyzer?: {
+                        analyzer: string;
+                        tagged: number;
+                        usage?: {
+                            inputTokens?: number;
+                            outputTokens?: number;
+                        };
+                        error?: string;
+                    };
+                    summarizerMs?: number;
+                    /** @enum {string} */
+                    producedBy?: "inline" | "prepared" | "worker";
+                    preparedFor?: string;
+                    /** @enum {string} */
+                    job?: "prepare" | "manual" | "range";
+                    inboxItemId?: string;
+                    /** Format: date-time */
+                    queuedAt?: string;
+                    /** Format: date-time */
+                    preparedAt?: string;
+                    extended?: {
+                        messages: number;
+                        /** Format: date-time */
+                        at: string;
+                    };
+                    /** Format: date-time */
+                    expiresAt?: string;
+                    contextWindow?: number;
+                    queuedAtVersion?: number;
+                    forced?: boolean;
+                    instructions?: string;
+                    discardReason?: string;
+                    /** Format: date-time */
+                    discardedAt?: string;
+                    markerMessageId?: string;
+                    /** Format: date-time */
+                    revertedAt?: string;
+                    retentionDays?: number;
+                };
+                /** Format: date-time */
+                createdAt: string;
+                supersededAt: string | null;
+                supersededByMemoryId?: string;
+                tokens: number;
+                citations?: string[][];
+                droppedUnits?: {
+                    text: string;
+                    messageIds: string[];
+                }[];
+                keepUnits?: string[];
+            };
         } | {
             /** @constant */
             kind: "settings";
@@ -1413,7 +1525,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description An export (NDJSON, an ExportLine per line), at most 400 KB; a larger one through `npm run processes -- import`. */
+        /** @description An export (NDJSON, an ExportLine per line), at most 400 KB and 1,000 messages and memories; a larger one through `npm run processes -- import`. */
         requestBody: {
             content: {
                 "application/x-ndjson": string;
@@ -2126,6 +2238,15 @@ export interface operations {
             };
             /** @description No known API key (a bearer token, or the access key id of the SigV4 signature). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AwsJsonError"];
+                };
+            };
+            /** @description A body past 256 KB (EventBridge's own limit), refused before it is read whole. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

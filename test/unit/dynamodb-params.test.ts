@@ -28,6 +28,7 @@ import { transactionInput, TRANSACTION_LIMIT } from "../../core/adapters/dynamod
 import { addUsageParams, putBudgetParams, reserveTokensParams, usageExpiry } from "../../core/adapters/dynamodb/usage-params.js";
 import { Memory, Message, Process } from "../../core/domain/model.js";
 import { makeMemory, makeMessage } from "../support/fixtures.js";
+import { importBatches, IMPORT_TRANSACTION_BYTES } from "../../core/adapters/dynamodb/import-store.js";
 
 const key = { tenantId: "acme", processId: "p-1" };
 const pk = "T#acme#P#p-1";
@@ -555,5 +556,16 @@ describe("conditions are stated through the named fragments", () => {
           .flatMap((line, i) => (/(?<!Key)ConditionExpression\b/.test(line) ? [`${f}:${i + 1}`] : [])),
       );
     expect(offenders).toEqual([]);
+  });
+});
+
+describe("import transactions", () => {
+  const sizes = (batches: number[][]) => batches.map((b) => b.length);
+  it("hold at most the given count of items and IMPORT_TRANSACTION_BYTES of them; a larger item goes alone", () => {
+    const half = IMPORT_TRANSACTION_BYTES / 2;
+    expect(sizes(importBatches([half, half, half], (n) => n, 99))).toEqual([2, 1]);
+    expect(sizes(importBatches([half, half + 1, half - 1], (n) => n, 99))).toEqual([1, 2]);
+    expect(sizes(importBatches([IMPORT_TRANSACTION_BYTES + 1, 1], (n) => n, 99))).toEqual([1, 1]);
+    expect(sizes(importBatches(Array(199).fill(1), (n) => n, 99))).toEqual([99, 99, 1]);
   });
 });

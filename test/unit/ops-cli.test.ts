@@ -86,6 +86,34 @@ describe("npm run ops -- redrive", () => {
     expect(again.map((l) => l.body)).toEqual([JSON.stringify(invocationRecord(OTHER_STAGE, request)), "garbage"]);
   });
 
+  it("redrives only functions of the stage's own stack in the queue's account and region, a longer stage name or a shorter prefix not", async () => {
+    const fn = (account: string, region: string, name: string) => `arn:aws:lambda:${region}:${account}:function:${name}`;
+    const strangers = [
+      fn("123456789012", "eu-west-1", "team-a-attacker-fn"),
+      fn("123456789012", "eu-west-1", "team-ab-vancetope-memory-Events-CompactionWorker-q"),
+      fn("999999999999", "eu-west-1", "team-a-vancetope-memory-Events-CompactionWorker-q"),
+      fn("123456789012", "us-east-1", "team-a-vancetope-memory-Events-CompactionWorker-q"),
+    ];
+    const r = await run(["redrive", "--stage", "team-a"], (q) => {
+      for (const target of strangers) q.push(invocationRecord(target, request));
+      q.push(invocationRecord(WORKER, request));
+    });
+    expect(r.invoked).toEqual([{ target: WORKER, event: request }]);
+    expect(r.out.at(-1)).toBe("redriven: 1, kept in the queue: 4");
+    const short = await run(["redrive", "--stage", "team", "--queue-url", QUEUE_URL], (q) => q.push(invocationRecord(strangers[1]!, request)));
+    expect(short.invoked).toEqual([]);
+  });
+
+  it("prints a letter's text with its control characters escaped", async () => {
+    const record = { ...invocationRecord(WORKER, request), responsePayload: { errorType: "E", errorMessage: "\u001b[2J\u001b[32mall good\u0007" } };
+    const r = await run(["redrive", "--stage", "team-a"], (q) => {
+      q.push(record);
+      q.push("\u001b]0;title\u0007garbage");
+    });
+    expect(r.out.join("\n")).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+    expect(r.out.join("\n")).toContain("\\u001b[2J");
+  });
+
   it("with --dry-run lists what would move and moves nothing", async () => {
     const r = await run(["redrive", "--stage", "team-a", "--dry-run"], (q) => {
       q.push(invocationRecord(WORKER, request));
@@ -121,12 +149,12 @@ describe("npm run ops -- redrive", () => {
     }
   });
 
-  it("finds the stage's queue by its name, or takes the one --queue-url names (then every target is redriven)", async () => {
+  it("finds the stage's queue by its name, or takes the one --queue-url names", async () => {
     expect(dlqNamePrefix("team-a")).toBe("team-a-vancetope-memory-Events-EventsDlq");
     const byStage = await run(["redrive", "--stage", "team-a"]);
     expect(byStage.opened).toEqual([QUEUE_URL]);
     const url = "https://sqs.eu-west-1.amazonaws.com/123456789012/some-queue";
-    const byUrl = await run(["redrive", "--queue-url", url], (q) => q.push(invocationRecord(OTHER_STAGE, request)));
+    const byUrl = await run(["redrive", "--stage", "team-b", "--queue-url", url], (q) => q.push(invocationRecord(OTHER_STAGE, request)));
     expect(byUrl.opened).toEqual([url]);
     expect(byUrl.invoked).toEqual([{ target: OTHER_STAGE, event: request }]);
   });

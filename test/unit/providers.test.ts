@@ -31,7 +31,7 @@ describe("provider registry", () => {
 
   it("gives each remote provider a key parameter the loader reads and the summarizing functions name", () => {
     expect(LLM_SECRET_PARAMS).toEqual(Object.fromEntries(REMOTE_PROVIDERS.map(([, r]) => [r.keyParamEnv, r.keyEnv])));
-    const config = readStageConfig("team-a", Object.fromEntries(REMOTE_PROVIDERS.map(([name, r]) => [r.baseUrlEnv, `https://${name}.internal/v1`])));
+    const config = readStageConfig("team-a", { VANCETOPE_CURSOR_SECRET: "k".repeat(40), ...Object.fromEntries(REMOTE_PROVIDERS.map(([name, r]) => [r.baseUrlEnv, `https://${name}.internal/v1`])) });
     const env = functionEnvironment(HANDLERS.summarizingRoutes, { config, tableName: "t" });
     for (const [name, r] of REMOTE_PROVIDERS) {
       expect(env[r.keyParamEnv]).toBe(`/vancetope-memory/team-a/${r.keyParameter}`);
@@ -40,7 +40,7 @@ describe("provider registry", () => {
   });
 
   it("refuses a SUMMARIZER the registry does not know, at deploy and at start", () => {
-    expect(() => readStageConfig("team-a", { SUMMARIZER: "mystery" })).toThrow(/SUMMARIZER must be one of offline, /);
+    expect(() => readStageConfig("team-a", { VANCETOPE_CURSOR_SECRET: "k".repeat(40), SUMMARIZER: "mystery" })).toThrow(/SUMMARIZER must be one of offline, /);
     expect(() => resolveSummarizerConfig({ SUMMARIZER: "mystery" })).toThrow(/SUMMARIZER/);
   });
 });

@@ -146,7 +146,7 @@ export const OPERATIONS: Operation[] = [
   {
     method: "post", path: "/v1/processes/{processId}/import", operationId: "importProcess", summary: "Import an export into a new process", tag: "processes",
     description: "The whole file is validated before anything is written; a fault names its line (`details.line`). docs/api.md, \"Export and import\".",
-    query: req.ImportQuery, rawBody: { mediaType: "application/x-ndjson", description: "An export (NDJSON, an ExportLine per line), at most 400 KB; a larger one through `npm run processes -- import`.", schema: NDJSON_EXPORT },
+    query: req.ImportQuery, rawBody: { mediaType: "application/x-ndjson", description: "An export (NDJSON, an ExportLine per line), at most 400 KB and 1,000 messages and memories; a larger one through `npm run processes -- import`.", schema: NDJSON_EXPORT },
     answers: { 201: json("The process written, how many messages and memories, and whether the project's settings were restored (only where the project had none).", "ImportAnswer", res.ImportAnswer) },
     errors: [...WITH_BODY, 409],
   },
@@ -251,6 +251,7 @@ export const OPERATIONS: Operation[] = [
       200: { description: "Which entries were delivered.", body: ["PutEventsAnswer", PutEventsAnswer], mediaType: AWS_JSON },
       400: { description: "An unknown target, a body that is not JSON, or not 1 to 10 entries.", body: ["AwsJsonError", AwsJsonError] },
       401: { description: "No known API key (a bearer token, or the access key id of the SigV4 signature).", body: ["AwsJsonError", AwsJsonError] },
+      413: { description: "A body past 256 KB (EventBridge's own limit), refused before it is read whole.", body: ["AwsJsonError", AwsJsonError] },
     },
     errors: [500],
   },

@@ -1,10 +1,11 @@
 /**
  * The import port (docs/api.md, "Export and import"): a new META, then the exported messages and
  * memories written as they are, in transactions guarded like every write for a process (live, not
- * deleted), so an import never brings a deleted process back.
+ * deleted), so an import never brings a deleted process back. Each transaction holds at most 99
+ * items and 3.5 MB of them, under DynamoDB's 100 items and 4 MB.
  */
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
-import type { Memory, Message } from "../../domain/model.js";
+import { storedNative, type Memory, type Message } from "../../domain/model.js";
 import type { ImportStore, ImportedProcess } from "../../ports/import-store.js";
 import type { ProcessKey } from "../../ports/store.js";
 import { processLiveCheck } from "./compaction-params.js";
@@ -48,6 +49,31 @@ export function importedItemParts(tableName: string, key: ProcessKey, messages: 
   ];
 }
 
+/**
+ * Most bytes of items in one import transaction: DynamoDB refuses a transaction past 4 MB, and a
+ * request's own names and conditions take some room besides the items.
+ */
+export const IMPORT_TRANSACTION_BYTES = 3.5 * 1024 * 1024;
+
+/** `items` in order, cut where the next would pass `maxItems` or IMPORT_TRANSACTION_BYTES (a single larger item alone). */
+export function importBatches<T>(items: readonly T[], bytesOf: (item: T) => number, maxItems: number, maxBytes = IMPORT_TRANSACTION_BYTES): T[][] {
+  const batches: T[][] = [];
+  let batch: T[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    const size = bytesOf(item);
+    if (batch.length > 0 && (batch.length >= maxItems || bytes + size > maxBytes)) {
+      batches.push(batch);
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(item);
+    bytes += size;
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
+}
+
 export function createImportStore(ctx: StoreContext): ImportStore {
   const { client, tableName, sendTransaction, transactionLimit } = ctx;
   return {
@@ -62,11 +88,11 @@ export function createImportStore(ctx: StoreContext): ImportStore {
     },
 
     async putImportedItems(key, { messages, memories }) {
-      // One slot of each transaction is the live check on META.
-      const size = transactionLimit - 1;
       const all: Array<{ message?: Message; memory?: Memory }> = [...messages.map((message) => ({ message })), ...memories.map((memory) => ({ memory }))];
-      for (let i = 0; i < all.length; i += size) {
-        const batch = all.slice(i, i + size);
+      // One slot of each transaction is the live check on META.
+      // An item's JSON is never smaller than DynamoDB counts it: a safe measure, and no more code.
+      const bytes = (b: (typeof all)[number]) => Buffer.byteLength(JSON.stringify(b.message ? [b.message, storedNative(b.message)] : b.memory));
+      for (const batch of importBatches(all, bytes, transactionLimit - 1)) {
         const parts = importedItemParts(
           tableName,
           key,

@@ -85,7 +85,7 @@ export function listMessagesParams(tableName: string, key: ProcessKey, { limit, 
     KeyConditionExpression: "pk = :pk AND begins_with(sk, :m)",
     ExpressionAttributeValues: { ":pk": pk, ":m": MESSAGE_PREFIX },
     Limit: limit,
-    ExclusiveStartKey: decodeCursor(cursor, { attr: "pk", value: pk, keys: ["pk", "sk"] }),
+    ExclusiveStartKey: decodeCursor(cursor, { attr: "pk", value: pk, keys: ["pk", "sk"], sortPrefix: { attr: "sk", prefix: MESSAGE_PREFIX } }),
     ConsistentRead: true,
   };
 }

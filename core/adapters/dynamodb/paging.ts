@@ -28,26 +28,29 @@ const MAX_KEY_BYTES = 1024;
  * Cursors are opaque to callers; one that does not belong to this listing is a 400. The HTTP
  * layer signs them (core/adapters/http/cursors.ts); this check stands behind it: the start key
  * must have exactly the listing's key attributes (`keys`), as non-empty strings DynamoDB can hold,
- * and its partition (`attr` = `value`), so a forged key is a 400, never DynamoDB's refusal (a 500).
+ * its partition (`attr` = `value`) and, for a listing of one kind of item, its sort key within
+ * that kind (`sortPrefix`), so a forged key is a 400, never DynamoDB's refusal of a start key
+ * outside the Query's range (a 500).
  */
 export function decodeCursor(
   cursor: string | undefined,
-  listing: { attr: string; value: string; keys: readonly string[] },
+  listing: { attr: string; value: string; keys: readonly string[]; sortPrefix?: { attr: string; prefix: string } },
 ): Record<string, unknown> | undefined {
   if (!cursor) return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
   } catch {
-    throw invalid("cursor.invalid", "cursor is not valid", { fields: ["cursor"] });
+    throw invalid("cursor.invalid", "cursor is not valid", { fields: ["query.cursor"] });
   }
   const key = (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed : {}) as Record<string, unknown>;
   const names = Object.keys(key);
   const fits =
     names.length === listing.keys.length &&
     listing.keys.every((k) => typeof key[k] === "string" && key[k] !== "" && Buffer.byteLength(key[k] as string) <= MAX_KEY_BYTES) &&
-    key[listing.attr] === listing.value;
-  if (!fits) throw invalid("cursor.invalid", "cursor is not valid for this listing", { fields: ["cursor"] });
+    key[listing.attr] === listing.value &&
+    (!listing.sortPrefix || (key[listing.sortPrefix.attr] as string).startsWith(listing.sortPrefix.prefix));
+  if (!fits) throw invalid("cursor.invalid", "cursor is not valid for this listing", { fields: ["query.cursor"] });
   return key;
 }
 

@@ -92,8 +92,14 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
   return result;
 }
 
+/**
+ * Text from a letter as a terminal may show it: control characters (an escape sequence that
+ * clears the screen or retitles the window) as `\uXXXX`.
+ */
+export const printable = (text: string) => text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
 async function redriveInto(options: RedriveOptions, result: RedriveResult, held: QueuedLetter[]): Promise<void> {
-  const report = options.report ?? (() => {});
+  const report = options.report ? (line: string) => options.report!(printable(line)) : () => {};
   while (result.moved + result.kept < options.max) {
     const letters = await options.queue.receive(Math.min(10, options.max - result.moved - result.kept));
     if (letters.length === 0) break;

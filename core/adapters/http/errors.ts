@@ -19,6 +19,9 @@ function retryAfterOf(err: AppError): number | undefined {
   return err.kind === "too_many_requests" ? err.details?.retryAfterSeconds : undefined;
 }
 
+/** Issues named in a 400 `request.invalid`; `details.issueCount` counts them all. */
+export const MAX_REPORTED_ISSUES = 10;
+
 export function zodToAppError(e: z.core.$ZodError, where: string): AppError {
   // An unknown key is named itself, not just the object that holds it.
   const issues = e.issues.flatMap((i) => {
@@ -27,11 +30,12 @@ export function zodToAppError(e: z.core.$ZodError, where: string): AppError {
       ? i.keys.map((k) => ({ field: [...at, k].join("."), message: "unknown field" }))
       : [{ field: at.join("."), message: i.message }];
   });
-  const fields = [...new Set(issues.map((i) => i.field))];
-  return new AppError("input", "request.invalid", `invalid ${where}: ${issues.map((i) => `${i.field}: ${i.message}`).join("; ")}`, {
-    fields,
-    issues,
-  });
+  // The first few only: an answer stays small whatever the input (30,000 unknown fields are 30,000 issues).
+  const shown = issues.slice(0, MAX_REPORTED_ISSUES);
+  const more = issues.length - shown.length;
+  const fields = [...new Set(shown.map((i) => i.field))];
+  const text = `${shown.map((i) => `${i.field}: ${i.message}`).join("; ")}${more > 0 ? `; and ${more} more` : ""}`;
+  return new AppError("input", "request.invalid", `invalid ${where}: ${text}`, { fields, issues: shown, issueCount: issues.length });
 }
 
 /**

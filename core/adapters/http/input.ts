@@ -23,9 +23,9 @@ export async function readBody<S extends z.ZodMiniType>(c: Context, schema: S, l
   return parsed.data;
 }
 
-/** The body as UTF-8 text, within the same size limit (an NDJSON import). */
-export async function readText(c: Context): Promise<string> {
-  const raw = await readBytes(c, MAX_BODY_BYTES);
+/** The body as UTF-8 text, within the same size limit (an NDJSON import) or `limit`. */
+export async function readText(c: Context, limit = MAX_BODY_BYTES): Promise<string> {
+  const raw = await readBytes(c, limit);
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(raw);
   } catch {

@@ -125,7 +125,7 @@ export const ERROR_CODES = {
     "compaction.retry_later",
     "idempotency.key_reused",
   ],
-  413: ["request.too_large", "message.too_large", "message.too_many_parts", "store.item_too_large", "turn.answer_too_large"],
+  413: ["request.too_large", "message.too_large", "message.too_many_parts", "store.item_too_large", "turn.answer_too_large", "import.too_many_items"],
   429: ["rate.limited", "budget.exceeded"],
   500: ["internal"],
 } as const;

@@ -4,7 +4,7 @@
  * input) are domain rules and live in core/domain/fields.ts.
  */
 import * as z from "../../domain/zod.js";
-import { Id, MessageInput, ProcessInput, Tag, Text, TopicLabel, Unicode } from "../../domain/fields.js";
+import { ContextWindow, Id, Instructions, IsoTime, MessageInput, ProcessInput, Tag, Text, TopicLabel, Unicode } from "../../domain/fields.js";
 import { FoldMode } from "../../domain/model.js";
 import { ReplayFormat } from "../../domain/native/formats.js";
 import { MAX_CONTEXT_WINDOW, MAX_PROMPT_CHARS } from "../../domain/model-windows.js";
@@ -42,7 +42,7 @@ export const ListMessagesQuery = z.object({
 export const ModelRef = z.strictObject({
   provider: z.optional(Text(64)),
   name: z.optional(Text(256)),
-  contextWindow: z.optional(z.number().check(z.int(), z.gte(1000), z.lte(MAX_CONTEXT_WINDOW, `must be <= ${MAX_CONTEXT_WINDOW}`))),
+  contextWindow: z.optional(ContextWindow),
 });
 
 /**
@@ -64,11 +64,9 @@ export const CompactionBody = z.strictObject({
   model: ModelRef,
   prompt: z.optional(PromptSize),
   force: z.optional(FoldMode),
-  instructions: z.optional(Text(2000)),
+  instructions: z.optional(Instructions),
 });
 export type CompactionBody = z.infer<typeof CompactionBody>;
-
-const IsoTime = z.iso.datetime({ offset: true });
 
 export const RangeCompactionBody = z
   .strictObject({ from: IsoTime, to: IsoTime, topicLabel: TopicLabel })
