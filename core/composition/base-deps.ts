@@ -6,7 +6,7 @@
  * (docs/benchmarks.md, "Cold start").
  */
 import { createDocumentClient } from "../adapters/dynamodb/client.js";
-import { createDynamoStore } from "../adapters/dynamodb/store.js";
+import { createServiceStore, type DynamoStoreOptions } from "../adapters/dynamodb/store.js";
 import { createEventBridgePublisher } from "../adapters/events/eventbridge-publisher.js";
 import { createUlidIds, systemClock } from "../adapters/ids.js";
 import { createPowertoolsLog } from "../adapters/log.js";
@@ -32,6 +32,11 @@ export interface RootOptions {
   events?: EventPublisher;
   metrics?: Metrics;
   log?: Log;
+  /**
+   * Builds the DynamoDB store when none is given: without the import port by default (the plain
+   * routes); create-deps.ts passes the importing one.
+   */
+  createStore?: (options: DynamoStoreOptions) => Store;
   /** Only the functions that summarize pass one. */
   summarizerFactory?: () => Promise<Summarizer>;
   /** The functions that trace their calls pass one (functions/*.ts); the clients built here are captured. */
@@ -62,7 +67,7 @@ export function createBaseDeps(options: RootOptions = {}): ServiceDeps {
   const log = options.log ?? createPowertoolsLog(config.serviceName);
   const store =
     options.store ??
-    createDynamoStore({
+    (options.createStore ?? createServiceStore)({
       client: createDocumentClient({ endpoint: config.dynamoEndpoint, capture: options.tracing?.capture }),
       tableName: config.tableName,
     });

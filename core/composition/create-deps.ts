@@ -5,6 +5,7 @@
  */
 import { createOfflineSummarizer } from "../adapters/llm/offline-summarizer.js";
 import type { ServiceDeps } from "../services/deps.js";
+import { createDynamoStore } from "../adapters/dynamodb/store.js";
 import { createBaseDeps, type RootOptions } from "./base-deps.js";
 
 export type { RootOptions };
@@ -18,5 +19,5 @@ export type { RootOptions };
  * await runTurn(deps, { tenantId: "t1", processId: "p1" }, { model: { contextWindow: 128_000 } });
  */
 export function createDeps(options: RootOptions = {}): ServiceDeps {
-  return { ...createBaseDeps(options), offlineSummarizer: (maxOutputTokens) => createOfflineSummarizer({ maxOutputTokens }) };
+  return { ...createBaseDeps({ createStore: createDynamoStore, ...options }), offlineSummarizer: (maxOutputTokens) => createOfflineSummarizer({ maxOutputTokens }) };
 }

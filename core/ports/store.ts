@@ -327,9 +327,11 @@ export interface ErasureStore {
   eraseTenantRecords(tenantId: string): Promise<number>;
 }
 
-/** Everything the services persist: the aggregate ports together. A service names the ones it uses. */
+/**
+ * Everything the services persist: the aggregate ports together. A service names the ones it uses.
+ * The import port is apart (`ImportingStore`): only the functions that import carry its code.
+ */
 export type Store = ProcessStore &
-  ImportStore &
   SettingsStore &
   MessageStore &
   MemoryStore &
@@ -337,3 +339,12 @@ export type Store = ProcessStore &
   InboxStore &
   UsageStore &
   ErasureStore;
+
+/** The store of the functions that import a process (the summarizing routes, the scripts, the local runner). */
+export type ImportingStore = Store & ImportStore;
+
+/** The store as an importing one, or an internal error naming what is missing: the plain routes' store cannot import. */
+export function importingStore(store: Store): ImportingStore {
+  if (!("putImportedItems" in store)) throw new Error("this function's store has no import port (core/ports/import-store.ts)");
+  return store as ImportingStore;
+}

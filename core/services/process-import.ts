@@ -10,7 +10,7 @@
 import { AppError, conflict, invalid, notFound, processDeleted } from "../domain/errors.js";
 import { setStoredNative, type Memory, type Message, type Process } from "../domain/model.js";
 import { exportLines, MAX_IMPORT_ITEMS, relocate, scanExport, type ExportOutline, type IdSource } from "../domain/process-export.js";
-import type { ProcessKey } from "../ports/store.js";
+import { importingStore, type ProcessKey } from "../ports/store.js";
 import type { ServiceDeps } from "./deps.js";
 import { keepNative } from "./native-content.js";
 import { readStoredOverride } from "./tunables.js";
@@ -64,7 +64,8 @@ export async function importExport(deps: ServiceDeps, key: ProcessKey, source: E
     throw new AppError("internal", "blobs.unconfigured", "the export has native content kept as blobs and no blob store is configured");
   }
   const moved = relocate(outline, key.processId);
-  const created = await deps.store.createImportedProcess(key.tenantId, {
+  const store = importingStore(deps.store);
+  const created = await store.createImportedProcess(key.tenantId, {
     process: moved.process,
     activeSummaryId: moved.activeSummaryId,
     firstUserMessageId: moved.firstUserMessageId,
@@ -81,7 +82,7 @@ export async function importExport(deps: ServiceDeps, key: ProcessKey, source: E
   const written = { messages: 0, memories: 0 };
   const flush = async () => {
     if (messages.length + memories.length === 0) return;
-    const put = await deps.store.putImportedItems(key, { messages, memories });
+    const put = await store.putImportedItems(key, { messages, memories });
     // Deleted while it was written: the deletion erases what got in.
     if (!put.ok) throw notFound("process", key.processId);
     written.messages += messages.length;

@@ -12,7 +12,7 @@ import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.
 import { createDeps } from "../../core/composition/create-deps.js";
 import { AppError } from "../../core/domain/errors.js";
 import type { Role } from "../../core/domain/model.js";
-import type { ProcessKey, Store } from "../../core/ports/store.js";
+import type { ImportingStore, ProcessKey } from "../../core/ports/store.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { compactManually } from "../../core/services/manual-compaction.js";
 import { appendMessage } from "../../core/services/messages.js";
@@ -28,7 +28,7 @@ import { createMemoryLog } from "../support/memory-log.js";
 const TENANT = "exp";
 const WINDOW = 10_000;
 let table: Awaited<ReturnType<typeof freshTable>>;
-let store: Store;
+let store: ImportingStore;
 let deps: ServiceDeps;
 let source: ProcessKey;
 
@@ -244,7 +244,7 @@ describe("importing an export", () => {
       let release!: () => void;
       const released = new Promise<void>((resolve) => (release = resolve));
       // Holds the item writes until the test has deleted the process.
-      const held: Store = {
+      const held: ImportingStore = {
         ...store,
         async putImportedItems(k, items) {
           reached();

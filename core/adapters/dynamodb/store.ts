@@ -6,7 +6,7 @@
  * else is rethrown.
  */
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import type { Store } from "../../ports/store.js";
+import type { ImportingStore, Store } from "../../ports/store.js";
 import type { BackoffOptions } from "../backoff.js";
 import { createCompactionStore } from "./compaction-store.js";
 import type { StoreContext } from "./context.js";
@@ -43,8 +43,22 @@ export interface DynamoStoreOptions {
  * await store.upsertProcess("acme", { processId: "p-1", projectId: "demo" }, new Date().toISOString());
  * const view = await store.activeView({ tenantId: "acme", processId: "p-1" }); // META, summary, messages
  */
-export function createDynamoStore({ client, tableName, retry = {}, transactionLimit = TRANSACTION_LIMIT }: DynamoStoreOptions): Store {
-  const ctx: StoreContext = { client, tableName, retry, sendTransaction: createTransactor(client, retry), transactionLimit };
+export function createDynamoStore(options: DynamoStoreOptions): ImportingStore {
+  const ctx = contextOf(options);
+  return { ...serviceStore(ctx), ...createImportStore(ctx) };
+}
+
+/**
+ * The Store without the import port, for the functions that never import (the plain routes): its
+ * code stays out of their bundle (docs/benchmarks.md, "Cold start").
+ */
+export const createServiceStore = (options: DynamoStoreOptions): Store => serviceStore(contextOf(options));
+
+function contextOf({ client, tableName, retry = {}, transactionLimit = TRANSACTION_LIMIT }: DynamoStoreOptions): StoreContext {
+  return { client, tableName, retry, sendTransaction: createTransactor(client, retry), transactionLimit };
+}
+
+function serviceStore(ctx: StoreContext): Store {
   return {
     ...createProcessStore(ctx),
     ...createMessageStore(ctx),
@@ -53,6 +67,5 @@ export function createDynamoStore({ client, tableName, retry = {}, transactionLi
     ...createInboxStore(ctx),
     ...createUsageStore(ctx),
     ...createErasureStore(ctx),
-    ...createImportStore(ctx),
   };
 }
