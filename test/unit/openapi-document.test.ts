@@ -120,7 +120,7 @@ function raisedCodes(): Array<{ code: string; status: number }> {
 describe("the error codes", () => {
   it("finds the codes the service raises (the scan itself works)", () => {
     const codes = raisedCodes().map((c) => `${c.status} ${c.code}`);
-    for (const known of ["400 request.invalid", "400 import.duplicate_id", "404 inbox item.not_found", "409 memory.not_newest", "413 message.too_large", "429 budget.exceeded", "404 route.not_found", "401 auth.invalid_key", "400 model.context_window_required"]) {
+    for (const known of ["400 request.invalid", "400 import.duplicate_id", "404 inbox_item.not_found", "409 memory.not_newest", "413 message.too_large", "429 budget.exceeded", "404 route.not_found", "401 auth.invalid_key", "400 model.context_window_required"]) {
       expect(codes).toContain(known);
     }
   });
