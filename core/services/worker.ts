@@ -182,11 +182,6 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, read: ActiveView, que
       await discard(deps, key, { fold: queued, reason: why === "stale" ? STALE : why, outcome: "discarded" });
       return { skipped: why, foldId: fold.id };
     }
-    case "unwanted":
-    case "write":
-      return { skipped: refusal.reason, foldId: fold.id };
-    case "commit_conflict":
-      return { skipped: wireReason(refusal), foldId: fold.id };
     case "budget": {
       // The row as read under the lease: discarded only while it still has that status.
       const row = current ? asFold(current) : queued;
@@ -196,5 +191,8 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, read: ActiveView, que
     case "summary":
     case "too_large":
       return { done: "failed", foldId: fold.id };
+    default:
+      // The fold's row moved on meanwhile (unwanted, write), or any other refusal: nothing to discard.
+      return { skipped: wireReason(refusal), foldId: fold.id };
   }
 }
