@@ -98,8 +98,8 @@ export interface Memory {
     rangeFromAt?: string;
     rangeToAt?: string;
     error?: string;
-    /** The compaction mode (SOFT, HARD, EMERGENCY); absent on a range compaction. */
-    mode?: string;
+    /** The compaction mode; RANGE on a range compaction. */
+    mode?: "SOFT" | "HARD" | "EMERGENCY" | "RANGE";
     /** The prompt before and after the fold, as recorded at commit time (the caller's units). */
     tokensBefore?: number;
     tokensAfter?: number;
@@ -109,7 +109,7 @@ export interface Memory {
     summarizerMs?: number;
     producedBy?: "inline" | "prepared" | "worker";
     /** Background folds: the mode they were prepared for, and why one was discarded. */
-    preparedFor?: string;
+    preparedFor?: "SOFT" | "HARD" | "EMERGENCY" | "RANGE";
     discardReason?: string;
     /** The SYSTEM marker message a range compaction inserted. */
     markerMessageId?: string;

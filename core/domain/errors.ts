@@ -38,8 +38,9 @@ export class AppError extends Error {
   }
 }
 
-export const notFound = (what: string, id: string) =>
-  new AppError("not_found", `${what}.not_found`, `${what} '${id}' not found`);
+/** `what` names it in the message; `code` (default `what`) is the code's first part, a word without spaces. */
+export const notFound = (what: string, id: string, code = what) =>
+  new AppError("not_found", `${code}.not_found`, `${what} '${id}' not found`);
 
 /** A write that would recreate a deleted process (docs/api.md, "Deleting a process"). */
 export const processDeleted = (processId: string) =>

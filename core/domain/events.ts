@@ -7,6 +7,7 @@
  */
 import * as z from "./zod.js";
 import { Id, TopicLabel } from "./fields.js";
+import { FoldJob, FoldTarget } from "./model.js";
 
 export const EVENT_SOURCES = {
   plan: "vancetope.plan",
@@ -17,10 +18,13 @@ export const EVENT_SOURCES = {
 export type EventSource = (typeof EVENT_SOURCES)[keyof typeof EVENT_SOURCES];
 
 const ProcessRef = { tenantId: Id, processId: Id };
-const FoldId = z.string().check(z.minLength(1), z.maxLength(64));
+const FoldId = /* @__PURE__ */ z.string().check(z.minLength(1), z.maxLength(64));
 
-/** What the service's own events carry; incoming ones are checked harder (they come from outside). */
-export const EVENTS = {
+/**
+ * What the service's own events carry; incoming ones are checked harder (they come from outside).
+ * Built by a pure call, so that a bundle that only publishes drops the schemas ({@link domainEvent}).
+ */
+export const EVENTS = /* @__PURE__ */ (() => ({
   /** In: an engine finished a plan; maybe one recompaction offer (docs/api.md). */
   PlanCompleted: {
     source: EVENT_SOURCES.plan,
@@ -45,7 +49,7 @@ export const EVENTS = {
     detail: z.object({
       ...ProcessRef,
       memoryId: z.string(),
-      mode: z.optional(z.string()),
+      mode: z.optional(FoldTarget),
       compactedMessages: z.int(),
       producedBy: z.optional(z.enum(["inline", "prepared", "worker"])),
     }),
@@ -75,8 +79,8 @@ export const EVENTS = {
     detail: z.object({
       ...ProcessRef,
       foldId: FoldId,
-      mode: z.optional(z.string()),
-      job: z.optional(z.string()),
+      mode: z.optional(FoldTarget),
+      job: z.optional(z.enum([...FoldJob.options, "commit"])),
       /** A `commit` job: the prompt (caller's units) of the turn that found the fold due. */
       promptTokens: z.optional(z.number()),
     }),
@@ -87,7 +91,7 @@ export const EVENTS = {
     detailType: "ProcessEraseRequested",
     detail: z.object({ ...ProcessRef }),
   },
-} as const;
+} as const))();
 
 export type EventName = keyof typeof EVENTS;
 export type EventDetail<N extends EventName> = z.infer<(typeof EVENTS)[N]["detail"]>;
@@ -106,8 +110,23 @@ export interface CatalogueEvent<N extends EventName = EventName> {
  * await deps.events.publish(domainEvent("MemoryReverted", { tenantId, processId, memoryId, restoredMessages: 3, activeSummaryId: null }));
  */
 export function domainEvent<N extends EventName>(name: N, detail: EventDetail<N>): CatalogueEvent<N> {
-  return { source: EVENTS[name].source, detailType: name, detail: detail as CatalogueEvent<N>["detail"] };
+  return { source: SOURCES[name], detailType: name, detail: detail as CatalogueEvent<N>["detail"] };
 }
+
+/**
+ * Each event's source apart from its schema (the type makes it match {@link EVENTS}): building an
+ * event needs none of the zod schemas, so a bundle that only publishes carries none of them.
+ */
+const SOURCES: { readonly [N in EventName]: (typeof EVENTS)[N]["source"] } = {
+  PlanCompleted: EVENT_SOURCES.plan,
+  InboxItemAnswered: EVENT_SOURCES.inbox,
+  MemoryCompacted: EVENT_SOURCES.memory,
+  ToolResultsCleared: EVENT_SOURCES.memory,
+  RecompactionOffered: EVENT_SOURCES.memory,
+  MemoryReverted: EVENT_SOURCES.memory,
+  CompactionRequested: EVENT_SOURCES.memory,
+  ProcessEraseRequested: EVENT_SOURCES.memory,
+};
 
 /**
  * Parses an incoming event's detail with its catalogue schema: the detail, or why it does not

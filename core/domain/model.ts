@@ -103,6 +103,12 @@ export type MemoryStatus = z.infer<typeof MemoryStatus>;
 export const FoldMode = z.enum(["SOFT", "HARD", "EMERGENCY"]);
 export const CompactionModeName = z.enum(["NONE", ...FoldMode.options]);
 export type CompactionModeName = z.infer<typeof CompactionModeName>;
+/** What a fold is for: a mode of the ladder, or an accepted offer's range. */
+export const FoldTarget = z.enum([...FoldMode.options, "RANGE"]);
+export type FoldTarget = z.infer<typeof FoldTarget>;
+/** The job a queued fold is (docs/compaction.md, "The worker"). */
+export const FoldJob = z.enum(["prepare", "manual", "range"]);
+export type FoldJob = z.infer<typeof FoldJob>;
 
 /** A salient unit (name, number, date, identifier, ...) of folded messages that a summary no longer carries. */
 export const LossUnit = z.object({ text: z.string(), messageIds: z.array(z.string()) });
@@ -118,7 +124,7 @@ export const MemoryMetadata = z.object({
   rangeFromAt: z.optional(z.string()),
   rangeToAt: z.optional(z.string()),
   error: z.optional(z.string()),
-  mode: z.optional(z.string()),
+  mode: z.optional(FoldTarget),
   usage: z.optional(z.object({ inputTokens: z.optional(z.number()), outputTokens: z.optional(z.number()) })),
   tokensBefore: z.optional(z.number()),
   tokensAfter: z.optional(z.number()),
@@ -149,8 +155,8 @@ export const MemoryMetadata = z.object({
   /** How the fold was produced: summarized in the request, committed from a prepared fold, or by the worker. */
   producedBy: z.optional(z.enum(["inline", "prepared", "worker"])),
   /** Queued and prepared folds (never replayed): the mode they were prepared for and their life. */
-  preparedFor: z.optional(z.string()),
-  job: z.optional(z.enum(["prepare", "manual", "range"])),
+  preparedFor: z.optional(FoldTarget),
+  job: z.optional(FoldJob),
   /** A queued range job: the accepted inbox offer it runs (its range is in rangeFromAt/rangeToAt/topicLabel). */
   inboxItemId: z.optional(z.string()),
   queuedAt: z.optional(z.string()),

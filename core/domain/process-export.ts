@@ -124,7 +124,6 @@ const ImportedMemory = z.extend(Memory, {
     rangeFromAt: z.optional(IsoTime),
     rangeToAt: z.optional(IsoTime),
     error: z.optional(Text(MAX_UNIT_CHARS)),
-    mode: z.optional(Text(64)),
     loss: z.optional(z.object({ units: z.int(), kept: z.int(), dropped: Units })),
     inboxItemId: z.optional(Id),
     queuedAt: z.optional(IsoTime),

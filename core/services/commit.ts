@@ -7,23 +7,20 @@
 import { compactionLogLine } from "../domain/compaction-log.js";
 import { domainEvent } from "../domain/events.js";
 import { tokensAfterFold } from "../domain/fold-size.js";
+import { metricModeOf } from "../domain/fold/lifecycle.js";
+import { wireReason, type BudgetRefusal, type FoldRefusal } from "../domain/fold/refusal.js";
+import * as rows from "../domain/fold/rows.js";
 import type { Memory, Message } from "../domain/model.js";
 import { newestSummary } from "../domain/replay.js";
-import type { CompactionMetricMode } from "../ports/metrics.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
 import type { Tunables } from "../domain/tunables.js";
 import type { ServiceDeps } from "./deps.js";
-import { runFold, SUMMARY_TOO_LARGE, type FoldAsk, type FoldFailure, type LeaseRefusal } from "./fold-pipeline.js";
-import { BUDGET_EXCEEDED, type BudgetRefusal } from "./model-budget.js";
+import { runFold, type FoldAsk } from "./fold-pipeline.js";
 import { publishSafely } from "../ports/events.js";
 import { settledView } from "./settle.js";
 
-/** The metric dimension of a compaction mode (`HARD` -> `hard`). */
-export const metricModeOf = (mode: string) => mode.toLowerCase() as CompactionMetricMode;
-
 export interface FoldPlan extends FoldAsk {
   fold: Message[];
-  eventMode: string;
   tokensBefore: number;
   metadata?: Partial<Memory["metadata"]>;
   marker?: Message;
@@ -37,34 +34,19 @@ export interface FoldPlan extends FoldAsk {
   manual?: boolean;
 }
 
-/** The reason a fold answers when the lease is refused (shared by every path that takes it). */
-export const LEASE_REFUSAL: Readonly<Record<LeaseRefusal, string>> = {
-  leased: "compaction_in_progress",
-  version_changed: "concurrent_compaction",
-  not_found: "concurrent_compaction",
-  revert_hold: "reverted_recently",
-};
-
 export type FoldOutcome =
   | { ok: true; memory: Memory; view: ActiveView }
-  | { ok: false; reason: string; memoryId?: string; budget?: BudgetRefusal };
+  | { ok: false; refusal: FoldRefusal; reason: string; memoryId?: string; budget?: BudgetRefusal };
 
-/** The reason a committing fold answers for each way it can fail. */
-function reasonOf(failure: FoldFailure): Extract<FoldOutcome, { ok: false }> {
-  switch (failure.step) {
-    case "summarizer":
-    case "unwanted":
-    case "write":
-      return { ok: false, reason: failure.reason };
-    case "lease":
-      return { ok: false, reason: LEASE_REFUSAL[failure.refusal] };
-    case "budget":
-      return { ok: false, reason: BUDGET_EXCEEDED, budget: failure.refusal };
-    case "summary":
-      return { ok: false, reason: `summarizer_failed: ${failure.code}`, memoryId: failure.memoryId };
-    case "too_large":
-      return { ok: false, reason: SUMMARY_TOO_LARGE, memoryId: failure.memoryId };
-  }
+/** What a committing fold answers for a refusal: its wire reason, and the FAILED row or budget refusal it carries. */
+export function refused(refusal: FoldRefusal): Extract<FoldOutcome, { ok: false }> {
+  return {
+    ok: false,
+    refusal,
+    reason: wireReason(refusal),
+    ...(refusal.kind === "summary" || refusal.kind === "too_large" ? { memoryId: refusal.memoryId } : {}),
+    ...(refusal.kind === "budget" ? { budget: refusal.refusal } : {}),
+  };
 }
 
 /**
@@ -73,37 +55,15 @@ function reasonOf(failure: FoldFailure): Extract<FoldOutcome, { ok: false }> {
  */
 export async function foldAndCommit(deps: ServiceDeps, key: ProcessKey, view: ActiveView, base: Tunables, plan: FoldPlan): Promise<FoldOutcome> {
   let pendingArchive = false;
+  const tag = { mode: plan.mode, producedBy: plan.producedBy ?? ("inline" as const) };
   const run = await runFold(deps, key, view, base, plan, {
     // A manual compaction past its budget has queued the same fold for the worker and released its
     // lease; a lease this fold took only after that must not lead to a second summary.
     stillWanted: async () => (plan.abandoned?.aborted ? "abandoned" : null),
-    failed: (s, error, extra) => ({
-      ...rowBase(key, s.fold, s.at),
-      id: deps.ids.memory(s.at),
-      status: "FAILED",
-      content: "",
-      metadata: { ...s.metadata, ...modeMetadata(plan), error, ...extra },
-      tokens: 0,
-    }),
+    failed: (s, error, extra) => rows.failed(deps.ids.memory(s.at), key.processId, s, tag, { metadata: plan.metadata, error, extra }),
     putFailed: (failed) => deps.store.putMemory(key, failed),
     memory: (s) => {
-      const memory: Memory = {
-        ...rowBase(key, s.fold, s.at),
-        id: plan.memoryId ?? deps.ids.memory(s.at),
-        status: "OK",
-        content: s.fields.content,
-        metadata: {
-          ...s.metadata,
-          ...modeMetadata(plan),
-          ...(s.prior ? { supersededMemoryId: s.prior.id } : {}),
-          tokensBefore: plan.tokensBefore,
-          loss: s.fields.loss,
-        },
-        tokens: s.fields.tokens,
-        citations: s.fields.citations,
-        droppedUnits: s.fields.droppedUnits,
-        ...(s.fields.keepUnits ? { keepUnits: s.fields.keepUnits } : {}),
-      };
+      const memory = rows.committed(plan.memoryId ?? deps.ids.memory(s.at), key.processId, s, { ...tag, tokensBefore: plan.tokensBefore }, plan.metadata);
       memory.metadata.tokensAfter = tokensAfterFold(view, { ...plan, fold: s.fold }, memory.tokens);
       return memory;
     },
@@ -111,26 +71,16 @@ export async function foldAndCommit(deps: ServiceDeps, key: ProcessKey, view: Ac
       const commit = await commitMemory(deps, key, view, owner, memory, { ...plan, retentionDays: base.retentionDays });
       if (!commit.ok) {
         deps.log.warn("compaction commit conflict", { processId: key.processId });
-        return { ok: false, reason: "commit_conflict" };
+        return { ok: false, refusal: { kind: "commit_conflict" } };
       }
       pendingArchive = commit.pendingArchive;
       return { ok: true, leaseCleared: true }; // the commit cleared the lease
     },
   });
-  if (!run.ok) return reasonOf(run.failure);
-  const after = await afterCommit(deps, key, run.memory, { pendingArchive, metricMode: plan.metricMode, before: view, manual: plan.manual });
+  if (!run.ok) return refused(run.refusal);
+  const after = await afterCommit(deps, key, run.memory, { pendingArchive, before: view, manual: plan.manual });
   return { ok: true, memory: run.memory, view: after };
 }
-
-const rowBase = (key: ProcessKey, fold: readonly Message[], at: Date) => ({
-  processId: key.processId,
-  kind: "ARCHIVED_CHAT" as const,
-  sourceRefs: fold.map((m) => m.id),
-  createdAt: at.toISOString(),
-  supersededAt: null,
-});
-
-const modeMetadata = (plan: FoldPlan) => ({ mode: plan.eventMode, producedBy: plan.producedBy ?? ("inline" as const), ...plan.metadata });
 
 /**
  * Step 4 of the commit protocol, however the memory was made (summarized now or prepared): one
@@ -170,16 +120,17 @@ export async function afterCommit(
   deps: ServiceDeps,
   key: ProcessKey,
   memory: Memory,
-  o: { pendingArchive: boolean; metricMode: CompactionMetricMode; before: ActiveView; manual?: boolean | undefined },
+  o: { pendingArchive: boolean; before: ActiveView; manual?: boolean | undefined },
 ): Promise<ActiveView> {
+  const metricMode = metricModeOf(memory.metadata.mode ?? "HARD");
   if (o.pendingArchive) await deps.store.finishPendingArchive(key, memory.id);
   const folded = memory.sourceRefs.length;
   const { tokensBefore, tokensAfter } = memory.metadata;
   const tokensSaved = tokensBefore !== undefined && tokensAfter !== undefined ? tokensBefore - tokensAfter : undefined;
-  deps.metrics.compaction(o.metricMode, folded, tokensSaved);
+  deps.metrics.compaction(metricMode, folded, tokensSaved);
   deps.log.info(logLineOf(memory, o), {
     processId: key.processId,
-    mode: o.metricMode,
+    mode: metricMode,
     messagesFolded: folded,
     ...(tokensSaved !== undefined ? { tokensSaved } : {}),
     summaryChars: memory.content.length,

@@ -5,6 +5,7 @@
  * (./commit.ts). Background turns use it through ./turn-compaction.ts.
  */
 import { planFold } from "../domain/fold-plan.js";
+import type { FoldRefusal } from "../domain/fold/refusal.js";
 import type { CompactionModeName, CompactionResult } from "../domain/model.js";
 import { modeForRatio, promptTokens, type PromptSize } from "../domain/mode.js";
 import type { FoldModeName } from "../domain/mode-policy.js";
@@ -13,9 +14,9 @@ import { replayTokens } from "../domain/replay.js";
 import type { Tunables } from "../domain/tunables.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
 import { clearIfNeeded } from "./clearing.js";
-import { foldAndCommit, metricModeOf } from "./commit.js";
+import { foldAndCommit } from "./commit.js";
 import type { ServiceDeps } from "./deps.js";
-import type { BudgetRefusal } from "./model-budget.js";
+import type { BudgetRefusal } from "../domain/fold/refusal.js";
 import { settledView } from "./settle.js";
 import { tagBeforeFold } from "./strength-tagging.js";
 
@@ -107,6 +108,17 @@ export async function compactIfNeeded(
   request: CompactionRequest,
   options: Known & FoldOptions & { assessed?: Assessment } = {},
 ): Promise<CompactionOutcome> {
+  const { refusal: _refusal, ...outcome } = await foldIfNeeded(deps, key, request, options);
+  return outcome;
+}
+
+/** {@link compactIfNeeded}, with the typed refusal of a fold that did not land (for the worker, never on the wire). */
+export async function foldIfNeeded(
+  deps: ServiceDeps,
+  key: ProcessKey,
+  request: CompactionRequest,
+  options: Known & FoldOptions & { assessed?: Assessment } = {},
+): Promise<CompactionOutcome & { refusal?: FoldRefusal }> {
   const { tunables, contextWindow, tokensBefore, tokensNow, own, clearedMessages, mode, ...at } = options.assessed ?? (await assess(deps, key, request, options));
   let view = at.view;
   const unchanged = {
@@ -127,8 +139,7 @@ export async function compactIfNeeded(
 
   const outcome = await foldAndCommit(deps, key, view, tunables, {
     fold: plan.fold,
-    metricMode: metricModeOf(mode),
-    eventMode: mode,
+    mode,
     instructions: request.instructions,
     tokensBefore: tokensNow,
     contextWindow,
@@ -144,6 +155,7 @@ export async function compactIfNeeded(
   if (!outcome.ok) {
     return {
       ...unchanged,
+      refusal: outcome.refusal,
       reason: outcome.reason,
       ...(outcome.memoryId ? { memoryId: outcome.memoryId } : {}),
       ...(outcome.budget ? { budget: outcome.budget } : {}),

@@ -23,6 +23,8 @@ export interface BudgetPolicy {
 export interface CoreDeps {
   store: Store;
   clock: Clock;
+  /** How a retry waits (core/services/lease.ts); default: a real timer. Tests and harnesses inject their own. */
+  sleep?: (ms: number) => Promise<void>;
   ids: Ids;
   log: Log;
   /**

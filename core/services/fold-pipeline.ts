@@ -6,31 +6,29 @@
  * {@link FoldWriter}: what the memory looks like and where it is written.
  */
 import { isItemTooLarge } from "../domain/errors.js";
-import type { Memory, Message } from "../domain/model.js";
+import { metricModeOf } from "../domain/fold/lifecycle.js";
+import { SUMMARY_TOO_LARGE, type FoldRefusal } from "../domain/fold/refusal.js";
+import type { SummaryFields, SummaryParts } from "../domain/fold/rows.js";
+import type { FoldTarget, Memory, Message } from "../domain/model.js";
 import { newestSummary } from "../domain/replay.js";
 import { estimateFoldTokens, foldWithinCallCap } from "../domain/summary-plan.js";
 import type { Tunables } from "../domain/tunables.js";
-import type { CompactionMetricMode } from "../ports/metrics.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
 import type { ServiceDeps } from "./deps.js";
 import { releaseLease, takeLease } from "./lease.js";
-import { admitModelWork, recordModelUse, type BudgetRefusal } from "./model-budget.js";
+import { admitModelWork, recordModelUse } from "./model-budget.js";
 import { metered } from "./model-usage.js";
-import { FOLD_MODES, policyOf, type FoldModeName } from "../domain/mode-policy.js";
+import { policyOf } from "../domain/mode-policy.js";
 import type { Summarizer } from "../ports/summarizer.js";
 import { summarizeChecked, summarizerFor, summarizeOffline } from "./summarize.js";
 import type { ChunkedSummary, SummaryRequest } from "./summary-chunks.js";
 import { foldNeeds, summaryFields } from "./summary-fields.js";
 
-/**
- * The reason of a fold whose summary the store refused for its size: its stored provenance (the
- * per-line citations and the loss report) or its sources outgrew one item (DynamoDB's 400 KB).
- */
-export const SUMMARY_TOO_LARGE = "summary_too_large: the summary with its provenance and sources does not fit one stored item (400 KB)";
 
 /** What the fold asks of the pipeline. */
 export interface FoldAsk extends SummaryRequest {
-  metricMode: CompactionMetricMode;
+  /** What the fold is for: its metric dimension, and whether it falls back to offline. */
+  mode: FoldTarget;
   /** The model window the fold makes room in, when known: the summary budget grows with it. */
   contextWindow?: number | undefined;
   /** The fold must be taken whole (a range): past `maxSummarizerCalls` it fails instead of folding its oldest part. */
@@ -42,15 +40,12 @@ export interface FoldAsk extends SummaryRequest {
 }
 
 /** What a summary gives every writer: the fields to store and the metadata common to all. */
-export interface Summarized {
+export interface Summarized extends SummaryParts {
   fold: Message[];
-  prior: Memory | null;
-  at: Date;
-  fields: ReturnType<typeof summaryFields>;
-  metadata: Pick<Memory["metadata"], "compactedMessages" | "provider" | "model" | "summarizerCalls" | "summarizerMs" | "usage" | "truncated" | "fallback">;
+  fields: SummaryFields;
 }
 
-export type WriteResult = { ok: true; leaseCleared: boolean } | { ok: false; reason: string };
+export type WriteResult = { ok: true; leaseCleared: boolean } | { ok: false; refusal: FoldRefusal };
 
 /** Where and how a fold's outcome is stored. */
 export interface FoldWriter {
@@ -66,20 +61,7 @@ export interface FoldWriter {
   write: (memory: Memory, owner: string) => Promise<WriteResult>;
 }
 
-/** Why the store refused the lease. */
-export type LeaseRefusal = "leased" | "version_changed" | "not_found" | "revert_hold";
-
-/** Why a fold did not land, by the step that stopped it. */
-export type FoldFailure =
-  | { step: "summarizer"; reason: string }
-  | { step: "lease"; refusal: LeaseRefusal }
-  | { step: "unwanted"; reason: string }
-  | { step: "budget"; refusal: BudgetRefusal }
-  | { step: "summary"; code: string; memoryId: string }
-  | { step: "too_large"; memoryId: string }
-  | { step: "write"; reason: string };
-
-export type FoldRun = { ok: true; memory: Memory } | { ok: false; failure: FoldFailure };
+export type FoldRun = { ok: true; memory: Memory } | { ok: false; refusal: FoldRefusal };
 
 /**
  * Summarizes `ask.fold` under the lease and writes the result with `writer`. A fold whose summary
@@ -89,7 +71,7 @@ export type FoldRun = { ok: true; memory: Memory } | { ok: false; failure: FoldF
 export async function runFold(deps: ServiceDeps, key: ProcessKey, view: ActiveView, base: Tunables, ask: FoldAsk, writer: FoldWriter): Promise<FoldRun> {
   // Whether the summarizer can run at all is known before the lease: if not, nothing is written.
   const ready = await summarizerFor(deps, key, base, ask.contextWindow);
-  if (!ready.ok) return { ok: false, failure: { step: "summarizer", reason: ready.reason } };
+  if (!ready.ok) return { ok: false, refusal: { kind: "summarizer", reason: ready.reason } };
   const { inputCap, tunables } = ready;
   const sized = foldWithinCallCap(ask.fold, inputCap, tunables);
   // The rest stays active for the next fold. A range must fold whole, and a first run too large
@@ -104,16 +86,17 @@ export async function runFold(deps: ServiceDeps, key: ProcessKey, view: ActiveVi
     ...(ask.holdCheckTokens !== undefined ? { replayTokens: ask.holdCheckTokens } : {}),
   });
   // Another compaction holds the process or just finished: back off instead of paying for a summary.
-  if (!lease.ok) return { ok: false, failure: { step: "lease", refusal: lease.reason } };
+  if (!lease.ok) return { ok: false, refusal: { kind: "lease", refusal: lease.reason } };
   let leaseCleared = false;
   try {
     const unwanted = (await writer.stillWanted?.()) ?? null;
-    if (unwanted !== null) return { ok: false, failure: { step: "unwanted", reason: unwanted } };
+    if (unwanted !== null) return { ok: false, refusal: { kind: "unwanted", reason: unwanted } };
     const admission = await admitModelWork(deps, key.tenantId, estimateFoldTokens(sized, tunables.summaryMaxTokens));
-    if (!admission.ok) return { ok: false, failure: { step: "budget", refusal: admission.refusal } };
+    if (!admission.ok) return { ok: false, refusal: { kind: "budget", refusal: admission.refusal } };
     const { summarizer, use } = metered(ready.summarizer);
     const prior = newestSummary(view);
-    const started = Date.now();
+    // A stopwatch of real work, never a deadline: it stays on the wall clock (a test's clock stands still).
+    const started = performance.now();
     const needs = await foldNeeds(deps, key, prior, fold);
     const asked = await summarizeChecked(deps, summarizer, inputCap, tunables, { ...ask, fold }, prior?.content ?? null, needs.required);
     await recordModelUse(deps, admission, "summary", use);
@@ -121,8 +104,8 @@ export async function runFold(deps: ServiceDeps, key: ProcessKey, view: ActiveVi
     const { summary, by, fallback } = await orOffline(deps, key, ask, asked, summarizer, (offline) =>
       summarizeOffline(offline, inputCap, tunables, { ...ask, fold }, prior?.content ?? null, needs.required),
     );
-    const summarizerMs = Date.now() - started;
-    deps.metrics.summarizerWallTime(ask.metricMode, summarizerMs, by.provider);
+    const summarizerMs = Math.round(performance.now() - started);
+    deps.metrics.summarizerWallTime(metricModeOf(ask.mode), summarizerMs, by.provider);
     if (fallback) deps.metrics.summarizerFallback();
     const common = {
       fold,
@@ -149,7 +132,7 @@ export async function runFold(deps: ServiceDeps, key: ProcessKey, view: ActiveVi
       const memoryId = await fail(summary.code, summary.gate ? { qualityGate: summary.gate } : {});
       // The code for tenants; the provider's words only in the log (docs/summarizers.md, "Failures").
       deps.log.warn("compaction failed: summarizer", { processId: key.processId, memoryId, code: summary.code, error: summary.error });
-      return { ok: false, failure: { step: "summary", code: summary.code, memoryId } };
+      return { ok: false, refusal: { kind: "summary", code: summary.code, memoryId } };
     }
     const memory = writer.memory({ ...common, fields: summaryFields(needs, fold, summary) });
     const written = await unlessTooLarge(writer.write(memory, owner));
@@ -157,9 +140,9 @@ export async function runFold(deps: ServiceDeps, key: ProcessKey, view: ActiveVi
       // Refused whole: nothing was written and the lease is still ours (released below).
       const memoryId = await fail(SUMMARY_TOO_LARGE);
       deps.log.warn("compaction failed: summary too large to store", { processId: key.processId, memoryId, lines: memory.citations?.length });
-      return { ok: false, failure: { step: "too_large", memoryId } };
+      return { ok: false, refusal: { kind: "too_large", memoryId } };
     }
-    if (!written.ok) return { ok: false, failure: { step: "write", reason: written.reason } };
+    if (!written.ok) return { ok: false, refusal: written.refusal };
     deps.metrics.foldOutcome("ok");
     leaseCleared = written.leaseCleared;
     return { ok: true, memory };
@@ -167,7 +150,6 @@ export async function runFold(deps: ServiceDeps, key: ProcessKey, view: ActiveVi
     if (!leaseCleared) await releaseLease(deps, key, owner);
   }
 }
-
 
 /** Summarizer failures the offline summarizer stands in for: a refused summary or a failing provider. */
 const FALLS_BACK = (failure: Extract<ChunkedSummary, { ok: false }>) =>
@@ -187,8 +169,8 @@ async function orOffline(
   summarizer: Summarizer,
   summarize: (offline: Summarizer) => Promise<ChunkedSummary>,
 ): Promise<{ summary: ChunkedSummary; by: Pick<Summarizer, "provider" | "model">; fallback?: { summarizer: string; reason: string } }> {
-  const mode = ask.metricMode.toUpperCase() as FoldModeName;
-  if (asked.ok || !FOLD_MODES.includes(mode) || !policyOf(mode).fallsBackToOffline || !deps.offlineSummarizer || !FALLS_BACK(asked)) {
+  const mode = ask.mode;
+  if (asked.ok || mode === "RANGE" || !policyOf(mode).fallsBackToOffline || !deps.offlineSummarizer || !FALLS_BACK(asked)) {
     return { summary: asked, by: summarizer };
   }
   const offline = deps.offlineSummarizer(summarizer.maxOutputTokens);

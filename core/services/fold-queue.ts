@@ -5,8 +5,10 @@
  */
 import { notFound } from "../domain/errors.js";
 import { domainEvent } from "../domain/events.js";
-import type { Memory } from "../domain/model.js";
-import type { FoldModeName } from "../domain/mode-policy.js";
+import { asFold, type LiveFold } from "../domain/fold/lifecycle.js";
+import * as rows from "../domain/fold/rows.js";
+import { jobFold, type Discard } from "../domain/fold/usability.js";
+import type { FoldJob, FoldTarget, Memory } from "../domain/model.js";
 import { selectRange, type RangeRequest } from "../domain/range.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
 import type { ServiceDeps } from "./deps.js";
@@ -14,16 +16,12 @@ import { publishSafely } from "../ports/events.js";
 import type { RangeResult } from "./range-compaction.js";
 import { settledView } from "./settle.js";
 
-/** Why a fold made for an earlier state of the process is discarded. */
-export const STALE = "stale: the process changed since it was queued (a compaction, an undo or a strength change)";
-
 /**
- * Marks a queued or prepared fold DISCARDED and counts it, only while it still has the status
- * `fold` was read with: a reader of a stale copy (a late delivery that read it QUEUED) changes
- * nothing once another delivery prepared or committed it.
+ * LIVE -> DISCARDED: marks a queued or prepared fold DISCARDED and counts it, only while it still
+ * has the status it was read with: a reader of a stale copy (a late delivery that read it QUEUED)
+ * changes nothing once another delivery prepared or committed it.
  */
-export async function discard(deps: ServiceDeps, key: ProcessKey, fold: Memory, reason: string, outcome: "discarded" | "expired") {
-  if (fold.status !== "QUEUED" && fold.status !== "PREPARED") return;
+export async function discard(deps: ServiceDeps, key: ProcessKey, { fold, reason, outcome }: Discard) {
   const out = await deps.store.discardFold(key, fold.id, fold.status, reason, deps.clock.now().toISOString());
   if (out.ok) {
     deps.metrics.preparedFold(outcome);
@@ -32,27 +30,20 @@ export async function discard(deps: ServiceDeps, key: ProcessKey, fold: Memory, 
 }
 
 /**
- * The fold a worker job is for, while it still has `status` and has not expired (an expired one is
- * discarded); else why the job ends. Read afresh on every attempt of a job.
+ * The fold a worker job is for, read afresh on every attempt, while it still has `status` and has
+ * not expired (an expired one is discarded); else why the job ends.
  */
-export async function foldForJob(
-  deps: ServiceDeps,
-  key: ProcessKey,
-  foldId: string,
-  status: "QUEUED" | "PREPARED",
-): Promise<{ fold: Memory } | { skipped: string; foldId: string }> {
-  const fold = await deps.store.getMemory(key, foldId);
-  if (!fold || fold.status !== status) return { skipped: fold ? `fold is ${fold.status}` : "fold not found", foldId };
-  if (fold.metadata.expiresAt && Date.parse(fold.metadata.expiresAt) <= deps.clock.now().getTime()) {
-    await discard(deps, key, fold, "expired", "expired");
-    return { skipped: "expired", foldId };
-  }
-  return { fold };
+export async function foldForJob<S extends LiveFold["status"]>(deps: ServiceDeps, key: ProcessKey, foldId: string, status: S) {
+  const row = await deps.store.getMemory(key, foldId);
+  const job = jobFold(row && asFold(row), status, deps.clock.now().getTime());
+  if ("fold" in job) return job;
+  if (job.discard) await discard(deps, key, job.discard);
+  return { skipped: job.skipped, foldId };
 }
 
 export interface QueueRequest {
-  mode: FoldModeName | "RANGE";
-  job: "prepare" | "manual" | "range";
+  mode: FoldTarget;
+  job: FoldJob;
   contextWindow?: number;
   tokensBefore?: number;
   forced?: boolean;
@@ -66,34 +57,7 @@ export interface QueueRequest {
 /** Stores a QUEUED fold for the state of `view` and asks the worker for it. */
 export async function queueFold(deps: ServiceDeps, key: ProcessKey, view: ActiveView, q: QueueRequest): Promise<Memory> {
   const at = deps.clock.now();
-  const fold: Memory = {
-    id: q.id ?? deps.ids.memory(at),
-    processId: key.processId,
-    kind: "ARCHIVED_CHAT",
-    status: "QUEUED",
-    content: "",
-    sourceRefs: [],
-    metadata: {
-      compactedMessages: 0,
-      provider: "",
-      model: "",
-      preparedFor: q.mode,
-      job: q.job,
-      queuedAt: at.toISOString(),
-      expiresAt: new Date(at.getTime() + deps.compaction.preparedTtlMs).toISOString(),
-      ...(q.contextWindow !== undefined ? { contextWindow: q.contextWindow } : {}),
-      ...(q.tokensBefore !== undefined ? { tokensBefore: q.tokensBefore } : {}),
-      queuedAtVersion: view.state.version,
-      ...(q.forced ? { forced: true } : {}),
-      ...(q.instructions ? { instructions: q.instructions } : {}),
-      ...(q.range
-        ? { topicLabel: q.range.topicLabel, rangeFromAt: q.range.from, rangeToAt: q.range.to, inboxItemId: q.range.inboxItemId }
-        : {}),
-    },
-    createdAt: at.toISOString(),
-    supersededAt: null,
-    tokens: 0,
-  };
+  const fold = rows.queued({ ...q, id: q.id ?? deps.ids.memory(at), processId: key.processId, at, ttlMs: deps.compaction.preparedTtlMs, version: view.state.version });
   await deps.store.storeFold(key, fold, "new");
   await requestFold(deps, key, fold);
   return fold;
@@ -140,7 +104,7 @@ export async function queueRangeJob(
     if (!waiting && selectRange(view.messages, range).length === 0) return { ...none, memoryId: null, reason: "nothing_in_range" };
     const candidate = waiting?.id ?? deps.ids.memory(deps.clock.now());
     const claim = await deps.store.claimRangeJob(key.tenantId, range.inboxItemId, candidate);
-    if (!claim.ok) throw notFound("inbox item", range.inboxItemId);
+    if (!claim.ok) throw notFound("inbox item", range.inboxItemId, "inbox_item");
     if (claim.jobId === candidate && !waiting) return queued((await queueFold(deps, key, view, { mode: "RANGE", job: "range", range, id: candidate })).id);
     jobId = claim.jobId;
   }

@@ -92,12 +92,12 @@ const alreadyAnswered = (itemId: string) => conflict("inbox.already_answered", `
  */
 export async function answerInboxItem(deps: ServiceDeps, tenantId: string, itemId: string, accepted: boolean): Promise<InboxItem> {
   const current = await deps.store.getInboxItem(tenantId, itemId);
-  if (!current) throw notFound("inbox item", itemId);
+  if (!current) throw notFound("inbox item", itemId, "inbox_item");
   if (current.status !== "OPEN") throw alreadyAnswered(itemId);
   await deps.events.publish(domainEvent("InboxItemAnswered", { tenantId, itemId, accepted }));
   const out = await deps.store.answerInboxItem(tenantId, itemId, accepted ? "ACCEPTED" : "DECLINED", deps.clock.now().toISOString());
   if (!out.ok) {
-    if (out.reason === "not_found") throw notFound("inbox item", itemId);
+    if (out.reason === "not_found") throw notFound("inbox item", itemId, "inbox_item");
     throw alreadyAnswered(itemId);
   }
   return out.item;

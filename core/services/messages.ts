@@ -17,6 +17,8 @@ import { sideChannelTags } from "./strength-tagging.js";
 import type { TunablesResolver } from "./tunables.js";
 import { keepNative, withNative } from "./native-content.js";
 import { sha256Hex } from "../domain/native/blob-parts.js";
+import { AGAIN_NOW, AT_ONCE, retrying } from "./lease.js";
+import { settledView } from "./settle.js";
 
 const PINNED_TAG = "STRENGTH:pinned";
 
@@ -149,15 +151,9 @@ export async function getMessage(deps: CoreDeps, key: ProcessKey, messageId: str
  * (docs/compaction.md, "Changing a message's strength after the fact"). An unfinished roll-forward is finished
  * first, so a message that a committed fold still has to archive answers 409, never gets pinned.
  */
-export async function setMessageStrength(
-  deps: CoreDeps,
-  key: ProcessKey,
-  messageId: string,
-  strength: Strength | null,
-  settle: (key: ProcessKey) => Promise<unknown>,
-): Promise<Message> {
-  for (let attempt = 1; ; attempt++) {
-    await settle(key);
+export async function setMessageStrength(deps: CoreDeps, key: ProcessKey, messageId: string, strength: Strength | null): Promise<Message> {
+  return retrying(deps, AT_ONCE, async () => {
+    await settledView(deps, key);
     const current = await getMessage(deps, key, messageId);
     if (current.archivedInMemoryId !== null) throw archivedConflict(current);
     const tags = withStrength(current.tags, strength);
@@ -170,8 +166,8 @@ export async function setMessageStrength(
     if (out.reason === "not_found") throw notFound("message", messageId);
     if (out.reason === "archived") throw archivedConflict(current);
     // tags_changed (a concurrent PATCH) or pending_archive (a fold just committed): read again.
-    if (attempt >= 5) throw conflict("message.busy", `message '${messageId}' kept changing; try again`);
-  }
+    return AGAIN_NOW;
+  }, () => conflict("message.busy", `message '${messageId}' kept changing; try again`));
 }
 
 const sameTags = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((t, i) => t === b[i]);

@@ -14,7 +14,8 @@ import type { UsageStore } from "../ports/store.js";
 import type { BudgetPolicy, ServiceDeps } from "./deps.js";
 
 /** The `reason` of a compaction result, and the start of a discarded job's reason, when the budget refused it. */
-export const BUDGET_EXCEEDED = "budget_exceeded";
+export { BUDGET_EXCEEDED, budgetDiscardReason, type BudgetRefusal } from "../domain/fold/refusal.js";
+import { BUDGET_EXCEEDED, type BudgetRefusal } from "../domain/fold/refusal.js";
 
 /** Budget items one container keeps cached. */
 const BUDGET_CACHE_ENTRIES = 1_000;
@@ -51,16 +52,6 @@ export const UNLIMITED_BUDGET: BudgetPolicy = { dailyTokens: async () => null };
 /** `YYYY-MM-DD` of `at` in UTC: the day a budget counts. */
 export const utcDay = (at: Date) => at.toISOString().slice(0, 10);
 
-/** Why model work was refused: what the day's budget is, what is used, what the work needed. */
-export interface BudgetRefusal {
-  dailyTokens: number;
-  usedTokens: number;
-  neededTokens: number;
-  /** The UTC day counted. */
-  day: string;
-  /** When the next day's budget starts (UTC midnight). */
-  resetsAt: string;
-}
 
 const nextUtcMidnight = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString();
 
@@ -133,6 +124,3 @@ export function budgetExceededError(r: BudgetRefusal, now: Date): AppError {
   );
 }
 
-/** The reason a worker records when it drops a job over the budget. */
-export const budgetDiscardReason = (r: BudgetRefusal) =>
-  `${BUDGET_EXCEEDED}: ${r.usedTokens} of the tenant's ${r.dailyTokens} tokens for ${r.day} (UTC) used, the fold needs up to ${r.neededTokens}`;

@@ -8,7 +8,7 @@
  */
 import { notFound } from "../domain/errors.js";
 import { domainEvent, type EventDetail } from "../domain/events.js";
-import type { DeletionStatus, ProcessKey } from "../ports/store.js";
+import type { DeletionStatus, ErasureStore, ProcessKey } from "../ports/store.js";
 import type { ErasureConfig, ServiceDeps } from "./deps.js";
 
 export const DEFAULT_ERASURE: ErasureConfig = Object.freeze({ inlineItems: 500, batchItems: 5_000 });
@@ -48,15 +48,19 @@ export async function deleteProcess(deps: ServiceDeps, key: ProcessKey): Promise
  */
 export async function eraseProcess(deps: ServiceDeps, detail: EventDetail<"ProcessEraseRequested">): Promise<{ erased: number }> {
   const key = { tenantId: detail.tenantId, processId: detail.processId };
-  const { batchItems } = erasureOf(deps);
-  let erased = 0;
-  for (;;) {
-    const step = await deps.store.eraseItems(key, batchItems);
-    erased += step.erased;
-    if (step.done) break;
-  }
+  const erased = await eraseRemaining(deps.store, key, erasureOf(deps).batchItems);
   const blobs = await eraseBlobs(deps, key);
   await deps.store.finishDeletion(key);
   deps.log.info("process deleted", { processId: key.processId, erased, blobs });
   return { erased };
+}
+
+/** Erases what is left of a deleted process, `batchItems` at a time, until nothing is; how many items. */
+export async function eraseRemaining(store: Pick<ErasureStore, "eraseItems">, key: ProcessKey, batchItems: number): Promise<number> {
+  let erased = 0;
+  for (;;) {
+    const step = await store.eraseItems(key, batchItems);
+    erased += step.erased;
+    if (step.done) return erased;
+  }
 }

@@ -12,7 +12,7 @@ import type { ProcessKey } from "../ports/store.js";
 import { foldAndCommit } from "./commit.js";
 import type { FoldOptions } from "./compaction.js";
 import type { ServiceDeps } from "./deps.js";
-import type { BudgetRefusal } from "./model-budget.js";
+import type { BudgetRefusal, FoldRefusal } from "../domain/fold/refusal.js";
 import { settledView } from "./settle.js";
 
 export type { RangeRequest };
@@ -31,12 +31,18 @@ export interface RangeResult {
  * group that reaches outside the range), chains the prior summary, and inserts a SYSTEM marker
  * tagged `RECOMPACTION:<topicLabel>` ordered right after the range's last message.
  */
-export async function compactRange(
+export async function compactRange(deps: ServiceDeps, key: ProcessKey, range: RangeRequest): Promise<RangeResult> {
+  const { refusal: _refusal, ...result } = await foldRange(deps, key, range);
+  return result;
+}
+
+/** {@link compactRange}, optionally as a queued job's row, with the typed refusal of a fold that did not land (for the worker). */
+export async function foldRange(
   deps: ServiceDeps,
   key: ProcessKey,
   range: RangeRequest,
   options: Pick<FoldOptions, "queuedFoldId"> = {},
-): Promise<RangeResult> {
+): Promise<RangeResult & { refusal?: FoldRefusal }> {
   if (Date.parse(range.from) > Date.parse(range.to)) {
     throw invalid("range.invalid", "from must not be after to", { fields: ["body.from"] });
   }
@@ -57,8 +63,7 @@ export async function compactRange(
   const tokensBefore = replayTokens(view);
   const outcome = await foldAndCommit(deps, key, view, tunables, {
     fold,
-    metricMode: "range",
-    eventMode: "RANGE",
+    mode: "RANGE",
     whole: true,
     topicLabel: range.topicLabel,
     tokensBefore,
@@ -72,6 +77,7 @@ export async function compactRange(
       compactedMessages: 0,
       markerMessageId: null,
       reason: outcome.reason,
+      refusal: outcome.refusal,
       ...(outcome.budget ? { budget: outcome.budget } : {}),
     };
   }

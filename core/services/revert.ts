@@ -5,6 +5,7 @@
  * fold: lease, one transaction, roll forward for the rest.
  */
 import { conflict, notFound } from "../domain/errors.js";
+import { reverted } from "../domain/fold/rows.js";
 import type { Memory, Message } from "../domain/model.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
 import { RANGE_MARKER_PREFIX } from "../domain/fields.js";
@@ -15,7 +16,7 @@ import { replayTokens } from "../domain/replay.js";
 import { summaryBudgetFor } from "../domain/summarizer-fit.js";
 import { settledView } from "./settle.js";
 import type { ServiceDeps } from "./deps.js";
-import { releaseLease, takeLease } from "./lease.js";
+import { AGAIN, AGAIN_NOW, retrying, withLease } from "./lease.js";
 import { requireProcess } from "./processes.js";
 
 export interface RevertResult {
@@ -24,11 +25,14 @@ export interface RevertResult {
   activeSummaryId: string | null;
 }
 
-/** How often a revert that finds a lease (a compaction summarizing) waits and tries again. */
-const LEASE_ATTEMPTS = 5;
+/**
+ * How often a revert that finds a lease (a compaction summarizing) waits and tries again; one that
+ * finds the state changed (a commit since its read) reads again at once.
+ */
+const LEASE_WAIT = { attempts: 5, waitMs: (n: number) => 50 * 2 ** n };
 
 export async function revertMemory(deps: ServiceDeps, key: ProcessKey, memoryId: string): Promise<RevertResult> {
-  for (let attempt = 1; ; attempt++) {
+  return retrying(deps, LEASE_WAIT, async () => {
     const view = await settledView(deps, key);
     const memory = await deps.store.getMemory(key, memoryId);
     if (!memory) {
@@ -37,14 +41,10 @@ export async function revertMemory(deps: ServiceDeps, key: ProcessKey, memoryId:
     }
     refuseUnlessNewest(memory, view);
     const outcome = await tryRevert(deps, key, view, memory);
-    if (outcome.ok) return outcome.result;
-    if (attempt >= LEASE_ATTEMPTS) {
-      throw conflict("process.busy", `a compaction of process '${key.processId}' is in progress; try again`);
-    }
     // Another compaction or revert holds the lease or just committed: read again (it may have
-    // made this memory older or reverted it) after a short wait.
-    if (outcome.reason === "leased") await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
-  }
+    // made this memory older or reverted it), after a short wait for a lease.
+    return outcome.ok ? outcome.result : outcome.reason === "leased" ? AGAIN : AGAIN_NOW;
+  }, () => conflict("process.busy", `a compaction of process '${key.processId}' is in progress; try again`));
 }
 
 function refuseUnlessNewest(memory: Memory, view: ActiveView) {
@@ -73,13 +73,10 @@ async function tryRevert(deps: ServiceDeps, key: ProcessKey, view: ActiveView, m
   const after =
     replayTokens(view) - memory.tokens + (prior?.tokens ?? 0) + folded.reduce((n, m) => n + m.tokens, 0) - (marker?.tokens ?? 0);
 
-  const { owner, lease } = await takeLease(deps, key, view);
-  if (!lease.ok) return { ok: false, reason: lease.reason === "leased" ? "leased" : "changed" };
-
-  let committed = false;
-  try {
-    const at = deps.clock.now().toISOString();
-    const commit = await deps.store.revertCompaction(key, {
+  let at = "";
+  const leased = await withLease(deps, key, view, {}, async ({ owner }) => {
+    at = deps.clock.now().toISOString();
+    const value = await deps.store.revertCompaction(key, {
       leaseOwner: owner,
       expectedVersion: view.state.version,
       memoryId: memory.id,
@@ -90,28 +87,24 @@ async function tryRevert(deps: ServiceDeps, key: ProcessKey, view: ActiveView, m
       holdTokens: after + summaryBudgetFor(tunables, undefined),
       at,
     });
-    if (!commit.ok) {
-      deps.log.warn("revert commit conflict", { processId: key.processId, memoryId: memory.id });
-      return { ok: false, reason: "changed" };
-    }
-    committed = true; // the commit cleared the lease
-    if (commit.pendingArchive) await deps.store.finishPendingArchive(key, memory.id);
-
-    const restoredMessages = memory.sourceRefs.length;
-    const activeSummaryId = prior?.id ?? null;
-    deps.metrics.revert(restoredMessages);
-    deps.log.info("revert ok", { processId: key.processId, memoryId: memory.id, restoredMessages, activeSummaryId });
-    await publishSafely(
-      deps,
-      domainEvent("MemoryReverted", { tenantId: key.tenantId, processId: key.processId, memoryId: memory.id, restoredMessages, activeSummaryId }),
-    );
-    const reverted: Memory = { ...memory, status: "REVERTED", metadata: { ...memory.metadata, revertedAt: at } };
-    return { ok: true, result: { memory: reverted, restoredMessages, activeSummaryId } };
-  } finally {
-    if (!committed) {
-      await releaseLease(deps, key, owner);
-    }
+    return { value, cleared: value.ok }; // the commit cleared the lease
+  });
+  if (!leased.ok) return { ok: false, reason: leased.refusal === "leased" ? "leased" : "changed" };
+  const commit = leased.value;
+  if (!commit.ok) {
+    deps.log.warn("revert commit conflict", { processId: key.processId, memoryId: memory.id });
+    return { ok: false, reason: "changed" };
   }
+  if (commit.pendingArchive) await deps.store.finishPendingArchive(key, memory.id);
+  const restoredMessages = memory.sourceRefs.length;
+  const activeSummaryId = prior?.id ?? null;
+  deps.metrics.revert(restoredMessages);
+  deps.log.info("revert ok", { processId: key.processId, memoryId: memory.id, restoredMessages, activeSummaryId });
+  await publishSafely(
+    deps,
+    domainEvent("MemoryReverted", { tenantId: key.tenantId, processId: key.processId, memoryId: memory.id, restoredMessages, activeSummaryId }),
+  );
+  return { ok: true, result: { memory: reverted(memory, at), restoredMessages, activeSummaryId } };
 }
 
 /** Expired originals named in a refusal; the count covers them all. */

@@ -1,10 +1,10 @@
 /** Settling the replay: the first step of every path that reads the active view to act on it. */
 import { notFound } from "../domain/errors.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
-import type { ServiceDeps } from "./deps.js";
+import type { CoreDeps } from "./deps.js";
 
 /** Reads the active view, finishing a pending roll-forward first so later steps see settled state. */
-export async function settledView(deps: ServiceDeps, key: ProcessKey, view?: ActiveView): Promise<ActiveView> {
+export async function settledView(deps: Pick<CoreDeps, "store">, key: ProcessKey, view?: ActiveView): Promise<ActiveView> {
   let current = view ?? (await deps.store.activeView(key));
   if (!current) throw notFound("process", key.processId);
   // Loop: another compaction may commit (and leave its own pending archive) while we roll forward.

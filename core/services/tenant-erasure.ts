@@ -7,10 +7,10 @@
  */
 import type { BlobStore } from "../ports/blob-store.js";
 import type { ErasureStore, ProcessStore } from "../ports/store.js";
+import { DEFAULT_ERASURE, eraseRemaining } from "./process-deletion.js";
 
-/** Processes read per listing page, and items erased between two checks of where a process stands. */
+/** Processes read per listing page. */
 const PAGE = 100;
-const BATCH = 5_000;
 
 /**
  * @param blobs where the deployment keeps blobs (docs/configuration.md, "Blob storage"); without
@@ -34,11 +34,7 @@ export async function eraseTenant(
       const key = { tenantId, processId };
       const marked = await store.markDeleted(key, at);
       if (marked.ok && marked.status === "deleting") {
-        for (;;) {
-          const step = await store.eraseItems(key, BATCH);
-          items += step.erased;
-          if (step.done) break;
-        }
+        items += await eraseRemaining(store, key, DEFAULT_ERASURE.batchItems);
         if (blobs) blobCount += await blobs.deleteProcess(key);
         await store.finishDeletion(key);
       }

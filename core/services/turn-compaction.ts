@@ -5,15 +5,18 @@
  * be ready in time, and trims its answer while the fold is on its way.
  */
 import { commitsPrepared, foldDue, heldAfterUndo, planFold } from "../domain/fold-plan.js";
-import type { CompactionResult, Memory, Message } from "../domain/model.js";
+import { asFold, type LiveFold } from "../domain/fold/lifecycle.js";
+import { wireReason } from "../domain/fold/refusal.js";
+import { judgeFolds } from "../domain/fold/usability.js";
+import type { CompactionResult, Message } from "../domain/model.js";
 import { policyOf, type FoldModeName } from "../domain/mode-policy.js";
-import { newestSummary, replayTokens } from "../domain/replay.js";
+import { replayTokens } from "../domain/replay.js";
 import { trimBlock, trimLimit, trimToFit } from "../domain/trim.js";
 import type { Tunables } from "../domain/tunables.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
 import { assess, compactIfNeeded, type CompactionRequest, type Known } from "./compaction.js";
 import type { ServiceDeps } from "./deps.js";
-import { discard, queueFold, STALE } from "./fold-queue.js";
+import { discard, queueFold } from "./fold-queue.js";
 import { BUDGET_EXCEEDED, budgetRefusal } from "./model-budget.js";
 import { foldWanted } from "./fold-ahead.js";
 import { commitPrepared } from "./prepared-commit.js";
@@ -78,10 +81,10 @@ export async function compactForTurn(
   // A prepared fold is committed when its threshold is reached (a SOFT one already at SOFT): by
   // the worker, asked here, so that no turn pays for the commit transaction; at EMERGENCY by the
   // turn itself, which must not wait (docs/compaction.md, "Who commits a prepared fold").
-  const due = live?.status === "PREPARED" && !held(mode) && commitsPrepared(mode, (live.metadata.preparedFor ?? "HARD") as FoldModeName);
-  if (live && due && !policyOf(mode).commitsPreparedInTurn) {
+  const due = live?.status === "PREPARED" && !held(mode) && commitsPrepared(mode, live.mode);
+  if (live?.status === "PREPARED" && due && !policyOf(mode).commitsPreparedInTurn) {
     await requestCommit(deps, key, live, { mode, promptTokens: tokensBefore });
-  } else if (live && due) {
+  } else if (live?.status === "PREPARED" && due) {
     const outcome = await commitPrepared(deps, key, view, live, { mode, tokensBefore, retentionDays: tunables.retentionDays });
     live = null;
     if (outcome.ok) {
@@ -96,7 +99,7 @@ export async function compactForTurn(
         tokensAfter: outcome.memory.metadata.tokensAfter ?? tokensBefore,
       };
     } else if ("fold" in outcome) {
-      result.reason = outcome.reason;
+      result.reason = wireReason(outcome.refusal);
       live = outcome.fold;
     }
   }
@@ -115,13 +118,13 @@ export async function compactForTurn(
     if (refused) {
       if (!result.compacted) result.reason = BUDGET_EXCEEDED;
     } else if (plan.ok) {
-      live = await queueFold(deps, key, view, { mode: wanted, job: "prepare", contextWindow, tokensBefore: tokensNow });
+      live = asFold(await queueFold(deps, key, view, { mode: wanted, job: "prepare", contextWindow, tokensBefore: tokensNow })) as LiveFold;
     } else if (!result.compacted && !result.reason) {
       result.reason = plan.reason;
     }
   }
   if (!result.compacted && !result.reason && live) {
-    const due = foldDue(tokensNow / contextWindow, (live.metadata.preparedFor ?? "HARD") as FoldModeName, tunables);
+    const due = foldDue(tokensNow / contextWindow, live.mode === "RANGE" ? "HARD" : live.mode, tunables);
     result.reason = live.status === "QUEUED" || due ? "compaction_queued" : "compaction_prepared";
     result.memoryId = live.id;
   }
@@ -133,39 +136,14 @@ export async function compactForTurn(
 }
 
 /**
- * Discards the automatic folds that can no longer be used (expired, lost in the queue, queued or
- * prepared on a state that changed since, duplicates) and returns the fold the turn waits for or
- * commits, if any.
- *
- * A queued manual compaction comes first and is never a duplicate: the worker runs it only on the
- * META version it was queued for, so committing an automatic fold now would leave it stale. The
- * turn gives way to it and keeps the automatic fold, which is still committed if the manual job
- * ends without a commit, and is discarded as stale once it does commit (docs/compaction.md, "What
- * a turn does"). A range job runs on whatever state the worker finds: no turn discards or waits
- * for it.
+ * Discards the folds that can no longer be used (domain/fold/usability.ts, `judgeFolds`) and
+ * returns the fold the turn waits for or commits, if any. A queued manual compaction comes first:
+ * the turn gives way to it and keeps the automatic fold, which is still committed if the manual
+ * job ends without a commit, and is discarded as stale once it does commit (docs/compaction.md,
+ * "What a turn does").
  */
-async function settleFolds(deps: ServiceDeps, key: ProcessKey, view: ActiveView): Promise<Memory | null> {
-  const now = deps.clock.now().getTime();
-  const activeId = newestSummary(view)?.id ?? null;
-  const manual: Memory[] = [];
-  const automatic: Memory[] = [];
-  for (const fold of view.folds.filter((f) => f.metadata.job !== "range")) {
-    const expired = fold.metadata.expiresAt !== undefined && Date.parse(fold.metadata.expiresAt) <= now;
-    const lost = fold.status === "QUEUED" && Date.parse(fold.metadata.queuedAt ?? fold.createdAt) + deps.compaction.queueTimeoutMs <= now;
-    const stale =
-      fold.status === "QUEUED"
-        ? fold.metadata.queuedAtVersion !== view.state.version
-        : (fold.metadata.supersededMemoryId ?? null) !== activeId;
-    if (expired) await discard(deps, key, fold, "expired", "expired");
-    else if (lost) await discard(deps, key, fold, "queue_timeout: no worker took it in time", "discarded");
-    else if (stale) await discard(deps, key, fold, STALE, "discarded");
-    else (fold.metadata.job === "manual" ? manual : automatic).push(fold);
-  }
-  // Normally one automatic fold. After a race (a turn queuing while the worker queues the next
-  // fold after its commit), keep a prepared one over a queued one, else the oldest: the worker
-  // takes requests in order, so the oldest is the one it is most likely summarizing already.
-  automatic.sort((a, b) => (a.status === b.status ? (a.id < b.id ? -1 : 1) : a.status === "PREPARED" ? -1 : 1));
-  for (const extra of automatic.slice(1)) await discard(deps, key, extra, `duplicate: fold ${automatic[0]!.id} is kept`, "discarded");
-  // The folds arrive oldest first: the oldest manual job is the one the worker runs next.
-  return manual[0] ?? automatic[0] ?? null;
+async function settleFolds(deps: ServiceDeps, key: ProcessKey, view: ActiveView): Promise<LiveFold | null> {
+  const { live, discard: unusable } = judgeFolds(view, deps.clock.now().getTime(), deps.compaction.queueTimeoutMs);
+  for (const d of unusable) await discard(deps, key, d);
+  return live;
 }

@@ -8,8 +8,10 @@
 import { conflict } from "../domain/errors.js";
 import { domainEvent, type EventDetail } from "../domain/events.js";
 import { heldAfterUndo, planFold } from "../domain/fold-plan.js";
+import type { LiveFold } from "../domain/fold/lifecycle.js";
+import { retryHelps, wireReason } from "../domain/fold/refusal.js";
 import type { Memory } from "../domain/model.js";
-import { FOLD_MODES, policyOf, type FoldModeName } from "../domain/mode-policy.js";
+import type { FoldModeName } from "../domain/mode-policy.js";
 import { replayTokens } from "../domain/replay.js";
 import { publishSafely } from "../ports/events.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
@@ -19,22 +21,21 @@ import { extendIfShort } from "./fold-extension.js";
 import { foldForJob, queueFold } from "./fold-queue.js";
 import { budgetRefusal } from "./model-budget.js";
 import { commitPrepared } from "./prepared-commit.js";
+import { AGAIN, retrying } from "./lease.js";
 import { settledView } from "./settle.js";
 
 export type CommitOutcome = { done: "committed"; foldId: string; compactedMessages: number; next?: string } | { skipped: string; foldId: string };
 
 /** Asks the worker to commit a PREPARED fold; a lost request only leaves the fold for the next turn. */
-export async function requestCommit(deps: ServiceDeps, key: ProcessKey, fold: Memory, o: { mode: FoldModeName; promptTokens: number }) {
+export async function requestCommit(deps: ServiceDeps, key: ProcessKey, fold: LiveFold, o: { mode: FoldModeName; promptTokens: number }) {
   await publishSafely(
     deps,
     domainEvent("CompactionRequested", { tenantId: key.tenantId, processId: key.processId, foldId: fold.id, mode: o.mode, job: "commit", promptTokens: o.promptTokens }),
   );
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Refusals that mean another holder is compacting, or committed since our read: read again. */
-const READ_AGAIN = new Set(["compaction_in_progress", "concurrent_compaction", "commit_conflict"]);
+/** How a worker job waits for another holder's lease: every 250 ms, for `leaseWaitMs` in all. */
+export const leaseWait = (deps: ServiceDeps) => ({ attempts: Math.floor(deps.compaction.leaseWaitMs / 250) + 1, waitMs: () => 250, withinMs: deps.compaction.leaseWaitMs });
 
 /**
  * A `commit` job: commits the fold if it is still PREPARED and still fits the state the worker
@@ -47,35 +48,35 @@ const READ_AGAIN = new Set(["compaction_in_progress", "concurrent_compaction", "
 export async function commitWhenDue(deps: ServiceDeps, detail: EventDetail<"CompactionRequested">): Promise<CommitOutcome> {
   const { tenantId, processId, foldId } = detail;
   const key = { tenantId, processId };
-  const deadline = Date.now() + deps.compaction.leaseWaitMs;
   let extendTried = false;
-  for (;;) {
+  const again = () => conflict("compaction.retry_later", `process '${processId}' is being compacted; deliver the commit of fold '${foldId}' again`);
+  const attempt = async (): Promise<CommitOutcome | typeof AGAIN> => {
     const job = await foldForJob(deps, key, foldId, "PREPARED");
     if (!("fold" in job)) return job;
     const { fold } = job;
     const view = await settledView(deps, key);
-    const mode = FOLD_MODES.includes(detail.mode as FoldModeName) ? (detail.mode as FoldModeName) : ((fold.metadata.preparedFor ?? "HARD") as FoldModeName);
+    const mode = detail.mode !== undefined && detail.mode !== "RANGE" ? detail.mode : fold.mode;
     const own = replayTokens(view);
     // After an undo a SOFT or HARD fold waits until the replay grew past the hold (docs/compaction.md, "Undoing a compaction").
-    if (policyOf(mode).honoursRevertHold && heldAfterUndo(mode, own, view.state.revertHoldTokens)) return { skipped: "reverted_recently", foldId };
+    if (heldAfterUndo(mode, own, view.state.revertHoldTokens)) return { skipped: "reverted_recently", foldId };
     const tokensBefore = detail.promptTokens ?? own;
     // A fold that covers too little is extended once, then read again and committed; a failed
     // extension leaves it as it was, committed as it is (docs/compaction.md, "Who commits a prepared fold").
     if (!extendTried) {
       extendTried = true;
-      if ((await extendIfShort(deps, key, view, fold, { mode, tokensBefore })).ok) continue;
+      if ((await extendIfShort(deps, key, view, fold, { mode, tokensBefore })).ok) return attempt();
     }
     const { retentionDays } = await deps.tunables.forProcess(tenantId, view.state.process.projectId);
     const out = await commitPrepared(deps, key, view, fold, { mode, tokensBefore, producedBy: "worker", retentionDays });
     if (out.ok) {
-      const next = await queueNextIfDue(deps, key, out.view, fold, { tokensAfter: out.memory.metadata.tokensAfter ?? tokensBefore, scale: own > 0 ? tokensBefore / own : 1 });
+      const next = await queueNextIfDue(deps, key, out.view, out.memory, { tokensAfter: out.memory.metadata.tokensAfter ?? tokensBefore, scale: own > 0 ? tokensBefore / own : 1 });
       return { done: "committed", foldId, compactedMessages: out.memory.sourceRefs.length, ...(next ? { next: next.id } : {}) };
     }
-    if (!("fold" in out)) return { skipped: out.reason, foldId };
-    if (!READ_AGAIN.has(out.reason)) return { skipped: out.reason, foldId };
-    if (Date.now() >= deadline) throw conflict("compaction.retry_later", `process '${processId}' is being compacted; deliver the commit of fold '${foldId}' again`);
-    await sleep(250);
-  }
+    if ("stale" in out) return { skipped: "stale", foldId };
+    // Another holder is compacting, or committed since our read: read again after a wait.
+    return retryHelps(out.refusal) ? AGAIN : { skipped: wireReason(out.refusal), foldId };
+  };
+  return retrying(deps, leaseWait(deps), attempt, again);
 }
 
 /**

@@ -86,7 +86,7 @@ describe("tenant B aimed at tenant A's process", () => {
     for (const accepted of [true, false]) {
       const res = await asB("POST", `/v1/inbox/${aOnly.itemId}/answer`, { accepted });
       expect(res.status).toBe(404);
-      expect(res.body.error.code).toBe("inbox item.not_found");
+      expect(res.body.error.code).toBe("inbox_item.not_found");
     }
     // Same process and plan ids give both tenants the same item id: B answers its own item only.
     expect(b.itemId).toBe(a.itemId);

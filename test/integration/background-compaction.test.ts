@@ -270,7 +270,7 @@ describe("turns in the background mode", () => {
     await bus.drain();
     const [prepared] = await foldsOf(key);
     const covered = prepared!.sourceRefs[3]!;
-    await setMessageStrength(deps, key, covered, "pinned", async () => {});
+    await setMessageStrength(deps, key, covered, "pinned");
     const calls = fake.calls.length;
     const hard = await runTurn(deps, key, turn(8_700, "Go on."));
     expect(fake.calls.length).toBe(calls);

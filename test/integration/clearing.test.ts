@@ -192,7 +192,7 @@ describe("tool-result clearing", { timeout: 120_000 }, () => {
     const round = clearIfNeeded({ ...deps, store: held }, key, view, DEFAULT_TUNABLES, WINDOW, replayTokens(view));
     await reached;
     const target = loop.find((m) => m.role === "TOOL")!; // the oldest result: in the round
-    await setMessageStrength(deps, key, target.id, "pinned", async () => {});
+    await setMessageStrength(deps, key, target.id, "pinned");
     release();
     const out = await round;
 

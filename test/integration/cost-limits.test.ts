@@ -286,7 +286,7 @@ describe("the tenant's daily budget", () => {
     // The budget is used up after they were queued.
     await store.putTenantBudget("t-worker", 50, clock.now().toISOString());
     await store.addUsage("t-worker", DAY, { tokens: 50 });
-    const detail = (fold: { id: string }, job: "prepare" | "manual" | "range", mode: string) => ({ tenantId: "t-worker", processId: key.processId, foldId: fold.id, job, mode });
+    const detail = (fold: { id: string }, job: "prepare" | "manual" | "range", mode: "HARD" | "RANGE") => ({ tenantId: "t-worker", processId: key.processId, foldId: fold.id, job, mode });
 
     await expect(runQueuedFold(deps, detail(prepare, "prepare", "HARD"))).resolves.toEqual({ skipped: "budget_exceeded", foldId: prepare.id });
     await expect(runQueuedFold(deps, detail(manual, "manual", "HARD"))).resolves.toEqual({ done: "failed", foldId: manual.id });

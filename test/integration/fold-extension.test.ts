@@ -236,7 +236,7 @@ describe("a prepared fold that covers too little", () => {
     const job = handleCompactionRequested(h.deps, request.detail as never);
     await Promise.race([held.reached, job.then((out) => Promise.reject(new Error(`the worker ended without extending: ${JSON.stringify(out)}`)))]);
     const newer = asked[0]!.messages[0]!.id;
-    await setMessageStrength(h.deps, key, newer, "pinned", async () => {});
+    await setMessageStrength(h.deps, key, newer, "pinned");
     held.release();
     expect(await job).toMatchObject({ done: "committed", foldId: fold.id });
     const [memory] = await okMemories(key);

@@ -55,7 +55,7 @@ async function seeded(deps: ServiceDeps, n = 24): Promise<{ key: ProcessKey; mes
 const HARD: CompactionRequest = { model: { contextWindow: 100_000 }, force: "HARD" };
 const ids = (ms: readonly { id: string }[]) => ms.map((m) => m.id);
 const pin = (deps: ServiceDeps, key: ProcessKey, id: string, strength: "pinned" | "strong" | "normal" | "weak" | null = "pinned") =>
-  setMessageStrength(deps, key, id, strength, (k) => settledView(deps, k));
+  setMessageStrength(deps, key, id, strength);
 const codeOf = async (p: Promise<unknown>) => {
   try {
     await p;

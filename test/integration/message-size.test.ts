@@ -17,7 +17,6 @@ import type { Message } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { appendMessage, setMessageStrength } from "../../core/services/messages.js";
-import { settledView } from "../../core/services/settle.js";
 import { freshTable } from "../support/dynamo.js";
 import { makeMessage } from "../support/fixtures.js";
 import { createMemoryLog } from "../support/memory-log.js";
@@ -123,7 +122,7 @@ describe("a message at the limit", () => {
     const call = { role: "ASSISTANT" as const, content: "calling", toolCalls: [{ id: "c".repeat(256), name: LONGEST_TOOL_NAME, arguments: "{}" }] };
     await appendMessage(deps, key, call);
     const result = (await appendMessage(deps, key, callerMessage("TOOL", MAX_MESSAGE_BYTES))).message;
-    const pinned = await setMessageStrength(deps, key, result.id, "strong", (k) => settledView(deps, k));
+    const pinned = await setMessageStrength(deps, key, result.id, "strong");
     expect(pinned.tags.at(-1)).toBe("STRENGTH:strong");
     const cleared = { at: new Date().toISOString(), toolName: LONGEST_TOOL_NAME, chars: result.content.length, tokens: result.tokens };
     const out = await store.markCleared(key, [{ id: result.id, cleared, tokens: 40, expectedTags: pinned.tags }]);
@@ -176,7 +175,7 @@ describe("an item stored under a larger limit", () => {
     const key = await longestProcess();
     const legacy = await atItemLimit(key, "USER");
     const version = (await store.getProcess(key))!.version;
-    expect(await codeOf(setMessageStrength(deps, key, legacy.id, "pinned", (k) => settledView(deps, k)))).toBe("too_large:message.too_large");
+    expect(await codeOf(setMessageStrength(deps, key, legacy.id, "pinned"))).toBe("too_large:message.too_large");
     expect((await store.getMessage(key, legacy.id))?.tags).toEqual([]);
     expect((await store.getProcess(key))!.version).toBe(version);
   });

@@ -169,7 +169,7 @@ describe("deleting a process", () => {
     const after = await partition(key);
     reader.release();
 
-    await expect(answering).rejects.toMatchObject({ code: "inbox item.not_found" });
+    await expect(answering).rejects.toMatchObject({ code: "inbox_item.not_found" });
     await expect(runTurn(deps, key, turn(1_000, "One more step."))).rejects.toMatchObject({ kind: "not_found" });
     await expect(appendMessage(deps, key, { role: "ASSISTANT", content: "late" })).rejects.toMatchObject({ code: "process.not_found" });
     // The store's own guard, without the service's META read in front of it.

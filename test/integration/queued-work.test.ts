@@ -157,7 +157,7 @@ describe("a discarded fold", () => {
       (await table.client.send(new GetCommand({ TableName: table.tableName, Key: { pk: processPk(key), sk: memorySk(foldId) }, ConsistentRead: true }))).Item!;
     expect((await raw())[TTL_ATTRIBUTE]).toEqual(expect.any(Number));
     // A strength change moves the version: the next turn discards the queued fold as stale.
-    await setMessageStrength(deps, key, early.messages.at(-1)!.id, "strong", async () => {});
+    await setMessageStrength(deps, key, early.messages.at(-1)!.id, "strong");
     await runTurn(deps, key, turn(3_000));
     const item = await raw();
     expect(item).toMatchObject({ status: "DISCARDED", metadata: { discardReason: expect.stringContaining("stale") } });
@@ -179,7 +179,7 @@ describe("a late delivery of CompactionRequested", () => {
     expect(await handleCompactionRequested(deps, requestFor(foldId))).toMatchObject({ done: "prepared" });
     // A PATCH moves META's version; the prepared fold still fits (the message is the live question).
     const question = early.messages.at(-1)!;
-    await setMessageStrength(deps, key, question.id, "strong", async () => {});
+    await setMessageStrength(deps, key, question.id, "strong");
     late.release();
     expect(await lateRun).toMatchObject({ skipped: "stale" });
 

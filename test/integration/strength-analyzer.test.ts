@@ -16,7 +16,6 @@ import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { Summarizer } from "../../core/ports/summarizer.js";
 import { EVENTS } from "../../core/domain/events.js";
 import { compactIfNeeded } from "../../core/services/compaction.js";
-import { settledView } from "../../core/services/settle.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { appendMessage, setMessageStrength } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
@@ -191,7 +190,7 @@ describe("before a HARD fold (inlineOnCompaction), offline", () => {
       ...store,
       async retagMessage(key, messageId, change) {
         if (messageId === target.id) {
-          await setMessageStrength(deps, key, messageId, "weak", (k) => settledView(deps, k));
+          await setMessageStrength(deps, key, messageId, "weak");
         }
         return store.retagMessage(key, messageId, change);
       },
@@ -217,7 +216,7 @@ describe("before a HARD fold (inlineOnCompaction), offline", () => {
     const key = await newProcess(deps);
     const m = await say(deps, key, "ASSISTANT", "Decision: the launch moves to 14 June 2025.");
     expect(m.tags).toEqual(["STRENGTH:strong", ...OFFLINE]);
-    const patched = await setMessageStrength(deps, key, m.id, "strong", (k) => settledView(deps, k));
+    const patched = await setMessageStrength(deps, key, m.id, "strong");
     expect(patched.tags).toEqual(["STRENGTH:strong"]);
     expect((await byId(key, m.id)).tags).toEqual(["STRENGTH:strong"]);
   });

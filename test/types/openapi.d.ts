@@ -478,7 +478,7 @@ export interface components {
         Error404: {
             error: {
                 /** @enum {string} */
-                code: "route.not_found" | "process.not_found" | "message.not_found" | "memory.not_found" | "inbox item.not_found";
+                code: "route.not_found" | "process.not_found" | "message.not_found" | "memory.not_found" | "inbox_item.not_found" | "inbox item.not_found";
                 message: string;
                 details?: {
                     [key: string]: unknown;
@@ -648,7 +648,8 @@ export interface components {
                     summarizerMs?: number;
                     /** @enum {string} */
                     producedBy?: "inline" | "prepared" | "worker";
-                    preparedFor?: string;
+                    /** @enum {string} */
+                    preparedFor?: "SOFT" | "HARD" | "EMERGENCY" | "RANGE";
                     /** @enum {string} */
                     job?: "prepare" | "manual" | "range";
                     inboxItemId?: string;
@@ -812,7 +813,8 @@ export interface components {
             rangeFromAt?: string;
             rangeToAt?: string;
             error?: string;
-            mode?: string;
+            /** @enum {string} */
+            mode?: "SOFT" | "HARD" | "EMERGENCY" | "RANGE";
             usage?: {
                 inputTokens?: number;
                 outputTokens?: number;
@@ -850,7 +852,8 @@ export interface components {
             summarizerMs?: number;
             /** @enum {string} */
             producedBy?: "inline" | "prepared" | "worker";
-            preparedFor?: string;
+            /** @enum {string} */
+            preparedFor?: "SOFT" | "HARD" | "EMERGENCY" | "RANGE";
             /** @enum {string} */
             job?: "prepare" | "manual" | "range";
             inboxItemId?: string;

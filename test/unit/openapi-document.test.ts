@@ -112,7 +112,8 @@ function raisedCodes(): Array<{ code: string; status: number }> {
     for (const m of text.matchAll(/new AppError\(\s*"(\w+)",\s*"([^"]+)"/g)) if (m[1] !== "internal") found.push({ code: m[2]!, status: status[m[1]!]! });
     for (const m of text.matchAll(/\b(invalid|lineError)\(\s*"([^"]+)"/g)) found.push({ code: m[2]!, status: 400 });
     for (const m of text.matchAll(/\bconflict\(\s*"([^"]+)"/g)) found.push({ code: m[1]!, status: 409 });
-    for (const m of text.matchAll(/\bnotFound\(\s*"([^"]+)"/g)) found.push({ code: `${m[1]}.not_found`, status: 404 });
+    // notFound(what, id, code?): the code's first part is `code` when given.
+    for (const m of text.matchAll(/\bnotFound\(\s*"([^"]+)"(?:\s*,[^,)]+,\s*"([^"]+)")?/g)) found.push({ code: `${m[2] ?? m[1]}.not_found`, status: 404 });
     for (const m of text.matchAll(/code: "([a-z_]+\.[a-z_.]+)"/g)) found.push({ code: m[1]!, status: file.includes("local") ? 401 : 404 });
   }
   return found;
@@ -121,7 +122,7 @@ function raisedCodes(): Array<{ code: string; status: number }> {
 describe("the error codes", () => {
   it("finds the codes the service raises (the scan itself works)", () => {
     const codes = raisedCodes().map((c) => `${c.status} ${c.code}`);
-    for (const known of ["400 request.invalid", "400 import.duplicate_id", "404 inbox item.not_found", "409 memory.not_newest", "413 message.too_large", "429 budget.exceeded", "404 route.not_found", "401 auth.invalid_key", "400 model.context_window_required"]) {
+    for (const known of ["400 request.invalid", "400 import.duplicate_id", "404 inbox_item.not_found", "409 memory.not_newest", "413 message.too_large", "429 budget.exceeded", "404 route.not_found", "401 auth.invalid_key", "400 model.context_window_required"]) {
       expect(codes).toContain(known);
     }
   });

@@ -6,7 +6,6 @@
 import { AppError } from "../../core/domain/errors.js";
 import { setMessageStrength } from "../../core/services/messages.js";
 import { revertMemory } from "../../core/services/revert.js";
-import { settledView } from "../../core/services/settle.js";
 import { readAllMessages } from "../invariants.js";
 import { attempt, unexpected, type RunningOp } from "./attempt.js";
 import { expectedSummary } from "./checks.js";
@@ -22,7 +21,7 @@ export async function runPin(run: ChaosRun, e: Engine, op: RunningOp, spec: Extr
   const target = history[Math.floor(spec.messageFrac * (history.length - 1))]!;
   // The pin meets no fault, but may be held (a stall).
   const out = await attempt(run, e, { fault: null, summarizer: [], stall: op.stall, hold: op.hold }, (deps) =>
-    setMessageStrength(deps, e.key, target.id, spec.strength, (k) => settledView(deps, k)),
+    setMessageStrength(deps, e.key, target.id, spec.strength),
   );
   if (out.ok) {
     run.stats.controls[spec.strength ? "pinned" : "unpinned"]++;

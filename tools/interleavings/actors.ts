@@ -67,7 +67,7 @@ export const committer = (stage: Stage, foldId: string, name = "committer"): Act
 /** PATCH of a message's strength. */
 export const pin = (stage: Stage, messageId: string, name = "pin", strength: Strength = "pinned"): Actor => ({
   name,
-  run: (deps) => setMessageStrength(deps, stage.key, messageId, strength, (k) => settledView(deps, k)),
+  run: (deps) => setMessageStrength(deps, stage.key, messageId, strength),
 });
 
 /** A clearing round of old tool results at `tokens` of `window` (a turn's first tier). */

@@ -2,7 +2,6 @@
 import type { Hono } from "hono";
 import type { ServiceDeps } from "../../services/deps.js";
 import { appendMessage, getMessage, listMessages, setMessageStrength } from "../../services/messages.js";
-import { settledView } from "../../services/settle.js";
 import { cursorsOf, processKey, type Env } from "./app.js";
 import { sealPage } from "./cursors.js";
 import { readBody, readId, readQuery } from "./input.js";
@@ -35,6 +34,6 @@ export function messageRoutes(app: Hono<Env>, deps: ServiceDeps) {
     const key = processKey(c);
     const messageId = readId(c, "messageId");
     const { strength } = await readBody(c, PatchMessageBody);
-    return c.json({ message: await setMessageStrength(deps, key, messageId, strength, (k) => settledView(deps, k)) });
+    return c.json({ message: await setMessageStrength(deps, key, messageId, strength) });
   });
 }

@@ -110,7 +110,7 @@ export const ERROR_CODES = {
     "model.context_window_required",
   ],
   401: ["auth.invalid_key"],
-  404: ["route.not_found", "process.not_found", "message.not_found", "memory.not_found", "inbox item.not_found"],
+  404: ["route.not_found", "process.not_found", "message.not_found", "memory.not_found", "inbox_item.not_found", "inbox item.not_found"],
   409: [
     "process.exists",
     "process.deleted",

@@ -1,0 +1,71 @@
+/**
+ * A background fold's states (docs/compaction.md, "A fold's states"), as a union by status with a
+ * typed mode and job, read once from the stored row by {@link asFold}.
+ */
+import type { FoldJob, FoldTarget, Memory } from "../model.js";
+import type { FoldModeName } from "../mode-policy.js";
+
+export type { FoldJob };
+
+/** What the worker is asked to do: a queued fold's job, or the commit of a prepared fold. */
+export type RequestedJob = FoldJob | "commit";
+
+interface Row {
+  id: string;
+  /** The stored row it was read from (the wire and storage type). */
+  memory: Memory;
+  job: FoldJob;
+  /** When the fold stops being usable (epoch ms); null: never (a settled row). */
+  expiresAt: number | null;
+}
+
+/** Work to do for the state of META `queuedAtVersion` (a range job runs on any state). */
+export type QueuedFold = Row & { status: "QUEUED"; queuedAt: number; queuedAtVersion: number | undefined } & (
+    | { job: "prepare" | "manual"; mode: FoldModeName; forced: boolean }
+    | { job: "range"; mode: "RANGE" }
+  );
+
+/**
+ * A summary ready to commit: it chains `chains` (the active summary when it was prepared) and
+ * covers `sourceRefs` (empty when read from the active view, which does not carry them).
+ * `extended`: it was extended once already, in place (docs/compaction.md, "Who commits a prepared fold").
+ */
+export type PreparedFold = Row & { status: "PREPARED"; mode: FoldModeName; chains: string | null; sourceRefs: string[]; extended: boolean };
+
+/** A row no job works on any more. */
+export type SettledFold = Row & { status: "OK" | "FAILED" | "DISCARDED" | "REVERTED"; mode: FoldModeName | "RANGE" };
+
+export type Fold = QueuedFold | PreparedFold | SettledFold;
+
+/** A fold that a job or a turn may still act on. */
+export type LiveFold = QueuedFold | PreparedFold;
+
+const time = (at: string | undefined) => (at === undefined ? null : Date.parse(at));
+
+/** The fold a stored row is. Rows written before `preparedFor` was recorded are HARD folds. */
+export function asFold(m: Memory): Fold {
+  const md = m.metadata;
+  const job = md.job ?? "prepare";
+  const target = md.preparedFor ?? (job === "range" ? "RANGE" : "HARD");
+  const row = { id: m.id, memory: m, job, expiresAt: time(md.expiresAt) };
+  const mode = target === "RANGE" ? "HARD" : target;
+  switch (m.status) {
+    case "QUEUED": {
+      const queued = { ...row, status: m.status, queuedAt: Date.parse(md.queuedAt ?? m.createdAt), queuedAtVersion: md.queuedAtVersion };
+      return job === "range" ? { ...queued, job, mode: "RANGE" } : { ...queued, job, mode, forced: md.forced === true };
+    }
+    case "PREPARED":
+      return { ...row, status: m.status, mode, chains: md.supersededMemoryId ?? null, sourceRefs: m.sourceRefs, extended: md.extended !== undefined };
+    default:
+      return { ...row, status: m.status, expiresAt: null, mode: target };
+  }
+}
+
+/** The mode a queued or prepared fold was made for (a range job's: none of the ladder). */
+export const foldModeOf = (m: Memory): FoldModeName => {
+  const f = asFold(m);
+  return f.mode === "RANGE" ? "HARD" : f.mode;
+};
+
+/** The metric dimension of what a fold is for (`HARD` -> `hard`): derived from the mode, never the reverse. */
+export const metricModeOf = (mode: FoldTarget) => mode.toLowerCase() as Lowercase<FoldTarget>;
