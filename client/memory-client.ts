@@ -172,7 +172,7 @@ export interface MemoryClient {
   /** The tunables overrides of the tenant, or of one project, and the tunables in effect. */
   getSettings(query?: { projectId?: string }, options?: RequestOptions): Promise<Settings>;
   /**
-   * Stores overrides of the tenant, or of one project (docs/api.md, "Settings"); a result the
+   * Stores overrides of the tenant, or of one project (docs/configuration.md, "Tunables"); a result the
    * summarizer's window cannot take is a MemoryApiError 400 naming the field.
    */
   updateSettings(input: SettingsInput, query?: { projectId?: string }, options?: RequestOptions): Promise<Settings>;

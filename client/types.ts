@@ -135,7 +135,7 @@ export interface MemorySources {
   expired: string[];
 }
 
-/** What `GET /v1/settings` and `PUT /v1/settings` answer (docs/api.md, "Settings"). */
+/** What `GET /v1/settings` and `PUT /v1/settings` answer (docs/configuration.md, "Tunables"). */
 export interface Settings {
   /** The overrides stored for the tenant, or for the project with `projectId`. */
   overrides: SettingsInput;
@@ -143,7 +143,7 @@ export interface Settings {
   effective: Tunables;
 }
 
-/** The compaction tunables (docs/compaction.md, "Tunables"). */
+/** The compaction tunables (docs/configuration.md, "Tunables"). */
 export interface Tunables {
   softThreshold: number;
   hardThreshold: number;

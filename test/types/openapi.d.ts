@@ -610,7 +610,8 @@ export interface components {
                     /** Format: date-time */
                     rangeToAt?: string;
                     error?: string;
-                    mode?: string;
+                    /** @enum {string} */
+                    mode?: "SOFT" | "HARD" | "EMERGENCY" | "RANGE";
                     usage?: {
                         inputTokens?: number;
                         outputTokens?: number;

@@ -114,7 +114,12 @@ function raisedCodes(): Array<{ code: string; status: number }> {
     for (const m of text.matchAll(/\bconflict\(\s*"([^"]+)"/g)) found.push({ code: m[1]!, status: 409 });
     // notFound(what, id, code?): the code's first part is `code` when given.
     for (const m of text.matchAll(/\bnotFound\(\s*"([^"]+)"(?:\s*,[^,)]+,\s*"([^"]+)")?/g)) found.push({ code: `${m[2] ?? m[1]}.not_found`, status: 404 });
-    for (const m of text.matchAll(/code: "([a-z_]+\.[a-z_.]+)"/g)) found.push({ code: m[1]!, status: file.includes("local") ? 401 : 404 });
+    // A body written by hand: its status is the `status:` that follows it, else the route's own (401 local, 404).
+    for (const m of text.matchAll(/code: "([a-z_]+\.[a-z_.]+)"/g)) {
+      const statement = text.slice(m.index, text.indexOf(";", m.index));
+      const given = /status: (\d{3})/.exec(statement)?.[1];
+      found.push({ code: m[1]!, status: given ? Number(given) : file.includes("local") ? 401 : 404 });
+    }
   }
   return found;
 }
@@ -128,7 +133,11 @@ describe("the error codes", () => {
   });
 
   it("lists every code the service raises under the status it goes out with", () => {
-    const missing = raisedCodes().filter(({ code, status }) => !(ERROR_CODES[status as keyof typeof ERROR_CODES] as readonly string[]).includes(code));
+    // A status the API never answers (the local runner's 421 for a foreign Host) is documented in api.md instead.
+    const apiDoc = read("docs/api.md");
+    const missing = raisedCodes().filter(({ code, status }) =>
+      status in ERROR_CODES ? !(ERROR_CODES[status as keyof typeof ERROR_CODES] as readonly string[]).includes(code) : !apiDoc.includes(`${status} \`${code}\``) && !apiDoc.includes(code),
+    );
     expect(missing).toEqual([]);
   });
 
