@@ -51,8 +51,7 @@ async function namedBlobs(deps: CoreDeps, key: ProcessKey, now: Date): Promise<S
  */
 export async function sweepBlobs(deps: CoreDeps, key: ProcessKey, options: { dryRun?: boolean } = {}): Promise<BlobSweep> {
   await requireProcess(deps, key);
-  const blobs = sweepingStore(deps);
-  return deleteUnnamed(deps, key, await blobs.list(key), options);
+  return deleteUnnamed(deps, key, await sweepingStore(deps).list(key), options);
 }
 
 /**
@@ -63,7 +62,6 @@ export async function sweepBlobs(deps: CoreDeps, key: ProcessKey, options: { dry
  * @example await expireBlobs(deps, key, ["9f86d0…"]) // { listed: 1, kept: 0, deleted: ["9f86d0…"], restored: [] }
  */
 export async function expireBlobs(deps: CoreDeps, key: ProcessKey, shas: readonly string[]): Promise<BlobSweep> {
-  sweepingStore(deps);
   try {
     await requireProcess(deps, key);
   } catch (err) {
