@@ -70,7 +70,7 @@
  */
 import { createOpenAISummarizer } from "../core/adapters/llm/openai-summarizer.js";
 import { DEFAULT_TUNABLES } from "../core/domain/tunables.js";
-import { compactIfNeeded } from "../core/services/compaction.js";
+import { compactIfNeeded } from "../core/services/compaction/compaction.js";
 import { upsertProcess } from "../core/services/processes.js";
 import { silentLog } from "../core/adapters/log.js";
 import { createRecordingMetrics } from "../core/adapters/metrics/emf-metrics.js";

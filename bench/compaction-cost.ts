@@ -27,7 +27,7 @@ import { TRANSACTION_LIMIT } from "../core/adapters/dynamodb/store.js";
 import { createOfflineSummarizer } from "../core/adapters/llm/offline-summarizer.js";
 import type { Message } from "../core/domain/model.js";
 import type { Summarizer } from "../core/ports/summarizer.js";
-import { compactIfNeeded } from "../core/services/compaction.js";
+import { compactIfNeeded } from "../core/services/compaction/compaction.js";
 import { type BenchContext, bySize, envInt, envInts, requireEndpoint } from "./support/context.js";
 import { batchPut, freshTable, itemSize, partitionItems, priceWrites, wcuFor, type BenchTable } from "./support/dynamo.js";
 import type { SectionResult, Target } from "./support/report.js";

@@ -4,7 +4,7 @@
  */
 import { importantUnits, carrierText, carries, unitKey } from "../core/domain/salient-units.js";
 import type { Message } from "../core/domain/model.js";
-import { compactIfNeeded } from "../core/services/compaction.js";
+import { compactIfNeeded } from "../core/services/compaction/compaction.js";
 import { appendMessage } from "../core/services/messages.js";
 import { freshTable } from "./support/dynamo.js";
 import { depsFor } from "./support/fidelity-deps.js";

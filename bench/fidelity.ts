@@ -34,7 +34,7 @@ import { createHistoryIndex } from "../core/domain/search-index.js";
 import { CHARS_PER_TOKEN } from "../core/domain/tokens.js";
 import { summaryBudgetFor } from "../core/domain/summarizer-fit.js";
 import { DEFAULT_TUNABLES, tunablesFromEnv } from "../core/domain/tunables.js";
-import { settledView } from "../core/services/settle.js";
+import { settledView } from "../core/services/compaction/settle.js";
 import { composeContext, recallBudget } from "../core/services/context.js";
 import { runTurn } from "../core/services/turn.js";
 import { GENERATION_TURNS, measureGenerations, type GenerationResult } from "./fidelity-generations.js";

@@ -29,8 +29,8 @@ import { createOfflineSummarizer } from "../core/adapters/llm/offline-summarizer
 import type { Message } from "../core/domain/model.js";
 import { importantUnits } from "../core/domain/salient-units.js";
 import { answerTokenLimit, buildSummaryPrompt, promptTokenCeiling } from "../core/domain/summary-prompt.js";
-import { compactIfNeeded } from "../core/services/compaction.js";
-import { isImportant, summaryFields } from "../core/services/summary-fields.js";
+import { compactIfNeeded } from "../core/services/compaction/compaction.js";
+import { isImportant, summaryFields } from "../core/services/compaction/summary-fields.js";
 import { type BenchContext, bySize, envInt, envInts, requireEndpoint } from "./support/context.js";
 import { batchPut, freshTable, type BenchTable } from "./support/dynamo.js";
 import type { SectionResult, Target } from "./support/report.js";

@@ -11,7 +11,7 @@
  */
 import { createDynamoStore } from "../core/adapters/dynamodb/store.js";
 import type { TenantBudget, UsageStore } from "../core/ports/store.js";
-import { utcDay } from "../core/services/model-budget.js";
+import { utcDay } from "../core/services/compaction/model-budget.js";
 import { runAsScript, runCommandLine, TABLE_ENVIRONMENT, tableFrom, type TableCliIo, tenantArg, UsageError } from "./cli.js";
 
 export const USAGE = `usage:

@@ -23,7 +23,7 @@ import { createTunablesResolver } from "../services/tunables.js";
 import { createCachedBlobReader } from "../services/blob-reader.js";
 import { DEFAULT_COMPACTION_CONFIG } from "../services/deps.js";
 import { createHistorySearch } from "../services/history-search.js";
-import { createBudgetPolicy } from "../services/model-budget.js";
+import { createBudgetPolicy } from "../services/compaction/model-budget.js";
 import { readServiceEnv } from "./env.js";
 
 export interface RootOptions {

@@ -6,7 +6,7 @@ import { buildSections, renderBlock, type ContextSection, type ParentContext } f
 import type { ActiveView, ProcessKey, ProcessState } from "../ports/store.js";
 import { newestSummary } from "../domain/replay.js";
 import type { CoreDeps, HistorySearch, ServiceDeps } from "./deps.js";
-import { settledView } from "./settle.js";
+import { settledView } from "./compaction/settle.js";
 import { recallCandidates, renderRecall, selectRecall } from "../domain/recall.js";
 import { DEFAULT_TUNABLES, type Tunables } from "../domain/tunables.js";
 import type { Message } from "../domain/model.js";

@@ -14,7 +14,7 @@ import type { ProcessKey, Store } from "../ports/store.js";
 import type { Summarizer } from "../ports/summarizer.js";
 import type { TunablesResolver } from "./tunables.js";
 
-/** Each tenant's daily model budget (core/services/model-budget.ts builds it). */
+/** Each tenant's daily model budget (core/services/compaction/model-budget.ts builds it). */
 export interface BudgetPolicy {
   /** The tenant's budget in tokens per UTC day; null when unlimited. */
   dailyTokens(tenantId: string): Promise<number | null>;
@@ -23,7 +23,7 @@ export interface BudgetPolicy {
 export interface CoreDeps {
   store: Store;
   clock: Clock;
-  /** How a retry waits (core/services/lease.ts); default: a real timer. Tests and harnesses inject their own. */
+  /** How a retry waits (core/services/compaction/lease.ts); default: a real timer. Tests and harnesses inject their own. */
   sleep?: (ms: number) => Promise<void>;
   ids: Ids;
   log: Log;

@@ -10,9 +10,9 @@ import { domainEvent, type EventDetail } from "../domain/events.js";
 import type { InboxItem, InboxStatus, Message } from "../domain/model.js";
 import { keptAt } from "../domain/retention.js";
 import type { CoreDeps, ServiceDeps } from "./deps.js";
-import { queueRangeJob } from "./fold-queue.js";
+import { queueRangeJob } from "./compaction/fold-queue.js";
 import { publishSafely } from "../ports/events.js";
-import type { RangeResult } from "./range-compaction.js";
+import type { RangeResult } from "./compaction/range-compaction.js";
 
 export const PLAN_MARKER_TAG = "MODE:plan";
 export const OFFER_TAG = "RECOMPACTION_OFFER";

@@ -17,8 +17,8 @@ import { sideChannelTags } from "./strength-tagging.js";
 import type { TunablesResolver } from "./tunables.js";
 import { keepNative, withNative } from "./native-content.js";
 import { sha256Hex } from "../domain/native/blob-parts.js";
-import { AGAIN_NOW, AT_ONCE, retrying } from "./lease.js";
-import { settledView } from "./settle.js";
+import { AGAIN_NOW, AT_ONCE, retrying } from "./compaction/lease.js";
+import { settledView } from "./compaction/settle.js";
 
 const PINNED_TAG = "STRENGTH:pinned";
 

@@ -23,7 +23,7 @@ import type { Tunables } from "../domain/tunables.js";
 import { WRITE_CONCURRENCY, type ActiveView, type ProcessKey } from "../ports/store.js";
 import type { Summarizer, SummarizerFailure, SummarizerUsage } from "../ports/summarizer.js";
 import type { ServiceDeps } from "./deps.js";
-import { admitModelWork, BUDGET_EXCEEDED, recordModelUse } from "./model-budget.js";
+import { admitModelWork, BUDGET_EXCEEDED, recordModelUse } from "./compaction/model-budget.js";
 import { metered } from "./model-usage.js";
 
 /**

@@ -11,7 +11,7 @@ import { createDeps } from "../../core/composition/create-deps.js";
 import type { Store } from "../../core/ports/store.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
-import { compactRange } from "../../core/services/range-compaction.js";
+import { compactRange } from "../../core/services/compaction/range-compaction.js";
 import { readAllMessages } from "../../tools/invariants.js";
 import { freshTable } from "../support/dynamo.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";

@@ -9,8 +9,8 @@ import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.
 import type { Message } from "../../core/domain/model.js";
 import type { Clock } from "../../core/ports/clock.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
-import { compactIfNeeded, type CompactionRequest } from "../../core/services/compaction.js";
-import { compactRange } from "../../core/services/range-compaction.js";
+import { compactIfNeeded, type CompactionRequest } from "../../core/services/compaction/compaction.js";
+import { compactRange } from "../../core/services/compaction/range-compaction.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { runTurn } from "../../core/services/turn.js";

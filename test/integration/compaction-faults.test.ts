@@ -13,8 +13,8 @@ import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.
 import type { Message, Role } from "../../core/domain/model.js";
 import type { EventPublisher } from "../../core/ports/events.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
-import { compactIfNeeded, type CompactionRequest } from "../../core/services/compaction.js";
-import { settledView } from "../../core/services/settle.js";
+import { compactIfNeeded, type CompactionRequest } from "../../core/services/compaction/compaction.js";
+import { settledView } from "../../core/services/compaction/settle.js";
 import { composeContext } from "../../core/services/context.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";

@@ -10,10 +10,10 @@ import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.
 import { AppError } from "../../core/domain/errors.js";
 import type { Message } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
-import { compactIfNeeded, type CompactionRequest } from "../../core/services/compaction.js";
-import { compactRange } from "../../core/services/range-compaction.js";
-import { settledView } from "../../core/services/settle.js";
-import { revertMemory } from "../../core/services/revert.js";
+import { compactIfNeeded, type CompactionRequest } from "../../core/services/compaction/compaction.js";
+import { compactRange } from "../../core/services/compaction/range-compaction.js";
+import { settledView } from "../../core/services/compaction/settle.js";
+import { revertMemory } from "../../core/services/compaction/revert.js";
 import { runTurn } from "../../core/services/turn.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { appendMessage, setMessageStrength } from "../../core/services/messages.js";

@@ -21,7 +21,7 @@ import type { InboxItem, Message, Role } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { answerInboxItem, OFFER_TAG } from "../../core/services/inbox.js";
-import { compactManually } from "../../core/services/manual-compaction.js";
+import { compactManually } from "../../core/services/compaction/manual-compaction.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { deleteProcess } from "../../core/services/process-deletion.js";
 import { requireProcess, upsertProcess } from "../../core/services/processes.js";

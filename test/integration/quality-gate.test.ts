@@ -13,7 +13,7 @@ import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.
 import type { Role } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { Summarizer } from "../../core/ports/summarizer.js";
-import { compactIfNeeded } from "../../core/services/compaction.js";
+import { compactIfNeeded } from "../../core/services/compaction/compaction.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { memoryDetail } from "../../core/services/memories.js";
 import { appendMessage } from "../../core/services/messages.js";

@@ -14,7 +14,7 @@ import type { ProcessKey, Store } from "../../core/ports/store.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { runTurn } from "../../core/services/turn.js";
-import type { WorkerOutcome } from "../../core/services/worker.js";
+import type { WorkerOutcome } from "../../core/services/compaction/worker.js";
 import { freshTable } from "../support/dynamo.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { createMemoryDeadLetterQueue } from "../support/memory-dead-letter-queue.js";

@@ -15,7 +15,7 @@ import type { Message, Role } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { Summarizer } from "../../core/ports/summarizer.js";
 import { EVENTS } from "../../core/domain/events.js";
-import { compactIfNeeded } from "../../core/services/compaction.js";
+import { compactIfNeeded } from "../../core/services/compaction/compaction.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { appendMessage, setMessageStrength } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";

@@ -14,7 +14,7 @@ import * as windows from "../../core/domain/model-windows.js";
 import type { Role } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
-import { compactManually } from "../../core/services/manual-compaction.js";
+import { compactManually } from "../../core/services/compaction/manual-compaction.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { runTurn } from "../../core/services/turn.js";

@@ -1,8 +1,8 @@
-/** What a prepare job summarizes for a process that grows fast (core/services/fold-ahead.ts). */
+/** What a prepare job summarizes for a process that grows fast (core/services/compaction/fold-ahead.ts). */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_TUNABLES } from "../../core/domain/tunables.js";
 import type { ActiveView } from "../../core/ports/store.js";
-import { foldReadyInTime } from "../../core/services/fold-ahead.js";
+import { foldReadyInTime } from "../../core/services/compaction/fold-ahead.js";
 import { makeMessage } from "../support/fixtures.js";
 
 const NOW = Date.parse("2026-12-01T10:00:00.000Z");

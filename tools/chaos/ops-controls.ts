@@ -5,7 +5,7 @@
  */
 import { AppError } from "../../core/domain/errors.js";
 import { setMessageStrength } from "../../core/services/messages.js";
-import { revertMemory } from "../../core/services/revert.js";
+import { revertMemory } from "../../core/services/compaction/revert.js";
 import { readAllMessages } from "../invariants.js";
 import { attempt, unexpected, type RunningOp } from "./attempt.js";
 import { expectedSummary } from "./checks.js";

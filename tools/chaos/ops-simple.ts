@@ -9,11 +9,11 @@
 import type { CompactionResult, Message } from "../../core/domain/model.js";
 import { originalsExpiry } from "../../core/domain/retention.js";
 import type { ActiveView } from "../../core/ports/store.js";
-import { compactIfNeeded, type CompactionRequest } from "../../core/services/compaction.js";
+import { compactIfNeeded, type CompactionRequest } from "../../core/services/compaction/compaction.js";
 import { composeContext } from "../../core/services/context.js";
 import { appendMessage } from "../../core/services/messages.js";
-import { compactRange } from "../../core/services/range-compaction.js";
-import { settledView } from "../../core/services/settle.js";
+import { compactRange } from "../../core/services/compaction/range-compaction.js";
+import { settledView } from "../../core/services/compaction/settle.js";
 import { runTurn } from "../../core/services/turn.js";
 import { readAllMessages } from "../invariants.js";
 import { attempt, NO_FAULTS, unexpected, withRetry, type OpFaults } from "./attempt.js";

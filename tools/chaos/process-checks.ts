@@ -8,7 +8,7 @@ import { staticKeyResolver } from "../../core/adapters/http/auth.js";
 import { allRouteGroups } from "../../core/adapters/http/groups.js";
 import type { Message } from "../../core/domain/model.js";
 import { composeContext } from "../../core/services/context.js";
-import { settledView } from "../../core/services/settle.js";
+import { settledView } from "../../core/services/compaction/settle.js";
 import { runTurn } from "../../core/services/turn.js";
 import { findViolations, readAll, type Snapshot } from "../invariants.js";
 import { describe } from "./attempt.js";

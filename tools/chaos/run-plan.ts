@@ -5,7 +5,7 @@
  * that a forced compaction is never blocked by what crashed.
  */
 import { EVENTS } from "../../core/domain/events.js";
-import { compactIfNeeded } from "../../core/services/compaction.js";
+import { compactIfNeeded } from "../../core/services/compaction/compaction.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { runTurn } from "../../core/services/turn.js";

@@ -18,7 +18,7 @@ import type { Metrics } from "../../core/ports/metrics.js";
 import type { CompactionConfig } from "../../core/services/deps.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { createHistorySearch } from "../../core/services/history-search.js";
-import { UNLIMITED_BUDGET } from "../../core/services/model-budget.js";
+import { UNLIMITED_BUDGET } from "../../core/services/compaction/model-budget.js";
 import type { TunablesResolver } from "../../core/services/tunables.js";
 import type { SummarizeInput, SummarizeOutcome, Summarizer } from "../../core/ports/summarizer.js";
 

@@ -5,17 +5,17 @@
 import type { EventDetail } from "../../core/domain/events.js";
 import type { MessageInput } from "../../core/domain/fields.js";
 import type { Strength } from "../../core/domain/strength.js";
-import { clearIfNeeded } from "../../core/services/clearing.js";
-import { compactIfNeeded } from "../../core/services/compaction.js";
+import { clearIfNeeded } from "../../core/services/compaction/clearing.js";
+import { compactIfNeeded } from "../../core/services/compaction/compaction.js";
 import { runAcceptedOffer } from "../../core/services/inbox.js";
-import { compactManually } from "../../core/services/manual-compaction.js";
+import { compactManually } from "../../core/services/compaction/manual-compaction.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { appendMessage, setMessageStrength } from "../../core/services/messages.js";
-import { revertMemory } from "../../core/services/revert.js";
-import { settledView } from "../../core/services/settle.js";
-import { compactForTurn } from "../../core/services/turn-compaction.js";
+import { revertMemory } from "../../core/services/compaction/revert.js";
+import { settledView } from "../../core/services/compaction/settle.js";
+import { compactForTurn } from "../../core/services/compaction/turn-compaction.js";
 import { runTurn } from "../../core/services/turn.js";
-import { runQueuedFold } from "../../core/services/worker.js";
+import { runQueuedFold } from "../../core/services/compaction/worker.js";
 import type { Actor } from "./scenario.js";
 import { Crash, WINDOW, type Stage } from "./setup.js";
 

@@ -4,7 +4,7 @@
  * invariants (tools/invariants.ts, settled, no lease left) and the scenario's own.
  */
 import { AppError } from "../../core/domain/errors.js";
-import { settledView } from "../../core/services/settle.js";
+import { settledView } from "../../core/services/compaction/settle.js";
 import { findViolations, readAll } from "../invariants.js";
 import type { Ready } from "./scenario.js";
 import type { ScheduleRun } from "./scheduler.js";

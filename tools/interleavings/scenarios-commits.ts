@@ -5,7 +5,7 @@
  * its extension of a fold that covers too little against an EMERGENCY turn and a PATCH that pins
  * a message the extension adds.
  */
-import { runQueuedFold } from "../../core/services/worker.js";
+import { runQueuedFold } from "../../core/services/compaction/worker.js";
 import { backgroundTurn, committer, manualCompaction, pin } from "./actors.js";
 import { scenario, type Scenario } from "./scenario.js";
 import { queuedFold } from "./scenarios-folds.js";

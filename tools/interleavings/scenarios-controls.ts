@@ -3,7 +3,7 @@
  * while a clearing round, an inline fold or a prepared fold's commit would take it
  * (docs/compaction.md, "Changing a message's strength after the fact", "Tool-result clearing").
  */
-import { runQueuedFold } from "../../core/services/worker.js";
+import { runQueuedFold } from "../../core/services/compaction/worker.js";
 import { backgroundTurn, clearing, inlineTurn, pin } from "./actors.js";
 import { scenario, type Scenario, type ScenarioCheck } from "./scenario.js";
 import { queuedFold } from "./scenarios-folds.js";

@@ -4,7 +4,7 @@
  * jobs").
  */
 import { answerInboxItem, offerRecompaction, runAcceptedOffer, PLAN_MARKER_TAG } from "../../core/services/inbox.js";
-import { runQueuedFold } from "../../core/services/worker.js";
+import { runQueuedFold } from "../../core/services/compaction/worker.js";
 import { answeredDelivery, reverter } from "./actors.js";
 import { scenario, type Scenario } from "./scenario.js";
 import { addMessages, chat, createProcess, TENANT, type MessageSpec, type Stage } from "./setup.js";

@@ -4,10 +4,10 @@
  * and queued for the worker), and a fold against an undo (docs/compaction.md, "Off the turn's
  * critical path" and "Undoing a compaction").
  */
-import { queueFold } from "../../core/services/fold-queue.js";
-import { settledView } from "../../core/services/settle.js";
-import { compactForTurn } from "../../core/services/turn-compaction.js";
-import { runQueuedFold } from "../../core/services/worker.js";
+import { queueFold } from "../../core/services/compaction/fold-queue.js";
+import { settledView } from "../../core/services/compaction/settle.js";
+import { compactForTurn } from "../../core/services/compaction/turn-compaction.js";
+import { runQueuedFold } from "../../core/services/compaction/worker.js";
 import { backgroundTurn, inlineTurn, manualCompaction, reverter, worker } from "./actors.js";
 import { scenario, type Scenario } from "./scenario.js";
 import { addMessages, chat, createProcess, fold, WINDOW, type Stage } from "./setup.js";

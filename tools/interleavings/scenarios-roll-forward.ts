@@ -3,7 +3,7 @@
  * leaves a marker on META, and whoever reads next finishes it (docs/compaction.md, "The commit
  * protocol" and "Undoing a compaction").
  */
-import { settledView } from "../../core/services/settle.js";
+import { settledView } from "../../core/services/compaction/settle.js";
 import { inlineTurn, pin, reverter, walker } from "./actors.js";
 import { scenario, type Scenario } from "./scenario.js";
 import { addMessages, chat, createProcess, fold, revert, type Stage } from "./setup.js";

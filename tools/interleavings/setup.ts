@@ -16,10 +16,10 @@ import type { BlobStore } from "../../core/ports/blob-store.js";
 import type { Ids } from "../../core/ports/clock.js";
 import type { DomainEvent } from "../../core/ports/events.js";
 import type { ProcessKey } from "../../core/ports/store.js";
-import { compactIfNeeded } from "../../core/services/compaction.js";
+import { compactIfNeeded } from "../../core/services/compaction/compaction.js";
 import type { CompactionConfig } from "../../core/services/deps.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
-import { revertMemory } from "../../core/services/revert.js";
+import { revertMemory } from "../../core/services/compaction/revert.js";
 import { actorDeps } from "./actor-deps.js";
 
 export const TENANT = "checker";

@@ -13,7 +13,7 @@ import type { PublisherPolicy } from "../../domain/event-publishers.js";
 import { type EventName, parseDetail, type EventDetail } from "../../domain/events.js";
 import type { ServiceDeps } from "../../services/deps.js";
 import { offerRecompaction, runAcceptedOffer } from "../../services/inbox.js";
-import { runQueuedFold, type WorkerOutcome } from "../../services/worker.js";
+import { runQueuedFold, type WorkerOutcome } from "../../services/compaction/worker.js";
 import { eraseProcess } from "../../services/process-deletion.js";
 
 /** What the adapter reads of an EventBridge event (or a local bus delivery): who put it, and its detail. */

@@ -6,9 +6,9 @@
  * (docs/benchmarks.md, "Cold start").
  */
 import type { Hono } from "hono";
-import { compactManually } from "../../services/manual-compaction.js";
-import { compactRange } from "../../services/range-compaction.js";
-import { budgetExceededError } from "../../services/model-budget.js";
+import { compactManually } from "../../services/compaction/manual-compaction.js";
+import { compactRange } from "../../services/compaction/range-compaction.js";
+import { budgetExceededError } from "../../services/compaction/model-budget.js";
 import type { ServiceDeps } from "../../services/deps.js";
 import { deleteProcess } from "../../services/process-deletion.js";
 import { runTurn } from "../../services/turn.js";

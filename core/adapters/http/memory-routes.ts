@@ -2,7 +2,7 @@
 import type { Hono } from "hono";
 import type { ServiceDeps } from "../../services/deps.js";
 import { listMemories, memoryDetail } from "../../services/memories.js";
-import { revertMemory } from "../../services/revert.js";
+import { revertMemory } from "../../services/compaction/revert.js";
 import { processKey, type Env } from "./app.js";
 import { readId, readQuery } from "./input.js";
 import { MemoriesQuery } from "./schemas.js";

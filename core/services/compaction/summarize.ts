@@ -3,13 +3,13 @@
  * fold's window, the chunked summary (summary-chunks.ts), then the quality gate with one retry. No
  * store access: the caller writes what comes back.
  */
-import { AppError } from "../domain/errors.js";
-import { checkSummary, retryInstructions, type QualityVerdict } from "../domain/quality-gate.js";
-import { summarizerInputCap, withSummaryBudget } from "../domain/summarizer-fit.js";
-import type { Tunables } from "../domain/tunables.js";
-import type { SummarizeInput, Summarizer } from "../ports/summarizer.js";
-import type { ProcessKey } from "../ports/store.js";
-import type { ServiceDeps } from "./deps.js";
+import { AppError } from "../../domain/errors.js";
+import { checkSummary, retryInstructions, type QualityVerdict } from "../../domain/quality-gate.js";
+import { summarizerInputCap, withSummaryBudget } from "../../domain/summarizer-fit.js";
+import type { Tunables } from "../../domain/tunables.js";
+import type { SummarizeInput, Summarizer } from "../../ports/summarizer.js";
+import type { ProcessKey } from "../../ports/store.js";
+import type { ServiceDeps } from "../deps.js";
 import { addUsage, callSummarizer, cutFlag, failed, summarizeChunks, type ChunkedSummary, type SummaryRequest } from "./summary-chunks.js";
 
 /**

@@ -3,16 +3,16 @@
  * window (an accepted offer, run by the worker, or `POST .../compaction/range`) and leaves a
  * SYSTEM marker, through the commit protocol (./commit.ts).
  */
-import { invalid } from "../domain/errors.js";
-import { rangeMarker, selectRange, type RangeRequest } from "../domain/range.js";
-import { newestSummary, replayTokens } from "../domain/replay.js";
-import { withPriorSummaryFloor } from "../domain/summarizer-fit.js";
-import { messageTokens } from "../domain/tokens.js";
-import type { ProcessKey } from "../ports/store.js";
+import { invalid } from "../../domain/errors.js";
+import { rangeMarker, selectRange, type RangeRequest } from "../../domain/range.js";
+import { newestSummary, replayTokens } from "../../domain/replay.js";
+import { withPriorSummaryFloor } from "../../domain/summarizer-fit.js";
+import { messageTokens } from "../../domain/tokens.js";
+import type { ProcessKey } from "../../ports/store.js";
 import { foldAndCommit } from "./commit.js";
 import type { FoldOptions } from "./compaction.js";
-import type { ServiceDeps } from "./deps.js";
-import type { BudgetRefusal, FoldRefusal } from "../domain/fold/refusal.js";
+import type { ServiceDeps } from "../deps.js";
+import type { BudgetRefusal, FoldRefusal } from "../../domain/fold/refusal.js";
 import { settledView } from "./settle.js";
 
 export type { RangeRequest };

@@ -1,11 +1,11 @@
 /** Manual compaction within a budget (docs/compaction.md, "Manual compaction"). */
-import type { CompactionResult } from "../domain/model.js";
-import { modeForRatio, promptTokens } from "../domain/mode.js";
-import { resolveContextWindow } from "../domain/model-windows.js";
-import { replayTokens } from "../domain/replay.js";
-import type { ProcessKey } from "../ports/store.js";
+import type { CompactionResult } from "../../domain/model.js";
+import { modeForRatio, promptTokens } from "../../domain/mode.js";
+import { resolveContextWindow } from "../../domain/model-windows.js";
+import { replayTokens } from "../../domain/replay.js";
+import type { ProcessKey } from "../../ports/store.js";
 import { compactIfNeeded, type CompactionRequest } from "./compaction.js";
-import type { ServiceDeps } from "./deps.js";
+import type { ServiceDeps } from "../deps.js";
 import { queueFold } from "./fold-queue.js";
 import { budgetExceededError } from "./model-budget.js";
 import { settledView } from "./settle.js";

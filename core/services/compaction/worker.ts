@@ -4,25 +4,25 @@
  * Prepare jobs store a PREPARED fold (never replayed); manual and range jobs commit as the queued
  * row's id; commit jobs commit a PREPARED fold a turn found due.
  */
-import { conflict } from "../domain/errors.js";
-import type { EventDetail } from "../domain/events.js";
-import { planFold } from "../domain/fold-plan.js";
-import { asFold, type QueuedFold, type RequestedJob } from "../domain/fold/lifecycle.js";
-import { budgetDiscardReason, endsRangeJob, retryHelps, wireReason } from "../domain/fold/refusal.js";
-import * as rows from "../domain/fold/rows.js";
-import { runsOn, STALE } from "../domain/fold/usability.js";
-import type { Memory } from "../domain/model.js";
-import type { FoldModeName } from "../domain/mode-policy.js";
-import { replayTokens } from "../domain/replay.js";
-import type { ActiveView, ProcessKey } from "../ports/store.js";
+import { conflict } from "../../domain/errors.js";
+import type { EventDetail } from "../../domain/events.js";
+import { planFold } from "../../domain/fold-plan.js";
+import { asFold, type QueuedFold, type RequestedJob } from "../../domain/fold/lifecycle.js";
+import { budgetDiscardReason, endsRangeJob, retryHelps, wireReason } from "../../domain/fold/refusal.js";
+import * as rows from "../../domain/fold/rows.js";
+import { runsOn, STALE } from "../../domain/fold/usability.js";
+import type { Memory } from "../../domain/model.js";
+import type { FoldModeName } from "../../domain/mode-policy.js";
+import { replayTokens } from "../../domain/replay.js";
+import type { ActiveView, ProcessKey } from "../../ports/store.js";
 import { foldIfNeeded } from "./compaction.js";
-import type { ServiceDeps } from "./deps.js";
+import type { ServiceDeps } from "../deps.js";
 import { discard, foldForJob } from "./fold-queue.js";
 import { runFold } from "./fold-pipeline.js";
 import { AGAIN, retrying } from "./lease.js";
 import { foldRange } from "./range-compaction.js";
 import { settledView } from "./settle.js";
-import { tagBeforeFold } from "./strength-tagging.js";
+import { tagBeforeFold } from "../strength-tagging.js";
 import { foldReadyInTime } from "./fold-ahead.js";
 import { commitWhenDue, leaseWait } from "./worker-commit.js";
 

@@ -4,21 +4,21 @@
  * path starts), plan the fold (../domain/fold-plan.ts) and fold through the commit protocol
  * (./commit.ts). Background turns use it through ./turn-compaction.ts.
  */
-import { planFold } from "../domain/fold-plan.js";
-import type { FoldRefusal } from "../domain/fold/refusal.js";
-import type { CompactionModeName, CompactionResult } from "../domain/model.js";
-import { modeForRatio, promptTokens, type PromptSize } from "../domain/mode.js";
-import type { FoldModeName } from "../domain/mode-policy.js";
-import { resolveContextWindow, type ModelRef } from "../domain/model-windows.js";
-import { replayTokens } from "../domain/replay.js";
-import type { Tunables } from "../domain/tunables.js";
-import type { ActiveView, ProcessKey } from "../ports/store.js";
+import { planFold } from "../../domain/fold-plan.js";
+import type { FoldRefusal } from "../../domain/fold/refusal.js";
+import type { CompactionModeName, CompactionResult } from "../../domain/model.js";
+import { modeForRatio, promptTokens, type PromptSize } from "../../domain/mode.js";
+import type { FoldModeName } from "../../domain/mode-policy.js";
+import { resolveContextWindow, type ModelRef } from "../../domain/model-windows.js";
+import { replayTokens } from "../../domain/replay.js";
+import type { Tunables } from "../../domain/tunables.js";
+import type { ActiveView, ProcessKey } from "../../ports/store.js";
 import { clearIfNeeded } from "./clearing.js";
 import { foldAndCommit } from "./commit.js";
-import type { ServiceDeps } from "./deps.js";
-import type { BudgetRefusal } from "../domain/fold/refusal.js";
+import type { ServiceDeps } from "../deps.js";
+import type { BudgetRefusal } from "../../domain/fold/refusal.js";
 import { settledView } from "./settle.js";
-import { tagBeforeFold } from "./strength-tagging.js";
+import { tagBeforeFold } from "../strength-tagging.js";
 
 export interface CompactionRequest {
   model: ModelRef;

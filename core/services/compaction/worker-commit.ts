@@ -5,17 +5,17 @@
  * is the same protocol as a turn's (services/prepared-commit.ts): once, whoever comes first, and a
  * request that arrives late finds the fold OK, or discards it as stale.
  */
-import { conflict } from "../domain/errors.js";
-import { domainEvent, type EventDetail } from "../domain/events.js";
-import { heldAfterUndo, planFold } from "../domain/fold-plan.js";
-import type { LiveFold } from "../domain/fold/lifecycle.js";
-import { retryHelps, wireReason } from "../domain/fold/refusal.js";
-import type { Memory } from "../domain/model.js";
-import type { FoldModeName } from "../domain/mode-policy.js";
-import { replayTokens } from "../domain/replay.js";
-import { publishSafely } from "../ports/events.js";
-import type { ActiveView, ProcessKey } from "../ports/store.js";
-import type { ServiceDeps } from "./deps.js";
+import { conflict } from "../../domain/errors.js";
+import { domainEvent, type EventDetail } from "../../domain/events.js";
+import { heldAfterUndo, planFold } from "../../domain/fold-plan.js";
+import type { LiveFold } from "../../domain/fold/lifecycle.js";
+import { retryHelps, wireReason } from "../../domain/fold/refusal.js";
+import type { Memory } from "../../domain/model.js";
+import type { FoldModeName } from "../../domain/mode-policy.js";
+import { replayTokens } from "../../domain/replay.js";
+import { publishSafely } from "../../ports/events.js";
+import type { ActiveView, ProcessKey } from "../../ports/store.js";
+import type { ServiceDeps } from "../deps.js";
 import { nextFoldDue } from "./fold-ahead.js";
 import { extendIfShort } from "./fold-extension.js";
 import { foldForJob, queueFold } from "./fold-queue.js";

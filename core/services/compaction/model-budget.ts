@@ -8,14 +8,14 @@
  * need it, a `budget_exceeded` reason for a turn, a discarded job for the worker.
  */
 import { LRUCache } from "lru-cache";
-import { AppError } from "../domain/errors.js";
-import type { ModelPurpose, ModelUse } from "../ports/metrics.js";
-import type { UsageStore } from "../ports/store.js";
-import type { BudgetPolicy, ServiceDeps } from "./deps.js";
+import { AppError } from "../../domain/errors.js";
+import type { ModelPurpose, ModelUse } from "../../ports/metrics.js";
+import type { UsageStore } from "../../ports/store.js";
+import type { BudgetPolicy, ServiceDeps } from "../deps.js";
 
 /** The `reason` of a compaction result, and the start of a discarded job's reason, when the budget refused it. */
-export { BUDGET_EXCEEDED, budgetDiscardReason, type BudgetRefusal } from "../domain/fold/refusal.js";
-import { BUDGET_EXCEEDED, type BudgetRefusal } from "../domain/fold/refusal.js";
+export { BUDGET_EXCEEDED, budgetDiscardReason, type BudgetRefusal } from "../../domain/fold/refusal.js";
+import { BUDGET_EXCEEDED, type BudgetRefusal } from "../../domain/fold/refusal.js";
 
 /** Budget items one container keeps cached. */
 const BUDGET_CACHE_ENTRIES = 1_000;

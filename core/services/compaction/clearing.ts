@@ -3,13 +3,13 @@
  * older TOOL results leave the replay as placeholders. No model call, no lease: each message is
  * cleared by its own conditional write, so a crash half way leaves a valid, smaller replay.
  */
-import { clearingFrom, planClearing } from "../domain/clearing.js";
-import type { Tunables } from "../domain/tunables.js";
-import type { ActiveView, ProcessKey } from "../ports/store.js";
-import { publishSafely } from "../ports/events.js";
-import { replayTokens } from "../domain/replay.js";
-import { domainEvent } from "../domain/events.js";
-import type { ServiceDeps } from "./deps.js";
+import { clearingFrom, planClearing } from "../../domain/clearing.js";
+import type { Tunables } from "../../domain/tunables.js";
+import type { ActiveView, ProcessKey } from "../../ports/store.js";
+import { publishSafely } from "../../ports/events.js";
+import { replayTokens } from "../../domain/replay.js";
+import { domainEvent } from "../../domain/events.js";
+import type { ServiceDeps } from "../deps.js";
 import { settledView } from "./settle.js";
 
 export interface ClearingOutcome {

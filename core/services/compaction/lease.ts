@@ -3,9 +3,9 @@
  * read at, held while `fn` runs, given back unless the write itself cleared it; and the one retry
  * policy of the protocol's waits, on `deps.clock` with an injected sleep.
  */
-import type { LeaseRefusal } from "../domain/fold/refusal.js";
-import type { ActiveView, ProcessKey } from "../ports/store.js";
-import type { CoreDeps, ServiceDeps } from "./deps.js";
+import type { LeaseRefusal } from "../../domain/fold/refusal.js";
+import type { ActiveView, ProcessKey } from "../../ports/store.js";
+import type { CoreDeps, ServiceDeps } from "../deps.js";
 
 export async function takeLease(
   deps: ServiceDeps,

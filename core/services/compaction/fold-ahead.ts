@@ -3,15 +3,15 @@
  * the window the prompt is expected to grow by while the worker prepares a fold, from the view the
  * caller already read (no extra read or write), and whether a required fold is wanted now.
  */
-import { wantedFold } from "../domain/fold-size.js";
-import type { Message } from "../domain/model.js";
-import { foldWithinCallCap } from "../domain/summary-plan.js";
-import type { FoldModeName } from "../domain/mode-policy.js";
-import { growthPerMs, observedPrepareMs, prepareLead } from "../domain/prepare-lead.js";
-import { newestSummary } from "../domain/replay.js";
-import type { Tunables } from "../domain/tunables.js";
-import type { ActiveView } from "../ports/store.js";
-import type { ServiceDeps } from "./deps.js";
+import { wantedFold } from "../../domain/fold-size.js";
+import type { Message } from "../../domain/model.js";
+import { foldWithinCallCap } from "../../domain/summary-plan.js";
+import type { FoldModeName } from "../../domain/mode-policy.js";
+import { growthPerMs, observedPrepareMs, prepareLead } from "../../domain/prepare-lead.js";
+import { newestSummary } from "../../domain/replay.js";
+import type { Tunables } from "../../domain/tunables.js";
+import type { ActiveView } from "../../ports/store.js";
+import type { ServiceDeps } from "../deps.js";
 
 /** The expected growth (share of the window) over one prepare, measured on `view`. `scale`: caller tokens per token of ours. */
 export function leadOf(deps: Pick<ServiceDeps, "clock">, view: ActiveView, o: { scale: number; contextWindow: number }): number {

@@ -5,21 +5,21 @@
  * on failure. A committing fold and the worker's prepared fold differ only in their
  * {@link FoldWriter}: what the memory looks like and where it is written.
  */
-import { isItemTooLarge } from "../domain/errors.js";
-import { metricModeOf } from "../domain/fold/lifecycle.js";
-import { SUMMARY_TOO_LARGE, type FoldRefusal } from "../domain/fold/refusal.js";
-import type { SummaryFields, SummaryParts } from "../domain/fold/rows.js";
-import type { FoldTarget, Memory, Message } from "../domain/model.js";
-import { newestSummary } from "../domain/replay.js";
-import { estimateFoldTokens, foldWithinCallCap } from "../domain/summary-plan.js";
-import type { Tunables } from "../domain/tunables.js";
-import type { ActiveView, ProcessKey } from "../ports/store.js";
-import type { ServiceDeps } from "./deps.js";
+import { isItemTooLarge } from "../../domain/errors.js";
+import { metricModeOf } from "../../domain/fold/lifecycle.js";
+import { SUMMARY_TOO_LARGE, type FoldRefusal } from "../../domain/fold/refusal.js";
+import type { SummaryFields, SummaryParts } from "../../domain/fold/rows.js";
+import type { FoldTarget, Memory, Message } from "../../domain/model.js";
+import { newestSummary } from "../../domain/replay.js";
+import { estimateFoldTokens, foldWithinCallCap } from "../../domain/summary-plan.js";
+import type { Tunables } from "../../domain/tunables.js";
+import type { ActiveView, ProcessKey } from "../../ports/store.js";
+import type { ServiceDeps } from "../deps.js";
 import { releaseLease, takeLease } from "./lease.js";
 import { admitModelWork, recordModelUse } from "./model-budget.js";
-import { metered } from "./model-usage.js";
-import { policyOf } from "../domain/mode-policy.js";
-import type { Summarizer } from "../ports/summarizer.js";
+import { metered } from "../model-usage.js";
+import { policyOf } from "../../domain/mode-policy.js";
+import type { Summarizer } from "../../ports/summarizer.js";
 import { summarizeChecked, summarizerFor, summarizeOffline } from "./summarize.js";
 import type { ChunkedSummary, SummaryRequest } from "./summary-chunks.js";
 import { foldNeeds, summaryFields } from "./summary-fields.js";

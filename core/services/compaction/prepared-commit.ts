@@ -2,17 +2,17 @@
  * Committing a PREPARED fold in a turn (docs/compaction.md, "What a turn does"): the commit
  * protocol without the summarizer step, only if the fold still fits the state it meets.
  */
-import { tokensAfterFold } from "../domain/fold-size.js";
-import { asFold, type PreparedFold } from "../domain/fold/lifecycle.js";
-import { SUMMARY_TOO_LARGE, type FoldRefusal } from "../domain/fold/refusal.js";
-import * as rows from "../domain/fold/rows.js";
-import { canCommit } from "../domain/fold/usability.js";
-import type { Memory } from "../domain/model.js";
-import type { FoldModeName } from "../domain/mode-policy.js";
-import type { Tunables } from "../domain/tunables.js";
-import type { ActiveView, ProcessKey } from "../ports/store.js";
+import { tokensAfterFold } from "../../domain/fold-size.js";
+import { asFold, type PreparedFold } from "../../domain/fold/lifecycle.js";
+import { SUMMARY_TOO_LARGE, type FoldRefusal } from "../../domain/fold/refusal.js";
+import * as rows from "../../domain/fold/rows.js";
+import { canCommit } from "../../domain/fold/usability.js";
+import type { Memory } from "../../domain/model.js";
+import type { FoldModeName } from "../../domain/mode-policy.js";
+import type { Tunables } from "../../domain/tunables.js";
+import type { ActiveView, ProcessKey } from "../../ports/store.js";
 import { afterCommit, commitMemory } from "./commit.js";
-import type { ServiceDeps } from "./deps.js";
+import type { ServiceDeps } from "../deps.js";
 import { discard } from "./fold-queue.js";
 import { unlessTooLarge } from "./fold-pipeline.js";
 import { withLease } from "./lease.js";

@@ -3,16 +3,16 @@
  * asking the worker for it, range jobs of accepted offers, and discarding rows that can no longer
  * be used. Every transition is a conditional write on the row's status.
  */
-import { notFound } from "../domain/errors.js";
-import { domainEvent } from "../domain/events.js";
-import { asFold, type LiveFold } from "../domain/fold/lifecycle.js";
-import * as rows from "../domain/fold/rows.js";
-import { jobFold, type Discard } from "../domain/fold/usability.js";
-import type { FoldJob, FoldTarget, Memory } from "../domain/model.js";
-import { selectRange, type RangeRequest } from "../domain/range.js";
-import type { ActiveView, ProcessKey } from "../ports/store.js";
-import type { ServiceDeps } from "./deps.js";
-import { publishSafely } from "../ports/events.js";
+import { notFound } from "../../domain/errors.js";
+import { domainEvent } from "../../domain/events.js";
+import { asFold, type LiveFold } from "../../domain/fold/lifecycle.js";
+import * as rows from "../../domain/fold/rows.js";
+import { jobFold, type Discard } from "../../domain/fold/usability.js";
+import type { FoldJob, FoldTarget, Memory } from "../../domain/model.js";
+import { selectRange, type RangeRequest } from "../../domain/range.js";
+import type { ActiveView, ProcessKey } from "../../ports/store.js";
+import type { ServiceDeps } from "../deps.js";
+import { publishSafely } from "../../ports/events.js";
 import type { RangeResult } from "./range-compaction.js";
 import { settledView } from "./settle.js";
 

@@ -3,14 +3,14 @@
  * fold"): one summarizer call folds the newer messages into it, same id, still PREPARED; anything
  * short of a written extension leaves it as it was. The rules: domain/fold/usability.ts.
  */
-import type { PreparedFold } from "../domain/fold/lifecycle.js";
-import * as rows from "../domain/fold/rows.js";
-import { coversTooLittle, extensionOf } from "../domain/fold/usability.js";
-import type { Message } from "../domain/model.js";
-import type { FoldModeName } from "../domain/mode-policy.js";
-import type { Tunables } from "../domain/tunables.js";
-import type { ActiveView, ProcessKey } from "../ports/store.js";
-import type { ServiceDeps } from "./deps.js";
+import type { PreparedFold } from "../../domain/fold/lifecycle.js";
+import * as rows from "../../domain/fold/rows.js";
+import { coversTooLittle, extensionOf } from "../../domain/fold/usability.js";
+import type { Message } from "../../domain/model.js";
+import type { FoldModeName } from "../../domain/mode-policy.js";
+import type { Tunables } from "../../domain/tunables.js";
+import type { ActiveView, ProcessKey } from "../../ports/store.js";
+import type { ServiceDeps } from "../deps.js";
 import { runFold } from "./fold-pipeline.js";
 import { lossFields } from "./summary-fields.js";
 

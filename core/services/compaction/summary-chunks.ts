@@ -3,12 +3,12 @@
  * "Summarizing"): one call, chained chunks, or chunks summarized in parallel and merged. No quality
  * gate here: summarize.ts checks what comes back.
  */
-import type { Message } from "../domain/model.js";
-import { replayed } from "../domain/replay.js";
-import { chunkBySourceChars } from "../domain/selector.js";
-import { partsPerCall, plannedCalls, summaryStrategy } from "../domain/summary-plan.js";
-import type { Tunables } from "../domain/tunables.js";
-import { summarizerError, type SummarizeInput, type SummarizeOutcome, type Summarizer, type SummarizerUsage, type SummarySourceMessage } from "../ports/summarizer.js";
+import type { Message } from "../../domain/model.js";
+import { replayed } from "../../domain/replay.js";
+import { chunkBySourceChars } from "../../domain/selector.js";
+import { partsPerCall, plannedCalls, summaryStrategy } from "../../domain/summary-plan.js";
+import type { Tunables } from "../../domain/tunables.js";
+import { summarizerError, type SummarizeInput, type SummarizeOutcome, type Summarizer, type SummarizerUsage, type SummarySourceMessage } from "../../ports/summarizer.js";
 import { isImportant, remember, type CheckedSummary } from "./summary-fields.js";
 
 /** What a fold asks of its summary: the messages, the caller's instructions, a range's topic. */

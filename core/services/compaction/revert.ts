@@ -4,20 +4,20 @@
  * active one again, and the undone summary stays for audit as REVERTED. Same commit protocol as a
  * fold: lease, one transaction, roll forward for the rest.
  */
-import { conflict, notFound } from "../domain/errors.js";
-import { reverted } from "../domain/fold/rows.js";
-import type { Memory, Message } from "../domain/model.js";
-import type { ActiveView, ProcessKey } from "../ports/store.js";
-import { RANGE_MARKER_PREFIX } from "../domain/fields.js";
-import { expiredRefs } from "../domain/retention.js";
-import { publishSafely } from "../ports/events.js";
-import { domainEvent } from "../domain/events.js";
-import { replayTokens } from "../domain/replay.js";
-import { summaryBudgetFor } from "../domain/summarizer-fit.js";
+import { conflict, notFound } from "../../domain/errors.js";
+import { reverted } from "../../domain/fold/rows.js";
+import type { Memory, Message } from "../../domain/model.js";
+import type { ActiveView, ProcessKey } from "../../ports/store.js";
+import { RANGE_MARKER_PREFIX } from "../../domain/fields.js";
+import { expiredRefs } from "../../domain/retention.js";
+import { publishSafely } from "../../ports/events.js";
+import { domainEvent } from "../../domain/events.js";
+import { replayTokens } from "../../domain/replay.js";
+import { summaryBudgetFor } from "../../domain/summarizer-fit.js";
 import { settledView } from "./settle.js";
-import type { ServiceDeps } from "./deps.js";
+import type { ServiceDeps } from "../deps.js";
 import { AGAIN, AGAIN_NOW, retrying, withLease } from "./lease.js";
-import { requireProcess } from "./processes.js";
+import { requireProcess } from "../processes.js";
 
 export interface RevertResult {
   memory: Memory;

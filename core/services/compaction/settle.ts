@@ -1,7 +1,7 @@
 /** Settling the replay: the first step of every path that reads the active view to act on it. */
-import { notFound } from "../domain/errors.js";
-import type { ActiveView, ProcessKey } from "../ports/store.js";
-import type { CoreDeps } from "./deps.js";
+import { notFound } from "../../domain/errors.js";
+import type { ActiveView, ProcessKey } from "../../ports/store.js";
+import type { CoreDeps } from "../deps.js";
 
 /** Reads the active view, finishing a pending roll-forward first so later steps see settled state. */
 export async function settledView(deps: Pick<CoreDeps, "store">, key: ProcessKey, view?: ActiveView): Promise<ActiveView> {

@@ -4,18 +4,18 @@
  * is due (at EMERGENCY commits it itself), queues the fold the prompt needs early enough for it to
  * be ready in time, and trims its answer while the fold is on its way.
  */
-import { commitsPrepared, foldDue, heldAfterUndo, planFold } from "../domain/fold-plan.js";
-import { asFold, type LiveFold } from "../domain/fold/lifecycle.js";
-import { wireReason } from "../domain/fold/refusal.js";
-import { judgeFolds } from "../domain/fold/usability.js";
-import type { CompactionResult, Message } from "../domain/model.js";
-import { policyOf, type FoldModeName } from "../domain/mode-policy.js";
-import { replayTokens } from "../domain/replay.js";
-import { trimBlock, trimLimit, trimToFit } from "../domain/trim.js";
-import type { Tunables } from "../domain/tunables.js";
-import type { ActiveView, ProcessKey } from "../ports/store.js";
+import { commitsPrepared, foldDue, heldAfterUndo, planFold } from "../../domain/fold-plan.js";
+import { asFold, type LiveFold } from "../../domain/fold/lifecycle.js";
+import { wireReason } from "../../domain/fold/refusal.js";
+import { judgeFolds } from "../../domain/fold/usability.js";
+import type { CompactionResult, Message } from "../../domain/model.js";
+import { policyOf, type FoldModeName } from "../../domain/mode-policy.js";
+import { replayTokens } from "../../domain/replay.js";
+import { trimBlock, trimLimit, trimToFit } from "../../domain/trim.js";
+import type { Tunables } from "../../domain/tunables.js";
+import type { ActiveView, ProcessKey } from "../../ports/store.js";
 import { assess, compactIfNeeded, type CompactionRequest, type Known } from "./compaction.js";
-import type { ServiceDeps } from "./deps.js";
+import type { ServiceDeps } from "../deps.js";
 import { discard, queueFold } from "./fold-queue.js";
 import { BUDGET_EXCEEDED, budgetRefusal } from "./model-budget.js";
 import { foldWanted } from "./fold-ahead.js";

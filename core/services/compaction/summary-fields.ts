@@ -2,13 +2,13 @@
  * What a fold's summary is stored with (docs/summarizers.md, "What a fold lost"): the units it must
  * keep, its loss report and the messages each of its lines came from.
  */
-import type { Memory, Message } from "../domain/model.js";
-import { replayed } from "../domain/replay.js";
-import { carrierText, carries, importantUnits, lossReport, unitKey } from "../domain/salient-units.js";
-import { effectiveStrength } from "../domain/strength.js";
-import { estimateTokens } from "../domain/tokens.js";
-import type { ProcessKey } from "../ports/store.js";
-import type { ServiceDeps } from "./deps.js";
+import type { Memory, Message } from "../../domain/model.js";
+import { replayed } from "../../domain/replay.js";
+import { carrierText, carries, importantUnits, lossReport, unitKey } from "../../domain/salient-units.js";
+import { effectiveStrength } from "../../domain/strength.js";
+import { estimateTokens } from "../../domain/tokens.js";
+import type { ProcessKey } from "../../ports/store.js";
+import type { ServiceDeps } from "../deps.js";
 
 /** A summary that passed the quality gate, as summarizing answers it (./summarize.ts). */
 export interface CheckedSummary {

@@ -4,19 +4,19 @@
  * committing fold writes. A failed summary writes a FAILED row and nothing else; every committed
  * fold ends with {@link afterCommit}, however it was produced.
  */
-import { compactionLogLine } from "../domain/compaction-log.js";
-import { domainEvent } from "../domain/events.js";
-import { tokensAfterFold } from "../domain/fold-size.js";
-import { metricModeOf } from "../domain/fold/lifecycle.js";
-import { wireReason, type BudgetRefusal, type FoldRefusal } from "../domain/fold/refusal.js";
-import * as rows from "../domain/fold/rows.js";
-import type { Memory, Message } from "../domain/model.js";
-import { newestSummary } from "../domain/replay.js";
-import type { ActiveView, ProcessKey } from "../ports/store.js";
-import type { Tunables } from "../domain/tunables.js";
-import type { ServiceDeps } from "./deps.js";
+import { compactionLogLine } from "../../domain/compaction-log.js";
+import { domainEvent } from "../../domain/events.js";
+import { tokensAfterFold } from "../../domain/fold-size.js";
+import { metricModeOf } from "../../domain/fold/lifecycle.js";
+import { wireReason, type BudgetRefusal, type FoldRefusal } from "../../domain/fold/refusal.js";
+import * as rows from "../../domain/fold/rows.js";
+import type { Memory, Message } from "../../domain/model.js";
+import { newestSummary } from "../../domain/replay.js";
+import type { ActiveView, ProcessKey } from "../../ports/store.js";
+import type { Tunables } from "../../domain/tunables.js";
+import type { ServiceDeps } from "../deps.js";
 import { runFold, type FoldAsk } from "./fold-pipeline.js";
-import { publishSafely } from "../ports/events.js";
+import { publishSafely } from "../../ports/events.js";
 import { settledView } from "./settle.js";
 
 export interface FoldPlan extends FoldAsk {
