@@ -106,6 +106,7 @@ export async function commitMemory(
     memory,
     priorSummaryId: newestSummary(view)?.id ?? null,
     archiveIds: memory.sourceRefs,
+    ...(view.state.revertHoldTokens !== undefined ? { endsRevertHold: true } : {}),
     ...(o.marker ? { marker: o.marker } : {}),
     ...(o.fromFold ? { fromFold: o.fromFold } : {}),
     at: memory.createdAt,

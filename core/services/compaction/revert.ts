@@ -85,6 +85,7 @@ async function tryRevert(deps: ServiceDeps, key: ProcessKey, view: ActiveView, m
       ...(marker ? { markerId: marker.id } : {}),
       // The minimum saving: a summary of the budget every fold gets (summaryMinTokens).
       holdTokens: after + summaryBudgetFor(tunables, undefined),
+      ...(view.state.lastTurn ? { lastTurn: view.state.lastTurn } : {}),
       at,
     });
     return { value, cleared: value.ok }; // the commit cleared the lease
