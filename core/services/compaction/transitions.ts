@@ -224,6 +224,7 @@ async function commitMemory(
     memory,
     priorSummaryId: newestSummary(view)?.id ?? null,
     archiveIds: memory.sourceRefs,
+    ...(view.state.revertHoldTokens !== undefined ? { endsRevertHold: true } : {}),
     ...(o.marker ? { marker: o.marker } : {}),
     ...(o.fromFold ? { fromFold: o.fromFold } : {}),
     at: memory.createdAt,
@@ -297,6 +298,7 @@ export async function revertFold(
       restoreIds: memory.sourceRefs,
       ...(o.marker ? { markerId: o.marker.id } : {}),
       holdTokens: o.holdTokens,
+      ...(view.state.lastTurn ? { lastTurn: view.state.lastTurn } : {}),
       at,
     });
     return { value, cleared: value.ok }; // the commit cleared the lease
