@@ -6,7 +6,7 @@ import { replayTokens } from "../../domain/replay.js";
 import type { ProcessKey } from "../../ports/store.js";
 import { compactIfNeeded, type CompactionRequest } from "./compaction.js";
 import type { ServiceDeps } from "../deps.js";
-import { queueFold } from "./fold-queue.js";
+import { queueFold } from "./transitions.js";
 import { budgetExceededError } from "./model-budget.js";
 import { settledView } from "./settle.js";
 
