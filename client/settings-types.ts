@@ -37,6 +37,11 @@ export interface Tunables {
   inlineOnCompaction: boolean;
   /** Days an archived original is kept; null keeps it forever over the layers below. */
   retentionDays?: number | null;
+  /** Share of the model's window the evidence ledger's section may take (0 = no section). */
+  ledgerWindowShare: number;
+  ledgerMaxTokens: number;
+  /** An engine's own tool names and what each does, for the evidence ledger. */
+  ledgerTools?: Record<string, "read" | "create" | "edit" | "delete" | "command" | "patch" | "search" | "ignore">;
 }
 
 /** What `PUT /v1/settings` takes: any of the tunables; each replaces the stored one. */

@@ -67,7 +67,7 @@ type SearchAnswer = Answer<ServiceDeps["history"]["search"]>;
 type ContextAnswer = ComposedContext;
 
 /** Stored beside a summary but left out of every answer (`withoutDetail` in core/services/memories.ts). */
-type DetailOnly = "citations" | "droppedUnits" | "keepUnits";
+type DetailOnly = "citations" | "droppedUnits" | "keepUnits" | "ledger";
 type WireMemory = Omit<server.Memory, DetailOnly>;
 /** The keys a type names, without its index signature. */
 type Named<T> = keyof { [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K] };

@@ -627,6 +627,16 @@ export interface components {
                             messageIds: string[];
                         }[];
                     };
+                    ledger?: {
+                        text: string;
+                        tokens: number;
+                        budgetTokens: number;
+                        files: number;
+                        commands: number;
+                        errors: number;
+                        openErrors: number;
+                        constraints: number;
+                    };
                     qualityGate?: {
                         check: string;
                         detail?: string;
@@ -688,6 +698,44 @@ export interface components {
                     messageIds: string[];
                 }[];
                 keepUnits?: string[];
+                ledger?: {
+                    files: {
+                        path: string;
+                        /** @enum {string} */
+                        op: "read" | "created" | "edited" | "deleted";
+                        messageId: string;
+                    }[];
+                    commands: {
+                        command: string;
+                        outcome: string;
+                        messageId: string;
+                        resultId?: string;
+                        runs: number;
+                    }[];
+                    errors: {
+                        text: string;
+                        messageId: string;
+                        source?: string;
+                        resolvedBy?: string;
+                    }[];
+                    constraints: {
+                        text: string;
+                        messageId: string;
+                    }[];
+                    pending: {
+                        callId: string;
+                        command?: string;
+                        source: string;
+                        /** @constant */
+                        reads?: true;
+                    }[];
+                    evicted: {
+                        files: number;
+                        commands: number;
+                        errors: number;
+                        constraints: number;
+                    };
+                };
             };
         } | {
             /** @constant */
@@ -784,6 +832,44 @@ export interface components {
                 messageIds: string[];
             }[];
             keepUnits?: string[];
+            ledger?: {
+                files: {
+                    path: string;
+                    /** @enum {string} */
+                    op: "read" | "created" | "edited" | "deleted";
+                    messageId: string;
+                }[];
+                commands: {
+                    command: string;
+                    outcome: string;
+                    messageId: string;
+                    resultId?: string;
+                    runs: number;
+                }[];
+                errors: {
+                    text: string;
+                    messageId: string;
+                    source?: string;
+                    resolvedBy?: string;
+                }[];
+                constraints: {
+                    text: string;
+                    messageId: string;
+                }[];
+                pending: {
+                    callId: string;
+                    command?: string;
+                    source: string;
+                    /** @constant */
+                    reads?: true;
+                }[];
+                evicted: {
+                    files: number;
+                    commands: number;
+                    errors: number;
+                    constraints: number;
+                };
+            };
         };
         MemoryDetail: {
             memory: components["schemas"]["ListedMemory"];
@@ -800,6 +886,44 @@ export interface components {
                 text: string;
                 messageIds: string[];
             }[];
+            ledger: {
+                files: {
+                    path: string;
+                    /** @enum {string} */
+                    op: "read" | "created" | "edited" | "deleted";
+                    messageId: string;
+                }[];
+                commands: {
+                    command: string;
+                    outcome: string;
+                    messageId: string;
+                    resultId?: string;
+                    runs: number;
+                }[];
+                errors: {
+                    text: string;
+                    messageId: string;
+                    source?: string;
+                    resolvedBy?: string;
+                }[];
+                constraints: {
+                    text: string;
+                    messageId: string;
+                }[];
+                pending: {
+                    callId: string;
+                    command?: string;
+                    source: string;
+                    /** @constant */
+                    reads?: true;
+                }[];
+                evicted: {
+                    files: number;
+                    commands: number;
+                    errors: number;
+                    constraints: number;
+                };
+            } | null;
         };
         MemoryList: {
             items: components["schemas"]["ListedMemory"][];
@@ -830,6 +954,20 @@ export interface components {
                     text: string;
                     messageIds: string[];
                 }[];
+                ledger?: {
+                    items: number;
+                    listed: number;
+                };
+            };
+            ledger?: {
+                text: string;
+                tokens: number;
+                budgetTokens: number;
+                files: number;
+                commands: number;
+                errors: number;
+                openErrors: number;
+                constraints: number;
             };
             qualityGate?: {
                 check: string;
@@ -1037,6 +1175,11 @@ export interface components {
             sideChannelEnabled?: boolean;
             inlineOnCompaction?: boolean;
             retentionDays?: number | null;
+            ledgerWindowShare?: number;
+            ledgerMaxTokens?: number;
+            ledgerTools?: {
+                [key: string]: "read" | "create" | "edit" | "delete" | "command" | "patch" | "search" | "ignore";
+            };
         };
         StrengthInput: {
             strength: ("weak" | "normal" | "strong" | "pinned") | null;
@@ -1068,6 +1211,11 @@ export interface components {
             sideChannelEnabled: boolean;
             inlineOnCompaction: boolean;
             retentionDays?: number | null;
+            ledgerWindowShare: number;
+            ledgerMaxTokens: number;
+            ledgerTools?: {
+                [key: string]: "read" | "create" | "edit" | "delete" | "command" | "patch" | "search" | "ignore";
+            };
         };
         TunablesOverride: {
             softThreshold?: number;
@@ -1096,6 +1244,11 @@ export interface components {
             sideChannelEnabled?: boolean;
             inlineOnCompaction?: boolean;
             retentionDays?: number | null;
+            ledgerWindowShare?: number;
+            ledgerMaxTokens?: number;
+            ledgerTools?: {
+                [key: string]: "read" | "create" | "edit" | "delete" | "command" | "patch" | "search" | "ignore";
+            };
         };
         TurnAnswer: {
             compaction: components["schemas"]["CompactionResult"];
