@@ -26,6 +26,7 @@
  */
 import type { Message } from "../core/domain/model.js";
 import { AppendMessageBody } from "../core/adapters/http/schemas.js";
+import { createMemoryBlobStore } from "../core/adapters/blobs/memory-blob-store.js";
 import { newestSummary } from "../core/domain/replay.js";
 import { messageTokens } from "../core/domain/tokens.js";
 import { readAllMessages } from "../tools/invariants.js";
@@ -62,6 +63,8 @@ async function replay(code: ServiceCode, endpoint: string, session: TranscriptSe
     metrics: code.createRecordingMetrics(),
     events: { publish: async () => {} },
     summarizerFactory: async () => code.createOfflineSummarizer(),
+    // The Codex rollout's encrypted reasoning goes to the blob store, as in a deployment.
+    blobs: createMemoryBlobStore(),
   });
   const key = { tenantId: "bench", processId: `ev-${window}` };
   await code.upsertProcess(deps, key.tenantId, key.processId, { projectId: "bench" });

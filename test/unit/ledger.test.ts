@@ -5,6 +5,7 @@ import { ledgerBudget, renderLedger, sectionTokens } from "../../core/domain/led
 import { errorLines, exitStatus, outcomeOf, ruleSentences } from "../../core/domain/ledger/scan.js";
 import { ledgerEvidenceUnits, ledgerLoss } from "../../core/domain/ledger/units.js";
 import { tunablesFromEnv } from "../../core/domain/tunables.js";
+import { checkSummary } from "../../core/domain/quality-gate.js";
 
 let n = 0;
 const id = () => `m${String(++n).padStart(4, "0")}`;
@@ -206,7 +207,10 @@ describe("ledger: the section and its bound", () => {
 
   it("names the folded part's rules and open errors for the quality gate, and counts what the section lists", () => {
     const l = busy();
-    expect(ledgerEvidenceUnits(l)).toEqual(["Always run the linter.", "Never commit secrets.", "Error: step 58 broke", "Error: step 56 broke", "Error: step 54 broke"]);
+    expect(ledgerEvidenceUnits(l)).toEqual(["Always run the linter", "Never commit secrets", "Error step 58 broke", "Error step 56 broke"]);
+    // Each one is what the quality gate finds in a summary that says it.
+    expect(checkSummary("You must keep: Always run the linter; Never commit secrets. Error step 58 broke, Error step 56 broke.", { maxTokens: 400, required: ledgerEvidenceUnits(l) })).toEqual({ ok: true });
+    expect(ledgerEvidenceUnits(extendLedger(null, [user(`Never ${"x".repeat(200)}.`)]))).toEqual([]);
     const loss = ledgerLoss(l, renderLedger(l, 300));
     expect(loss.items).toBe(201 + 60 + 30 + 2);
     expect(loss.listed).toBeGreaterThan(0);
