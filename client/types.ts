@@ -150,7 +150,7 @@ export interface MemoryDetail {
   ledger: Ledger | null;
 }
 
-/** The evidence ledger's section as a fold rendered it (docs/compaction.md, "The evidence ledger"). */
+/** The evidence ledger's section as a fold rendered it (docs/evidence-ledger.md, "The evidence ledger"). */
 export interface LedgerSection {
   text: string;
   tokens: number;

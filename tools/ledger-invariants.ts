@@ -4,7 +4,7 @@ import { renderLedger } from "../core/domain/ledger/render.js";
 import type { Memory } from "../core/domain/model.js";
 
 /**
- * The evidence ledger of each OK summary (docs/compaction.md, "The evidence ledger") cites only
+ * The evidence ledger of each OK summary (docs/evidence-ledger.md, "The evidence ledger") cites only
  * messages its summary stands for (its own or an earlier fold's sources), and its replayed section
  * is the ledger rendered within the section's budget, with the tokens it costs.
  */

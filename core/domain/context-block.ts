@@ -112,7 +112,7 @@ export function renderParent({ parent, summary }: ParentContext): string {
  */
 export function buildSections(input: {
   summary: string | null;
-  /** The evidence ledger's section as its summary stored it (docs/compaction.md, "The evidence ledger"). */
+  /** The evidence ledger's section as its summary stored it (docs/evidence-ledger.md, "The evidence ledger"). */
   ledger?: string | null | undefined;
   parent: ParentContext | null;
   extra?: ContextSection[];

@@ -145,7 +145,7 @@ export const MemoryMetadata = z.object({
   ),
   /**
    * The evidence ledger's section of the memory block as rendered when the fold committed (the
-   * block replays this text; docs/compaction.md, "The evidence ledger"), with its counts.
+   * block replays this text; docs/evidence-ledger.md, "The evidence ledger"), with its counts.
    */
   ledger: z.optional(LedgerSection),
   /** On a FAILED row written by the quality gate: which check failed, and on what. */

@@ -42,7 +42,7 @@ export interface MemoryDetail {
   loss: { units: number; kept: number; dropped: LossUnit[] } | null;
   /** Per line of the summary (1-based), the messages it came from. */
   provenance: Array<{ line: number; text: string; messageIds: string[] }>;
-  /** The evidence ledger in full, every entry with the message it cites (docs/compaction.md, "The evidence ledger"). */
+  /** The evidence ledger in full, every entry with the message it cites (docs/evidence-ledger.md, "The evidence ledger"). */
   ledger: Ledger | null;
 }
 

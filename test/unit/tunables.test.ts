@@ -42,6 +42,8 @@ describe("DEFAULT_TUNABLES", () => {
       softMinFoldTokens: 400, // SOFT waits until its fold holds a summary's worth of tokens
       sideChannelEnabled: false, // the strength analyzer is off by default (docs/compaction.md)
       inlineOnCompaction: false,
+      ledgerWindowShare: 0.1, // the evidence ledger's section: 3,200 tokens at 32k
+      ledgerMaxTokens: 8000,
     });
   });
 
@@ -154,6 +156,9 @@ describe("tunablesFromEnv", () => {
       STRENGTH_SIDE_CHANNEL_ENABLED: "true",
       STRENGTH_INLINE_ON_COMPACTION: "1",
       RETENTION_DAYS: "30",
+      LEDGER_WINDOW_SHARE: "0.05",
+      LEDGER_MAX_TOKENS: "2000",
+      LEDGER_TOOLS: '{"run_sh":"command"}',
     };
     expect(tunablesFromEnv(env)).toEqual({
       softThreshold: 0.5,
@@ -182,6 +187,9 @@ describe("tunablesFromEnv", () => {
       sideChannelEnabled: true,
       inlineOnCompaction: true,
       retentionDays: 30,
+      ledgerWindowShare: 0.05,
+      ledgerMaxTokens: 2000,
+      ledgerTools: { run_sh: "command" },
     });
     expect(Object.values(TUNABLES_ENV).sort()).toEqual(Object.keys(env).sort());
   });

@@ -68,7 +68,7 @@ export const MemoryDetailAnswer = z.object({
   memory: ListedMemory,
   loss: z.nullable(z.object({ units: count(), kept: count(), dropped: z.array(LossUnit) })),
   provenance: z.array(z.object({ line: z.int().check(z.positive()), text: z.string(), messageIds: z.array(z.string()) })),
-  /** The evidence ledger in full (docs/compaction.md, "The evidence ledger"); null when the summary has none. */
+  /** The evidence ledger in full (docs/evidence-ledger.md, "The evidence ledger"); null when the summary has none. */
   ledger: z.nullable(Ledger),
 });
 /** `expired`: the source ids whose originals passed their retention (docs/configuration.md, "Retention"). */

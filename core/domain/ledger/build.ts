@@ -1,5 +1,5 @@
 /**
- * Building the evidence ledger (docs/compaction.md, "The evidence ledger"): the prior summary's
+ * Building the evidence ledger (docs/evidence-ledger.md, "The evidence ledger"): the prior summary's
  * ledger carried forward and extended by the messages a fold folds, oldest first. Pure,
  * deterministic and linear in the messages: every message adds a bounded number of entries, and
  * the caps of {@link LEDGER_LIMITS} hold after every fold.

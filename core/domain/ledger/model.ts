@@ -1,5 +1,5 @@
 /**
- * The evidence ledger of a process (docs/compaction.md, "The evidence ledger"): what its folded
+ * The evidence ledger of a process (docs/evidence-ledger.md, "The evidence ledger"): what its folded
  * messages did to files, which commands they ran and how those ended, which errors they saw and
  * whether a later result resolved them, and what the user told the agent never or always to do.
  * Kept on each committed summary, built from the folded messages without a model call, carried

@@ -1,5 +1,5 @@
 /**
- * The text rules of the evidence ledger (docs/compaction.md, "The evidence ledger"): the error
+ * The text rules of the evidence ledger (docs/evidence-ledger.md, "The evidence ledger"): the error
  * lines of a tool result, how a command ended, and the rule sentences of a USER message. Pure and
  * linear: each message is read through a bounded window, line by line, with patterns that never
  * backtrack over a long line.
@@ -80,7 +80,7 @@ export function outcomeOf(text: string, flaggedError: boolean): { outcome: strin
 const RULE_WORD = /\b(?:never|always|do not|don['’]t|must|mustn['’]t)\b/i;
 
 /**
- * The sentences of a USER message that set a rule (docs/compaction.md, "The evidence ledger"): at
+ * The sentences of a USER message that set a rule (docs/evidence-ledger.md, "The evidence ledger"): at
  * most {@link LEDGER_LIMITS.constraintsPerMessage}, each whitespace-collapsed and cut to its limit.
  * Quoted code and log lines (in fences, or starting with `>`) are not the user's words.
  *

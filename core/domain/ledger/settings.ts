@@ -9,7 +9,7 @@ import { TOOL_KINDS, type ToolKind } from "./tools.js";
 export const LEDGER_FIELDS = {
   /**
    * The evidence ledger's section of the memory block takes at most this share of the model's
-   * window (docs/compaction.md, "The evidence ledger"), and at most `ledgerMaxTokens`. 0 = no
+   * window (docs/evidence-ledger.md, "The evidence ledger"), and at most `ledgerMaxTokens`. 0 = no
    * section (each summary still keeps its ledger).
    */
   ledgerWindowShare: z.number("must be a number").check(
@@ -19,7 +19,7 @@ export const LEDGER_FIELDS = {
   ),
   ledgerMaxTokens: z.number("must be a number").check(z.int("must be an integer"), z.gte(0, "must be >= 0"), z.lte(100_000, "must be <= 100000")),
   /**
-   * An engine's own tool names and what each does (docs/compaction.md, "Tool vocabularies"):
+   * An engine's own tool names and what each does (docs/evidence-ledger.md, "Tool vocabularies"):
    * `{ "my_read": "read", "sh": "command" }`; unset: the built-in vocabulary only.
    */
   ledgerTools: z.optional(

@@ -1,5 +1,5 @@
 /**
- * What a tool call does, for the evidence ledger (docs/compaction.md, "Tool vocabularies"): the
+ * What a tool call does, for the evidence ledger (docs/evidence-ledger.md, "Tool vocabularies"): the
  * calls of the common agents by name, an engine's own names through the `ledgerTools` tunable,
  * and for any other tool the paths and commands found in its arguments. Pure; every walk over
  * the arguments is bounded.
@@ -199,7 +199,7 @@ function walkArguments(value: unknown): { paths: string[]; command?: string; pat
 }
 
 /**
- * What one call did (docs/compaction.md, "Tool vocabularies"): a known tool by its kind, a mapped
+ * What one call did (docs/evidence-ledger.md, "Tool vocabularies"): a known tool by its kind, a mapped
  * one by the kind `own` names, any other by the paths and commands its arguments hold (an unknown
  * tool with a command argument runs it; with paths, its name's words guess the operation).
  * `ignore` and tools that name nothing give null.
