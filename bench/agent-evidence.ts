@@ -54,7 +54,7 @@ interface Run {
 
 /** One session through one service code at one window: the final prompt against truncation. */
 async function replay(code: ServiceCode, endpoint: string, session: TranscriptSession, window: number): Promise<Run> {
-  const t = await freshTable(endpoint, `ev-${code.label}-${window}`);
+  const t = await freshTable(endpoint, `ev-${code.label.replace(/[^A-Za-z0-9]/g, "")}-${window}`);
   const store = code.createDynamoStore({ client: t.client, tableName: t.tableName });
   const deps = code.createDeps({
     env: { COMPACTION_EXECUTION: "inline" },
@@ -130,7 +130,9 @@ export async function runAgentEvidence(ctx: BenchContext): Promise<SectionResult
   const runAll = async (code: ServiceCode) => {
     const runs: Run[] = [];
     for (const window of windows) {
-      runs.push(...(await Promise.all(sessions.map((s) => replay(code, endpoint, s, window)))));
+      const done = await Promise.all(sessions.map((s) => replay(code, endpoint, s, window)));
+      for (const r of done) ctx.log(`agent-evidence: ${code.label} @ ${window / 1000}k ${r.session.slice(0, 24)}: ${KINDS.map((k) => `${k} ${r.ours[k].carried}/${r.ours[k].mentioned} (trunc ${r.truncation[k].carried})`).join(", ")}; ledger ${r.ledgerTokens}/${r.ledgerBudget}; folds ${r.folds}`);
+      runs.push(...done);
       ctx.log(`agent-evidence: ${code.label} @ ${window / 1000}k done`);
     }
     return runs;
