@@ -4,6 +4,7 @@
  */
 import type { Memory, Message } from "../../domain/model.js";
 import { extendLedger } from "../../domain/ledger/build.js";
+import { keepsLedger } from "../../domain/ledger/model.js";
 import { ledgerEvidenceUnits, ledgerLoss } from "../../domain/ledger/units.js";
 import { ledgerBudget, renderLedger } from "../../domain/ledger/render.js";
 import type { Tunables } from "../../domain/tunables.js";
@@ -74,7 +75,7 @@ export function summaryFields(needs: FoldNeeds, fold: readonly Message[], summar
     content: summary.text,
     tokens: estimateTokens(summary.text) + needs.section.tokens,
     ...lost,
-    loss: { ...lost.loss, ledger: ledgerLoss(needs.own, needs.section) },
+    loss: { ...lost.loss, ...(keepsLedger(needs.own) ? { ledger: ledgerLoss(needs.own, needs.section) } : {}) },
     citations: provenance(needs.priorDetail, fold, summary),
     ...(needs.required.length > 0 ? { keepUnits: needs.required } : {}),
     ledger: needs.ledger,
