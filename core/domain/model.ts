@@ -34,6 +34,11 @@ export const ClearedResult = z.object({
   /** Size of the full content, in characters and in estimated tokens (what it cost before). */
   chars: z.int().check(z.nonnegative()),
   tokens: z.int().check(z.nonnegative()),
+  /**
+   * The first error lines of the content (docs/evidence-ledger.md, "What it keeps"), which the
+   * placeholder keeps: an agent still sees what failed.
+   */
+  errors: z.optional(z.array(z.string().check(z.maxLength(200))).check(z.maxLength(3))),
 });
 export type ClearedResult = z.infer<typeof ClearedResult>;
 

@@ -576,6 +576,7 @@ export interface components {
                     toolName: string;
                     chars: number;
                     tokens: number;
+                    errors?: string[];
                 };
                 /** Format: date-time */
                 expiresAt?: string;
@@ -626,6 +627,10 @@ export interface components {
                             text: string;
                             messageIds: string[];
                         }[];
+                        ledger?: {
+                            items: number;
+                            listed: number;
+                        };
                     };
                     ledger?: {
                         text: string;
@@ -1039,6 +1044,7 @@ export interface components {
                 toolName: string;
                 chars: number;
                 tokens: number;
+                errors?: string[];
             };
             /** @constant */
             missingResult?: true;

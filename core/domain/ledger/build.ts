@@ -107,9 +107,7 @@ function answer(m: LedgerSource, call: PendingCall, into: { commands: Recent<Led
     const entry = into.commands.get(call.command);
     if (entry) into.commands.touch(call.command, { ...entry, outcome, resultId: m.id });
   }
-  // A file's contents or search hits mention errors without being one: only a flagged result, or
-  // one whose first line is an error, counts for a read.
-  const lines = call.reads ? (flagged || readFailed(m.content) ? errorLines(m.content) : []) : clean ? [] : errorLines(m.content);
+  const lines = resultErrors(call.reads === true, m.content, flagged);
   if (lines.length === 0 && (clean || call.reads)) {
     for (const key of into.open.get(call.source) ?? []) {
       const e = into.errors.get(key);
@@ -130,6 +128,16 @@ function openOf(open: Map<string, Set<string>>, source: string): Set<string> {
   let keys = open.get(source);
   if (!keys) open.set(source, (keys = new Set()));
   return keys;
+}
+
+/**
+ * The error lines of a call's result (docs/evidence-ledger.md, "What it keeps"): a command's or
+ * another tool's that did not end clean; a read's or a search's only when it failed, since a
+ * file's contents or search hits mention errors without being one.
+ */
+export function resultErrors(reads: boolean, content: string, flagged: boolean): string[] {
+  if (reads) return flagged || readFailed(content) ? errorLines(content) : [];
+  return outcomeOf(content, flagged).clean ? [] : errorLines(content);
 }
 
 /**

@@ -30,18 +30,21 @@ type Tier = { name: string; lines: string[]; inline?: boolean };
 
 const newestFirst = <T>(list: readonly T[]) => [...list].reverse();
 const cite = (id: string | undefined) => (id ? ` (${id})` : "");
+const runs = (c: Ledger["commands"][number]) => (c.runs > 1 ? ` ×${c.runs}` : "");
 
-/** The section's lines by tier, in priority order, each tier's entries newest first. */
+/**
+ * The section's entries by tier, in priority order, each tier newest first. Rules, open errors and
+ * changed files cite their message; commands, reads and resolved errors are listed bare (their
+ * messages are in the memory's ledger), so that more of them fit.
+ */
 function tiers(l: Ledger): Tier[] {
-  const changed = newestFirst(l.files.filter((f) => f.op !== "read"));
   const clean = (outcome: string) => outcome === "ok" || outcome === "exit 0" || outcome === "pending";
-  const command = (c: Ledger["commands"][number]) => `- \`${c.command}\` → ${c.outcome}${c.runs > 1 ? ` (${c.runs} runs)` : ""}${cite(c.resultId ?? c.messageId)}`;
   return [
     { name: "Rules the user set", lines: newestFirst(l.constraints).map((c) => `- ${c.text}${cite(c.messageId)}`) },
-    { name: "Open errors", lines: newestFirst(l.errors.filter((e) => !e.resolvedBy)).map((e) => `- ${e.text}${e.source ? ` [${e.source}]` : ""}${cite(e.messageId)}`) },
-    { name: "Files changed", lines: changed.map((f) => `- ${f.op} ${f.path}${cite(f.messageId)}`) },
-    { name: "Commands that failed", lines: newestFirst(l.commands.filter((c) => !clean(c.outcome))).map(command) },
-    { name: "Commands run", lines: newestFirst(l.commands.filter((c) => clean(c.outcome))).map(command) },
+    { name: "Open errors", lines: newestFirst(l.errors.filter((e) => !e.resolvedBy)).map((e) => `- ${e.text}${cite(e.messageId)}`) },
+    { name: "Files changed", lines: newestFirst(l.files.filter((f) => f.op !== "read")).map((f) => `- ${f.op} ${f.path}${cite(f.messageId)}`) },
+    { name: "Commands that failed", lines: newestFirst(l.commands.filter((c) => !clean(c.outcome))).map((c) => `- \`${c.command}\` → ${c.outcome}${runs(c)}`) },
+    { name: "Commands run", lines: newestFirst(l.commands.filter((c) => clean(c.outcome))).map((c) => `\`${c.command}\`${c.outcome === "pending" ? " (no result yet)" : ""}${runs(c)}`), inline: true },
     { name: "Files read", lines: newestFirst(l.files.filter((f) => f.op === "read")).map((f) => f.path), inline: true },
     { name: "Resolved errors", lines: newestFirst(l.errors.filter((e) => e.resolvedBy)).map((e) => `- ${e.text}`) },
   ];
@@ -49,6 +52,7 @@ function tiers(l: Ledger): Tier[] {
 
 /** Section order (fixed, for a stable read), independent of the priority order that fills the budget. */
 const ORDER = ["Rules the user set", "Open errors", "Files changed", "Commands that failed", "Commands run", "Files read", "Resolved errors"];
+const INLINE = new Set(["Commands run", "Files read"]);
 
 /**
  * The section text of `ledger` within `budgetTokens` (the heading's line included), and what it
@@ -85,8 +89,7 @@ export function renderLedger(ledger: Ledger, budgetTokens: number): LedgerSectio
   for (const name of ORDER) {
     const lines = picked.get(name) ?? [];
     if (lines.length === 0) continue;
-    const inline = name === "Files read";
-    out.push(inline ? `${name}: ${lines.join(", ")}` : `${name}:\n${lines.join("\n")}`);
+    out.push(INLINE.has(name) ? `${name}: ${lines.join(", ")}` : `${name}:\n${lines.join("\n")}`);
   }
   const evicted = ledger.evicted.files + ledger.evicted.commands + ledger.evicted.errors + ledger.evicted.constraints;
   const notListed = [...left.entries()].map(([name, n]) => `${n} ${name.toLowerCase()}`);
