@@ -92,6 +92,12 @@ describe("ledger: text rules", () => {
     const text = "Thanks! Never push to main. Run the tests.\n- always use pnpm\n```\nyou must not see this\n```\n> must be quoted\nDo not touch the lockfile; keep it.";
     expect(ruleSentences(text)).toEqual(["Never push to main.", "always use pnpm", "Do not touch the lockfile;"]);
     expect(ruleSentences("must must must. ".repeat(100)).length).toBeLessThanOrEqual(LEDGER_LIMITS.constraintsPerMessage);
+    // Statements are not rules: the rule word must open the sentence or bind "you" or "we".
+    expect(ruleSentences("I always loved painting. It must be nice there. You must run the linter first. We never deploy on Fridays. Please don't rename files.")).toEqual([
+      "You must run the linter first.",
+      "We never deploy on Fridays.",
+      "Please don't rename files.",
+    ]);
   });
 });
 

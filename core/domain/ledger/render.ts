@@ -3,7 +3,7 @@
  * ledger"), rendered once when a fold commits and stored with its summary: the block replays the
  * stored text, so it changes only when a fold commits. Within its token budget, entries go in
  * this order, each kind newest first: the user's constraints, open errors, files changed,
- * commands that failed, other commands, files only read, resolved errors; what does not fit is
+ * commands that failed, files only read, other commands, resolved errors; what does not fit is
  * counted instead of listed.
  */
 import { estimateTokens } from "../tokens.js";
@@ -44,8 +44,8 @@ function tiers(l: Ledger): Tier[] {
     { name: "Open errors", lines: newestFirst(l.errors.filter((e) => !e.resolvedBy)).map((e) => `- ${e.text}${cite(e.messageId)}`) },
     { name: "Files changed", lines: newestFirst(l.files.filter((f) => f.op !== "read")).map((f) => `- ${f.op} ${f.path}${cite(f.messageId)}`) },
     { name: "Commands that failed", lines: newestFirst(l.commands.filter((c) => !clean(c.outcome))).map((c) => `- \`${c.command}\` → ${c.outcome}${runs(c)}`) },
-    { name: "Commands run", lines: newestFirst(l.commands.filter((c) => clean(c.outcome))).map((c) => `\`${c.command}\`${c.outcome === "pending" ? " (no result yet)" : ""}${runs(c)}`), inline: true },
     { name: "Files read", lines: newestFirst(l.files.filter((f) => f.op === "read")).map((f) => f.path), inline: true },
+    { name: "Commands run", lines: newestFirst(l.commands.filter((c) => clean(c.outcome))).map((c) => `\`${c.command}\`${c.outcome === "pending" ? " (no result yet)" : ""}${runs(c)}`), inline: true },
     { name: "Resolved errors", lines: newestFirst(l.errors.filter((e) => e.resolvedBy)).map((e) => `- ${e.text}`) },
   ];
 }

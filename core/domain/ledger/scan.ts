@@ -76,8 +76,15 @@ export function outcomeOf(text: string, flaggedError: boolean): { outcome: strin
   return { outcome: "ok", clean: true };
 }
 
-/** A rule word: never, always, do not / don't, must / must not / mustn't. */
+/** A rule word: never, always, do not / don't, must / must not / mustn't (a cheap first test of a line). */
 const RULE_WORD = /\b(?:never|always|do not|don['’]t|must|mustn['’]t)\b/i;
+/**
+ * A sentence that sets a rule: it opens with the rule word (after "please", "and", "but", "also",
+ * "so", "you" or "we"), or tells "you" or "we" what must, never or always happen. "I always liked
+ * it" and "it must be nice" state no rule.
+ */
+const RULE_SENTENCE =
+  /^(?:(?:please|and|but|also|so|then|you|we)\s+)*(?:never|always|do not|don['’]t|must|mustn['’]t)\b|\b(?:you|we)\s+(?:must|mustn['’]t|should never|should always|never|always|do not|don['’]t)\b/i;
 
 /**
  * The sentences of a USER message that set a rule (docs/evidence-ledger.md, "The evidence ledger"): at
@@ -98,8 +105,9 @@ export function ruleSentences(text: string): string[] {
     if (fenced || /^\s*>/.test(raw) || !RULE_WORD.test(raw)) continue;
     for (const sentence of raw.split(/(?<=[.!?;])\s+/)) {
       if (out.length >= LEDGER_LIMITS.constraintsPerMessage) break;
-      if (!RULE_WORD.test(sentence)) continue;
-      const kept = clip(sentence.replace(/^\s*(?:[-*•]|\d+[.)])\s+/, ""), LEDGER_LIMITS.constraintChars);
+      const bare = sentence.replace(/^\s*(?:[-*•]|\d+[.)])\s+/, "").replace(/^\W+/, "");
+      if (!RULE_SENTENCE.test(bare)) continue;
+      const kept = clip(bare, LEDGER_LIMITS.constraintChars);
       if (kept.length >= 8 && !out.includes(kept)) out.push(kept);
     }
   }
