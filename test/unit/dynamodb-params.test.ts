@@ -137,7 +137,7 @@ describe("message inputs", () => {
       ExpressionAttributeNames: { "#md": "metadata", "#lt": "lastTurn" },
       ExpressionAttributeValues: { ":lt": record },
     });
-    expect(addMetaMapParams("t", key)).toMatchObject({ UpdateExpression: "SET #md = :map", ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND attribute_not_exists(#md)" });
+    expect(addMetaMapParams("t", key)).toMatchObject({ UpdateExpression: "SET #md = if_not_exists(#md, :map)", ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt)" });
   });
 
   it("only checks that the process exists for any other role, without an idempotency key", () => {
