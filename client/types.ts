@@ -226,6 +226,20 @@ export interface TurnWindow {
   model?: string;
 }
 
+/** The record the service keeps of a process's last turn: the window it used, the summary it replayed, META's version then. */
+export interface LastTurn {
+  at: string;
+  window: TurnWindow;
+  summaryId: string | null;
+  version: number;
+}
+
+/** The answer of `GET /v1/processes/{id}`: the process and, once it had a turn, the record of its last one. */
+export interface ProcessDetail {
+  process: Process;
+  lastTurn?: LastTurn;
+}
+
 /** The answer of `POST .../compaction`: the result and the window it used. */
 export interface CompactionAnswer extends CompactionResult {
   window: TurnWindow;
@@ -273,71 +287,6 @@ export interface MemoryContext {
 export interface Page<T> {
   items: T[];
   nextCursor?: string;
-}
-
-export interface ModelRef {
-  provider?: string;
-  name?: string;
-  /** Required unless the service knows `name` (gpt-4o, claude-…). */
-  contextWindow?: number;
-}
-
-/** The size of the prompt the engine is about to send; without it the service estimates the replay. */
-export interface PromptSize {
-  tokens?: number;
-  chars?: number;
-  text?: string;
-}
-
-export interface UpsertProcessInput {
-  projectId: string;
-  sessionId?: string;
-  parentProcessId?: string;
-  name?: string;
-  recipe?: string;
-  engine?: string;
-  title?: string;
-  allowsCrossProjectSpawn?: boolean;
-}
-
-export interface AppendMessageInput {
-  /** Required, except where the native content decides it. */
-  role?: RoleInput;
-  /** Required without `native`; with it, derived (the text projection) when left out. */
-  content?: string;
-  tags?: string[];
-  /**
-   * A retry with the same key returns the first message instead of appending twice; the same key
-   * with another body is refused (409 `idempotency.key_reused`).
-   */
-  idempotencyKey?: string;
-  toolCallId?: string;
-  toolCalls?: ToolCall[];
-  /** The message exactly as the model API returned it (or as the engine sends it). */
-  native?: NativeContent;
-}
-
-export interface CompactInput {
-  model: ModelRef;
-  prompt?: PromptSize;
-  force?: Exclude<CompactionMode, "NONE">;
-  instructions?: string;
-}
-
-export interface CompactRangeInput {
-  from: string;
-  to: string;
-  topicLabel: string;
-}
-
-export interface BeginTurnInput {
-  /** The turn's new message (usually the user's), appended before anything else. */
-  message?: AppendMessageInput;
-  model: ModelRef;
-  prompt?: PromptSize;
-  query?: string;
-  /** The engine's request format: the answer then carries `request`. */
-  format?: ReplayFormat;
 }
 
 /** What `POST /v1/processes/{id}/turns` answers: everything an engine needs for its LLM call. */

@@ -28,6 +28,8 @@ import type { Tunables, TunablesOverride } from "../../core/domain/tunables.js";
 import type { compactRange } from "../../core/services/compaction/range-compaction.js";
 import type { RevertResult } from "../../core/services/compaction/revert.js";
 import type { runTurn } from "../../core/services/turn.js";
+import type { LastTurn } from "../../core/domain/last-turn.js";
+import type { ProcessAnswer } from "../../core/adapters/http/responses.js";
 import type { NativeContent, NativeFormat, ReplayFormat } from "../../core/domain/native/formats.js";
 import type { ReplayRequest } from "../../core/domain/native/replay-request.js";
 
@@ -95,6 +97,8 @@ expectTypeOf<client.Process>().toEqualTypeOf<server.Process>();
 expectTypeOf<client.InboxItem>().toEqualTypeOf<server.InboxItem>();
 expectTypeOf<client.CompactionResult>().toEqualTypeOf<server.CompactionResult>();
 expectTypeOf<client.CompactionAnswer>().toEqualTypeOf<CompactionAnswer>();
+expectTypeOf<client.LastTurn>().toEqualTypeOf<LastTurn>();
+expectTypeOf<client.ProcessDetail>().toEqualTypeOf<z.infer<typeof ProcessAnswer>>();
 expectTypeOf<client.TurnWindow>().toEqualTypeOf<TurnAnswer["window"]>();
 expectTypeOf<client.SinceLastTurn>().toEqualTypeOf<NonNullable<TurnAnswer["sinceLastTurn"]>>();
 expectTypeOf<client.OverWindow>().toEqualTypeOf<NonNullable<TurnAnswer["overWindow"]>>();
