@@ -6,7 +6,7 @@
 import { printableToolRef } from "./fields.js";
 import { anchorFor, modeForRatio } from "./mode.js";
 import type { ClearedResult, Message } from "./model.js";
-import { resultErrors } from "./ledger/build.js";
+import { resultErrors } from "./ledger/scan.js";
 import { classifyCall } from "./ledger/tools.js";
 import { clearedTokens } from "./replay.js";
 import { effectiveStrength } from "./strength.js";

@@ -4,7 +4,7 @@
  * block belongs before the prompt-cache breakpoint and is byte-identical between such turns.
  */
 import type { Process } from "./model.js";
-import { LEDGER_HEADING } from "./ledger/render.js";
+import { LEDGER_HEADING } from "./ledger/section.js";
 
 export const SUMMARY_HEADING = "Earlier Conversation (compacted)";
 const PARENT_HEADING = "Parent Context";

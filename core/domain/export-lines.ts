@@ -6,6 +6,7 @@
 import { ContextWindow, Id, Instructions, IsoTime, MAX_MESSAGE_BYTES, MAX_TAGS, MAX_TOOL_CALLS, messageBytes, ProcessInput, TagText, Text, ToolCallInput, ToolRef, TopicLabel, Unicode } from "./fields.js";
 import { parseStrengthTag, strengthTag } from "./strength.js";
 import { ClearedResult, LossUnit, Memory, MemoryMetadata, Message, Process } from "./model.js";
+import { Ledger } from "./ledger/model.js";
 import * as z from "./zod.js";
 
 export const EXPORT_FORMAT = "vancetope-memory-export";
@@ -67,7 +68,7 @@ export const ExportedMessage = z
     toolCallId: z.optional(ToolRef),
     toolCalls: z.optional(list(ToolCallInput, MAX_TOOL_CALLS)),
     toolCallIds: z.optional(list(ToolRef, MAX_TOOL_CALLS)),
-    cleared: z.optional(z.extend(ClearedResult, { at: IsoTime, toolName: ToolRef })),
+    cleared: z.optional(z.extend(ClearedResult, { at: IsoTime, toolName: ToolRef, errors: z.optional(list(Text(200), 3)) })),
     expiresAt: z.optional(IsoTime),
   })
   .check(
@@ -91,6 +92,7 @@ const ImportedMemory = z.extend(Memory, {
   citations: z.optional(list(list(Id, MAX_MEMORY_LIST), MAX_MEMORY_LIST)),
   droppedUnits: z.optional(Units),
   keepUnits: z.optional(list(Text(MAX_UNIT_CHARS), MAX_MEMORY_LIST)),
+  ledger: z.optional(Ledger),
   metadata: z.extend(MemoryMetadata, {
     provider: Text(256),
     model: Text(256),

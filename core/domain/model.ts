@@ -5,7 +5,7 @@
 import * as z from "./zod.js";
 import { NativeContent } from "./native/formats.js";
 import type { StoredNative } from "./native/blob-parts.js";
-import { Ledger, LedgerSection } from "./ledger/model.js";
+import { LedgerSection, StoredLedger } from "./ledger/section.js";
 
 export const Role = z.enum(["USER", "ASSISTANT", "SYSTEM", "TOOL"]);
 export type Role = z.infer<typeof Role>;
@@ -35,10 +35,10 @@ export const ClearedResult = z.object({
   chars: z.int().check(z.nonnegative()),
   tokens: z.int().check(z.nonnegative()),
   /**
-   * The first error lines of the content (docs/evidence-ledger.md, "What it keeps"), which the
-   * placeholder keeps: an agent still sees what failed.
+   * The first error lines of the content (docs/evidence-ledger.md, "What it keeps": at most 3 of
+   * 200 characters), which the placeholder keeps: an agent still sees what failed.
    */
-  errors: z.optional(z.array(z.string().check(z.maxLength(200))).check(z.maxLength(3))),
+  errors: z.optional(z.array(z.string())),
 });
 export type ClearedResult = z.infer<typeof ClearedResult>;
 
@@ -239,7 +239,7 @@ export const Memory = z.object({
    * evidence ledger"): carried forward by each fold, never summarized. Not in the replay index
    * (the block replays `metadata.ledger.text`); answered by `GET .../memories/{id}`.
    */
-  ledger: z.optional(Ledger),
+  ledger: z.optional(StoredLedger),
 });
 export type Memory = z.infer<typeof Memory>;
 

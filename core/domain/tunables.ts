@@ -2,7 +2,7 @@
 import * as z from "./zod.js";
 import { invalid } from "./errors.js";
 import { MAX_CONTEXT_WINDOW } from "./model-windows.js";
-import { LEDGER_DEFAULTS, LEDGER_ENV, LEDGER_FIELDS, ledgerVariable } from "./ledger/settings.js";
+import { LEDGER_DEFAULTS, LEDGER_ENV, LEDGER_TOOLS_FIELD, ledgerVariable } from "./ledger/settings.js";
 
 /** The longest retention of archived originals: ten years. */
 export const RETENTION_DAYS_MAX = 3650;
@@ -19,6 +19,8 @@ const threshold = z.number("must be a number").check(
 const integer = (min: number, ...checks: z.core.$ZodCheck<number>[]) =>
   z.number("must be a number").check(z.int("must be an integer"), z.gte(min, `must be >= ${min}`), ...checks);
 const count = integer(0);
+/** A share of the model's window: 0 (off), or 0.001 to 0.5. */
+const share = z.number("must be a number").check(z.gte(0, "must be >= 0"), z.lte(0.5, "must be <= 0.5"), z.refine((v) => v === 0 || v >= 0.001, "must be 0 (off) or at least 0.001"));
 
 const fields = {
   /** SOFT trigger: prompt tokens / context window. */
@@ -58,11 +60,7 @@ const fields = {
    * for the messages, so the summary grows with the window instead of staying 400 tokens at 16k.
    * 0 = always `summaryMinTokens`.
    */
-  summaryWindowShare: z.number("must be a number").check(
-    z.gte(0, "must be >= 0"),
-    z.lte(0.5, "must be <= 0.5"),
-    z.refine((v) => v === 0 || v >= 0.001, "must be 0 (off) or at least 0.001"),
-  ),
+  summaryWindowShare: share,
   /**
    * SOFT waits until the messages it would fold hold at least this many tokens: folding a few
    * acknowledgements costs a summarizer call and a prompt-cache reset and saves next to nothing.
@@ -134,7 +132,10 @@ const fields = {
   retentionDays: z.optional(z.nullable(integer(1, z.lte(RETENTION_DAYS_MAX, `must be <= ${RETENTION_DAYS_MAX}`)))),
   /** The prompt's absolute budget: the window is the smaller of the model's and this (null lifts a cap below). */
   maxPromptTokens: z.optional(z.nullable(integer(1000, z.lte(MAX_CONTEXT_WINDOW, `must be <= ${MAX_CONTEXT_WINDOW}`)))),
-  ...LEDGER_FIELDS,
+  /** The evidence ledger's section: at most this share of the window and this many tokens (docs/evidence-ledger.md, "The section and its bound"). */
+  ledgerWindowShare: share,
+  ledgerMaxTokens: integer(0, z.lte(100_000, "must be <= 100000")),
+  ledgerTools: LEDGER_TOOLS_FIELD,
 };
 
 const ordered = (t: Record<"softThreshold" | "hardThreshold" | "emergencyThreshold", number>) => t.softThreshold < t.hardThreshold && t.hardThreshold < t.emergencyThreshold;
@@ -321,7 +322,7 @@ export function tunablesFromEnv(
     const raw = env[name];
     if (raw === undefined || raw.trim() === "") continue;
     if (field in LEDGER_ENV && typeof DEFAULT_TUNABLES[field as keyof Tunables] !== "number") {
-      override[field] = ledgerVariable(name, field, raw);
+      override[field] = ledgerVariable(raw);
       continue;
     }
     if (typeof DEFAULT_TUNABLES[field as keyof Tunables] === "boolean") {

@@ -99,8 +99,10 @@ export const MemoryDetailAnswer = z.object({
   ledger: z.nullable(Ledger),
 });
 /** `expired`: the source ids whose originals passed their retention (docs/configuration.md, "Retention"). */
-export const MemorySourcesAnswer = z.object({ memory: Memory, items: z.array(Message), expired: z.array(z.string()) });
-export const RevertAnswer = z.object({ memory: Memory, restoredMessages: count(), activeSummaryId: z.nullable(z.string()) });
+/** A memory as stored, its ledger in the shape the service writes (the domain schema only checks it is an object). */
+export const StoredMemory = z.extend(Memory, { ledger: z.optional(Ledger) });
+export const MemorySourcesAnswer = z.object({ memory: StoredMemory, items: z.array(Message), expired: z.array(z.string()) });
+export const RevertAnswer = z.object({ memory: StoredMemory, restoredMessages: count(), activeSummaryId: z.nullable(z.string()) });
 
 export const SearchAnswer = z.object({ items: z.array(z.object({ message: Message, score: z.number() })) });
 

@@ -4,7 +4,7 @@
  */
 import type { FoldJob, FoldTarget, Memory, Message } from "../model.js";
 import type { RangeRequest } from "../range.js";
-import { keepsLedger } from "../ledger/model.js";
+import { keepsLedger } from "../ledger/section.js";
 
 type Metadata = Memory["metadata"];
 

@@ -7,7 +7,7 @@
 import type { Message } from "../model.js";
 import { strengthTagOf } from "../strength.js";
 import { emptyLedger, LEDGER_LIMITS, type FileOp, type Ledger, type LedgerCommand, type LedgerConstraint, type LedgerError, type LedgerFile, type PendingCall } from "./model.js";
-import { errorLines, outcomeOf, readFailed, ruleSentences } from "./scan.js";
+import { outcomeOf, resultErrors, ruleSentences } from "./scan.js";
 import { classifyCall } from "./tools.js";
 
 /** What a message gives the ledger: its id, role, text, calls and results (the projection), and native content when it flags an error. */
@@ -128,16 +128,6 @@ function openOf(open: Map<string, Set<string>>, source: string): Set<string> {
   let keys = open.get(source);
   if (!keys) open.set(source, (keys = new Set()));
   return keys;
-}
-
-/**
- * The error lines of a call's result (docs/evidence-ledger.md, "What it keeps"): a command's or
- * another tool's that did not end clean; a read's or a search's only when it failed, since a
- * file's contents or search hits mention errors without being one.
- */
-export function resultErrors(reads: boolean, content: string, flagged: boolean): string[] {
-  if (reads) return flagged || readFailed(content) ? errorLines(content) : [];
-  return outcomeOf(content, flagged).clean ? [] : errorLines(content);
 }
 
 /**

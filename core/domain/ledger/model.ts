@@ -7,6 +7,8 @@
  */
 import * as z from "../zod.js";
 
+export { isEmptyLedger, keepsLedger, LedgerSection, StoredLedger, TOOL_KINDS, type ToolKind } from "./section.js";
+
 /**
  * Bounds of the stored ledger, whatever the folds feed it (docs/compaction.md, "The evidence
  * ledger"): each entry's text is cut to its limit, each list keeps at most its cap, and the most
@@ -100,22 +102,7 @@ export const Ledger = z.object({
 });
 export type Ledger = z.infer<typeof Ledger>;
 
-/**
- * What the memory's metadata says of its ledger (replayed with the summary): the section's text as
- * it was rendered when the fold committed, its tokens, the budget it was rendered for, and how
- * many entries of each kind the ledger holds.
- */
-export const LedgerSection = z.object({
-  text: z.string(),
-  tokens: z.int().check(z.nonnegative()),
-  budgetTokens: z.int().check(z.nonnegative()),
-  files: z.int(),
-  commands: z.int(),
-  errors: z.int(),
-  openErrors: z.int(),
-  constraints: z.int(),
-});
-export type LedgerSection = z.infer<typeof LedgerSection>;
+
 
 export const emptyLedger = (): Ledger => ({
   files: [],
@@ -126,11 +113,7 @@ export const emptyLedger = (): Ledger => ({
   evicted: { files: 0, commands: 0, errors: 0, constraints: 0 },
 });
 
-/** Whether the ledger holds nothing worth a section. */
-export const isEmptyLedger = (l: Ledger) => l.files.length + l.commands.length + l.errors.length + l.constraints.length === 0;
 
-/** Whether a summary stores the ledger: it lists something, or waits for a result. */
-export const keepsLedger = (l: Ledger) => !isEmptyLedger(l) || l.pending.length > 0;
 
 /** Every message id the ledger cites. */
 export function ledgerMessageIds(l: Ledger): string[] {

@@ -113,3 +113,13 @@ export function ruleSentences(text: string): string[] {
   }
   return out;
 }
+
+/**
+ * The error lines of a call's result (docs/evidence-ledger.md, "What it keeps"): a command's or
+ * another tool's that did not end clean; a read's or a search's only when it failed, since a
+ * file's contents or search hits mention errors without being one.
+ */
+export function resultErrors(reads: boolean, content: string, flagged: boolean): string[] {
+  if (reads) return flagged || readFailed(content) ? errorLines(content) : [];
+  return outcomeOf(content, flagged).clean ? [] : errorLines(content);
+}

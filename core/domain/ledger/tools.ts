@@ -6,9 +6,9 @@
  */
 import { LEDGER_LIMITS, type FileOp } from "./model.js";
 
-/** What a tool does: an operation on the files its arguments name, running a command, or nothing the ledger keeps. */
-export type ToolKind = "read" | "create" | "edit" | "delete" | "command" | "patch" | "search" | "ignore";
-export const TOOL_KINDS: readonly ToolKind[] = ["read", "create", "edit", "delete", "command", "patch", "search", "ignore"];
+import { TOOL_KINDS, type ToolKind } from "./model.js";
+
+export { TOOL_KINDS, type ToolKind };
 
 /**
  * The built-in vocabulary, by tool name in lower case: Claude Code's, Codex CLI's, Cursor's, the
