@@ -35,7 +35,7 @@ export interface Message {
    * Set on a TOOL result cleared from the replay: `content` in a replay is then a placeholder, and
    * `getMessage(processId, id)` returns the full result.
    */
-  cleared?: { at: string; toolName: string; chars: number; tokens: number };
+  cleared?: { at: string; toolName: string; chars: number; tokens: number; errors?: string[] };
   /** Only in a replay: a placeholder result for a tool call whose result never arrived. */
   missingResult?: true;
   /** An archived original under a retention: when the service stops keeping it. Never on an active message. */
@@ -104,7 +104,9 @@ export interface Memory {
     tokensBefore?: number;
     tokensAfter?: number;
     /** What the fold lost: salient units of the folded messages, how many the summary kept, the most salient dropped. */
-    loss?: { units: number; kept: number; dropped: LossUnit[] };
+    loss?: { units: number; kept: number; dropped: LossUnit[]; ledger?: { items: number; listed: number } };
+    /** The evidence ledger's section of the memory block as the fold rendered it, with its counts. */
+    ledger?: LedgerSection;
     /** Wall time of all summarizer calls of this fold, in ms. */
     summarizerMs?: number;
     producedBy?: "inline" | "prepared" | "worker";
@@ -122,7 +124,7 @@ export interface Memory {
   createdAt: string;
   supersededAt: string | null;
   supersededByMemoryId?: string;
-  /** Token estimate of `content`: what the summary costs in every replay. */
+  /** Token estimate of `content` and its evidence ledger's section: what the summary costs in every replay. */
   tokens: number;
 }
 
@@ -144,6 +146,30 @@ export interface MemoryDetail {
   loss: { units: number; kept: number; dropped: LossUnit[] } | null;
   /** Per line of the summary (1-based), the messages it came from. */
   provenance: Array<{ line: number; text: string; messageIds: string[] }>;
+  /** The evidence ledger in full, each entry with the message it cites; null when the summary has none. */
+  ledger: Ledger | null;
+}
+
+/** The evidence ledger's section as a fold rendered it (docs/evidence-ledger.md, "The evidence ledger"). */
+export interface LedgerSection {
+  text: string;
+  tokens: number;
+  budgetTokens: number;
+  files: number;
+  commands: number;
+  errors: number;
+  openErrors: number;
+  constraints: number;
+}
+
+/** The evidence ledger of a summary: each list oldest first by its last touch. */
+export interface Ledger {
+  files: Array<{ path: string; op: "read" | "created" | "edited" | "deleted"; messageId: string }>;
+  commands: Array<{ command: string; outcome: string; messageId: string; resultId?: string; runs: number }>;
+  errors: Array<{ text: string; messageId: string; source?: string; resolvedBy?: string }>;
+  constraints: Array<{ text: string; messageId: string }>;
+  pending: Array<{ callId: string; command?: string; source: string; reads?: true }>;
+  evicted: { files: number; commands: number; errors: number; constraints: number };
 }
 
 export interface Process {

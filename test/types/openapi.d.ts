@@ -582,6 +582,7 @@ export interface components {
                     toolName: string;
                     chars: number;
                     tokens: number;
+                    errors?: string[];
                 };
                 /** Format: date-time */
                 expiresAt?: string;
@@ -632,6 +633,20 @@ export interface components {
                             text: string;
                             messageIds: string[];
                         }[];
+                        ledger?: {
+                            items: number;
+                            listed: number;
+                        };
+                    };
+                    ledger?: {
+                        text: string;
+                        tokens: number;
+                        budgetTokens: number;
+                        files: number;
+                        commands: number;
+                        errors: number;
+                        openErrors: number;
+                        constraints: number;
                     };
                     qualityGate?: {
                         check: string;
@@ -694,6 +709,44 @@ export interface components {
                     messageIds: string[];
                 }[];
                 keepUnits?: string[];
+                ledger?: {
+                    files: {
+                        path: string;
+                        /** @enum {string} */
+                        op: "read" | "created" | "edited" | "deleted";
+                        messageId: string;
+                    }[];
+                    commands: {
+                        command: string;
+                        outcome: string;
+                        messageId: string;
+                        resultId?: string;
+                        runs: number;
+                    }[];
+                    errors: {
+                        text: string;
+                        messageId: string;
+                        source?: string;
+                        resolvedBy?: string;
+                    }[];
+                    constraints: {
+                        text: string;
+                        messageId: string;
+                    }[];
+                    pending: {
+                        callId: string;
+                        command?: string;
+                        source: string;
+                        /** @constant */
+                        reads?: true;
+                    }[];
+                    evicted: {
+                        files: number;
+                        commands: number;
+                        errors: number;
+                        constraints: number;
+                    };
+                };
             };
         } | {
             /** @constant */
@@ -790,6 +843,44 @@ export interface components {
                 messageIds: string[];
             }[];
             keepUnits?: string[];
+            ledger?: {
+                files: {
+                    path: string;
+                    /** @enum {string} */
+                    op: "read" | "created" | "edited" | "deleted";
+                    messageId: string;
+                }[];
+                commands: {
+                    command: string;
+                    outcome: string;
+                    messageId: string;
+                    resultId?: string;
+                    runs: number;
+                }[];
+                errors: {
+                    text: string;
+                    messageId: string;
+                    source?: string;
+                    resolvedBy?: string;
+                }[];
+                constraints: {
+                    text: string;
+                    messageId: string;
+                }[];
+                pending: {
+                    callId: string;
+                    command?: string;
+                    source: string;
+                    /** @constant */
+                    reads?: true;
+                }[];
+                evicted: {
+                    files: number;
+                    commands: number;
+                    errors: number;
+                    constraints: number;
+                };
+            };
         };
         MemoryDetail: {
             memory: components["schemas"]["ListedMemory"];
@@ -806,6 +897,44 @@ export interface components {
                 text: string;
                 messageIds: string[];
             }[];
+            ledger: {
+                files: {
+                    path: string;
+                    /** @enum {string} */
+                    op: "read" | "created" | "edited" | "deleted";
+                    messageId: string;
+                }[];
+                commands: {
+                    command: string;
+                    outcome: string;
+                    messageId: string;
+                    resultId?: string;
+                    runs: number;
+                }[];
+                errors: {
+                    text: string;
+                    messageId: string;
+                    source?: string;
+                    resolvedBy?: string;
+                }[];
+                constraints: {
+                    text: string;
+                    messageId: string;
+                }[];
+                pending: {
+                    callId: string;
+                    command?: string;
+                    source: string;
+                    /** @constant */
+                    reads?: true;
+                }[];
+                evicted: {
+                    files: number;
+                    commands: number;
+                    errors: number;
+                    constraints: number;
+                };
+            } | null;
         };
         MemoryList: {
             items: components["schemas"]["ListedMemory"][];
@@ -836,6 +965,20 @@ export interface components {
                     text: string;
                     messageIds: string[];
                 }[];
+                ledger?: {
+                    items: number;
+                    listed: number;
+                };
+            };
+            ledger?: {
+                text: string;
+                tokens: number;
+                budgetTokens: number;
+                files: number;
+                commands: number;
+                errors: number;
+                openErrors: number;
+                constraints: number;
             };
             qualityGate?: {
                 check: string;
@@ -907,6 +1050,7 @@ export interface components {
                 toolName: string;
                 chars: number;
                 tokens: number;
+                errors?: string[];
             };
             /** @constant */
             missingResult?: true;
@@ -1055,6 +1199,11 @@ export interface components {
             inlineOnCompaction?: boolean;
             retentionDays?: number | null;
             maxPromptTokens?: number | null;
+            ledgerWindowShare?: number;
+            ledgerMaxTokens?: number;
+            ledgerTools?: {
+                [key: string]: "read" | "create" | "edit" | "delete" | "command" | "patch" | "search" | "ignore";
+            };
         };
         StrengthInput: {
             strength: ("weak" | "normal" | "strong" | "pinned") | null;
@@ -1087,6 +1236,11 @@ export interface components {
             inlineOnCompaction: boolean;
             retentionDays?: number | null;
             maxPromptTokens?: number | null;
+            ledgerWindowShare: number;
+            ledgerMaxTokens: number;
+            ledgerTools?: {
+                [key: string]: "read" | "create" | "edit" | "delete" | "command" | "patch" | "search" | "ignore";
+            };
         };
         TunablesOverride: {
             softThreshold?: number;
@@ -1116,6 +1270,11 @@ export interface components {
             inlineOnCompaction?: boolean;
             retentionDays?: number | null;
             maxPromptTokens?: number | null;
+            ledgerWindowShare?: number;
+            ledgerMaxTokens?: number;
+            ledgerTools?: {
+                [key: string]: "read" | "create" | "edit" | "delete" | "command" | "patch" | "search" | "ignore";
+            };
         };
         TurnAnswer: {
             compaction: {
