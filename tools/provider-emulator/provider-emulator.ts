@@ -38,6 +38,7 @@ import {
   type OpenAIResponsesTurnScript,
 } from "./openai-responses-rules.js";
 import { openAIResponsesSseBody } from "./openai-responses-stream.js";
+import { buildChatCompletion } from "./openai-chat.js";
 import { buildCompactedResponse, expandCompactionWindow, type StoredWindow } from "./openai-compaction.js";
 import { createSigner } from "./signing.js";
 
@@ -108,6 +109,8 @@ export interface ProviderEmulator {
     script(...turns: Array<TurnSource<OpenAIResponsesTurnScript>>): void;
     /** Reasoning items received intact and kept vs dropped after a prefix change, over all requests. */
     reasoningCounts(): { kept: number; dropped: number };
+    /** Queues answers for the next `POST /v1/chat/completions` (default: a `<summary>` of the last user message). */
+    scriptChat(...texts: string[]): void;
   };
   gemini: {
     /** Queues turns, one per `generateContent` / `streamGenerateContent`. */
@@ -141,6 +144,7 @@ export async function startProviderEmulator(options: ProviderEmulatorOptions = {
   const compactions = new Map<string, StoredCompaction>();
   const windows = new Map<string, StoredWindow>();
   const summaries: string[] = [];
+  const chats: string[] = [];
   const compactionModels = options.compactionModels ?? COMPACTION_MODELS;
   let counter = 0;
 
@@ -210,7 +214,8 @@ export async function startProviderEmulator(options: ProviderEmulatorOptions = {
     const check = checkOpenAIResponsesRequest(body, {
       signer,
       stored: storedReasoning,
-      preservedReasoning: options.preservedReasoning,
+      // The compaction pass reads reasoning to carry it forward: only its content must be intact.
+      preservedReasoning: compact ? false : options.preservedReasoning,
       instructionsInPrefix: options.instructionsInPrefix,
     });
     if (!check.ok) return reject(check);
@@ -263,6 +268,7 @@ export async function startProviderEmulator(options: ProviderEmulatorOptions = {
     if (request.method === "POST" && request.path === "/v1/messages") return anthropic(request);
     if (request.method === "POST" && request.path === "/v1/responses") return openai(request);
     if (request.method === "POST" && request.path === "/v1/responses/compact") return openai(request, true);
+    if (request.method === "POST" && request.path === "/v1/chat/completions") return json(200, buildChatCompletion(request.body, `chatcmpl_emu${++counter}`, chats.shift()));
     const model = request.method === "GET" ? /^\/v1\/models\/([^/]+)$/.exec(request.path) : null;
     if (model) return json(200, modelInfo(decodeURIComponent(model[1]!), compactionModels));
     const gem = request.method === "POST" ? GEMINI_PATH.exec(request.path) : null;
@@ -307,6 +313,7 @@ export async function startProviderEmulator(options: ProviderEmulatorOptions = {
     },
     openai: {
       script: (...turns) => void openaiQueue.push(...turns),
+      scriptChat: (...texts) => void chats.push(...texts),
       reasoningCounts: () =>
         records.reduce(
           (sum, r) => ({ kept: sum.kept + (r.reasoning?.kept.length ?? 0), dropped: sum.dropped + (r.reasoning?.dropped.length ?? 0) }),
@@ -329,6 +336,7 @@ export async function startProviderEmulator(options: ProviderEmulatorOptions = {
       compactions.clear();
       windows.clear();
       summaries.length = 0;
+      chats.length = 0;
     },
     close: () => wire.close(),
   };
