@@ -117,11 +117,15 @@ export interface Memory {
     revertedAt?: string;
     /** The retention in force when the fold committed: its originals expire this many days after `createdAt`. */
     retentionDays?: number;
+    /** A fold a provider wrote: its block's format, whether the memory holds it, and why not. */
+    providerFold?: { format: NativeFormat; block: boolean; note?: string; covered?: string[] };
     [extra: string]: unknown;
   };
   createdAt: string;
   supersededAt: string | null;
   supersededByMemoryId?: string;
+  /** A provider fold's block, exactly as the provider returned it; `content` is its readable summary. */
+  native?: NativeContent;
   /** Token estimate of `content`: what the summary costs in every replay. */
   tokens: number;
 }

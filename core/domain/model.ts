@@ -3,7 +3,7 @@
  * items are separate types (core/adapters/dynamodb/items.ts).
  */
 import * as z from "./zod.js";
-import { NativeContent } from "./native/formats.js";
+import { NativeContent, NativeFormat } from "./native/formats.js";
 import type { StoredNative } from "./native/blob-parts.js";
 
 export const Role = z.enum(["USER", "ASSISTANT", "SYSTEM", "TOOL"]);
@@ -184,6 +184,19 @@ export const MemoryMetadata = z.object({
    * `createdAt` (docs/configuration.md, "Retention"). Absent: kept forever.
    */
   retentionDays: z.optional(z.int().check(z.positive())),
+  /**
+   * A fold a provider wrote (docs/summarizers.md, "Provider folds"): the format of its block,
+   * whether the memory holds it (`native`), and why not when it does not.
+   */
+  providerFold: z.optional(
+    z.object({
+      format: NativeFormat,
+      block: z.boolean(),
+      note: z.optional(z.string()),
+      /** Messages the block stands for that stay active (pinned, the turn's own): a replay with the block leaves them out. */
+      covered: z.optional(z.array(z.string())),
+    }),
+  ),
 });
 export type MemoryMetadata = z.infer<typeof MemoryMetadata>;
 
@@ -212,6 +225,11 @@ export const Memory = z.object({
    * them again while the summary still carries them, so they survive recompaction. Not replayed.
    */
   keepUnits: z.optional(z.array(z.string())),
+  /**
+   * A provider fold's block, exactly as the provider returned it (docs/summarizers.md, "Provider
+   * folds"): replayed to that provider's models; `content` is its readable summary.
+   */
+  native: z.optional(NativeContent),
 });
 export type Memory = z.infer<typeof Memory>;
 

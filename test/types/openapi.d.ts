@@ -676,6 +676,13 @@ export interface components {
                     /** Format: date-time */
                     revertedAt?: string;
                     retentionDays?: number;
+                    providerFold?: {
+                        /** @enum {string} */
+                        format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
+                        block: boolean;
+                        note?: string;
+                        covered?: string[];
+                    };
                 };
                 /** Format: date-time */
                 createdAt: string;
@@ -688,6 +695,11 @@ export interface components {
                     messageIds: string[];
                 }[];
                 keepUnits?: string[];
+                native?: {
+                    /** @enum {string} */
+                    format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
+                    content: unknown[];
+                };
             };
         } | {
             /** @constant */
@@ -753,6 +765,11 @@ export interface components {
             supersededAt: string | null;
             supersededByMemoryId?: string;
             tokens: number;
+            native?: {
+                /** @enum {string} */
+                format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
+                content: unknown[];
+            };
         };
         LocalEvents: {
             items: {
@@ -784,6 +801,11 @@ export interface components {
                 messageIds: string[];
             }[];
             keepUnits?: string[];
+            native?: {
+                /** @enum {string} */
+                format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
+                content: unknown[];
+            };
         };
         MemoryDetail: {
             memory: components["schemas"]["ListedMemory"];
@@ -874,6 +896,13 @@ export interface components {
             markerMessageId?: string;
             revertedAt?: string;
             retentionDays?: number;
+            providerFold?: {
+                /** @enum {string} */
+                format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
+                block: boolean;
+                note?: string;
+                covered?: string[];
+            };
         };
         MemorySources: {
             memory: components["schemas"]["Memory"];

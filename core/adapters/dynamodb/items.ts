@@ -85,6 +85,8 @@ export const MemoryItem = z.extend(Memory, {
   ...keys,
   type: z.literal("MEM"),
   supersededAt: z.optional(z.string()),
+  /** A provider fold's block as JSON text, kept exactly like a message's native content. */
+  native: z.optional(z.string()),
 });
 export type MemoryItem = z.infer<typeof MemoryItem>;
 
@@ -148,6 +150,7 @@ export const toMemory = (i: MemoryItem): Memory =>
     supersededAt: i.supersededAt ?? null,
     // An empty id never names a memory.
     supersededByMemoryId: i.supersededByMemoryId || undefined,
+    native: i.native !== undefined ? (JSON.parse(i.native) as Memory["native"]) : undefined,
   });
 
 /** A queued or prepared fold: read with the replay, never replayed. */
@@ -187,6 +190,7 @@ export function memoryToItem(key: ProcessKey, m: Memory): MemoryItem {
     type: "MEM",
     ...m,
     supersededAt: m.supersededAt ?? undefined,
+    native: m.native !== undefined ? JSON.stringify(m.native) : undefined,
   });
   // DynamoDB's TTL deletes a queued or prepared fold nobody used; not part of the item schema
   // (the replay index does not project it: turns read metadata.expiresAt).

@@ -3,6 +3,7 @@
  * per transition; the services decide when, the store's conditions make each write happen once.
  */
 import type { FoldJob, FoldTarget, Memory, Message } from "../model.js";
+import type { NativeContent } from "../native/formats.js";
 import type { RangeRequest } from "../range.js";
 
 type Metadata = Memory["metadata"];
@@ -15,6 +16,8 @@ export interface SummaryFields {
   droppedUnits: Memory["droppedUnits"];
   keepUnits?: string[];
   loss: Metadata["loss"];
+  /** A provider fold's block (docs/summarizers.md, "Provider folds"). */
+  native?: NativeContent;
 }
 
 /** What every summarized row records of its summary: what it folds, what it chains, when. */
@@ -22,7 +25,7 @@ export interface SummaryParts {
   fold: readonly Message[];
   prior: Memory | null;
   at: Date;
-  metadata: Pick<Metadata, "compactedMessages" | "provider" | "model" | "summarizerCalls" | "summarizerMs" | "usage" | "truncated" | "fallback">;
+  metadata: Pick<Metadata, "compactedMessages" | "provider" | "model" | "summarizerCalls" | "summarizerMs" | "usage" | "truncated" | "fallback" | "providerFold">;
 }
 
 export interface QueuedRow {
@@ -78,6 +81,7 @@ const summary = (f: SummaryFields) => ({
   citations: f.citations,
   droppedUnits: f.droppedUnits,
   ...(f.keepUnits ? { keepUnits: f.keepUnits } : {}),
+  ...(f.native ? { native: f.native } : {}),
 });
 
 /** QUEUED -> PREPARED: the summary, what it covers and chains, and a new life of `ttlMs`. */
@@ -110,7 +114,8 @@ export function failedQueued(fold: Memory, s: SummaryParts, o: { mode: FoldTarge
  * the order of `order`; the loss report `lost` covers both parts; the chain is unchanged.
  */
 export function extended(fold: Memory, s: SummaryParts & { fields: SummaryFields }, o: { sources: string[]; lost: Pick<SummaryFields, "loss" | "droppedUnits"> }): Memory {
-  const { keepUnits: _keep, ...base } = fold;
+  // The extension's block, if any, covers the prepared summary and the added messages: the old one goes.
+  const { keepUnits: _keep, native: _block, ...base } = fold;
   const m = fold.metadata;
   return {
     ...base,
@@ -123,6 +128,7 @@ export function extended(fold: Memory, s: SummaryParts & { fields: SummaryFields
       compactedMessages: o.sources.length,
       summarizerCalls: (m.summarizerCalls ?? 0) + (s.metadata.summarizerCalls ?? 0),
       ...(s.metadata.truncated || m.truncated ? { truncated: true } : {}),
+      ...(s.metadata.providerFold ? { providerFold: s.metadata.providerFold } : {}),
       loss: o.lost.loss,
       extended: { messages: s.fold.length, at: s.at.toISOString() },
     },

@@ -5,7 +5,7 @@
  */
 import type { Message } from "../model.js";
 import type { SummarizeInput, SummarySourceMessage } from "../../ports/summarizer.js";
-import type { JsonObject, NativeFormat } from "./formats.js";
+import type { JsonObject } from "./formats.js";
 import { CONTINUATION_TEXT, replayRequest } from "./replay-request.js";
 
 const NO_BLOCK = { staticBlock: "", dynamicBlock: "" };
@@ -67,5 +67,34 @@ export function responsesFoldItems(input: SummarizeInput): JsonObject[] {
   return [...head, ...built.input];
 }
 
-/** The formats a provider fold writes its block in. */
-export const PROVIDER_FOLD_FORMATS: readonly NativeFormat[] = ["anthropic", "openai-responses"];
+/** The role a message has in an Anthropic conversation. */
+const anthropicRole = (m: Pick<Message, "role">) => (m.role === "ASSISTANT" ? "assistant" : "user");
+
+/**
+ * The longest head of `fold` an Anthropic compaction may take when `next` is the first message
+ * kept after it: no tool call in the head whose result comes later (each call and its result on
+ * one side of the cut), and a last folded message whose role differs from the first kept one,
+ * which the API would otherwise merge into the summary ("Compaction that keeps recent turns",
+ * "Compaction and preserved thinking"). `answeredLater`: calls a kept message answers. Empty when
+ * no cut of the fold qualifies.
+ *
+ * @example anthropicCut([user, assistantCall, toolResult], userText) // [user] — the result and a user turn would meet at the cut
+ */
+export function anthropicCut(fold: readonly Message[], next: Pick<Message, "role"> | undefined, answeredLater: ReadonlySet<string> = new Set()): Message[] {
+  const answeredAt = new Map<string, number>();
+  fold.forEach((m, i) => {
+    for (const id of [m.toolCallId, ...(m.toolCallIds ?? [])]) if (id !== undefined) answeredAt.set(id, i);
+  });
+  // Where each head would leave a call whose result is folded after it (or kept: not in the fold, unknown here).
+  let openUntil = 0;
+  const splits = new Array<boolean>(fold.length + 1).fill(false);
+  fold.forEach((m, i) => {
+    for (const c of m.toolCalls ?? []) openUntil = Math.max(openUntil, answeredLater.has(c.id) ? fold.length : (answeredAt.get(c.id) ?? i));
+    splits[i + 1] = openUntil > i;
+  });
+  for (let c = fold.length; c > 0; c--) {
+    const after = c < fold.length ? fold[c] : next;
+    if (!splits[c] && (after === undefined || anthropicRole(after) !== anthropicRole(fold[c - 1]!))) return fold.slice(0, c);
+  }
+  return [];
+}

@@ -3,6 +3,7 @@
  * keep, its loss report and the messages each of its lines came from.
  */
 import type { Memory, Message } from "../../domain/model.js";
+import type { NativeContent } from "../../domain/native/formats.js";
 import { replayed } from "../../domain/replay.js";
 import { carrierText, carries, importantUnits, lossReport, unitKey } from "../../domain/salient-units.js";
 import { effectiveStrength } from "../../domain/strength.js";
@@ -22,6 +23,9 @@ export interface CheckedSummary {
   carried: Map<string, string[]>;
   /** A summarizer call's answer was cut to the budget: what it wrote past it is lost. */
   truncated?: boolean;
+  /** A provider fold's block, when one call covered the whole fold, and why there is none otherwise. */
+  native?: NativeContent;
+  nativeNote?: string;
 }
 
 /** What a fold's summary needs before it is written: the prior summary in full and the units it must keep. */
@@ -43,6 +47,7 @@ export function summaryFields(needs: FoldNeeds, fold: readonly Message[], summar
     ...lossFields(fold, summary.text),
     citations: provenance(needs.priorDetail, fold, summary),
     ...(needs.required.length > 0 ? { keepUnits: needs.required } : {}),
+    ...(summary.native ? { native: summary.native } : {}),
   };
 }
 
