@@ -100,14 +100,17 @@ describe("anthropic-compaction", () => {
     expect(emulator.records.some((r) => r.compaction)).toBe(false);
   });
 
-  it("a block the provider cannot read fails the fold with the provider's refusal", async () => {
+  it("a previous block the provider cannot read starts the chain again from the readable summary", async () => {
     const summarizer = createAnthropicCompactionSummarizer({ apiKey: "k", baseURL: emulator.url, model: "claude-fable-5-1" });
     const foreign = createAnthropicCompactionSummarizer({ apiKey: "k", baseURL: other.url, model: "claude-fable-5-1" });
     const first = await foreign.summarize({ priorSummary: null, messages: [source("USER", undefined, "hello")] });
     if (!first.ok) throw new Error(first.failure.message);
     const out = await summarizer.summarize({ priorSummary: first.summary, messages: [source("USER", undefined, "more")], providerFold: { priorNative: first.native! } });
-    expect(out.ok).toBe(false);
-    if (!out.ok) expect(out.failure.kind).toBe("provider_rejected");
+    if (!out.ok) throw new Error(out.failure.message);
+    const attempts = emulator.records.filter((r) => r.request.path === "/v1/messages");
+    expect(attempts.map((r) => r.status)).toEqual([400, 200]);
+    expect(attempts[1]!.request.body.messages[0].content[0].text).toContain(first.summary);
+    expect(out.native?.format).toBe("anthropic");
   });
 });
 

@@ -67,6 +67,15 @@ export function createAnthropicCompactionSummarizer(options: RemoteSummarizerOpt
       const readable = await plain.summarize(input);
       return readable.ok ? { ...readable, nativeNote: `model_unsupported: the Models API reports no compaction for ${model}` } : readable;
     }
+    const out = await compact(input);
+    if (out.ok || out.failure.kind !== "provider_rejected" || !input.providerFold?.priorNative) return out;
+    // A previous block the provider will not read (another account, an expired beta): the chain
+    // starts again from the prior readable summary.
+    const { priorNative: _refused, ...rest } = input.providerFold;
+    return compact({ ...input, providerFold: rest });
+  }
+
+  async function compact(input: SummarizeInput): Promise<SummarizeOutcome> {
     const context = input.providerFold ?? {};
     const instructions = foldInstructions(input);
     const body = {
