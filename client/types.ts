@@ -195,6 +195,8 @@ export interface CompactionResult {
   trimmed?: { messages: number; tokens: number; fromMessageId?: string; toMessageId?: string };
   /** Tool results this call cleared from the replay before deciding on a fold. */
   clearedMessages?: number;
+  /** The fold this call committed: who wrote it, whether a provider did and its block came with it, its tokens and ms. */
+  fold?: { by: string; kind: "service" | "provider"; block: boolean; inputTokens: number; outputTokens: number; ms: number };
 }
 
 export interface RangeCompactionResult {

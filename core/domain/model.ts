@@ -293,6 +293,21 @@ export const CompactionResult = z.object({
   ),
   /** TOOL results this call cleared from the replay before deciding on a fold (absent: none). */
   clearedMessages: z.optional(z.int().check(z.nonnegative())),
+  /**
+   * The fold this call committed: who wrote it (`by`, the memory's `metadata.provider`), whether
+   * a provider wrote it (`kind`) and its block came with it, what its summarizer calls cost in
+   * tokens and took in ms (docs/summarizers.md, "Provider folds").
+   */
+  fold: z.optional(
+    z.object({
+      by: z.string(),
+      kind: z.enum(["service", "provider"]),
+      block: z.boolean(),
+      inputTokens: z.int().check(z.nonnegative()),
+      outputTokens: z.int().check(z.nonnegative()),
+      ms: z.int().check(z.nonnegative()),
+    }),
+  ),
 });
 export type CompactionResult = z.infer<typeof CompactionResult>;
 

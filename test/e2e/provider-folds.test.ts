@@ -69,7 +69,8 @@ describe("anthropic-compaction through the service", () => {
     await loop(pid, [task], 8, "a");
 
     const folded = await client.compact(pid, { model, force: "HARD" });
-    expect(folded, JSON.stringify(folded)).toMatchObject({ compacted: true });
+    expect(folded, JSON.stringify(folded)).toMatchObject({ compacted: true, fold: { by: "anthropic-compaction", kind: "provider", block: true } });
+    expect(folded.fold!.inputTokens).toBeGreaterThan(0);
     const summary = await okSummary(pid);
     expect(summary.metadata.provider).toBe("anthropic-compaction");
     // The task message stays active (the turn's own USER message): the block stands for it too.

@@ -440,6 +440,15 @@ export interface components {
                 toMessageId?: string;
             };
             clearedMessages?: number;
+            fold?: {
+                by: string;
+                /** @enum {string} */
+                kind: "service" | "provider";
+                block: boolean;
+                inputTokens: number;
+                outputTokens: number;
+                ms: number;
+            };
         };
         Context: {
             block: string;
