@@ -5,6 +5,7 @@
  */
 import type { ClearedResult, InboxItem, InboxStatus, Memory, Message, Page, Process } from "../domain/model.js";
 import type { ImportStore } from "./import-store.js";
+import type { LastTurn } from "../domain/last-turn.js";
 
 /**
  * Single-item writes in flight at once when one change spans more items than a transaction holds
@@ -33,6 +34,8 @@ export interface ProcessState {
    * this many tokens (docs/compaction.md, "Undoing a compaction"). Absent when no hold is set.
    */
   revertHoldTokens?: number;
+  /** The record of the process's last turn (docs/turns.md, "The last turn's record"); absent before the first. */
+  lastTurn?: LastTurn;
 }
 
 /** What one strongly consistent Query over the sparse index returns. */
@@ -66,6 +69,8 @@ export interface CompactionCommit {
   archiveIds: string[];
   /** An extra message written in the same transaction (the range marker). */
   marker?: Message;
+  /** The view the fold was made from had a revert hold: the commit ends it. */
+  endsRevertHold?: boolean;
   /** `memory` replaces a background fold of the same id that must still have this status. */
   fromFold?: "QUEUED" | "PREPARED";
   at: string;
@@ -85,6 +90,8 @@ export interface RevertCommit {
   markerId?: string;
   /** Own replay tokens from which an automatic compaction may fold again (the revert hold). */
   holdTokens: number;
+  /** The last turn's record as the undo read it: kept beside the hold, which shares its place on META. */
+  lastTurn?: LastTurn;
   at: string;
 }
 
@@ -97,6 +104,8 @@ export interface ListOptions {
 export interface ProcessStore {
   upsertProcess(tenantId: string, input: ProcessInput, at: string): Promise<Process>;
   getProcess(key: ProcessKey): Promise<ProcessState | null>;
+  /** Replaces the last turn's record; false when the process is gone or deleted. */
+  recordTurn(key: ProcessKey, record: LastTurn): Promise<boolean>;
   listProcesses(
     tenantId: string,
     options: ListOptions & { projectId?: string },
@@ -122,13 +131,15 @@ export interface MessageStore {
   /**
    * Appends a message to an existing process (`not_found` otherwise). With an idempotency key, a
    * repeat returns the first message and `created: false`; a repeat whose `bodyHash` differs from
-   * the one stored with the key is `idempotency_key_reused`.
+   * the one stored with the key is `idempotency_key_reused`. `lastTurn`: the turn's record, written
+   * in the same transaction (a repeat writes nothing).
    */
   appendMessage(
     key: ProcessKey,
     message: Message,
     idempotencyKey?: string,
     bodyHash?: string,
+    lastTurn?: LastTurn,
   ): Promise<Outcome<"process_not_found" | "idempotency_key_reused", { message: Message; created: boolean }>>;
   /** Every message, archived included, oldest first. */
   listMessages(key: ProcessKey, options: ListOptions): Promise<Page<Message>>;

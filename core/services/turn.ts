@@ -11,7 +11,11 @@ import type { MessageInput } from "../domain/fields.js";
 import type { Tunables } from "../domain/tunables.js";
 import type { ProcessKey } from "../ports/store.js";
 import { compactForTurn } from "./compaction/turn-compaction.js";
-import { resolveContextWindow } from "../domain/model-windows.js";
+import { cappedWindow, resolveModelWindow, type TurnWindow } from "../domain/model-windows.js";
+import type { LastTurn } from "../domain/last-turn.js";
+import { overWindow, type OverWindow } from "../domain/over-window.js";
+import { newestSummary } from "../domain/replay.js";
+import { keepTurnRecord, sinceLastTurn, turnRecord, type SinceLastTurn } from "./turn-record.js";
 import { settledView } from "./compaction/settle.js";
 import type { CompactionRequest } from "./compaction/compaction.js";
 import { composeContext, recallBudget, type ComposedContext } from "./context.js";
@@ -30,6 +34,14 @@ export interface TurnRequest extends Omit<CompactionRequest, "force" | "instruct
 
 export interface TurnResult {
   compaction: CompactionResult;
+  /** The window the turn used (docs/turns.md, "The window the turn used"). */
+  window: TurnWindow;
+  /** The summary the answer replays (null: none). */
+  summaryId: string | null;
+  /** Folds committed since the process's previous turn; absent on its first recorded turn. */
+  sinceLastTurn?: SinceLastTurn;
+  /** The prompt the answer makes is still larger than the window, and why. */
+  overWindow?: OverWindow;
   context: ComposedContext;
   messages: Message[];
   /** The part of the engine's request body the service owns, when the turn named a `format`. */
@@ -55,17 +67,25 @@ export interface TurnResult {
  * // compaction.reason says what happened ("compaction_queued", "reverted_recently", ...)
  */
 export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnRequest): Promise<TurnResult> {
-  const contextWindow = resolveContextWindow(request.model); // a 400 before anything is written
+  const model = resolveModelWindow(request.model); // a 400 before anything is written
   const view = await settledView(deps, key);
+  const previous = view.state.lastTurn;
   // Loaded once for the whole turn, when first needed: the append (only for a side channel), the
   // compaction step and recall read the same.
   let loading: Promise<Tunables> | undefined;
   const loadTunables = () => (loading ??= deps.tunables.forProcess(key.tenantId, view.state.process.projectId));
+  // The window: the model's, capped by maxPromptTokens (docs/configuration.md, "Tunables").
+  const window = cappedWindow(model, (await loadTunables()).maxPromptTokens);
+  const contextWindow = window.tokens;
+  let recorded: LastTurn | undefined;
   if (request.message) {
+    const record = turnRecord(deps, view, window);
     const { message, created } = await appendMessage(deps, key, request.message, {
       hasUserMessage: async () => view.state.hasUserMessage,
       sideChannel: async () => (await loadTunables()).sideChannelEnabled,
+      lastTurn: record,
     });
+    if (created) recorded = record;
     if (created || !view.messages.some((m) => m.id === message.id)) {
       if (message.role === "USER") view.state.hasUserMessage = true;
       if (message.archivedInMemoryId === null) view.messages.push(message);
@@ -76,11 +96,17 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
   // Recall fills the room left below the hard threshold (below the emergency one after a trim), up
   // to recallMaxTokens, and reaches the messages a trim left out.
   const recallTokens = request.query?.trim() ? recallBudget(tunables, contextWindow, answerTokens, compaction.trimmed !== undefined) : 0;
-  const context = await composeContext(deps, key, after, { query: request.query, recallTokens, answer: messages });
+  const [context, since] = await Promise.all([
+    composeContext(deps, key, after, { query: request.query, recallTokens, answer: messages }),
+    sinceLastTurn(deps, key, previous, after),
+    keepTurnRecord(deps, key, { previous, written: recorded, final: turnRecord(deps, after, window) }),
+  ]);
+  const over = overWindow(messages, answerTokens, contextWindow);
+  const happened = { window, summaryId: newestSummary(after)?.id ?? null, ...(since ? { sinceLastTurn: since } : {}), ...(over ? { overWindow: over } : {}) };
   // The replay: cleared results as placeholders, every tool call answered (docs/compaction.md),
   // native content put back as it was sent.
   const replay = await withNative(deps, key, replayMessages(messages));
   const format = request.format;
   // Lambda answers at most 6 MB: past that, native content comes back in `request` alone, or a 413.
-  return fitTurnAnswer({ compaction, context, messages: replay, ...(format ? { request: replayRequest(format, replay, splitReplayBlock(context)) } : {}) });
+  return fitTurnAnswer({ compaction, ...happened, context, messages: replay, ...(format ? { request: replayRequest(format, replay, splitReplayBlock(context)) } : {}) });
 }

@@ -409,22 +409,7 @@ export interface components {
             __type: string;
             message: string;
         };
-        CompactionInput: {
-            model: {
-                provider?: string;
-                name?: string;
-                contextWindow?: number;
-            };
-            prompt?: {
-                tokens?: number;
-                chars?: number;
-                text?: string;
-            };
-            /** @enum {string} */
-            force?: "SOFT" | "HARD" | "EMERGENCY";
-            instructions?: string;
-        };
-        CompactionResult: {
+        CompactionAnswer: {
             /** @enum {string} */
             mode: "NONE" | "SOFT" | "HARD" | "EMERGENCY";
             compacted: boolean;
@@ -449,6 +434,27 @@ export interface components {
                 outputTokens: number;
                 ms: number;
             };
+            window: {
+                tokens: number;
+                /** @enum {string} */
+                source: "request" | "model" | "setting";
+                model?: string;
+            };
+        };
+        CompactionInput: {
+            model: {
+                provider?: string;
+                name?: string;
+                contextWindow?: number;
+            };
+            prompt?: {
+                tokens?: number;
+                chars?: number;
+                text?: string;
+            };
+            /** @enum {string} */
+            force?: "SOFT" | "HARD" | "EMERGENCY";
+            instructions?: string;
         };
         Context: {
             block: string;
@@ -989,6 +995,17 @@ export interface components {
         };
         ProcessAnswer: {
             process: components["schemas"]["Process"];
+            lastTurn?: {
+                at: string;
+                window: {
+                    tokens: number;
+                    /** @enum {string} */
+                    source: "request" | "model" | "setting";
+                    model?: string;
+                };
+                summaryId: string | null;
+                version: number;
+            };
         };
         ProcessInput: {
             projectId: string;
@@ -1075,6 +1092,7 @@ export interface components {
             sideChannelEnabled?: boolean;
             inlineOnCompaction?: boolean;
             retentionDays?: number | null;
+            maxPromptTokens?: number | null;
         };
         StrengthInput: {
             strength: ("weak" | "normal" | "strong" | "pinned") | null;
@@ -1106,6 +1124,7 @@ export interface components {
             sideChannelEnabled: boolean;
             inlineOnCompaction: boolean;
             retentionDays?: number | null;
+            maxPromptTokens?: number | null;
         };
         TunablesOverride: {
             softThreshold?: number;
@@ -1134,9 +1153,56 @@ export interface components {
             sideChannelEnabled?: boolean;
             inlineOnCompaction?: boolean;
             retentionDays?: number | null;
+            maxPromptTokens?: number | null;
         };
         TurnAnswer: {
-            compaction: components["schemas"]["CompactionResult"];
+            compaction: {
+                /** @enum {string} */
+                mode: "NONE" | "SOFT" | "HARD" | "EMERGENCY";
+                compacted: boolean;
+                memoryId?: string;
+                compactedMessages: number;
+                tokensBefore: number;
+                tokensAfter: number;
+                reason?: string;
+                trimmed?: {
+                    messages: number;
+                    tokens: number;
+                    fromMessageId?: string;
+                    toMessageId?: string;
+                };
+                clearedMessages?: number;
+                fold?: {
+                    by: string;
+                    /** @enum {string} */
+                    kind: "service" | "provider";
+                    block: boolean;
+                    inputTokens: number;
+                    outputTokens: number;
+                    ms: number;
+                };
+            };
+            window: {
+                tokens: number;
+                /** @enum {string} */
+                source: "request" | "model" | "setting";
+                model?: string;
+            };
+            summaryId: string | null;
+            sinceLastTurn?: {
+                folds: string[];
+                /** @constant */
+                more?: true;
+                /** @constant */
+                reverted?: true;
+            };
+            overWindow?: {
+                tokens: number;
+                window: number;
+                /** @enum {string} */
+                reason: "message_larger_than_window" | "not_reduced";
+                messageIds?: string[];
+            };
             context: components["schemas"]["Context"];
             messages: components["schemas"]["Message"][];
             request?: {
@@ -1781,7 +1847,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CompactionResult"];
+                    "application/json": components["schemas"]["CompactionAnswer"];
                 };
             };
             /** @description The fold is queued (reason compaction_queued); the worker finishes it. */
@@ -1790,7 +1856,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CompactionResult"];
+                    "application/json": components["schemas"]["CompactionAnswer"];
                 };
             };
             400: components["responses"]["Error400"];

@@ -25,6 +25,7 @@ import { answerInboxItemParams, claimRangeJobParams, listInboxParams } from "../
 import { MemoryItem, MessageItem, MetaItem, memoryToItem, messageToItem, toMemory, toMessage } from "../../core/adapters/dynamodb/items.js";
 import { activeViewParams, appendMessageParts, archiveUpdate, clearUpdate, restoreUpdate, updateTagsParts } from "../../core/adapters/dynamodb/message-params.js";
 import { transactionInput, TRANSACTION_LIMIT } from "../../core/adapters/dynamodb/transact.js";
+import { addMetaMapParams, recordTurnParams } from "../../core/adapters/dynamodb/process-params.js";
 import { addUsageParams, putBudgetParams, reserveTokensParams, usageExpiry } from "../../core/adapters/dynamodb/usage-params.js";
 import { Memory, Message, Process } from "../../core/domain/model.js";
 import { makeMemory, makeMessage } from "../support/fixtures.js";
@@ -115,6 +116,30 @@ describe("message inputs", () => {
         },
       ],
     });
+  });
+
+  it("record a turn with its message, in META's map, which must be there", () => {
+    const record = { at, window: { tokens: 4000, source: "request" as const }, summaryId: null, version: 0 };
+    const user = appendMessageParts("t", key, makeMessage("p-1"), undefined, undefined, record)[0]![1];
+    expect(user.Update).toMatchObject({
+      UpdateExpression: "SET firstUserMessageId = if_not_exists(firstUserMessageId, :id), #md.#lt = :lt",
+      ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND attribute_exists(#md)",
+      ExpressionAttributeNames: { "#md": "metadata", "#lt": "lastTurn" },
+      ExpressionAttributeValues: { ":lt": record },
+      ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+    });
+    const tool = appendMessageParts("t", key, makeMessage("p-1", { role: "TOOL" }), undefined, undefined, record)[0]![1];
+    expect(tool.Update.UpdateExpression).toBe("SET #md.#lt = :lt");
+    expect(recordTurnParams("t", key, record)).toEqual({
+      TableName: "t",
+      Key: meta,
+      UpdateExpression: "SET #md.#lt = :lt",
+      ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND attribute_exists(#md)",
+      ExpressionAttributeNames: { "#md": "metadata", "#lt": "lastTurn" },
+      ExpressionAttributeValues: { ":lt": record },
+      ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+    });
+    expect(addMetaMapParams("t", key)).toMatchObject({ UpdateExpression: "SET #md = :map", ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND attribute_not_exists(#md)" });
   });
 
   it("only checks that the process exists for any other role, without an idempotency key", () => {
@@ -263,12 +288,21 @@ describe("fold and commit inputs", () => {
         TableName: "t",
         Key: meta,
         UpdateExpression:
-          "SET version = version + :one, activeSummaryId = :mid, pendingArchive = :pa, pendingArchiveFrom = :from REMOVE leaseOwner, leaseUntil, #md",
+          "SET version = version + :one, activeSummaryId = :mid, pendingArchive = :pa, pendingArchiveFrom = :from REMOVE leaseOwner, leaseUntil",
         ConditionExpression: "leaseOwner = :o AND version = :v AND attribute_not_exists(pendingArchive) AND attribute_not_exists(deletedAt)",
-        ExpressionAttributeNames: { "#md": "metadata" },
         ExpressionAttributeValues: { ":one": 1, ":mid": memory.id, ":pa": `archive:${memory.id}`, ":from": 97, ":o": "w1", ":v": 7 },
       },
     });
+  });
+
+  it("end a revert hold the fold's view had, and leave META's map (and the last turn's record in it) in place", () => {
+    const memory = makeMemory("p-1");
+    const base = { leaseOwner: "w1", expectedVersion: 7, memory, priorSummaryId: null, archiveIds: ["msg_1"], at };
+    const process = (endsRevertHold?: true) => commitCompactionParts("t", key, { ...base, ...(endsRevertHold ? { endsRevertHold } : {}) }).parts.find(([n]) => n === "process")![1].Update;
+    expect(process().UpdateExpression).toBe("SET version = version + :one, activeSummaryId = :mid REMOVE leaseOwner, leaseUntil");
+    expect(process().ExpressionAttributeNames).toBeUndefined();
+    expect(process(true).UpdateExpression).toBe("SET version = version + :one, activeSummaryId = :mid REMOVE leaseOwner, leaseUntil, #md.#hold");
+    expect(process(true).ExpressionAttributeNames).toEqual({ "#md": "metadata", "#hold": "revertHoldTokens" });
   });
 
   it("commit a prepared fold in place only while it is still PREPARED", () => {

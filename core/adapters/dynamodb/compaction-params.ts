@@ -8,6 +8,7 @@ import type { Memory } from "../../domain/model.js";
 import { originalsExpiry } from "../../domain/retention.js";
 import type { CompactionCommit, ProcessKey, RevertCommit } from "../../ports/store.js";
 import {
+  LAST_TURN_ATTRIBUTE,
   REVERT_HOLD_ATTRIBUTE,
   REVERT_HOLD_MAP,
   guarded,
@@ -257,10 +258,16 @@ export function commitCompactionParts(tableName: string, key: ProcessKey, c: Com
     values[":pa"] = rollForwardMarker("archive", c.memory.id);
     values[":from"] = now.length;
   }
+  // A new fold ends any revert hold: the undone fold is history now. The map that holds it stays
+  // (it keeps the last turn's record too: conditions.ts, REVERT_HOLD_MAP).
+  const endHold = c.endsRevertHold ? ", #md.#hold" : "";
   const meta = guarded(
     { TableName: tableName, Key: metaKey(key) },
-    // A new fold ends any revert hold: the undone fold is history now.
-    { expression: `SET ${set.join(", ")} REMOVE leaseOwner, leaseUntil, #md`, names: { "#md": REVERT_HOLD_MAP }, values },
+    {
+      expression: `SET ${set.join(", ")} REMOVE leaseOwner, leaseUntil${endHold}`,
+      ...(c.endsRevertHold ? { names: { "#md": REVERT_HOLD_MAP, "#hold": REVERT_HOLD_ATTRIBUTE } } : {}),
+      values,
+    },
     leaseHeldBy(c.leaseOwner),
     versionIs(c.expectedVersion),
     // A fold never commits over an unfinished roll-forward: the view it folded may lack its archives.
@@ -313,7 +320,8 @@ export function revertCompactionParts(tableName: string, key: ProcessKey, r: Rev
   const now = r.restoreIds.slice(0, room);
   const pendingArchive = r.restoreIds.length > now.length;
   const set = ["version = version + :one", "#md = :hold"];
-  const values: Record<string, unknown> = { ":one": 1, ":hold": { [REVERT_HOLD_ATTRIBUTE]: r.holdTokens } };
+  // The map is written whole (an older META may have none), with the last turn's record as the undo read it.
+  const values: Record<string, unknown> = { ":one": 1, ":hold": { [REVERT_HOLD_ATTRIBUTE]: r.holdTokens, ...(r.lastTurn ? { [LAST_TURN_ATTRIBUTE]: r.lastTurn } : {}) } };
   if (r.priorSummaryId) {
     set.push("activeSummaryId = :prior");
     values[":prior"] = r.priorSummaryId;

@@ -6,6 +6,7 @@ import * as z from "../../domain/zod.js";
 import { AppError } from "../../domain/errors.js";
 import { InboxItem, Memory, Message, Process, setStoredNative, storedNative } from "../../domain/model.js";
 import type { StoredNative } from "../../domain/native/blob-parts.js";
+import { LastTurn } from "../../domain/last-turn.js";
 import type { ProcessKey, ProcessState } from "../../ports/store.js";
 import { expiryToEpoch, expiryToIso } from "../../domain/retention.js";
 import { parseRollForwardMarker } from "./roll-forward-marker.js";
@@ -53,8 +54,8 @@ export const MetaItem = z.extend(Process, {
   pendingArchive: z.optional(z.string()),
   pendingArchiveFrom: z.optional(z.int()),
   firstUserMessageId: z.optional(z.string()),
-  /** The revert hold (see REVERT_HOLD_MAP in conditions.ts). */
-  metadata: z.optional(z.object({ revertHoldTokens: z.optional(z.number()) })),
+  /** The revert hold and the last turn's record (see REVERT_HOLD_MAP in conditions.ts). */
+  metadata: z.optional(z.object({ revertHoldTokens: z.optional(z.number()), lastTurn: z.optional(LastTurn) })),
   /** The deletion tombstone (erasure-params.ts): set once, never removed. */
   deletedAt: z.optional(z.string()),
   deletion: z.optional(z.enum(["DELETING", "DELETED"])),
@@ -206,6 +207,7 @@ export const toState = (meta: MetaItem): ProcessState => ({
   pendingArchive: meta.pendingArchive ? parseRollForwardMarker(meta.pendingArchive).memoryId : null,
   hasUserMessage: meta.firstUserMessageId !== undefined,
   ...(meta.metadata?.revertHoldTokens !== undefined ? { revertHoldTokens: meta.metadata.revertHoldTokens } : {}),
+  ...(meta.metadata?.lastTurn ? { lastTurn: meta.metadata.lastTurn } : {}),
 });
 
 /** A memory as the replay index returns it: without `sourceRefs`, which it does not project. */
