@@ -194,3 +194,18 @@ describe("provider emulator: OpenAI /responses/compact through the SDK", () => {
     expect((e as InstanceType<typeof OpenAI.APIError>).code).toBe("invalid_encrypted_content");
   });
 });
+
+describe("provider emulator: a block under other system or tools", () => {
+  it("kept thinking is valid only under the compaction request's system and tools", async () => {
+    const history = await toolLoop([{ role: "user", content: "Why does CI fail?" }], 2);
+    const { system: _system, tools: _tools, thinking: _thinking, ...bare } = base;
+    // The compaction request without the conversation's system and tools...
+    const compacted = await claude.beta.messages.create({ ...bare, messages: history.slice(0, 3), compaction: { type: "summarize" }, betas });
+    const block = compacted.content[0] as Anthropic.Beta.BetaContentBlockParam;
+    const kept: Msg[] = [{ role: "assistant", content: [block] }, ...history.slice(3)];
+    // ...then the conversation goes on with them: the kept thinking is bound to another conversation.
+    const e = await failure(claude.beta.messages.create({ ...base, messages: kept, betas }));
+    expect(e.status).toBe(400);
+    expect(emulator.records.at(-1)!.rule).toBe("thinking_prefix_mismatch");
+  });
+});

@@ -25,7 +25,13 @@ export const COMPACTION_MODELS: readonly string[] = [
 export interface StoredCompaction {
   messages: any[];
   lastRole: string;
+  /** Hash of the compaction request's `system` and `tools`. */
+  context: string;
 }
+
+/** `system` and `tools` as the model reads them, hashed: what kept thinking is bound to besides the messages. */
+const contextHash = (body: any) => canonicalHash({ system: blocksOf(body?.system ?? []).map(dropCache), tools: asArray(body?.tools).map(dropCache) });
+const dropCache = (b: any) => (b && typeof b === "object" ? Object.fromEntries(Object.entries(b).filter(([k, v]) => k !== "cache_control" && v !== null)) : b);
 
 export type CompactionRule =
   | "compaction_beta_missing"
@@ -108,6 +114,9 @@ export function expandCompaction(body: any, signer: Signer, store: ReadonlyMap<s
     }
   }
   const summarized = stored.messages.map((m) => ({ ...m }));
+  // Kept thinking is valid only while `system` and `tools` are those of the compaction request
+  // ("Compaction and preserved thinking"): under others the summary stands for another conversation.
+  if (stored.context !== contextHash(body)) summarized.unshift({ role: "user", content: [{ type: "text", text: "(compacted under another system or tools)" }] });
   if (kept.length > 0 && kept[0].role === stored.lastRole && summarized.length > 0) {
     const last = summarized[summarized.length - 1];
     summarized[summarized.length - 1] = { role: last.role, content: [...blocksOf(last.content), ...blocksOf(kept[0].content)] };
@@ -199,7 +208,7 @@ export function buildCompactionAnswer(
 ): Record<string, any> {
   const messages = asArray(expanded.messages);
   const ref = canonicalHash({ system: expanded.system ?? null, tools: asArray(expanded.tools), messages });
-  options.store.set(ref, { messages, lastRole: String(messages[messages.length - 1]?.role) });
+  options.store.set(ref, { messages, lastRole: String(messages[messages.length - 1]?.role), context: contextHash(expanded) });
   const encrypted = options.signer.seal(canonicalJson({ kind: "compaction", ref }));
   const block = { type: "compaction", content: summary, encrypted_content: encrypted, signature: signCompaction(options.signer, summary, encrypted) };
   const input = Math.ceil(JSON.stringify(messages).length / 4);
