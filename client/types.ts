@@ -161,6 +161,14 @@ export interface Process {
   title?: string;
   allowsCrossProjectSpawn: boolean;
   createdAt: string;
+  /** The engine's own `system` and `tools`, which a provider fold sends with the folded turns. */
+  conversation?: Conversation;
+}
+
+/** The engine's own `system` and `tools` as it sends them to its model (at most 64 KiB of JSON). */
+export interface Conversation {
+  system?: unknown;
+  tools?: unknown[];
 }
 
 export interface InboxItem {
@@ -278,6 +286,7 @@ export interface UpsertProcessInput {
   engine?: string;
   title?: string;
   allowsCrossProjectSpawn?: boolean;
+  conversation?: Conversation;
 }
 
 export interface AppendMessageInput {

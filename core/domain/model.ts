@@ -244,6 +244,11 @@ export const Process = z.object({
   title: z.optional(z.string()),
   allowsCrossProjectSpawn: z.boolean(),
   createdAt: z.string(),
+  /**
+   * The engine's own `system` and `tools`, as it sends them to its model: a provider fold sends
+   * the same (docs/summarizers.md, "Provider folds").
+   */
+  conversation: z.optional(z.object({ system: z.optional(z.unknown()), tools: z.optional(z.array(z.unknown())) })),
 });
 export type Process = z.infer<typeof Process>;
 

@@ -63,7 +63,8 @@ describe("anthropic-compaction through the service", () => {
   it("stores the block verbatim with its readable text; the engine continues from it with the kept thinking valid", async () => {
     const client = memory();
     const pid = "provider-fold-a";
-    await client.upsertProcess(pid, { projectId: "agents" });
+    // The engine's tools, as it sends them: the compaction request carries the same.
+    await client.upsertProcess(pid, { projectId: "agents", conversation: { tools } });
     const task: Anthropic.MessageParam = { role: "user", content: [{ type: "text", text: "Map every parser in src/." }] };
     await client.appendMessage(pid, { role: "USER", native: { format: "anthropic", content: task.content as Anthropic.ContentBlockParam[] } });
     await loop(pid, [task], 8, "a");
@@ -90,12 +91,12 @@ describe("anthropic-compaction through the service", () => {
     expect(last.expanded).toBe(true);
     expect(last.thinking!.dropped).toEqual([]);
     expect(last.thinking!.verified.length).toBe(8);
-  });
+  }, 120_000);
 
   it("undo keeps the block on the REVERTED memory; the next fold chains from the previous block; export and import carry it", async () => {
     const client = memory();
     const pid = "provider-fold-b";
-    await client.upsertProcess(pid, { projectId: "agents" });
+    await client.upsertProcess(pid, { projectId: "agents", conversation: { tools } });
     const task: Anthropic.MessageParam = { role: "user", content: [{ type: "text", text: "Map every lexer in src/." }] };
     await client.appendMessage(pid, { role: "USER", native: { format: "anthropic", content: task.content as Anthropic.ContentBlockParam[] } });
     const history = await loop(pid, [task], 6, "b");
@@ -128,8 +129,9 @@ describe("anthropic-compaction through the service", () => {
     const byId = new Map(items.map((m) => [m.id, m]));
     expect(byId.get(second.id)?.native).toEqual(second.native);
     expect(byId.get(first.id)?.native).toEqual(first.native);
+    expect((await client.getProcess(copy)).conversation).toEqual({ tools });
 
     await client.deleteProcess(copy);
     await expect(client.listMemories(copy)).rejects.toMatchObject({ status: 404 });
-  });
+  }, 120_000);
 });

@@ -563,6 +563,10 @@ export interface components {
                 allowsCrossProjectSpawn: boolean;
                 /** Format: date-time */
                 createdAt: string;
+                conversation?: {
+                    system?: unknown;
+                    tools?: unknown[];
+                };
             };
             activeSummaryId: string | null;
         } | {
@@ -992,6 +996,10 @@ export interface components {
             title?: string;
             allowsCrossProjectSpawn: boolean;
             createdAt: string;
+            conversation?: {
+                system?: unknown;
+                tools?: unknown[];
+            };
         };
         ProcessAnswer: {
             process: components["schemas"]["Process"];
@@ -1016,6 +1024,10 @@ export interface components {
             engine?: string;
             title?: string;
             allowsCrossProjectSpawn?: boolean;
+            conversation?: {
+                system?: unknown;
+                tools?: unknown[];
+            };
         };
         ProcessPage: {
             items: components["schemas"]["Process"][];

@@ -556,7 +556,7 @@ describe("item schemas", () => {
         expect(item.shape[field], field).toBe(domain.shape[field]);
       }
     };
-    shared(MetaItem, Process, []);
+    shared(MetaItem, Process, ["conversation"]);
     shared(MessageItem, Message, ["archivedInMemoryId", "missingResult", "expiresAt", "native"]);
     // Native content is stored as its JSON text (with its large parts as blobs), never as a map.
     expect(MessageItem.shape.native.safeParse("[]").success).toBe(true);

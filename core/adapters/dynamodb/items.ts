@@ -56,6 +56,8 @@ export const MetaItem = z.extend(Process, {
   firstUserMessageId: z.optional(z.string()),
   /** The revert hold and the last turn's record (see REVERT_HOLD_MAP in conditions.ts). */
   metadata: z.optional(z.object({ revertHoldTokens: z.optional(z.number()), lastTurn: z.optional(LastTurn) })),
+  /** The engine's `system` and `tools` as JSON text, kept exactly (never on the replay index: a fold reads it). */
+  conversation: z.optional(z.string()),
   /** The deletion tombstone (erasure-params.ts): set once, never removed. */
   deletedAt: z.optional(z.string()),
   deletion: z.optional(z.enum(["DELETING", "DELETED"])),
@@ -134,7 +136,8 @@ const processFields = projection(Process);
 const messageFields = projection(Message);
 const memoryFields = projection(Memory);
 
-export const toProcess = (m: MetaItem): Process => processFields(m);
+export const toProcess = (m: MetaItem): Process =>
+  processFields(m, { conversation: m.conversation !== undefined ? (JSON.parse(m.conversation) as Process["conversation"]) : undefined });
 
 export const toMessage = (i: MessageItem): Message => {
   const expires = i[TTL_ATTRIBUTE];

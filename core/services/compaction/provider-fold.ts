@@ -55,8 +55,9 @@ export function providerFoldRange(summarizer: Summarizer, view: ActiveView, fold
 }
 
 /**
- * What a provider fold summarizes: the range with its native content put back, and the previous
- * memory's block when it is in the provider's format (the chain).
+ * What a provider fold summarizes: the range with its native content put back, the previous
+ * memory's block when it is in the provider's format (the chain), and the process's
+ * `conversation` (the engine's `system` and `tools`).
  */
 export async function providerFoldAsk<A extends SummaryRequest>(deps: ServiceDeps, key: ProcessKey, summarizer: Summarizer, prior: Memory | null, ask: A, sent: Message[]): Promise<A> {
   const format = summarizer.foldFormat;
@@ -66,7 +67,18 @@ export async function providerFoldAsk<A extends SummaryRequest>(deps: ServiceDep
   const read = new Map((unread.length > 0 ? await deps.store.getMessages(key, unread.map((m) => m.id)) : []).map((m) => [m.id, m]));
   const fold = await withNative(deps, key, sent.map((m) => read.get(m.id) ?? m));
   const priorNative = prior?.native?.format === format ? prior.native : undefined;
-  return { ...ask, fold, providerFold: { ...ask.providerFold, ...(priorNative ? { priorNative } : {}) } };
+  // The engine's own system and tools, recorded on the process: the provider binds kept reasoning to them.
+  const conversation = (await deps.store.getProcess(key))?.process.conversation;
+  return {
+    ...ask,
+    fold,
+    providerFold: {
+      ...ask.providerFold,
+      ...(priorNative ? { priorNative } : {}),
+      ...(conversation?.system !== undefined ? { system: conversation.system } : {}),
+      ...(conversation?.tools ? { tools: conversation.tools } : {}),
+    },
+  };
 }
 
 /**
