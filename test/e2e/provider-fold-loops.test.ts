@@ -13,7 +13,7 @@ import type { Memory, Message } from "../../client/types.js";
 import { startProviderEmulator, type ProviderEmulator } from "../../tools/provider-emulator/provider-emulator.js";
 import { KEY_A, startTestService } from "../support/service.js";
 
-const STEPS = 300;
+const STEPS = Number(process.env.PROVIDER_LOOP_STEPS ?? 300);
 const FOLD_EVERY = 50;
 const MODEL = "claude-fable-5-1";
 let ctx: Awaited<ReturnType<typeof startTestService>>;

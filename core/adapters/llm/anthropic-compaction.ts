@@ -11,7 +11,7 @@ import { anthropicFoldMessages } from "../../domain/native/provider-fold.js";
 import * as z from "../../domain/zod.js";
 import { summarizerError, type SummarizeInput, type SummarizeOutcome, type Summarizer, type SummarizerError } from "../../ports/summarizer.js";
 import { createAnthropicSummarizer } from "./anthropic-summarizer.js";
-import { foldInstructions, sumUsage } from "./provider-fold-common.js";
+import { foldInstructions, providerFoldSummarizer, sumUsage } from "./provider-fold-common.js";
 import { PROVIDERS } from "./provider-descriptors.js";
 import { remoteConfig, sdkClientOptions, type RemoteSummarizerOptions } from "./remote-summarizer.js";
 import { callWithRetries, classifySdkError } from "./retry.js";
@@ -103,19 +103,5 @@ export function createAnthropicCompactionSummarizer(options: RemoteSummarizerOpt
     return { ok: true, summary: block.content, native: { format: "anthropic", content: [returned] }, usage };
   }
 
-  return {
-    provider: "anthropic-compaction",
-    foldFormat: "anthropic",
-    model,
-    contextWindow: config.contextWindow,
-    maxOutputTokens: config.maxOutputTokens,
-    async summarize(input) {
-      try {
-        return await fold(input);
-      } catch (err) {
-        return { ok: false, failure: summarizerError("summarizer_error", `anthropic-compaction failed: ${(err as Error)?.message ?? String(err)}`) };
-      }
-    },
-    complete: (request) => plain.complete!(request),
-  };
+  return providerFoldSummarizer({ provider: "anthropic-compaction", foldFormat: "anthropic", config, fold, readable: plain });
 }

@@ -10,9 +10,9 @@ import OpenAI from "openai";
 import { supportsResponsesCompaction } from "../../domain/model-windows.js";
 import { responsesFoldItems } from "../../domain/native/provider-fold.js";
 import * as z from "../../domain/zod.js";
-import { summarizerError, type SummarizeInput, type SummarizeOutcome, type Summarizer } from "../../ports/summarizer.js";
+import type { SummarizeInput, SummarizeOutcome, Summarizer } from "../../ports/summarizer.js";
 import { createOpenAISummarizer, type OpenAISummarizerOptions } from "./openai-summarizer.js";
-import { foldInstructions, sumUsage } from "./provider-fold-common.js";
+import { foldInstructions, providerFoldSummarizer, sumUsage } from "./provider-fold-common.js";
 import { PROVIDERS } from "./provider-descriptors.js";
 import { remoteConfig, sdkClientOptions } from "./remote-summarizer.js";
 import { callWithRetries, classifySdkError } from "./retry.js";
@@ -57,19 +57,5 @@ export function createOpenAICompactionSummarizer(options: OpenAISummarizerOption
     return { ...summary, usage, native: { format: "openai-responses", content: window.window } };
   }
 
-  return {
-    provider: "openai-compaction",
-    foldFormat: "openai-responses",
-    model,
-    contextWindow: config.contextWindow,
-    maxOutputTokens: config.maxOutputTokens,
-    async summarize(input) {
-      try {
-        return await fold(input);
-      } catch (err) {
-        return { ok: false, failure: summarizerError("summarizer_error", `openai-compaction failed: ${(err as Error)?.message ?? String(err)}`) };
-      }
-    },
-    complete: (request) => readable.complete!(request),
-  };
+  return providerFoldSummarizer({ provider: "openai-compaction", foldFormat: "openai-responses", config, fold, readable });
 }

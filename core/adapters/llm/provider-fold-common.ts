@@ -1,5 +1,6 @@
 /** What both provider folds share (docs/summarizers.md, "Provider folds"): their instructions and usage. */
-import type { SummarizeInput, SummarizerUsage } from "../../ports/summarizer.js";
+import type { NativeFormat } from "../../domain/native/formats.js";
+import { summarizerError, type SummarizeInput, type SummarizeOutcome, type Summarizer, type SummarizerUsage } from "../../ports/summarizer.js";
 
 /**
  * The instructions a provider fold sends, or none (the provider's own prompt): the caller's
@@ -26,4 +27,32 @@ export function sumUsage(entries: readonly RawUsage[]): SummarizerUsage {
     outputTokens += e?.output_tokens ?? 0;
   }
   return { inputTokens, outputTokens };
+}
+
+/**
+ * The summarizer of a provider fold: `fold` writes each summary (never throwing past here: the
+ * port promises no throw), `readable` answers plain completions over the same wire.
+ */
+export function providerFoldSummarizer(o: {
+  provider: string;
+  foldFormat: NativeFormat;
+  config: { model: string; contextWindow: number; maxOutputTokens: number };
+  fold: (input: SummarizeInput) => Promise<SummarizeOutcome>;
+  readable: Summarizer;
+}): Summarizer {
+  return {
+    provider: o.provider,
+    foldFormat: o.foldFormat,
+    model: o.config.model,
+    contextWindow: o.config.contextWindow,
+    maxOutputTokens: o.config.maxOutputTokens,
+    async summarize(input) {
+      try {
+        return await o.fold(input);
+      } catch (err) {
+        return { ok: false, failure: summarizerError("summarizer_error", `${o.provider} failed: ${(err as Error)?.message ?? String(err)}`) };
+      }
+    },
+    complete: (request) => o.readable.complete!(request),
+  };
 }
