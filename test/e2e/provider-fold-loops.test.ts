@@ -44,13 +44,15 @@ async function engineMessages(pid: string): Promise<Anthropic.MessageParam[]> {
   return [{ role: "assistant", content: summary.native.content as Anthropic.ContentBlockParam[] }, ...active.filter((m) => !covered.has(m.id)).map(toParam)];
 }
 
-/** One tool step of the Claude engine; returns whether the request was accepted. */
-async function claudeStep(pid: string, anthropic: Anthropic, step: number) {
+/** One tool step of the Claude engine on its own history (what it sent, and what came back). */
+async function claudeStep(pid: string, anthropic: Anthropic, step: number, history: Anthropic.MessageParam[]): Promise<Anthropic.MessageParam[]> {
   emulator.anthropic.script({ thinking: `Step ${step}: read the next file.`, toolUses: [{ id: `toolu_${pid}_${step}`, name: "read_file", input: { path: `src/f${step}.ts` } }] });
-  const reply = await anthropic.messages.create({ ...engine, messages: await engineMessages(pid) });
+  const reply = await anthropic.messages.create({ ...engine, messages: history });
+  const result: Anthropic.ContentBlockParam[] = [{ type: "tool_result", tool_use_id: `toolu_${pid}_${step}`, content: `src/f${step}.ts exports parse${step}()` }];
   const client = memory();
   await client.appendMessage(pid, { native: { format: "anthropic", content: reply.content } });
-  await client.appendMessage(pid, { role: "TOOL", native: { format: "anthropic", content: [{ type: "tool_result", tool_use_id: `toolu_${pid}_${step}`, content: `src/f${step}.ts exports parse${step}()` }] } });
+  await client.appendMessage(pid, { role: "TOOL", native: { format: "anthropic", content: result } });
+  return [...history, { role: "assistant", content: reply.content }, { role: "user", content: result }];
 }
 
 async function start(pid: string) {
@@ -66,12 +68,15 @@ describe(`a ${STEPS}-step loop with provider folds`, () => {
     const anthropic = new Anthropic({ apiKey: "k", baseURL: emulator.url, maxRetries: 0 });
     await start(pid);
     let folds = 0;
+    let history = await engineMessages(pid);
     for (let step = 1; step <= STEPS; step++) {
-      await claudeStep(pid, anthropic, step);
+      history = await claudeStep(pid, anthropic, step, history);
       if (step % FOLD_EVERY === 0) {
         const folded = await memory().compact(pid, { model, force: "HARD" });
         expect(folded.fold, JSON.stringify(folded)).toMatchObject({ kind: "provider", block: true });
         folds++;
+        // After a fold the engine continues from the service: the block, then the kept turns.
+        history = await engineMessages(pid);
       }
     }
     const requests = emulator.records.filter((r) => !r.compaction);
@@ -93,9 +98,13 @@ describe(`a ${STEPS}-step loop with provider folds`, () => {
     const openai = new OpenAI({ apiKey: "k", baseURL: `${emulator.url}/v1`, maxRetries: 0 });
     await start(pid);
     const half = STEPS / 2;
+    let history = await engineMessages(pid);
     for (let step = 1; step <= half; step++) {
-      await claudeStep(pid, anthropic, step);
-      if (step % FOLD_EVERY === 0) await memory().compact(pid, { model, force: "HARD" });
+      history = await claudeStep(pid, anthropic, step, history);
+      if (step % FOLD_EVERY === 0) {
+        await memory().compact(pid, { model, force: "HARD" });
+        history = await engineMessages(pid);
+      }
     }
     const client = memory();
     let next: OpenAI.Responses.ResponseInputItem[] = [{ role: "user", content: "Go on with the Responses API." }];
