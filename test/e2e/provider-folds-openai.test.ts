@@ -68,3 +68,43 @@ describe("openai-compaction through the service", () => {
     expect(last.reasoning!.kept.length).toBe(8);
   });
 });
+
+const STEPS = Number(process.env.PROVIDER_LOOP_STEPS ?? 300);
+
+describe(`a ${STEPS}-step Responses API loop with openai-compaction`, () => {
+  it("a provider fold every 50 steps, 0 errors, every reasoning item accepted after every fold", async () => {
+    emulator.reset();
+    const client = createMemoryClient({ baseUrl: ctx.service.url, apiKey: KEY_A });
+    const openai = new OpenAI({ apiKey: "k", baseURL: `${emulator.url}/v1`, maxRetries: 0 });
+    const pid = "loop-provider-openai";
+    await client.upsertProcess(pid, { projectId: "loops", conversation: { tools: request.tools } });
+    const task: Item = { role: "user", content: "Run every test file." };
+    await client.appendMessage(pid, { native: { format: "openai-responses", content: [task] } });
+    let input: Item[] = [task];
+    let folds = 0;
+    for (let step = 1; step <= STEPS; step++) {
+      emulator.openai.script({ reasoning: `Step ${step}.`, functionCalls: [{ callId: `call_${step}`, name: "run_tests", arguments: { file: `t${step}` } }] });
+      const r = await openai.responses.create({ ...request, input });
+      const out: Item = { type: "function_call_output", call_id: `call_${step}`, output: `t${step}: 12 passed` };
+      await client.appendMessage(pid, { native: { format: "openai-responses", content: r.output } });
+      await client.appendMessage(pid, { native: { format: "openai-responses", content: [out] } });
+      input = [...input, ...(r.output as Item[]), out];
+      if (step % 50 === 0) {
+        const folded = await client.compact(pid, { model: { name: "gpt-5", contextWindow: 1_000_000 }, force: "HARD" });
+        expect(folded.fold).toMatchObject({ kind: "provider", block: true });
+        folds++;
+        // The engine continues from the window as returned, then the active messages it does not stand for.
+        const summary = (await client.listMemories(pid)).items.find((m) => m.status === "OK")!;
+        const covered = new Set(summary.metadata.providerFold!.covered ?? []);
+        const active = (await client.listMessages(pid, { view: "active", limit: 1000 })).items.filter((m) => !covered.has(m.id));
+        input = [...(summary.native!.content as Item[]), ...active.flatMap((m) => m.native!.content as Item[])];
+      }
+    }
+    expect(folds).toBeGreaterThanOrEqual(5);
+    expect(emulator.records.filter((r) => r.status !== 200)).toEqual([]);
+    const requests = emulator.records.filter((r) => r.request.path === "/v1/responses");
+    expect(requests.filter((r) => r.expanded).length).toBeGreaterThan(0);
+    expect(requests.flatMap((r) => r.reasoning!.dropped)).toEqual([]);
+    expect(requests.at(-1)!.reasoning!.kept).toHaveLength(STEPS - 1);
+  }, 600_000);
+});
