@@ -4,6 +4,7 @@
  * test/types/client-wire.ts fails to compile when one drifts from what the service accepts or
  * answers; a new export must be compared there too (test/unit/client-wire-coverage.test.ts).
  */
+import type { Conversation } from "./input-types.js";
 
 export type Role = "USER" | "ASSISTANT" | "SYSTEM" | "TOOL";
 /** A role as a message may be sent: upper case, or lower case as the model SDKs write it (stored upper case). */
@@ -35,7 +36,7 @@ export interface Message {
    * Set on a TOOL result cleared from the replay: `content` in a replay is then a placeholder, and
    * `getMessage(processId, id)` returns the full result.
    */
-  cleared?: { at: string; toolName: string; chars: number; tokens: number };
+  cleared?: { at: string; toolName: string; chars: number; tokens: number; errors?: string[] };
   /** Only in a replay: a placeholder result for a tool call whose result never arrived. */
   missingResult?: true;
   /** An archived original under a retention: when the service stops keeping it. Never on an active message. */
@@ -75,9 +76,106 @@ export interface LossUnit {
   messageIds: string[];
 }
 
-import type { Memory } from "./memory-types.js";
-export type { Memory, MemoryDetail, MemorySources, MemoryStatus } from "./memory-types.js";
+/**
+ * OK and FAILED are summaries and failures; REVERTED is an undone compaction; QUEUED, PREPARED and
+ * DISCARDED are background folds, never replayed.
+ */
+export type MemoryStatus = "OK" | "FAILED" | "REVERTED" | "QUEUED" | "PREPARED" | "DISCARDED";
+
+export interface Memory {
+  id: string;
+  processId: string;
+  kind: "ARCHIVED_CHAT";
+  status: MemoryStatus;
+  content: string;
+  sourceRefs: string[];
+  metadata: {
+    compactedMessages: number;
+    provider: string;
+    model: string;
+    supersededMemoryId?: string;
+    recompaction?: boolean;
+    topicLabel?: string;
+    rangeFromAt?: string;
+    rangeToAt?: string;
+    error?: string;
+    /** The compaction mode; RANGE on a range compaction. */
+    mode?: "SOFT" | "HARD" | "EMERGENCY" | "RANGE";
+    /** The prompt before and after the fold, as recorded at commit time (the caller's units). */
+    tokensBefore?: number;
+    tokensAfter?: number;
+    /** What the fold lost: salient units of the folded messages, how many the summary kept, the most salient dropped. */
+    loss?: { units: number; kept: number; dropped: LossUnit[]; ledger?: { items: number; listed: number } };
+    /** The evidence ledger's section of the memory block as the fold rendered it, with its counts. */
+    ledger?: LedgerSection;
+    /** Wall time of all summarizer calls of this fold, in ms. */
+    summarizerMs?: number;
+    producedBy?: "inline" | "prepared" | "worker";
+    /** Background folds: the mode they were prepared for, and why one was discarded. */
+    preparedFor?: "SOFT" | "HARD" | "EMERGENCY" | "RANGE";
+    discardReason?: string;
+    /** The SYSTEM marker message a range compaction inserted. */
+    markerMessageId?: string;
+    /** When the compaction was undone (status REVERTED). */
+    revertedAt?: string;
+    /** The retention in force when the fold committed: its originals expire this many days after `createdAt`. */
+    retentionDays?: number;
+    /** A fold a provider wrote: its block's format, whether the memory holds it, why not, what else it stands for. */
+    providerFold?: { format: NativeFormat; block: boolean; note?: string; covered?: string[] };
+    [extra: string]: unknown;
+  };
+  createdAt: string;
+  supersededAt: string | null;
+  supersededByMemoryId?: string;
+  /** A provider fold's block, exactly as the provider returned it; `content` is its readable summary. */
+  native?: NativeContent;
+  /** Token estimate of `content` and its evidence ledger's section: what the summary costs in every replay. */
+  tokens: number;
+}
+
+/** What `GET /v1/processes/{processId}/memories/{memoryId}/sources` answers: the originals a summary folded. */
+export interface MemorySources {
+  memory: Memory;
+  /** The folded messages, oldest first. */
+  items: Message[];
+  /** Ids of folded messages a retention has removed (docs/configuration.md, "Retention"). */
+  expired: string[];
+}
+
 export type { Settings, SettingsInput, Tunables } from "./settings-types.js";
+
+/** What `GET /v1/processes/{processId}/memories/{memoryId}` answers. */
+export interface MemoryDetail {
+  memory: Memory;
+  /** Every dropped unit stored (not only the preview in `metadata.loss`), or null when none was measured. */
+  loss: { units: number; kept: number; dropped: LossUnit[] } | null;
+  /** Per line of the summary (1-based), the messages it came from. */
+  provenance: Array<{ line: number; text: string; messageIds: string[] }>;
+  /** The evidence ledger in full, each entry with the message it cites; null when the summary has none. */
+  ledger: Ledger | null;
+}
+
+/** The evidence ledger's section as a fold rendered it (docs/evidence-ledger.md, "The evidence ledger"). */
+export interface LedgerSection {
+  text: string;
+  tokens: number;
+  budgetTokens: number;
+  files: number;
+  commands: number;
+  errors: number;
+  openErrors: number;
+  constraints: number;
+}
+
+/** The evidence ledger of a summary: each list oldest first by its last touch. */
+export interface Ledger {
+  files: Array<{ path: string; op: "read" | "created" | "edited" | "deleted"; messageId: string }>;
+  commands: Array<{ command: string; outcome: string; messageId: string; resultId?: string; runs: number }>;
+  errors: Array<{ text: string; messageId: string; source?: string; resolvedBy?: string }>;
+  constraints: Array<{ text: string; messageId: string }>;
+  pending: Array<{ callId: string; command?: string; source: string; reads?: true }>;
+  evicted: { files: number; commands: number; errors: number; constraints: number };
+}
 
 export interface Process {
   processId: string;
@@ -92,12 +190,6 @@ export interface Process {
   createdAt: string;
   /** The engine's own `system` and `tools`, which a provider fold sends with the folded turns. */
   conversation?: Conversation;
-}
-
-/** The engine's own `system` and `tools` as it sends them to its model (at most 64 KiB of JSON). */
-export interface Conversation {
-  system?: unknown;
-  tools?: unknown[];
 }
 
 export interface InboxItem {
@@ -141,6 +233,20 @@ export interface TurnWindow {
   tokens: number;
   source: "request" | "model" | "setting";
   model?: string;
+}
+
+/** The record the service keeps of a process's last turn: the window it used, the summary it replayed, META's version then. */
+export interface LastTurn {
+  at: string;
+  window: TurnWindow;
+  summaryId: string | null;
+  version: number;
+}
+
+/** The answer of `GET /v1/processes/{id}`: the process and, once it had a turn, the record of its last one. */
+export interface ProcessDetail {
+  process: Process;
+  lastTurn?: LastTurn;
 }
 
 /** The answer of `POST .../compaction`: the result and the window it used. */
@@ -190,72 +296,6 @@ export interface MemoryContext {
 export interface Page<T> {
   items: T[];
   nextCursor?: string;
-}
-
-export interface ModelRef {
-  provider?: string;
-  name?: string;
-  /** Required unless the service knows `name` (gpt-4o, claude-…). */
-  contextWindow?: number;
-}
-
-/** The size of the prompt the engine is about to send; without it the service estimates the replay. */
-export interface PromptSize {
-  tokens?: number;
-  chars?: number;
-  text?: string;
-}
-
-export interface UpsertProcessInput {
-  projectId: string;
-  sessionId?: string;
-  parentProcessId?: string;
-  name?: string;
-  recipe?: string;
-  engine?: string;
-  title?: string;
-  allowsCrossProjectSpawn?: boolean;
-  conversation?: Conversation;
-}
-
-export interface AppendMessageInput {
-  /** Required, except where the native content decides it. */
-  role?: RoleInput;
-  /** Required without `native`; with it, derived (the text projection) when left out. */
-  content?: string;
-  tags?: string[];
-  /**
-   * A retry with the same key returns the first message instead of appending twice; the same key
-   * with another body is refused (409 `idempotency.key_reused`).
-   */
-  idempotencyKey?: string;
-  toolCallId?: string;
-  toolCalls?: ToolCall[];
-  /** The message exactly as the model API returned it (or as the engine sends it). */
-  native?: NativeContent;
-}
-
-export interface CompactInput {
-  model: ModelRef;
-  prompt?: PromptSize;
-  force?: Exclude<CompactionMode, "NONE">;
-  instructions?: string;
-}
-
-export interface CompactRangeInput {
-  from: string;
-  to: string;
-  topicLabel: string;
-}
-
-export interface BeginTurnInput {
-  /** The turn's new message (usually the user's), appended before anything else. */
-  message?: AppendMessageInput;
-  model: ModelRef;
-  prompt?: PromptSize;
-  query?: string;
-  /** The engine's request format: the answer then carries `request`. */
-  format?: ReplayFormat;
 }
 
 /** What `POST /v1/processes/{id}/turns` answers: everything an engine needs for its LLM call. */

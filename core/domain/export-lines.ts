@@ -109,7 +109,7 @@ const ImportedMemory = z.extend(Memory, {
     rangeFromAt: z.optional(IsoTime),
     rangeToAt: z.optional(IsoTime),
     error: z.optional(Text(MAX_UNIT_CHARS)),
-    loss: z.optional(z.object({ units: z.int(), kept: z.int(), dropped: Units })),
+    loss: z.optional(z.object({ units: z.int(), kept: z.int(), dropped: Units, ledger: z.optional(z.object({ items: z.int(), listed: z.int() })) })),
     inboxItemId: z.optional(Id),
     queuedAt: z.optional(IsoTime),
     preparedAt: z.optional(IsoTime),

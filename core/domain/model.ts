@@ -5,6 +5,7 @@
 import * as z from "./zod.js";
 import { NativeContent, NativeFormat } from "./native/formats.js";
 import type { StoredNative } from "./native/blob-parts.js";
+import { Ledger, LedgerSection } from "./ledger/model.js";
 
 export const Role = z.enum(["USER", "ASSISTANT", "SYSTEM", "TOOL"]);
 export type Role = z.infer<typeof Role>;
@@ -33,6 +34,11 @@ export const ClearedResult = z.object({
   /** Size of the full content, in characters and in estimated tokens (what it cost before). */
   chars: z.int().check(z.nonnegative()),
   tokens: z.int().check(z.nonnegative()),
+  /**
+   * The first error lines of the content (docs/evidence-ledger.md, "What it keeps"), which the
+   * placeholder keeps: an agent still sees what failed.
+   */
+  errors: z.optional(z.array(z.string().check(z.maxLength(200))).check(z.maxLength(3))),
 });
 export type ClearedResult = z.infer<typeof ClearedResult>;
 
@@ -133,7 +139,20 @@ export const MemoryMetadata = z.object({
    * What the fold lost: how many salient units the folded messages held, how many the summary
    * still carries, and the most salient dropped ones (the full list: `GET .../memories/{id}`).
    */
-  loss: z.optional(z.object({ units: z.int(), kept: z.int(), dropped: z.array(LossUnit) })),
+  loss: z.optional(
+    z.object({
+      units: z.int(),
+      kept: z.int(),
+      dropped: z.array(LossUnit),
+      /** Entries of the evidence ledger the folded messages made or updated, and how many of them its section lists. */
+      ledger: z.optional(z.object({ items: z.int(), listed: z.int() })),
+    }),
+  ),
+  /**
+   * The evidence ledger's section of the memory block as rendered when the fold committed (the
+   * block replays this text; docs/evidence-ledger.md, "The evidence ledger"), with its counts.
+   */
+  ledger: z.optional(LedgerSection),
   /** On a FAILED row written by the quality gate: which check failed, and on what. */
   qualityGate: z.optional(z.object({ check: z.string(), detail: z.optional(z.string()), attempts: z.int() })),
   /** The summary was cut to its budget: the summarizer wrote more, and the rest is lost. */
@@ -211,7 +230,10 @@ export const Memory = z.object({
   createdAt: z.string(),
   supersededAt: z.nullable(z.string()),
   supersededByMemoryId: z.optional(z.string()),
-  /** Token estimate of `content`, so a turn can sum the replay without re-counting. */
+  /**
+   * Token estimate of what the memory replays, `content` and its evidence ledger's section, so a
+   * turn can sum the replay without re-counting.
+   */
   tokens: z.int().check(z.nonnegative()),
   /**
    * Per line of `content`, the ids of the messages it came from. Stored beside the summary and
@@ -225,6 +247,12 @@ export const Memory = z.object({
    * them again while the summary still carries them, so they survive recompaction. Not replayed.
    */
   keepUnits: z.optional(z.array(z.string())),
+  /**
+   * The evidence ledger of every message this summary stands for (docs/compaction.md, "The
+   * evidence ledger"): carried forward by each fold, never summarized. Not in the replay index
+   * (the block replays `metadata.ledger.text`); answered by `GET .../memories/{id}`.
+   */
+  ledger: z.optional(Ledger),
   /**
    * A provider fold's block, exactly as the provider returned it (docs/summarizers.md, "Provider
    * folds"): replayed to that provider's models; `content` is its readable summary.

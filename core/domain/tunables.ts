@@ -2,6 +2,7 @@
 import * as z from "./zod.js";
 import { invalid } from "./errors.js";
 import { MAX_CONTEXT_WINDOW } from "./model-windows.js";
+import { LEDGER_DEFAULTS, LEDGER_ENV, LEDGER_FIELDS, ledgerVariable } from "./ledger/settings.js";
 
 /** The longest retention of archived originals: ten years. */
 export const RETENTION_DAYS_MAX = 3650;
@@ -39,11 +40,8 @@ const fields = {
   hardAnchor: count,
   emergencyAnchor: count,
   /** Cap on one summarizer call's message input, in characters. */
-  maxSourceChars: integer(
-    1000,
-    // Far above what any summarizer window takes in one call (checked against it when stored).
-    z.lte(10_000_000, "must be <= 10000000"),
-  ),
+  // Far above what any summarizer window takes in one call (checked against it when stored).
+  maxSourceChars: integer(1000, z.lte(10_000_000, "must be <= 10000000")),
   /**
    * The summary budget of a fold, in tokens, is `summaryWindowShare` of the model's window kept
    * between these two (docs/configuration.md, "Tunables"): `summaryMinTokens` is also the budget of a
@@ -136,13 +134,10 @@ const fields = {
   retentionDays: z.optional(z.nullable(integer(1, z.lte(RETENTION_DAYS_MAX, `must be <= ${RETENTION_DAYS_MAX}`)))),
   /** The prompt's absolute budget: the window is the smaller of the model's and this (null lifts a cap below). */
   maxPromptTokens: z.optional(z.nullable(integer(1000, z.lte(MAX_CONTEXT_WINDOW, `must be <= ${MAX_CONTEXT_WINDOW}`)))),
+  ...LEDGER_FIELDS,
 };
 
-const ordered = (t: {
-  softThreshold: number;
-  hardThreshold: number;
-  emergencyThreshold: number;
-}) => t.softThreshold < t.hardThreshold && t.hardThreshold < t.emergencyThreshold;
+const ordered = (t: Record<"softThreshold" | "hardThreshold" | "emergencyThreshold", number>) => t.softThreshold < t.hardThreshold && t.hardThreshold < t.emergencyThreshold;
 
 export const Tunables = z.strictObject(fields).check(
   z.superRefine((t, ctx) => {
@@ -221,6 +216,7 @@ export const DEFAULT_TUNABLES: Tunables = Object.freeze({
   // Off by default (docs/compaction.md): the analyzer pays for ratings nobody may read.
   sideChannelEnabled: false,
   inlineOnCompaction: false,
+  ...LEDGER_DEFAULTS,
 });
 
 /** The environment variable of each tunable (read by {@link tunablesFromEnv}). */
@@ -252,6 +248,7 @@ export const TUNABLES_ENV: Readonly<Record<keyof Tunables, string>> = Object.fre
   inlineOnCompaction: "STRENGTH_INLINE_ON_COMPACTION",
   retentionDays: "RETENTION_DAYS",
   maxPromptTokens: "MAX_PROMPT_TOKENS",
+  ...LEDGER_ENV,
 });
 
 /** Environment spellings of the two switches ({@link tunablesFromEnv}). */
@@ -317,12 +314,16 @@ export function tunablesFromEnv(
   env: Readonly<Record<string, string | undefined>>,
   base: Tunables = DEFAULT_TUNABLES,
 ): Tunables {
-  const override: Record<string, number | boolean> = {};
+  const override: Record<string, unknown> = {};
   const label: Label = (field) =>
     field in TUNABLES_ENV ? `${TUNABLES_ENV[field as keyof Tunables]} (${field})` : field;
   for (const [field, name] of Object.entries(TUNABLES_ENV)) {
     const raw = env[name];
     if (raw === undefined || raw.trim() === "") continue;
+    if (field in LEDGER_ENV && typeof DEFAULT_TUNABLES[field as keyof Tunables] !== "number") {
+      override[field] = ledgerVariable(name, field, raw);
+      continue;
+    }
     if (typeof DEFAULT_TUNABLES[field as keyof Tunables] === "boolean") {
       const flag = BOOLEAN_WORDS[raw.trim().toLowerCase()];
       if (flag === undefined) {

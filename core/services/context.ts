@@ -108,7 +108,8 @@ export async function composeContext(
   view: ActiveView,
   options: { query?: string | undefined; recallTokens?: number; answer?: readonly Pick<Message, "id">[] } = {},
 ): Promise<ComposedContext> {
-  const summary = newestSummary(view)?.content ?? null;
+  const head = newestSummary(view);
+  const summary = head?.content ?? null;
   const budgetTokens = options.query?.trim() ? (options.recallTokens ?? (await recallMaxTokens(deps, key, view))) : 0;
   const inAnswer = options.answer ? new Set(options.answer.map((m) => m.id)) : null;
   const outOfPrompt = view.messages.filter((m) => m.cleared || (inAnswer !== null && !inAnswer.has(m.id)));
@@ -116,7 +117,7 @@ export async function composeContext(
     parentContext(deps, key.tenantId, view.state),
     recallSection(deps, key, options.query, { budgetTokens, summary, outOfPromptIds: new Set(outOfPrompt.map((m) => m.id)) }),
   ]);
-  const sections = buildSections({ summary, parent, extra: recall ? [recall] : [] });
+  const sections = buildSections({ summary, ledger: head?.metadata.ledger?.text, parent, extra: recall ? [recall] : [] });
   return { ...renderBlock(sections), sections };
 }
 

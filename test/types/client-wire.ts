@@ -22,11 +22,14 @@ import type { deleteProcess } from "../../core/services/process-deletion.js";
 import type { ImportResult } from "../../core/services/process-import.js";
 import type { compactManually } from "../../core/services/compaction/manual-compaction.js";
 import type { MemoryDetail } from "../../core/services/memories.js";
+import type { Ledger, LedgerSection } from "../../core/domain/ledger/model.js";
 import type { SettingsView } from "../../core/services/settings.js";
 import type { Tunables, TunablesOverride } from "../../core/domain/tunables.js";
 import type { compactRange } from "../../core/services/compaction/range-compaction.js";
 import type { RevertResult } from "../../core/services/compaction/revert.js";
 import type { runTurn } from "../../core/services/turn.js";
+import type { LastTurn } from "../../core/domain/last-turn.js";
+import type { ProcessAnswer } from "../../core/adapters/http/responses.js";
 import type { NativeContent, NativeFormat, ReplayFormat } from "../../core/domain/native/formats.js";
 import type { ReplayRequest } from "../../core/domain/native/replay-request.js";
 
@@ -67,7 +70,7 @@ type SearchAnswer = Answer<ServiceDeps["history"]["search"]>;
 type ContextAnswer = ComposedContext;
 
 /** Stored beside a summary but left out of every answer (`withoutDetail` in core/services/memories.ts). */
-type DetailOnly = "citations" | "droppedUnits" | "keepUnits";
+type DetailOnly = "citations" | "droppedUnits" | "keepUnits" | "ledger";
 type WireMemory = Omit<server.Memory, DetailOnly>;
 /** The keys a type names, without its index signature. */
 type Named<T> = keyof { [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K] };
@@ -88,10 +91,14 @@ expectTypeOf<client.NativeFormat>().toEqualTypeOf<NativeFormat>();
 expectTypeOf<client.ReplayFormat>().toEqualTypeOf<ReplayFormat>();
 expectTypeOf<client.ReplayRequest>().toEqualTypeOf<ReplayRequest>();
 expectTypeOf<client.LossUnit>().toEqualTypeOf<server.LossUnit>();
+expectTypeOf<client.Ledger>().toEqualTypeOf<Ledger>();
+expectTypeOf<client.LedgerSection>().toEqualTypeOf<LedgerSection>();
 expectTypeOf<client.Process>().toEqualTypeOf<server.Process>();
 expectTypeOf<client.InboxItem>().toEqualTypeOf<server.InboxItem>();
 expectTypeOf<client.CompactionResult>().toEqualTypeOf<server.CompactionResult>();
 expectTypeOf<client.CompactionAnswer>().toEqualTypeOf<CompactionAnswer>();
+expectTypeOf<client.LastTurn>().toEqualTypeOf<LastTurn>();
+expectTypeOf<client.ProcessDetail>().toEqualTypeOf<z.infer<typeof ProcessAnswer>>();
 expectTypeOf<client.TurnWindow>().toEqualTypeOf<TurnAnswer["window"]>();
 expectTypeOf<client.SinceLastTurn>().toEqualTypeOf<NonNullable<TurnAnswer["sinceLastTurn"]>>();
 expectTypeOf<client.OverWindow>().toEqualTypeOf<NonNullable<TurnAnswer["overWindow"]>>();

@@ -595,6 +595,7 @@ export interface components {
                     toolName: string;
                     chars: number;
                     tokens: number;
+                    errors?: string[];
                 };
                 /** Format: date-time */
                 expiresAt?: string;
@@ -645,6 +646,20 @@ export interface components {
                             text: string;
                             messageIds: string[];
                         }[];
+                        ledger?: {
+                            items: number;
+                            listed: number;
+                        };
+                    };
+                    ledger?: {
+                        text: string;
+                        tokens: number;
+                        budgetTokens: number;
+                        files: number;
+                        commands: number;
+                        errors: number;
+                        openErrors: number;
+                        constraints: number;
                     };
                     qualityGate?: {
                         check: string;
@@ -714,6 +729,44 @@ export interface components {
                     messageIds: string[];
                 }[];
                 keepUnits?: string[];
+                ledger?: {
+                    files: {
+                        path: string;
+                        /** @enum {string} */
+                        op: "read" | "created" | "edited" | "deleted";
+                        messageId: string;
+                    }[];
+                    commands: {
+                        command: string;
+                        outcome: string;
+                        messageId: string;
+                        resultId?: string;
+                        runs: number;
+                    }[];
+                    errors: {
+                        text: string;
+                        messageId: string;
+                        source?: string;
+                        resolvedBy?: string;
+                    }[];
+                    constraints: {
+                        text: string;
+                        messageId: string;
+                    }[];
+                    pending: {
+                        callId: string;
+                        command?: string;
+                        source: string;
+                        /** @constant */
+                        reads?: true;
+                    }[];
+                    evicted: {
+                        files: number;
+                        commands: number;
+                        errors: number;
+                        constraints: number;
+                    };
+                };
                 native?: {
                     /** @enum {string} */
                     format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
@@ -820,6 +873,44 @@ export interface components {
                 messageIds: string[];
             }[];
             keepUnits?: string[];
+            ledger?: {
+                files: {
+                    path: string;
+                    /** @enum {string} */
+                    op: "read" | "created" | "edited" | "deleted";
+                    messageId: string;
+                }[];
+                commands: {
+                    command: string;
+                    outcome: string;
+                    messageId: string;
+                    resultId?: string;
+                    runs: number;
+                }[];
+                errors: {
+                    text: string;
+                    messageId: string;
+                    source?: string;
+                    resolvedBy?: string;
+                }[];
+                constraints: {
+                    text: string;
+                    messageId: string;
+                }[];
+                pending: {
+                    callId: string;
+                    command?: string;
+                    source: string;
+                    /** @constant */
+                    reads?: true;
+                }[];
+                evicted: {
+                    files: number;
+                    commands: number;
+                    errors: number;
+                    constraints: number;
+                };
+            };
             native?: {
                 /** @enum {string} */
                 format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
@@ -841,6 +932,44 @@ export interface components {
                 text: string;
                 messageIds: string[];
             }[];
+            ledger: {
+                files: {
+                    path: string;
+                    /** @enum {string} */
+                    op: "read" | "created" | "edited" | "deleted";
+                    messageId: string;
+                }[];
+                commands: {
+                    command: string;
+                    outcome: string;
+                    messageId: string;
+                    resultId?: string;
+                    runs: number;
+                }[];
+                errors: {
+                    text: string;
+                    messageId: string;
+                    source?: string;
+                    resolvedBy?: string;
+                }[];
+                constraints: {
+                    text: string;
+                    messageId: string;
+                }[];
+                pending: {
+                    callId: string;
+                    command?: string;
+                    source: string;
+                    /** @constant */
+                    reads?: true;
+                }[];
+                evicted: {
+                    files: number;
+                    commands: number;
+                    errors: number;
+                    constraints: number;
+                };
+            } | null;
         };
         MemoryList: {
             items: components["schemas"]["ListedMemory"][];
@@ -871,6 +1000,20 @@ export interface components {
                     text: string;
                     messageIds: string[];
                 }[];
+                ledger?: {
+                    items: number;
+                    listed: number;
+                };
+            };
+            ledger?: {
+                text: string;
+                tokens: number;
+                budgetTokens: number;
+                files: number;
+                commands: number;
+                errors: number;
+                openErrors: number;
+                constraints: number;
             };
             qualityGate?: {
                 check: string;
@@ -949,6 +1092,7 @@ export interface components {
                 toolName: string;
                 chars: number;
                 tokens: number;
+                errors?: string[];
             };
             /** @constant */
             missingResult?: true;
@@ -1105,6 +1249,11 @@ export interface components {
             inlineOnCompaction?: boolean;
             retentionDays?: number | null;
             maxPromptTokens?: number | null;
+            ledgerWindowShare?: number;
+            ledgerMaxTokens?: number;
+            ledgerTools?: {
+                [key: string]: "read" | "create" | "edit" | "delete" | "command" | "patch" | "search" | "ignore";
+            };
         };
         StrengthInput: {
             strength: ("weak" | "normal" | "strong" | "pinned") | null;
@@ -1137,6 +1286,11 @@ export interface components {
             inlineOnCompaction: boolean;
             retentionDays?: number | null;
             maxPromptTokens?: number | null;
+            ledgerWindowShare: number;
+            ledgerMaxTokens: number;
+            ledgerTools?: {
+                [key: string]: "read" | "create" | "edit" | "delete" | "command" | "patch" | "search" | "ignore";
+            };
         };
         TunablesOverride: {
             softThreshold?: number;
@@ -1166,6 +1320,11 @@ export interface components {
             inlineOnCompaction?: boolean;
             retentionDays?: number | null;
             maxPromptTokens?: number | null;
+            ledgerWindowShare?: number;
+            ledgerMaxTokens?: number;
+            ledgerTools?: {
+                [key: string]: "read" | "create" | "edit" | "delete" | "command" | "patch" | "search" | "ignore";
+            };
         };
         TurnAnswer: {
             compaction: {

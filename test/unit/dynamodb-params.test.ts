@@ -126,7 +126,6 @@ describe("message inputs", () => {
       ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND attribute_exists(#md)",
       ExpressionAttributeNames: { "#md": "metadata", "#lt": "lastTurn" },
       ExpressionAttributeValues: { ":lt": record },
-      ReturnValuesOnConditionCheckFailure: "ALL_OLD",
     });
     const tool = appendMessageParts("t", key, makeMessage("p-1", { role: "TOOL" }), undefined, undefined, record)[0]![1];
     expect(tool.Update.UpdateExpression).toBe("SET #md.#lt = :lt");
@@ -137,9 +136,8 @@ describe("message inputs", () => {
       ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND attribute_exists(#md)",
       ExpressionAttributeNames: { "#md": "metadata", "#lt": "lastTurn" },
       ExpressionAttributeValues: { ":lt": record },
-      ReturnValuesOnConditionCheckFailure: "ALL_OLD",
     });
-    expect(addMetaMapParams("t", key)).toMatchObject({ UpdateExpression: "SET #md = :map", ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND attribute_not_exists(#md)" });
+    expect(addMetaMapParams("t", key)).toMatchObject({ UpdateExpression: "SET #md = if_not_exists(#md, :map)", ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt)" });
   });
 
   it("only checks that the process exists for any other role, without an idempotency key", () => {

@@ -101,7 +101,7 @@ export async function runFold(deps: ServiceDeps, key: ProcessKey, view: ActiveVi
     const prior = newestSummary(view);
     // A stopwatch of real work, never a deadline: it stays on the wall clock (a test's clock stands still).
     const started = performance.now();
-    const needs = await foldNeeds(deps, key, prior, fold);
+    const needs = await foldNeeds(deps, key, prior, fold, { tunables, contextWindow: ask.contextWindow });
     const plan = await providerFoldAsk(deps, key, summarizer, prior, { ...ask, fold }, range.sent);
     const asked = await summarizeChecked(deps, summarizer, inputCap, tunables, plan, prior?.content ?? null, needs.required);
     await recordModelUse(deps, admission, "summary", use);
