@@ -55,6 +55,8 @@ const KINDS: Kind[] = [
 interface KindResult {
   kind: string;
   folds: number;
+  /** Folds a request followed (the last step's fold has none). */
+  followed: number;
   requests: number;
   prefixChanges: number;
   keptVerified: number;
@@ -91,7 +93,7 @@ export async function runProviderFolds(ctx: BenchContext): Promise<SectionResult
         rows: results.map((r) => [
           r.kind,
           String(r.folds),
-          (r.prefixChanges / Math.max(1, r.folds)).toFixed(2),
+          (r.prefixChanges / Math.max(1, r.followed)).toFixed(2),
           `${r.keptVerified} / ${r.keptDropped}`,
           String(r.errors),
           String(r.summarizerCalls),
@@ -165,6 +167,7 @@ async function runKind(ctx: BenchContext, emulator: ProviderEmulator, kind: Kind
   return {
     kind: kind.name,
     folds,
+    followed: afterFold.filter((n) => n < emulator.records.length).length,
     requests: records.length,
     prefixChanges,
     keptVerified: firstAfter.reduce((n, r) => n + (r.thinking?.verified.length ?? 0), 0),
