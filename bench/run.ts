@@ -28,6 +28,7 @@ import { runHotPath } from "./hot-path.js";
 import { runLinearText } from "./linear-text.js";
 import { runNativeContent } from "./native-content.js";
 import { runOfflineSummary } from "./offline-summary.js";
+import { runProviderFolds } from "./provider-folds.js";
 import { type BenchContext, repoRoot } from "./support/context.js";
 import {
   renderSectionMarkdown,
@@ -64,6 +65,7 @@ const SECTIONS: Section[] = [
   { id: "linear-text", needsDynamo: true, run: runLinearText },
   { id: "data-portability", needsDynamo: true, long: true, run: runDataPortability },
   { id: "native-content", needsDynamo: true, run: runNativeContent },
+  { id: "provider-folds", needsDynamo: true, run: runProviderFolds },
 ];
 const SEARCH_RECALL = path.join(repoRoot, "bench", "search-recall.ts");
 const ALL_IDS = [...SECTIONS.map((s) => s.id), "search-recall"];

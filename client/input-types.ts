@@ -24,6 +24,13 @@ export interface UpsertProcessInput {
   engine?: string;
   title?: string;
   allowsCrossProjectSpawn?: boolean;
+  conversation?: Conversation;
+}
+
+/** The engine's own `system` and `tools` as it sends them to its model (at most 64 KiB of JSON). */
+export interface Conversation {
+  system?: unknown;
+  tools?: unknown[];
 }
 
 export interface AppendMessageInput {

@@ -4,6 +4,7 @@
  * test/types/client-wire.ts fails to compile when one drifts from what the service accepts or
  * answers; a new export must be compared there too (test/unit/client-wire-coverage.test.ts).
  */
+import type { Conversation } from "./input-types.js";
 
 export type Role = "USER" | "ASSISTANT" | "SYSTEM" | "TOOL";
 /** A role as a message may be sent: upper case, or lower case as the model SDKs write it (stored upper case). */
@@ -119,11 +120,15 @@ export interface Memory {
     revertedAt?: string;
     /** The retention in force when the fold committed: its originals expire this many days after `createdAt`. */
     retentionDays?: number;
+    /** A fold a provider wrote: its block's format, whether the memory holds it, why not, what else it stands for. */
+    providerFold?: { format: NativeFormat; block: boolean; note?: string; covered?: string[] };
     [extra: string]: unknown;
   };
   createdAt: string;
   supersededAt: string | null;
   supersededByMemoryId?: string;
+  /** A provider fold's block, exactly as the provider returned it; `content` is its readable summary. */
+  native?: NativeContent;
   /** Token estimate of `content` and its evidence ledger's section: what the summary costs in every replay. */
   tokens: number;
 }
@@ -183,6 +188,8 @@ export interface Process {
   title?: string;
   allowsCrossProjectSpawn: boolean;
   createdAt: string;
+  /** The engine's own `system` and `tools`, which a provider fold sends with the folded turns. */
+  conversation?: Conversation;
 }
 
 export interface InboxItem {
@@ -217,6 +224,8 @@ export interface CompactionResult {
   trimmed?: { messages: number; tokens: number; fromMessageId?: string; toMessageId?: string };
   /** Tool results this call cleared from the replay before deciding on a fold. */
   clearedMessages?: number;
+  /** The fold this call committed: who wrote it, whether a provider did and its block came with it, its tokens and ms. */
+  fold?: { by: string; kind: "service" | "provider"; block: boolean; inputTokens: number; outputTokens: number; ms: number };
 }
 
 /** The window a turn or a compaction used: `request` (`model.contextWindow`), `model` (a known name, matched as `model`), `setting` (`maxPromptTokens`). */

@@ -8,6 +8,8 @@ import { parseStrengthTag, strengthTag } from "./strength.js";
 import { ClearedResult, LossUnit, Memory, MemoryMetadata, Message, Process } from "./model.js";
 import { Ledger } from "./ledger/model.js";
 import * as z from "./zod.js";
+import { jsonDepth, NATIVE_INLINE_MAX_BYTES, NATIVE_MAX_DEPTH } from "./native/blob-parts.js";
+import { NativeContent } from "./native/formats.js";
 
 export const EXPORT_FORMAT = "vancetope-memory-export";
 /** 2: message lines carry their native content whole. A version 1 file (no native content) still imports. */
@@ -93,6 +95,14 @@ const ImportedMemory = z.extend(Memory, {
   droppedUnits: z.optional(Units),
   keepUnits: z.optional(list(Text(MAX_UNIT_CHARS), MAX_MEMORY_LIST)),
   ledger: z.optional(Ledger),
+  // A provider fold's block: what a memory keeps inline (summarizers.md, "Provider folds").
+  native: z.optional(
+    NativeContent.check(
+      z.refine((n) => jsonDepth(n, NATIVE_MAX_DEPTH) <= NATIVE_MAX_DEPTH && Buffer.byteLength(JSON.stringify(n)) <= NATIVE_INLINE_MAX_BYTES, {
+        message: `a memory's native content is at most ${NATIVE_INLINE_MAX_BYTES} bytes of JSON, ${NATIVE_MAX_DEPTH} levels deep`,
+      }),
+    ),
+  ),
   metadata: z.extend(MemoryMetadata, {
     provider: Text(256),
     model: Text(256),

@@ -3,7 +3,7 @@
  * items are separate types (core/adapters/dynamodb/items.ts).
  */
 import * as z from "./zod.js";
-import { NativeContent } from "./native/formats.js";
+import { NativeContent, NativeFormat } from "./native/formats.js";
 import type { StoredNative } from "./native/blob-parts.js";
 import { LedgerSection, StoredLedger } from "./ledger/section.js";
 
@@ -203,6 +203,19 @@ export const MemoryMetadata = z.object({
    * `createdAt` (docs/configuration.md, "Retention"). Absent: kept forever.
    */
   retentionDays: z.optional(z.int().check(z.positive())),
+  /**
+   * A fold a provider wrote (docs/summarizers.md, "Provider folds"): the format of its block,
+   * whether the memory holds it (`native`), and why not when it does not.
+   */
+  providerFold: z.optional(
+    z.object({
+      format: NativeFormat,
+      block: z.boolean(),
+      note: z.optional(z.string()),
+      /** Messages the block stands for that stay active (pinned, the turn's own): a replay with the block leaves them out. */
+      covered: z.optional(z.array(z.string())),
+    }),
+  ),
 });
 export type MemoryMetadata = z.infer<typeof MemoryMetadata>;
 
@@ -240,6 +253,11 @@ export const Memory = z.object({
    * (the block replays `metadata.ledger.text`); answered by `GET .../memories/{id}`.
    */
   ledger: z.optional(StoredLedger),
+  /**
+   * A provider fold's block, exactly as the provider returned it (docs/summarizers.md, "Provider
+   * folds"): replayed to that provider's models; `content` is its readable summary.
+   */
+  native: z.optional(NativeContent),
 });
 export type Memory = z.infer<typeof Memory>;
 
@@ -254,6 +272,11 @@ export const Process = z.object({
   title: z.optional(z.string()),
   allowsCrossProjectSpawn: z.boolean(),
   createdAt: z.string(),
+  /**
+   * The engine's own `system` and `tools`, as it sends them to its model: a provider fold sends
+   * the same (docs/summarizers.md, "Provider folds").
+   */
+  conversation: z.optional(z.object({ system: z.optional(z.unknown()), tools: z.optional(z.array(z.unknown())) })),
 });
 export type Process = z.infer<typeof Process>;
 
@@ -303,6 +326,21 @@ export const CompactionResult = z.object({
   ),
   /** TOOL results this call cleared from the replay before deciding on a fold (absent: none). */
   clearedMessages: z.optional(z.int().check(z.nonnegative())),
+  /**
+   * The fold this call committed: who wrote it (`by`, the memory's `metadata.provider`), whether
+   * a provider wrote it (`kind`) and its block came with it, what its summarizer calls cost in
+   * tokens and took in ms (docs/summarizers.md, "Provider folds").
+   */
+  fold: z.optional(
+    z.object({
+      by: z.string(),
+      kind: z.enum(["service", "provider"]),
+      block: z.boolean(),
+      inputTokens: z.int().check(z.nonnegative()),
+      outputTokens: z.int().check(z.nonnegative()),
+      ms: z.int().check(z.nonnegative()),
+    }),
+  ),
 });
 export type CompactionResult = z.infer<typeof CompactionResult>;
 

@@ -134,6 +134,7 @@ expectTypeOf<client.SearchHit>().toEqualTypeOf<SearchAnswer["items"][number]>();
 expectTypeOf<client.ModelRef>().toEqualTypeOf<z.input<typeof http.ModelRef>>();
 expectTypeOf<client.PromptSize>().toEqualTypeOf<z.input<typeof http.PromptSize>>();
 expectTypeOf<client.UpsertProcessInput>().toEqualTypeOf<z.input<typeof http.PutProcessBody>>();
+expectTypeOf<client.Conversation>().toEqualTypeOf<NonNullable<server.Process["conversation"]>>();
 expectTypeOf<client.AppendMessageInput>().toEqualTypeOf<z.input<typeof http.AppendMessageBody>>();
 expectTypeOf<client.CompactInput>().toEqualTypeOf<z.input<typeof http.CompactionBody>>();
 expectTypeOf<client.CompactRangeInput>().toEqualTypeOf<z.input<typeof http.RangeCompactionBody>>();

@@ -425,6 +425,15 @@ export interface components {
                 toMessageId?: string;
             };
             clearedMessages?: number;
+            fold?: {
+                by: string;
+                /** @enum {string} */
+                kind: "service" | "provider";
+                block: boolean;
+                inputTokens: number;
+                outputTokens: number;
+                ms: number;
+            };
             window: {
                 tokens: number;
                 /** @enum {string} */
@@ -554,6 +563,10 @@ export interface components {
                 allowsCrossProjectSpawn: boolean;
                 /** Format: date-time */
                 createdAt: string;
+                conversation?: {
+                    system?: unknown;
+                    tools?: unknown[];
+                };
             };
             activeSummaryId: string | null;
         } | {
@@ -697,6 +710,13 @@ export interface components {
                     /** Format: date-time */
                     revertedAt?: string;
                     retentionDays?: number;
+                    providerFold?: {
+                        /** @enum {string} */
+                        format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
+                        block: boolean;
+                        note?: string;
+                        covered?: string[];
+                    };
                 };
                 /** Format: date-time */
                 createdAt: string;
@@ -746,6 +766,11 @@ export interface components {
                         errors: number;
                         constraints: number;
                     };
+                };
+                native?: {
+                    /** @enum {string} */
+                    format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
+                    content: unknown[];
                 };
             };
         } | {
@@ -812,6 +837,11 @@ export interface components {
             supersededAt: string | null;
             supersededByMemoryId?: string;
             tokens: number;
+            native?: {
+                /** @enum {string} */
+                format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
+                content: unknown[];
+            };
         };
         LocalEvents: {
             items: {
@@ -880,6 +910,11 @@ export interface components {
                     errors: number;
                     constraints: number;
                 };
+            };
+            native?: {
+                /** @enum {string} */
+                format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
+                content: unknown[];
             };
         };
         MemoryDetail: {
@@ -1023,6 +1058,13 @@ export interface components {
             markerMessageId?: string;
             revertedAt?: string;
             retentionDays?: number;
+            providerFold?: {
+                /** @enum {string} */
+                format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
+                block: boolean;
+                note?: string;
+                covered?: string[];
+            };
         };
         MemorySources: {
             memory: components["schemas"]["Memory"];
@@ -1098,6 +1140,10 @@ export interface components {
             title?: string;
             allowsCrossProjectSpawn: boolean;
             createdAt: string;
+            conversation?: {
+                system?: unknown;
+                tools?: unknown[];
+            };
         };
         ProcessAnswer: {
             process: components["schemas"]["Process"];
@@ -1122,6 +1168,10 @@ export interface components {
             engine?: string;
             title?: string;
             allowsCrossProjectSpawn?: boolean;
+            conversation?: {
+                system?: unknown;
+                tools?: unknown[];
+            };
         };
         ProcessPage: {
             items: components["schemas"]["Process"][];
@@ -1293,6 +1343,15 @@ export interface components {
                     toMessageId?: string;
                 };
                 clearedMessages?: number;
+                fold?: {
+                    by: string;
+                    /** @enum {string} */
+                    kind: "service" | "provider";
+                    block: boolean;
+                    inputTokens: number;
+                    outputTokens: number;
+                    ms: number;
+                };
             };
             window: {
                 tokens: number;

@@ -554,11 +554,13 @@ describe("item schemas", () => {
         expect(item.shape[field], field).toBe(domain.shape[field]);
       }
     };
-    shared(MetaItem, Process, []);
+    shared(MetaItem, Process, ["conversation"]);
     shared(MessageItem, Message, ["archivedInMemoryId", "missingResult", "expiresAt", "native"]);
     // Native content is stored as its JSON text (with its large parts as blobs), never as a map.
     expect(MessageItem.shape.native.safeParse("[]").success).toBe(true);
-    shared(MemoryItem, Memory, ["supersededAt"]);
+    shared(MemoryItem, Memory, ["supersededAt", "native"]);
+    // A provider fold's block too, as its JSON text.
+    expect(MemoryItem.shape.native.safeParse("{}").success).toBe(true);
     expect(Object.keys(MessageItem.shape)).not.toContain("missingResult");
     // The expiry is stored as the table's TTL attribute (epoch seconds), never as the wire's ISO text.
     expect(Object.keys(MessageItem.shape)).not.toContain("expiresAt");
@@ -574,6 +576,8 @@ describe("item schemas", () => {
     expect(toMessage(stored)).toEqual(active);
     const memory = makeMemory("p-1", { supersededAt: at, supersededByMemoryId: "mem_2", citations: [["msg_1"]] });
     expect(toMemory(memoryToItem(key, memory))).toEqual(memory);
+    const folded = makeMemory("p-1", { native: { format: "anthropic", content: [{ type: "compaction", content: "x", signature: "s", encrypted_content: "e\u0000" }] } });
+    expect(toMemory(MemoryItem.parse(memoryToItem(key, folded)))).toEqual(folded);
   });
 });
 

@@ -84,6 +84,8 @@ describe("replay index projection", () => {
     for (const k of ["deletedAt", "deletion"]) attributes.delete(k);
     // Only an archived original carries the TTL attribute, and archiving takes it off the index.
     attributes.delete("expiresAtEpoch");
+    // The engine's system and tools: only a provider fold reads them, with the process.
+    attributes.delete("conversation");
     expect([...REPLAY_PROJECTION].sort()).toEqual([...attributes].sort());
   });
 });

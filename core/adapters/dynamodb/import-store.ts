@@ -26,6 +26,8 @@ export function importedMetaParams(tableName: string, tenantId: string, imported
       type: "META",
       tenantId,
       ...process,
+      // As JSON text, like every META (items.ts).
+      ...(process.conversation !== undefined ? { conversation: JSON.stringify(process.conversation) } : {}),
       version: 0,
       // META's map (conditions.ts, REVERT_HOLD_MAP), where the first turn records itself.
       [REVERT_HOLD_MAP]: {},

@@ -66,6 +66,12 @@ export function upsertProcessParams(tableName: string, tenantId: string, input: 
     ":listSk": processListSk(at, input.processId),
     ":map": {},
   };
+  // The conversation is JSON text: a DynamoDB map would not keep every value exactly.
+  names["#conversation"] = "conversation";
+  if (input.conversation !== undefined) {
+    set.push("#conversation = :conversation");
+    values[":conversation"] = JSON.stringify(input.conversation);
+  } else remove.push("#conversation");
   for (const f of OPTIONAL_PROCESS_FIELDS) {
     names[`#${f}`] = f;
     if (input[f] !== undefined) {

@@ -3,6 +3,7 @@
  * per transition; the services decide when, the store's conditions make each write happen once.
  */
 import type { FoldJob, FoldTarget, Memory, Message } from "../model.js";
+import type { NativeContent } from "../native/formats.js";
 import type { RangeRequest } from "../range.js";
 import { keepsLedger } from "../ledger/section.js";
 
@@ -19,6 +20,8 @@ export interface SummaryFields {
   /** The evidence ledger and its rendered section (stored only when the ledger holds something). */
   ledger: NonNullable<Memory["ledger"]>;
   ledgerSection: NonNullable<Metadata["ledger"]>;
+  /** A provider fold's block (docs/summarizers.md, "Provider folds"). */
+  native?: NativeContent;
 }
 
 /** What every summarized row records of its summary: what it folds, what it chains, when. */
@@ -26,7 +29,7 @@ export interface SummaryParts {
   fold: readonly Message[];
   prior: Memory | null;
   at: Date;
-  metadata: Pick<Metadata, "compactedMessages" | "provider" | "model" | "summarizerCalls" | "summarizerMs" | "usage" | "truncated" | "fallback">;
+  metadata: Pick<Metadata, "compactedMessages" | "provider" | "model" | "summarizerCalls" | "summarizerMs" | "usage" | "truncated" | "fallback" | "providerFold">;
 }
 
 export interface QueuedRow {
@@ -83,6 +86,7 @@ const summary = (f: SummaryFields) => ({
   droppedUnits: f.droppedUnits,
   ...(f.keepUnits ? { keepUnits: f.keepUnits } : {}),
   ...(keepsLedger(f.ledger) ? { ledger: f.ledger } : {}),
+  ...(f.native ? { native: f.native } : {}),
 });
 
 /** The metadata of a summary's ledger: its section, when it has a ledger. */
@@ -119,7 +123,8 @@ export function failedQueued(fold: Memory, s: SummaryParts, o: { mode: FoldTarge
  * the order of `order`; the loss report `lost` covers both parts; the chain is unchanged.
  */
 export function extended(fold: Memory, s: SummaryParts & { fields: SummaryFields }, o: { sources: string[]; lost: Pick<SummaryFields, "loss" | "droppedUnits"> }): Memory {
-  const { keepUnits: _keep, ledger: _ledger, ...base } = fold;
+  // The extension's block, if any, covers the prepared summary and the added messages: the old one goes.
+  const { keepUnits: _keep, ledger: _ledger, native: _block, ...base } = fold;
   const { ledger: _section, ...m } = fold.metadata;
   return {
     ...base,
@@ -132,6 +137,7 @@ export function extended(fold: Memory, s: SummaryParts & { fields: SummaryFields
       compactedMessages: o.sources.length,
       summarizerCalls: (m.summarizerCalls ?? 0) + (s.metadata.summarizerCalls ?? 0),
       ...(s.metadata.truncated || m.truncated ? { truncated: true } : {}),
+      ...(s.metadata.providerFold ? { providerFold: s.metadata.providerFold } : {}),
       ...(o.lost.loss ? { loss: { ...o.lost.loss, ...(s.fields.loss?.ledger ? { ledger: s.fields.loss.ledger } : {}) } } : {}),
       ...ledgerMetadata(s.fields),
       extended: { messages: s.fold.length, at: s.at.toISOString() },

@@ -8,6 +8,7 @@ import { keepsLedger } from "../../domain/ledger/model.js";
 import { ledgerEvidenceUnits, ledgerLoss } from "../../domain/ledger/units.js";
 import { ledgerBudget, renderLedger } from "../../domain/ledger/render.js";
 import type { Tunables } from "../../domain/tunables.js";
+import type { NativeContent } from "../../domain/native/formats.js";
 import { replayed } from "../../domain/replay.js";
 import { carrierText, carries, importantUnits, lossReport, unitKey } from "../../domain/salient-units.js";
 import { effectiveStrength } from "../../domain/strength.js";
@@ -27,6 +28,9 @@ export interface CheckedSummary {
   carried: Map<string, string[]>;
   /** A summarizer call's answer was cut to the budget: what it wrote past it is lost. */
   truncated?: boolean;
+  /** A provider fold's block, when one call covered the whole fold, and why there is none otherwise. */
+  native?: NativeContent;
+  nativeNote?: string;
 }
 
 /**
@@ -80,6 +84,7 @@ export function summaryFields(needs: FoldNeeds, fold: readonly Message[], summar
     ...(needs.required.length > 0 ? { keepUnits: needs.required } : {}),
     ledger: needs.ledger,
     ledgerSection: needs.section,
+    ...(summary.native ? { native: summary.native } : {}),
   };
 }
 
