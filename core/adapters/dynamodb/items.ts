@@ -55,6 +55,8 @@ export const MetaItem = z.extend(Process, {
   firstUserMessageId: z.optional(z.string()),
   /** The revert hold (see REVERT_HOLD_MAP in conditions.ts). */
   metadata: z.optional(z.object({ revertHoldTokens: z.optional(z.number()) })),
+  /** The token of an import not yet live (import-store.ts): such a process is hidden from every reader. */
+  importing: z.optional(z.string()),
   /** The deletion tombstone (erasure-params.ts): set once, never removed. */
   deletedAt: z.optional(z.string()),
   deletion: z.optional(z.enum(["DELETING", "DELETED"])),

@@ -33,6 +33,11 @@ export const processesByTenant = (tenantId: string) => `T#${tenantId}#PROCS`;
 export const processesByProject = (tenantId: string, projectId: string) =>
   `T#${tenantId}#PJ#${projectId}`;
 export const processListSk = (createdAt: string, processId: string) => `${createdAt}#${processId}`;
+/**
+ * A tenant's processes that no listing shows (gsi1): imports not yet live and deletions not yet
+ * finished, so that a tenant's erasure finds them (core/services/tenant-erasure.ts).
+ */
+export const unlistedProcesses = (tenantId: string) => `T#${tenantId}#UNLISTED`;
 
 /** Inbox items live in their own partition so that an answer needs only the item id. */
 export const inboxPk = (tenantId: string, itemId: string) => `T#${tenantId}#I#${itemId}`;
@@ -52,6 +57,8 @@ export const settingsSk = (projectId?: string) => (projectId ? `PJ#${projectId}`
  */
 export const rateWindowPk = (tenantId: string, windowStartSeconds: number) => `T#${tenantId}#RATE#${windowStartSeconds}`;
 export const RATE_SK = "RATE";
+/** A tenant's import count for one minute (core/domain/rate-limit.ts, IMPORT_WINDOW_MS), removed by TTL like the request counts. */
+export const importWindowPk = (tenantId: string, windowStartSeconds: number) => `T#${tenantId}#RATE#IMPORT#${windowStartSeconds}`;
 /** Model usage per UTC day (`D#<YYYY-MM-DD>`) and the operator's budget (`BUDGET`) of a tenant. */
 export const usagePk = (tenantId: string) => `T#${tenantId}#USAGE`;
 export const usageDaySk = (day: string) => `D#${day}`;

@@ -14,7 +14,7 @@ import {
   settingsPk,
   settingsSk,
 } from "./keys.js";
-import { notDeleted, when } from "./conditions.js";
+import { notDeleted, notImporting, when } from "./conditions.js";
 import { decodeCursor } from "./paging.js";
 import { tableIndexes } from "./table.js";
 
@@ -73,8 +73,10 @@ export function upsertProcessParams(tableName: string, tenantId: string, input: 
     TableName: tableName,
     Key: { pk: processPk({ tenantId, processId: input.processId }), sk: META_SK },
     UpdateExpression: `SET ${set.join(", ")}${remove.length ? ` REMOVE ${remove.join(", ")}` : ""}`,
-    // A deleted process is never brought back (docs/api.md, "Deleting a process").
-    ...when(notDeleted),
+    // A deleted process is never brought back (docs/api.md, "Deleting a process"), nor an import
+    // made live before its last item (docs/api.md, "Export and import").
+    ...when(notDeleted, notImporting),
+    ReturnValuesOnConditionCheckFailure: "ALL_OLD",
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
     ReturnValues: "ALL_NEW",
