@@ -72,6 +72,13 @@ export interface CompactionCommit {
 }
 
 /** Undoes the newest compaction (docs/compaction.md, "Undoing a compaction"). */
+/** What a roll-forward did itself: how many messages it moved, and the originals it found missing. */
+export interface RollForwardResult {
+  archived: number;
+  /** Originals of the memory no step could move because they are not stored (never expected: reported, not skipped silently). */
+  missing: string[];
+}
+
 export interface RevertCommit {
   leaseOwner: string;
   expectedVersion: number;
@@ -83,6 +90,11 @@ export interface RevertCommit {
   restoreIds: string[];
   /** A range compaction's marker message, archived into the reverted memory. */
   markerId?: string;
+  /**
+   * The TTL (epoch seconds) the originals carry under a retention: the originals the transaction
+   * cannot restore lose it before the transaction, so a late roll-forward finds them all.
+   */
+  originalsExpireAtEpoch?: number;
   /** Own replay tokens from which an automatic compaction may fold again (the revert hold). */
   holdTokens: number;
   at: string;
@@ -234,7 +246,7 @@ export interface CompactionStore {
    * Finishes the roll-forward META names: archives what an OK memory's fold still lacks, or, for a
    * REVERTED memory, restores what its revert still lacks; then clears the pending marker.
    */
-  finishPendingArchive(key: ProcessKey, memoryId: string): Promise<{ archived: number }>;
+  finishPendingArchive(key: ProcessKey, memoryId: string): Promise<RollForwardResult>;
 }
 
 /** Plan-completion offers awaiting an answer (docs/api.md, "HTTP API"). */

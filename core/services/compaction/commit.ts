@@ -17,7 +17,7 @@ import type { Tunables } from "../../domain/tunables.js";
 import type { ServiceDeps } from "../deps.js";
 import { runFold, type FoldAsk } from "./fold-pipeline.js";
 import { publishSafely } from "../../ports/events.js";
-import { settledView } from "./settle.js";
+import { finishRollForward, settledView } from "./settle.js";
 
 export interface FoldPlan extends FoldAsk {
   fold: Message[];
@@ -123,7 +123,7 @@ export async function afterCommit(
   o: { pendingArchive: boolean; before: ActiveView; manual?: boolean | undefined },
 ): Promise<ActiveView> {
   const metricMode = metricModeOf(memory.metadata.mode ?? "HARD");
-  if (o.pendingArchive) await deps.store.finishPendingArchive(key, memory.id);
+  if (o.pendingArchive) await finishRollForward(deps, key, memory.id);
   const folded = memory.sourceRefs.length;
   const { tokensBefore, tokensAfter } = memory.metadata;
   const tokensSaved = tokensBefore !== undefined && tokensAfter !== undefined ? tokensBefore - tokensAfter : undefined;

@@ -9,12 +9,12 @@ import { reverted } from "../../domain/fold/rows.js";
 import type { Memory, Message } from "../../domain/model.js";
 import type { ActiveView, ProcessKey } from "../../ports/store.js";
 import { RANGE_MARKER_PREFIX } from "../../domain/fields.js";
-import { expiredRefs } from "../../domain/retention.js";
+import { expiredRefs, originalsExpiry } from "../../domain/retention.js";
 import { publishSafely } from "../../ports/events.js";
 import { domainEvent } from "../../domain/events.js";
 import { replayTokens } from "../../domain/replay.js";
 import { summaryBudgetFor } from "../../domain/summarizer-fit.js";
-import { settledView } from "./settle.js";
+import { finishRollForward, settledView } from "./settle.js";
 import type { ServiceDeps } from "../deps.js";
 import { AGAIN, AGAIN_NOW, retrying, withLease } from "./lease.js";
 import { requireProcess } from "../processes.js";
@@ -67,6 +67,7 @@ async function tryRevert(deps: ServiceDeps, key: ProcessKey, view: ActiveView, m
     deps.tunables.forProcess(key.tenantId, view.state.process.projectId),
   ]);
   refuseExpiredOriginals(deps, memory, folded);
+  const expiry = originalsExpiry(memory);
   const marker = rangeMarkerOf(memory, view.messages);
   // The replay after the undo, in the service's own estimate; automatic compaction waits until it
   // has grown by the minimum saving, or the undone fold would simply be repeated by the next turn.
@@ -86,6 +87,7 @@ async function tryRevert(deps: ServiceDeps, key: ProcessKey, view: ActiveView, m
       // The minimum saving: a summary of the budget every fold gets (summaryMinTokens).
       holdTokens: after + summaryBudgetFor(tunables, undefined),
       at,
+      ...(expiry !== undefined ? { originalsExpireAtEpoch: expiry } : {}),
     });
     return { value, cleared: value.ok }; // the commit cleared the lease
   });
@@ -95,7 +97,7 @@ async function tryRevert(deps: ServiceDeps, key: ProcessKey, view: ActiveView, m
     deps.log.warn("revert commit conflict", { processId: key.processId, memoryId: memory.id });
     return { ok: false, reason: "changed" };
   }
-  if (commit.pendingArchive) await deps.store.finishPendingArchive(key, memory.id);
+  if (commit.pendingArchive) await finishRollForward(deps, key, memory.id);
   const restoredMessages = memory.sourceRefs.length;
   const activeSummaryId = prior?.id ?? null;
   deps.metrics.revert(restoredMessages);
