@@ -334,10 +334,29 @@ export interface ErasureStore {
   finishDeletion(key: ProcessKey): Promise<void>;
   /**
    * A leaving tenant's records outside its processes: its settings, its model usage and budget,
-   * and any inbox item left; answers how many items were erased.
+   * and any inbox item left; answers how many items were erased. The erasure mark stays.
    */
   eraseTenantRecords(tenantId: string): Promise<number>;
+  /**
+   * Marks the tenant as being erased: from now on no model usage of the tenant is recorded (a fold
+   * in flight cannot re-create its usage). The mark lapses after TENANT_ERASURE_MARK_DAYS.
+   */
+  markTenantErased(tenantId: string, at: string): Promise<void>;
+  /** Ids of the tenant's processes that no listing shows: imports not yet live, deletions not finished. */
+  listUnlistedProcesses(tenantId: string, options: ListOptions): Promise<Page<string>>;
+  /**
+   * What is left of an erased tenant besides tombstones (bare DELETED META items and the erasure
+   * mark): one line per item found, read through the tenant's listings and partitions and the
+   * partitions of `processIds`. Empty: the erasure is complete.
+   */
+  tenantLeftovers(tenantId: string, processIds: readonly string[]): Promise<string[]>;
 }
+
+/**
+ * How long a tenant's erasure mark refuses model usage: longer than the worker's asynchronous
+ * queue (6 h) and its dead-letter queue's retention (14 days), from which a late job could come.
+ */
+export const TENANT_ERASURE_MARK_DAYS = 15;
 
 /**
  * Everything the services persist: the aggregate ports together. A service names the ones it uses.

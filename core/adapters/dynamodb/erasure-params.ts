@@ -3,10 +3,12 @@
  * on META, the reads that find what is left to erase, and the tombstone's final form. Nothing
  * here sends: tests assert the whole input.
  */
-import type { DeleteCommandInput, QueryCommandInput, UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
-import type { ProcessKey } from "../../ports/store.js";
+import type { DeleteCommandInput, PutCommandInput, QueryCommandInput, UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
+import { TENANT_ERASURE_MARK_DAYS, type ProcessKey } from "../../ports/store.js";
 import { DELETED_AT, guarded, IMPORTING, isDeleted, processNotDeleted } from "./conditions.js";
-import { META_SK, processPk, unlistedProcesses } from "./keys.js";
+import { META_SK, processPk, TENANT_ERASED_SK, TTL_ATTRIBUTE, unlistedProcesses, usagePk } from "./keys.js";
+import { decodeCursor } from "./paging.js";
+import { tableIndexes } from "./table.js";
 
 /** META's `deletion` attribute: erasing (`DELETING`) until every other item is gone, then `DELETED`. */
 export const DELETION = "deletion";
@@ -93,3 +95,30 @@ export const finishDeletionParams = (tableName: string, key: ProcessKey): Update
     },
     isDeleted,
   );
+
+/** The tenant's erasure mark: refuses its model usage (usage-params.ts) until its TTL. */
+export const tenantErasedParams = (tableName: string, tenantId: string, at: string): PutCommandInput => ({
+  TableName: tableName,
+  Item: {
+    pk: usagePk(tenantId),
+    sk: TENANT_ERASED_SK,
+    type: "ERASED",
+    erasedAt: at,
+    [TTL_ATTRIBUTE]: Math.floor(Date.parse(at) / 1000) + TENANT_ERASURE_MARK_DAYS * 86_400,
+  },
+});
+
+/** One page of the tenant's unlisted processes (gsi1): imports not yet live, deletions not finished. */
+export function unlistedProcessesParams(tableName: string, tenantId: string, limit: number, cursor?: string): QueryCommandInput {
+  const index = tableIndexes.gsi1;
+  const pkValue = unlistedProcesses(tenantId);
+  return {
+    TableName: tableName,
+    IndexName: index.name,
+    KeyConditionExpression: "#pk = :pk",
+    ExpressionAttributeNames: { "#pk": index.partitionKey },
+    ExpressionAttributeValues: { ":pk": pkValue },
+    Limit: limit,
+    ExclusiveStartKey: decodeCursor(cursor, { attr: index.partitionKey, value: pkValue, keys: ["pk", "sk", index.partitionKey, index.sortKey] }),
+  };
+}

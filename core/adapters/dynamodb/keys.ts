@@ -42,6 +42,12 @@ export const unlistedProcesses = (tenantId: string) => `T#${tenantId}#UNLISTED`;
 /** Inbox items live in their own partition so that an answer needs only the item id. */
 export const inboxPk = (tenantId: string, itemId: string) => `T#${tenantId}#I#${itemId}`;
 export const INBOX_SK = "INBOX";
+/**
+ * A pointer to one of the process's inbox items, in the process's own partition: a deletion finds
+ * every offer with one strongly consistent read of the partition, where an index might lag.
+ */
+export const INBOX_REF_PREFIX = "INBOX#";
+export const inboxRefSk = (itemId: string) => `${INBOX_REF_PREFIX}${itemId}`;
 export const inboxByTenant = (tenantId: string) => `T#${tenantId}#INBOX`;
 export const inboxByProcess = (tenantId: string, processId: string) =>
   `T#${tenantId}#P#${processId}#INBOX`;
@@ -63,3 +69,5 @@ export const importWindowPk = (tenantId: string, windowStartSeconds: number) => 
 export const usagePk = (tenantId: string) => `T#${tenantId}#USAGE`;
 export const usageDaySk = (day: string) => `D#${day}`;
 export const BUDGET_SK = "BUDGET";
+/** The tenant's erasure mark, in its usage partition (core/ports/store.ts, TENANT_ERASURE_MARK_DAYS). */
+export const TENANT_ERASED_SK = "ERASED";
