@@ -23,8 +23,8 @@ export async function settledView(deps: SettleDeps, key: ProcessKey, view?: Acti
 
 /**
  * Finishes the roll-forward that names `memoryId`. An original it found missing is reported (an
- * error in the log, the `originalsMissing` metric: docs/reliability.md, "What the checks
- * assert"), never skipped in silence: it means a message left both the replay and its summary's
+ * error in the log, the `originalsMissing` metric: docs/reliability.md, "The invariants"),
+ * never skipped in silence: it means a message left both the replay and its summary's
  * originals.
  */
 export async function finishRollForward(deps: SettleDeps, key: ProcessKey, memoryId: string): Promise<void> {
