@@ -7,7 +7,7 @@ import type { DeleteCommandInput, PutCommandInput, QueryCommandInput, UpdateComm
 import { TENANT_ERASURE_MARK_DAYS, type ProcessKey } from "../../ports/store.js";
 import { DELETED_AT, guarded, IMPORTING, isDeleted, processNotDeleted } from "./conditions.js";
 import { META_SK, processPk, TENANT_ERASED_SK, TTL_ATTRIBUTE, unlistedProcesses, usagePk } from "./keys.js";
-import { decodeCursor } from "./paging.js";
+import { indexPageParams } from "./process-params.js";
 import { tableIndexes } from "./table.js";
 
 /** META's `deletion` attribute: erasing (`DELETING`) until every other item is gone, then `DELETED`. */
@@ -109,16 +109,5 @@ export const tenantErasedParams = (tableName: string, tenantId: string, at: stri
 });
 
 /** One page of the tenant's unlisted processes (gsi1): imports not yet live, deletions not finished. */
-export function unlistedProcessesParams(tableName: string, tenantId: string, limit: number, cursor?: string): QueryCommandInput {
-  const index = tableIndexes.gsi1;
-  const pkValue = unlistedProcesses(tenantId);
-  return {
-    TableName: tableName,
-    IndexName: index.name,
-    KeyConditionExpression: "#pk = :pk",
-    ExpressionAttributeNames: { "#pk": index.partitionKey },
-    ExpressionAttributeValues: { ":pk": pkValue },
-    Limit: limit,
-    ExclusiveStartKey: decodeCursor(cursor, { attr: index.partitionKey, value: pkValue, keys: ["pk", "sk", index.partitionKey, index.sortKey] }),
-  };
-}
+export const unlistedProcessesParams = (tableName: string, tenantId: string, limit: number, cursor?: string): QueryCommandInput =>
+  indexPageParams(tableName, tableIndexes.gsi1, unlistedProcesses(tenantId), limit, cursor);

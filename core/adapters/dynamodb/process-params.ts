@@ -91,13 +91,23 @@ export function listProcessesParams(
 ): QueryCommandInput {
   const index = projectId ? tableIndexes.gsi2 : tableIndexes.gsi1;
   const pkValue = projectId ? processesByProject(tenantId, projectId) : processesByTenant(tenantId);
+  return { ...indexPageParams(tableName, index, pkValue, limit, cursor), ScanIndexForward: false };
+}
+
+/** One page of an index partition (gsi1 or gsi2), from a cursor that must belong to it. */
+export function indexPageParams(
+  tableName: string,
+  index: { name: string; partitionKey: string; sortKey: string },
+  pkValue: string,
+  limit: number,
+  cursor?: string,
+): QueryCommandInput {
   return {
     TableName: tableName,
     IndexName: index.name,
     KeyConditionExpression: "#pk = :pk",
     ExpressionAttributeNames: { "#pk": index.partitionKey },
     ExpressionAttributeValues: { ":pk": pkValue },
-    ScanIndexForward: false,
     Limit: limit,
     ExclusiveStartKey: decodeCursor(cursor, { attr: index.partitionKey, value: pkValue, keys: ["pk", "sk", index.partitionKey, index.sortKey] }),
   };
