@@ -223,7 +223,7 @@ describe.each(names)("%s bundle", (name) => {
 
     it("stays under its 500 kB target (docs/benchmarks.md, \"Cold start\") but for the S3 client of the blob store: no export, import or offline summarizer code", async () => {
       const inputs = Object.keys(built[name].metafile.inputs);
-      for (const module of ["core/adapters/http/export-routes.ts", "core/services/process-import.ts", "core/adapters/llm/offline-summarizer.ts"]) {
+      for (const module of ["core/adapters/http/export-routes.ts", "core/services/process-import.ts", "core/adapters/llm/offline-summarizer.ts", "core/adapters/dynamodb/erasure-store.ts"]) {
         expect(inputs, module).not.toContain(module);
       }
       // The same bundle with the S3 adapter left out measures everything else against the target;

@@ -11,6 +11,7 @@ import { createS3BlobStore } from "../../core/adapters/blobs/s3-blob-store.js";
 import type { BlobStore } from "../../core/ports/blob-store.js";
 import type { ImportingStore, Store } from "../../core/ports/store.js";
 import { runKeysCli } from "../../scripts/api-keys.js";
+import { createServiceStore } from "../../core/adapters/dynamodb/store.js";
 import { eraseTenant } from "../../core/services/tenant-erasure.js";
 import { deleteProcess } from "../../core/services/process-deletion.js";
 import { processPk } from "../../core/adapters/dynamodb/keys.js";
@@ -116,6 +117,11 @@ describe("keys erase-tenant", () => {
 });
 
 describe("an erasure that says done is done", () => {
+  it("the plain routes' store carries no erasure code: a call is an internal error naming the port", () => {
+    const plain = createServiceStore({ client: table.client, tableName: table.tableName });
+    expect(() => plain.markDeleted({ tenantId: "t", processId: "p" }, now())).toThrow(/no erasure port \(markDeleted\)/);
+  });
+
   const stray = (tenantId: string, processId: string, sk: string) =>
     table.client.send(new PutCommand({ TableName: table.tableName, Item: { pk: processPk({ tenantId, processId }), sk, type: "MSG", content: "personal data" } }));
 
