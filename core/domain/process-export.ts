@@ -13,6 +13,7 @@ import { NATIVE_INLINE_PART_BYTES, NATIVE_MAX_BLOBS, splitNative } from "./nativ
 import type { NativeContent } from "./native/formats.js";
 import { projectMessage } from "./native/message-input.js";
 import { clearedTokens } from "./replay.js";
+import { expiryToIso, originalsExpiry } from "./retention.js";
 import { estimateTokens, messageTokens } from "./tokens.js";
 import * as z from "./zod.js";
 
@@ -269,6 +270,18 @@ function ownTokens(m: Message): Message {
 /** Why a queued or prepared fold of the file is imported DISCARDED. */
 export const IMPORTED_FOLD = "imported";
 
+/**
+ * An original archived into an OK memory expires when that memory's retention says (none without
+ * one), whatever its line says: a file read while a revert had made originals safe from the TTL
+ * (core/adapters/dynamodb/revert-retention.ts) must not give a copy that keeps them forever.
+ */
+function withOwnExpiry(m: Message, into: Memory | undefined): Message {
+  if (!into || into.status !== "OK") return m;
+  const { expiresAt: _fromFile, ...rest } = m;
+  const expiry = originalsExpiry(into);
+  return expiry === undefined ? rest : { ...rest, expiresAt: expiryToIso(expiry) };
+}
+
 /** An export's items as they are written into `processId`. */
 export interface Relocation {
   process: Process;
@@ -288,6 +301,7 @@ export interface Relocation {
  * `at`): its job belonged to the source, and nothing in the copy would ever run it.
  */
 export function relocate(outline: ExportOutline, processId: string, at: string): Relocation {
+  const byId = new Map(outline.memories.map((m) => [m.id, m]));
   const msg = (id: string) => outline.messageIds.get(id) ?? id;
   const mem = (id: string) => outline.memoryIds.get(id) ?? id;
   const opt = <T extends string | null | undefined>(id: T, map: (id: string) => string): T => (id ? (map(id) as T) : id);
@@ -296,7 +310,7 @@ export function relocate(outline: ExportOutline, processId: string, at: string):
     process: { ...outline.process, processId },
     activeSummaryId: opt(outline.activeSummaryId, mem),
     firstUserMessageId: opt(outline.firstUserMessageId, msg),
-    message: (m) => ownTokens({ ...m, id: msg(m.id), processId, archivedInMemoryId: opt(m.archivedInMemoryId, mem) }),
+    message: (m) => ownTokens(withOwnExpiry({ ...m, id: msg(m.id), processId, archivedInMemoryId: opt(m.archivedInMemoryId, mem) }, m.archivedInMemoryId ? byId.get(m.archivedInMemoryId) : undefined)),
     memory(m) {
       const { metadata } = m;
       return {

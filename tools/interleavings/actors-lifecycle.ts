@@ -89,7 +89,13 @@ export const sweeper = (stage: Stage, clock: SweepClock, jumpMs: number, name = 
     clock.late = true;
     const dueBy = (Date.now() + jumpMs) / 1000;
     const due = (out.Items ?? []).filter((i) => typeof i[TTL_ATTRIBUTE] === "number" && (i[TTL_ATTRIBUTE] as number) <= dueBy);
-    for (const i of due) await client.send(new DeleteCommand({ TableName: tableName, Key: { pk: i.pk, sk: i.sk } }));
+    // As DynamoDB's TTL does, an item is deleted only while its TTL is still due (a write since may have removed it).
+    for (const i of due) {
+      const still = { ConditionExpression: "#ttl <= :due", ExpressionAttributeNames: { "#ttl": TTL_ATTRIBUTE }, ExpressionAttributeValues: { ":due": dueBy } };
+      await client.send(new DeleteCommand({ TableName: tableName, Key: { pk: i.pk, sk: i.sk }, ...still })).catch((e: unknown) => {
+        if ((e as Error).name !== "ConditionalCheckFailedException") throw e;
+      });
+    }
     return { deleted: due.length };
   },
 });
