@@ -4,6 +4,7 @@
  * table (core/adapters/dynamodb); expected conflicts come back as `{ ok: false, reason }`.
  */
 import type { ClearedResult, InboxItem, InboxStatus, Memory, Message, Page, Process } from "../domain/model.js";
+import type { ErasureStore } from "./erasure-store.js";
 import type { ImportStore } from "./import-store.js";
 
 /**
@@ -311,52 +312,8 @@ export interface UsageStore {
   addUsage(tenantId: string, day: string, add: Partial<Omit<DailyUsage, "day">>): Promise<void>;
 }
 
-/** Where a deletion stands: items still being erased, or every item but the tombstone gone. */
-export type DeletionStatus = "deleting" | "deleted";
-
-/**
- * Deleting a process (docs/api.md, "Deleting a process"): a tombstone on META that every later
- * write for the process fails on, then the erasure of every other item, in as many calls as it
- * takes (a large process erases in the background).
- */
-export interface ErasureStore {
-  /**
-   * Puts the tombstone on META once; repeated, it answers where the deletion stands.
-   * `not_found`: no such process.
-   */
-  markDeleted(key: ProcessKey, at: string): Promise<Outcome<"not_found", { status: DeletionStatus }>>;
-  /**
-   * Erases up to about `limit` items of a process that carries the tombstone: its inbox items, then
-   * every item of its partition but META. `done`: nothing but META is left.
-   */
-  eraseItems(key: ProcessKey, limit: number): Promise<{ erased: number; done: boolean }>;
-  /** Once nothing else is left: META becomes the bare tombstone (status `deleted`). */
-  finishDeletion(key: ProcessKey): Promise<void>;
-  /**
-   * A leaving tenant's records outside its processes: its settings, its model usage and budget,
-   * and any inbox item left; answers how many items were erased. The erasure mark stays.
-   */
-  eraseTenantRecords(tenantId: string): Promise<number>;
-  /**
-   * Marks the tenant as being erased: from now on no model usage of the tenant is recorded (a fold
-   * in flight cannot re-create its usage). The mark lapses after TENANT_ERASURE_MARK_DAYS.
-   */
-  markTenantErased(tenantId: string, at: string): Promise<void>;
-  /** Ids of the tenant's processes that no listing shows: imports not yet live, deletions not finished. */
-  listUnlistedProcesses(tenantId: string, options: ListOptions): Promise<Page<string>>;
-  /**
-   * What is left of an erased tenant besides tombstones (bare DELETED META items and the erasure
-   * mark): one line per item found, read through the tenant's listings and partitions and the
-   * partitions of `processIds`. Empty: the erasure is complete.
-   */
-  tenantLeftovers(tenantId: string, processIds: readonly string[]): Promise<string[]>;
-}
-
-/**
- * How long a tenant's erasure mark refuses model usage: longer than the worker's asynchronous
- * queue (6 h) and its dead-letter queue's retention (14 days), from which a late job could come.
- */
-export const TENANT_ERASURE_MARK_DAYS = 15;
+export type { DeletionStatus, ErasureStore } from "./erasure-store.js";
+export { TENANT_ERASURE_MARK_DAYS } from "./erasure-store.js";
 
 /**
  * Everything the services persist: the aggregate ports together. A service names the ones it uses.
