@@ -22,7 +22,8 @@ export const USAGE = `usage:
   keys list --tenant <tenantId> [--json]                       hashes, labels, dates; never keys
   keys erase-tenant --tenant <tenantId> --confirm <tenantId>   revokes every key of the tenant, then
                                                                erases its processes, settings, usage
-                                                               and blobs (BLOB_BUCKET, S3_ENDPOINT or BLOB_DIR)
+                                                               and blobs (BLOB_BUCKET, S3_ENDPOINT or BLOB_DIR);
+                                                               exits 1 if more than tombstones is left
 ${TABLE_ENVIRONMENT}`;
 
 export interface CliIo extends TableCliIo {
@@ -111,6 +112,12 @@ export async function runKeysCli(argv: string[], io: CliIo): Promise<number> {
       const summary = { tenantId, revokedKeys: revoked, ...erased };
       if (values.json) io.out(JSON.stringify(summary));
       else io.out(`tenant '${tenantId}': ${revoked} keys revoked, ${erased.processes} processes, ${erased.items} items and ${erased.blobs} blobs erased`);
+      // The final check: anything but tombstones left is a failed erasure (run it again).
+      if (erased.left.length > 0) {
+        io.err(`erase-tenant: ${erased.left.length} items of tenant '${tenantId}' are still stored; run the command again:`);
+        for (const item of erased.left.slice(0, 20)) io.err(`  ${JSON.stringify(item)}`);
+        return 1;
+      }
       return 0;
     }
 

@@ -23,7 +23,7 @@ export function withSingleItemRollForward(t: BenchTable, inner: Store): Store {
         inner.getMemory(key, memoryId),
       ]);
       const marker = out.Item?.pendingArchive as string | undefined;
-      if (!marker || !memory) return { archived: 0 };
+      if (!marker || !memory) return { archived: 0, missing: [] };
       const rest = memory.sourceRefs.slice(Number(out.Item?.pendingArchiveFrom ?? 0));
       let archived = 0;
       for (let i = 0; i < rest.length; i += WAVE) {
@@ -43,7 +43,7 @@ export function withSingleItemRollForward(t: BenchTable, inner: Store): Store {
           }),
         ),
       );
-      return { archived };
+      return { archived, missing: [] };
     },
   };
 }

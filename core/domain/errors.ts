@@ -46,6 +46,10 @@ export const notFound = (what: string, id: string, code = what) =>
 export const processDeleted = (processId: string) =>
   new AppError("conflict", "process.deleted", `process '${processId}' was deleted; its id cannot be used again`);
 
+/** An import is still writing the id (docs/api.md, "Export and import"): it goes live at its end, or a DELETE erases it. */
+export const processImporting = (processId: string) =>
+  new AppError("conflict", "process.importing", `process '${processId}' is being imported; it is live once the import ends (a stopped import is erased with DELETE)`);
+
 export const invalid = (code: string, message: string, details?: ErrorDetails) =>
   new AppError("input", code, message, details);
 

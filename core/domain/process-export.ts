@@ -7,11 +7,13 @@
  * reads and writes are in core/services/process-export.ts and process-import.ts.
  */
 import { invalid, type AppError } from "./errors.js";
+import { outlineInconsistency } from "./export-consistency.js";
 import { Memory, Message, Process } from "./model.js";
 import { NATIVE_INLINE_PART_BYTES, NATIVE_MAX_BLOBS, splitNative } from "./native/blob-parts.js";
 import type { NativeContent } from "./native/formats.js";
 import { projectMessage } from "./native/message-input.js";
 import { clearedTokens } from "./replay.js";
+import { expiryToIso, originalsExpiry } from "./retention.js";
 import { estimateTokens, messageTokens } from "./tokens.js";
 import { mapLedgerIds } from "./ledger/model.js";
 import { renderLedger } from "./ledger/render.js";
@@ -162,7 +164,7 @@ export function scanExport(ids?: IdSource): ExportScanner {
   const memories: Memory[] = [];
   const memoryIds = new Set<string>();
   // Memories come after messages: what messages name is checked once every memory is known.
-  const archivedIn = new Set<string>();
+  const archivedInto = new Map<string, string>();
   let rank = -1;
   let ended = false;
 
@@ -188,7 +190,7 @@ export function scanExport(ids?: IdSource): ExportScanner {
       if (messageIds.has(id)) throw lineError("import.duplicate_id", lineNo, `message id '${id}' appears twice`);
       messageIds.set(id, ids ? ids.message(createdAt) : id);
       if (role === "USER") firstUserMessageId ??= id;
-      if (archivedInMemoryId) archivedIn.add(archivedInMemoryId);
+      if (archivedInMemoryId) archivedInto.set(id, archivedInMemoryId);
       if (entry.message.native && blobsOf(entry.message, entry.message.native, text, lineNo) > 0) blobMessages++;
     } else if (entry.kind === "memory") {
       if (memoryIds.has(entry.memory.id)) throw lineError("import.duplicate_id", lineNo, `memory id '${entry.memory.id}' appears twice`);
@@ -222,9 +224,11 @@ export function scanExport(ids?: IdSource): ExportScanner {
       const dangling = (id: string | null | undefined) => id !== null && id !== undefined && id !== "" && !memoryIds.has(id);
       const bad =
         (dangling(activeSummaryId) && activeSummaryId) ||
-        [...archivedIn].find(dangling) ||
+        [...archivedInto.values()].find(dangling) ||
         memories.find((m) => dangling(m.supersededByMemoryId) || dangling(m.metadata.supersededMemoryId))?.id;
       if (bad) throw invalid("import.dangling_reference", `memory '${bad}' is named but not in the file, or names a memory that is not`, { fields: ["body"] });
+      const inconsistent = outlineInconsistency({ activeSummaryId, memories, archivedInto, messageIds });
+      if (inconsistent) throw invalid("import.inconsistent", `the export breaks the stored-data invariants: ${inconsistent}`, { fields: ["body"] });
       // Memories come newest first: new ids from the oldest on keep their order.
       const memoryMap = new Map<string, string>();
       for (let i = memories.length - 1; i >= 0; i--) memoryMap.set(memories[i]!.id, ids ? ids.memory(memories[i]!.createdAt) : memories[i]!.id);
@@ -276,6 +280,21 @@ function relocatedLedger(m: Memory, msg: (id: string) => string): Pick<Memory, "
   return { ledger, tokens: estimateTokens(m.content) + (section?.tokens ?? 0), ...(section ? { metadata: { ...m.metadata, ledger: section } } : {}) };
 }
 
+/** Why a queued or prepared fold of the file is imported DISCARDED. */
+export const IMPORTED_FOLD = "imported";
+
+/**
+ * An original archived into an OK memory expires when that memory's retention says (none without
+ * one), whatever its line says: a file read while a revert had made originals safe from the TTL
+ * (core/adapters/dynamodb/revert-retention.ts) must not give a copy that keeps them forever.
+ */
+function withOwnExpiry(m: Message, into: Memory | undefined): Message {
+  if (!into || into.status !== "OK") return m;
+  const { expiresAt: _fromFile, ...rest } = m;
+  const expiry = originalsExpiry(into);
+  return expiry === undefined ? rest : { ...rest, expiresAt: expiryToIso(expiry) };
+}
+
 /** An export's items as they are written into `processId`. */
 export interface Relocation {
   process: Process;
@@ -291,9 +310,11 @@ export interface Relocation {
  * markerMessageId, citations and the loss report's message ids; every token count is the service's
  * own, counted as an append or a fold counts it, never the file's. Tool call ids are the caller's,
  * not the service's: they stay. A message id a memory names that is not in the file (an original
- * no longer stored) stays as it was.
+ * no longer stored) stays as it was. A queued or prepared fold comes DISCARDED (`imported`, at
+ * `at`): its job belonged to the source, and nothing in the copy would ever run it.
  */
-export function relocate(outline: ExportOutline, processId: string): Relocation {
+export function relocate(outline: ExportOutline, processId: string, at: string): Relocation {
+  const byId = new Map(outline.memories.map((m) => [m.id, m]));
   const msg = (id: string) => outline.messageIds.get(id) ?? id;
   const mem = (id: string) => outline.memoryIds.get(id) ?? id;
   const opt = <T extends string | null | undefined>(id: T, map: (id: string) => string): T => (id ? (map(id) as T) : id);
@@ -302,7 +323,7 @@ export function relocate(outline: ExportOutline, processId: string): Relocation 
     process: { ...outline.process, processId },
     activeSummaryId: opt(outline.activeSummaryId, mem),
     firstUserMessageId: opt(outline.firstUserMessageId, msg),
-    message: (m) => ownTokens({ ...m, id: msg(m.id), processId, archivedInMemoryId: opt(m.archivedInMemoryId, mem) }),
+    message: (m) => ownTokens(withOwnExpiry({ ...m, id: msg(m.id), processId, archivedInMemoryId: opt(m.archivedInMemoryId, mem) }, m.archivedInMemoryId ? byId.get(m.archivedInMemoryId) : undefined)),
     memory(m) {
       const { metadata } = m;
       const relocated = relocatedLedger(m, msg);
@@ -316,9 +337,11 @@ export function relocate(outline: ExportOutline, processId: string): Relocation 
         ...(m.supersededByMemoryId !== undefined ? { supersededByMemoryId: opt(m.supersededByMemoryId, mem) } : {}),
         ...(m.citations ? { citations: m.citations.map((line) => line.map(msg)) } : {}),
         ...(m.droppedUnits ? { droppedUnits: units(m.droppedUnits) } : {}),
+        ...(m.status === "QUEUED" || m.status === "PREPARED" ? { status: "DISCARDED" as const } : {}),
         metadata: {
           ...metadata,
           ...(relocated.metadata ? { ledger: relocated.metadata.ledger } : {}),
+          ...(m.status === "QUEUED" || m.status === "PREPARED" ? { discardReason: IMPORTED_FOLD, discardedAt: at } : {}),
           ...(metadata.supersededMemoryId !== undefined ? { supersededMemoryId: mem(metadata.supersededMemoryId) } : {}),
           ...(metadata.markerMessageId !== undefined ? { markerMessageId: msg(metadata.markerMessageId) } : {}),
           ...(metadata.loss ? { loss: { ...metadata.loss, dropped: units(metadata.loss.dropped) } } : {}),

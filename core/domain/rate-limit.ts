@@ -21,13 +21,19 @@ export interface RateLimits {
 /** The tenant's requests per second; 0 means not limited. */
 export const limitFor = (limits: RateLimits, tenantId: string): number => limits.perTenant.get(tenantId) ?? limits.perSecond;
 
+/** The window of imports (docs/api.md, "Export and import"): a tenant's imports are counted per minute. */
+export const IMPORT_WINDOW_MS = 60_000;
+/** Imports a tenant may start per minute when the operator sets no other figure. */
+export const DEFAULT_IMPORTS_PER_MINUTE = 10;
+
 /** The window `nowMs` falls in: its start in epoch seconds, and its end in milliseconds. */
-export function rateWindow(nowMs: number): { startSeconds: number; endMs: number } {
-  const start = Math.floor(nowMs / RATE_WINDOW_MS) * RATE_WINDOW_MS;
-  return { startSeconds: start / 1_000, endMs: start + RATE_WINDOW_MS };
+export function rateWindow(nowMs: number, windowMs = RATE_WINDOW_MS): { startSeconds: number; endMs: number } {
+  const start = Math.floor(nowMs / windowMs) * windowMs;
+  return { startSeconds: start / 1_000, endMs: start + windowMs };
 }
 
 /** Whole seconds until the window ends, at least 1 (the `Retry-After` header takes seconds). */
-export const retryAfterSeconds = (nowMs: number): number => Math.max(1, Math.ceil((rateWindow(nowMs).endMs - nowMs) / 1_000));
+export const retryAfterSeconds = (nowMs: number, windowMs = RATE_WINDOW_MS): number =>
+  Math.max(1, Math.ceil((rateWindow(nowMs, windowMs).endMs - nowMs) / 1_000));
 
 export type RateDecision = { ok: true } | { ok: false; limit: number; retryAfterSeconds: number };

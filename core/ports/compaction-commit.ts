@@ -35,6 +35,11 @@ export interface RevertCommit {
   restoreIds: string[];
   /** A range compaction's marker message, archived into the reverted memory. */
   markerId?: string;
+  /**
+   * The TTL (epoch seconds) the originals carry under a retention: the originals the transaction
+   * cannot restore lose it before the transaction, so a late roll-forward finds them all.
+   */
+  originalsExpireAtEpoch?: number;
   /** Own replay tokens from which an automatic compaction may fold again (the revert hold). */
   holdTokens: number;
   /** The last turn's record as the undo read it: kept beside the hold, which shares its place on META. */

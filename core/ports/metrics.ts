@@ -57,6 +57,11 @@ export interface Metrics {
   budgetExceeded(tenantId: string): void;
   /** One undone compaction and how many messages it made active again. */
   revert(restoredMessages: number): void;
+  /**
+   * Originals a roll-forward found missing (docs/reliability.md, "The invariants"): a
+   * restore or an archive that could not reach every message of its memory. Never expected.
+   */
+  originalsMissing(count: number): void;
   /** One request refused by the per-tenant rate limit (docs/reliability.md, "Limits, budgets and rates"). */
   rateLimited(tenantId: string): void;
   /**

@@ -4,6 +4,7 @@
  * table (core/adapters/dynamodb); expected conflicts come back as `{ ok: false, reason }`.
  */
 import type { ClearedResult, InboxItem, InboxStatus, Memory, Message, Page, Process } from "../domain/model.js";
+import type { ErasureStore } from "./erasure-store.js";
 import type { ImportStore } from "./import-store.js";
 import type { LastTurn } from "../domain/last-turn.js";
 import type { CompactionCommit, RevertCommit } from "./compaction-commit.js";
@@ -60,6 +61,13 @@ export type ProcessInput = Omit<Process, "createdAt" | "allowsCrossProjectSpawn"
 };
 
 export type Outcome<R extends string, T = object> = ({ ok: true } & T) | { ok: false; reason: R };
+
+/** What a roll-forward did itself: how many messages it moved, and the originals it found missing. */
+export interface RollForwardResult {
+  archived: number;
+  /** Originals of the memory no step could move because they are not stored (never expected: reported, not skipped silently). */
+  missing: string[];
+}
 
 export interface ListOptions {
   limit: number;
@@ -211,7 +219,7 @@ export interface CompactionStore {
    * Finishes the roll-forward META names: archives what an OK memory's fold still lacks, or, for a
    * REVERTED memory, restores what its revert still lacks; then clears the pending marker.
    */
-  finishPendingArchive(key: ProcessKey, memoryId: string): Promise<{ archived: number }>;
+  finishPendingArchive(key: ProcessKey, memoryId: string): Promise<RollForwardResult>;
 }
 
 /** Plan-completion offers awaiting an answer (docs/api.md, "HTTP API"). */
@@ -276,33 +284,8 @@ export interface UsageStore {
   addUsage(tenantId: string, day: string, add: Partial<Omit<DailyUsage, "day">>): Promise<void>;
 }
 
-/** Where a deletion stands: items still being erased, or every item but the tombstone gone. */
-export type DeletionStatus = "deleting" | "deleted";
-
-/**
- * Deleting a process (docs/api.md, "Deleting a process"): a tombstone on META that every later
- * write for the process fails on, then the erasure of every other item, in as many calls as it
- * takes (a large process erases in the background).
- */
-export interface ErasureStore {
-  /**
-   * Puts the tombstone on META once; repeated, it answers where the deletion stands.
-   * `not_found`: no such process.
-   */
-  markDeleted(key: ProcessKey, at: string): Promise<Outcome<"not_found", { status: DeletionStatus }>>;
-  /**
-   * Erases up to about `limit` items of a process that carries the tombstone: its inbox items, then
-   * every item of its partition but META. `done`: nothing but META is left.
-   */
-  eraseItems(key: ProcessKey, limit: number): Promise<{ erased: number; done: boolean }>;
-  /** Once nothing else is left: META becomes the bare tombstone (status `deleted`). */
-  finishDeletion(key: ProcessKey): Promise<void>;
-  /**
-   * A leaving tenant's records outside its processes: its settings, its model usage and budget,
-   * and any inbox item left; answers how many items were erased.
-   */
-  eraseTenantRecords(tenantId: string): Promise<number>;
-}
+export type { DeletionStatus, ErasureStore } from "./erasure-store.js";
+export { TENANT_ERASURE_MARK_DAYS } from "./erasure-store.js";
 
 /**
  * Everything the services persist: the aggregate ports together. A service names the ones it uses.

@@ -59,6 +59,8 @@ export interface ServiceDeps extends CoreDeps {
   erasure?: Partial<ErasureConfig>;
   /** How an export splits into pages (core/services/process-export.ts); defaults there. */
   exportPaging?: ExportPaging;
+  /** Imports a tenant may start per minute over HTTP (docs/api.md, "Export and import"); default DEFAULT_IMPORTS_PER_MINUTE. */
+  importsPerMinute?: number;
 }
 
 /** Cached blob reads (core/services/blob-reader.ts builds it). */

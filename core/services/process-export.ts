@@ -3,13 +3,15 @@
  * holds as many message and memory lines as fit EXPORT_PAGE_BYTES (a single larger line is a page
  * of its own), each message with its native content whole, blobs put back, so no container holds
  * the whole process at once; the last page ends with the project's settings override and the
- * `end` line. A cursor says where the next page starts and how many messages came before it.
+ * `end` line. A cursor says where the next page starts, how many messages came before it, and
+ * the META version the pages are a snapshot of.
  */
-import { invalid } from "../domain/errors.js";
+import { conflict, invalid } from "../domain/errors.js";
 import { endLine, headerLine, memoryLine, messageLine, processLine, settingsLine } from "../domain/process-export.js";
 import { keptAt } from "../domain/retention.js";
 import * as z from "../domain/zod.js";
-import type { ProcessKey } from "../ports/store.js";
+import type { ProcessKey, ProcessState } from "../ports/store.js";
+import { settledView } from "./compaction/settle.js";
 import type { ExportPaging, ServiceDeps } from "./deps.js";
 import { withNative } from "./native-content.js";
 import { requireProcess } from "./processes.js";
@@ -35,6 +37,8 @@ const ExportCursor = z.strictObject({
   messages: z.int().check(z.nonnegative(), z.lte(MAX_PROCESS_MESSAGES)),
   /** Past the messages: how many memory lines came before this page. */
   memories: z.optional(z.int().check(z.nonnegative(), z.lte(MAX_PROCESS_MESSAGES))),
+  /** META's version the first page read: every later page must find it unchanged. */
+  version: z.int().check(z.nonnegative()),
 });
 export type ExportCursor = z.infer<typeof ExportCursor>;
 
@@ -60,14 +64,38 @@ export interface ExportPage {
   next?: ExportCursor;
 }
 
-/** One page of the export of a live process (404 for a deleted or unknown one, or another tenant's). */
+/**
+ * One page of the export of a live process (404 for a deleted or unknown one, or another
+ * tenant's). The pages are one snapshot: the first finishes a pending roll-forward before it reads
+ * anything, and every page checks, before and after its reads, that META's version is the one the
+ * first page read, with no roll-forward pending; a fold, an undo or a pin since is a 409
+ * `export.changed` (docs/api.md, "Export and import").
+ */
 export async function exportPage(
   deps: ServiceDeps,
   key: ProcessKey,
   from?: ExportCursor,
   limits: ExportPaging = deps.exportPaging ?? { pageBytes: EXPORT_PAGE_BYTES, readMessages: EXPORT_READ_MESSAGES },
 ): Promise<ExportPage> {
-  const state = await requireProcess(deps, key);
+  let state = await requireProcess(deps, key);
+  if (!from && state.pendingArchive) state = (await settledView(deps, key)).state;
+  const version = from?.version ?? state.version;
+  unmoved(key, version, state);
+  const page = await readPage(deps, key, state, version, limits, from);
+  unmoved(key, version, await requireProcess(deps, key));
+  return page;
+}
+
+/** A 409 unless META is still at `version` with no roll-forward pending. */
+function unmoved(key: ProcessKey, version: number, now: ProcessState) {
+  if (now.version === version && !now.pendingArchive) return;
+  throw conflict("export.changed", `process '${key.processId}' changed while it was exported (a fold, an undo or a pin); export it again from the first page`, {
+    version,
+    currentVersion: now.version,
+  });
+}
+
+async function readPage(deps: ServiceDeps, key: ProcessKey, state: ProcessState, version: number, limits: ExportPaging, from?: ExportCursor): Promise<ExportPage> {
   const chunks: string[] = [];
   if (!from) {
     chunks.push(headerLine(key.processId, deps.clock.now().toISOString()), processLine(state.process, state.activeSummaryId));
@@ -101,23 +129,23 @@ export async function exportPage(
         // One at a time: a message's blobs may be megabytes, a page holds only what it sends.
         const [whole] = await withNative(deps, key, [m]);
         if (!fits(messageLine(whole!))) {
-          return { text: chunks.join(""), next: { ...(read ? { after: read } : {}), last: lastId!, messages } };
+          return { text: chunks.join(""), next: { ...(read ? { after: read } : {}), last: lastId!, messages, version } };
         }
         messages++;
         lastId = m.id;
       }
       after = page.nextCursor;
     } while (after && bytes < limits.pageBytes);
-    if (after) return { text: chunks.join(""), next: { after, messages } };
+    if (after) return { text: chunks.join(""), next: { after, messages, version } };
   }
 
   // Memories are few beside messages (one per fold): read in one listing, paged like the messages.
   const memories = await deps.store.listMemories(key);
   for (let i = from?.memories ?? 0; i < memories.length; i++) {
-    if (!fits(memoryLine(memories[i]!))) return { text: chunks.join(""), next: { messages, memories: i } };
+    if (!fits(memoryLine(memories[i]!))) return { text: chunks.join(""), next: { messages, memories: i, version } };
   }
   const overrides = await deps.store.getSettings(key.tenantId, state.process.projectId);
   const last = `${overrides ? settingsLine(state.process.projectId, overrides) : ""}${endLine(messages, memories.length)}`;
-  if (!fits(last)) return { text: chunks.join(""), next: { messages, memories: memories.length } };
+  if (!fits(last)) return { text: chunks.join(""), next: { messages, memories: memories.length, version } };
   return { text: chunks.join("") };
 }

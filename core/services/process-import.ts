@@ -1,8 +1,10 @@
 /**
  * Importing an export into a new process id (docs/api.md, "Export and import"): a first pass
- * validates every line (core/domain/process-export.ts), so a bad file writes nothing; then META is
- * created (only for an id never used, a deleted one included) and a second pass writes the
- * messages and memories in transactions, each refused once the process is deleted. Two passes over
+ * validates every line and the file as a whole against the stored-data invariants
+ * (core/domain/process-export.ts), so a bad file writes nothing; then a hidden META is created
+ * (only for an id never used, a deleted one included), a second pass writes the messages and
+ * memories in transactions, each refused once the process is deleted, and one last update makes
+ * the process live: until then no reader, listing, turn or fold sees it. Two passes over
  * the lines, so that neither holds the file's messages: the HTTP body is one text already, a file
  * given to `npm run processes -- import` is read twice from disk. A message's native content is
  * kept as an append keeps it: its large parts put as blobs of the new process, its hash stored.
@@ -10,7 +12,8 @@
 import { AppError, conflict, invalid, notFound, processDeleted } from "../domain/errors.js";
 import { setStoredNative, type Memory, type Message, type Process } from "../domain/model.js";
 import { exportLines, MAX_IMPORT_ITEMS, relocate, scanExport, type ExportOutline, type IdSource } from "../domain/process-export.js";
-import { importingStore, type ProcessKey } from "../ports/store.js";
+import { DEFAULT_IMPORTS_PER_MINUTE } from "../domain/rate-limit.js";
+import { importingStore, type ImportingStore, type ProcessKey } from "../ports/store.js";
 import type { ServiceDeps } from "./deps.js";
 import { keepNative } from "./native-content.js";
 import { readStoredOverride } from "./tunables.js";
@@ -63,18 +66,19 @@ export async function importExport(deps: ServiceDeps, key: ProcessKey, source: E
   if (outline.blobMessages > 0 && !deps.blobs) {
     throw new AppError("internal", "blobs.unconfigured", "the export has native content kept as blobs and no blob store is configured");
   }
-  const moved = relocate(outline, key.processId);
   const store = importingStore(deps.store);
-  const created = await store.createImportedProcess(key.tenantId, {
-    process: moved.process,
-    activeSummaryId: moved.activeSummaryId,
-    firstUserMessageId: moved.firstUserMessageId,
-  });
+  // Taken before anything is written: the rate protects the table's capacity (the command-line
+  // import, the operator's, is not counted).
+  if (options.maxItems !== undefined) await takeImportSlot(deps, store, key.tenantId);
+  const at = deps.clock.now().toISOString();
+  const moved = relocate(outline, key.processId, at);
+  // The import's own mark on its hidden META: only its batches and its last update get past it.
+  const token = deps.ids.token();
+  const created = await store.createImportedProcess(key.tenantId, moved.process, token);
   if (!created.ok) {
     if (created.reason === "deleted") throw processDeleted(key.processId);
     throw conflict("process.exists", `process '${key.processId}' exists; an export is imported into a new process id`);
   }
-  const settings = outline.settings ? await restoreSettings(deps, key.tenantId, outline.settings) : "none";
 
   const again = scanExport();
   let messages: Message[] = [];
@@ -82,7 +86,7 @@ export async function importExport(deps: ServiceDeps, key: ProcessKey, source: E
   const written = { messages: 0, memories: 0 };
   const flush = async () => {
     if (messages.length + memories.length === 0) return;
-    const put = await store.putImportedItems(key, { messages, memories });
+    const put = await store.putImportedItems(key, token, { messages, memories });
     // Deleted while it was written: the deletion erases what got in.
     if (!put.ok) throw notFound("process", key.processId);
     written.messages += messages.length;
@@ -106,6 +110,13 @@ export async function importExport(deps: ServiceDeps, key: ProcessKey, source: E
   if (written.messages !== outline.messageIds.size || written.memories !== outline.memories.length) {
     throw changed(`${written.messages} messages and ${written.memories} memories`);
   }
+  const live = await store.activateImportedProcess(key, token, {
+    process: moved.process,
+    activeSummaryId: moved.activeSummaryId,
+    firstUserMessageId: moved.firstUserMessageId,
+  });
+  if (!live.ok) throw notFound("process", key.processId);
+  const settings = outline.settings ? await restoreSettings(deps, key.tenantId, outline.settings) : "none";
   deps.log.info("process imported", {
     processId: key.processId,
     from: outline.header.processId,
@@ -113,6 +124,17 @@ export async function importExport(deps: ServiceDeps, key: ProcessKey, source: E
     settings,
   });
   return { process: moved.process, ...written, settings };
+}
+
+/** One of the tenant's imports of this minute, or a 429 naming when the next may start. */
+async function takeImportSlot(deps: ServiceDeps, store: ImportingStore, tenantId: string) {
+  const perMinute = deps.importsPerMinute ?? DEFAULT_IMPORTS_PER_MINUTE;
+  const slot = await store.takeImportSlot(tenantId, deps.clock.now().getTime(), perMinute);
+  if (slot.ok) return;
+  throw new AppError("too_many_requests", "import.rate_limited", `more than ${slot.limit} imports per minute for this tenant; retry after ${slot.retryAfterSeconds} s`, {
+    limit: slot.limit,
+    retryAfterSeconds: slot.retryAfterSeconds,
+  });
 }
 
 /**

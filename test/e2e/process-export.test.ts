@@ -14,7 +14,9 @@ let ctx: Awaited<ReturnType<typeof startTestService>>;
 let exported: string[];
 
 const memory = (apiKey = KEY_A) => createMemoryClient({ baseUrl: ctx.service.url, apiKey });
-const fingerprint = () => tableFingerprint(createDocumentClient({ endpoint: ctx.service.dynamoEndpoint }), ctx.service.tableName);
+// The tenant's import counter is not data: an import refused for its id still counts against the rate.
+const fingerprint = () =>
+  tableFingerprint(createDocumentClient({ endpoint: ctx.service.dynamoEndpoint }), ctx.service.tableName, (i) => !String(i.pk).includes("#RATE#"));
 const failure = (p: Promise<unknown>) =>
   p.then(
     () => null,

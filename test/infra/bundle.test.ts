@@ -226,6 +226,9 @@ describe.each(names)("%s bundle", (name) => {
       for (const module of ["core/adapters/http/export-routes.ts", "core/services/process-import.ts", "core/adapters/llm/offline-summarizer.ts"]) {
         expect(inputs, module).not.toContain(module);
       }
+      // The erasure's code is imported by the store module but never called by the plain routes' store: tree-shaken.
+      const output = Object.values(built[name].metafile.outputs).find((o) => o.entryPoint)!;
+      expect(output.inputs["core/adapters/dynamodb/erasure-store.ts"]?.bytesInOutput ?? 0).toBe(0);
       // The same bundle with the S3 adapter left out measures everything else against the target;
       // the S3 client (appends store native blobs, reads resolve them) is bounded on its own.
       const file = path.join(out, "plainRoutes-without-s3", "index.mjs");

@@ -208,6 +208,7 @@ function emittedMetrics(): Map<string, Set<string>> {
     modelUsage: () => m.modelUsage("t", "summary", { calls: 1, inputTokens: 1, outputTokens: 1 }),
     budgetExceeded: () => m.budgetExceeded("t"),
     revert: () => m.revert(2),
+    originalsMissing: () => m.originalsMissing(1),
     rateLimited: () => m.rateLimited("t"),
     invalidSetting: () => m.invalidSetting("tenant", "softThreshold"),
     eventDropped: () => m.eventDropped("PlanCompleted", "invalid_detail"),

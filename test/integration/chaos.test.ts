@@ -154,7 +154,7 @@ function unguardedRollForward(store: Store, { client, tableName }: { client: Dyn
       const metaKey = { pk: processPk(key), sk: META_SK };
       const [meta, memory] = await Promise.all([client.send(new GetCommand({ TableName: tableName, Key: metaKey, ConsistentRead: true })), store.getMemory(key, memoryId)]);
       const marker = meta.Item?.pendingArchive as string | undefined;
-      if (!marker?.endsWith(memoryId) || !memory) return { archived: 0 };
+      if (!marker?.endsWith(memoryId) || !memory) return { archived: 0, missing: [] };
       const at = new Date().toISOString();
       let archived = 0;
       for (const id of memory.sourceRefs.slice((meta.Item?.pendingArchiveFrom as number | undefined) ?? 0)) {
@@ -166,7 +166,7 @@ function unguardedRollForward(store: Store, { client, tableName }: { client: Dyn
       }
       const clear = { TableName: tableName, Key: metaKey, UpdateExpression: "REMOVE pendingArchive, pendingArchiveFrom", ConditionExpression: "pendingArchive = :m", ExpressionAttributeValues: { ":m": marker } };
       await client.send(new UpdateCommand(clear)).catch(() => undefined);
-      return { archived };
+      return { archived, missing: [] };
     },
   };
 }

@@ -136,7 +136,7 @@ describe("deleting a process", () => {
     const before = await partition(key);
     const kinds = new Set(before.map((i) => (i.sk === "META" ? "META" : `${i.type}${i.status ? `:${i.status}` : ""}${i.archivedInMemoryId ? ":archived" : ""}`)));
     expect([...kinds].sort()).toEqual(
-      ["IDEM", "META", "MEM:DISCARDED", "MEM:FAILED", "MEM:OK", "MEM:PREPARED", "MEM:QUEUED", "MEM:REVERTED", "MSG", "MSG:archived"].sort(),
+      ["IDEM", "INBOXREF", "META", "MEM:DISCARDED", "MEM:FAILED", "MEM:OK", "MEM:PREPARED", "MEM:QUEUED", "MEM:REVERTED", "MSG", "MSG:archived"].sort(),
     );
     expect(await inboxOf(key, `offer-${seq}`)).toHaveLength(2);
 

@@ -241,10 +241,10 @@ describe("importing an export", () => {
       // Holds the item writes until the test has deleted the process.
       const held: ImportingStore = {
         ...store,
-        async putImportedItems(k, items) {
+        async putImportedItems(k, token, items) {
           reached();
           await released;
-          return store.putImportedItems(k, items);
+          return store.putImportedItems(k, token, items);
         },
       };
       const target = key("raced-1");

@@ -473,7 +473,7 @@ export interface components {
         Error400: {
             error: {
                 /** @enum {string} */
-                code: "request.invalid" | "request.malformed_json" | "request.malformed_text" | "cursor.invalid" | "model.context_window_invalid" | "summarizer.cap_too_small" | "tunables.summarizer_window_too_small" | "range.invalid" | "tunables.invalid" | "import.invalid_line" | "import.version_unsupported" | "import.truncated" | "import.foreign_line" | "import.duplicate_id" | "import.dangling_reference" | "import.changed" | "model.context_window_required";
+                code: "request.invalid" | "request.malformed_json" | "request.malformed_text" | "cursor.invalid" | "model.context_window_invalid" | "summarizer.cap_too_small" | "tunables.summarizer_window_too_small" | "range.invalid" | "tunables.invalid" | "import.invalid_line" | "import.version_unsupported" | "import.truncated" | "import.foreign_line" | "import.duplicate_id" | "import.dangling_reference" | "import.changed" | "import.inconsistent" | "model.context_window_required";
                 message: string;
                 details?: {
                     [key: string]: unknown;
@@ -503,7 +503,7 @@ export interface components {
         Error409: {
             error: {
                 /** @enum {string} */
-                code: "process.exists" | "process.deleted" | "process.busy" | "message.archived" | "message.busy" | "memory.not_newest" | "memory.failed" | "memory.reverted" | "memory.originals_expired" | "inbox.already_answered" | "compaction.retry_later" | "idempotency.key_reused";
+                code: "process.exists" | "process.deleted" | "process.importing" | "export.changed" | "process.busy" | "message.archived" | "message.busy" | "memory.not_newest" | "memory.failed" | "memory.reverted" | "memory.originals_expired" | "inbox.already_answered" | "compaction.retry_later" | "idempotency.key_reused";
                 message: string;
                 details?: {
                     [key: string]: unknown;
@@ -523,7 +523,7 @@ export interface components {
         Error429: {
             error: {
                 /** @enum {string} */
-                code: "rate.limited" | "budget.exceeded";
+                code: "rate.limited" | "budget.exceeded" | "import.rate_limited";
                 message: string;
                 details?: {
                     [key: string]: unknown;

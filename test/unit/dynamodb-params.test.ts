@@ -63,7 +63,7 @@ describe("lease inputs", () => {
       TableName: "t",
       Key: meta,
       UpdateExpression: "SET leaseOwner = :o, leaseUntil = :u",
-      ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND version = :v AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)",
+      ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND attribute_not_exists(importing) AND version = :v AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)",
       ExpressionAttributeValues: { ":o": "w1", ":u": "U", ":v": 4, ":now": "N" },
       ReturnValuesOnConditionCheckFailure: "ALL_OLD",
     });
@@ -72,7 +72,7 @@ describe("lease inputs", () => {
   it("add the revert hold only for an automatic compaction", () => {
     const input = acquireLeaseParams("t", key, { owner: "w1", until: "U", now: "N", expectedVersion: 4, replayTokens: 900 });
     expect(input.ConditionExpression).toBe(
-      "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND version = :v AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now) AND (attribute_not_exists(#md.#hold) OR #md.#hold <= :rt)",
+      "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND attribute_not_exists(importing) AND version = :v AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now) AND (attribute_not_exists(#md.#hold) OR #md.#hold <= :rt)",
     );
     expect(input.ExpressionAttributeNames).toEqual({ "#md": "metadata", "#hold": "revertHoldTokens" });
     expect(input.ExpressionAttributeValues).toEqual({ ":o": "w1", ":u": "U", ":v": 4, ":now": "N", ":rt": 900 });
@@ -101,7 +101,7 @@ describe("message inputs", () => {
             TableName: "t",
             Key: meta,
             UpdateExpression: "SET firstUserMessageId = if_not_exists(firstUserMessageId, :id)",
-            ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt)",
+            ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND attribute_not_exists(importing)",
             ExpressionAttributeValues: { ":id": m.id },
           },
         },
@@ -143,7 +143,7 @@ describe("message inputs", () => {
   it("only checks that the process exists for any other role, without an idempotency key", () => {
     const parts = appendMessageParts("t", key, makeMessage("p-1", { role: "ASSISTANT" }));
     expect(parts.map(([name]) => name)).toEqual(["process", "message"]);
-    expect(parts[0]![1]).toEqual({ ConditionCheck: { TableName: "t", Key: meta, ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt)" } });
+    expect(parts[0]![1]).toEqual({ ConditionCheck: { TableName: "t", Key: meta, ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND attribute_not_exists(importing)" } });
   });
 
   it("change tags only on an active message with the expected tags, and bump META's version", () => {
@@ -169,7 +169,7 @@ describe("message inputs", () => {
             TableName: "t",
             Key: meta,
             UpdateExpression: "SET version = version + :one",
-            ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND attribute_not_exists(pendingArchive)",
+            ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND attribute_not_exists(importing) AND attribute_not_exists(pendingArchive)",
             ExpressionAttributeValues: { ":one": 1 },
             ReturnValuesOnConditionCheckFailure: "ALL_OLD",
           },
@@ -204,7 +204,7 @@ describe("message inputs", () => {
 describe("fold and commit inputs", () => {
   it("store a fold new, or over a fold still QUEUED", () => {
     const fold = makeMemory("p-1", { status: "QUEUED" });
-    const live = ["process", { ConditionCheck: { TableName: "t", Key: { pk, sk: "META" }, ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt)" } }];
+    const live = ["process", { ConditionCheck: { TableName: "t", Key: { pk, sk: "META" }, ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND attribute_not_exists(importing)" } }];
     expect(storeFoldParts("t", key, fold, "new")).toEqual([
       live,
       ["memory", { Put: { TableName: "t", Item: memoryToItem(key, fold), ConditionExpression: "attribute_not_exists(sk)" } }],
@@ -235,7 +235,7 @@ describe("fold and commit inputs", () => {
           ConditionCheck: {
             TableName: "t",
             Key: { pk, sk: "META" },
-            ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND version = :v AND leaseOwner = :o",
+            ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND attribute_not_exists(importing) AND version = :v AND leaseOwner = :o",
             ExpressionAttributeValues: { ":v": 4, ":o": "w1" },
           },
         },

@@ -82,6 +82,8 @@ describe("replay index projection", () => {
     for (const k of ["pk", "sk", "lsi1sk", "sourceRefs", "citations", "droppedUnits", "keepUnits", "ledger"]) attributes.delete(k);
     // A deleted process's META leaves the replay index with its tombstone (docs/api.md, "Deleting a process").
     for (const k of ["deletedAt", "deletion"]) attributes.delete(k);
+    // An import's META joins the replay index only as its token goes (docs/api.md, "Export and import").
+    attributes.delete("importing");
     // Only an archived original carries the TTL attribute, and archiving takes it off the index.
     attributes.delete("expiresAtEpoch");
     // The engine's system and tools: only a provider fold reads them, with the process.

@@ -105,7 +105,7 @@ describe("relocate", () => {
       ]),
       { message: () => `msg_new${++n}`, memory: () => `mem_new${++n}` },
     );
-    const relocation = relocate(e, "p-2");
+    const relocation = relocate(e, "p-2", AT);
     const moved = { ...relocation, messages: e.messages.map(relocation.message), memories: e.memories.map(relocation.memory) };
     expect(moved.process.processId).toBe("p-2");
     expect(moved.firstUserMessageId).toBe("msg_new1");

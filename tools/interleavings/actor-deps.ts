@@ -51,6 +51,7 @@ export const quietMetrics: Metrics = {
   modelUsage: () => {},
   budgetExceeded: () => {},
   revert: () => {},
+  originalsMissing: () => {},
   rateLimited: () => {},
   eventDropped: () => {},
   invalidSetting: () => {},

@@ -26,7 +26,7 @@ export async function runOne(world: World, scenario: Scenario, template: Templat
   const actors = ready.actors.map((a) => ({
     name: a.name,
     start: (client: typeof world.client) =>
-      a.run(actorDeps({ client, tableName: world.tableName, ids: stage.ids, events: stage.events, blobs: stage.blobs, ...(a.execution ? { execution: a.execution } : {}) })),
+      a.run(actorDeps({ client, tableName: world.tableName, ids: stage.ids, events: stage.events, blobs: stage.blobs, ...(a.execution ? { execution: a.execution } : {}) }), client),
   }));
   const run = await runSchedule(world.client, actors, choose);
   const violations = await checkSchedule(stage, ready, run);

@@ -19,6 +19,10 @@ export async function checkSchedule(stage: Stage, ready: Ready, run: ScheduleRun
     if (!outcome.ok && !(outcome.error instanceof AppError)) v.push(`actor ${name} failed: ${describe(outcome.error)}`);
   }
   const deps = stage.deps();
+  if (ready.ownChecksOnly) {
+    const snapshot = await readAll(deps.store, stage.key);
+    return [...v, ...((await ready.check?.({ stage, snapshot, run })) ?? [])];
+  }
   try {
     await settledView(deps, stage.key);
   } catch (e) {

@@ -1,4 +1,5 @@
 /** What a scenario is: a starting state built once, 2-3 actors over a copy of it, and its own checks. */
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { CompactionConfig } from "../../core/services/deps.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import type { Snapshot } from "../invariants.js";
@@ -8,8 +9,11 @@ import type { Stage } from "./setup.js";
 export interface Actor {
   /** Unique in its scenario; the schedules name it (letters, digits, `-`). */
   name: string;
-  /** A real service call over the actor's own deps (its store is held call by call). */
-  run(deps: ServiceDeps): Promise<unknown>;
+  /**
+   * A real service call over the actor's own deps (its store is held call by call); `client` is
+   * the held client itself, for an actor that stands for something other than the service (the TTL).
+   */
+  run(deps: ServiceDeps, client?: DynamoDBDocumentClient): Promise<unknown>;
   /** How its container runs compaction (default inline). */
   execution?: CompactionConfig["execution"];
 }
@@ -25,6 +29,11 @@ export interface Ready {
   actors: Actor[];
   /** Checks of this scenario on top of the shared invariants: violations, empty when all hold. */
   check?(c: ScenarioCheck): string[] | Promise<string[]>;
+  /**
+   * The process may end deleted, hidden or with originals a retention removed: the shared settle
+   * and invariants are left to `check`, which runs alone (the actors' outcomes are still checked).
+   */
+  ownChecksOnly?: boolean;
 }
 
 export interface Scenario<T = unknown> {

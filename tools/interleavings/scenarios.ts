@@ -4,12 +4,13 @@ import { commitScenarios } from "./scenarios-commits.js";
 import { controlScenarios } from "./scenarios-controls.js";
 import { eventScenarios } from "./scenarios-events.js";
 import { foldScenarios } from "./scenarios-folds.js";
+import { lifecycleScenarios } from "./scenarios-lifecycle.js";
 import { nativeScenarios } from "./scenarios-native.js";
 import { rollForwardScenarios } from "./scenarios-roll-forward.js";
 
 const number = (s: Scenario) => Number(s.id.slice(1));
 
-export const SCENARIOS: readonly Scenario[] = [...rollForwardScenarios, ...foldScenarios, ...controlScenarios, ...eventScenarios, ...commitScenarios, ...nativeScenarios].sort(
+export const SCENARIOS: readonly Scenario[] = [...rollForwardScenarios, ...foldScenarios, ...controlScenarios, ...eventScenarios, ...commitScenarios, ...nativeScenarios, ...lifecycleScenarios].sort(
   (a, b) => number(a) - number(b),
 );
 

@@ -13,6 +13,7 @@ import {
   type CommitPart,
 } from "./compaction-params.js";
 import { conditionHolds, failedItem, failedParts, isConditionFailure, type Part } from "./conditions.js";
+import { expireAgain, keepOriginals } from "./revert-retention.js";
 import { rollForward } from "./roll-forward.js";
 import type { StoreContext } from "./context.js";
 import { MetaItem } from "./items.js";
@@ -56,12 +57,22 @@ export function createCompactionStore(ctx: StoreContext): CompactionStore {
 
     commitCompaction: (key, commit) => commitOrConflict(commitCompactionParts(tableName, key, commit, ctx.transactionLimit)),
 
-    revertCompaction: (key, revert) => commitOrConflict(revertCompactionParts(tableName, key, revert, ctx.transactionLimit)),
+    async revertCompaction(key, revert) {
+      const plan = revertCompactionParts(tableName, key, revert, ctx.transactionLimit);
+      const expiry = revert.originalsExpireAtEpoch;
+      const restoredNow = plan.parts.filter(([name]) => name === "archive").length;
+      const later = plan.pendingArchive && expiry !== undefined ? revert.restoreIds.slice(restoredNow) : [];
+      // Safe from the TTL before the commit (revert-retention.ts); given back if it does not commit.
+      const kept = later.length === 0 || (await keepOriginals(ctx, key, revert, later));
+      const out = kept ? await commitOrConflict(plan) : ({ ok: false, reason: "conflict" } as const);
+      if (!out.ok && later.length > 0) await expireAgain(ctx, key, revert.memoryId, later, expiry!);
+      return out;
+    },
 
     async finishPendingArchive(key, memoryId) {
       const [meta, memory] = await Promise.all([readMeta(ctx, key), readMemory(ctx, key, memoryId)]);
-      if (!memory) return { archived: 0 };
-      return { archived: await rollForward(ctx, key, memory, meta) };
+      if (!memory) return { archived: 0, missing: [] };
+      return rollForward(ctx, key, memory, meta);
     },
   };
 }

@@ -58,8 +58,24 @@ export const DELETED_AT = "deletedAt";
 export const notDeleted = absent(DELETED_AT);
 /** META carries the deletion tombstone. */
 export const isDeleted = exists(DELETED_AT);
-/** The process exists and is not deleted: the guard on META of every write for a process. */
-export const processLive: Fragment = { expression: `attribute_exists(pk) AND attribute_not_exists(${DELETED_AT})` };
+/**
+ * Where META marks an import not yet live (docs/api.md, "Export and import"): the import's token,
+ * removed by the one update that makes the process live. Only the import's own writes (guarded by
+ * {@link importingIs}) and a DELETE get past it.
+ */
+export const IMPORTING = "importing";
+/** The process exists and is not deleted, whether or not an import is still writing it: what a DELETE needs. */
+export const processNotDeleted: Fragment = { expression: `attribute_exists(pk) AND attribute_not_exists(${DELETED_AT})` };
+/** The process exists, is not deleted and not being imported: the guard on META of every write for a process. */
+export const processLive: Fragment = { expression: `${processNotDeleted.expression} AND attribute_not_exists(${IMPORTING})` };
+/** META is the hidden one of the import that holds `token`, not deleted since. */
+export const importingIs = (token: string): Fragment => ({
+  expression: `#importing = :importing AND attribute_not_exists(${DELETED_AT})`,
+  names: { "#importing": IMPORTING },
+  values: { ":importing": token },
+});
+/** No import is writing the process (true on a missing item too). */
+export const notImporting = absent(IMPORTING);
 export const versionIs = (version: number): Fragment => ({ expression: "version = :v", values: { ":v": version } });
 /** No live lease: never taken, or expired before `now`. */
 export const leaseFree = (now: string): Fragment => ({

@@ -3,16 +3,17 @@
  * erasure-params.ts). The tombstone goes on META first; from then on every write for the process
  * fails on its guard, so what the erasure finds is all there is, and nothing appears after it.
  */
-import { DeleteCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { AppError } from "../../domain/errors.js";
 import { WRITE_CONCURRENCY, type ErasureStore, type ProcessKey } from "../../ports/store.js";
 import { failedItem, isConditionFailure } from "./conditions.js";
 import { inBatches, type StoreContext } from "./context.js";
-import { deleteItemParams, finishDeletionParams, markDeletedParams, partitionKeysParams, partitionParams } from "./erasure-params.js";
-import { listInboxParams } from "./inbox-params.js";
+import { deleteItemParams, finishDeletionParams, markDeletedParams, partitionKeysParams, partitionParams, tenantErasedParams, unlistedProcessesParams } from "./erasure-params.js";
+import { inboxRefsParams, listInboxParams } from "./inbox-params.js";
 import { MetaItem } from "./items.js";
-import { META_SK, settingsPk, usagePk } from "./keys.js";
-import { queryAll } from "./paging.js";
+import { INBOX_SK, META_SK, settingsPk, TENANT_ERASED_SK, usagePk } from "./keys.js";
+import { encodeCursor, queryAll } from "./paging.js";
+import { tenantLeftovers } from "./tenant-leftovers.js";
 import { readMeta } from "./process-store.js";
 
 /** Keys read per Query while erasing: a page of keys is small, so one page per batch of deletes. */
@@ -31,11 +32,17 @@ export function createErasureStore(ctx: StoreContext): ErasureStore {
       await client.send(new DeleteCommand(deleteItemParams(tableName, item)));
     });
 
-  /** The process's inbox items (their own partitions, found through gsi2), erased first. */
+  /**
+   * The process's inbox items (their own partitions), erased first: those its partition points to
+   * (a strongly consistent read, so an offer written just before the tombstone is found), then any
+   * an index still lists (items written before the pointers existed).
+   */
   async function eraseInbox(key: ProcessKey): Promise<number> {
+    const refs = (await queryAll(client, inboxRefsParams(tableName, key.tenantId, key.processId))).items.map((i) => ({ pk: String(i.inboxPk), sk: INBOX_SK }));
     const { items } = await queryAll(client, { ...listInboxParams(tableName, key.tenantId, { processId: key.processId }), ProjectionExpression: "pk, sk" });
-    await erase(items as unknown as ItemKey[]);
-    return items.length;
+    const all = new Map([...refs, ...(items as unknown as ItemKey[])].map((i) => [i.pk, i]));
+    await erase([...all.values()]);
+    return all.size;
   }
 
   return {
@@ -83,11 +90,22 @@ export function createErasureStore(ctx: StoreContext): ErasureStore {
       ];
       let erased = 0;
       for (const read of reads) {
-        const { items } = await queryAll(client, read);
-        await erase(items as unknown as ItemKey[]);
+        const items = ((await queryAll(client, read)).items as unknown as ItemKey[]).filter((i) => i.sk !== TENANT_ERASED_SK);
+        await erase(items);
         erased += items.length;
       }
       return erased;
     },
+
+    async markTenantErased(tenantId, at) {
+      await client.send(new PutCommand(tenantErasedParams(tableName, tenantId, at)));
+    },
+
+    async listUnlistedProcesses(tenantId, { limit, cursor }) {
+      const out = await client.send(new QueryCommand(unlistedProcessesParams(tableName, tenantId, limit, cursor)));
+      return { items: (out.Items ?? []).map((i) => String(i.processId)), nextCursor: encodeCursor(out.LastEvaluatedKey) };
+    },
+
+    tenantLeftovers: (tenantId, processIds) => tenantLeftovers(ctx, tenantId, processIds),
   };
 }

@@ -5,14 +5,15 @@
 import type { GetCommandInput, QueryCommandInput, UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { InboxItem, InboxStatus } from "../../domain/model.js";
 import { absent, guarded, itemExists, itemIsNew, processLive, statusIs, when, type Part } from "./conditions.js";
-import { INBOX_SK, META_SK, inboxByProcess, inboxByTenant, inboxListSk, inboxPk, processPk } from "./keys.js";
+import { INBOX_REF_PREFIX, INBOX_SK, META_SK, inboxByProcess, inboxByTenant, inboxListSk, inboxPk, inboxRefSk, processPk } from "./keys.js";
 import { tableIndexes } from "./table.js";
 
 /**
  * Written once per id (a second put sees the first: ALL_OLD), and only while the item's process
- * is live, so no offer appears for a deleted process (docs/api.md, "Deleting a process").
+ * is live, so no offer appears for a deleted process (docs/api.md, "Deleting a process"); with it,
+ * its pointer in the process's partition, where a deletion finds it.
  */
-export const putInboxItemParts = (tableName: string, tenantId: string, item: InboxItem): Part<"process" | "item">[] => [
+export const putInboxItemParts = (tableName: string, tenantId: string, item: InboxItem): Part<"process" | "item" | "ref">[] => [
   [
     "process",
     {
@@ -45,7 +46,25 @@ export const putInboxItemParts = (tableName: string, tenantId: string, item: Inb
       },
     },
   ],
+  [
+    "ref",
+    {
+      Put: {
+        TableName: tableName,
+        Item: { pk: processPk({ tenantId, processId: item.processId }), sk: inboxRefSk(item.id), type: "INBOXREF", inboxPk: inboxPk(tenantId, item.id) },
+      },
+    },
+  ],
 ];
+
+/** The process's pointers to its inbox items (strongly consistent): the items' keys are in `inboxPk`. */
+export const inboxRefsParams = (tableName: string, tenantId: string, processId: string): QueryCommandInput => ({
+  TableName: tableName,
+  KeyConditionExpression: "pk = :pk AND begins_with(sk, :ref)",
+  ExpressionAttributeValues: { ":pk": processPk({ tenantId, processId }), ":ref": INBOX_REF_PREFIX },
+  ProjectionExpression: "inboxPk",
+  ConsistentRead: true,
+});
 
 export const getInboxItemParams = (tableName: string, tenantId: string, itemId: string): GetCommandInput => ({
   TableName: tableName,

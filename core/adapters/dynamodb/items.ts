@@ -58,6 +58,8 @@ export const MetaItem = z.extend(Process, {
   metadata: z.optional(z.object({ revertHoldTokens: z.optional(z.number()), lastTurn: z.optional(LastTurn) })),
   /** The engine's `system` and `tools` as JSON text, kept exactly (never on the replay index: a fold reads it). */
   conversation: z.optional(z.string()),
+  /** The token of an import not yet live (import-store.ts): such a process is hidden from every reader. */
+  importing: z.optional(z.string()),
   /** The deletion tombstone (erasure-params.ts): set once, never removed. */
   deletedAt: z.optional(z.string()),
   deletion: z.optional(z.enum(["DELETING", "DELETED"])),

@@ -33,10 +33,21 @@ export const processesByTenant = (tenantId: string) => `T#${tenantId}#PROCS`;
 export const processesByProject = (tenantId: string, projectId: string) =>
   `T#${tenantId}#PJ#${projectId}`;
 export const processListSk = (createdAt: string, processId: string) => `${createdAt}#${processId}`;
+/**
+ * A tenant's processes that no listing shows (gsi1): imports not yet live and deletions not yet
+ * finished, so that a tenant's erasure finds them (core/services/tenant-erasure.ts).
+ */
+export const unlistedProcesses = (tenantId: string) => `T#${tenantId}#UNLISTED`;
 
 /** Inbox items live in their own partition so that an answer needs only the item id. */
 export const inboxPk = (tenantId: string, itemId: string) => `T#${tenantId}#I#${itemId}`;
 export const INBOX_SK = "INBOX";
+/**
+ * A pointer to one of the process's inbox items, in the process's own partition: a deletion finds
+ * every offer with one strongly consistent read of the partition, where an index might lag.
+ */
+export const INBOX_REF_PREFIX = "INBOX#";
+export const inboxRefSk = (itemId: string) => `${INBOX_REF_PREFIX}${itemId}`;
 export const inboxByTenant = (tenantId: string) => `T#${tenantId}#INBOX`;
 export const inboxByProcess = (tenantId: string, processId: string) =>
   `T#${tenantId}#P#${processId}#INBOX`;
@@ -52,7 +63,11 @@ export const settingsSk = (projectId?: string) => (projectId ? `PJ#${projectId}`
  */
 export const rateWindowPk = (tenantId: string, windowStartSeconds: number) => `T#${tenantId}#RATE#${windowStartSeconds}`;
 export const RATE_SK = "RATE";
+/** A tenant's import count for one minute (core/domain/rate-limit.ts, IMPORT_WINDOW_MS), removed by TTL like the request counts. */
+export const importWindowPk = (tenantId: string, windowStartSeconds: number) => `T#${tenantId}#RATE#IMPORT#${windowStartSeconds}`;
 /** Model usage per UTC day (`D#<YYYY-MM-DD>`) and the operator's budget (`BUDGET`) of a tenant. */
 export const usagePk = (tenantId: string) => `T#${tenantId}#USAGE`;
 export const usageDaySk = (day: string) => `D#${day}`;
 export const BUDGET_SK = "BUDGET";
+/** The tenant's erasure mark, in its usage partition (core/ports/store.ts, TENANT_ERASURE_MARK_DAYS). */
+export const TENANT_ERASED_SK = "ERASED";

@@ -14,7 +14,7 @@ import {
   settingsPk,
   settingsSk,
 } from "./keys.js";
-import { REVERT_HOLD_MAP, guarded, metaMapExists, notDeleted, processLive, recordTurnSet, when } from "./conditions.js";
+import { REVERT_HOLD_MAP, guarded, metaMapExists, notDeleted, notImporting, processLive, recordTurnSet, when } from "./conditions.js";
 import type { LastTurn } from "../../domain/last-turn.js";
 import { decodeCursor } from "./paging.js";
 import { tableIndexes } from "./table.js";
@@ -83,8 +83,10 @@ export function upsertProcessParams(tableName: string, tenantId: string, input: 
     TableName: tableName,
     Key: { pk: processPk({ tenantId, processId: input.processId }), sk: META_SK },
     UpdateExpression: `SET ${set.join(", ")}${remove.length ? ` REMOVE ${remove.join(", ")}` : ""}`,
-    // A deleted process is never brought back (docs/api.md, "Deleting a process").
-    ...when(notDeleted),
+    // A deleted process is never brought back (docs/api.md, "Deleting a process"), nor an import
+    // made live before its last item (docs/api.md, "Export and import").
+    ...when(notDeleted, notImporting),
+    ReturnValuesOnConditionCheckFailure: "ALL_OLD",
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
     ReturnValues: "ALL_NEW",
@@ -111,13 +113,23 @@ export function listProcessesParams(
 ): QueryCommandInput {
   const index = projectId ? tableIndexes.gsi2 : tableIndexes.gsi1;
   const pkValue = projectId ? processesByProject(tenantId, projectId) : processesByTenant(tenantId);
+  return { ...indexPageParams(tableName, index, pkValue, limit, cursor), ScanIndexForward: false };
+}
+
+/** One page of an index partition (gsi1 or gsi2), from a cursor that must belong to it. */
+export function indexPageParams(
+  tableName: string,
+  index: { name: string; partitionKey: string; sortKey: string },
+  pkValue: string,
+  limit: number,
+  cursor?: string,
+): QueryCommandInput {
   return {
     TableName: tableName,
     IndexName: index.name,
     KeyConditionExpression: "#pk = :pk",
     ExpressionAttributeNames: { "#pk": index.partitionKey },
     ExpressionAttributeValues: { ":pk": pkValue },
-    ScanIndexForward: false,
     Limit: limit,
     ExclusiveStartKey: decodeCursor(cursor, { attr: index.partitionKey, value: pkValue, keys: ["pk", "sk", index.partitionKey, index.sortKey] }),
   };

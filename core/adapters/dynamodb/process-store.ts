@@ -1,8 +1,8 @@
 /** The process and settings ports over the META and SETTINGS items (inputs in process-params.ts). */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { ProcessKey, ProcessStore, SettingsStore } from "../../ports/store.js";
-import { processDeleted } from "../../domain/errors.js";
-import { conditionHolds, isConditionFailure } from "./conditions.js";
+import { processDeleted, processImporting } from "../../domain/errors.js";
+import { conditionHolds, failedItem, isConditionFailure } from "./conditions.js";
 import type { StoreContext } from "./context.js";
 import { MetaItem, SettingsItem, readItem, toProcess, toState } from "./items.js";
 import { encodeCursor } from "./paging.js";
@@ -25,16 +25,21 @@ export function createProcessStore(ctx: StoreContext): ProcessStore & SettingsSt
         const out = await client.send(new UpdateCommand(upsertProcessParams(tableName, tenantId, input, at)));
         return toProcess(readItem(MetaItem, out.Attributes));
       } catch (e) {
-        // Only a deletion tombstone fails the upsert's condition: a deleted id is never used again.
-        if (isConditionFailure(e)) throw processDeleted(input.processId);
+        // A deletion tombstone fails the upsert's condition (a deleted id is never used again), and
+        // so does an import still writing the id (it would otherwise go live half written).
+        if (isConditionFailure(e)) {
+          if (failedItem(e, MetaItem)?.importing !== undefined) throw processImporting(input.processId);
+          throw processDeleted(input.processId);
+        }
         throw e;
       }
     },
 
     async getProcess(key) {
       const meta = await readMeta(ctx, key);
-      // A deleted process is gone for every reader (docs/api.md, "Deleting a process").
-      return meta && meta.deletedAt === undefined ? toState(meta) : null;
+      // A deleted process is gone for every reader (docs/api.md, "Deleting a process"), and an
+      // import is not there until it is live (docs/api.md, "Export and import").
+      return meta && meta.deletedAt === undefined && meta.importing === undefined ? toState(meta) : null;
     },
 
     async recordTurn(key, record) {

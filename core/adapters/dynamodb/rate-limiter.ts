@@ -34,12 +34,17 @@ const countBelow = (limit: number): Fragment => ({
 
 /** Counts one request of the window, refused by the condition once the count reached `limit`. */
 export function takeParams(tableName: string, tenantId: string, limit: number, nowMs: number): UpdateCommandInput {
+  return countParams(tableName, rateLimitKey(tenantId, nowMs), limit, rateWindow(nowMs).endMs);
+}
+
+/** One more in the counter item `key` of a window ending at `endMs`, refused once it holds `limit`. */
+export function countParams(tableName: string, key: { pk: string; sk: string }, limit: number, endMs: number): UpdateCommandInput {
   return guarded(
-    { TableName: tableName, Key: rateLimitKey(tenantId, nowMs) },
+    { TableName: tableName, Key: key },
     {
       expression: "ADD #n :one SET #ttl = :ttl",
       names: { "#n": "n", "#ttl": TTL_ATTRIBUTE },
-      values: { ":one": 1, ":ttl": rateWindow(nowMs).endMs / 1_000 + EXPIRY_GRACE_SECONDS },
+      values: { ":one": 1, ":ttl": endMs / 1_000 + EXPIRY_GRACE_SECONDS },
     },
     countBelow(limit),
   );

@@ -7,7 +7,10 @@
  */
 import type { Memory } from "../../domain/model.js";
 import { originalsExpiry } from "../../domain/retention.js";
-import type { ProcessKey } from "../../ports/store.js";
+import type { ProcessKey, RollForwardResult } from "../../ports/store.js";
+import { messageSk } from "./keys.js";
+import { messageKey } from "./message-params.js";
+import { batchGetAll } from "./paging.js";
 import { archiveIntoOkParts, rollForwardParts, ROLL_FORWARD_GUARDS, type RollForwardPart } from "./compaction-params.js";
 import { parseRollForwardMarker, type RollForwardDirection } from "./roll-forward-marker.js";
 import { failedParts, type Part } from "./conditions.js";
@@ -33,9 +36,16 @@ const messagePart = (id: string): RollForwardPart => `message:${id}`;
 
 /**
  * Finishes the roll-forward META's marker names, if it names `memory`, starting from the `meta`
- * just read. Returns how many messages this walker archived or restored itself.
+ * just read. Returns how many messages this walker archived or restored itself, and the originals
+ * its steps found not stored at all (a step goes on without them: what is there still moves).
  */
-export async function rollForward(ctx: StoreContext, key: ProcessKey, memory: Memory, first: MetaItem | null): Promise<number> {
+export async function rollForward(ctx: StoreContext, key: ProcessKey, memory: Memory, first: MetaItem | null): Promise<RollForwardResult> {
+  const missing: string[] = [];
+  const archived = await walk(ctx, key, memory, first, missing);
+  return { archived, missing };
+}
+
+async function walk(ctx: StoreContext, key: ProcessKey, memory: Memory, first: MetaItem | null, missing: string[]): Promise<number> {
   const batch = ctx.transactionLimit - ROLL_FORWARD_GUARDS;
   const at = memory.createdAt;
   let meta = first;
@@ -66,10 +76,21 @@ export async function rollForward(ctx: StoreContext, key: ProcessKey, memory: Me
         meta = await readMeta(ctx, key);
         break;
       }
-      // Messages already in the target state (archived, or no longer archived here) need no write.
+      // Messages already in the target state (archived, or no longer archived here) need no write;
+      // one not stored at all is named, never dropped in silence.
+      const refused = ids.filter((id) => out.failed.has(messagePart(id)));
+      missing.push(...(await notStored(ctx, key, refused)));
       ids = ids.filter((id) => !out.failed.has(messagePart(id)));
     }
   }
+}
+
+/** Which of `ids` have no stored message (strongly consistent reads). */
+async function notStored(ctx: StoreContext, key: ProcessKey, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const found = await batchGetAll(ctx.client, ctx.tableName, ids.map((id) => messageKey(key, id)), ctx.retry);
+  const stored = new Set(found.map((i) => String(i.sk)));
+  return ids.filter((id) => !stored.has(messageSk(id)));
 }
 
 /**

@@ -6,7 +6,7 @@
  * else is rethrown.
  */
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import type { ImportingStore, Store } from "../../ports/store.js";
+import type { ErasureStore, ImportingStore, Store } from "../../ports/store.js";
 import type { BackoffOptions } from "../backoff.js";
 import { createCompactionStore } from "./compaction-store.js";
 import type { StoreContext } from "./context.js";
@@ -45,20 +45,40 @@ export interface DynamoStoreOptions {
  */
 export function createDynamoStore(options: DynamoStoreOptions): ImportingStore {
   const ctx = contextOf(options);
-  return { ...serviceStore(ctx), ...createImportStore(ctx) };
+  return { ...serviceStore(ctx), ...createErasureStore(ctx), ...createImportStore(ctx) };
 }
 
 /**
- * The Store without the import port, for the functions that never import (the plain routes): its
- * code stays out of their bundle (docs/benchmarks.md, "Cold start").
+ * The Store for the functions that never import nor delete (the plain routes): the import port
+ * and the erasure's code stay out of their bundle (docs/benchmarks.md, "Cold start"); an erasure
+ * method called on it is an internal error naming what is missing.
  */
-export const createServiceStore = (options: DynamoStoreOptions): Store => serviceStore(contextOf(options));
+export const createServiceStore = (options: DynamoStoreOptions): Store => ({ ...serviceStore(contextOf(options)), ...NO_ERASURE });
+
+/** Every method of the erasure port (a record, so that the compiler finds one left out). */
+const ERASURE_METHODS: Record<keyof ErasureStore, true> = {
+  markDeleted: true,
+  eraseItems: true,
+  finishDeletion: true,
+  eraseTenantRecords: true,
+  markTenantErased: true,
+  listUnlistedProcesses: true,
+  tenantLeftovers: true,
+};
+const NO_ERASURE = Object.fromEntries(
+  Object.keys(ERASURE_METHODS).map((m) => [
+    m,
+    () => {
+      throw new Error(`this function's store has no erasure port (${m})`);
+    },
+  ]),
+) as unknown as ErasureStore;
 
 function contextOf({ client, tableName, retry = {}, transactionLimit = TRANSACTION_LIMIT }: DynamoStoreOptions): StoreContext {
   return { client, tableName, retry, sendTransaction: createTransactor(client, retry), transactionLimit };
 }
 
-function serviceStore(ctx: StoreContext): Store {
+function serviceStore(ctx: StoreContext): Omit<Store, keyof ErasureStore> {
   return {
     ...createProcessStore(ctx),
     ...createMessageStore(ctx),
@@ -66,6 +86,5 @@ function serviceStore(ctx: StoreContext): Store {
     ...createCompactionStore(ctx),
     ...createInboxStore(ctx),
     ...createUsageStore(ctx),
-    ...createErasureStore(ctx),
   };
 }

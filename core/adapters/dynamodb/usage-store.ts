@@ -1,8 +1,9 @@
 /** The usage port over the per-tenant usage and budget items (inputs in usage-params.ts). */
-import { GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand, PutCommand, type UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
 import * as z from "../../domain/zod.js";
 import type { UsageStore } from "../../ports/store.js";
-import { isConditionFailure } from "./conditions.js";
+import { failedParts, itemIsNew, when, type Part } from "./conditions.js";
+import { TENANT_ERASED_SK, usagePk } from "./keys.js";
 import type { StoreContext } from "./context.js";
 import { readItem } from "./items.js";
 import { addUsageParams, getBudgetParams, getUsageParams, putBudgetParams, reserveTokensParams } from "./usage-params.js";
@@ -30,7 +31,27 @@ export const BudgetItem = z.object({
   updatedAt: z.string(),
 });
 
-export function createUsageStore({ client, tableName }: StoreContext): UsageStore {
+/**
+ * A usage write with the check that the tenant carries no erasure mark (erasure-params.ts), in one
+ * transaction: a fold in flight when its tenant is erased writes nothing (`erased`).
+ */
+async function unlessErased({ tableName, sendTransaction }: StoreContext, tenantId: string, update: UpdateCommandInput): Promise<"done" | "erased" | "refused"> {
+  const parts: Part<"erased" | "usage">[] = [
+    ["erased", { ConditionCheck: { TableName: tableName, Key: { pk: usagePk(tenantId), sk: TENANT_ERASED_SK }, ...when(itemIsNew()) } }],
+    ["usage", { Update: update }],
+  ];
+  try {
+    await sendTransaction(parts);
+    return "done";
+  } catch (e) {
+    const failed = failedParts(e, parts);
+    if (!failed) throw e;
+    return failed.erased ? "erased" : "refused";
+  }
+}
+
+export function createUsageStore(ctx: StoreContext): UsageStore {
+  const { client, tableName } = ctx;
   return {
     async getTenantBudget(tenantId) {
       const out = await client.send(new GetCommand(getBudgetParams(tableName, tenantId)));
@@ -55,17 +76,13 @@ export function createUsageStore({ client, tableName }: StoreContext): UsageStor
 
     async reserveTokens(tenantId, day, tokens, limit) {
       if (tokens > limit) return { ok: false, reason: "over_budget" };
-      try {
-        await client.send(new UpdateCommand(reserveTokensParams(tableName, tenantId, day, tokens, limit)));
-        return { ok: true };
-      } catch (e) {
-        if (!isConditionFailure(e)) throw e;
-        return { ok: false, reason: "over_budget" };
-      }
+      // An erased tenant has no budget left either.
+      const out = await unlessErased(ctx, tenantId, reserveTokensParams(tableName, tenantId, day, tokens, limit));
+      return out === "done" ? { ok: true } : { ok: false, reason: "over_budget" };
     },
 
     async addUsage(tenantId, day, add) {
-      await client.send(new UpdateCommand(addUsageParams(tableName, tenantId, day, add)));
+      await unlessErased(ctx, tenantId, addUsageParams(tableName, tenantId, day, add));
     },
   };
 }

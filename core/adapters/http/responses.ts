@@ -139,6 +139,7 @@ export const ERROR_CODES = {
     "import.duplicate_id",
     "import.dangling_reference",
     "import.changed",
+    "import.inconsistent",
     "model.context_window_required",
   ],
   401: ["auth.invalid_key"],
@@ -146,6 +147,8 @@ export const ERROR_CODES = {
   409: [
     "process.exists",
     "process.deleted",
+    "process.importing",
+    "export.changed",
     "process.busy",
     "message.archived",
     "message.busy",
@@ -158,7 +161,7 @@ export const ERROR_CODES = {
     "idempotency.key_reused",
   ],
   413: ["request.too_large", "message.too_large", "message.too_many_parts", "store.item_too_large", "turn.answer_too_large", "import.too_many_items"],
-  429: ["rate.limited", "budget.exceeded"],
+  429: ["rate.limited", "budget.exceeded", "import.rate_limited"],
   500: ["internal"],
 } as const;
 export type ErrorStatus = keyof typeof ERROR_CODES;

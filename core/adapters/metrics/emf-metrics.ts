@@ -94,6 +94,9 @@ export function createEmfMetrics(options: { namespace?: string; serviceName?: st
       single.addMetric("vance.memory.revert", MetricUnit.Count, 1);
       single.addMetric("vance.memory.revert.messages", MetricUnit.Count, restoredMessages);
     },
+    originalsMissing(count: number) {
+      metrics.singleMetric().addMetric("vance.memory.originals.missing", MetricUnit.Count, count);
+    },
     rateLimited(tenantId: string) {
       metrics.addDimension("tenant", tenantId);
       metrics.addMetric("vance.memory.rate_limited", MetricUnit.Count, 1);
@@ -124,6 +127,8 @@ export function createEmfMetrics(options: { namespace?: string; serviceName?: st
 export function createRecordingMetrics() {
   const runs: Array<{ mode: CompactionMetricMode; compactedMessages: number; tokensSaved?: number }> = [];
   const reverts: number[] = [];
+  /** Originals roll-forwards found missing, one entry per roll-forward that found any. */
+  const missingOriginals: number[] = [];
   const wallTimes: Array<{ mode: CompactionMetricMode; ms: number; provider: string }> = [];
   const folds: FoldOutcome[] = [];
   /** Quality-gate refusals, summarizer fallbacks, and the providers of failed summaries, one entry each. */
@@ -144,6 +149,7 @@ export function createRecordingMetrics() {
     invalidSettings: typeof invalidSettings;
     runs: typeof runs;
     reverts: typeof reverts;
+    missingOriginals: typeof missingOriginals;
     wallTimes: typeof wallTimes;
     folds: typeof folds;
     summaryTrouble: typeof summaryTrouble;
@@ -158,6 +164,7 @@ export function createRecordingMetrics() {
     budgetRefusals,
     invalidSettings,
     reverts,
+    missingOriginals,
     wallTimes,
     folds,
     summaryTrouble,
@@ -172,6 +179,7 @@ export function createRecordingMetrics() {
     modelUsage: (tenantId, purpose, use) => void modelUse.push({ tenantId, purpose, ...use }),
     budgetExceeded: (tenantId) => void budgetRefusals.push(tenantId),
     revert: (restoredMessages) => void reverts.push(restoredMessages),
+    originalsMissing: (count) => void missingOriginals.push(count),
     strengthAnalysis: (analyzer, tagged, usage) => void strength.push({ analyzer, tagged, ...(usage ? { usage } : {}) }),
     rateLimited: (tenantId) => void limited.push(tenantId),
     eventDropped: (event, reason) => void droppedEvents.push({ event, reason }),

@@ -10,6 +10,7 @@ import { policyOf, type FoldModeName } from "../mode-policy.js";
 import { newestSummary, replayTokens } from "../replay.js";
 import { foldsByStrength } from "../selector.js";
 import { effectiveStrength } from "../strength.js";
+import { toolGroups } from "../tool-groups.js";
 import { foldWithinCallCap } from "../summary-plan.js";
 import type { Tunables } from "../tunables.js";
 import type { ActiveView } from "../../ports/store.js";
@@ -99,7 +100,19 @@ export function canCommit(
   if (folded.some((m) => m === undefined)) return { ok: false, readAgain: true };
   const foldable = (m: Message) => foldsByStrength(effectiveStrength(m), f.mode) && foldsByStrength(effectiveStrength(m), mode);
   if (!(folded as Message[]).every(foldable)) return { ok: false, discard: "stale: a message it covers was folded, pinned or made stronger since" };
+  if (splitsAGroup(f.sourceRefs, view.messages)) return { ok: false, discard: "stale: a tool call it covers has a result it does not" };
   return { ok: true, folded: folded as Message[] };
+}
+
+/**
+ * Whether folding `ids` out of `active` would part a tool call from a result (docs/compaction.md,
+ * "Never an orphan"): a call prepared while its result had not arrived, whose result came since.
+ */
+function splitsAGroup(ids: readonly string[], active: readonly Message[]): boolean {
+  const { group } = toolGroups(active);
+  const folding = new Set(ids);
+  const foldedGroups = new Set(active.flatMap((m, i) => (folding.has(m.id) ? [group[i]!] : [])));
+  return active.some((m, i) => !folding.has(m.id) && foldedGroups.has(group[i]!));
 }
 
 /**

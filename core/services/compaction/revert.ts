@@ -8,7 +8,7 @@ import { conflict, notFound } from "../../domain/errors.js";
 import type { Memory, Message } from "../../domain/model.js";
 import type { ActiveView, ProcessKey } from "../../ports/store.js";
 import { RANGE_MARKER_PREFIX } from "../../domain/fields.js";
-import { expiredRefs } from "../../domain/retention.js";
+import { expiredRefs, originalsExpiry } from "../../domain/retention.js";
 import { replayTokens } from "../../domain/replay.js";
 import { summaryBudgetFor } from "../../domain/summarizer-fit.js";
 import { settledView } from "./settle.js";
@@ -72,7 +72,13 @@ async function tryRevert(deps: ServiceDeps, key: ProcessKey, view: ActiveView, m
     replayTokens(view) - memory.tokens + (prior?.tokens ?? 0) + folded.reduce((n, m) => n + m.tokens, 0) - (marker?.tokens ?? 0);
 
   // The minimum saving: a summary of the budget every fold gets (summaryMinTokens).
-  return revertFold(deps, key, view, { memory, prior, marker, holdTokens: after + summaryBudgetFor(tunables, undefined) });
+  return revertFold(deps, key, view, {
+    memory,
+    prior,
+    marker,
+    holdTokens: after + summaryBudgetFor(tunables, undefined),
+    originalsExpireAtEpoch: originalsExpiry(memory),
+  });
 }
 
 /** Expired originals named in a refusal; the count covers them all. */

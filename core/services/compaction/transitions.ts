@@ -22,7 +22,7 @@ import type { ActiveView, ProcessKey } from "../../ports/store.js";
 import type { ServiceDeps } from "../deps.js";
 import { unlessTooLarge, type FoldWriter } from "./fold-pipeline.js";
 import { withLease } from "./lease.js";
-import { settledView } from "./settle.js";
+import { finishRollForward, settledView } from "./settle.js";
 import { lossFields } from "./summary-fields.js";
 
 type Metadata = Memory["metadata"];
@@ -243,7 +243,7 @@ export async function afterCommit(
   o: { pendingArchive: boolean; before: ActiveView; manual?: boolean | undefined },
 ): Promise<ActiveView> {
   const metricMode = metricModeOf(memory.metadata.mode ?? "HARD");
-  if (o.pendingArchive) await deps.store.finishPendingArchive(key, memory.id);
+  if (o.pendingArchive) await finishRollForward(deps, key, memory.id);
   const folded = memory.sourceRefs.length;
   const { tokensBefore, tokensAfter } = memory.metadata;
   const tokensSaved = tokensBefore !== undefined && tokensAfter !== undefined ? tokensBefore - tokensAfter : undefined;
@@ -285,7 +285,7 @@ export async function revertFold(
   deps: ServiceDeps,
   key: ProcessKey,
   view: ActiveView,
-  o: { memory: Memory; prior: Memory | null; marker: Message | null; holdTokens: number },
+  o: { memory: Memory; prior: Memory | null; marker: Message | null; holdTokens: number; originalsExpireAtEpoch?: number | undefined },
 ): Promise<RevertWrite> {
   const { memory } = o;
   let at = "";
@@ -301,6 +301,7 @@ export async function revertFold(
       holdTokens: o.holdTokens,
       ...(view.state.lastTurn ? { lastTurn: view.state.lastTurn } : {}),
       at,
+      ...(o.originalsExpireAtEpoch !== undefined ? { originalsExpireAtEpoch: o.originalsExpireAtEpoch } : {}),
     });
     return { value, cleared: value.ok }; // the commit cleared the lease
   });
@@ -309,7 +310,7 @@ export async function revertFold(
     deps.log.warn("revert commit conflict", { processId: key.processId, memoryId: memory.id });
     return { ok: false, reason: "changed" };
   }
-  if (leased.value.pendingArchive) await deps.store.finishPendingArchive(key, memory.id);
+  if (leased.value.pendingArchive) await finishRollForward(deps, key, memory.id);
   const restoredMessages = memory.sourceRefs.length;
   const activeSummaryId = o.prior?.id ?? null;
   deps.metrics.revert(restoredMessages);
