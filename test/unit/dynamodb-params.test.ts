@@ -123,7 +123,7 @@ describe("message inputs", () => {
     const user = appendMessageParts("t", key, makeMessage("p-1"), undefined, undefined, record)[0]![1];
     expect(user.Update).toMatchObject({
       UpdateExpression: "SET firstUserMessageId = if_not_exists(firstUserMessageId, :id), #md.#lt = :lt",
-      ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND attribute_exists(#md)",
+      ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND attribute_not_exists(importing) AND attribute_exists(#md)",
       ExpressionAttributeNames: { "#md": "metadata", "#lt": "lastTurn" },
       ExpressionAttributeValues: { ":lt": record },
     });
@@ -133,11 +133,11 @@ describe("message inputs", () => {
       TableName: "t",
       Key: meta,
       UpdateExpression: "SET #md.#lt = :lt",
-      ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND attribute_exists(#md)",
+      ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND attribute_not_exists(importing) AND attribute_exists(#md)",
       ExpressionAttributeNames: { "#md": "metadata", "#lt": "lastTurn" },
       ExpressionAttributeValues: { ":lt": record },
     });
-    expect(addMetaMapParams("t", key)).toMatchObject({ UpdateExpression: "SET #md = if_not_exists(#md, :map)", ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt)" });
+    expect(addMetaMapParams("t", key)).toMatchObject({ UpdateExpression: "SET #md = if_not_exists(#md, :map)", ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND attribute_not_exists(importing)" });
   });
 
   it("only checks that the process exists for any other role, without an idempotency key", () => {
