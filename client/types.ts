@@ -35,7 +35,7 @@ export interface Message {
    * Set on a TOOL result cleared from the replay: `content` in a replay is then a placeholder, and
    * `getMessage(processId, id)` returns the full result.
    */
-  cleared?: { at: string; toolName: string; chars: number; tokens: number };
+  cleared?: { at: string; toolName: string; chars: number; tokens: number; epoch?: number };
   /** Only in a replay: a placeholder result for a tool call whose result never arrived. */
   missingResult?: true;
   /** An archived original under a retention: when the service stops keeping it. Never on an active message. */
@@ -296,8 +296,22 @@ export interface Turn {
   messages: Message[];
   /** With `format`: the part of that provider's request body the service owns. */
   request?: ReplayRequest;
+  /**
+   * Whether this turn's prompt starts with the previous turn's, element for element: false after a
+   * fold, an undo, a trim at the emergency threshold, a changed format, ... (`reason`).
+   */
+  prefix: PrefixInfo;
   /** True when the answer would have passed 6 MB: `messages` then leave native content to `request`. */
   messagesWithoutNative?: true;
+}
+
+/** Why a turn's prompt does not start with the previous turn's. */
+export type PrefixReason = "first_turn" | "fold" | "revert" | "format" | "trim" | "clear" | "parent" | "recall" | "tool_result";
+
+/** A turn's `prefix`: whether its prompt is the previous turn's plus what was appended. */
+export interface PrefixInfo {
+  kept: boolean;
+  reason?: PrefixReason;
 }
 
 export interface SearchHit {

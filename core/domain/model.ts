@@ -33,6 +33,11 @@ export const ClearedResult = z.object({
   /** Size of the full content, in characters and in estimated tokens (what it cost before). */
   chars: z.int().check(z.nonnegative()),
   tokens: z.int().check(z.nonnegative()),
+  /**
+   * The replay epoch from which the replay shows the placeholder: a clearing waits for the next
+   * fold (docs/compaction.md, "Tool-result clearing"). Absent: shown since it was cleared.
+   */
+  epoch: z.optional(z.int().check(z.nonnegative())),
 });
 export type ClearedResult = z.infer<typeof ClearedResult>;
 

@@ -5,6 +5,7 @@
  */
 import type { ClearedResult, InboxItem, InboxStatus, Memory, Message, Page, Process } from "../domain/model.js";
 import type { ImportStore } from "./import-store.js";
+import type { EpochReason, ReplayMark } from "../domain/prefix.js";
 
 /**
  * Single-item writes in flight at once when one change spans more items than a transaction holds
@@ -33,6 +34,15 @@ export interface ProcessState {
    * this many tokens (docs/compaction.md, "Undoing a compaction"). Absent when no hold is set.
    */
   revertHoldTokens?: number;
+  /**
+   * The replay epoch (docs/turns.md, "Append-only between folds"): moved by every write that
+   * changes what the replay is built from besides appends (a fold commit, an undo), with its
+   * reason, in that same write. 0 until the first.
+   */
+  replayEpoch: number;
+  replayReason?: EpochReason;
+  /** What decided the prompt of the process's last turn (stored when it changed). */
+  lastReplay?: ReplayMark;
 }
 
 /** What one strongly consistent Query over the sparse index returns. */
@@ -44,6 +54,12 @@ export interface ActiveView {
   folds: Memory[];
   /** Active (unarchived) messages, oldest first. */
   messages: Message[];
+  /**
+   * Set once the view is settled (core/services/compaction/settle.ts): results cleared for a
+   * later replay epoch, shown whole in `messages` until then (docs/compaction.md, "Tool-result
+   * clearing").
+   */
+  waitingClears?: string[];
   /** Read capacity the Query consumed, when the store reports it. */
   consumedCapacity?: number;
   itemsRead?: number;
@@ -68,6 +84,10 @@ export interface CompactionCommit {
   marker?: Message;
   /** `memory` replaces a background fold of the same id that must still have this status. */
   fromFold?: "QUEUED" | "PREPARED";
+  /** The replay epoch read with `expectedVersion`: the commit moves it on by one. */
+  replayEpoch: number;
+  /** The last turn's replay mark as read: kept, so that the next turn sees what moved. */
+  lastReplay?: ReplayMark;
   at: string;
 }
 
@@ -85,6 +105,10 @@ export interface RevertCommit {
   markerId?: string;
   /** Own replay tokens from which an automatic compaction may fold again (the revert hold). */
   holdTokens: number;
+  /** The replay epoch read with `expectedVersion`: the undo moves it on by one. */
+  replayEpoch: number;
+  /** The last turn's replay mark as read: kept, so that the next turn sees what moved. */
+  lastReplay?: ReplayMark;
   at: string;
 }
 
@@ -97,6 +121,12 @@ export interface ListOptions {
 export interface ProcessStore {
   upsertProcess(tenantId: string, input: ProcessInput, at: string): Promise<Process>;
   getProcess(key: ProcessKey): Promise<ProcessState | null>;
+  /**
+   * Records what decided the prompt of a turn (docs/turns.md, "Append-only between folds") on
+   * META, only while its version is still `state.version` (the epoch and the revert hold it keeps
+   * are then still the ones read). `false`: META moved on; nothing was written.
+   */
+  recordReplay(key: ProcessKey, state: Pick<ProcessState, "version" | "replayEpoch" | "replayReason" | "revertHoldTokens">, mark: ReplayMark): Promise<boolean>;
   listProcesses(
     tenantId: string,
     options: ListOptions & { projectId?: string },

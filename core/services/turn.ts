@@ -6,15 +6,17 @@
  */
 import { fitTurnAnswer } from "../domain/answer-size.js";
 import type { CompactionResult, Message } from "../domain/model.js";
-import { replayMessages } from "../domain/replay.js";
+import { newestSummary, replayMessages } from "../domain/replay.js";
 import type { MessageInput } from "../domain/fields.js";
 import type { Tunables } from "../domain/tunables.js";
-import type { ProcessKey } from "../ports/store.js";
+import type { ActiveView, ProcessKey, ProcessState } from "../ports/store.js";
+import { markChanged, prefixVerdict, replayMark, type MarkInput, type PrefixAnswer } from "../domain/prefix.js";
 import { compactForTurn } from "./compaction/turn-compaction.js";
 import { resolveContextWindow } from "../domain/model-windows.js";
 import { settledView } from "./compaction/settle.js";
 import type { CompactionRequest } from "./compaction/compaction.js";
-import { composeContext, recallBudget, type ComposedContext } from "./context.js";
+import { RECALL_HEADING, composeContext, findRecall, outOfPromptIds, recallBudget, type ComposedContext } from "./context.js";
+import { awaitingToolResults, recallMessage, recalledIds } from "../domain/recall.js";
 import type { ServiceDeps } from "./deps.js";
 import { appendMessage } from "./messages.js";
 import { withNative } from "./native-content.js";
@@ -34,6 +36,11 @@ export interface TurnResult {
   messages: Message[];
   /** The part of the engine's request body the service owns, when the turn named a `format`. */
   request?: ReplayRequest;
+  /**
+   * Whether this turn's prompt starts with the previous turn's, and if not why (docs/turns.md,
+   * "Append-only between folds").
+   */
+  prefix: PrefixAnswer;
   /** True when the answer would pass Lambda's 6 MB with native content twice: `messages` then leave it to `request`. */
   messagesWithoutNative?: true;
 }
@@ -76,11 +83,77 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
   // Recall fills the room left below the hard threshold (below the emergency one after a trim), up
   // to recallMaxTokens, and reaches the messages a trim left out.
   const recallTokens = request.query?.trim() ? recallBudget(tunables, contextWindow, answerTokens, compaction.trimmed !== undefined) : 0;
-  const context = await composeContext(deps, key, after, { query: request.query, recallTokens, answer: messages });
+  // Recall goes where it was recalled, as a message of the transcript, unless the settings put it
+  // in the system prompt (docs/turns.md, "Recall").
+  if (!tunables.recallInSystem && recallTokens > 0) await recallIntoTranscript(deps, key, after, { query: request.query, recallTokens, answer: messages });
+  const context = await composeContext(deps, key, after, tunables.recallInSystem ? { query: request.query, recallTokens, answer: messages } : {});
   // The replay: cleared results as placeholders, every tool call answered (docs/compaction.md),
   // native content put back as it was sent.
   const replay = await withNative(deps, key, replayMessages(messages));
   const format = request.format;
+  const block = splitReplayBlock(context);
+  const prefix = await markReplay(deps, key, { before: view.state, after: after.state }, {
+    epoch: after.state.replayEpoch,
+    format: format ?? "plain",
+    staticBlock: block.staticBlock,
+    systemRecall: tunables.recallInSystem ? block.dynamicBlock : "",
+    trimmed: compaction.trimmed,
+    replay,
+  });
   // Lambda answers at most 6 MB: past that, native content comes back in `request` alone, or a 413.
-  return fitTurnAnswer({ compaction, context, messages: replay, ...(format ? { request: replayRequest(format, replay, splitReplayBlock(context)) } : {}) });
+  return fitTurnAnswer({ compaction, context, messages: replay, prefix, ...(format ? { request: replayRequest(format, replay, block) } : {}) });
+}
+
+/**
+ * Recall as a message (docs/turns.md, "Recall"): the archived, cleared or trimmed-out messages
+ * that match the query and that no recall message in the prompt quotes yet, appended as one
+ * SYSTEM message after everything the answer holds, and added to it. Not while the newest tool
+ * call waits for its results: the message would stand between the call and them.
+ */
+async function recallIntoTranscript(
+  deps: ServiceDeps,
+  key: ProcessKey,
+  view: ActiveView,
+  o: { query: string | undefined; recallTokens: number; answer: Message[] },
+): Promise<void> {
+  if (awaitingToolResults(o.answer)) return;
+  const lines = await findRecall(deps, key, o.query, {
+    budgetTokens: o.recallTokens,
+    summary: newestSummary(view)?.content ?? null,
+    outOfPromptIds: outOfPromptIds(view, o.answer),
+    shownIds: recalledIds(o.answer),
+  });
+  if (lines.length === 0) return;
+  const { message } = await appendMessage(deps, key, recallMessage(lines, RECALL_HEADING), {
+    hasUserMessage: async () => true,
+    sideChannel: async () => false,
+  });
+  o.answer.push(message);
+  // The answer may be the view's own list (nothing trimmed): the view learns of the message once.
+  if (view.messages !== o.answer) view.messages.push(message);
+}
+
+/**
+ * The turn's `prefix` answer: its replay mark against the last turn's (read before this turn's
+ * compaction, which may have rewritten META), and the mark stored when it differs. A failed write
+ * is logged: the next turn then compares with the mark before, which only makes it report a
+ * change it need not.
+ */
+async function markReplay(
+  deps: ServiceDeps,
+  key: ProcessKey,
+  states: { before: ProcessState; after: ProcessState },
+  input: MarkInput,
+): Promise<PrefixAnswer> {
+  const mark = replayMark(input);
+  const previous = states.before.lastReplay;
+  const prefix = prefixVerdict(previous, mark, states.after.replayReason);
+  if (markChanged(previous, mark) || markChanged(states.after.lastReplay, mark)) {
+    try {
+      await deps.store.recordReplay(key, states.after, mark);
+    } catch (e) {
+      deps.log.warn("replay mark not recorded", { processId: key.processId, error: String(e) });
+    }
+  }
+  return prefix;
 }

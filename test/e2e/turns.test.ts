@@ -164,6 +164,8 @@ describe("round trips of a turn (docs/turns.md)", () => {
       "addUsage",
       "commitCompaction",
       "activeView",
+      // The fold moved the replay epoch: the turn records its new replay mark (docs/turns.md, "Append-only between folds").
+      "recordReplay",
     ]);
     expect(m.dynamo).toEqual([
       "QueryCommand(consistent)",
@@ -173,6 +175,7 @@ describe("round trips of a turn (docs/turns.md)", () => {
       "UpdateCommand",
       "TransactWriteCommand",
       "QueryCommand(consistent)",
+      "UpdateCommand",
     ]);
   });
 
@@ -182,7 +185,8 @@ describe("round trips of a turn (docs/turns.md)", () => {
     // The project's settings, and the tenant's too when their cache entry has expired meanwhile.
     const reads = m.store.filter((c) => c === "getSettings").length;
     expect(reads === 1 || reads === 2).toBe(true);
-    expect(m.store).toEqual(["activeView", "appendMessage", ...Array(reads).fill("getSettings")]);
-    expect(m.dynamo).toEqual(["QueryCommand(consistent)", "TransactWriteCommand", ...Array(reads).fill("GetCommand(consistent)")]);
+    // A process's first turn also records its replay mark; later turns that change nothing do not.
+    expect(m.store).toEqual(["activeView", "appendMessage", ...Array(reads).fill("getSettings"), "recordReplay"]);
+    expect(m.dynamo).toEqual(["QueryCommand(consistent)", "TransactWriteCommand", ...Array(reads).fill("GetCommand(consistent)"), "UpdateCommand"]);
   });
 });

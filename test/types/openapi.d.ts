@@ -576,6 +576,7 @@ export interface components {
                     toolName: string;
                     chars: number;
                     tokens: number;
+                    epoch?: number;
                 };
                 /** Format: date-time */
                 expiresAt?: string;
@@ -901,6 +902,7 @@ export interface components {
                 toolName: string;
                 chars: number;
                 tokens: number;
+                epoch?: number;
             };
             /** @constant */
             missingResult?: true;
@@ -1027,6 +1029,7 @@ export interface components {
             foldTarget?: number;
             foldMinRoomTokens?: number;
             recallMaxTokens?: number;
+            recallInSystem?: boolean;
             summarizerConcurrency?: number;
             maxSummarizerCalls?: number;
             foldCurrentTurn?: number;
@@ -1058,6 +1061,7 @@ export interface components {
             foldTarget: number;
             foldMinRoomTokens: number;
             recallMaxTokens: number;
+            recallInSystem: boolean;
             summarizerConcurrency: number;
             maxSummarizerCalls: number;
             foldCurrentTurn: number;
@@ -1086,6 +1090,7 @@ export interface components {
             foldTarget?: number;
             foldMinRoomTokens?: number;
             recallMaxTokens?: number;
+            recallInSystem?: boolean;
             summarizerConcurrency?: number;
             maxSummarizerCalls?: number;
             foldCurrentTurn?: number;
@@ -1127,6 +1132,11 @@ export interface components {
                 prompt: {
                     [key: string]: unknown;
                 }[];
+            };
+            prefix: {
+                kept: boolean;
+                /** @enum {string} */
+                reason?: "first_turn" | "fold" | "revert" | "format" | "trim" | "clear" | "parent" | "recall" | "tool_result";
             };
             /** @constant */
             messagesWithoutNative?: true;

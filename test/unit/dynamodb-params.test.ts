@@ -243,12 +243,16 @@ describe("fold and commit inputs", () => {
     });
   });
 
+  const mark = { epoch: 4, format: "anthropic", head: "ab", recall: "", cleared: 0, open: [] };
+
   it("commit in one transaction what fits, and mark the rest pending on META", () => {
     const memory = makeMemory("p-1");
     const archiveIds = Array.from({ length: 120 }, (_, i) => `msg_${String(i).padStart(3, "0")}`);
     const { parts, pendingArchive } = commitCompactionParts("t", key, {
       leaseOwner: "w1",
       expectedVersion: 7,
+      replayEpoch: 4,
+      lastReplay: mark,
       memory,
       priorSummaryId: "mem_0",
       archiveIds,
@@ -263,10 +267,19 @@ describe("fold and commit inputs", () => {
         TableName: "t",
         Key: meta,
         UpdateExpression:
-          "SET version = version + :one, activeSummaryId = :mid, pendingArchive = :pa, pendingArchiveFrom = :from REMOVE leaseOwner, leaseUntil, #md",
+          "SET version = version + :one, activeSummaryId = :mid, #md = :md, pendingArchive = :pa, pendingArchiveFrom = :from REMOVE leaseOwner, leaseUntil",
         ConditionExpression: "leaseOwner = :o AND version = :v AND attribute_not_exists(pendingArchive) AND attribute_not_exists(deletedAt)",
         ExpressionAttributeNames: { "#md": "metadata" },
-        ExpressionAttributeValues: { ":one": 1, ":mid": memory.id, ":pa": `archive:${memory.id}`, ":from": 97, ":o": "w1", ":v": 7 },
+        // The map written whole: the revert hold gone, the replay epoch moved on, the last turn's mark kept.
+        ExpressionAttributeValues: {
+          ":one": 1,
+          ":mid": memory.id,
+          ":md": { replayEpoch: 5, replayReason: "fold", lastReplay: mark },
+          ":pa": `archive:${memory.id}`,
+          ":from": 97,
+          ":o": "w1",
+          ":v": 7,
+        },
       },
     });
   });
@@ -276,6 +289,7 @@ describe("fold and commit inputs", () => {
     const { parts, pendingArchive } = commitCompactionParts("t", key, {
       leaseOwner: "w1",
       expectedVersion: 7,
+      replayEpoch: 0,
       memory,
       priorSummaryId: null,
       archiveIds: ["msg_1"],
@@ -299,6 +313,7 @@ describe("fold and commit inputs", () => {
     const { parts, pendingArchive } = revertCompactionParts("t", key, {
       leaseOwner: "w1",
       expectedVersion: 8,
+      replayEpoch: 0,
       memoryId: "mem_2",
       priorSummaryId: "mem_1",
       restoreIds: ["msg_1"],
@@ -324,7 +339,7 @@ describe("fold and commit inputs", () => {
         UpdateExpression: "SET version = version + :one, #md = :hold, activeSummaryId = :prior REMOVE leaseOwner, leaseUntil",
         ConditionExpression: "leaseOwner = :o AND version = :v AND attribute_not_exists(pendingArchive) AND attribute_not_exists(deletedAt)",
         ExpressionAttributeNames: { "#md": "metadata" },
-        ExpressionAttributeValues: { ":one": 1, ":hold": { revertHoldTokens: 1234 }, ":prior": "mem_1", ":o": "w1", ":v": 8 },
+        ExpressionAttributeValues: { ":one": 1, ":hold": { revertHoldTokens: 1234, replayEpoch: 1, replayReason: "revert" }, ":prior": "mem_1", ":o": "w1", ":v": 8 },
       },
     });
   });
@@ -399,7 +414,7 @@ describe("retention inputs (docs/configuration.md, \"Retention\")", () => {
   });
 
   it("give every archive of a commit, and of each roll-forward step, the memory's expiry; the memory itself none", () => {
-    const { parts } = commitCompactionParts("t", key, { leaseOwner: "w1", expectedVersion: 1, memory: kept, priorSummaryId: null, archiveIds: ["msg_1", "msg_2"], at });
+    const { parts } = commitCompactionParts("t", key, { leaseOwner: "w1", expectedVersion: 1, replayEpoch: 0, memory: kept, priorSummaryId: null, archiveIds: ["msg_1", "msg_2"], at });
     const archives = parts.filter(([name]) => name === "archive").map(([, w]) => w.Update.ExpressionAttributeValues[":exp"]);
     expect(archives).toEqual([expires, expires]);
     expect(parts[0]![1].Put.Item.expiresAtEpoch).toBeUndefined();

@@ -5,6 +5,7 @@
  */
 import type { GetCommandInput, QueryCommandInput, UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { Memory } from "../../domain/model.js";
+import type { EpochReason } from "../../domain/prefix.js";
 import { originalsExpiry } from "../../domain/retention.js";
 import type { CompactionCommit, ProcessKey, RevertCommit } from "../../ports/store.js";
 import {
@@ -230,6 +231,13 @@ export function archiveIntoOkParts(
   ];
 }
 
+/** META's map after a fold or an undo: the replay epoch moved on with its reason, the last turn's mark kept. */
+const replayMap = (c: Pick<CompactionCommit, "replayEpoch" | "lastReplay">, reason: EpochReason) => ({
+  replayEpoch: c.replayEpoch + 1,
+  replayReason: reason,
+  ...(c.lastReplay ? { lastReplay: c.lastReplay } : {}),
+});
+
 export type CommitPart = "memory" | "prior" | "marker" | "process" | "archive";
 
 /**
@@ -250,8 +258,10 @@ export function commitCompactionParts(tableName: string, key: ProcessKey, c: Com
   const room = limit - fixed.length - 1; // one more for META
   const now = c.archiveIds.slice(0, room);
   const pendingArchive = c.archiveIds.length > now.length;
-  const set = ["version = version + :one", "activeSummaryId = :mid"];
-  const values: Record<string, unknown> = { ":one": 1, ":mid": c.memory.id };
+  // The map is written whole: a new fold ends any revert hold (the undone fold is history now) and
+  // moves the replay epoch on, with its reason (docs/turns.md, "Append-only between folds").
+  const set = ["version = version + :one", "activeSummaryId = :mid", "#md = :md"];
+  const values: Record<string, unknown> = { ":one": 1, ":mid": c.memory.id, ":md": replayMap(c, "fold") };
   if (pendingArchive) {
     set.push("pendingArchive = :pa", "pendingArchiveFrom = :from");
     values[":pa"] = rollForwardMarker("archive", c.memory.id);
@@ -259,8 +269,7 @@ export function commitCompactionParts(tableName: string, key: ProcessKey, c: Com
   }
   const meta = guarded(
     { TableName: tableName, Key: metaKey(key) },
-    // A new fold ends any revert hold: the undone fold is history now.
-    { expression: `SET ${set.join(", ")} REMOVE leaseOwner, leaseUntil, #md`, names: { "#md": REVERT_HOLD_MAP }, values },
+    { expression: `SET ${set.join(", ")} REMOVE leaseOwner, leaseUntil`, names: { "#md": REVERT_HOLD_MAP }, values },
     leaseHeldBy(c.leaseOwner),
     versionIs(c.expectedVersion),
     // A fold never commits over an unfinished roll-forward: the view it folded may lack its archives.
@@ -313,7 +322,10 @@ export function revertCompactionParts(tableName: string, key: ProcessKey, r: Rev
   const now = r.restoreIds.slice(0, room);
   const pendingArchive = r.restoreIds.length > now.length;
   const set = ["version = version + :one", "#md = :hold"];
-  const values: Record<string, unknown> = { ":one": 1, ":hold": { [REVERT_HOLD_ATTRIBUTE]: r.holdTokens } };
+  const values: Record<string, unknown> = {
+    ":one": 1,
+    ":hold": { [REVERT_HOLD_ATTRIBUTE]: r.holdTokens, ...replayMap(r, "revert") },
+  };
   if (r.priorSummaryId) {
     set.push("activeSummaryId = :prior");
     values[":prior"] = r.priorSummaryId;

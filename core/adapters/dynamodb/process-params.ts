@@ -14,7 +14,9 @@ import {
   settingsPk,
   settingsSk,
 } from "./keys.js";
-import { notDeleted, when } from "./conditions.js";
+import { REVERT_HOLD_ATTRIBUTE, REVERT_HOLD_MAP, guarded, notDeleted, processLive, versionIs, when } from "./conditions.js";
+import type { ProcessState } from "../../ports/store.js";
+import type { ReplayMark } from "../../domain/prefix.js";
 import { decodeCursor } from "./paging.js";
 import { tableIndexes } from "./table.js";
 
@@ -118,3 +120,28 @@ export const putSettingsParams = (
   TableName: tableName,
   Item: { pk: settingsPk(tenantId), sk: settingsSk(projectId), type: "SETTINGS", settings, updatedAt: at },
 });
+
+/**
+ * A turn's replay mark on META (docs/turns.md, "Append-only between folds"), in the map the
+ * replay index projects, written whole with the epoch, its reason and the revert hold as read:
+ * only while META's version is still the one read, since every write that changes those moves it.
+ */
+export function recordReplayParams(
+  tableName: string,
+  key: ProcessKey,
+  state: Pick<ProcessState, "version" | "replayEpoch" | "replayReason" | "revertHoldTokens">,
+  mark: ReplayMark,
+): UpdateCommandInput {
+  const map = {
+    replayEpoch: state.replayEpoch,
+    ...(state.replayReason ? { replayReason: state.replayReason } : {}),
+    ...(state.revertHoldTokens !== undefined ? { [REVERT_HOLD_ATTRIBUTE]: state.revertHoldTokens } : {}),
+    lastReplay: mark,
+  };
+  return guarded(
+    { TableName: tableName, Key: { pk: processPk(key), sk: META_SK } },
+    { expression: "SET #md = :md", names: { "#md": REVERT_HOLD_MAP }, values: { ":md": map } },
+    processLive,
+    versionIs(state.version),
+  );
+}

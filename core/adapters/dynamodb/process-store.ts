@@ -6,7 +6,7 @@ import { isConditionFailure } from "./conditions.js";
 import type { StoreContext } from "./context.js";
 import { MetaItem, SettingsItem, readItem, toProcess, toState } from "./items.js";
 import { encodeCursor } from "./paging.js";
-import { getMetaParams, getSettingsParams, listProcessesParams, putSettingsParams, upsertProcessParams } from "./process-params.js";
+import { getMetaParams, getSettingsParams, listProcessesParams, putSettingsParams, recordReplayParams, upsertProcessParams } from "./process-params.js";
 
 /** The META item of a process, parsed; null when the process does not exist. */
 export async function readMeta({ client, tableName }: StoreContext, key: ProcessKey): Promise<MetaItem | null> {
@@ -32,6 +32,16 @@ export function createProcessStore(ctx: StoreContext): ProcessStore & SettingsSt
       const meta = await readMeta(ctx, key);
       // A deleted process is gone for every reader (docs/api.md, "Deleting a process").
       return meta && meta.deletedAt === undefined ? toState(meta) : null;
+    },
+
+    async recordReplay(key, state, mark) {
+      try {
+        await client.send(new UpdateCommand(recordReplayParams(tableName, key, state, mark)));
+        return true;
+      } catch (e) {
+        if (isConditionFailure(e)) return false;
+        throw e;
+      }
     },
 
     async listProcesses(tenantId, options) {

@@ -8,6 +8,7 @@
 import * as z from "../../domain/zod.js";
 import { CompactionResult, InboxItem, LossUnit, Memory, Message, Process } from "../../domain/model.js";
 import { Tunables, TunablesOverride } from "../../domain/tunables.js";
+import { PrefixReason } from "../../domain/prefix.js";
 
 const count = () => z.int().check(z.nonnegative());
 
@@ -45,6 +46,8 @@ export const TurnAnswer = z.object({
   context: ContextAnswer,
   messages: z.array(Message),
   request: z.optional(ReplayRequestAnswer),
+  /** Whether the prompt starts with the previous turn's (docs/turns.md, "Append-only between folds"). */
+  prefix: z.object({ kept: z.boolean(), reason: z.optional(PrefixReason) }),
   messagesWithoutNative: z.optional(z.literal(true)),
 });
 

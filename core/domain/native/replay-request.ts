@@ -87,50 +87,39 @@ function anthropic(messages: readonly Message[], block: ReplayBlock): ReplayRequ
   const system: JsonObject[] = [];
   if (block.staticBlock.trim() !== "") system.push({ type: "text", text: block.staticBlock, cache_control: { type: "ephemeral" } });
   if (block.dynamicBlock !== "") system.push({ type: "text", text: block.dynamicBlock });
-  const out: Array<{ message: JsonObject; native: boolean }> = [];
-  const push = (role: "user" | "assistant", content: Json[], native: boolean) => {
-    if (content.length === 0) return;
-    const prev = out[out.length - 1];
-    // Converted messages of one role are merged (tool results first); a native message stays whole.
-    if (!native && prev && !prev.native && prev.message.role === role) (prev.message.content as Json[]).push(...content);
-    else out.push({ message: { role, content: [...content] }, native });
+  // One request message per stored message, never merged: merging would change the last message
+  // when the next one is appended, and the API combines consecutive turns of one role itself
+  // (Messages API reference, `messages`). A SYSTEM message stays where it was written, as user
+  // text: in `system` it would change what stands before every message.
+  const result: JsonObject[] = [];
+  const push = (role: "user" | "assistant", content: Json[]) => {
+    if (content.length > 0) result.push({ role, content: [...content] });
   };
   for (const m of messages) {
-    const role = m.role === "ASSISTANT" ? "assistant" : "user";
     const native = nativeOrNull(m, "anthropic");
     if (native) {
-      push(role, native, true);
+      push(m.role === "ASSISTANT" ? "assistant" : "user", native);
       continue;
     }
     switch (m.role) {
       case "SYSTEM":
-        if (m.content.trim() !== "") system.push({ type: "text", text: m.content });
-        break;
       case "USER":
-        push("user", m.content.trim() === "" ? [] : [{ type: "text", text: m.content }], false);
+        push("user", m.content.trim() === "" ? [] : [{ type: "text", text: m.content }]);
         break;
       case "ASSISTANT":
-        push(
-          "assistant",
-          [
-            ...(m.content.trim() === "" ? [] : [{ type: "text", text: m.content }]),
-            ...(m.toolCalls ?? []).map((c: ToolCall) => ({ type: "tool_use", id: c.id, name: c.name, input: argumentsObject(c.arguments) })),
-          ],
-          false,
-        );
+        push("assistant", [
+          ...(m.content.trim() === "" ? [] : [{ type: "text", text: m.content }]),
+          ...(m.toolCalls ?? []).map((c: ToolCall) => ({ type: "tool_use", id: c.id, name: c.name, input: argumentsObject(c.arguments) })),
+        ]);
         break;
       case "TOOL":
-        push("user", [{ type: "tool_result", tool_use_id: m.toolCallId ?? "unknown", ...(m.content !== "" ? { content: m.content } : {}) }], false);
+        push("user", [{ type: "tool_result", tool_use_id: m.toolCallId ?? "unknown", ...(m.content !== "" ? { content: m.content } : {}) }]);
         break;
     }
   }
-  const result = out.map((o) => o.message);
-  for (const o of out) if (!o.native && o.message.role === "user") (o.message.content as JsonObject[]).sort((a, b) => rank(a) - rank(b));
   if (result[0]?.role === "assistant") result.unshift({ role: "user", content: [{ type: "text", text: CONTINUATION_TEXT }] });
   return { system, messages: result };
 }
-
-const rank = (b: JsonObject) => (b.type === "tool_result" ? 0 : 1);
 
 // ----------------------------------------------------------------------------- OpenAI Responses
 
@@ -215,9 +204,7 @@ function gemini(messages: readonly Message[], block: ReplayBlock): ReplayRequest
       continue;
     }
     switch (m.role) {
-      case "SYSTEM":
-        if (m.content.trim() !== "") system.push(m.content);
-        break;
+      case "SYSTEM": // where it was written: in systemInstruction it would change every turn's prefix
       case "USER":
         contents.push({ role: "user", parts: [{ text: m.content }] });
         break;

@@ -103,6 +103,8 @@ export async function commitMemory(
   return deps.store.commitCompaction(key, {
     leaseOwner: owner,
     expectedVersion: view.state.version,
+    replayEpoch: view.state.replayEpoch,
+    ...(view.state.lastReplay ? { lastReplay: view.state.lastReplay } : {}),
     memory,
     priorSummaryId: newestSummary(view)?.id ?? null,
     archiveIds: memory.sourceRefs,

@@ -79,6 +79,8 @@ async function tryRevert(deps: ServiceDeps, key: ProcessKey, view: ActiveView, m
     const value = await deps.store.revertCompaction(key, {
       leaseOwner: owner,
       expectedVersion: view.state.version,
+      replayEpoch: view.state.replayEpoch,
+      ...(view.state.lastReplay ? { lastReplay: view.state.lastReplay } : {}),
       memoryId: memory.id,
       priorSummaryId: prior?.id ?? null,
       restoreIds: memory.sourceRefs,
