@@ -12,7 +12,7 @@ import type { Tunables } from "../domain/tunables.js";
 import type { ActiveView, ProcessKey, ProcessState } from "../ports/store.js";
 import { markChanged, prefixVerdict, replayMark, type MarkInput, type PrefixAnswer } from "../domain/prefix.js";
 import { compactForTurn } from "./compaction/turn-compaction.js";
-import { resolveContextWindow } from "../domain/model-windows.js";
+import { foldRulesFor, resolveContextWindow } from "../domain/model-windows.js";
 import { settledView } from "./compaction/settle.js";
 import type { CompactionRequest } from "./compaction/compaction.js";
 import { RECALL_HEADING, composeContext, findRecall, outOfPromptIds, recallBudget, type ComposedContext } from "./context.js";
@@ -92,16 +92,19 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
   const replay = await withNative(deps, key, replayMessages(messages));
   const format = request.format;
   const block = splitReplayBlock(context);
+  // What the replay keeps of the turns the replayed summary kept, by the model's rules.
+  const summary = newestSummary(after);
+  const options = summary && foldRulesFor(request.model.name).thinkingBeforeSummary === "strip" ? { stripThinkingBefore: summary.createdAt } : {};
   const prefix = await markReplay(deps, key, { before: view.state, after: after.state }, {
     epoch: after.state.replayEpoch,
-    format: format ?? "plain",
+    format: `${format ?? "plain"}${options.stripThinkingBefore ? "/strip-thinking" : ""}`,
     staticBlock: block.staticBlock,
     systemRecall: tunables.recallInSystem ? block.dynamicBlock : "",
     trimmed: compaction.trimmed,
     replay,
   });
   // Lambda answers at most 6 MB: past that, native content comes back in `request` alone, or a 413.
-  return fitTurnAnswer({ compaction, context, messages: replay, prefix, ...(format ? { request: replayRequest(format, replay, block) } : {}) });
+  return fitTurnAnswer({ compaction, context, messages: replay, prefix, ...(format ? { request: replayRequest(format, replay, block, options) } : {}) });
 }
 
 /**

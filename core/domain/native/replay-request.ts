@@ -83,7 +83,30 @@ const toolNameOf = (messages: readonly Message[]) => {
 
 // ------------------------------------------------------------------------------------ Anthropic
 
-function anthropic(messages: readonly Message[], block: ReplayBlock): ReplayRequest {
+/** How the request treats turns a fold kept (core/domain/model-windows.ts, `foldRulesFor`). */
+export interface ReplayOptions {
+  /**
+   * Leave out the thinking blocks of Anthropic assistant turns created before this time (the
+   * replayed summary's commit), except the newest of them when it calls tools: an unfinished tool
+   * loop's assistant turn must come back with its thinking (docs/turns.md, "What a fold may keep").
+   */
+  stripThinkingBefore?: string;
+}
+
+const isThinkingBlock = (b: Json) => isObject(b) && (b.type === "thinking" || b.type === "redacted_thinking");
+
+/** The assistant messages whose thinking {@link ReplayOptions.stripThinkingBefore} leaves out. */
+function thinkingStripped(messages: readonly Message[], before: string | undefined): Set<string> {
+  const out = new Set<string>();
+  if (!before) return out;
+  const older = messages.filter((m) => m.role === "ASSISTANT" && m.createdAt < before && m.native?.format === "anthropic");
+  const newest = older[older.length - 1];
+  for (const m of older) if (!(m === newest && (m.toolCalls?.length ?? 0) > 0)) out.add(m.id);
+  return out;
+}
+
+function anthropic(messages: readonly Message[], block: ReplayBlock, options: ReplayOptions = {}): ReplayRequest {
+  const strip = thinkingStripped(messages, options.stripThinkingBefore);
   const system: JsonObject[] = [];
   if (block.staticBlock.trim() !== "") system.push({ type: "text", text: block.staticBlock, cache_control: { type: "ephemeral" } });
   if (block.dynamicBlock !== "") system.push({ type: "text", text: block.dynamicBlock });
@@ -98,7 +121,7 @@ function anthropic(messages: readonly Message[], block: ReplayBlock): ReplayRequ
   for (const m of messages) {
     const native = nativeOrNull(m, "anthropic");
     if (native) {
-      push(m.role === "ASSISTANT" ? "assistant" : "user", native);
+      push(m.role === "ASSISTANT" ? "assistant" : "user", strip.has(m.id) ? native.filter((b) => !isThinkingBlock(b)) : native);
       continue;
     }
     switch (m.role) {
@@ -275,7 +298,7 @@ function aiSdk(messages: readonly Message[], block: ReplayBlock): ReplayRequest 
   return { prompt };
 }
 
-const BUILDERS: Record<ReplayFormat, (messages: readonly Message[], block: ReplayBlock) => ReplayRequest> = {
+const BUILDERS: Record<ReplayFormat, (messages: readonly Message[], block: ReplayBlock, options?: ReplayOptions) => ReplayRequest> = {
   anthropic,
   "openai-responses": openaiResponses,
   "openai-chat": openaiChat,
@@ -289,6 +312,6 @@ const BUILDERS: Record<ReplayFormat, (messages: readonly Message[], block: Repla
  *
  * @example replayRequest("anthropic", replay, splitReplayBlock(context)) // { system: [...], messages: [...] }
  */
-export function replayRequest(format: ReplayFormat, messages: readonly Message[], block: ReplayBlock): ReplayRequest {
-  return BUILDERS[format](messages, block);
+export function replayRequest(format: ReplayFormat, messages: readonly Message[], block: ReplayBlock, options: ReplayOptions = {}): ReplayRequest {
+  return BUILDERS[format](messages, block, options);
 }
