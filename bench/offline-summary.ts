@@ -1,8 +1,10 @@
 /**
  * What a 400-token offline summary keeps of the turns it folds, against the first N characters of
  * the same turns (same length each side): names and numbers, dates, and the word-for-word answers
- * to the data set's questions. On LoCoMo when it is there, else on the built-in conversations
- * (test/unit/offline-summarizer.test.ts asserts the same bars on those).
+ * to the data set's questions, over chunks of 60 and 120 turns from turns 0, 100, 200 and 300 of
+ * each conversation, both sides rendered the same way (bench/support/summary-retention.ts). On
+ * LoCoMo when it is there, else on the built-in conversations (test/unit/offline-summarizer.test.ts
+ * asserts the same bars on those).
  */
 import type { BenchContext } from "./support/context.js";
 import { conversationsOrBuiltIn } from "./support/generated-conversation.js";

@@ -1,7 +1,13 @@
 /**
- * Search recall on LoCoMo: each turn of a conversation is one message, each question (with
- * evidence) is a query through the same ranking code as the history search endpoint, and a
- * question counts as a hit at k when any evidence turn is in the top k.
+ * Search recall on LoCoMo (docs/benchmarks.md, "Search recall (LoCoMo)"): each turn of a
+ * conversation is one message (its text, no speaker name), each question with evidence is a query
+ * through the history search endpoint's own ranking code (core/domain/search-index.ts: MiniSearch
+ * BM25+, Porter stemming, stop words, prefix matching on the last word, fuzzy matching on words of
+ * 5+ letters), and a question counts as a hit at k when any evidence turn is in the top k.
+ * Category 5 (adversarial questions, which still list evidence turns) counts in the headline row
+ * and is left out of the next; the last row writes `Speaker: ` before each turn, to show how much
+ * the names in the questions lean on it. The reference row is published plain BM25 on all ten
+ * conversations; ours run on three, so the plain BM25 row on those three is the fair baseline.
  *
  *   npx tsx bench/search-recall.ts [--write]     (--write updates docs/benchmarks.md)
  *
@@ -109,32 +115,23 @@ const categoryRows = [...all.perCategory.entries()]
 
 const section = `## Search recall (LoCoMo)
 
-How well \`GET /v1/processes/{id}/history/search\` finds the turn that answers a question. Each
-turn of a LoCoMo conversation is one message (content = the turn's text, no speaker name); each
-question with evidence is the query, run through the endpoint's own ranking code
-(\`core/domain/search-index.ts\`: MiniSearch BM25+, Porter stemming, stop words, prefix matching
-on the last word, fuzzy matching on words of 5+ letters); a question is a hit at k when any of its
-evidence turns is in the top k. Questions without evidence are skipped (${all.skippedNoEvidence}). Category 5
-(adversarial questions, which still list evidence turns) is counted in the headline row and left
-out in the next one. The last row is for information only: it writes \`Speaker: \` before each
-turn, which real messages do not carry, and shows how much the names in the questions lean on it.
+\`npx tsx bench/search-recall.ts\` (\`--write\` updates this section): how well
+\`GET /v1/processes/{id}/history/search\` finds the turn that answers a LoCoMo question (a hit at k:
+an evidence turn in the top k; ${all.skippedNoEvidence} questions without evidence skipped). The speaker-prefixed row is
+for information only: real messages carry no speaker name.
 
 | ranking | data | questions | recall@1 | recall@5 | recall@10 |
 |---|---|---|---|---|---|
 ${rows.join("\n")}
 
-Per LoCoMo category (all-categories run; as commonly mapped: 1 multi-hop, 2 temporal,
-3 open-domain, 4 single-hop, 5 adversarial).
+Per LoCoMo category (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial):
 
 | category | questions | recall@1 | recall@5 | recall@10 |
 |---|---|---|---|---|
 ${categoryRows.join("\n")}
 
-${all.turns.toLocaleString("en-US")} turns indexed; indexing and ${all.total.questions} queries took ${Math.round(all.ms)} ms on the
-development machine. The reference is on all ten conversations and ours on three; the plain BM25
-row on the same three is the like-for-like baseline (plain BM25 scores lower on these three than
-the reference does on ten). Reproduce with \`npx tsx bench/search-recall.ts\` (LoCoMo from
-\`data/locomo/\`, filled by \`npm run data:locomo\`, or \`LOCOMO_DIR\`; \`--write\` updates this section).
+${all.turns.toLocaleString("en-US")} turns indexed; indexing and ${all.total.questions} queries took ${Math.round(all.ms)} ms. The plain BM25 row on
+the same three conversations is the like-for-like baseline of the reference's ten.
 `;
 
 console.log(section);

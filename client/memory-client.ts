@@ -7,7 +7,7 @@ import type {
   BeginTurnInput,
   CompactInput,
   CompactRangeInput,
-  CompactionResult,
+  CompactionAnswer,
   InboxItem,
   Memory,
   MemoryContext,
@@ -90,7 +90,7 @@ export interface MemoryClient {
    * an archived one throws MemoryApiError 409 `message.archived`.
    */
   setMessageStrength(processId: string, messageId: string, strength: Strength | null, options?: RequestOptions): Promise<Message>;
-  compact(processId: string, input: CompactInput, options?: RequestOptions): Promise<CompactionResult>;
+  compact(processId: string, input: CompactInput, options?: RequestOptions): Promise<CompactionAnswer>;
   compactRange(processId: string, input: CompactRangeInput, options?: RequestOptions): Promise<RangeCompactionResult>;
   getContext(processId: string, query?: { query?: string }, options?: RequestOptions): Promise<MemoryContext>;
   listMemories(
@@ -313,7 +313,7 @@ export function createMemoryClient(options: MemoryClientOptions = {}): MemoryCli
       (await call<{ message: Message }>("PATCH", `${processPath(processId)}/messages/${id(messageId)}`, { ...request, body: { strength } })).body
         .message,
 
-    compact: (processId, input, request) => post<CompactionResult>(`${processPath(processId)}/compaction`, input, request),
+    compact: (processId, input, request) => post<CompactionAnswer>(`${processPath(processId)}/compaction`, input, request),
 
     compactRange: (processId, input, request) => post<RangeCompactionResult>(`${processPath(processId)}/compaction/range`, input, request),
 

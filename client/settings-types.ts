@@ -38,6 +38,8 @@ export interface Tunables {
   inlineOnCompaction: boolean;
   /** Days an archived original is kept; null keeps it forever over the layers below. */
   retentionDays?: number | null;
+  /** The prompt's absolute budget in tokens: the window is the smaller of the model's and this; null lifts a cap set below. */
+  maxPromptTokens?: number | null;
 }
 
 /** What `PUT /v1/settings` takes: any of the tunables; each replaces the stored one. */

@@ -193,6 +193,33 @@ export interface CompactionResult {
   clearedMessages?: number;
 }
 
+/** The window a turn or a compaction used: `request` (`model.contextWindow`), `model` (a known name, matched as `model`), `setting` (`maxPromptTokens`). */
+export interface TurnWindow {
+  tokens: number;
+  source: "request" | "model" | "setting";
+  model?: string;
+}
+
+/** The answer of `POST .../compaction`: the result and the window it used. */
+export interface CompactionAnswer extends CompactionResult {
+  window: TurnWindow;
+}
+
+/** Folds committed since the process's previous turn, oldest first; `more`: more than listed; `reverted`: the previous summary was undone (then `folds` is empty). */
+export interface SinceLastTurn {
+  folds: string[];
+  more?: true;
+  reverted?: true;
+}
+
+/** The prompt a turn's answer makes is still larger than the window: `message_larger_than_window` (names them) or `not_reduced` (see `compaction.reason`). */
+export interface OverWindow {
+  tokens: number;
+  window: number;
+  reason: "message_larger_than_window" | "not_reduced";
+  messageIds?: string[];
+}
+
 export interface RangeCompactionResult {
   memoryId: string | null;
   compactedMessages: number;
@@ -290,6 +317,13 @@ export interface BeginTurnInput {
 /** What `POST /v1/processes/{id}/turns` answers: everything an engine needs for its LLM call. */
 export interface Turn {
   compaction: CompactionResult;
+  /** The window the turn used. */
+  window: TurnWindow;
+  /** The summary the answer replays (null: none). */
+  summaryId: string | null;
+  /** Absent on a process's first recorded turn. */
+  sinceLastTurn?: SinceLastTurn;
+  overWindow?: OverWindow;
   /** The memory block (`context.block`) and its cacheable prefix (`context.staticBlock`). */
   context: MemoryContext;
   /** The active (unarchived) messages, oldest first, the new message included. */

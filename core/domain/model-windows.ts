@@ -7,20 +7,24 @@
 import { invalid } from "./errors.js";
 
 /**
- * Model-name prefixes and their windows. The longest matching prefix wins, and a prefix only
- * matches at a name boundary, so `gpt-4` does not claim `gpt-4o` and `o1` does not claim `o1x`.
+ * Model names and their windows. A name matches exactly, or as a dated snapshot of a listed name
+ * (`gpt-4o-2024-08-06`, `gpt-4-0613`, `claude-sonnet-4-5-20250929`, `claude-haiku-4-5@20251001`),
+ * never as a prefix: `gpt-4-oh` is not `gpt-4` (docs/turns.md, "The window the turn used"). Windows
+ * as the providers' model pages give them (OpenAI's model pages; Anthropic's "Models overview").
  */
 export const MODEL_CONTEXT_WINDOWS: Readonly<Record<string, number>> = {
   // OpenAI
   "gpt-3.5-turbo": 16_385,
+  "gpt-3.5-turbo-16k": 16_385,
   "gpt-4": 8_192,
   "gpt-4-32k": 32_768,
   "gpt-4-turbo": 128_000,
-  "gpt-4-1106": 128_000,
-  "gpt-4-0125": 128_000,
+  "gpt-4-turbo-preview": 128_000,
+  "gpt-4-1106-preview": 128_000,
+  "gpt-4-0125-preview": 128_000,
   "gpt-4o": 128_000,
   "gpt-4o-mini": 128_000,
-  "chatgpt-4o": 128_000,
+  "chatgpt-4o-latest": 128_000,
   "gpt-4.1": 1_047_576,
   "gpt-4.1-mini": 1_047_576,
   "gpt-4.1-nano": 1_047_576,
@@ -31,18 +35,51 @@ export const MODEL_CONTEXT_WINDOWS: Readonly<Record<string, number>> = {
   "o3-mini": 200_000,
   "o4-mini": 200_000,
   "gpt-5": 400_000,
-  "gpt-5-chat": 128_000,
-  "gpt-5.1-chat": 128_000,
-  "gpt-5.2-chat": 128_000,
-  "gpt-oss": 131_072,
-  // Anthropic: the 1M-token window of some Sonnet models needs a beta header, so 200k is the
-  // window a plain request gets.
-  claude: 200_000,
-  "claude-2": 100_000,
-  "claude-instant": 100_000,
+  "gpt-5-mini": 400_000,
+  "gpt-5-nano": 400_000,
+  "gpt-5-chat-latest": 128_000,
+  "gpt-5.1": 400_000,
+  "gpt-5.1-chat-latest": 128_000,
+  "gpt-5.2": 400_000,
+  "gpt-5.2-chat-latest": 128_000,
+  "gpt-oss-20b": 131_072,
+  "gpt-oss-120b": 131_072,
+  // Anthropic: the 1M-token window of some models needs a beta header, so 200k is the window a
+  // plain request gets. Family names without a date are listed for their dated snapshots.
+  "claude-3-haiku": 200_000,
+  "claude-3-sonnet": 200_000,
+  "claude-3-opus": 200_000,
+  "claude-3-opus-latest": 200_000,
+  "claude-3-5-sonnet": 200_000,
+  "claude-3-5-sonnet-latest": 200_000,
+  "claude-3-5-haiku": 200_000,
+  "claude-3-5-haiku-latest": 200_000,
+  "claude-3-7-sonnet": 200_000,
+  "claude-3-7-sonnet-latest": 200_000,
+  "claude-sonnet-4": 200_000,
+  "claude-sonnet-4-0": 200_000,
+  "claude-opus-4": 200_000,
+  "claude-opus-4-0": 200_000,
+  "claude-opus-4-1": 200_000,
+  "claude-sonnet-4-5": 200_000,
+  "claude-haiku-4-5": 200_000,
+  "claude-opus-4-5": 200_000,
+  "claude-2.0": 100_000,
+  "claude-2.1": 200_000,
+  "claude-instant-1.2": 100_000,
 };
 
-const PREFIXES = Object.keys(MODEL_CONTEXT_WINDOWS).sort((a, b) => b.length - a.length);
+/** A snapshot's date: `-2024-08-06` and `-0613` (OpenAI), `-20250929` and `@20250929` (Anthropic, Vertex AI). */
+const SNAPSHOT_SUFFIX = /(?:-\d{4}-\d{2}-\d{2}|-\d{8}|@\d{8}|-\d{4})$/;
+
+/** The listed name `model` is, itself or as a dated snapshot; `undefined` when it is not listed. */
+export function knownModelName(model: string): string | undefined {
+  const name = normaliseModelName(model);
+  if (!name) return undefined;
+  if (Object.hasOwn(MODEL_CONTEXT_WINDOWS, name)) return name;
+  const base = name.replace(SNAPSHOT_SUFFIX, "");
+  return base !== name && Object.hasOwn(MODEL_CONTEXT_WINDOWS, base) ? base : undefined;
+}
 
 /**
  * Context window of `model` in tokens, or `undefined` when the model is not known.
@@ -50,18 +87,11 @@ const PREFIXES = Object.keys(MODEL_CONTEXT_WINDOWS).sort((a, b) => b.length - a.
  *
  * @example contextWindowFor("gpt-4o-mini-2024-07-18") // 128000
  * @example contextWindowFor("anthropic/claude-3-5-haiku-latest") // 200000
- * @example contextWindowFor("llama3:8b") // undefined
+ * @example contextWindowFor("gpt-4-oh") // undefined
  */
 export function contextWindowFor(model: string): number | undefined {
-  const name = normaliseModelName(model);
-  if (!name) return undefined;
-  for (const prefix of PREFIXES) {
-    if (name === prefix) return MODEL_CONTEXT_WINDOWS[prefix];
-    if (name.startsWith(prefix) && /[-.:@_]/.test(name.charAt(prefix.length))) {
-      return MODEL_CONTEXT_WINDOWS[prefix];
-    }
-  }
-  return undefined;
+  const name = knownModelName(model);
+  return name === undefined ? undefined : MODEL_CONTEXT_WINDOWS[name];
 }
 
 /** "OpenAI/GPT-4o" -> "gpt-4o": routers and gateways prefix names with the vendor. */
@@ -94,19 +124,37 @@ export interface ModelRef {
   contextWindow?: number;
 }
 
+/**
+ * The window a turn or a compaction works against (docs/turns.md, "The window the turn used"):
+ * `source` says where it came from: `request` (`model.contextWindow`), `model` (a known
+ * `model.name`, matched as `model`), `setting` (`maxPromptTokens` capped it; `model` still names a
+ * matched name).
+ */
+export interface TurnWindow {
+  tokens: number;
+  source: "request" | "model" | "setting";
+  model?: string;
+}
+
 /** The caller's context window: `contextWindow`, else the window of a known `name`; a 400 otherwise. */
-export function resolveContextWindow(model: ModelRef): number {
-  const window = model.contextWindow ?? (model.name ? contextWindowFor(model.name) : undefined);
-  if (!window) {
+export function resolveModelWindow(model: ModelRef): TurnWindow {
+  if (model.contextWindow) return { tokens: model.contextWindow, source: "request" };
+  const name = model.name === undefined ? undefined : knownModelName(model.name);
+  if (name === undefined) {
     throw invalid(
       "model.context_window_required",
       model.name
-        ? `model '${model.name}' is not known to the service: send model.contextWindow`
+        ? `model '${model.name}' is not known to the service (only listed names and their dated snapshots are): send model.contextWindow`
         : "send model.name of a known model or model.contextWindow",
       { fields: ["body.model.contextWindow"] },
     );
   }
-  return window;
+  return { tokens: MODEL_CONTEXT_WINDOWS[name]!, source: "model", model: name };
+}
+
+/** The smaller of the model's window and a `maxPromptTokens` cap (unset or null: no cap). */
+export function cappedWindow(window: TurnWindow, maxPromptTokens: number | null | undefined): TurnWindow {
+  return maxPromptTokens != null && maxPromptTokens < window.tokens ? { ...window, tokens: maxPromptTokens, source: "setting" } : window;
 }
 
 /**

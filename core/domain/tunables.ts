@@ -1,9 +1,7 @@
-/**
- * The compaction tunables (docs/configuration.md, "Tunables") with their defaults, validation, layering (defaults < env <
- * tenant/project/request overrides). What a summarizer call can hold is in summarizer-fit.ts.
- */
+/** The compaction tunables (docs/configuration.md, "Tunables"): defaults, validation, layering (summarizer-fit.ts: a call's fit). */
 import * as z from "./zod.js";
 import { invalid } from "./errors.js";
+import { MAX_CONTEXT_WINDOW } from "./model-windows.js";
 
 /** The longest retention of archived originals: ten years. */
 export const RETENTION_DAYS_MAX = 3650;
@@ -142,6 +140,8 @@ const fields = {
    * null keeps it forever over the layers below (docs/configuration.md, "Retention").
    */
   retentionDays: z.optional(z.nullable(integer(1, z.lte(RETENTION_DAYS_MAX, `must be <= ${RETENTION_DAYS_MAX}`)))),
+  /** The prompt's absolute budget: the window is the smaller of the model's and this (null lifts a cap below). */
+  maxPromptTokens: z.optional(z.nullable(integer(1000, z.lte(MAX_CONTEXT_WINDOW, `must be <= ${MAX_CONTEXT_WINDOW}`)))),
 };
 
 const ordered = (t: {
@@ -259,6 +259,7 @@ export const TUNABLES_ENV: Readonly<Record<keyof Tunables, string>> = Object.fre
   sideChannelEnabled: "STRENGTH_SIDE_CHANNEL_ENABLED",
   inlineOnCompaction: "STRENGTH_INLINE_ON_COMPACTION",
   retentionDays: "RETENTION_DAYS",
+  maxPromptTokens: "MAX_PROMPT_TOKENS",
 });
 
 /** Environment spellings of the two switches ({@link tunablesFromEnv}). */

@@ -5,7 +5,8 @@
  */
 import type { ClearedResult, InboxItem, InboxStatus, Memory, Message, Page, Process } from "../domain/model.js";
 import type { ImportStore } from "./import-store.js";
-import type { EpochReason, ReplayMark } from "../domain/prefix.js";
+import type { LastTurn } from "../domain/last-turn.js";
+import type { EpochReason } from "../domain/prefix.js";
 
 /**
  * Single-item writes in flight at once when one change spans more items than a transaction holds
@@ -34,6 +35,8 @@ export interface ProcessState {
    * this many tokens (docs/compaction.md, "Undoing a compaction"). Absent when no hold is set.
    */
   revertHoldTokens?: number;
+  /** The record of the process's last turn (docs/turns.md, "The last turn's record"); absent before the first. */
+  lastTurn?: LastTurn;
   /**
    * The replay epoch (docs/turns.md, "Append-only between folds"): moved by every write that
    * changes what the replay is built from besides appends (a fold commit, an undo), with its
@@ -41,8 +44,6 @@ export interface ProcessState {
    */
   replayEpoch: number;
   replayReason?: EpochReason;
-  /** What decided the prompt of the process's last turn (stored when it changed). */
-  lastReplay?: ReplayMark;
 }
 
 /** What one strongly consistent Query over the sparse index returns. */
@@ -86,8 +87,8 @@ export interface CompactionCommit {
   fromFold?: "QUEUED" | "PREPARED";
   /** The replay epoch read with `expectedVersion`: the commit moves it on by one. */
   replayEpoch: number;
-  /** The last turn's replay mark as read: kept, so that the next turn sees what moved. */
-  lastReplay?: ReplayMark;
+  /** The last turn's record as the fold read it: kept, since the commit writes META's map whole. */
+  lastTurn?: LastTurn;
   at: string;
 }
 
@@ -107,8 +108,8 @@ export interface RevertCommit {
   holdTokens: number;
   /** The replay epoch read with `expectedVersion`: the undo moves it on by one. */
   replayEpoch: number;
-  /** The last turn's replay mark as read: kept, so that the next turn sees what moved. */
-  lastReplay?: ReplayMark;
+  /** The last turn's record as the undo read it: kept beside the hold, which shares its place on META. */
+  lastTurn?: LastTurn;
   at: string;
 }
 
@@ -121,12 +122,8 @@ export interface ListOptions {
 export interface ProcessStore {
   upsertProcess(tenantId: string, input: ProcessInput, at: string): Promise<Process>;
   getProcess(key: ProcessKey): Promise<ProcessState | null>;
-  /**
-   * Records what decided the prompt of a turn (docs/turns.md, "Append-only between folds") on
-   * META, only while its version is still `state.version` (the epoch and the revert hold it keeps
-   * are then still the ones read). `false`: META moved on; nothing was written.
-   */
-  recordReplay(key: ProcessKey, state: Pick<ProcessState, "version" | "replayEpoch" | "replayReason" | "revertHoldTokens">, mark: ReplayMark): Promise<boolean>;
+  /** Replaces the last turn's record; false when the process is gone or deleted. */
+  recordTurn(key: ProcessKey, record: LastTurn): Promise<boolean>;
   listProcesses(
     tenantId: string,
     options: ListOptions & { projectId?: string },
@@ -152,13 +149,15 @@ export interface MessageStore {
   /**
    * Appends a message to an existing process (`not_found` otherwise). With an idempotency key, a
    * repeat returns the first message and `created: false`; a repeat whose `bodyHash` differs from
-   * the one stored with the key is `idempotency_key_reused`.
+   * the one stored with the key is `idempotency_key_reused`. `lastTurn`: the turn's record, written
+   * in the same transaction (a repeat writes nothing).
    */
   appendMessage(
     key: ProcessKey,
     message: Message,
     idempotencyKey?: string,
     bodyHash?: string,
+    lastTurn?: LastTurn,
   ): Promise<Outcome<"process_not_found" | "idempotency_key_reused", { message: Message; created: boolean }>>;
   /** Every message, archived included, oldest first. */
   listMessages(key: ProcessKey, options: ListOptions): Promise<Page<Message>>;

@@ -11,6 +11,7 @@ import { ratesMessage } from "../domain/strength-analyzer.js";
 import { hasStrengthTag, withStrength, type Strength } from "../domain/strength.js";
 import { messageTokens } from "../domain/tokens.js";
 import type { ProcessKey, ProcessState } from "../ports/store.js";
+import type { LastTurn } from "../domain/last-turn.js";
 import type { CoreDeps } from "./deps.js";
 import { requireProcess } from "./processes.js";
 import { sideChannelTags } from "./strength-tagging.js";
@@ -67,6 +68,8 @@ export interface AppendOptions {
    * (the turn path knows the process's project, so it resolves the tunables without a read).
    */
   sideChannel?: () => Promise<boolean>;
+  /** A turn's record, written with the message (docs/turns.md, "The last turn's record"). */
+  lastTurn?: LastTurn;
 }
 
 /**
@@ -122,7 +125,7 @@ export async function appendMessage(
   // The body's hash goes with the key, so that the key sent again with another body is refused.
   const { idempotencyKey, ...sent } = body;
   const bodyHash = idempotencyKey ? sha256Hex(JSON.stringify(sent)) : undefined;
-  const out = await withinStore(() => deps.store.appendMessage(key, message, idempotencyKey, bodyHash), "the message");
+  const out = await withinStore(() => deps.store.appendMessage(key, message, idempotencyKey, bodyHash, options.lastTurn), "the message");
   if (!out.ok) {
     if (out.reason === "process_not_found") throw notFound("process", key.processId);
     throw conflict("idempotency.key_reused", `idempotencyKey '${idempotencyKey}' was used for another message`, { fields: ["idempotencyKey"] });

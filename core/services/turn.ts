@@ -6,17 +6,21 @@
  */
 import { fitTurnAnswer } from "../domain/answer-size.js";
 import type { CompactionResult, Message } from "../domain/model.js";
-import { newestSummary, replayMessages } from "../domain/replay.js";
+import { replayMessages } from "../domain/replay.js";
 import type { MessageInput } from "../domain/fields.js";
 import type { Tunables } from "../domain/tunables.js";
-import type { ActiveView, ProcessKey, ProcessState } from "../ports/store.js";
-import { markChanged, prefixVerdict, replayMark, type MarkInput, type PrefixAnswer } from "../domain/prefix.js";
+import type { ActiveView, ProcessKey } from "../ports/store.js";
+import { prefixVerdict, replayMark, type PrefixAnswer } from "../domain/prefix.js";
+import { awaitingToolResults, recallMessage, recalledIds } from "../domain/recall.js";
 import { compactForTurn } from "./compaction/turn-compaction.js";
-import { foldRulesFor, resolveContextWindow } from "../domain/model-windows.js";
+import { cappedWindow, foldRulesFor, resolveModelWindow, type TurnWindow } from "../domain/model-windows.js";
+import type { LastTurn } from "../domain/last-turn.js";
+import { overWindow, type OverWindow } from "../domain/over-window.js";
+import { newestSummary } from "../domain/replay.js";
+import { keepTurnRecord, sinceLastTurn, turnRecord, type SinceLastTurn } from "./turn-record.js";
 import { settledView } from "./compaction/settle.js";
 import type { CompactionRequest } from "./compaction/compaction.js";
 import { RECALL_HEADING, composeContext, findRecall, outOfPromptIds, recallBudget, type ComposedContext } from "./context.js";
-import { awaitingToolResults, recallMessage, recalledIds } from "../domain/recall.js";
 import type { ServiceDeps } from "./deps.js";
 import { appendMessage } from "./messages.js";
 import { withNative } from "./native-content.js";
@@ -32,6 +36,14 @@ export interface TurnRequest extends Omit<CompactionRequest, "force" | "instruct
 
 export interface TurnResult {
   compaction: CompactionResult;
+  /** The window the turn used (docs/turns.md, "The window the turn used"). */
+  window: TurnWindow;
+  /** The summary the answer replays (null: none). */
+  summaryId: string | null;
+  /** Folds committed since the process's previous turn; absent on its first recorded turn. */
+  sinceLastTurn?: SinceLastTurn;
+  /** The prompt the answer makes is still larger than the window, and why. */
+  overWindow?: OverWindow;
   context: ComposedContext;
   messages: Message[];
   /** The part of the engine's request body the service owns, when the turn named a `format`. */
@@ -62,17 +74,26 @@ export interface TurnResult {
  * // compaction.reason says what happened ("compaction_queued", "reverted_recently", ...)
  */
 export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnRequest): Promise<TurnResult> {
-  const contextWindow = resolveContextWindow(request.model); // a 400 before anything is written
+  const model = resolveModelWindow(request.model); // a 400 before anything is written
   const view = await settledView(deps, key);
+  const previous = view.state.lastTurn;
   // Loaded once for the whole turn, when first needed: the append (only for a side channel), the
   // compaction step and recall read the same.
   let loading: Promise<Tunables> | undefined;
   const loadTunables = () => (loading ??= deps.tunables.forProcess(key.tenantId, view.state.process.projectId));
+  // The window: the model's, capped by maxPromptTokens (docs/configuration.md, "Tunables").
+  const window = cappedWindow(model, (await loadTunables()).maxPromptTokens);
+  const contextWindow = window.tokens;
+  let recorded: LastTurn | undefined;
   if (request.message) {
+    // The mark is the last turn's until this answer is made: a turn that changes nothing writes once.
+    const record = turnRecord(deps, view, window, previous?.replay);
     const { message, created } = await appendMessage(deps, key, request.message, {
       hasUserMessage: async () => view.state.hasUserMessage,
       sideChannel: async () => (await loadTunables()).sideChannelEnabled,
+      lastTurn: record,
     });
+    if (created) recorded = record;
     if (created || !view.messages.some((m) => m.id === message.id)) {
       if (message.role === "USER") view.state.hasUserMessage = true;
       if (message.archivedInMemoryId === null) view.messages.push(message);
@@ -86,7 +107,12 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
   // Recall goes where it was recalled, as a message of the transcript, unless the settings put it
   // in the system prompt (docs/turns.md, "Recall").
   if (!tunables.recallInSystem && recallTokens > 0) await recallIntoTranscript(deps, key, after, { query: request.query, recallTokens, answer: messages });
-  const context = await composeContext(deps, key, after, tunables.recallInSystem ? { query: request.query, recallTokens, answer: messages } : {});
+  const [context, since] = await Promise.all([
+    composeContext(deps, key, after, tunables.recallInSystem ? { query: request.query, recallTokens, answer: messages } : {}),
+    sinceLastTurn(deps, key, previous, after),
+  ]);
+  const over = overWindow(messages, answerTokens, contextWindow);
+  const happened = { window, summaryId: newestSummary(after)?.id ?? null, ...(since ? { sinceLastTurn: since } : {}), ...(over ? { overWindow: over } : {}) };
   // The replay: cleared results as placeholders, every tool call answered (docs/compaction.md),
   // native content put back as it was sent.
   const replay = await withNative(deps, key, replayMessages(messages));
@@ -95,7 +121,7 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
   // What the replay keeps of the turns the replayed summary kept, by the model's rules.
   const summary = newestSummary(after);
   const options = summary && foldRulesFor(request.model.name).thinkingBeforeSummary === "strip" ? { stripThinkingBefore: summary.createdAt } : {};
-  const prefix = await markReplay(deps, key, { before: view.state, after: after.state }, {
+  const mark = replayMark({
     epoch: after.state.replayEpoch,
     format: `${format ?? "plain"}${options.stripThinkingBefore ? "/strip-thinking" : ""}`,
     staticBlock: block.staticBlock,
@@ -103,8 +129,18 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
     trimmed: compaction.trimmed,
     replay,
   });
+  const prefix = prefixVerdict(previous?.replay, mark, after.state.replayReason);
+  // The record keeps the mark; written only when it differs from what the process holds.
+  await keepTurnRecord(deps, key, { previous, written: recorded, final: turnRecord(deps, after, window, mark) });
   // Lambda answers at most 6 MB: past that, native content comes back in `request` alone, or a 413.
-  return fitTurnAnswer({ compaction, context, messages: replay, prefix, ...(format ? { request: replayRequest(format, replay, block, options) } : {}) });
+  return fitTurnAnswer({
+    compaction,
+    ...happened,
+    context,
+    messages: replay,
+    prefix,
+    ...(format ? { request: replayRequest(format, replay, block, options) } : {}),
+  });
 }
 
 /**
@@ -134,29 +170,4 @@ async function recallIntoTranscript(
   o.answer.push(message);
   // The answer may be the view's own list (nothing trimmed): the view learns of the message once.
   if (view.messages !== o.answer) view.messages.push(message);
-}
-
-/**
- * The turn's `prefix` answer: its replay mark against the last turn's (read before this turn's
- * compaction, which may have rewritten META), and the mark stored when it differs. A failed write
- * is logged: the next turn then compares with the mark before, which only makes it report a
- * change it need not.
- */
-async function markReplay(
-  deps: ServiceDeps,
-  key: ProcessKey,
-  states: { before: ProcessState; after: ProcessState },
-  input: MarkInput,
-): Promise<PrefixAnswer> {
-  const mark = replayMark(input);
-  const previous = states.before.lastReplay;
-  const prefix = prefixVerdict(previous, mark, states.after.replayReason);
-  if (markChanged(previous, mark) || markChanged(states.after.lastReplay, mark)) {
-    try {
-      await deps.store.recordReplay(key, states.after, mark);
-    } catch (e) {
-      deps.log.warn("replay mark not recorded", { processId: key.processId, error: String(e) });
-    }
-  }
-  return prefix;
 }

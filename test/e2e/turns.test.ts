@@ -164,8 +164,8 @@ describe("round trips of a turn (docs/turns.md)", () => {
       "addUsage",
       "commitCompaction",
       "activeView",
-      // The fold moved the replay epoch: the turn records its new replay mark (docs/turns.md, "Append-only between folds").
-      "recordReplay",
+      // The append recorded the turn with the summary it read; the answer replays the new one.
+      "recordTurn",
     ]);
     expect(m.dynamo).toEqual([
       "QueryCommand(consistent)",
@@ -185,8 +185,9 @@ describe("round trips of a turn (docs/turns.md)", () => {
     // The project's settings, and the tenant's too when their cache entry has expired meanwhile.
     const reads = m.store.filter((c) => c === "getSettings").length;
     expect(reads === 1 || reads === 2).toBe(true);
-    // A process's first turn also records its replay mark; later turns that change nothing do not.
-    expect(m.store).toEqual(["activeView", "appendMessage", ...Array(reads).fill("getSettings"), "recordReplay"]);
-    expect(m.dynamo).toEqual(["QueryCommand(consistent)", "TransactWriteCommand", ...Array(reads).fill("GetCommand(consistent)"), "UpdateCommand"]);
+    // Read before the append: the window (maxPromptTokens) goes into the turn's record; a process's
+    // first turn then records its replay mark too (docs/turns.md, "Append-only between folds").
+    expect(m.store).toEqual(["activeView", ...Array(reads).fill("getSettings"), "appendMessage", "recordTurn"]);
+    expect(m.dynamo).toEqual(["QueryCommand(consistent)", ...Array(reads).fill("GetCommand(consistent)"), "TransactWriteCommand", "UpdateCommand"]);
   });
 });

@@ -11,7 +11,7 @@ import { EVENTS } from "../../core/domain/events.js";
 import type { Role } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import { handleCompactionRequested } from "../../core/adapters/events/handlers.js";
-import { queueFold } from "../../core/services/compaction/fold-queue.js";
+import { queueFold } from "../../core/services/compaction/transitions.js";
 import { compactManually } from "../../core/services/compaction/manual-compaction.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { appendMessage } from "../../core/services/messages.js";

@@ -12,7 +12,7 @@ import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { SummarizeInput, SummarizeOutcome } from "../../core/ports/summarizer.js";
 import { compactIfNeeded, type CompactionRequest } from "../../core/services/compaction/compaction.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
-import { queueFold } from "../../core/services/compaction/fold-queue.js";
+import { queueFold } from "../../core/services/compaction/transitions.js";
 import { compactManually } from "../../core/services/compaction/manual-compaction.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { BUDGET_EXCEEDED, utcDay } from "../../core/services/compaction/model-budget.js";

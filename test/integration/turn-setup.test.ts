@@ -24,7 +24,7 @@ import { createMemoryLog } from "../support/memory-log.js";
 
 vi.mock("../../core/domain/model-windows.js", async (importOriginal) => {
   const original = await importOriginal<typeof import("../../core/domain/model-windows.js")>();
-  return { ...original, resolveContextWindow: vi.fn(original.resolveContextWindow) };
+  return { ...original, resolveModelWindow: vi.fn(original.resolveModelWindow) };
 });
 
 const TENANT = "ts";
@@ -72,7 +72,7 @@ const turn = (tokens: number) => ({
 
 /** Runs `work` and answers how many times it loaded the tunables and resolved the window. */
 async function calls(loads: { count: number }, work: () => Promise<unknown>) {
-  const resolve = vi.mocked(windows.resolveContextWindow);
+  const resolve = vi.mocked(windows.resolveModelWindow);
   loads.count = 0;
   resolve.mockClear();
   await work();

@@ -94,7 +94,10 @@ expectTypeOf<client.LossUnit>().toEqualTypeOf<server.LossUnit>();
 expectTypeOf<client.Process>().toEqualTypeOf<server.Process>();
 expectTypeOf<client.InboxItem>().toEqualTypeOf<server.InboxItem>();
 expectTypeOf<client.CompactionResult>().toEqualTypeOf<server.CompactionResult>();
-expectTypeOf<client.CompactionResult>().toEqualTypeOf<CompactionAnswer>();
+expectTypeOf<client.CompactionAnswer>().toEqualTypeOf<CompactionAnswer>();
+expectTypeOf<client.TurnWindow>().toEqualTypeOf<TurnAnswer["window"]>();
+expectTypeOf<client.SinceLastTurn>().toEqualTypeOf<NonNullable<TurnAnswer["sinceLastTurn"]>>();
+expectTypeOf<client.OverWindow>().toEqualTypeOf<NonNullable<TurnAnswer["overWindow"]>>();
 expectTypeOf<client.Page<client.Message>>().toEqualTypeOf<server.Page<server.Message>>();
 expectTypeOf<client.Page<client.Process>>().toEqualTypeOf<server.Page<server.Process>>();
 

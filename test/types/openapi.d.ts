@@ -409,22 +409,7 @@ export interface components {
             __type: string;
             message: string;
         };
-        CompactionInput: {
-            model: {
-                provider?: string;
-                name?: string;
-                contextWindow?: number;
-            };
-            prompt?: {
-                tokens?: number;
-                chars?: number;
-                text?: string;
-            };
-            /** @enum {string} */
-            force?: "SOFT" | "HARD" | "EMERGENCY";
-            instructions?: string;
-        };
-        CompactionResult: {
+        CompactionAnswer: {
             /** @enum {string} */
             mode: "NONE" | "SOFT" | "HARD" | "EMERGENCY";
             compacted: boolean;
@@ -440,6 +425,27 @@ export interface components {
                 toMessageId?: string;
             };
             clearedMessages?: number;
+            window: {
+                tokens: number;
+                /** @enum {string} */
+                source: "request" | "model" | "setting";
+                model?: string;
+            };
+        };
+        CompactionInput: {
+            model: {
+                provider?: string;
+                name?: string;
+                contextWindow?: number;
+            };
+            prompt?: {
+                tokens?: number;
+                chars?: number;
+                text?: string;
+            };
+            /** @enum {string} */
+            force?: "SOFT" | "HARD" | "EMERGENCY";
+            instructions?: string;
         };
         Context: {
             block: string;
@@ -953,6 +959,26 @@ export interface components {
         };
         ProcessAnswer: {
             process: components["schemas"]["Process"];
+            lastTurn?: {
+                at: string;
+                window: {
+                    tokens: number;
+                    /** @enum {string} */
+                    source: "request" | "model" | "setting";
+                    model?: string;
+                };
+                summaryId: string | null;
+                version: number;
+                replay?: {
+                    epoch: number;
+                    format: string;
+                    head: string;
+                    recall: string;
+                    trim?: string;
+                    cleared: number;
+                    open: string[] | null;
+                };
+            };
         };
         ProcessInput: {
             projectId: string;
@@ -1040,6 +1066,7 @@ export interface components {
             sideChannelEnabled?: boolean;
             inlineOnCompaction?: boolean;
             retentionDays?: number | null;
+            maxPromptTokens?: number | null;
         };
         StrengthInput: {
             strength: ("weak" | "normal" | "strong" | "pinned") | null;
@@ -1072,6 +1099,7 @@ export interface components {
             sideChannelEnabled: boolean;
             inlineOnCompaction: boolean;
             retentionDays?: number | null;
+            maxPromptTokens?: number | null;
         };
         TunablesOverride: {
             softThreshold?: number;
@@ -1101,9 +1129,47 @@ export interface components {
             sideChannelEnabled?: boolean;
             inlineOnCompaction?: boolean;
             retentionDays?: number | null;
+            maxPromptTokens?: number | null;
         };
         TurnAnswer: {
-            compaction: components["schemas"]["CompactionResult"];
+            compaction: {
+                /** @enum {string} */
+                mode: "NONE" | "SOFT" | "HARD" | "EMERGENCY";
+                compacted: boolean;
+                memoryId?: string;
+                compactedMessages: number;
+                tokensBefore: number;
+                tokensAfter: number;
+                reason?: string;
+                trimmed?: {
+                    messages: number;
+                    tokens: number;
+                    fromMessageId?: string;
+                    toMessageId?: string;
+                };
+                clearedMessages?: number;
+            };
+            window: {
+                tokens: number;
+                /** @enum {string} */
+                source: "request" | "model" | "setting";
+                model?: string;
+            };
+            summaryId: string | null;
+            sinceLastTurn?: {
+                folds: string[];
+                /** @constant */
+                more?: true;
+                /** @constant */
+                reverted?: true;
+            };
+            overWindow?: {
+                tokens: number;
+                window: number;
+                /** @enum {string} */
+                reason: "message_larger_than_window" | "not_reduced";
+                messageIds?: string[];
+            };
             context: components["schemas"]["Context"];
             messages: components["schemas"]["Message"][];
             request?: {
@@ -1753,7 +1819,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CompactionResult"];
+                    "application/json": components["schemas"]["CompactionAnswer"];
                 };
             };
             /** @description The fold is queued (reason compaction_queued); the worker finishes it. */
@@ -1762,7 +1828,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CompactionResult"];
+                    "application/json": components["schemas"]["CompactionAnswer"];
                 };
             };
             400: components["responses"]["Error400"];

@@ -25,6 +25,7 @@ import { answerInboxItemParams, claimRangeJobParams, listInboxParams } from "../
 import { MemoryItem, MessageItem, MetaItem, memoryToItem, messageToItem, toMemory, toMessage } from "../../core/adapters/dynamodb/items.js";
 import { activeViewParams, appendMessageParts, archiveUpdate, clearUpdate, restoreUpdate, updateTagsParts } from "../../core/adapters/dynamodb/message-params.js";
 import { transactionInput, TRANSACTION_LIMIT } from "../../core/adapters/dynamodb/transact.js";
+import { addMetaMapParams, recordTurnParams } from "../../core/adapters/dynamodb/process-params.js";
 import { addUsageParams, putBudgetParams, reserveTokensParams, usageExpiry } from "../../core/adapters/dynamodb/usage-params.js";
 import { Memory, Message, Process } from "../../core/domain/model.js";
 import { makeMemory, makeMessage } from "../support/fixtures.js";
@@ -115,6 +116,30 @@ describe("message inputs", () => {
         },
       ],
     });
+  });
+
+  it("record a turn with its message, in META's map, which must be there", () => {
+    const record = { at, window: { tokens: 4000, source: "request" as const }, summaryId: null, version: 0 };
+    const user = appendMessageParts("t", key, makeMessage("p-1"), undefined, undefined, record)[0]![1];
+    expect(user.Update).toMatchObject({
+      UpdateExpression: "SET firstUserMessageId = if_not_exists(firstUserMessageId, :id), #md.#lt = :lt",
+      ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND attribute_exists(#md)",
+      ExpressionAttributeNames: { "#md": "metadata", "#lt": "lastTurn" },
+      ExpressionAttributeValues: { ":lt": record },
+      ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+    });
+    const tool = appendMessageParts("t", key, makeMessage("p-1", { role: "TOOL" }), undefined, undefined, record)[0]![1];
+    expect(tool.Update.UpdateExpression).toBe("SET #md.#lt = :lt");
+    expect(recordTurnParams("t", key, record)).toEqual({
+      TableName: "t",
+      Key: meta,
+      UpdateExpression: "SET #md.#lt = :lt",
+      ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND attribute_exists(#md)",
+      ExpressionAttributeNames: { "#md": "metadata", "#lt": "lastTurn" },
+      ExpressionAttributeValues: { ":lt": record },
+      ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+    });
+    expect(addMetaMapParams("t", key)).toMatchObject({ UpdateExpression: "SET #md = :map", ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND attribute_not_exists(#md)" });
   });
 
   it("only checks that the process exists for any other role, without an idempotency key", () => {
@@ -243,7 +268,13 @@ describe("fold and commit inputs", () => {
     });
   });
 
-  const mark = { epoch: 4, format: "anthropic", head: "ab", recall: "", cleared: 0, open: [] };
+  const lastTurn = {
+    at,
+    window: { tokens: 128_000, source: "model" as const, model: "gpt-4o" },
+    summaryId: "mem_0",
+    version: 7,
+    replay: { epoch: 4, format: "anthropic", head: "ab", recall: "", cleared: 0, open: [] },
+  };
 
   it("commit in one transaction what fits, and mark the rest pending on META", () => {
     const memory = makeMemory("p-1");
@@ -252,7 +283,7 @@ describe("fold and commit inputs", () => {
       leaseOwner: "w1",
       expectedVersion: 7,
       replayEpoch: 4,
-      lastReplay: mark,
+      lastTurn,
       memory,
       priorSummaryId: "mem_0",
       archiveIds,
@@ -270,11 +301,11 @@ describe("fold and commit inputs", () => {
           "SET version = version + :one, activeSummaryId = :mid, #md = :md, pendingArchive = :pa, pendingArchiveFrom = :from REMOVE leaseOwner, leaseUntil",
         ConditionExpression: "leaseOwner = :o AND version = :v AND attribute_not_exists(pendingArchive) AND attribute_not_exists(deletedAt)",
         ExpressionAttributeNames: { "#md": "metadata" },
-        // The map written whole: the revert hold gone, the replay epoch moved on, the last turn's mark kept.
+        // The map written whole: the revert hold gone, the replay epoch moved on, the last turn's record kept.
         ExpressionAttributeValues: {
           ":one": 1,
           ":mid": memory.id,
-          ":md": { replayEpoch: 5, replayReason: "fold", lastReplay: mark },
+          ":md": { replayEpoch: 5, replayReason: "fold", lastTurn },
           ":pa": `archive:${memory.id}`,
           ":from": 97,
           ":o": "w1",
@@ -282,6 +313,16 @@ describe("fold and commit inputs", () => {
         },
       },
     });
+  });
+
+  it("write META's map whole on a commit: a revert hold ends, the replay epoch moves on, the last turn's record stays", () => {
+    const memory = makeMemory("p-1");
+    const base = { leaseOwner: "w1", expectedVersion: 7, replayEpoch: 2, memory, priorSummaryId: null, archiveIds: ["msg_1"], at };
+    const process = (withTurn: boolean) =>
+      commitCompactionParts("t", key, { ...base, ...(withTurn ? { lastTurn } : {}) }).parts.find(([n]) => n === "process")![1].Update;
+    expect(process(false).UpdateExpression).toBe("SET version = version + :one, activeSummaryId = :mid, #md = :md REMOVE leaseOwner, leaseUntil");
+    expect(process(false).ExpressionAttributeValues[":md"]).toEqual({ replayEpoch: 3, replayReason: "fold" });
+    expect(process(true).ExpressionAttributeValues[":md"]).toEqual({ replayEpoch: 3, replayReason: "fold", lastTurn });
   });
 
   it("commit a prepared fold in place only while it is still PREPARED", () => {

@@ -137,7 +137,10 @@ describe("a refusal: the wire reason and whether a retry helps", () => {
     [{ kind: "commit_conflict" }, "commit_conflict", true, false],
     [{ kind: "budget", refusal: budget }, "budget_exceeded", false, true],
     [{ kind: "summary", code: "provider_timeout", memoryId: "m" }, "summarizer_failed: provider_timeout", false, false],
-    [{ kind: "summary", code: "summarizer_call_cap: needs 9 calls", memoryId: "m" }, "summarizer_failed: summarizer_call_cap: needs 9 calls", false, true],
+    [{ kind: "summary", code: "summarizer_call_cap: needs 9 calls", memoryId: "m", limit: "call_cap" }, "summarizer_failed: summarizer_call_cap: needs 9 calls", false, true],
+    [{ kind: "summary", code: "summarizer_merge_stalled: round 2", memoryId: "m", limit: "merge_stalled" }, "summarizer_failed: summarizer_merge_stalled: round 2", false, true],
+    // The kind is the typed field, never read back from the code's words.
+    [{ kind: "summary", code: "summarizer_call_cap: a provider's words", memoryId: "m" }, "summarizer_failed: summarizer_call_cap: a provider's words", false, false],
     [{ kind: "too_large", memoryId: "m" }, expect.stringMatching(/^summary_too_large/) as never, false, true],
     [{ kind: "unwanted", reason: "abandoned" }, "abandoned", false, false],
   ])("%o", (refusal, reason, retry, endsRange) => {

@@ -243,7 +243,7 @@ describe("contextWindowFor", () => {
     expect(contextWindowFor(model)).toBe(window);
   });
 
-  it.each(["llama3.1:8b", "mistral-large", "o1x", "gpt-4oops", ""])("returns undefined for unknown %j", (model) => {
+  it.each(["llama3.1:8b", "mistral-large", "o1x", "gpt-4oops", "gpt-4-oh", "claude", "claude-3-5-sonnet-v2", "gpt-4o-2024-08", ""])("returns undefined for unknown %j", (model) => {
     expect(contextWindowFor(model)).toBeUndefined();
   });
 });

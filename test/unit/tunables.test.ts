@@ -156,6 +156,7 @@ describe("tunablesFromEnv", () => {
       STRENGTH_SIDE_CHANNEL_ENABLED: "true",
       STRENGTH_INLINE_ON_COMPACTION: "1",
       RETENTION_DAYS: "30",
+      MAX_PROMPT_TOKENS: "32000",
     };
     expect(tunablesFromEnv(env)).toEqual({
       softThreshold: 0.5,
@@ -185,6 +186,7 @@ describe("tunablesFromEnv", () => {
       sideChannelEnabled: true,
       inlineOnCompaction: true,
       retentionDays: 30,
+      maxPromptTokens: 32_000,
     });
     expect(Object.values(TUNABLES_ENV).sort()).toEqual(Object.keys(env).sort());
   });
@@ -294,5 +296,17 @@ describe("tenant limits", () => {
       maxSummarizerCalls: 200,
     });
     expect(errorOf(() => tunablesFromEnv({ COMPACTION_MAX_SUMMARIZER_CALLS: "0" })).message).toContain("COMPACTION_MAX_SUMMARIZER_CALLS");
+  });
+});
+
+describe("maxPromptTokens", () => {
+  it("takes 1000 to 10,000,000 tokens, and null lifts a cap set below", () => {
+    expect(mergeTunables(DEFAULT_TUNABLES, { maxPromptTokens: 1000 }).maxPromptTokens).toBe(1000);
+    expect(mergeTunables(DEFAULT_TUNABLES, { maxPromptTokens: 10_000_000 }).maxPromptTokens).toBe(10_000_000);
+    expect(mergeTunables(DEFAULT_TUNABLES, { maxPromptTokens: 32_000 }, { maxPromptTokens: null }).maxPromptTokens).toBeNull();
+    expect(() => mergeTunables(DEFAULT_TUNABLES, { maxPromptTokens: 999 })).toThrow(/maxPromptTokens: must be >= 1000/);
+    expect(() => mergeTunables(DEFAULT_TUNABLES, { maxPromptTokens: 10_000_001 })).toThrow(/maxPromptTokens: must be <= 10000000/);
+    expect(() => mergeTunables(DEFAULT_TUNABLES, { maxPromptTokens: 4000.5 })).toThrow(/maxPromptTokens: must be an integer/);
+    expect(() => tunablesFromEnv({ MAX_PROMPT_TOKENS: "lots" })).toThrow(/MAX_PROMPT_TOKENS \(maxPromptTokens\)/);
   });
 });

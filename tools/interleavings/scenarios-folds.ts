@@ -4,7 +4,7 @@
  * and queued for the worker), and a fold against an undo (docs/compaction.md, "Off the turn's
  * critical path" and "Undoing a compaction").
  */
-import { queueFold } from "../../core/services/compaction/fold-queue.js";
+import { queueFold } from "../../core/services/compaction/transitions.js";
 import { settledView } from "../../core/services/compaction/settle.js";
 import { compactForTurn } from "../../core/services/compaction/turn-compaction.js";
 import { runQueuedFold } from "../../core/services/compaction/worker.js";

@@ -8,7 +8,6 @@ import * as z from "../../core/domain/zod.js";
 import * as req from "../../core/adapters/http/schemas.js";
 import * as res from "../../core/adapters/http/responses.js";
 import { TunablesOverride } from "../../core/domain/tunables.js";
-import { CompactionResult } from "../../core/domain/model.js";
 import type { ErrorStatus } from "../../core/adapters/http/responses.js";
 
 /** The document's groups of operations, in the reference's order. */
@@ -178,8 +177,8 @@ export const OPERATIONS: Operation[] = [
     description: "Answers 200 when the fold completes within the manual budget (20 s by default), else 202 while the worker finishes it.",
     body: ["CompactionInput", req.CompactionBody], example: { model: MODEL, prompt: { tokens: 90000 }, force: "HARD" },
     answers: {
-      200: json("The fold completed within the manual budget.", "CompactionResult", CompactionResult),
-      202: json("The fold is queued (reason compaction_queued); the worker finishes it.", "CompactionResult", CompactionResult),
+      200: json("The fold completed within the manual budget.", "CompactionAnswer", res.CompactionAnswer),
+      202: json("The fold is queued (reason compaction_queued); the worker finishes it.", "CompactionAnswer", res.CompactionAnswer),
     },
     errors: [...WITH_BODY, 409],
   },

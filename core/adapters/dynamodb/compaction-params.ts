@@ -6,9 +6,11 @@
 import type { GetCommandInput, QueryCommandInput, UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { Memory } from "../../domain/model.js";
 import type { EpochReason } from "../../domain/prefix.js";
+import type { LastTurn } from "../../domain/last-turn.js";
 import { originalsExpiry } from "../../domain/retention.js";
 import type { CompactionCommit, ProcessKey, RevertCommit } from "../../ports/store.js";
 import {
+  LAST_TURN_ATTRIBUTE,
   REVERT_HOLD_ATTRIBUTE,
   REVERT_HOLD_MAP,
   guarded,
@@ -231,11 +233,11 @@ export function archiveIntoOkParts(
   ];
 }
 
-/** META's map after a fold or an undo: the replay epoch moved on with its reason, the last turn's mark kept. */
-const replayMap = (c: Pick<CompactionCommit, "replayEpoch" | "lastReplay">, reason: EpochReason) => ({
+/** META's map after a fold or an undo: the replay epoch moved on with its reason, the last turn's record as read. */
+const replayMap = (c: { replayEpoch: number; lastTurn?: LastTurn | undefined }, reason: EpochReason) => ({
   replayEpoch: c.replayEpoch + 1,
   replayReason: reason,
-  ...(c.lastReplay ? { lastReplay: c.lastReplay } : {}),
+  ...(c.lastTurn ? { [LAST_TURN_ATTRIBUTE]: c.lastTurn } : {}),
 });
 
 export type CommitPart = "memory" | "prior" | "marker" | "process" | "archive";
@@ -258,8 +260,9 @@ export function commitCompactionParts(tableName: string, key: ProcessKey, c: Com
   const room = limit - fixed.length - 1; // one more for META
   const now = c.archiveIds.slice(0, room);
   const pendingArchive = c.archiveIds.length > now.length;
-  // The map is written whole: a new fold ends any revert hold (the undone fold is history now) and
-  // moves the replay epoch on, with its reason (docs/turns.md, "Append-only between folds").
+  // META's map is written whole (an older META may have none): a new fold ends any revert hold
+  // (the undone fold is history now), moves the replay epoch on with its reason (docs/turns.md,
+  // "Append-only between folds") and keeps the last turn's record as the fold read it.
   const set = ["version = version + :one", "activeSummaryId = :mid", "#md = :md"];
   const values: Record<string, unknown> = { ":one": 1, ":mid": c.memory.id, ":md": replayMap(c, "fold") };
   if (pendingArchive) {
@@ -322,10 +325,8 @@ export function revertCompactionParts(tableName: string, key: ProcessKey, r: Rev
   const now = r.restoreIds.slice(0, room);
   const pendingArchive = r.restoreIds.length > now.length;
   const set = ["version = version + :one", "#md = :hold"];
-  const values: Record<string, unknown> = {
-    ":one": 1,
-    ":hold": { [REVERT_HOLD_ATTRIBUTE]: r.holdTokens, ...replayMap(r, "revert") },
-  };
+  // The map is written whole (an older META may have none), with the last turn's record as the undo read it.
+  const values: Record<string, unknown> = { ":one": 1, ":hold": { [REVERT_HOLD_ATTRIBUTE]: r.holdTokens, ...replayMap(r, "revert") } };
   if (r.priorSummaryId) {
     set.push("activeSummaryId = :prior");
     values[":prior"] = r.priorSummaryId;

@@ -8,6 +8,7 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from "@
 import { unmarshall } from "@aws-sdk/util-dynamodb";
 import type * as z from "../../domain/zod.js";
 import type { MemoryStatus } from "../../domain/model.js";
+import type { LastTurn } from "../../domain/last-turn.js";
 import { readItem } from "./items.js";
 
 /** One clause of a condition (or update) expression with the placeholders it uses. */
@@ -18,13 +19,24 @@ export interface Fragment {
 }
 
 /**
- * Where META keeps the revert hold (docs/compaction.md, "Undoing a compaction"):
- * `metadata.revertHoldTokens`, in a map whose name the replay index already projects (an index's
- * projection cannot change once the table exists), so a turn sees the hold in its one Query. Only
- * the hold lives in that map: a commit removes the whole map.
+ * Where META keeps the revert hold (docs/compaction.md, "Undoing a compaction") and the last turn's
+ * record (docs/turns.md, "The last turn's record"): `metadata.revertHoldTokens` and
+ * `metadata.lastTurn`, in a map whose name the replay index already projects (an index's
+ * projection cannot change once the table exists), so a turn sees both in its one Query. Every
+ * META the service creates has the map; one written before the record existed gets it from the
+ * first turn that records (process-store.ts), and nothing removes it but an erasure.
  */
 export const REVERT_HOLD_MAP = "metadata";
 export const REVERT_HOLD_ATTRIBUTE = "revertHoldTokens";
+export const LAST_TURN_ATTRIBUTE = "lastTurn";
+/** Sets the last turn's record in META's map (which must be there: {@link metaMapExists}). */
+export const recordTurnSet = (record: LastTurn): Fragment => ({
+  expression: "#md.#lt = :lt",
+  names: { "#md": REVERT_HOLD_MAP, "#lt": LAST_TURN_ATTRIBUTE },
+  values: { ":lt": record },
+});
+/** META's map is there, so a write may set one entry of it. */
+export const metaMapExists: Fragment = { expression: "attribute_exists(#md)", names: { "#md": REVERT_HOLD_MAP } };
 const STATUS = { "#status": "status" };
 
 export const exists = (attribute: string): Fragment => ({ expression: `attribute_exists(${attribute})` });
@@ -124,6 +136,16 @@ export function placeholders(fragments: readonly (Fragment | undefined)[]) {
 export function when(...all: Fragment[]) {
   return { ConditionExpression: all.map((f) => f.expression).join(" AND "), ...placeholders(all) };
 }
+
+/** One `SET` of several assignments, their placeholders merged. */
+export function setting(...assignments: Fragment[]): Fragment {
+  return { expression: `SET ${assignments.map((f) => f.expression).join(", ")}`, ...renamed(placeholders(assignments)) };
+}
+
+const renamed = (p: ReturnType<typeof placeholders>) => ({
+  ...(p.ExpressionAttributeNames ? { names: p.ExpressionAttributeNames } : {}),
+  ...(p.ExpressionAttributeValues ? { values: p.ExpressionAttributeValues } : {}),
+});
 
 /**
  * A write input with an optional update and a guard: placeholders of both are merged. Pure, so

@@ -6,9 +6,9 @@ import * as z from "../../domain/zod.js";
 import { AppError } from "../../domain/errors.js";
 import { InboxItem, Memory, Message, Process, setStoredNative, storedNative } from "../../domain/model.js";
 import type { StoredNative } from "../../domain/native/blob-parts.js";
+import { LastTurn } from "../../domain/last-turn.js";
 import type { ProcessKey, ProcessState } from "../../ports/store.js";
 import { expiryToEpoch, expiryToIso } from "../../domain/retention.js";
-import { ReplayMark } from "../../domain/prefix.js";
 import { parseRollForwardMarker } from "./roll-forward-marker.js";
 import {
   TTL_ATTRIBUTE,
@@ -54,16 +54,14 @@ export const MetaItem = z.extend(Process, {
   pendingArchive: z.optional(z.string()),
   pendingArchiveFrom: z.optional(z.int()),
   firstUserMessageId: z.optional(z.string()),
-  /**
-   * The revert hold, the replay epoch with its reason and the last turn's replay mark (see
-   * REVERT_HOLD_MAP in conditions.ts): every write of this map writes it whole.
-   */
+  /** The revert hold and the last turn's record (see REVERT_HOLD_MAP in conditions.ts). */
   metadata: z.optional(
     z.object({
       revertHoldTokens: z.optional(z.number()),
+      lastTurn: z.optional(LastTurn),
+      /** The replay epoch and why it last moved (docs/turns.md, "Append-only between folds"). */
       replayEpoch: z.optional(z.int()),
       replayReason: z.optional(z.enum(["fold", "revert"])),
-      lastReplay: z.optional(ReplayMark),
     }),
   ),
   /** The deletion tombstone (erasure-params.ts): set once, never removed. */
@@ -213,9 +211,9 @@ export const toState = (meta: MetaItem): ProcessState => ({
   pendingArchive: meta.pendingArchive ? parseRollForwardMarker(meta.pendingArchive).memoryId : null,
   hasUserMessage: meta.firstUserMessageId !== undefined,
   ...(meta.metadata?.revertHoldTokens !== undefined ? { revertHoldTokens: meta.metadata.revertHoldTokens } : {}),
+  ...(meta.metadata?.lastTurn ? { lastTurn: meta.metadata.lastTurn } : {}),
   replayEpoch: meta.metadata?.replayEpoch ?? 0,
   ...(meta.metadata?.replayReason ? { replayReason: meta.metadata.replayReason } : {}),
-  ...(meta.metadata?.lastReplay ? { lastReplay: meta.metadata.lastReplay } : {}),
 });
 
 /** A memory as the replay index returns it: without `sourceRefs`, which it does not project. */

@@ -4,10 +4,14 @@
  */
 import type { GetCommandInput, QueryCommandInput, UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { ClearedResult, Message } from "../../domain/model.js";
+import type { LastTurn } from "../../domain/last-turn.js";
 import type { ListOptions, ProcessKey } from "../../ports/store.js";
 import {
   archivedInto,
   guarded,
+  metaMapExists,
+  recordTurnSet,
+  setting,
   inReplay,
   itemExists,
   itemIsNew,
@@ -34,8 +38,9 @@ export const getMessageParams = (tableName: string, key: ProcessKey, id: string)
 
 /**
  * Appending a message: `process` guards the process's existence (a USER message also records that
- * the process has one, which the auto-pin check reads), `message` writes it once, and
- * `idempotency` remembers which message an idempotency key produced, and the hash of its body.
+ * the process has one, which the auto-pin check reads; a turn's append records the turn, in META's
+ * map, which must then be there: process-store.ts adds it to an older META), `message` writes it
+ * once, and `idempotency` remembers which message an idempotency key produced, and the hash of its body.
  */
 export function appendMessageParts(
   tableName: string,
@@ -43,18 +48,22 @@ export function appendMessageParts(
   message: Message,
   idempotencyKey?: string,
   bodyHash?: string,
+  lastTurn?: LastTurn,
 ): Part<"process" | "message" | "idempotency">[] {
   const pk = processPk(key);
+  const set = [
+    ...(message.role === "USER" ? [{ expression: "firstUserMessageId = if_not_exists(firstUserMessageId, :id)", values: { ":id": message.id } }] : []),
+    ...(lastTurn ? [recordTurnSet(lastTurn)] : []),
+  ];
   const process =
-    message.role === "USER"
+    set.length > 0
       ? {
-          Update: {
-            TableName: tableName,
-            Key: { pk, sk: META_SK },
-            UpdateExpression: "SET firstUserMessageId = if_not_exists(firstUserMessageId, :id)",
-            ...when(processLive),
-            ExpressionAttributeValues: { ":id": message.id },
-          },
+          Update: guarded(
+            { TableName: tableName, Key: { pk, sk: META_SK }, ...(lastTurn ? { ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const } : {}) },
+            setting(...set),
+            processLive,
+            ...(lastTurn ? [metaMapExists] : []),
+          ),
         }
       : { ConditionCheck: { TableName: tableName, Key: { pk, sk: META_SK }, ...when(processLive) } };
   const parts: Part<"process" | "message" | "idempotency">[] = [

@@ -11,7 +11,7 @@ import { inBatches, type StoreContext } from "./context.js";
 import {
   IdempotencyItem,
   MessageItem,
-  type MetaItem,
+  MetaItem,
   isPendingFold,
   parseItem,
   readItem,
@@ -33,7 +33,7 @@ import {
 } from "./message-params.js";
 import { isItemSizeError, sizeChecked } from "./item-size.js";
 import { batchGetAll, encodeCursor, queryAll } from "./paging.js";
-import { readMeta } from "./process-store.js";
+import { addMetaMap, needsMetaMap, readMeta } from "./process-store.js";
 import { archiveIntoOk } from "./roll-forward.js";
 
 /** Why a conditional tag write failed, from the message as the condition saw it. */
@@ -49,30 +49,38 @@ export function createMessageStore(ctx: StoreContext): MessageStore {
     return out.Item ? toMessage(readItem(MessageItem, out.Item)) : null;
   }
 
+  async function append(...[key, message, idempotencyKey, bodyHash, lastTurn]: Parameters<MessageStore["appendMessage"]>): ReturnType<MessageStore["appendMessage"]> {
+    const parts = appendMessageParts(tableName, key, message, idempotencyKey, bodyHash, lastTurn);
+    try {
+      await sendTransaction(parts);
+      return { ok: true, message, created: true };
+    } catch (e) {
+      const failed = failedParts(e, parts);
+      if (!failed) throw e;
+      if (failed.process) {
+        // A META written before its map (conditions.ts): the map first, then the append once more.
+        const meta = failed.process.item ? readItem(MetaItem, failed.process.item) : null;
+        if (!lastTurn || !needsMetaMap(meta)) return { ok: false, reason: "process_not_found" };
+        await addMetaMap(ctx, key);
+        return append(key, message, idempotencyKey, bodyHash, lastTurn);
+      }
+      if (failed.idempotency?.item) {
+        const existing = readItem(IdempotencyItem, failed.idempotency.item);
+        // A record written before hashes were kept matches any body.
+        if (bodyHash && existing.bodyHash && existing.bodyHash !== bodyHash) return { ok: false, reason: "idempotency_key_reused" };
+        const first = await getMessage(key, existing.messageId);
+        if (first) return { ok: true, message: first, created: false };
+      }
+      throw e;
+    }
+  }
+
   return {
     async hasUserMessage(key) {
       return (await readMeta(ctx, key))?.firstUserMessageId !== undefined;
     },
 
-    async appendMessage(key, message, idempotencyKey, bodyHash) {
-      const parts = appendMessageParts(tableName, key, message, idempotencyKey, bodyHash);
-      try {
-        await sendTransaction(parts);
-        return { ok: true, message, created: true };
-      } catch (e) {
-        const failed = failedParts(e, parts);
-        if (!failed) throw e;
-        if (failed.process) return { ok: false, reason: "process_not_found" };
-        if (failed.idempotency?.item) {
-          const existing = readItem(IdempotencyItem, failed.idempotency.item);
-          // A record written before hashes were kept matches any body.
-          if (bodyHash && existing.bodyHash && existing.bodyHash !== bodyHash) return { ok: false, reason: "idempotency_key_reused" };
-          const first = await getMessage(key, existing.messageId);
-          if (first) return { ok: true, message: first, created: false };
-        }
-        throw e;
-      }
-    },
+    appendMessage: append,
 
     async listMessages(key, options) {
       const out = await client.send(new QueryCommand(listMessagesParams(tableName, key, options)));

@@ -14,9 +14,8 @@ import {
   settingsPk,
   settingsSk,
 } from "./keys.js";
-import { REVERT_HOLD_ATTRIBUTE, REVERT_HOLD_MAP, guarded, notDeleted, processLive, versionIs, when } from "./conditions.js";
-import type { ProcessState } from "../../ports/store.js";
-import type { ReplayMark } from "../../domain/prefix.js";
+import { REVERT_HOLD_MAP, absent, guarded, metaMapExists, notDeleted, processLive, recordTurnSet, setting, when } from "./conditions.js";
+import type { LastTurn } from "../../domain/last-turn.js";
 import { decodeCursor } from "./paging.js";
 import { tableIndexes } from "./table.js";
 
@@ -48,9 +47,11 @@ export function upsertProcessParams(tableName: string, tenantId: string, input: 
     "gsi1sk = if_not_exists(gsi1sk, :listSk)",
     "gsi2pk = :g2pk",
     "gsi2sk = if_not_exists(gsi2sk, :listSk)",
+    // META's map (conditions.ts, REVERT_HOLD_MAP): there from the start, so a turn can record itself in it.
+    "#md = if_not_exists(#md, :map)",
   ];
   const remove: string[] = [];
-  const names: Record<string, string> = { "#type": "type" };
+  const names: Record<string, string> = { "#type": "type", "#md": REVERT_HOLD_MAP };
   const values: Record<string, unknown> = {
     ":type": "META",
     ":tenant": tenantId,
@@ -63,6 +64,7 @@ export function upsertProcessParams(tableName: string, tenantId: string, input: 
     ":g1pk": processesByTenant(tenantId),
     ":g2pk": processesByProject(tenantId, input.projectId),
     ":listSk": processListSk(at, input.processId),
+    ":map": {},
   };
   for (const f of OPTIONAL_PROCESS_FIELDS) {
     names[`#${f}`] = f;
@@ -82,6 +84,26 @@ export function upsertProcessParams(tableName: string, tenantId: string, input: 
     ReturnValues: "ALL_NEW",
   };
 }
+
+const metaKey = (key: ProcessKey) => ({ pk: processPk(key), sk: META_SK });
+
+/** The last turn's record on a live process whose META has its map (ALL_OLD tells a missing map apart). */
+export const recordTurnParams = (tableName: string, key: ProcessKey, record: LastTurn): UpdateCommandInput =>
+  guarded(
+    { TableName: tableName, Key: metaKey(key), ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const },
+    setting(recordTurnSet(record)),
+    processLive,
+    metaMapExists,
+  );
+
+/** META's map, added to a META written before the map was (only where there is none yet). */
+export const addMetaMapParams = (tableName: string, key: ProcessKey): UpdateCommandInput =>
+  guarded(
+    { TableName: tableName, Key: metaKey(key) },
+    { expression: "SET #md = :map", names: { "#md": REVERT_HOLD_MAP }, values: { ":map": {} } },
+    processLive,
+    { ...absent("#md"), names: { "#md": REVERT_HOLD_MAP } },
+  );
 
 /** One page of a tenant's processes (gsi1) or one project's (gsi2), newest first. */
 export function listProcessesParams(
@@ -120,28 +142,3 @@ export const putSettingsParams = (
   TableName: tableName,
   Item: { pk: settingsPk(tenantId), sk: settingsSk(projectId), type: "SETTINGS", settings, updatedAt: at },
 });
-
-/**
- * A turn's replay mark on META (docs/turns.md, "Append-only between folds"), in the map the
- * replay index projects, written whole with the epoch, its reason and the revert hold as read:
- * only while META's version is still the one read, since every write that changes those moves it.
- */
-export function recordReplayParams(
-  tableName: string,
-  key: ProcessKey,
-  state: Pick<ProcessState, "version" | "replayEpoch" | "replayReason" | "revertHoldTokens">,
-  mark: ReplayMark,
-): UpdateCommandInput {
-  const map = {
-    replayEpoch: state.replayEpoch,
-    ...(state.replayReason ? { replayReason: state.replayReason } : {}),
-    ...(state.revertHoldTokens !== undefined ? { [REVERT_HOLD_ATTRIBUTE]: state.revertHoldTokens } : {}),
-    lastReplay: mark,
-  };
-  return guarded(
-    { TableName: tableName, Key: { pk: processPk(key), sk: META_SK } },
-    { expression: "SET #md = :md", names: { "#md": REVERT_HOLD_MAP }, values: { ":md": map } },
-    processLive,
-    versionIs(state.version),
-  );
-}

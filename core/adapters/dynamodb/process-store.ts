@@ -2,16 +2,24 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { ProcessKey, ProcessStore, SettingsStore } from "../../ports/store.js";
 import { processDeleted } from "../../domain/errors.js";
-import { isConditionFailure } from "./conditions.js";
+import { conditionHolds, failedItem, isConditionFailure } from "./conditions.js";
 import type { StoreContext } from "./context.js";
 import { MetaItem, SettingsItem, readItem, toProcess, toState } from "./items.js";
 import { encodeCursor } from "./paging.js";
-import { getMetaParams, getSettingsParams, listProcessesParams, putSettingsParams, recordReplayParams, upsertProcessParams } from "./process-params.js";
+import { addMetaMapParams, getMetaParams, getSettingsParams, listProcessesParams, putSettingsParams, recordTurnParams, upsertProcessParams } from "./process-params.js";
 
 /** The META item of a process, parsed; null when the process does not exist. */
 export async function readMeta({ client, tableName }: StoreContext, key: ProcessKey): Promise<MetaItem | null> {
   const out = await client.send(new GetCommand(getMetaParams(tableName, key)));
   return out.Item ? readItem(MetaItem, out.Item) : null;
+}
+
+/** A live META written before META's map was (conditions.ts, REVERT_HOLD_MAP): a turn's record first adds it. */
+export const needsMetaMap = (meta: Pick<MetaItem, "deletedAt" | "metadata"> | null) => meta !== null && meta.deletedAt === undefined && meta.metadata === undefined;
+
+/** Adds META's map where there is none; a concurrent add, or a process deleted meanwhile, is no error. */
+export async function addMetaMap({ client, tableName }: StoreContext, key: ProcessKey): Promise<void> {
+  await conditionHolds(() => client.send(new UpdateCommand(addMetaMapParams(tableName, key))));
 }
 
 export function createProcessStore(ctx: StoreContext): ProcessStore & SettingsStore {
@@ -34,13 +42,17 @@ export function createProcessStore(ctx: StoreContext): ProcessStore & SettingsSt
       return meta && meta.deletedAt === undefined ? toState(meta) : null;
     },
 
-    async recordReplay(key, state, mark) {
-      try {
-        await client.send(new UpdateCommand(recordReplayParams(tableName, key, state, mark)));
-        return true;
-      } catch (e) {
-        if (isConditionFailure(e)) return false;
-        throw e;
+    async recordTurn(key, record) {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await client.send(new UpdateCommand(recordTurnParams(tableName, key, record)));
+          return true;
+        } catch (e) {
+          if (!isConditionFailure(e)) throw e;
+          const meta = failedItem(e, MetaItem);
+          if (attempt > 0 || !needsMetaMap(meta)) return false;
+          await addMetaMap(ctx, key);
+        }
       }
     },
 

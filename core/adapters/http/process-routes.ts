@@ -17,7 +17,7 @@ export function processRoutes(app: Hono<Env>, deps: ServiceDeps) {
 
   app.get("/v1/processes/:processId", async (c) => {
     const state = await requireProcess(deps, processKey(c));
-    return c.json({ process: state.process });
+    return c.json({ process: state.process, ...(state.lastTurn ? { lastTurn: state.lastTurn } : {}) });
   });
 
   app.get("/v1/processes", async (c) => {

@@ -9,12 +9,17 @@ import * as z from "../../domain/zod.js";
 import { CompactionResult, InboxItem, LossUnit, Memory, Message, Process } from "../../domain/model.js";
 import { Tunables, TunablesOverride } from "../../domain/tunables.js";
 import { PrefixReason } from "../../domain/prefix.js";
+import { LastTurn, TurnWindowShape } from "../../domain/last-turn.js";
 
 const count = () => z.int().check(z.nonnegative());
 
 export const HealthAnswer = z.object({ ok: z.literal(true) });
 
-export const ProcessAnswer = z.object({ process: Process });
+export const ProcessAnswer = z.object({
+  process: Process,
+  /** `GET /v1/processes/{id}`: the record of the process's last turn (docs/turns.md, "The last turn's record"). */
+  lastTurn: z.optional(LastTurn),
+});
 export const ProcessPage = z.object({ items: z.array(Process), nextCursor: z.optional(z.string()) });
 export const DeletingAnswer = z.object({ status: z.literal("deleting") });
 export const ImportAnswer = z.object({
@@ -41,8 +46,30 @@ export const ReplayRequestAnswer = z.union([
   z.object({ prompt: JsonObjects }),
 ]);
 
+/** What changed in the replay since the process's previous turn (docs/turns.md, "What the answer says happened"). */
+export const SinceLastTurnAnswer = z.object({
+  folds: z.array(z.string()),
+  more: z.optional(z.literal(true)),
+  reverted: z.optional(z.literal(true)),
+});
+
+/** The prompt the answer makes is still larger than its window (docs/turns.md, "A prompt larger than the window"). */
+export const OverWindowAnswer = z.object({
+  tokens: count(),
+  window: count(),
+  reason: z.enum(["message_larger_than_window", "not_reduced"]),
+  messageIds: z.optional(z.array(z.string())),
+});
+
+/** `POST …/compaction`: the result and the window it used. */
+export const CompactionAnswer = z.extend(CompactionResult, { window: TurnWindowShape });
+
 export const TurnAnswer = z.object({
   compaction: CompactionResult,
+  window: TurnWindowShape,
+  summaryId: z.nullable(z.string()),
+  sinceLastTurn: z.optional(SinceLastTurnAnswer),
+  overWindow: z.optional(OverWindowAnswer),
   context: ContextAnswer,
   messages: z.array(Message),
   request: z.optional(ReplayRequestAnswer),

@@ -14,6 +14,12 @@ export interface BudgetRefusal {
   resetsAt: string;
 }
 
+/**
+ * A limit of the summary's plan that stopped it before (or between) its calls: more calls than a
+ * fold may make, or merge rounds that would not shrink. The same fold meets it again on every try.
+ */
+export type SummaryLimit = "call_cap" | "merge_stalled";
+
 /** The store's refusal of the lease. */
 export type LeaseRefusal = "leased" | "version_changed" | "not_found" | "revert_hold";
 
@@ -27,8 +33,11 @@ export type FoldRefusal =
   /** The caller no longer wants the fold (abandoned, or its row moved on under the lease). */
   | { kind: "unwanted"; reason: string }
   | { kind: "budget"; refusal: BudgetRefusal }
-  /** The summary failed (a FAILED row `memoryId` was written); `code` as the summarizer gave it. */
-  | { kind: "summary"; code: string; memoryId: string }
+  /**
+   * The summary failed (a FAILED row `memoryId` was written); `code` as the summarizer gave it,
+   * `limit` when a limit of its plan stopped it rather than the summarizer.
+   */
+  | { kind: "summary"; code: string; memoryId: string; limit?: SummaryLimit | undefined }
   /** The summary with its provenance does not fit one stored item (a FAILED row was written). */
   | { kind: "too_large"; memoryId: string }
   /** The fold's own write was refused (its row changed meanwhile). */
@@ -78,17 +87,12 @@ export function retryHelps(r: FoldRefusal): boolean {
 }
 
 /**
- * Summary failures every retry of a range job would meet again: it needs more calls than a fold
- * may make. The summary's code is `<kind>: <detail>`; the kind decides.
- */
-const FINAL_KINDS = new Set(["summarizer_call_cap", "summarizer_merge_stalled"]);
-
-/**
  * Whether a range job that met `r` ends (its row discarded) rather than failing the delivery to
- * be retried: the budget, a summary too large, or a plan limit a retry would meet again.
+ * be retried: the budget, a summary too large, or a limit of the summary's plan, which every retry
+ * of the same range would meet again.
  */
 export function endsRangeJob(r: FoldRefusal): boolean {
-  return r.kind === "budget" || r.kind === "too_large" || (r.kind === "summary" && FINAL_KINDS.has(r.code.split(":", 1)[0]!));
+  return r.kind === "budget" || r.kind === "too_large" || (r.kind === "summary" && r.limit !== undefined);
 }
 
 /** The discard reason of a job the daily budget refused. */

@@ -9,7 +9,7 @@ import type { FoldRefusal } from "../../domain/fold/refusal.js";
 import type { CompactionModeName, CompactionResult } from "../../domain/model.js";
 import { modeForRatio, promptTokens, type PromptSize } from "../../domain/mode.js";
 import type { FoldModeName } from "../../domain/mode-policy.js";
-import { resolveContextWindow, type ModelRef } from "../../domain/model-windows.js";
+import { cappedWindow, resolveModelWindow, type ModelRef } from "../../domain/model-windows.js";
 import { replayTokens } from "../../domain/replay.js";
 import type { Tunables } from "../../domain/tunables.js";
 import type { ActiveView, ProcessKey } from "../../ports/store.js";
@@ -72,9 +72,10 @@ export interface Assessment {
  * thresholds (docs/compaction.md, "Modes and thresholds"). Every compaction path starts here.
  */
 export async function assess(deps: ServiceDeps, key: ProcessKey, request: CompactionRequest, known: Known = {}): Promise<Assessment> {
-  const contextWindow = known.contextWindow ?? resolveContextWindow(request.model);
+  const model = known.contextWindow === undefined ? resolveModelWindow(request.model) : undefined;
   const settled = await settledView(deps, key, known.view);
   const tunables = known.tunables ?? (await deps.tunables.forProcess(key.tenantId, settled.state.process.projectId));
+  const contextWindow = known.contextWindow ?? cappedWindow(model!, tunables.maxPromptTokens).tokens;
   const tokensBefore = promptTokens(request.prompt, replayTokens(settled)).tokens;
   const clearing = request.force
     ? { view: settled, clearedMessages: 0, tokensAfter: tokensBefore }

@@ -4,7 +4,6 @@
  * short of a written extension leaves it as it was. The rules: domain/fold/usability.ts.
  */
 import type { PreparedFold } from "../../domain/fold/lifecycle.js";
-import * as rows from "../../domain/fold/rows.js";
 import { coversTooLittle, extensionOf } from "../../domain/fold/usability.js";
 import type { Message } from "../../domain/model.js";
 import type { FoldModeName } from "../../domain/mode-policy.js";
@@ -12,7 +11,7 @@ import type { Tunables } from "../../domain/tunables.js";
 import type { ActiveView, ProcessKey } from "../../ports/store.js";
 import type { ServiceDeps } from "../deps.js";
 import { runFold } from "./fold-pipeline.js";
-import { lossFields } from "./summary-fields.js";
+import { extending } from "./transitions.js";
 
 export type Extension = { ok: true; added: number } | { ok: false; reason: string };
 
@@ -50,40 +49,23 @@ async function extend(
   const fold = prepared.memory;
   // The prepared summary stands in for the active one: the summarizer carries it on as the prior summary.
   const asPrior: ActiveView = { ...view, summaries: [{ ...fold, status: "OK" }] };
-  const order = new Map(view.messages.map((m, i) => [m.id, i]));
-  const m = fold.metadata;
   const run = await runFold(
     deps,
     key,
     asPrior,
     tunables,
-    { fold: o.added, mode: o.mode, contextWindow: m.contextWindow },
+    { fold: o.added, mode: o.mode, contextWindow: fold.metadata.contextWindow },
     {
       stillWanted: async () => {
         const now = await deps.store.getMemory(key, fold.id);
         return now?.status === "PREPARED" && !now.metadata.extended ? null : `fold is ${now?.status ?? "gone"}`;
       },
-      // A failed extension writes nothing: the prepared fold stays, to be committed as it is.
-      failed: (_s, error) => ({ ...fold, metadata: { ...m, error } }),
-      putFailed: async () => undefined,
-      memory: (s) => {
-        const sources = [...fold.sourceRefs, ...s.fold.map((x) => x.id)].sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0));
-        // The loss report covers every message the summary now stands for, both parts.
-        const covers = new Set(sources);
-        return rows.extended(fold, s, { sources, lost: lossFields(view.messages.filter((x) => covers.has(x.id)), s.fields.content) });
-      },
-      write: async (extended, owner) => {
-        const stored = await deps.store.extendFold(key, extended, { owner, version: view.state.version });
-        return stored.ok ? { ok: true, leaseCleared: false } : { ok: false, refusal: { kind: "write", reason: "changed while extending" } };
-      },
+      ...extending(deps, key, view, fold),
     },
   );
   if (!run.ok) {
     deps.log.info("fold not extended", { processId: key.processId, foldId: fold.id, refusal: run.refusal });
     return { ok: false, reason: run.refusal.kind };
   }
-  deps.metrics.preparedFold("extended");
-  const added = run.memory.metadata.extended?.messages ?? 0;
-  deps.log.info("fold extended", { processId: key.processId, foldId: fold.id, added, messages: run.memory.sourceRefs.length });
-  return { ok: true, added };
+  return { ok: true, added: run.memory.metadata.extended?.messages ?? 0 };
 }

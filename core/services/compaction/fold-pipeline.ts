@@ -132,7 +132,7 @@ export async function runFold(deps: ServiceDeps, key: ProcessKey, view: ActiveVi
       const memoryId = await fail(summary.code, summary.gate ? { qualityGate: summary.gate } : {});
       // The code for tenants; the provider's words only in the log (docs/summarizers.md, "Failures").
       deps.log.warn("compaction failed: summarizer", { processId: key.processId, memoryId, code: summary.code, error: summary.error });
-      return { ok: false, refusal: { kind: "summary", code: summary.code, memoryId } };
+      return { ok: false, refusal: { kind: "summary", code: summary.code, memoryId, ...(summary.limit ? { limit: summary.limit } : {}) } };
     }
     const memory = writer.memory({ ...common, fields: summaryFields(needs, fold, summary) });
     const written = await unlessTooLarge(writer.write(memory, owner));
@@ -151,9 +151,11 @@ export async function runFold(deps: ServiceDeps, key: ProcessKey, view: ActiveVi
   }
 }
 
-/** Summarizer failures the offline summarizer stands in for: a refused summary or a failing provider. */
-const FALLS_BACK = (failure: Extract<ChunkedSummary, { ok: false }>) =>
-  failure.gate !== undefined || failure.code.startsWith("provider_") || failure.code === "model_refused" || failure.code === "answer_unusable" || failure.code === "summarizer_error";
+/**
+ * Summarizer failures the offline summarizer stands in for: a refused summary or a failing
+ * provider; not a limit of the plan, nor a call with nothing to summarize.
+ */
+const FALLS_BACK = (failure: Extract<ChunkedSummary, { ok: false }>) => failure.limit === undefined && failure.code !== "nothing_to_summarize";
 
 /**
  * The summary a fold commits: the summarizer's, or, in a mode that falls back to offline

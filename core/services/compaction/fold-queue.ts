@@ -1,33 +1,17 @@
 /**
- * Queued folds (docs/compaction.md, "Off the turn's critical path"): storing a QUEUED row and
- * asking the worker for it, range jobs of accepted offers, and discarding rows that can no longer
- * be used. Every transition is a conditional write on the row's status.
+ * Queued folds (docs/compaction.md, "Off the turn's critical path"): the fold a worker job is for,
+ * and range jobs of accepted offers. Their writes (queue, discard) are ./transitions.ts.
  */
 import { notFound } from "../../domain/errors.js";
-import { domainEvent } from "../../domain/events.js";
 import { asFold, type LiveFold } from "../../domain/fold/lifecycle.js";
-import * as rows from "../../domain/fold/rows.js";
-import { jobFold, type Discard } from "../../domain/fold/usability.js";
-import type { FoldJob, FoldTarget, Memory } from "../../domain/model.js";
+import { jobFold } from "../../domain/fold/usability.js";
+import type { Memory } from "../../domain/model.js";
 import { selectRange, type RangeRequest } from "../../domain/range.js";
-import type { ActiveView, ProcessKey } from "../../ports/store.js";
+import type { ProcessKey } from "../../ports/store.js";
 import type { ServiceDeps } from "../deps.js";
-import { publishSafely } from "../../ports/events.js";
 import type { RangeResult } from "./range-compaction.js";
 import { settledView } from "./settle.js";
-
-/**
- * LIVE -> DISCARDED: marks a queued or prepared fold DISCARDED and counts it, only while it still
- * has the status it was read with: a reader of a stale copy (a late delivery that read it QUEUED)
- * changes nothing once another delivery prepared or committed it.
- */
-export async function discard(deps: ServiceDeps, key: ProcessKey, { fold, reason, outcome }: Discard) {
-  const out = await deps.store.discardFold(key, fold.id, fold.status, reason, deps.clock.now().toISOString());
-  if (out.ok) {
-    deps.metrics.preparedFold(outcome);
-    deps.log.info("fold discarded", { processId: key.processId, foldId: fold.id, status: fold.status, reason });
-  }
-}
+import { discard, queueFold, requestFold } from "./transitions.js";
 
 /**
  * The fold a worker job is for, read afresh on every attempt, while it still has `status` and has
@@ -39,46 +23,6 @@ export async function foldForJob<S extends LiveFold["status"]>(deps: ServiceDeps
   if ("fold" in job) return job;
   if (job.discard) await discard(deps, key, job.discard);
   return { skipped: job.skipped, foldId };
-}
-
-export interface QueueRequest {
-  mode: FoldTarget;
-  job: FoldJob;
-  contextWindow?: number;
-  tokensBefore?: number;
-  forced?: boolean;
-  instructions?: string | undefined;
-  /** A range job: the range and the accepted offer it comes from. */
-  range?: RangeRequest & { inboxItemId: string };
-  /** The fold's id when it was chosen before it is stored (a range job's, recorded on its offer). */
-  id?: string;
-}
-
-/** Stores a QUEUED fold for the state of `view` and asks the worker for it. */
-export async function queueFold(deps: ServiceDeps, key: ProcessKey, view: ActiveView, q: QueueRequest): Promise<Memory> {
-  const at = deps.clock.now();
-  const fold = rows.queued({ ...q, id: q.id ?? deps.ids.memory(at), processId: key.processId, at, ttlMs: deps.compaction.preparedTtlMs, version: view.state.version });
-  await deps.store.storeFold(key, fold, "new");
-  await requestFold(deps, key, fold);
-  return fold;
-}
-
-/**
- * Asks the worker for a queued fold. For a turn's or a manual job a lost request is not lost
- * work: the fold stays QUEUED and a later turn queues it again once queueTimeoutMs has passed. A
- * range job has no turn behind it, so its request must go out: a failure throws, and the
- * InboxItemAnswered delivery that queued it is retried (and asks again for the same row).
- */
-async function requestFold(deps: ServiceDeps, key: ProcessKey, fold: Memory) {
-  const event = domainEvent("CompactionRequested", {
-    tenantId: key.tenantId,
-    processId: key.processId,
-    foldId: fold.id,
-    mode: fold.metadata.preparedFor,
-    job: fold.metadata.job,
-  });
-  if (fold.metadata.job === "range") await deps.events.publish(event);
-  else await publishSafely(deps, event);
 }
 
 /**

@@ -1,14 +1,19 @@
 /** Manual compaction within a budget (docs/compaction.md, "Manual compaction"). */
 import type { CompactionResult } from "../../domain/model.js";
 import { modeForRatio, promptTokens } from "../../domain/mode.js";
-import { resolveContextWindow } from "../../domain/model-windows.js";
+import { cappedWindow, resolveModelWindow, type TurnWindow } from "../../domain/model-windows.js";
 import { replayTokens } from "../../domain/replay.js";
 import type { ProcessKey } from "../../ports/store.js";
 import { compactIfNeeded, type CompactionRequest } from "./compaction.js";
 import type { ServiceDeps } from "../deps.js";
-import { queueFold } from "./fold-queue.js";
+import { queueFold } from "./transitions.js";
 import { budgetExceededError } from "./model-budget.js";
 import { settledView } from "./settle.js";
+
+/** What `POST .../compaction` answers: the result and the window it used. */
+export interface ManualCompactionResult extends CompactionResult {
+  window: TurnWindow;
+}
 
 /**
  * `POST .../compaction`: the fold runs in the request; when it is not done within
@@ -21,10 +26,13 @@ export async function compactManually(
   deps: ServiceDeps,
   key: ProcessKey,
   request: CompactionRequest,
-): Promise<{ status: 200 | 202; result: CompactionResult }> {
-  const contextWindow = resolveContextWindow(request.model);
+): Promise<{ status: 200 | 202; result: ManualCompactionResult }> {
+  const model = resolveModelWindow(request.model);
   const view = await settledView(deps, key);
   const tunables = await deps.tunables.forProcess(key.tenantId, view.state.process.projectId);
+  // The window the compaction uses, as a turn's (docs/turns.md, "The window the turn used").
+  const window = cappedWindow(model, tunables.maxPromptTokens);
+  const contextWindow = window.tokens;
   const owner = deps.ids.token();
   const giveUp = new AbortController();
   const work = compactIfNeeded(deps, key, request, { view: structuredClone(view), tunables, contextWindow, leaseOwner: owner, abandoned: giveUp.signal, manual: true });
@@ -34,7 +42,7 @@ export async function compactManually(
   if (first) {
     const { view: _view, budget, ...result } = first;
     if (budget) throw budgetExceededError(budget, deps.clock.now());
-    return { status: 200, result };
+    return { status: 200, result: { ...result, window } };
   }
   work.catch((e) => deps.log.warn("abandoned compaction failed", { processId: key.processId, error: String(e) }));
   // Whether the fold holds the lease yet or takes it later, it can no longer commit: released
@@ -44,7 +52,7 @@ export async function compactManually(
   const tokensBefore = promptTokens(request.prompt, replayTokens(view)).tokens;
   const mode = request.force ?? modeForRatio(tokensBefore / contextWindow, tunables);
   const base = { mode, compacted: false, compactedMessages: 0, tokensBefore, tokensAfter: tokensBefore };
-  if (mode === "NONE") return { status: 200, result: base };
+  if (mode === "NONE") return { status: 200, result: { ...base, window } };
   const fold = await queueFold(deps, key, view, {
     mode,
     job: "manual",
@@ -53,5 +61,5 @@ export async function compactManually(
     forced: request.force !== undefined,
     instructions: request.instructions,
   });
-  return { status: 202, result: { ...base, reason: "compaction_queued", memoryId: fold.id } };
+  return { status: 202, result: { ...base, reason: "compaction_queued", memoryId: fold.id, window } };
 }

@@ -2,20 +2,15 @@
  * Committing a PREPARED fold in a turn (docs/compaction.md, "What a turn does"): the commit
  * protocol without the summarizer step, only if the fold still fits the state it meets.
  */
-import { tokensAfterFold } from "../../domain/fold-size.js";
 import { asFold, type PreparedFold } from "../../domain/fold/lifecycle.js";
 import { SUMMARY_TOO_LARGE, type FoldRefusal } from "../../domain/fold/refusal.js";
-import * as rows from "../../domain/fold/rows.js";
 import { canCommit } from "../../domain/fold/usability.js";
 import type { Memory } from "../../domain/model.js";
 import type { FoldModeName } from "../../domain/mode-policy.js";
 import type { Tunables } from "../../domain/tunables.js";
 import type { ActiveView, ProcessKey } from "../../ports/store.js";
-import { afterCommit, commitMemory } from "./commit.js";
 import type { ServiceDeps } from "../deps.js";
-import { discard } from "./fold-queue.js";
-import { unlessTooLarge } from "./fold-pipeline.js";
-import { withLease } from "./lease.js";
+import { commitFromPrepared, discard } from "./transitions.js";
 
 /** A commit that did not happen: the fold is gone or discarded (`stale`), or it stays for a later try. */
 export type PreparedCommit =
@@ -45,24 +40,13 @@ export async function commitPrepared(
     await discard(deps, key, { fold: full, reason: verdict.discard, outcome: "discarded" });
     return { ok: false, stale: true };
   }
-  const leased = await withLease(deps, key, view, {}, async ({ owner, now }) => {
-    const memory = rows.fromPrepared(full.memory, now, { mode: o.mode, producedBy: o.producedBy ?? "prepared", tokensBefore: o.tokensBefore });
-    memory.metadata.tokensAfter = tokensAfterFold(view, { fold: verdict.folded, tokensBefore: o.tokensBefore }, memory.tokens);
-    const commit = await unlessTooLarge(commitMemory(deps, key, view, owner, memory, { fromFold: "PREPARED", retentionDays: o.retentionDays }));
-    return { value: { memory, commit }, cleared: commit?.ok === true };
-  });
-  if (!leased.ok) return { ok: false, refusal: { kind: "lease", refusal: leased.refusal }, fold };
-  const { memory, commit } = leased.value;
-  if (commit === null) {
+  const written = await commitFromPrepared(deps, key, view, full, { ...o, folded: verdict.folded, producedBy: o.producedBy ?? "prepared" });
+  if (written.ok) return written;
+  if ("tooLarge" in written) {
     // The summary's own fields grew past what one item holds: a fresh fold is prepared instead.
     await discard(deps, key, { fold: full, reason: SUMMARY_TOO_LARGE, outcome: "discarded" });
     return { ok: false, stale: true };
   }
-  if (!commit.ok) {
-    deps.log.warn("compaction commit conflict", { processId: key.processId, foldId: fold.id });
-    return { ok: false, refusal: { kind: "commit_conflict" }, fold };
-  }
-  deps.metrics.preparedFold("used");
-  const after = await afterCommit(deps, key, memory, { pendingArchive: commit.pendingArchive, before: view });
-  return { ok: true, memory, view: after };
+  const refusal: FoldRefusal = "lease" in written ? { kind: "lease", refusal: written.lease } : { kind: "commit_conflict" };
+  return { ok: false, refusal, fold };
 }

@@ -5,18 +5,16 @@
  * fold: lease, one transaction, roll forward for the rest.
  */
 import { conflict, notFound } from "../../domain/errors.js";
-import { reverted } from "../../domain/fold/rows.js";
 import type { Memory, Message } from "../../domain/model.js";
 import type { ActiveView, ProcessKey } from "../../ports/store.js";
 import { RANGE_MARKER_PREFIX } from "../../domain/fields.js";
 import { expiredRefs } from "../../domain/retention.js";
-import { publishSafely } from "../../ports/events.js";
-import { domainEvent } from "../../domain/events.js";
 import { replayTokens } from "../../domain/replay.js";
 import { summaryBudgetFor } from "../../domain/summarizer-fit.js";
 import { settledView } from "./settle.js";
 import type { ServiceDeps } from "../deps.js";
-import { AGAIN, AGAIN_NOW, retrying, withLease } from "./lease.js";
+import { AGAIN, AGAIN_NOW, retrying } from "./lease.js";
+import { revertFold } from "./transitions.js";
 import { requireProcess } from "../processes.js";
 
 export interface RevertResult {
@@ -73,40 +71,8 @@ async function tryRevert(deps: ServiceDeps, key: ProcessKey, view: ActiveView, m
   const after =
     replayTokens(view) - memory.tokens + (prior?.tokens ?? 0) + folded.reduce((n, m) => n + m.tokens, 0) - (marker?.tokens ?? 0);
 
-  let at = "";
-  const leased = await withLease(deps, key, view, {}, async ({ owner }) => {
-    at = deps.clock.now().toISOString();
-    const value = await deps.store.revertCompaction(key, {
-      leaseOwner: owner,
-      expectedVersion: view.state.version,
-      replayEpoch: view.state.replayEpoch,
-      ...(view.state.lastReplay ? { lastReplay: view.state.lastReplay } : {}),
-      memoryId: memory.id,
-      priorSummaryId: prior?.id ?? null,
-      restoreIds: memory.sourceRefs,
-      ...(marker ? { markerId: marker.id } : {}),
-      // The minimum saving: a summary of the budget every fold gets (summaryMinTokens).
-      holdTokens: after + summaryBudgetFor(tunables, undefined),
-      at,
-    });
-    return { value, cleared: value.ok }; // the commit cleared the lease
-  });
-  if (!leased.ok) return { ok: false, reason: leased.refusal === "leased" ? "leased" : "changed" };
-  const commit = leased.value;
-  if (!commit.ok) {
-    deps.log.warn("revert commit conflict", { processId: key.processId, memoryId: memory.id });
-    return { ok: false, reason: "changed" };
-  }
-  if (commit.pendingArchive) await deps.store.finishPendingArchive(key, memory.id);
-  const restoredMessages = memory.sourceRefs.length;
-  const activeSummaryId = prior?.id ?? null;
-  deps.metrics.revert(restoredMessages);
-  deps.log.info("revert ok", { processId: key.processId, memoryId: memory.id, restoredMessages, activeSummaryId });
-  await publishSafely(
-    deps,
-    domainEvent("MemoryReverted", { tenantId: key.tenantId, processId: key.processId, memoryId: memory.id, restoredMessages, activeSummaryId }),
-  );
-  return { ok: true, result: { memory: reverted(memory, at), restoredMessages, activeSummaryId } };
+  // The minimum saving: a summary of the budget every fold gets (summaryMinTokens).
+  return revertFold(deps, key, view, { memory, prior, marker, holdTokens: after + summaryBudgetFor(tunables, undefined) });
 }
 
 /** Expired originals named in a refusal; the count covers them all. */

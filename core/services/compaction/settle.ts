@@ -3,25 +3,38 @@ import { notFound } from "../../domain/errors.js";
 import { clearsAt } from "../../domain/replay.js";
 import type { ActiveView, ProcessKey } from "../../ports/store.js";
 import type { CoreDeps } from "../deps.js";
+import { AGAIN_NOW, AT_ONCE, retrying } from "./lease.js";
 
 /**
  * Reads the active view, finishing a pending roll-forward first so later steps see settled state,
- * and shows each result cleared for a later replay epoch whole until then ({@link clearsAt}).
+ * and shows each result cleared for a later replay epoch whole until then ({@link atReplayEpoch}).
  */
-export async function settledView(deps: Pick<CoreDeps, "store">, key: ProcessKey, view?: ActiveView): Promise<ActiveView> {
-  let current = view ?? (await deps.store.activeView(key));
-  if (!current) throw notFound("process", key.processId);
-  // Loop: another compaction may commit (and leave its own pending archive) while we roll forward.
-  for (let rounds = 0; current.state.pendingArchive; rounds++) {
-    if (rounds >= 5) throw new Error(`process ${key.processId}: pending archive did not settle`);
-    await deps.store.finishPendingArchive(key, current.state.pendingArchive);
-    current = await deps.store.activeView(key);
-    if (!current) throw notFound("process", key.processId);
-  }
-  return atReplayEpoch(current);
+export async function settledView(deps: Pick<CoreDeps, "store" | "clock" | "sleep">, key: ProcessKey, view?: ActiveView): Promise<ActiveView> {
+  let current = view ?? (await read(deps, key));
+  // Again: another compaction may commit (and leave its own pending archive) while we roll forward.
+  return retrying(
+    deps,
+    AT_ONCE,
+    async () => {
+      if (!current.state.pendingArchive) return atReplayEpoch(current);
+      await deps.store.finishPendingArchive(key, current.state.pendingArchive);
+      current = await read(deps, key);
+      return current.state.pendingArchive ? AGAIN_NOW : atReplayEpoch(current);
+    },
+    () => new Error(`process ${key.processId}: pending archive did not settle`),
+  );
 }
 
-/** The view as the replay stands at its epoch (idempotent: a view already shown so comes back as it is). */
+async function read(deps: Pick<CoreDeps, "store">, key: ProcessKey): Promise<ActiveView> {
+  const view = await deps.store.activeView(key);
+  if (!view) throw notFound("process", key.processId);
+  return view;
+}
+
+/**
+ * The view as the replay stands at its epoch: a result cleared for a later epoch shows whole until
+ * a fold moves the epoch (docs/compaction.md, "Tool-result clearing"). Idempotent.
+ */
 export function atReplayEpoch(view: ActiveView): ActiveView {
   if (view.waitingClears) return view;
   const { messages, waiting } = clearsAt(view.messages, view.state.replayEpoch);

@@ -3,6 +3,7 @@
  * "Summarizing"): one call, chained chunks, or chunks summarized in parallel and merged. No quality
  * gate here: summarize.ts checks what comes back.
  */
+import type { SummaryLimit } from "../../domain/fold/refusal.js";
 import type { Message } from "../../domain/model.js";
 import { replayed } from "../../domain/replay.js";
 import { chunkBySourceChars } from "../../domain/selector.js";
@@ -29,6 +30,8 @@ export type ChunkedSummary =
       calls: number;
       usage?: SummarizerUsage;
       gate?: { check: string; detail?: string; attempts: number };
+      /** A limit of the plan stopped it, not the summarizer (`code` names it too, for tenants). */
+      limit?: SummaryLimit;
     };
 
 export function toSource(m: Message): SummarySourceMessage {
@@ -125,7 +128,7 @@ export async function summarizeChunks(
   const needed = plannedCalls(chunks.length, strategy, perCall);
   if (needed > tunables.maxSummarizerCalls) {
     const error = overCallCap(needed, tunables.maxSummarizerCalls);
-    return { ok: false, error, code: error, calls: 0 };
+    return { ok: false, error, code: error, calls: 0, limit: "call_cap" };
   }
   if (strategy === "parallel") {
     return summarizeInParallel(summarizer, tunables, plan, priorSummary, mustKeep, cap, chunks.map((c) => c.source.map(toSource)));
@@ -200,10 +203,10 @@ async function summarizeInParallel(
   // A partial summary cut to the budget lost its tail before the merge saw it.
   let earlierCut = false;
   // Our own words, no provider's: the whole text is the code tenants see (`metadata.error`).
-  const stop = (error: string) => ({ ok: false as const, error, code: error, calls, ...(usage ? { usage } : {}) });
+  const stop = (error: string, limit: SummaryLimit) => ({ ok: false as const, error, code: error, calls, ...(usage ? { usage } : {}), limit });
   for (let round = 1; ; round++) {
     // This round and the merge call must still fit the cap.
-    if (calls + inputs.length + 1 > tunables.maxSummarizerCalls) return stop(overCallCap(calls + inputs.length + 1, tunables.maxSummarizerCalls));
+    if (calls + inputs.length + 1 > tunables.maxSummarizerCalls) return stop(overCallCap(calls + inputs.length + 1, tunables.maxSummarizerCalls), "call_cap");
     const outcomes = await mapBounded(inputs, tunables.summarizerConcurrency, (messages) => {
       calls++;
       return callSummarizer(summarizer, { priorSummary: null, messages, ...extra });
@@ -223,6 +226,7 @@ async function summarizeInParallel(
     if (regrouped.length >= inputs.length) {
       return stop(
         `summarizer_merge_stalled: merge round ${round + 1} would take ${regrouped.length} calls after ${inputs.length} in round ${round}: the partial summaries do not fit fewer calls of ${cap} chars`,
+        "merge_stalled",
       );
     }
     inputs = regrouped.map((c) => c.source);

@@ -16,7 +16,7 @@ import type { Tunables } from "../../domain/tunables.js";
 import type { ActiveView, ProcessKey } from "../../ports/store.js";
 import { assess, compactIfNeeded, type CompactionRequest, type Known } from "./compaction.js";
 import type { ServiceDeps } from "../deps.js";
-import { discard, queueFold } from "./fold-queue.js";
+import { discard, queueFold } from "./transitions.js";
 import { BUDGET_EXCEEDED, budgetRefusal } from "./model-budget.js";
 import { foldWanted } from "./fold-ahead.js";
 import { commitPrepared } from "./prepared-commit.js";

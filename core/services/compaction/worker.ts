@@ -9,7 +9,6 @@ import type { EventDetail } from "../../domain/events.js";
 import { planFold } from "../../domain/fold-plan.js";
 import { asFold, type QueuedFold, type RequestedJob } from "../../domain/fold/lifecycle.js";
 import { budgetDiscardReason, endsRangeJob, retryHelps, wireReason } from "../../domain/fold/refusal.js";
-import * as rows from "../../domain/fold/rows.js";
 import { runsOn, STALE } from "../../domain/fold/usability.js";
 import type { Memory } from "../../domain/model.js";
 import type { FoldModeName } from "../../domain/mode-policy.js";
@@ -17,7 +16,7 @@ import { replayTokens } from "../../domain/replay.js";
 import type { ActiveView, ProcessKey } from "../../ports/store.js";
 import { foldIfNeeded } from "./compaction.js";
 import type { ServiceDeps } from "../deps.js";
-import { discard, foldForJob } from "./fold-queue.js";
+import { foldForJob } from "./fold-queue.js";
 import { runFold } from "./fold-pipeline.js";
 import { AGAIN, retrying } from "./lease.js";
 import { foldRange } from "./range-compaction.js";
@@ -25,6 +24,7 @@ import { settledView } from "./settle.js";
 import { tagBeforeFold } from "../strength-tagging.js";
 import { foldReadyInTime } from "./fold-ahead.js";
 import { commitWhenDue, leaseWait } from "./worker-commit.js";
+import { discard, preparing } from "./transitions.js";
 
 export type WorkerOutcome =
   | { done: "prepared" | "committed" | "failed"; foldId: string; compactedMessages?: number; next?: string }
@@ -158,19 +158,10 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, read: ActiveView, que
         current = await deps.store.getMemory(key, fold.id);
         return current?.status === "QUEUED" ? null : `fold is ${current?.status ?? "gone"}`;
       },
-      failed: (s, error, extra) => rows.failedQueued(fold, s, { mode, error, extra: { ...analyzed, ...extra } }),
-      putFailed: (failed) => deps.store.storeFold(key, failed, "QUEUED"),
-      memory: (s) => rows.prepared(fold, s, { mode, ttlMs: deps.compaction.preparedTtlMs, extra: analyzed }),
-      write: async (prepared) => {
-        const stored = await deps.store.storeFold(key, prepared, "QUEUED");
-        return stored.ok ? { ok: true, leaseCleared: false } : { ok: false, refusal: { kind: "write", reason: "discarded while summarizing" } };
-      },
+      ...preparing(deps, key, fold, { mode, extra: analyzed }),
     },
   );
-  if (run.ok) {
-    deps.log.info("fold prepared", { processId: key.processId, foldId: fold.id, mode, messages: run.memory.sourceRefs.length, summarizerMs: run.memory.metadata.summarizerMs });
-    return { done: "prepared", foldId: fold.id };
-  }
+  if (run.ok) return { done: "prepared", foldId: fold.id };
   const refusal = run.refusal;
   switch (refusal.kind) {
     case "summarizer":
