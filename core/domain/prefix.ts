@@ -38,6 +38,11 @@ export const ReplayMark = z.object({
   cleared: z.int(),
   /** Ids of the missing-result placeholders the replay showed (at most MARK_MAX_OPEN; `null`: more). */
   open: z.nullable(z.array(z.string())),
+  /**
+   * When the first turn at this epoch began: assistant turns created before it were answers to a
+   * prompt of an earlier epoch (docs/turns.md, "What a fold may keep"). Absent at epoch 0.
+   */
+  since: z.optional(z.string()),
 });
 export type ReplayMark = z.infer<typeof ReplayMark>;
 
@@ -62,6 +67,7 @@ export interface MarkInput {
   trimmed?: { messages: number; fromMessageId?: string; toMessageId?: string } | undefined;
   /** The replay as answered: cleared results and missing-result placeholders are read off it. */
   replay: ReadonlyArray<{ id: string; cleared?: unknown; missingResult?: true }>;
+  since?: string | undefined;
 }
 
 /** The mark of a turn about to be answered. */
@@ -76,6 +82,7 @@ export function replayMark(input: MarkInput): ReplayMark {
     ...(t && t.messages > 0 ? { trim: `${t.fromMessageId ?? ""}..${t.toMessageId ?? ""}:${t.messages}` } : {}),
     cleared: input.replay.filter((m) => m.cleared !== undefined).length,
     open: open.length > MARK_MAX_OPEN ? null : open,
+    ...(input.since !== undefined ? { since: input.since } : {}),
   };
 }
 
@@ -103,10 +110,19 @@ export function prefixVerdict(previous: ReplayMark | undefined, now: ReplayMark,
   return { kept: true };
 }
 
-const MARK_FIELDS = ["epoch", "format", "head", "recall", "trim", "cleared", "open"] as const satisfies ReadonlyArray<keyof ReplayMark>;
+const MARK_FIELDS = ["epoch", "format", "head", "recall", "trim", "cleared", "open", "since"] as const satisfies ReadonlyArray<keyof ReplayMark>;
 
 /** True when two marks differ in anything a later verdict reads (the turn then stores the new one). */
 export function markChanged(previous: ReplayMark | undefined, now: ReplayMark): boolean {
   if (!previous) return true;
   return MARK_FIELDS.some((k) => JSON.stringify(previous[k] ?? null) !== JSON.stringify(now[k] ?? null));
+}
+
+/**
+ * When the first turn at replay epoch `epoch` began: the last turn's mark says so while the epoch
+ * has not moved since; otherwise this turn is the first, begun at `startedAt`. Absent at epoch 0.
+ */
+export function epochSince(previous: ReplayMark | undefined, epoch: number, startedAt: string): string | undefined {
+  if (epoch === 0) return undefined;
+  return previous?.epoch === epoch && previous.since !== undefined ? previous.since : startedAt;
 }

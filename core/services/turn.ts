@@ -10,7 +10,7 @@ import { replayMessages } from "../domain/replay.js";
 import type { MessageInput } from "../domain/fields.js";
 import type { Tunables } from "../domain/tunables.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
-import { prefixVerdict, replayMark, type PrefixAnswer } from "../domain/prefix.js";
+import { epochSince, prefixVerdict, replayMark, type PrefixAnswer } from "../domain/prefix.js";
 import { awaitingToolResults, recallMessage, recalledIds } from "../domain/recall.js";
 import { compactForTurn } from "./compaction/turn-compaction.js";
 import { cappedWindow, foldRulesFor, resolveModelWindow, type TurnWindow } from "../domain/model-windows.js";
@@ -75,6 +75,7 @@ export interface TurnResult {
  */
 export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnRequest): Promise<TurnResult> {
   const model = resolveModelWindow(request.model); // a 400 before anything is written
+  const startedAt = deps.clock.now().toISOString();
   const view = await settledView(deps, key);
   const previous = view.state.lastTurn;
   // Loaded once for the whole turn, when first needed: the append (only for a side channel), the
@@ -118,16 +119,18 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
   const replay = await withNative(deps, key, replayMessages(messages));
   const format = request.format;
   const block = splitReplayBlock(context);
-  // What the replay keeps of the turns the replayed summary kept, by the model's rules.
-  const summary = newestSummary(after);
-  const options = summary && foldRulesFor(request.model.name).thinkingBeforeSummary === "strip" ? { stripThinkingBefore: summary.createdAt } : {};
+  // What the replay keeps of the turns a fold kept, by the model's rules: the reasoning of answers
+  // to a prompt of an earlier epoch no longer holds (docs/turns.md, "What a fold may keep").
+  const epochBegan = epochSince(previous?.replay, after.state.replayEpoch, startedAt);
+  const options = epochBegan && foldRulesFor(request.model.name).reasoningBeforeSummary === "strip" ? { stripReasoningBefore: epochBegan } : {};
   const mark = replayMark({
     epoch: after.state.replayEpoch,
-    format: `${format ?? "plain"}${options.stripThinkingBefore ? "/strip-thinking" : ""}`,
+    format: `${format ?? "plain"}${options.stripReasoningBefore ? "/strip-reasoning" : ""}`,
     staticBlock: block.staticBlock,
     systemRecall: tunables.recallInSystem ? block.dynamicBlock : "",
     trimmed: compaction.trimmed,
     replay,
+    since: epochBegan,
   });
   const prefix = prefixVerdict(previous?.replay, mark, after.state.replayReason);
   // The record keeps the mark; written only when it differs from what the process holds.

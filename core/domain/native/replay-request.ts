@@ -86,27 +86,34 @@ const toolNameOf = (messages: readonly Message[]) => {
 /** How the request treats turns a fold kept (core/domain/model-windows.ts, `foldRulesFor`). */
 export interface ReplayOptions {
   /**
-   * Leave out the thinking blocks of Anthropic assistant turns created before this time (the
-   * replayed summary's commit), except the newest of them when it calls tools: an unfinished tool
-   * loop's assistant turn must come back with its thinking (docs/turns.md, "What a fold may keep").
+   * Leave out the thinking blocks (Anthropic) and reasoning items (OpenAI Responses) of assistant
+   * turns created before this time (when the first turn at the replay epoch began: they answered
+   * a prompt the epoch's fold or undo has changed since); in the Anthropic format not
+   * the newest of them when it calls tools, since an unfinished tool loop's assistant turn must come
+   * back with its thinking (docs/turns.md, "What a fold may keep").
    */
-  stripThinkingBefore?: string;
+  stripReasoningBefore?: string;
 }
 
-const isThinkingBlock = (b: Json) => isObject(b) && (b.type === "thinking" || b.type === "redacted_thinking");
+/** Whether an element of native content is reasoning the fold rules may leave out. */
+const isReasoning = (b: Json) => isObject(b) && (b.type === "thinking" || b.type === "redacted_thinking" || b.type === "reasoning");
 
-/** The assistant messages whose thinking {@link ReplayOptions.stripThinkingBefore} leaves out. */
-function thinkingStripped(messages: readonly Message[], before: string | undefined): Set<string> {
+/** The assistant messages in `format` whose reasoning {@link ReplayOptions.stripReasoningBefore} leaves out. */
+function reasoningStripped(messages: readonly Message[], format: NativeFormat, before: string | undefined): Set<string> {
   const out = new Set<string>();
   if (!before) return out;
-  const older = messages.filter((m) => m.role === "ASSISTANT" && m.createdAt < before && m.native?.format === "anthropic");
+  const older = messages.filter((m) => m.role === "ASSISTANT" && m.createdAt < before && m.native?.format === format);
   const newest = older[older.length - 1];
-  for (const m of older) if (!(m === newest && (m.toolCalls?.length ?? 0) > 0)) out.add(m.id);
+  const openLoop = format === "anthropic" && newest !== undefined && (newest.toolCalls?.length ?? 0) > 0;
+  for (const m of older) if (!(openLoop && m === newest)) out.add(m.id);
   return out;
 }
 
+/** The native content of `m` as sent: without its reasoning when the fold rules leave it out. */
+const withoutReasoning = (native: Json[], m: Message, strip: ReadonlySet<string>) => (strip.has(m.id) ? native.filter((b) => !isReasoning(b)) : native);
+
 function anthropic(messages: readonly Message[], block: ReplayBlock, options: ReplayOptions = {}): ReplayRequest {
-  const strip = thinkingStripped(messages, options.stripThinkingBefore);
+  const strip = reasoningStripped(messages, "anthropic", options.stripReasoningBefore);
   const system: JsonObject[] = [];
   if (block.staticBlock.trim() !== "") system.push({ type: "text", text: block.staticBlock, cache_control: { type: "ephemeral" } });
   if (block.dynamicBlock !== "") system.push({ type: "text", text: block.dynamicBlock });
@@ -121,7 +128,7 @@ function anthropic(messages: readonly Message[], block: ReplayBlock, options: Re
   for (const m of messages) {
     const native = nativeOrNull(m, "anthropic");
     if (native) {
-      push(m.role === "ASSISTANT" ? "assistant" : "user", strip.has(m.id) ? native.filter((b) => !isThinkingBlock(b)) : native);
+      push(m.role === "ASSISTANT" ? "assistant" : "user", withoutReasoning(native, m, strip));
       continue;
     }
     switch (m.role) {
@@ -146,13 +153,14 @@ function anthropic(messages: readonly Message[], block: ReplayBlock, options: Re
 
 // ----------------------------------------------------------------------------- OpenAI Responses
 
-function openaiResponses(messages: readonly Message[], block: ReplayBlock): ReplayRequest {
+function openaiResponses(messages: readonly Message[], block: ReplayBlock, options: ReplayOptions = {}): ReplayRequest {
+  const strip = reasoningStripped(messages, "openai-responses", options.stripReasoningBefore);
   const input: JsonObject[] = [];
   for (const text of [block.staticBlock, block.dynamicBlock]) if (text.trim() !== "") input.push({ role: "developer", content: text });
   for (const m of messages) {
     const native = nativeOrNull(m, "openai-responses");
     if (native) {
-      input.push(...(native as JsonObject[]));
+      input.push(...(withoutReasoning(native, m, strip) as JsonObject[]));
       continue;
     }
     switch (m.role) {
