@@ -64,8 +64,8 @@ export interface NativeContent {
 /** A turn's `request`: the part of the engine's request body in `format` that the service owns. */
 export type ReplayRequest =
   | { system: Record<string, unknown>[]; messages: Record<string, unknown>[] }
-  | { input: Record<string, unknown>[] }
-  | { messages: Record<string, unknown>[] }
+  | { input: Record<string, unknown>[]; prompt_cache_key?: string }
+  | { messages: Record<string, unknown>[]; prompt_cache_key?: string }
   | { contents: Record<string, unknown>[]; systemInstruction?: Record<string, unknown> }
   | { prompt: Record<string, unknown>[] };
 

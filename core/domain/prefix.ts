@@ -126,3 +126,11 @@ export function epochSince(previous: ReplayMark | undefined, epoch: number, star
   if (epoch === 0) return undefined;
   return previous?.epoch === epoch && previous.since !== undefined ? previous.since : startedAt;
 }
+
+/**
+ * The process's `prompt_cache_key` for OpenAI requests (docs/turns.md, "Prompt caching"): stable
+ * for the process, the same for every turn, and naming neither tenant nor process.
+ */
+export function promptCacheKey(key: { tenantId: string; processId: string }): string {
+  return `vm-${digest(`${key.tenantId}/${key.processId}`)}`;
+}

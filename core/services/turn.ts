@@ -10,7 +10,7 @@ import { replayMessages } from "../domain/replay.js";
 import type { MessageInput } from "../domain/fields.js";
 import type { Tunables } from "../domain/tunables.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
-import { epochSince, prefixVerdict, replayMark, type PrefixAnswer } from "../domain/prefix.js";
+import { epochSince, prefixVerdict, promptCacheKey, replayMark, type PrefixAnswer } from "../domain/prefix.js";
 import { awaitingToolResults, recallMessage, recalledIds } from "../domain/recall.js";
 import { compactForTurn } from "./compaction/turn-compaction.js";
 import { cappedWindow, foldRulesFor, resolveModelWindow, type TurnWindow } from "../domain/model-windows.js";
@@ -122,7 +122,10 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
   // What the replay keeps of the turns a fold kept, by the model's rules: the reasoning of answers
   // to a prompt of an earlier epoch no longer holds (docs/turns.md, "What a fold may keep").
   const epochBegan = epochSince(previous?.replay, after.state.replayEpoch, startedAt);
-  const options = epochBegan && foldRulesFor(request.model.name).reasoningBeforeSummary === "strip" ? { stripReasoningBefore: epochBegan } : {};
+  const options = {
+    ...(epochBegan && foldRulesFor(request.model.name).reasoningBeforeSummary === "strip" ? { stripReasoningBefore: epochBegan } : {}),
+    cacheKey: promptCacheKey(key),
+  };
   const mark = replayMark({
     epoch: after.state.replayEpoch,
     format: `${format ?? "plain"}${options.stripReasoningBefore ? "/strip-reasoning" : ""}`,

@@ -977,6 +977,7 @@ export interface components {
                     trim?: string;
                     cleared: number;
                     open: string[] | null;
+                    since?: string;
                 };
             };
         };
@@ -1183,10 +1184,12 @@ export interface components {
                 input: {
                     [key: string]: unknown;
                 }[];
+                prompt_cache_key?: string;
             } | {
                 messages: {
                     [key: string]: unknown;
                 }[];
+                prompt_cache_key?: string;
             } | {
                 contents: {
                     [key: string]: unknown;

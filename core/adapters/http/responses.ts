@@ -40,8 +40,8 @@ const JsonObjects = z.array(z.record(z.string(), z.unknown()));
 /** A turn's `request`, by the format it named (docs/turns.md, "The request in the engine's format"). */
 export const ReplayRequestAnswer = z.union([
   z.object({ system: JsonObjects, messages: JsonObjects }),
-  z.object({ input: JsonObjects }),
-  z.object({ messages: JsonObjects }),
+  z.object({ input: JsonObjects, prompt_cache_key: z.optional(z.string()) }),
+  z.object({ messages: JsonObjects, prompt_cache_key: z.optional(z.string()) }),
   z.object({ contents: JsonObjects, systemInstruction: z.optional(z.record(z.string(), z.unknown())) }),
   z.object({ prompt: JsonObjects }),
 ]);

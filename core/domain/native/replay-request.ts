@@ -19,8 +19,8 @@ export interface ReplayBlock {
 type Objects = Record<string, unknown>[];
 export type ReplayRequest =
   | { system: Objects; messages: Objects }
-  | { input: Objects }
-  | { messages: Objects }
+  | { input: Objects; prompt_cache_key?: string }
+  | { messages: Objects; prompt_cache_key?: string }
   | { contents: Objects; systemInstruction?: Record<string, unknown> }
   | { prompt: Objects };
 
@@ -93,6 +93,28 @@ export interface ReplayOptions {
    * back with its thinking (docs/turns.md, "What a fold may keep").
    */
   stripReasoningBefore?: string;
+  /** OpenAI's `prompt_cache_key`: one per process, so its requests reach the same cache (docs/turns.md, "Prompt caching"). */
+  cacheKey?: string;
+}
+
+const EPHEMERAL = { type: "ephemeral" };
+
+/**
+ * The newest message with a cache breakpoint on its last block that can carry one (not a thinking
+ * block, not empty text): the next request reads everything up to it from the cache. Only the
+ * request's copy is marked; the stored content is not.
+ */
+function withNewestBreakpoint(messages: JsonObject[]): JsonObject[] {
+  const last = messages[messages.length - 1];
+  const content = last?.content;
+  if (!last || !Array.isArray(content)) return messages;
+  for (let j = content.length - 1; j >= 0; j--) {
+    const b = content[j];
+    if (!isObject(b) || isReasoning(b) || (b.type === "text" && b.text === "")) continue;
+    const marked = [...content.slice(0, j), { ...b, cache_control: EPHEMERAL }, ...content.slice(j + 1)];
+    return [...messages.slice(0, -1), { ...last, content: marked }];
+  }
+  return messages;
 }
 
 /** Whether an element of native content is reasoning the fold rules may leave out. */
@@ -148,7 +170,7 @@ function anthropic(messages: readonly Message[], block: ReplayBlock, options: Re
     }
   }
   if (result[0]?.role === "assistant") result.unshift({ role: "user", content: [{ type: "text", text: CONTINUATION_TEXT }] });
-  return { system, messages: result };
+  return { system, messages: withNewestBreakpoint(result) };
 }
 
 // ----------------------------------------------------------------------------- OpenAI Responses
@@ -179,12 +201,12 @@ function openaiResponses(messages: readonly Message[], block: ReplayBlock, optio
         break;
     }
   }
-  return { input };
+  return { input, ...(options.cacheKey ? { prompt_cache_key: options.cacheKey } : {}) };
 }
 
 // ------------------------------------------------------------------------- OpenAI Chat Completions
 
-function openaiChat(messages: readonly Message[], block: ReplayBlock): ReplayRequest {
+function openaiChat(messages: readonly Message[], block: ReplayBlock, options: ReplayOptions = {}): ReplayRequest {
   const out: JsonObject[] = [];
   const head = [block.staticBlock, block.dynamicBlock].filter((t) => t.trim() !== "").join("\n\n");
   if (head) out.push({ role: "system", content: head });
@@ -218,7 +240,7 @@ function openaiChat(messages: readonly Message[], block: ReplayBlock): ReplayReq
         break;
     }
   }
-  return { messages: out };
+  return { messages: out, ...(options.cacheKey ? { prompt_cache_key: options.cacheKey } : {}) };
 }
 
 // -------------------------------------------------------------------------------------- Gemini
