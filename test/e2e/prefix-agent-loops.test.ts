@@ -9,7 +9,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { requestBreak } from "../../bench/support/cache-stability.js";
+import { requestBreak } from "../../tools/prefix-check.js";
 import { createMemoryClient, type Turn } from "../../client/index.js";
 import { startProviderEmulator, type ProviderEmulator } from "../../tools/provider-emulator/provider-emulator.js";
 import { KEY_A, startTestService } from "../support/service.js";

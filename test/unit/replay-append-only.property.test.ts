@@ -7,7 +7,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { requestBreak, plainPrompt } from "../../bench/support/cache-stability.js";
+import { requestBreak, plainPrompt } from "../../tools/prefix-check.js";
 import type { Message, Role } from "../../core/domain/model.js";
 import { ReplayFormat } from "../../core/domain/native/formats.js";
 
