@@ -9,6 +9,7 @@
 import type { Message, ToolCall } from "../model.js";
 import type { Json, JsonObject, NativeFormat, ReplayFormat } from "./formats.js";
 import { isObject } from "./formats.js";
+import { toolGroups } from "../tool-groups.js";
 
 /** The memory block split at its cache breakpoint: the static part, and the dynamic rest (recall). */
 export interface ReplayBlock {
@@ -134,7 +135,24 @@ function reasoningStripped(messages: readonly Message[], format: NativeFormat, b
 /** The native content of `m` as sent: without its reasoning when the fold rules leave it out. */
 const withoutReasoning = (native: Json[], m: Message, strip: ReadonlySet<string>) => (strip.has(m.id) ? native.filter((b) => !isReasoning(b)) : native);
 
-function anthropic(messages: readonly Message[], block: ReplayBlock, options: ReplayOptions = {}): ReplayRequest {
+/**
+ * The replay with each call's results (placeholders included) right after the call: the API
+ * combines consecutive user messages into one turn and wants a turn's tool results first, so a
+ * user message written between a call and its result goes after the result. A history in order
+ * comes back as it is.
+ */
+function resultsAfterCalls(messages: readonly Message[]): Message[] {
+  const { group } = toolGroups(messages);
+  const results = new Map<number, Message[]>();
+  messages.forEach((m, i) => {
+    const owner = group[i]!;
+    if (owner !== i) results.set(owner, [...(results.get(owner) ?? []), m]);
+  });
+  return messages.flatMap((m, i) => (group[i] === i ? [m, ...(results.get(i) ?? [])] : []));
+}
+
+function anthropic(replay: readonly Message[], block: ReplayBlock, options: ReplayOptions = {}): ReplayRequest {
+  const messages = resultsAfterCalls(replay);
   const strip = reasoningStripped(messages, "anthropic", options.stripReasoningBefore);
   const system: JsonObject[] = [];
   if (block.staticBlock.trim() !== "") system.push({ type: "text", text: block.staticBlock, cache_control: { type: "ephemeral" } });
