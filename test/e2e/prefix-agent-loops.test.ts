@@ -62,6 +62,8 @@ async function loop(run: (step: number) => Promise<Turn>): Promise<LoopLog> {
     // The worker folds between turns, as its own Lambda would.
     await ctx.service.bus.drain();
   }
+  // PREFIX_LOOP_FIGURES=1 prints what the report quotes (docs/turns.md, "Append-only between folds").
+  if (process.env.PREFIX_LOOP_FIGURES) console.info(JSON.stringify({ turns: STEPS + 1, kept: log.kept.size, changes: log.changes, folds: log.summaries.length }));
   return log;
 }
 
@@ -112,6 +114,7 @@ describe(`a ${STEPS}-step tool loop with folds`, { timeout: 600_000 }, () => {
     expect(dropped.size).toBeLessThanOrEqual(log.summaries.length);
     const verified = emulator.records.reduce((n, r) => n + (r.thinking?.verified.length ?? 0), 0);
     expect(verified).toBeGreaterThan(STEPS);
+    if (process.env.PREFIX_LOOP_FIGURES) console.info(JSON.stringify({ thinkingVerified: verified, thinkingDroppedBlocks: dropped.size, drops: emulator.records.reduce((n, r) => n + (r.thinking?.dropped.length ?? 0), 0) }));
   });
 
   it("Responses API with encrypted reasoning: 0 errors, each fold one prefix change, 0 reasoning items dropped between folds", async () => {
@@ -158,6 +161,7 @@ describe(`a ${STEPS}-step tool loop with folds`, { timeout: 600_000 }, () => {
     // Reasoning items are dropped only by the first request after a fold, never between folds.
     const between = emulator.records.filter((_, i) => log.kept.has(i)).flatMap((r) => r.reasoning?.dropped ?? []);
     expect(between).toEqual([]);
+    if (process.env.PREFIX_LOOP_FIGURES) console.info(JSON.stringify({ reasoning: emulator.openai.reasoningCounts(), droppedBetweenFolds: between.length }));
     expect(emulator.records.filter((_, i) => log.kept.has(i)).reduce((n, r) => n + (r.reasoning?.kept.length ?? 0), 0)).toBeGreaterThan(STEPS);
   });
 });
