@@ -91,11 +91,7 @@ const fields = {
    * prompt below `hardThreshold`. 0 turns recall off.
    */
   recallMaxTokens: integer(0, z.lte(100_000, "must be <= 100000")),
-  /**
-   * Where a turn's recall goes: false (default) a SYSTEM message appended to the transcript where
-   * it was recalled, so the prompt before it never changes; true the system prompt's dynamic
-   * section, which changes everything after it whenever the recall changes (docs/turns.md, "Recall").
-   */
+  /** Recall in the system prompt instead of a message of the transcript (docs/turns.md, "Recall"). */
   recallInSystem: z.boolean("must be true or false"),
   /**
    * How many chunks of a large fold are summarized at once (then merged with the prior summary in

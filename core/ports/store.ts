@@ -37,11 +37,7 @@ export interface ProcessState {
   revertHoldTokens?: number;
   /** The record of the process's last turn (docs/turns.md, "The last turn's record"); absent before the first. */
   lastTurn?: LastTurn;
-  /**
-   * The replay epoch (docs/turns.md, "Append-only between folds"): moved by every write that
-   * changes what the replay is built from besides appends (a fold commit, an undo), with its
-   * reason, in that same write. 0 until the first.
-   */
+  /** Moved with its reason by a fold's commit or an undo (docs/turns.md, "Append-only between folds"). */
   replayEpoch: number;
   replayReason?: EpochReason;
 }
@@ -55,11 +51,7 @@ export interface ActiveView {
   folds: Memory[];
   /** Active (unarchived) messages, oldest first. */
   messages: Message[];
-  /**
-   * Set once the view is settled (core/services/compaction/settle.ts): results cleared for a
-   * later replay epoch, shown whole in `messages` until then (docs/compaction.md, "Tool-result
-   * clearing").
-   */
+  /** Results cleared for a later replay epoch, shown whole until then (set by settledView). */
   waitingClears?: string[];
   /** Read capacity the Query consumed, when the store reports it. */
   consumedCapacity?: number;
@@ -85,9 +77,8 @@ export interface CompactionCommit {
   marker?: Message;
   /** `memory` replaces a background fold of the same id that must still have this status. */
   fromFold?: "QUEUED" | "PREPARED";
-  /** The replay epoch read with `expectedVersion`: the commit moves it on by one. */
+  /** The replay epoch and the last turn's record as read: META's map is written whole. */
   replayEpoch: number;
-  /** The last turn's record as the fold read it: kept, since the commit writes META's map whole. */
   lastTurn?: LastTurn;
   at: string;
 }
@@ -106,7 +97,6 @@ export interface RevertCommit {
   markerId?: string;
   /** Own replay tokens from which an automatic compaction may fold again (the revert hold). */
   holdTokens: number;
-  /** The replay epoch read with `expectedVersion`: the undo moves it on by one. */
   replayEpoch: number;
   /** The last turn's record as the undo read it: kept beside the hold, which shares its place on META. */
   lastTurn?: LastTurn;

@@ -233,7 +233,7 @@ export function archiveIntoOkParts(
   ];
 }
 
-/** META's map after a fold or an undo: the replay epoch moved on with its reason, the last turn's record as read. */
+/** META's map after a fold or an undo: the epoch moved on with its reason, the turn's record kept. */
 const replayMap = (c: { replayEpoch: number; lastTurn?: LastTurn | undefined }, reason: EpochReason) => ({
   replayEpoch: c.replayEpoch + 1,
   replayReason: reason,
@@ -260,9 +260,8 @@ export function commitCompactionParts(tableName: string, key: ProcessKey, c: Com
   const room = limit - fixed.length - 1; // one more for META
   const now = c.archiveIds.slice(0, room);
   const pendingArchive = c.archiveIds.length > now.length;
-  // META's map is written whole (an older META may have none): a new fold ends any revert hold
-  // (the undone fold is history now), moves the replay epoch on with its reason (docs/turns.md,
-  // "Append-only between folds") and keeps the last turn's record as the fold read it.
+  // META's map written whole (an older META may have none): a fold ends any revert hold and moves
+  // the replay epoch on (docs/turns.md, "Append-only between folds").
   const set = ["version = version + :one", "activeSummaryId = :mid", "#md = :md"];
   const values: Record<string, unknown> = { ":one": 1, ":mid": c.memory.id, ":md": replayMap(c, "fold") };
   if (pendingArchive) {
