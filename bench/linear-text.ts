@@ -30,7 +30,8 @@ import type { Message } from "../core/domain/model.js";
 import { importantUnits } from "../core/domain/salient-units.js";
 import { answerTokenLimit, buildSummaryPrompt, promptTokenCeiling } from "../core/domain/summary-prompt.js";
 import { compactIfNeeded } from "../core/services/compaction/compaction.js";
-import { isImportant, summaryFields } from "../core/services/compaction/summary-fields.js";
+import { isImportant, ledgerOfFold, summaryFields } from "../core/services/compaction/summary-fields.js";
+import { DEFAULT_TUNABLES } from "../core/domain/tunables.js";
 import { type BenchContext, bySize, envInt, envInts, requireEndpoint } from "./support/context.js";
 import { batchPut, freshTable, type BenchTable } from "./support/dynamo.js";
 import type { SectionResult, Target } from "./support/report.js";
@@ -158,7 +159,8 @@ async function foldTextWork(messages: readonly Message[]): Promise<void> {
   const outcome = await createOfflineSummarizer().summarize(input);
   if (!outcome.ok) throw new Error(outcome.failure.message);
   const required = importantUnits(input.messages, 25);
-  summaryFields({ priorDetail: null, required }, fold, { ok: true, text: outcome.summary, calls: 1, carried: new Map(), ...(outcome.citations ? { citations: outcome.citations } : {}) });
+  const ledger = ledgerOfFold(null, fold, { tunables: DEFAULT_TUNABLES, contextWindow: 200_000 });
+  summaryFields({ priorDetail: null, required, ...ledger }, fold, { ok: true, text: outcome.summary, calls: 1, carried: new Map(), ...(outcome.citations ? { citations: outcome.citations } : {}) });
   buildSummaryPrompt(input, { maxSummaryTokens: SUMMARY_TOKENS, maxInputTokens: promptTokenCeiling(200_000, answerTokenLimit(SUMMARY_TOKENS)), citations: true });
 }
 

@@ -20,6 +20,7 @@ import { parseArgs } from "node:util";
 import { startDynamoLocal, type DynamoLocal } from "../local/dynamodb-local.js";
 import { runBackgroundCompaction } from "./background-compaction.js";
 import { runAgentLoop } from "./agent-loop.js";
+import { runAgentEvidence } from "./agent-evidence.js";
 import { runColdStart } from "./cold-start.js";
 import { runCompactionCost } from "./compaction-cost.js";
 import { runDataPortability } from "./data-portability.js";
@@ -27,6 +28,7 @@ import { runHotPath } from "./hot-path.js";
 import { runLinearText } from "./linear-text.js";
 import { runNativeContent } from "./native-content.js";
 import { runOfflineSummary } from "./offline-summary.js";
+import { runProviderFolds } from "./provider-folds.js";
 import { type BenchContext, repoRoot } from "./support/context.js";
 import {
   renderSectionMarkdown,
@@ -59,9 +61,11 @@ const SECTIONS: Section[] = [
   { id: "background-compaction", needsDynamo: true, run: runBackgroundCompaction },
   { id: "fidelity", needsDynamo: true, long: true, run: runFidelity },
   { id: "agent-loop", needsDynamo: true, long: true, run: runAgentLoop },
+  { id: "agent-evidence", needsDynamo: true, long: true, run: runAgentEvidence },
   { id: "linear-text", needsDynamo: true, run: runLinearText },
   { id: "data-portability", needsDynamo: true, long: true, run: runDataPortability },
   { id: "native-content", needsDynamo: true, run: runNativeContent },
+  { id: "provider-folds", needsDynamo: true, run: runProviderFolds },
 ];
 const SEARCH_RECALL = path.join(repoRoot, "bench", "search-recall.ts");
 const ALL_IDS = [...SECTIONS.map((s) => s.id), "search-recall"];

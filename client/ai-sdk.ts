@@ -8,7 +8,8 @@ import type { LanguageModelMiddleware } from "ai";
 import { idempotencyKey } from "./idempotency-key.js";
 import type { MemoryClient } from "./memory-client.js";
 import { splitBlock } from "./prompt-helpers.js";
-import type { AppendMessageInput, ModelRef, Turn } from "./types.js";
+import type { AppendMessageInput, ModelRef } from "./input-types.js";
+import type { Turn } from "./types.js";
 
 // The provider-spec shapes, taken from the middleware type so that `ai` is the only peer.
 type CallOptions = Parameters<NonNullable<LanguageModelMiddleware["transformParams"]>>[0]["params"];

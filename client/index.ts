@@ -19,3 +19,4 @@ export {
 export { toOpenAIResponsesInput, type OpenAIResponsesItem } from "./openai-responses-input.js";
 export { toGeminiContents, type GeminiContent, type GeminiPart, type GeminiRequest } from "./gemini-contents.js";
 export type * from "./types.js";
+export type * from "./input-types.js";

@@ -2,11 +2,8 @@
  * A typed client for engines: one method per endpoint of the HTTP API, `beginTurn` for the
  * per-turn call, and one error type. Plain `fetch`, no runtime dependencies.
  */
+import type { AppendMessageInput, BeginTurnInput, CompactInput, CompactRangeInput, UpsertProcessInput } from "./input-types.js";
 import type {
-  AppendMessageInput,
-  BeginTurnInput,
-  CompactInput,
-  CompactRangeInput,
   CompactionAnswer,
   InboxItem,
   Memory,
@@ -23,7 +20,6 @@ import type {
   SettingsInput,
   Strength,
   Turn,
-  UpsertProcessInput,
 } from "./types.js";
 import {
   aborted,

@@ -6,7 +6,8 @@
 import type { AgentInputItem, Session } from "@openai/agents";
 import type { MemoryClient } from "./memory-client.js";
 import { idempotencyKey } from "./idempotency-key.js";
-import type { AppendMessageInput, ModelRef, Turn } from "./types.js";
+import type { AppendMessageInput, ModelRef } from "./input-types.js";
+import type { Turn } from "./types.js";
 
 export interface MemorySessionOptions {
   client: MemoryClient;

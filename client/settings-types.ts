@@ -40,6 +40,11 @@ export interface Tunables {
   retentionDays?: number | null;
   /** The prompt's absolute budget in tokens: the window is the smaller of the model's and this; null lifts a cap set below. */
   maxPromptTokens?: number | null;
+  /** Share of the model's window the evidence ledger's section may take (0 = no section). */
+  ledgerWindowShare: number;
+  ledgerMaxTokens: number;
+  /** An engine's own tool names and what each does, for the evidence ledger. */
+  ledgerTools?: Record<string, "read" | "create" | "edit" | "delete" | "command" | "patch" | "search" | "ignore">;
 }
 
 /** What `PUT /v1/settings` takes: any of the tunables; each replaces the stored one. */

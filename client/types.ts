@@ -4,6 +4,7 @@
  * test/types/client-wire.ts fails to compile when one drifts from what the service accepts or
  * answers; a new export must be compared there too (test/unit/client-wire-coverage.test.ts).
  */
+import type { Conversation } from "./input-types.js";
 
 export type Role = "USER" | "ASSISTANT" | "SYSTEM" | "TOOL";
 /** A role as a message may be sent: upper case, or lower case as the model SDKs write it (stored upper case). */
@@ -35,7 +36,7 @@ export interface Message {
    * Set on a TOOL result cleared from the replay: `content` in a replay is then a placeholder, and
    * `getMessage(processId, id)` returns the full result.
    */
-  cleared?: { at: string; toolName: string; chars: number; tokens: number; epoch?: number };
+  cleared?: { at: string; toolName: string; chars: number; tokens: number; epoch?: number; errors?: string[] };
   /** Only in a replay: a placeholder result for a tool call whose result never arrived. */
   missingResult?: true;
   /** An archived original under a retention: when the service stops keeping it. Never on an active message. */
@@ -104,7 +105,9 @@ export interface Memory {
     tokensBefore?: number;
     tokensAfter?: number;
     /** What the fold lost: salient units of the folded messages, how many the summary kept, the most salient dropped. */
-    loss?: { units: number; kept: number; dropped: LossUnit[] };
+    loss?: { units: number; kept: number; dropped: LossUnit[]; ledger?: { items: number; listed: number } };
+    /** The evidence ledger's section of the memory block as the fold rendered it, with its counts. */
+    ledger?: LedgerSection;
     /** Wall time of all summarizer calls of this fold, in ms. */
     summarizerMs?: number;
     producedBy?: "inline" | "prepared" | "worker";
@@ -117,12 +120,16 @@ export interface Memory {
     revertedAt?: string;
     /** The retention in force when the fold committed: its originals expire this many days after `createdAt`. */
     retentionDays?: number;
+    /** A fold a provider wrote: its block's format, whether the memory holds it, why not, what else it stands for. */
+    providerFold?: { format: NativeFormat; block: boolean; note?: string; covered?: string[] };
     [extra: string]: unknown;
   };
   createdAt: string;
   supersededAt: string | null;
   supersededByMemoryId?: string;
-  /** Token estimate of `content`: what the summary costs in every replay. */
+  /** A provider fold's block, exactly as the provider returned it; `content` is its readable summary. */
+  native?: NativeContent;
+  /** Token estimate of `content` and its evidence ledger's section: what the summary costs in every replay. */
   tokens: number;
 }
 
@@ -144,6 +151,30 @@ export interface MemoryDetail {
   loss: { units: number; kept: number; dropped: LossUnit[] } | null;
   /** Per line of the summary (1-based), the messages it came from. */
   provenance: Array<{ line: number; text: string; messageIds: string[] }>;
+  /** The evidence ledger in full, each entry with the message it cites; null when the summary has none. */
+  ledger: Ledger | null;
+}
+
+/** The evidence ledger's section as a fold rendered it (docs/evidence-ledger.md, "The evidence ledger"). */
+export interface LedgerSection {
+  text: string;
+  tokens: number;
+  budgetTokens: number;
+  files: number;
+  commands: number;
+  errors: number;
+  openErrors: number;
+  constraints: number;
+}
+
+/** The evidence ledger of a summary: each list oldest first by its last touch. */
+export interface Ledger {
+  files: Array<{ path: string; op: "read" | "created" | "edited" | "deleted"; messageId: string }>;
+  commands: Array<{ command: string; outcome: string; messageId: string; resultId?: string; runs: number }>;
+  errors: Array<{ text: string; messageId: string; source?: string; resolvedBy?: string }>;
+  constraints: Array<{ text: string; messageId: string }>;
+  pending: Array<{ callId: string; command?: string; source: string; reads?: true }>;
+  evicted: { files: number; commands: number; errors: number; constraints: number };
 }
 
 export interface Process {
@@ -157,6 +188,8 @@ export interface Process {
   title?: string;
   allowsCrossProjectSpawn: boolean;
   createdAt: string;
+  /** The engine's own `system` and `tools`, which a provider fold sends with the folded turns. */
+  conversation?: Conversation;
 }
 
 export interface InboxItem {
@@ -191,6 +224,8 @@ export interface CompactionResult {
   trimmed?: { messages: number; tokens: number; fromMessageId?: string; toMessageId?: string };
   /** Tool results this call cleared from the replay before deciding on a fold. */
   clearedMessages?: number;
+  /** The fold this call committed: who wrote it, whether a provider did and its block came with it, its tokens and ms. */
+  fold?: { by: string; kind: "service" | "provider"; block: boolean; inputTokens: number; outputTokens: number; ms: number };
 }
 
 /** The window a turn or a compaction used: `request` (`model.contextWindow`), `model` (a known name, matched as `model`), `setting` (`maxPromptTokens`). */
@@ -198,6 +233,22 @@ export interface TurnWindow {
   tokens: number;
   source: "request" | "model" | "setting";
   model?: string;
+}
+
+/** The record the service keeps of a process's last turn: the window it used, the summary it replayed, META's version then. */
+export interface LastTurn {
+  at: string;
+  window: TurnWindow;
+  summaryId: string | null;
+  version: number;
+  /** What decided the last turn's prompt besides its appends (docs/turns.md, "Append-only between folds"). */
+  replay?: { epoch: number; format: string; head: string; recall: string; trim?: string; cleared: number; open: string[] | null; since?: string };
+}
+
+/** The answer of `GET /v1/processes/{id}`: the process and, once it had a turn, the record of its last one. */
+export interface ProcessDetail {
+  process: Process;
+  lastTurn?: LastTurn;
 }
 
 /** The answer of `POST .../compaction`: the result and the window it used. */
@@ -247,71 +298,6 @@ export interface MemoryContext {
 export interface Page<T> {
   items: T[];
   nextCursor?: string;
-}
-
-export interface ModelRef {
-  provider?: string;
-  name?: string;
-  /** Required unless the service knows `name` (gpt-4o, claude-…). */
-  contextWindow?: number;
-}
-
-/** The size of the prompt the engine is about to send; without it the service estimates the replay. */
-export interface PromptSize {
-  tokens?: number;
-  chars?: number;
-  text?: string;
-}
-
-export interface UpsertProcessInput {
-  projectId: string;
-  sessionId?: string;
-  parentProcessId?: string;
-  name?: string;
-  recipe?: string;
-  engine?: string;
-  title?: string;
-  allowsCrossProjectSpawn?: boolean;
-}
-
-export interface AppendMessageInput {
-  /** Required, except where the native content decides it. */
-  role?: RoleInput;
-  /** Required without `native`; with it, derived (the text projection) when left out. */
-  content?: string;
-  tags?: string[];
-  /**
-   * A retry with the same key returns the first message instead of appending twice; the same key
-   * with another body is refused (409 `idempotency.key_reused`).
-   */
-  idempotencyKey?: string;
-  toolCallId?: string;
-  toolCalls?: ToolCall[];
-  /** The message exactly as the model API returned it (or as the engine sends it). */
-  native?: NativeContent;
-}
-
-export interface CompactInput {
-  model: ModelRef;
-  prompt?: PromptSize;
-  force?: Exclude<CompactionMode, "NONE">;
-  instructions?: string;
-}
-
-export interface CompactRangeInput {
-  from: string;
-  to: string;
-  topicLabel: string;
-}
-
-export interface BeginTurnInput {
-  /** The turn's new message (usually the user's), appended before anything else. */
-  message?: AppendMessageInput;
-  model: ModelRef;
-  prompt?: PromptSize;
-  query?: string;
-  /** The engine's request format: the answer then carries `request`. */
-  format?: ReplayFormat;
 }
 
 /** What `POST /v1/processes/{id}/turns` answers: everything an engine needs for its LLM call. */

@@ -18,8 +18,14 @@ const WEB_ROOT = fileURLToPath(new URL("../web/", import.meta.url));
 /** The generated OpenAPI document (`npm run openapi`): `GET /openapi.json` serves it, `/reference` renders it. */
 export const OPENAPI_DOCUMENT = fileURLToPath(new URL("../docs/openapi.json", import.meta.url));
 
-/** On the deployed site config.js carries the API URL; locally the API is on the same origin. */
-const LOCAL_CONFIG = "// Local runner: the API is on this origin, so VANCETOPE_API_BASE stays unset.\n";
+/**
+ * On the deployed site config.js carries the API URL; locally the API is on the same origin, and
+ * the key dialog gets a hint: the default key when the runner uses it (a documented, public
+ * value), else where the runner prints its key.
+ */
+const localConfig = (defaultKey: string | undefined) =>
+  "// Local runner: the API is on this origin, so VANCETOPE_API_BASE stays unset.\n" +
+  `window.VANCETOPE_LOCAL = ${JSON.stringify({ defaultKey: defaultKey ?? null })};\n`;
 
 /**
  * The API reference page: `redocly build-docs` renders docs/openapi.json with Redoc's scripts
@@ -49,7 +55,9 @@ async function buildReference(documentPath: string): Promise<string> {
   }
 }
 
-export function inspectorRoutes(app: Hono<Env>, options: { root?: string; document?: string } = {}) {
+/** `defaultKey`: the runner's key when it is the default one (MEMORY_API_KEYS unset), for the key dialog's hint. */
+export function inspectorRoutes(app: Hono<Env>, options: { root?: string; document?: string; defaultKey?: string | undefined } = {}) {
+  const config = localConfig(options.defaultKey);
   const files = serveStatic<Env>({ root: options.root ?? WEB_ROOT, rewriteRequestPath: (p) => p.replace(/^\/web(?=\/)/, "") });
   // Read per request and never cached: editing web/ shows on the next reload.
   const fresh: MiddlewareHandler<Env> = async (c, next) => {
@@ -58,7 +66,7 @@ export function inspectorRoutes(app: Hono<Env>, options: { root?: string; docume
   };
 
   for (const prefix of ["", "/web"]) {
-    app.get(`${prefix}/config.js`, (c) => c.body(LOCAL_CONFIG, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" }));
+    app.get(`${prefix}/config.js`, (c) => c.body(config, 200, { "content-type": "text/javascript; charset=utf-8", "cache-control": "no-cache" }));
   }
   app.get("/web", (c) => c.redirect("/"));
   referenceRoutes(app, options.document ?? OPENAPI_DOCUMENT);

@@ -173,7 +173,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     bus.subscribe(EVENTS.CompactionRequested, async (e) => void (await handleCompactionRequested(deps, e.detail)));
     bus.subscribe(EVENTS.ProcessEraseRequested, async (e) => void (await handleProcessEraseRequested(deps, e.detail)));
     localRoutes(app, { bus, tenantOfKey });
-    inspectorRoutes(app);
+    inspectorRoutes(app, { defaultKey: local.apiKeys === undefined ? [...apiKeys.keys()][0] : undefined });
     const server: ServerType = await new Promise((resolve, reject) => {
       const fetch: typeof app.fetch = (req, ...rest) => (hostAllowed(req.headers.get("host"), host) ? app.fetch(req, ...rest) : misdirected());
       const s = serve({ fetch, port: wantedPort, hostname: host }, () => resolve(s));

@@ -5,6 +5,7 @@
  * blobs; `checkInvariants` reads the snapshot and checks it in one call.
  */
 import { newestCommitted } from "../core/domain/memory-order.js";
+import { ledgerViolations } from "./ledger-invariants.js";
 import { storedNative, type Memory, type Message } from "../core/domain/model.js";
 import { sha256Hex } from "../core/domain/native/blob-parts.js";
 import { expiryToIso, isExpired, originalsExpiry } from "../core/domain/retention.js";
@@ -230,6 +231,7 @@ export function findViolations(snapshot: Snapshot, options: InvariantOptions = {
       }
     }
   }
+  v.push(...ledgerViolations(okMemories, memoryById));
   if (options.noLease && state.lease !== null) v.push(`lease held by ${state.lease.owner} until ${state.lease.until}`);
   return v.map((text) => `${where}: ${text}`);
 }

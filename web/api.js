@@ -28,6 +28,15 @@ export class ApiError extends Error {
 /** @type {Promise<string> | null} */
 let keyPrompt = null;
 
+/** On the local runner (its config.js sets VANCETOPE_LOCAL): which key it takes. @returns {string | null} */
+function localKeyHint() {
+  const local = /** @type {{ VANCETOPE_LOCAL?: { defaultKey: string | null } }} */ (/** @type {unknown} */ (window)).VANCETOPE_LOCAL;
+  if (!local) return null;
+  return local.defaultKey
+    ? `Local runner: its default key is ${local.defaultKey} (the npm start banner prints it).`
+    : "Local runner: use a key from MEMORY_API_KEYS (the npm start banner prints the first).";
+}
+
 /**
  * Shows the key form once, however many requests are waiting for a key.
  * @param {string} [message]
@@ -41,6 +50,9 @@ export function askKey(message) {
     const form = /** @type {HTMLFormElement} */ (document.querySelector("#key-form"));
     /** @type {HTMLElement} */ (document.querySelector("#key-message")).textContent =
       message ?? "The inspector calls the API with your key. It is kept in this browser only.";
+    const hint = /** @type {HTMLElement} */ (document.querySelector("#key-hint"));
+    hint.textContent = localKeyHint() ?? "";
+    hint.hidden = !hint.textContent;
     input.value = "";
     form.onsubmit = (e) => {
       e.preventDefault();

@@ -6,10 +6,13 @@ import { $, badge, fmt, h } from "./dom.js";
 import { activeSummary, beforeAfterText, isBackgroundFold, modeOf } from "./compaction.js";
 import { view } from "./state.js";
 import { showMessage } from "./timeline.js";
+import { sentenceAround } from "./sentence.js";
 
 /**
  * @typedef {import("../client/types.js").Memory} Memory
  * @typedef {import("../client/types.js").MemoryDetail} MemoryDetail
+ * @typedef {import("../client/types.js").LossUnit} LossUnit
+ * @typedef {import("../client/types.js").Message} Message
  * @typedef {import("./state.js").View} View
  * @typedef {"queued" | "prepared" | "discarded" | "failed" | "reverted" | "superseded" | "active" | "not-replayed"} ChainState
  */
@@ -99,6 +102,27 @@ function sourceLinks(v, ids) {
 }
 
 /**
+ * The sentence a dropped unit came from, in its first source message (read from the history
+ * already loaded, else from the API), filled in when it is known.
+ * @param {View} v
+ * @param {LossUnit} unit
+ */
+function unitSentence(v, unit) {
+  const quote = h("q", { class: "unit-sentence" });
+  const id = unit.messageIds[0];
+  if (!id) return quote;
+  void (async () => {
+    const i = v.indexById.get(id);
+    /** @type {Message | undefined} */
+    let message = i === undefined ? undefined : v.messages[i];
+    if (!message) message = (/** @type {{ message: Message }} */ (await api(`/v1/processes/${enc(v.processId)}/messages/${enc(id)}`).catch(() => ({ message: undefined })))).message;
+    const sentence = message ? sentenceAround(message.content, unit.text) : null;
+    if (sentence) quote.textContent = sentence;
+  })();
+  return quote;
+}
+
+/**
  * What a compaction dropped and where each summary line came from, read on demand from
  * GET …/memories/{id} (the list carries only the first dropped units).
  * @param {View} v
@@ -123,7 +147,7 @@ function fidelityDetails(v, m, loss) {
         h(
           "ul",
           { class: "dropped" },
-          ...(detail.loss?.dropped ?? []).map((d) => h("li", {}, h("code", {}, d.text), " ", sourceLinks(v, d.messageIds))),
+          ...(detail.loss?.dropped ?? []).map((d) => h("li", {}, h("code", {}, d.text), " ", unitSentence(v, d), " ", sourceLinks(v, d.messageIds))),
         ),
         h("h4", {}, "Summary lines and their sources"),
         h(

@@ -6,7 +6,7 @@
 import { API_BASE, askKey, enc, KEY_STORAGE } from "./api.js";
 import { deleteProcess } from "./delete.js";
 import { $, showStatus } from "./dom.js";
-import { contextWindow, renderGauge, setContextWindow } from "./gauge.js";
+import { contextWindow, gaugeWindow, renderGauge, setContextWindow } from "./gauge.js";
 import { loadProcessList, openProcess, processFromUrl } from "./process.js";
 import { runSearch } from "./search.js";
 import { view } from "./state.js";
@@ -19,8 +19,11 @@ function init() {
   windowInput.value = String(contextWindow());
   windowInput.addEventListener("change", () => {
     const n = Number(windowInput.value);
-    if (Number.isFinite(n) && n >= 1000) setContextWindow(n);
-    windowInput.value = String(contextWindow());
+    if (Number.isFinite(n) && n >= 1000) {
+      setContextWindow(n);
+      if (view) view.windowOverride = Math.round(n);
+    }
+    windowInput.value = String(view ? gaugeWindow(view).tokens : contextWindow());
     if (view) renderGauge(view);
   });
 

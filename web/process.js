@@ -5,13 +5,14 @@ import { api, ApiError, enc } from "./api.js";
 import { $, fmt, h, showStatus } from "./dom.js";
 import { isBackgroundFold, maxId } from "./compaction.js";
 import { renderChain } from "./chain.js";
-import { renderGauge } from "./gauge.js";
+import { gaugeWindow, renderGauge } from "./gauge.js";
 import { loadNextPage, newView, setView, view } from "./state.js";
 import { renderPager, renderTimeline } from "./timeline.js";
 
 /**
  * @typedef {import("../client/types.js").Memory} Memory
  * @typedef {import("../client/types.js").Process} Process
+ * @typedef {import("../client/types.js").ProcessDetail} ProcessDetail
  * @typedef {import("../client/types.js").RevertResult} RevertResult
  * @typedef {import("../client/types.js").Page<Memory>} MemoryPage
  * @typedef {import("../client/types.js").Page<Process>} ProcessPage
@@ -90,12 +91,14 @@ export async function openProcess(processId) {
     // The first page of messages goes out with the rest, so the first rows show quickly.
     const first = loadNextPage(v);
     first.catch(() => {}); // awaited below; this only keeps an early failure from being reported twice
-    const [{ process }, memories] = await Promise.all([
-      /** @type {Promise<{ process: Process }>} */ (api(`/v1/processes/${enc(processId)}`)),
+    const [{ process, lastTurn }, memories] = await Promise.all([
+      /** @type {Promise<ProcessDetail>} */ (api(`/v1/processes/${enc(processId)}`)),
       /** @type {Promise<MemoryPage>} */ (api(`/v1/processes/${enc(processId)}/memories?includeFailed=true&includePrepared=true&includeReverted=true`)),
     ]);
     if (view !== v) return;
     v.process = process;
+    v.lastTurn = lastTurn ?? null;
+    /** @type {HTMLInputElement} */ ($("#context-window")).value = String(gaugeWindow(v).tokens);
     v.memories = memories.items;
     indexMemories(v);
     $("#process-title").replaceChildren(

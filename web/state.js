@@ -6,6 +6,7 @@ import { api, enc } from "./api.js";
  * @typedef {import("../client/types.js").Message} Message
  * @typedef {import("../client/types.js").Memory} Memory
  * @typedef {import("../client/types.js").Process} Process
+ * @typedef {import("../client/types.js").LastTurn} LastTurn
  * @typedef {import("../client/types.js").Page<Message>} MessagePage
  * @typedef {{ softThreshold: number, hardThreshold: number, emergencyThreshold: number }} Thresholds the part of `GET /v1/settings`'s `effective` the gauge uses
  */
@@ -15,6 +16,8 @@ import { api, enc } from "./api.js";
  * @typedef {object} View
  * @property {string} processId
  * @property {Process | null} process
+ * @property {LastTurn | null} lastTurn the service's record of the process's last turn (its window is the gauge's)
+ * @property {number | null} windowOverride a window the person typed for this process, over the recorded one
  * @property {Thresholds | null} thresholds
  * @property {Memory[]} memories newest first, as the API lists them
  * @property {Map<string, Memory[]>} stitchesAt compactions by the id of the last message each folded
@@ -45,6 +48,8 @@ export function newView(processId) {
   return {
     processId,
     process: null,
+    lastTurn: null,
+    windowOverride: null,
     thresholds: null,
     memories: [],
     stitchesAt: new Map(),

@@ -12,6 +12,7 @@ import { pathToFileURL } from "node:url";
 import { repoRoot } from "./context.js";
 
 type OpenAISummarizerModule = typeof import("../../core/adapters/llm/openai-summarizer.js");
+type OfflineSummarizerModule = typeof import("../../core/adapters/llm/offline-summarizer.js");
 type TokensModule = typeof import("../../core/domain/tokens.js");
 type MessagesModule = typeof import("../../core/services/messages.js");
 type ProcessesModule = typeof import("../../core/services/processes.js");
@@ -27,6 +28,7 @@ export interface ServiceCode {
   /** "after" for this tree, "before" for the baseline. */
   label: string;
   createOpenAISummarizer: OpenAISummarizerModule["createOpenAISummarizer"];
+  createOfflineSummarizer: OfflineSummarizerModule["createOfflineSummarizer"];
   estimateTokens: TokensModule["estimateTokens"];
   appendMessage: MessagesModule["appendMessage"];
   upsertProcess: ProcessesModule["upsertProcess"];
@@ -41,8 +43,9 @@ export interface ServiceCode {
 /** The service modules under `root` (a checkout of this repository), by path. */
 export async function loadServiceCode(root: string, label: string): Promise<ServiceCode> {
   const load = <T>(file: string): Promise<T> => import(pathToFileURL(path.join(root, file)).href) as Promise<T>;
-  const [summarizer, tokens, messages, processes, turn, log, metrics, store, deps, handlers] = await Promise.all([
+  const [summarizer, offline, tokens, messages, processes, turn, log, metrics, store, deps, handlers] = await Promise.all([
     load<OpenAISummarizerModule>("core/adapters/llm/openai-summarizer.ts"),
+    load<OfflineSummarizerModule>("core/adapters/llm/offline-summarizer.ts"),
     load<TokensModule>("core/domain/tokens.ts"),
     load<MessagesModule>("core/services/messages.ts"),
     load<ProcessesModule>("core/services/processes.ts"),
@@ -56,6 +59,7 @@ export async function loadServiceCode(root: string, label: string): Promise<Serv
   return {
     label,
     createOpenAISummarizer: summarizer.createOpenAISummarizer,
+    createOfflineSummarizer: offline.createOfflineSummarizer,
     estimateTokens: tokens.estimateTokens,
     appendMessage: messages.appendMessage,
     upsertProcess: processes.upsertProcess,

@@ -34,6 +34,10 @@ import { offlineStrength } from "../../core/domain/strength-analyzer.js";
 import { isAck, isSelfNarration } from "../../core/domain/strength.js";
 import { extractCitations, parseSummaryAnswer } from "../../core/domain/summary-answer.js";
 import { buildSummaryPrompt } from "../../core/domain/summary-prompt.js";
+import { extendLedger } from "../../core/domain/ledger/build.js";
+import { renderLedger } from "../../core/domain/ledger/render.js";
+import { errorLines, exitStatus, ruleSentences } from "../../core/domain/ledger/scan.js";
+import { classifyCall } from "../../core/domain/ledger/tools.js";
 
 export const KIB = 1024;
 
@@ -184,6 +188,22 @@ export const FUNCTIONS: TextFunction[] = [
   { name: "termsOf", f: (t) => termsOf(t) },
   { name: "parsePrior", f: (t) => parsePrior(t, { focus: new Set(), vocab: buildVocab([t]), mustKeep: ["4200"] }) },
   { name: "offline summary", f: (t) => extractiveSummary({ priorSummary: t, messages: [source(t)], mustKeep: ["$4,200"] }, 400) },
+  // The evidence ledger: a USER message's rules, a call's arguments, its result's error lines, the section.
+  { name: "ruleSentences", f: (t) => ruleSentences(t) },
+  { name: "errorLines + exitStatus", f: (t) => [errorLines(t), exitStatus(t)] },
+  { name: "classifyCall", f: (t) => classifyCall({ name: "mcp__x__tool", arguments: JSON.stringify({ path: t.slice(0, 2000), command: t, input: `*** Begin Patch\n*** Update File: ${t}` }) }) },
+  {
+    name: "extendLedger + renderLedger",
+    f: (t) =>
+      renderLedger(
+        extendLedger(null, [
+          { id: "u1", role: "USER", content: t, tags: [] },
+          { id: "a1", role: "ASSISTANT", content: "", tags: [], toolCalls: [{ id: "c1", name: "Bash", arguments: JSON.stringify({ command: t }) }] },
+          { id: "t1", role: "TOOL", content: t, tags: [], toolCallId: "c1" },
+        ]),
+        3200,
+      ),
+  },
 ];
 
 /** CPU milliseconds one call of `f` on `text` takes, averaged over calls filling at least 2 ms (CPU time, so a loaded machine does not count). */

@@ -6,6 +6,8 @@
 import { printableToolRef } from "./fields.js";
 import { anchorFor, modeForRatio } from "./mode.js";
 import type { ClearedResult, Message } from "./model.js";
+import { resultErrors } from "./ledger/scan.js";
+import { classifyCall } from "./ledger/tools.js";
 import { clearedTokens } from "./replay.js";
 import { effectiveStrength } from "./strength.js";
 import { toolGroups } from "./tool-groups.js";
@@ -102,9 +104,12 @@ export function planClearing(messages: readonly Message[], tunables: ClearingTun
     // The call message this result answers (itself when its call was folded earlier).
     const owner = messages[group[i]!]!;
     // The placeholder prints the name: in its safe alphabet, whatever was stored before the check.
-    const name = owner.toolCalls?.find((c) => c.id === m.toolCallId)?.name;
-    const toolName = name ? printableToolRef(name) : UNKNOWN_TOOL;
-    const cleared: ClearedResult = { at, toolName, chars: m.content.length, tokens: m.tokens, epoch };
+    const call = owner.toolCalls?.find((c) => c.id === m.toolCallId);
+    const toolName = call ? printableToolRef(call.name) : UNKNOWN_TOOL;
+    // What failed stays in the placeholder (docs/evidence-ledger.md, "What it keeps").
+    const kind = call ? classifyCall(call)?.kind : undefined;
+    const errors = resultErrors(kind === "read" || kind === "search", m.content, false);
+    const cleared: ClearedResult = { at, toolName, chars: m.content.length, tokens: m.tokens, epoch, ...(errors.length > 0 ? { errors } : {}) };
     const tokensAfter = clearedTokens(m, cleared);
     if (tokensAfter < m.tokens) clear.push({ message: m, cleared, tokensAfter });
   }

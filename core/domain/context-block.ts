@@ -4,6 +4,7 @@
  * block belongs before the prompt-cache breakpoint and is byte-identical between such turns.
  */
 import type { Process } from "./model.js";
+import { LEDGER_HEADING } from "./ledger/section.js";
 
 export const SUMMARY_HEADING = "Earlier Conversation (compacted)";
 const PARENT_HEADING = "Parent Context";
@@ -111,11 +112,14 @@ export function renderParent({ parent, summary }: ParentContext): string {
  */
 export function buildSections(input: {
   summary: string | null;
+  /** The evidence ledger's section as its summary stored it (docs/evidence-ledger.md, "The evidence ledger"). */
+  ledger?: string | null | undefined;
   parent: ParentContext | null;
   extra?: ContextSection[];
 }): ContextSection[] {
   const sections: ContextSection[] = [];
   if (input.summary) sections.push({ name: SUMMARY_HEADING, content: neutraliseHeadings(input.summary), cache: "static" });
+  if (input.ledger) sections.push({ name: LEDGER_HEADING, content: neutraliseHeadings(input.ledger), cache: "static" });
   if (input.parent) sections.push({ name: PARENT_HEADING, content: renderParent(input.parent), cache: "static" });
   const extra = (input.extra ?? []).map((s) => ({ ...s, content: neutraliseHeadings(s.content) }));
   return [...sections, ...extra];

@@ -6,7 +6,10 @@
 import { ContextWindow, Id, Instructions, IsoTime, MAX_MESSAGE_BYTES, MAX_TAGS, MAX_TOOL_CALLS, messageBytes, ProcessInput, TagText, Text, ToolCallInput, ToolRef, TopicLabel, Unicode } from "./fields.js";
 import { parseStrengthTag, strengthTag } from "./strength.js";
 import { ClearedResult, LossUnit, Memory, MemoryMetadata, Message, Process } from "./model.js";
+import { Ledger } from "./ledger/model.js";
 import * as z from "./zod.js";
+import { jsonDepth, NATIVE_INLINE_MAX_BYTES, NATIVE_MAX_DEPTH } from "./native/blob-parts.js";
+import { NativeContent } from "./native/formats.js";
 
 export const EXPORT_FORMAT = "vancetope-memory-export";
 /** 2: message lines carry their native content whole. A version 1 file (no native content) still imports. */
@@ -67,7 +70,7 @@ export const ExportedMessage = z
     toolCallId: z.optional(ToolRef),
     toolCalls: z.optional(list(ToolCallInput, MAX_TOOL_CALLS)),
     toolCallIds: z.optional(list(ToolRef, MAX_TOOL_CALLS)),
-    cleared: z.optional(z.extend(ClearedResult, { at: IsoTime, toolName: ToolRef })),
+    cleared: z.optional(z.extend(ClearedResult, { at: IsoTime, toolName: ToolRef, errors: z.optional(list(Text(200), 3)) })),
     expiresAt: z.optional(IsoTime),
   })
   .check(
@@ -91,6 +94,15 @@ const ImportedMemory = z.extend(Memory, {
   citations: z.optional(list(list(Id, MAX_MEMORY_LIST), MAX_MEMORY_LIST)),
   droppedUnits: z.optional(Units),
   keepUnits: z.optional(list(Text(MAX_UNIT_CHARS), MAX_MEMORY_LIST)),
+  ledger: z.optional(Ledger),
+  // A provider fold's block: what a memory keeps inline (summarizers.md, "Provider folds").
+  native: z.optional(
+    NativeContent.check(
+      z.refine((n) => jsonDepth(n, NATIVE_MAX_DEPTH) <= NATIVE_MAX_DEPTH && Buffer.byteLength(JSON.stringify(n)) <= NATIVE_INLINE_MAX_BYTES, {
+        message: `a memory's native content is at most ${NATIVE_INLINE_MAX_BYTES} bytes of JSON, ${NATIVE_MAX_DEPTH} levels deep`,
+      }),
+    ),
+  ),
   metadata: z.extend(MemoryMetadata, {
     provider: Text(256),
     model: Text(256),
@@ -99,7 +111,7 @@ const ImportedMemory = z.extend(Memory, {
     rangeFromAt: z.optional(IsoTime),
     rangeToAt: z.optional(IsoTime),
     error: z.optional(Text(MAX_UNIT_CHARS)),
-    loss: z.optional(z.object({ units: z.int(), kept: z.int(), dropped: Units })),
+    loss: z.optional(z.object({ units: z.int(), kept: z.int(), dropped: Units, ledger: z.optional(z.object({ items: z.int(), listed: z.int() })) })),
     inboxItemId: z.optional(Id),
     queuedAt: z.optional(IsoTime),
     preparedAt: z.optional(IsoTime),

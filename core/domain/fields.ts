@@ -7,6 +7,7 @@
 import * as z from "./zod.js";
 import { RoleInput, type Role, type ToolCall } from "./model.js";
 import { MAX_CONTEXT_WINDOW } from "./model-windows.js";
+import { jsonDepth, NATIVE_MAX_DEPTH } from "./native/blob-parts.js";
 import { NativeContent } from "./native/formats.js";
 import { projectMessage } from "./native/message-input.js";
 import { ANALYZER_MARK_PREFIX, isAnalyzerMark, malformedStrengthTags, parseStrengthTag, strengthTag } from "./strength.js";
@@ -57,6 +58,18 @@ export const ContextWindow = z.number().check(z.int(), z.gte(1000), z.lte(MAX_CO
 export const Instructions = Text(2000);
 
 /** What a caller says about a process when it creates or updates it. */
+/** Largest `conversation` of a process, as JSON: tool schemas and a system prompt, not a history. */
+export const MAX_CONVERSATION_BYTES = 64 * 1024;
+
+/** The engine's `system` and `tools` (docs/summarizers.md, "Provider folds"), bounded in size and depth. */
+export const Conversation = z
+  .strictObject({ system: z.optional(z.unknown()), tools: z.optional(z.array(z.unknown())) })
+  .check(
+    z.refine((c) => jsonDepth(c, NATIVE_MAX_DEPTH) <= NATIVE_MAX_DEPTH && Buffer.byteLength(JSON.stringify(c)) <= MAX_CONVERSATION_BYTES, {
+      message: `at most ${MAX_CONVERSATION_BYTES} bytes of JSON, ${NATIVE_MAX_DEPTH} levels deep`,
+    }),
+  );
+
 export const ProcessInput = z.strictObject({
   projectId: Id,
   sessionId: z.optional(Id),
@@ -66,6 +79,7 @@ export const ProcessInput = z.strictObject({
   engine: z.optional(Text(256)),
   title: z.optional(Text(1024)),
   allowsCrossProjectSpawn: z.optional(z.boolean()),
+  conversation: z.optional(Conversation),
 });
 export type ProcessInput = z.infer<typeof ProcessInput>;
 

@@ -102,6 +102,28 @@ function normaliseModelName(model: string): string {
 }
 
 /**
+ * OpenAI models `POST /responses/compact` takes: the `model` values its API reference lists
+ * (the SDK's `ResponseCompactParams`), by the same prefix rule as the windows. Which models
+ * Anthropic compacts is asked of its Models API instead (core/adapters/llm/anthropic-compaction.ts).
+ */
+const RESPONSES_COMPACTION_MODELS: readonly string[] = [
+  "gpt-5.4", "gpt-5.3-chat-latest", "gpt-5.2", "gpt-5.2-chat-latest", "gpt-5.2-pro", "gpt-5.1", "gpt-5.1-codex", "gpt-5.1-mini",
+  "gpt-5.1-chat-latest", "gpt-5.1-codex-max", "gpt-5", "gpt-5-mini", "gpt-5-nano", "gpt-5-chat-latest", "gpt-5-codex", "gpt-5-pro",
+  "gpt-4.1", "gpt-4.1-mini", "gpt-4.1-nano", "o4-mini", "o3", "o3-mini", "o3-pro", "o1", "o1-pro", "gpt-4o", "gpt-4o-mini",
+];
+
+/**
+ * Whether `/responses/compact` takes `model`.
+ *
+ * @example supportsResponsesCompaction("gpt-5-2025-08-07") // true
+ * @example supportsResponsesCompaction("llama3:8b") // false
+ */
+export function supportsResponsesCompaction(model: string): boolean {
+  const name = normaliseModelName(model);
+  return RESPONSES_COMPACTION_MODELS.some((p) => name === p || (name.startsWith(p) && /[-.:@_]/.test(name.charAt(p.length)) && /^-\d{4}-\d{2}-\d{2}$/.test(name.slice(p.length))));
+}
+
+/**
  * Window assumed for a summarizer model this registry does not know (typically a local model
  * behind an OpenAI-compatible server), unless SUMMARIZER_CONTEXT_WINDOW says otherwise. Small on
  * purpose: too small costs a few extra compactions, too large makes servers truncate silently.

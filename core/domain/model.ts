@@ -3,8 +3,9 @@
  * items are separate types (core/adapters/dynamodb/items.ts).
  */
 import * as z from "./zod.js";
-import { NativeContent } from "./native/formats.js";
+import { NativeContent, NativeFormat } from "./native/formats.js";
 import type { StoredNative } from "./native/blob-parts.js";
+import { LedgerSection, StoredLedger } from "./ledger/section.js";
 
 export const Role = z.enum(["USER", "ASSISTANT", "SYSTEM", "TOOL"]);
 export type Role = z.infer<typeof Role>;
@@ -38,6 +39,11 @@ export const ClearedResult = z.object({
    * fold (docs/compaction.md, "Tool-result clearing"). Absent: shown since it was cleared.
    */
   epoch: z.optional(z.int().check(z.nonnegative())),
+  /**
+   * The first error lines of the content (docs/evidence-ledger.md, "What it keeps": at most 3 of
+   * 200 characters), which the placeholder keeps: an agent still sees what failed.
+   */
+  errors: z.optional(z.array(z.string())),
 });
 export type ClearedResult = z.infer<typeof ClearedResult>;
 
@@ -138,7 +144,20 @@ export const MemoryMetadata = z.object({
    * What the fold lost: how many salient units the folded messages held, how many the summary
    * still carries, and the most salient dropped ones (the full list: `GET .../memories/{id}`).
    */
-  loss: z.optional(z.object({ units: z.int(), kept: z.int(), dropped: z.array(LossUnit) })),
+  loss: z.optional(
+    z.object({
+      units: z.int(),
+      kept: z.int(),
+      dropped: z.array(LossUnit),
+      /** Entries of the evidence ledger the folded messages made or updated, and how many of them its section lists. */
+      ledger: z.optional(z.object({ items: z.int(), listed: z.int() })),
+    }),
+  ),
+  /**
+   * The evidence ledger's section of the memory block as rendered when the fold committed (the
+   * block replays this text; docs/evidence-ledger.md, "The evidence ledger"), with its counts.
+   */
+  ledger: z.optional(LedgerSection),
   /** On a FAILED row written by the quality gate: which check failed, and on what. */
   qualityGate: z.optional(z.object({ check: z.string(), detail: z.optional(z.string()), attempts: z.int() })),
   /** The summary was cut to its budget: the summarizer wrote more, and the rest is lost. */
@@ -189,6 +208,19 @@ export const MemoryMetadata = z.object({
    * `createdAt` (docs/configuration.md, "Retention"). Absent: kept forever.
    */
   retentionDays: z.optional(z.int().check(z.positive())),
+  /**
+   * A fold a provider wrote (docs/summarizers.md, "Provider folds"): the format of its block,
+   * whether the memory holds it (`native`), and why not when it does not.
+   */
+  providerFold: z.optional(
+    z.object({
+      format: NativeFormat,
+      block: z.boolean(),
+      note: z.optional(z.string()),
+      /** Messages the block stands for that stay active (pinned, the turn's own): a replay with the block leaves them out. */
+      covered: z.optional(z.array(z.string())),
+    }),
+  ),
 });
 export type MemoryMetadata = z.infer<typeof MemoryMetadata>;
 
@@ -203,7 +235,10 @@ export const Memory = z.object({
   createdAt: z.string(),
   supersededAt: z.nullable(z.string()),
   supersededByMemoryId: z.optional(z.string()),
-  /** Token estimate of `content`, so a turn can sum the replay without re-counting. */
+  /**
+   * Token estimate of what the memory replays, `content` and its evidence ledger's section, so a
+   * turn can sum the replay without re-counting.
+   */
   tokens: z.int().check(z.nonnegative()),
   /**
    * Per line of `content`, the ids of the messages it came from. Stored beside the summary and
@@ -217,6 +252,17 @@ export const Memory = z.object({
    * them again while the summary still carries them, so they survive recompaction. Not replayed.
    */
   keepUnits: z.optional(z.array(z.string())),
+  /**
+   * The evidence ledger of every message this summary stands for (docs/compaction.md, "The
+   * evidence ledger"): carried forward by each fold, never summarized. Not in the replay index
+   * (the block replays `metadata.ledger.text`); answered by `GET .../memories/{id}`.
+   */
+  ledger: z.optional(StoredLedger),
+  /**
+   * A provider fold's block, exactly as the provider returned it (docs/summarizers.md, "Provider
+   * folds"): replayed to that provider's models; `content` is its readable summary.
+   */
+  native: z.optional(NativeContent),
 });
 export type Memory = z.infer<typeof Memory>;
 
@@ -231,6 +277,11 @@ export const Process = z.object({
   title: z.optional(z.string()),
   allowsCrossProjectSpawn: z.boolean(),
   createdAt: z.string(),
+  /**
+   * The engine's own `system` and `tools`, as it sends them to its model: a provider fold sends
+   * the same (docs/summarizers.md, "Provider folds").
+   */
+  conversation: z.optional(z.object({ system: z.optional(z.unknown()), tools: z.optional(z.array(z.unknown())) })),
 });
 export type Process = z.infer<typeof Process>;
 
@@ -280,6 +331,21 @@ export const CompactionResult = z.object({
   ),
   /** TOOL results this call cleared from the replay before deciding on a fold (absent: none). */
   clearedMessages: z.optional(z.int().check(z.nonnegative())),
+  /**
+   * The fold this call committed: who wrote it (`by`, the memory's `metadata.provider`), whether
+   * a provider wrote it (`kind`) and its block came with it, what its summarizer calls cost in
+   * tokens and took in ms (docs/summarizers.md, "Provider folds").
+   */
+  fold: z.optional(
+    z.object({
+      by: z.string(),
+      kind: z.enum(["service", "provider"]),
+      block: z.boolean(),
+      inputTokens: z.int().check(z.nonnegative()),
+      outputTokens: z.int().check(z.nonnegative()),
+      ms: z.int().check(z.nonnegative()),
+    }),
+  ),
 });
 export type CompactionResult = z.infer<typeof CompactionResult>;
 

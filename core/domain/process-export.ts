@@ -13,6 +13,8 @@ import type { NativeContent } from "./native/formats.js";
 import { projectMessage } from "./native/message-input.js";
 import { clearedTokens } from "./replay.js";
 import { estimateTokens, messageTokens } from "./tokens.js";
+import { mapLedgerIds } from "./ledger/model.js";
+import { renderLedger } from "./ledger/render.js";
 import * as z from "./zod.js";
 
 export * from "./export-lines.js";
@@ -263,6 +265,17 @@ function ownTokens(m: Message): Message {
   return { ...m, cleared, tokens: clearedTokens(m, cleared) };
 }
 
+/**
+ * A memory's ledger with its message ids moved, its section rendered again from it (the section
+ * cites those ids) within the budget it was rendered for, and the tokens of both parts replayed.
+ */
+function relocatedLedger(m: Memory, msg: (id: string) => string): Pick<Memory, "tokens" | "ledger"> & { metadata?: Memory["metadata"] } {
+  if (!m.ledger) return { tokens: estimateTokens(m.content) };
+  const ledger = mapLedgerIds(m.ledger, msg);
+  const section = m.metadata.ledger ? renderLedger(ledger, m.metadata.ledger.budgetTokens) : undefined;
+  return { ledger, tokens: estimateTokens(m.content) + (section?.tokens ?? 0), ...(section ? { metadata: { ...m.metadata, ledger: section } } : {}) };
+}
+
 /** An export's items as they are written into `processId`. */
 export interface Relocation {
   process: Process;
@@ -292,9 +305,11 @@ export function relocate(outline: ExportOutline, processId: string): Relocation 
     message: (m) => ownTokens({ ...m, id: msg(m.id), processId, archivedInMemoryId: opt(m.archivedInMemoryId, mem) }),
     memory(m) {
       const { metadata } = m;
+      const relocated = relocatedLedger(m, msg);
       return {
         ...m,
-        tokens: estimateTokens(m.content),
+        tokens: relocated.tokens,
+        ...(relocated.ledger ? { ledger: relocated.ledger } : {}),
         id: mem(m.id),
         processId,
         sourceRefs: m.sourceRefs.map(msg),
@@ -303,6 +318,7 @@ export function relocate(outline: ExportOutline, processId: string): Relocation 
         ...(m.droppedUnits ? { droppedUnits: units(m.droppedUnits) } : {}),
         metadata: {
           ...metadata,
+          ...(relocated.metadata ? { ledger: relocated.metadata.ledger } : {}),
           ...(metadata.supersededMemoryId !== undefined ? { supersededMemoryId: mem(metadata.supersededMemoryId) } : {}),
           ...(metadata.markerMessageId !== undefined ? { markerMessageId: msg(metadata.markerMessageId) } : {}),
           ...(metadata.loss ? { loss: { ...metadata.loss, dropped: units(metadata.loss.dropped) } } : {}),

@@ -16,6 +16,7 @@ const SECTION_NAMES = [
   "parent context",
   "parent conversation summary",
   "recalled from history",
+  "evidence ledger",
 ];
 
 /** A Markdown heading's start: up to three blanks, one to six `#`, a blank. */

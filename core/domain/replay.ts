@@ -20,7 +20,8 @@ import { answeredCallIds, toolGroups } from "./tool-groups.js";
  */
 export function clearedPlaceholder(message: Pick<Message, "id" | "processId">, cleared: ClearedResult): string {
   // Short on purpose: a long loop replays hundreds of these, and each one costs tokens every turn.
-  return `[tool result cleared: ${cleared.toolName}, ${cleared.chars} chars; full text: message ${message.id} (GET /v1/processes/${message.processId}/messages/${message.id})]`;
+  const errors = cleared.errors?.length ? `; errors: ${cleared.errors.join(" | ")}` : "";
+  return `[tool result cleared: ${cleared.toolName}, ${cleared.chars} chars${errors}; full text: message ${message.id} (GET /v1/processes/${message.processId}/messages/${message.id})]`;
 }
 
 /**

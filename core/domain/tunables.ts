@@ -2,6 +2,7 @@
 import * as z from "./zod.js";
 import { invalid } from "./errors.js";
 import { MAX_CONTEXT_WINDOW } from "./model-windows.js";
+import { LEDGER_DEFAULTS, LEDGER_ENV, LEDGER_TOOLS_FIELD, ledgerVariable } from "./ledger/settings.js";
 
 /** The longest retention of archived originals: ten years. */
 export const RETENTION_DAYS_MAX = 3650;
@@ -18,6 +19,8 @@ const threshold = z.number("must be a number").check(
 const integer = (min: number, ...checks: z.core.$ZodCheck<number>[]) =>
   z.number("must be a number").check(z.int("must be an integer"), z.gte(min, `must be >= ${min}`), ...checks);
 const count = integer(0);
+/** A share of the model's window: 0 (off), or 0.001 to 0.5. */
+const share = z.number("must be a number").check(z.gte(0, "must be >= 0"), z.lte(0.5, "must be <= 0.5"), z.refine((v) => v === 0 || v >= 0.001, "must be 0 (off) or at least 0.001"));
 
 const fields = {
   /** SOFT trigger: prompt tokens / context window. */
@@ -39,11 +42,8 @@ const fields = {
   hardAnchor: count,
   emergencyAnchor: count,
   /** Cap on one summarizer call's message input, in characters. */
-  maxSourceChars: integer(
-    1000,
-    // Far above what any summarizer window takes in one call (checked against it when stored).
-    z.lte(10_000_000, "must be <= 10000000"),
-  ),
+  // Far above what any summarizer window takes in one call (checked against it when stored).
+  maxSourceChars: integer(1000, z.lte(10_000_000, "must be <= 10000000")),
   /**
    * The summary budget of a fold, in tokens, is `summaryWindowShare` of the model's window kept
    * between these two (docs/configuration.md, "Tunables"): `summaryMinTokens` is also the budget of a
@@ -60,11 +60,7 @@ const fields = {
    * for the messages, so the summary grows with the window instead of staying 400 tokens at 16k.
    * 0 = always `summaryMinTokens`.
    */
-  summaryWindowShare: z.number("must be a number").check(
-    z.gte(0, "must be >= 0"),
-    z.lte(0.5, "must be <= 0.5"),
-    z.refine((v) => v === 0 || v >= 0.001, "must be 0 (off) or at least 0.001"),
-  ),
+  summaryWindowShare: share,
   /**
    * SOFT waits until the messages it would fold hold at least this many tokens: folding a few
    * acknowledgements costs a summarizer call and a prompt-cache reset and saves next to nothing.
@@ -138,13 +134,13 @@ const fields = {
   retentionDays: z.optional(z.nullable(integer(1, z.lte(RETENTION_DAYS_MAX, `must be <= ${RETENTION_DAYS_MAX}`)))),
   /** The prompt's absolute budget: the window is the smaller of the model's and this (null lifts a cap below). */
   maxPromptTokens: z.optional(z.nullable(integer(1000, z.lte(MAX_CONTEXT_WINDOW, `must be <= ${MAX_CONTEXT_WINDOW}`)))),
+  /** The evidence ledger's section: at most this share of the window and this many tokens (docs/evidence-ledger.md, "The section and its bound"). */
+  ledgerWindowShare: share,
+  ledgerMaxTokens: integer(0, z.lte(100_000, "must be <= 100000")),
+  ledgerTools: LEDGER_TOOLS_FIELD,
 };
 
-const ordered = (t: {
-  softThreshold: number;
-  hardThreshold: number;
-  emergencyThreshold: number;
-}) => t.softThreshold < t.hardThreshold && t.hardThreshold < t.emergencyThreshold;
+const ordered = (t: Record<"softThreshold" | "hardThreshold" | "emergencyThreshold", number>) => t.softThreshold < t.hardThreshold && t.hardThreshold < t.emergencyThreshold;
 
 export const Tunables = z.strictObject(fields).check(
   z.superRefine((t, ctx) => {
@@ -224,6 +220,7 @@ export const DEFAULT_TUNABLES: Tunables = Object.freeze({
   // Off by default (docs/compaction.md): the analyzer pays for ratings nobody may read.
   sideChannelEnabled: false,
   inlineOnCompaction: false,
+  ...LEDGER_DEFAULTS,
 });
 
 /** The environment variable of each tunable (read by {@link tunablesFromEnv}). */
@@ -256,6 +253,7 @@ export const TUNABLES_ENV: Readonly<Record<keyof Tunables, string>> = Object.fre
   inlineOnCompaction: "STRENGTH_INLINE_ON_COMPACTION",
   retentionDays: "RETENTION_DAYS",
   maxPromptTokens: "MAX_PROMPT_TOKENS",
+  ...LEDGER_ENV,
 });
 
 /** Environment spellings of the two switches ({@link tunablesFromEnv}). */
@@ -321,12 +319,16 @@ export function tunablesFromEnv(
   env: Readonly<Record<string, string | undefined>>,
   base: Tunables = DEFAULT_TUNABLES,
 ): Tunables {
-  const override: Record<string, number | boolean> = {};
+  const override: Record<string, unknown> = {};
   const label: Label = (field) =>
     field in TUNABLES_ENV ? `${TUNABLES_ENV[field as keyof Tunables]} (${field})` : field;
   for (const [field, name] of Object.entries(TUNABLES_ENV)) {
     const raw = env[name];
     if (raw === undefined || raw.trim() === "") continue;
+    if (field in LEDGER_ENV && typeof DEFAULT_TUNABLES[field as keyof Tunables] !== "number") {
+      override[field] = ledgerVariable(raw);
+      continue;
+    }
     if (typeof DEFAULT_TUNABLES[field as keyof Tunables] === "boolean") {
       const flag = BOOLEAN_WORDS[raw.trim().toLowerCase()];
       if (flag === undefined) {

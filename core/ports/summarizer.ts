@@ -1,5 +1,6 @@
 /** The Summarizer port: folds a prior summary and a run of messages into one new summary. */
 import type { Role, ToolCall } from "../domain/model.js";
+import type { NativeContent, NativeFormat } from "../domain/native/formats.js";
 
 export interface SummarySourceMessage {
   id: string;
@@ -10,6 +11,21 @@ export interface SummarySourceMessage {
   toolCalls?: ToolCall[];
   /** Strong or pinned: the summary must keep what it says (the quality gate checks its units). */
   important?: boolean;
+  /** The message's native content, given to a provider fold (`Summarizer.foldFormat`) only. */
+  native?: NativeContent;
+}
+
+/**
+ * What a provider fold sends besides the messages (docs/summarizers.md, "Provider folds"): the
+ * block of the memory it chains from, and the engine's own `system` and `tools`, which the
+ * provider binds kept reasoning to.
+ */
+export interface ProviderFoldContext {
+  /** The previous memory's provider block, sent first in place of the turns it summarized. */
+  priorNative?: NativeContent;
+  /** The conversation's `system` and `tools` as the engine sends them (recorded on the process). */
+  system?: unknown;
+  tools?: unknown[];
 }
 
 export interface SummarizeInput {
@@ -31,6 +47,8 @@ export interface SummarizeInput {
    * project settings). Without it, the summarizer's own `maxOutputTokens`.
    */
   maxSummaryTokens?: number;
+  /** A provider fold's context (`Summarizer.foldFormat` set); other summarizers ignore it. */
+  providerFold?: ProviderFoldContext;
 }
 
 /**
@@ -106,6 +124,10 @@ export type SummarizeOutcome =
       citations?: string[][];
       /** The model wrote more than the budget and `summary` was cut to it (its tail is lost). */
       truncated?: boolean;
+      /** A provider fold's block, exactly as the provider returned it: the memory's native content. */
+      native?: NativeContent;
+      /** A provider fold that committed the readable summary alone: why it has no block. */
+      nativeNote?: string;
     }
   | { ok: false; failure: SummarizerError; usage?: SummarizerUsage };
 
@@ -124,6 +146,11 @@ export type CompletionOutcome =
 export interface Summarizer {
   /** `openai`, `anthropic` or `offline`: stored as `metadata.provider`. */
   readonly provider: string;
+  /**
+   * A provider fold (`anthropic-compaction`, `openai-compaction`): the format of the block it
+   * returns beside the readable summary. The fold then gives it the messages' native content.
+   */
+  readonly foldFormat?: NativeFormat;
   readonly model: string;
   /** Context window of the summarizer's own model, in tokens. */
   readonly contextWindow: number;

@@ -110,7 +110,8 @@ export async function composeContext(
   view: ActiveView,
   options: { query?: string | undefined; recallTokens?: number; answer?: readonly Pick<Message, "id">[] } = {},
 ): Promise<ComposedContext> {
-  const summary = newestSummary(view)?.content ?? null;
+  const head = newestSummary(view);
+  const summary = head?.content ?? null;
   const budgetTokens = options.query?.trim() ? (options.recallTokens ?? (await recallMaxTokens(deps, key, view))) : 0;
   const [parent, lines] = await Promise.all([
     parentContext(deps, key.tenantId, view.state),
@@ -118,7 +119,7 @@ export async function composeContext(
   ]);
   // A dynamic section: after the cache breakpoint, and it changes what follows it in the prompt.
   const recall: ContextSection[] = lines.length > 0 ? [{ name: RECALL_HEADING, content: renderRecall(lines), cache: "dynamic" }] : [];
-  const sections = buildSections({ summary, parent, extra: recall });
+  const sections = buildSections({ summary, ledger: head?.metadata.ledger?.text, parent, extra: recall });
   return { ...renderBlock(sections), sections };
 }
 

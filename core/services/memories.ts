@@ -2,13 +2,14 @@
 import { notFound } from "../domain/errors.js";
 import { newestCommittedFirst } from "../domain/memory-order.js";
 import type { LossUnit, Memory } from "../domain/model.js";
+import type { Ledger } from "../domain/ledger/model.js";
 import type { ProcessKey } from "../ports/store.js";
 import type { CoreDeps } from "./deps.js";
 import { requireProcess } from "./processes.js";
 
-/** A memory as listed: without the per-line citations and the full loss list (one request away). */
+/** A memory as listed: without the per-line citations, the full loss list and the evidence ledger (one request away). */
 export function withoutDetail(memory: Memory): Memory {
-  const { citations: _citations, droppedUnits: _dropped, keepUnits: _keep, ...rest } = memory;
+  const { citations: _citations, droppedUnits: _dropped, keepUnits: _keep, ledger: _ledger, ...rest } = memory;
   return rest;
 }
 
@@ -41,6 +42,8 @@ export interface MemoryDetail {
   loss: { units: number; kept: number; dropped: LossUnit[] } | null;
   /** Per line of the summary (1-based), the messages it came from. */
   provenance: Array<{ line: number; text: string; messageIds: string[] }>;
+  /** The evidence ledger in full, every entry with the message it cites (docs/evidence-ledger.md, "The evidence ledger"). */
+  ledger: Ledger | null;
 }
 
 /** One memory with its full loss report and per-line provenance (docs/compaction.md). */
@@ -57,5 +60,6 @@ export async function memoryDetail(deps: CoreDeps, key: ProcessKey, memoryId: st
     memory: withoutDetail(memory),
     loss,
     provenance: lines.map((text, i) => ({ line: i + 1, text, messageIds: memory.citations?.[i] ?? [] })),
+    ledger: memory.ledger ?? null,
   };
 }

@@ -36,6 +36,7 @@ export function metered(summarizer: Summarizer): { summarizer: Summarizer; use: 
   const use: ModelUse = { calls: 0, inputTokens: 0, outputTokens: 0 };
   const counted: Summarizer = {
     provider: summarizer.provider,
+    ...(summarizer.foldFormat ? { foldFormat: summarizer.foldFormat } : {}),
     model: summarizer.model,
     contextWindow: summarizer.contextWindow,
     maxOutputTokens: summarizer.maxOutputTokens,

@@ -42,7 +42,8 @@ export function turnRecord(deps: Pick<CoreDeps, "clock">, view: ActiveView, wind
  */
 export async function keepTurnRecord(deps: CoreDeps, key: ProcessKey, o: { previous: LastTurn | undefined; written: LastTurn | undefined; final: LastTurn }) {
   if (sameTurnRecord(o.written ?? o.previous, o.final)) return;
-  await deps.store.recordTurn(key, o.final);
+  // The record only informs later answers: a store error costs the turn nothing but the record.
+  await deps.store.recordTurn(key, o.final).catch((e: unknown) => deps.log.warn("turn record skipped", { processId: key.processId, error: String(e) }));
 }
 
 /**
@@ -52,6 +53,16 @@ export async function keepTurnRecord(deps: CoreDeps, key: ProcessKey, o: { previ
  */
 export async function sinceLastTurn(deps: CoreDeps, key: ProcessKey, previous: LastTurn | undefined, after: ActiveView): Promise<SinceLastTurn | undefined> {
   if (!previous) return undefined;
+  try {
+    return await foldsSince(deps, key, previous, after);
+  } catch (e) {
+    // A store error leaves the field out of this answer; the turn goes on.
+    deps.log.warn("folds since the last turn skipped", { processId: key.processId, error: String(e) });
+    return undefined;
+  }
+}
+
+async function foldsSince(deps: CoreDeps, key: ProcessKey, previous: LastTurn, after: ActiveView): Promise<SinceLastTurn> {
   const folds: string[] = [];
   let memory = newestSummary(after) ?? null;
   for (let reads = 0; (memory?.id ?? null) !== previous.summaryId; reads++) {

@@ -78,8 +78,8 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
   const startedAt = deps.clock.now().toISOString();
   const view = await settledView(deps, key);
   const previous = view.state.lastTurn;
-  // Loaded once for the whole turn, when first needed: the append (only for a side channel), the
-  // compaction step and recall read the same.
+  // Loaded once for the whole turn: the window, the append (for a side channel), the compaction
+  // step and recall read the same.
   let loading: Promise<Tunables> | undefined;
   const loadTunables = () => (loading ??= deps.tunables.forProcess(key.tenantId, view.state.process.projectId));
   // The window: the model's, capped by maxPromptTokens (docs/configuration.md, "Tunables").

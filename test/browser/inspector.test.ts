@@ -138,6 +138,8 @@ describe("inspector page", { timeout: 90_000 }, () => {
       await page.goto(`${ctx.service.url}/?process=${PROCESS}`);
       const dialog = page.locator("#key-dialog");
       await dialog.waitFor({ state: "visible" });
+      // The local runner hints where its key is (this one runs with MEMORY_API_KEYS set).
+      expect(await page.textContent("#key-hint")).toBe("Local runner: use a key from MEMORY_API_KEYS (the npm start banner prints the first).");
       await page.fill("#key-input", KEY_A);
       await page.click("#key-form button[type=submit]");
       await rowsIn(page).first().waitFor();
@@ -164,12 +166,21 @@ describe("inspector page", { timeout: 90_000 }, () => {
   });
 
   it("shows badges, archived rows, the compaction stitches, the range marker, the chain, the gauge and search", async () => {
+    // The engine's last turn used a 32,000-token window: the gauge measures against it.
+    expect((await api("POST", `/v1/processes/${PROCESS}/turns`, { body: { model: { name: "my-llama", contextWindow: 32_000 } } })).body.compaction.mode).toBe("NONE");
     const context = await withKey();
     const page = await context.newPage();
     try {
       await page.goto(`${ctx.service.url}/?process=${PROCESS}`);
       await rowsIn(page).first().waitFor();
       await page.locator("#chain .memory-row").first().waitFor();
+
+      // Search is in view without scrolling, above the summary chain.
+      const [searchBox, chainBox] = [await page.locator("#search-q").boundingBox(), await page.locator("#chain-panel").boundingBox()];
+      expect(await page.evaluate(() => window.scrollY)).toBe(0);
+      expect(searchBox!.y).toBeGreaterThan(0);
+      expect(searchBox!.y + searchBox!.height).toBeLessThanOrEqual(page.viewportSize()!.height);
+      expect(searchBox!.y).toBeLessThan(chainBox!.y);
 
       // The process picker lists it and has it selected.
       expect(await page.inputValue("#process-select")).toBe(PROCESS);
@@ -230,24 +241,36 @@ describe("inspector page", { timeout: 90_000 }, () => {
       await droppedRows.first().waitFor();
       expect(await droppedRows.count()).toBe(detail.loss.dropped.length);
       expect(await droppedRows.first().locator("code").textContent()).toBe(detail.loss.dropped[0].text);
+      // Each unit with the sentence of its source message it came from.
+      const said = (await api("GET", `/v1/processes/${PROCESS}/messages/${detail.loss.dropped[0].messageIds[0]}`)).body.message.content as string;
+      await expect.poll(() => droppedRows.first().locator("q.unit-sentence").textContent()).not.toBe("");
+      const sentence = (await droppedRows.first().locator("q.unit-sentence").textContent())!;
+      expect(sentence.toLowerCase()).toContain(detail.loss.dropped[0].text.toLowerCase());
+      expect(said.replace(/\s+/g, " ")).toContain(sentence.replace(/…/g, ""));
       const source = detail.loss.dropped[0].messageIds[0];
       await droppedRows.first().locator(".source-link").first().click();
       await page.locator(`#msg-${source}.flash`).waitFor();
       expect(await chain.nth(2).locator("ol.provenance > li").count()).toBe(detail.provenance.length);
 
-      // The gauge: the replay (active summary + active messages) against the thresholds of a 128k window.
+      // The gauge: the replay (active summary + active messages) against the thresholds of the
+      // window the last turn used, as the service recorded it (not an assumed 128k).
       const replay = await replayTokens(PROCESS);
-      await expect.poll(() => page.textContent("#gauge-text")).toContain(`Replay ${fmt(replay)} tokens = ${((replay / 128_000) * 100).toFixed(1)}% of 128,000 — below soft (40.0%)`);
-      expect(await page.textContent("#gauge-text")).toContain("Thresholds: soft 51,200 · hard 108,800 · emergency 121,600.");
+      await expect.poll(() => page.textContent("#gauge-text")).toContain(
+        `Replay ${fmt(replay)} tokens = ${((replay / 32_000) * 100).toFixed(1)}% of 32,000 (its last turn's window) — below soft (40.0%)`,
+      );
+      expect(await page.textContent("#gauge-text")).toContain("Thresholds: soft 12,800 · hard 27,200 · emergency 30,400.");
+      expect(await page.inputValue("#context-window")).toBe("32000");
       // The range stitch's "after" was the replay then; only the last two messages came since.
       const rangeAfter = Number((await range.textContent())!.match(/→ ([\d,]+) tokens/)![1]!.replace(/,/g, ""));
       expect(await rowsIn(page).last().locator(".content").textContent()).toBe("Good. Anything else for tomorrow?");
       const since = await rowsIn(page).evaluateAll((rows) => rows.slice(-2).map((r) => Number(r.querySelector(".tokens")!.textContent!.replace(/\D/g, ""))));
       expect(rangeAfter + since[0]! + since[1]!).toBe(replay);
       expect(replay).toBeGreaterThan(1000);
+      // A window typed here overrides the recorded one for this page.
       await page.fill("#context-window", "1000");
       await page.dispatchEvent("#context-window", "change");
       expect(await page.getAttribute("#gauge", "data-zone")).toBe("emergency");
+      expect(await page.textContent("#gauge-text")).toContain("of 1,000 (chosen here)");
       await page.fill("#context-window", "128000");
       await page.dispatchEvent("#context-window", "change");
       expect(await page.evaluate(() => localStorage.getItem("vancetope.contextWindow"))).toBe("128000");

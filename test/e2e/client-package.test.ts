@@ -132,7 +132,11 @@ describe("the licence and the registry's manifest", () => {
     expect(licence).toContain("Apache License\n                           Version 2.0, January 2004");
     expect(licence).toContain("Copyright 2026 Vancetope Memory contributors");
     expect(await readFile(join(REPO, "LICENSE"), "utf8")).toBe(licence);
-    expect(JSON.parse(await readFile(join(REPO, "package.json"), "utf8")).license).toBe("Apache-2.0");
+    const root = JSON.parse(await readFile(join(REPO, "package.json"), "utf8"));
+    expect(root.license).toBe("Apache-2.0");
+    // Provenance ties the package to the repository its workflow runs in: the root's, folder client/.
+    expect(manifest.repository).toEqual({ ...root.repository, directory: "client" });
+    expect(root.repository.url).toMatch(/^git\+https:\/\/github\.com\/[^/]+\/[^/]+\.git$/);
   });
 });
 

@@ -3,6 +3,7 @@
  * GET .../memories with its filters, the published MemoryCompacted event, and tunables settings.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { TurnWindowShape } from "../../core/domain/last-turn.js";
 import { CompactionResult, Memory } from "../../core/domain/model.js";
 import * as z from "../../core/domain/zod.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
@@ -55,7 +56,8 @@ describe("POST /v1/processes/{id}/compaction", () => {
     await chat("c-hard");
     const res = await compaction("c-hard", { model: MODEL, prompt: { tokens: 90_000 } });
     expect(res.status).toBe(200);
-    const result = z.strictObject(CompactionResult.shape).parse(res.body);
+    const result = z.strictObject({ ...CompactionResult.shape, window: TurnWindowShape }).parse(res.body);
+    expect(result.window).toEqual({ tokens: MODEL.contextWindow, source: "request" });
     expect(result).toMatchObject({ mode: "HARD", compacted: true, tokensBefore: 90_000, memoryId: expect.any(String) });
     expect(result.compactedMessages).toBe(16 - 5);
     expect(result.tokensAfter).toBeLessThan(result.tokensBefore);
@@ -72,7 +74,7 @@ describe("POST /v1/processes/{id}/compaction", () => {
   it("answers NONE below the soft threshold without calling the summarizer", async () => {
     await chat("c-none", 12);
     const res = await compaction("c-none", { model: MODEL, prompt: { chars: 100 } });
-    expect(res.body).toEqual({ mode: "NONE", compacted: false, compactedMessages: 0, tokensBefore: 25, tokensAfter: 25 });
+    expect(res.body).toEqual({ mode: "NONE", compacted: false, compactedMessages: 0, tokensBefore: 25, tokensAfter: 25, window: { tokens: MODEL.contextWindow, source: "request" } });
     expect(fake.calls).toEqual([]);
   });
 

@@ -5,16 +5,13 @@
  * Local engine.
  */
 import { describe, expect, it } from "vitest";
-import { silentLog } from "../../core/adapters/log.js";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
-import { createDeps } from "../../core/composition/create-deps.js";
 import type { Store } from "../../core/ports/store.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { compactRange } from "../../core/services/compaction/range-compaction.js";
 import { readAllMessages } from "../../tools/invariants.js";
 import { freshTable } from "../support/dynamo.js";
-import { createFakeSummarizer } from "../support/fake-summarizer.js";
+import { testContainer } from "../support/container.js";
 
 /** A store whose first `getProcess` waits until the test releases it. */
 function holdFirstGetProcess(store: Store) {
@@ -42,15 +39,7 @@ describe("overlapping appends of one container", () => {
     const key = { tenantId: "order", processId: "p1" };
     const hold = holdFirstGetProcess(store);
     let now = Date.parse("2026-03-01T10:00:00.000Z");
-    const base = createDeps({
-      env: { COMPACTION_EXECUTION: "inline" },
-      store: hold.store,
-      events: { publish: async () => {} },
-      metrics: createRecordingMetrics(),
-      log: silentLog,
-      summarizerFactory: async () => createFakeSummarizer(),
-    });
-    const deps = { ...base, clock: { now: () => new Date(now) } };
+    const { deps } = testContainer({ store: hold.store, env: { COMPACTION_EXECUTION: "inline" }, clock: { now: () => new Date(now) } });
     await upsertProcess({ ...deps, store }, key.tenantId, key.processId, { projectId: "proj" });
 
     // The first append reads META (whether the strength analyzer rates it) and waits there; a

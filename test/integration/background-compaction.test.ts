@@ -4,9 +4,6 @@
  * fold without a model call when it still fits, and the answer is trimmed while the fold is queued.
  */
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { createLocalBus } from "../../core/adapters/events/local-bus.js";
-import { createMemoryLog } from "../support/memory-log.js";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import type { Message, Role } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { SummarizeInput } from "../../core/ports/summarizer.js";
@@ -23,12 +20,12 @@ import { appendMessage, setMessageStrength } from "../../core/services/messages.
 import { upsertProcess } from "../../core/services/processes.js";
 import { revertMemory } from "../../core/services/compaction/revert.js";
 import { runTurn } from "../../core/services/turn.js";
-import { createDeps } from "../../core/composition/create-deps.js";
 import { freshTable } from "../support/dynamo.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { checkInvariants } from "../../tools/invariants.js";
 import { awaitedStore } from "../support/awaited-store.js";
 import { handleCompactionRequested, handleInboxAnswered } from "../../core/adapters/events/handlers.js";
+import { testContainer } from "../support/container.js";
 
 const TENANT = "bg";
 const WINDOW = 10_000;
@@ -41,15 +38,7 @@ beforeAll(async () => {
 
 /** Deps in the default (background) mode with the worker subscribed to the bus, as in the local runner. */
 function harness(options: { env?: Record<string, string>; worker?: boolean; store?: Store } = {}) {
-  const fake = createFakeSummarizer();
-  const metrics = createRecordingMetrics();
-  const bus = createLocalBus(undefined, { retryDelaysMs: [50, 100] });
-  const deps = createDeps({ env: options.env ?? {}, store: options.store ?? store, events: bus, metrics, log: createMemoryLog(), summarizerFactory: async () => fake });
-  const worked: unknown[] = [];
-  if (options.worker !== false) {
-    bus.subscribe(EVENTS.CompactionRequested, async (e) => void worked.push(await handleCompactionRequested(deps, e.detail)));
-  }
-  return { deps, fake, metrics, bus, worked };
+  return testContainer({ store: options.store ?? store, env: options.env, retryDelaysMs: [50, 100], worker: options.worker !== false });
 }
 
 async function seeded(deps: ServiceDeps, n: number): Promise<{ key: ProcessKey; messages: Message[] }> {

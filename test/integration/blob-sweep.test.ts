@@ -8,8 +8,6 @@
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import { createMemoryBlobStore } from "../../core/adapters/blobs/memory-blob-store.js";
-import { silentLog } from "../../core/adapters/log.js";
-import { createDeps } from "../../core/composition/create-deps.js";
 import { MessageInput } from "../../core/domain/fields.js";
 import type { Memory, Message } from "../../core/domain/model.js";
 import { sha256Hex } from "../../core/domain/native/blob-parts.js";
@@ -27,6 +25,7 @@ import { importProcess } from "../../core/services/process-import.js";
 import { runOpsCli } from "../../scripts/ops.js";
 import { nativeViolations, readAllMessages } from "../../tools/invariants.js";
 import { freshTable } from "../support/dynamo.js";
+import { testContainer } from "../support/container.js";
 
 let table: Awaited<ReturnType<typeof freshTable>>;
 let deps: ServiceDeps;
@@ -97,7 +96,7 @@ function file(processId: string): string {
 beforeEach(async () => {
   table ??= await freshTable("sweep");
   blobs = createMemoryBlobStore();
-  deps = createDeps({ env: {}, store: table.store, log: silentLog, events: { publish: async () => {} } });
+  ({ deps } = testContainer({ store: table.store }));
   deps.blobs = blobs;
   key = { tenantId: "sweep", processId: `p-${++n}` };
   await importProcess(deps, key, file(key.processId), { remapIds: false });

@@ -3,9 +3,6 @@
  * (docs/compaction.md, "Tool-result clearing"), its batches, placeholders, records and races.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { createLocalBus } from "../../core/adapters/events/local-bus.js";
-import { createMemoryLog } from "../support/memory-log.js";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import type { Message } from "../../core/domain/model.js";
 import { clearedPlaceholder, replayTokens } from "../../core/domain/replay.js";
 import { DEFAULT_TUNABLES } from "../../core/domain/tunables.js";
@@ -19,10 +16,9 @@ import { upsertProcess } from "../../core/services/processes.js";
 import { runTurn } from "../../core/services/turn.js";
 import { revertMemory } from "../../core/services/compaction/revert.js";
 import { settledView } from "../../core/services/compaction/settle.js";
-import { createDeps } from "../../core/composition/create-deps.js";
 import { freshTable } from "../support/dynamo.js";
-import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { checkInvariants } from "../../tools/invariants.js";
+import { testContainer } from "../support/container.js";
 
 const TENANT = "clr";
 const WINDOW = 32_000;
@@ -33,13 +29,7 @@ beforeAll(async () => {
   ({ store } = await freshTable("clr"));
 });
 
-function harness(env: Record<string, string> = {}) {
-  const fake = createFakeSummarizer();
-  const metrics = createRecordingMetrics();
-  const bus = createLocalBus();
-  const deps = createDeps({ env, store, events: bus, metrics, log: createMemoryLog(), summarizerFactory: async () => fake });
-  return { deps, fake, metrics, bus };
-}
+const harness = (env: Record<string, string> = {}) => testContainer({ store, env });
 
 async function newProcess(deps: ServiceDeps): Promise<ProcessKey> {
   const processId = `clr-${++seq}`;

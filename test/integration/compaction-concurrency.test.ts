@@ -3,9 +3,6 @@
  * one caller win and pay for one summary, the others back off, and the invariants hold.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { createLocalBus } from "../../core/adapters/events/local-bus.js";
-import { createMemoryLog } from "../support/memory-log.js";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import type { Message } from "../../core/domain/model.js";
 import type { Clock } from "../../core/ports/clock.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
@@ -14,11 +11,10 @@ import { compactRange } from "../../core/services/compaction/range-compaction.js
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { runTurn } from "../../core/services/turn.js";
-import { createDeps } from "../../core/composition/create-deps.js";
 import { freshTable } from "../support/dynamo.js";
 import { gate, seedChat } from "../support/race.js";
-import { createFakeSummarizer, type FakeSummarizer } from "../support/fake-summarizer.js";
 import { checkInvariants, readAllMessages } from "../../tools/invariants.js";
+import { testContainer } from "../support/container.js";
 
 const TENANT = "race";
 let store: Store;
@@ -30,13 +26,9 @@ beforeAll(async () => {
 
 /** One "container": its own deps, summarizer, metrics and bus over the shared table. */
 function container(options: { env?: Record<string, string>; delayMs?: number; clock?: Clock } = {}) {
-  const fake: FakeSummarizer = createFakeSummarizer();
-  fake.delayMs = options.delayMs ?? 0;
-  const metrics = createRecordingMetrics();
-  const bus = createLocalBus();
-  const deps = createDeps({ env: options.env ?? {}, store, events: bus, metrics, log: createMemoryLog(), summarizerFactory: async () => fake });
-  if (options.clock) deps.clock = options.clock;
-  return { deps, fake, metrics, bus };
+  const c = testContainer({ store, env: options.env, clock: options.clock });
+  c.fake.delayMs = options.delayMs ?? 0;
+  return c;
 }
 
 /** A clock the test moves forward, so a lease expires without sleeping (and without flaking). */

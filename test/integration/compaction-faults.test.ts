@@ -7,9 +7,6 @@ import { UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamod
 import { archiveUpdate } from "../../core/adapters/dynamodb/message-params.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { seedImported } from "../support/seed.js";
-import { createLocalBus } from "../../core/adapters/events/local-bus.js";
-import { createMemoryLog } from "../support/memory-log.js";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import type { Message, Role } from "../../core/domain/model.js";
 import type { EventPublisher } from "../../core/ports/events.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
@@ -19,12 +16,11 @@ import { composeContext } from "../../core/services/context.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { runTurn } from "../../core/services/turn.js";
-import { createDeps } from "../../core/composition/create-deps.js";
 import { freshTable } from "../support/dynamo.js";
-import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { createFaultyStore, InjectedFault, type Fault } from "../../tools/faulty-store.js";
 import { checkInvariants, readAllMessages } from "../../tools/invariants.js";
 import { makeMemory, makeMessage } from "../support/fixtures.js";
+import { testContainer } from "../support/container.js";
 
 const TENANT = "faults";
 /** Long enough never to expire by itself under load: the tests expire it by moving the clock. */
@@ -49,17 +45,7 @@ async function setup(n: number, options: { events?: EventPublisher } = {}) {
   const faulty = createFaultyStore(store);
   let offsetMs = 0;
   const clock = { now: () => new Date(Date.now() + offsetMs), advance: (ms: number) => void (offsetMs += ms) };
-  const fake = createFakeSummarizer();
-  const log = createMemoryLog();
-  const deps = createDeps({
-    env: { COMPACTION_LEASE_MS: String(LEASE_MS) },
-    store: faulty,
-    events: options.events ?? createLocalBus(),
-    metrics: createRecordingMetrics(),
-    log,
-    summarizerFactory: async () => fake,
-  });
-  deps.clock = clock;
+  const { deps, fake, log } = testContainer({ store: faulty, env: { COMPACTION_LEASE_MS: String(LEASE_MS) }, clock, events: options.events });
   const key = { tenantId: TENANT, processId: `fault-${++seq}` };
   await upsertProcess(deps, TENANT, key.processId, { projectId: "proj" });
   const original = (await appendMessage(deps, key, { role: "USER", content: "Import last year's invoices." })).message;

@@ -4,13 +4,8 @@
  * of the one INFO entry, its structured fields beside it.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { createLocalBus } from "../../core/adapters/events/local-bus.js";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
-import { createDeps } from "../../core/composition/create-deps.js";
-import { EVENTS } from "../../core/domain/events.js";
 import type { Role } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
-import { handleCompactionRequested } from "../../core/adapters/events/handlers.js";
 import { queueFold } from "../../core/services/compaction/transitions.js";
 import { compactManually } from "../../core/services/compaction/manual-compaction.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
@@ -19,8 +14,8 @@ import { upsertProcess } from "../../core/services/processes.js";
 import { settledView } from "../../core/services/compaction/settle.js";
 import { runTurn } from "../../core/services/turn.js";
 import { freshTable } from "../support/dynamo.js";
-import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { createMemoryLog } from "../support/memory-log.js";
+import { testContainer } from "../support/container.js";
 
 const TENANT = "log";
 const WINDOW = 10_000;
@@ -31,13 +26,7 @@ beforeAll(async () => {
   ({ store } = await freshTable("log"));
 });
 
-function harness(env: Record<string, string> = {}) {
-  const log = createMemoryLog();
-  const bus = createLocalBus();
-  const deps = createDeps({ env, store, events: bus, metrics: createRecordingMetrics(), log, summarizerFactory: async () => createFakeSummarizer() });
-  bus.subscribe(EVENTS.CompactionRequested, async (e) => void (await handleCompactionRequested(deps, e.detail)));
-  return { deps, log, bus };
-}
+const harness = (env: Record<string, string> = {}) => testContainer({ store, env, worker: true });
 
 async function seeded(deps: ServiceDeps, engine?: string): Promise<ProcessKey> {
   const key = { tenantId: TENANT, processId: `log-${++seq}` };

@@ -8,10 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedImported } from "../support/seed.js";
 import { createDocumentClient } from "../../core/adapters/dynamodb/client.js";
 import { createDynamoStore, TRANSACTION_LIMIT } from "../../core/adapters/dynamodb/store.js";
-import { createLocalBus } from "../../core/adapters/events/local-bus.js";
 import { createOpenAISummarizer } from "../../core/adapters/llm/openai-summarizer.js";
-import { createMemoryLog } from "../support/memory-log.js";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import { AppError } from "../../core/domain/errors.js";
 import type { Message, Role, ToolCall } from "../../core/domain/model.js";
 import { sourceChars } from "../../core/domain/selector.js";
@@ -27,11 +24,11 @@ import { composeContext } from "../../core/services/context.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
-import { createDeps } from "../../core/composition/create-deps.js";
 import { freshTable } from "../support/dynamo.js";
 import { createFakeSummarizer, type FakeSummarizer } from "../support/fake-summarizer.js";
 import { checkInvariants, readAllMessages } from "../../tools/invariants.js";
 import { chatCompletionBody, startLlmWireServer, type LlmWireServer } from "../../tools/llm-wire-server.js";
+import { testContainer } from "../support/container.js";
 
 const TENANT = "acme";
 const WINDOW = 100_000;
@@ -45,21 +42,8 @@ beforeAll(async () => {
   ({ store, client, tableName, endpoint } = await freshTable("cmp"));
 });
 
-function harness(options: { env?: Record<string, string>; store?: Store; fake?: FakeSummarizer } = {}) {
-  const fake = options.fake ?? createFakeSummarizer();
-  const metrics = createRecordingMetrics();
-  const log = createMemoryLog();
-  const bus = createLocalBus();
-  const deps = createDeps({
-    env: options.env ?? {},
-    store: options.store ?? store,
-    events: bus,
-    metrics,
-    log,
-    summarizerFactory: async () => fake,
-  });
-  return { deps, fake, metrics, log, bus };
-}
+const harness = (options: { env?: Record<string, string>; store?: Store; fake?: FakeSummarizer } = {}) =>
+  testContainer({ ...options, store: options.store ?? store });
 
 async function newProcess(deps: ServiceDeps, projectId = "proj"): Promise<ProcessKey> {
   const processId = `cmp-${++seq}`;

@@ -5,9 +5,7 @@
  * needs the model (a reason for a turn, a dropped job for the worker), atomically across folds.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import type { Message, Role } from "../../core/domain/model.js";
-import type { EventPublisher } from "../../core/ports/events.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { SummarizeInput, SummarizeOutcome } from "../../core/ports/summarizer.js";
 import { compactIfNeeded, type CompactionRequest } from "../../core/services/compaction/compaction.js";
@@ -21,11 +19,10 @@ import { compactRange } from "../../core/services/compaction/range-compaction.js
 import { settledView } from "../../core/services/compaction/settle.js";
 import { runTurn } from "../../core/services/turn.js";
 import { runQueuedFold } from "../../core/services/compaction/worker.js";
-import { createDeps } from "../../core/composition/create-deps.js";
 import { freshTable } from "../support/dynamo.js";
 import { createFakeSummarizer, type FakeSummarizer } from "../support/fake-summarizer.js";
-import { createMemoryLog } from "../support/memory-log.js";
 import { checkInvariants } from "../../tools/invariants.js";
+import { testContainer } from "../support/container.js";
 
 const WINDOW = 100_000;
 let store: Store;
@@ -42,14 +39,7 @@ const clock = { now: () => new Date(NOON + (Date.now() - started)) };
 const DAY = utcDay(clock.now());
 
 /** Deps of one container; events go nowhere (the tests run the worker themselves). */
-function harness(options: { env?: Record<string, string>; fake?: FakeSummarizer } = {}) {
-  const fake = options.fake ?? createFakeSummarizer();
-  const metrics = createRecordingMetrics();
-  const events: EventPublisher = { publish: async () => {} };
-  const deps = createDeps({ env: options.env ?? {}, store, events, metrics, log: createMemoryLog(), summarizerFactory: async () => fake });
-  deps.clock = clock;
-  return { deps, fake, metrics };
-}
+const harness = (options: { env?: Record<string, string>; fake?: FakeSummarizer } = {}) => testContainer({ ...options, store, clock });
 
 async function process(deps: ServiceDeps, tenantId: string, n: number, content: (i: number) => string): Promise<{ key: ProcessKey; messages: Message[] }> {
   const key = { tenantId, processId: `cost-${++seq}` };

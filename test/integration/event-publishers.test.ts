@@ -6,7 +6,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { receiveInboxAnswered, receivePlanCompleted } from "../../core/adapters/events/handlers.js";
 import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
-import { createDeps } from "../../core/composition/create-deps.js";
 import { accountPublishers, parsePublisherGrants } from "../../core/domain/event-publishers.js";
 import type { ProcessKey } from "../../core/ports/store.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
@@ -14,6 +13,7 @@ import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { freshTable } from "../support/dynamo.js";
 import { createMemoryLog } from "../support/memory-log.js";
+import { testContainer } from "../support/container.js";
 
 const SERVICE_ACCOUNT = "123456789012";
 const ENGINE_B = "222222222222";
@@ -24,13 +24,8 @@ let deps: ServiceDeps & { metrics: ReturnType<typeof createRecordingMetrics>; lo
 
 beforeAll(async () => {
   table = await freshTable("publishers");
-  deps = createDeps({
-    env: {},
-    store: table.store,
-    log: createMemoryLog(),
-    metrics: createRecordingMetrics(),
-    events: { publish: async () => {} },
-  }) as typeof deps;
+  const c = testContainer({ store: table.store });
+  deps = { ...c.deps, metrics: c.metrics, log: c.log };
 });
 
 /** A process whose plan qualifies for an offer: two USER turns, then the plan marker. */

@@ -6,14 +6,10 @@
  * delivered by hand where the test orders it against turns.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { createLocalBus } from "../../core/adapters/events/local-bus.js";
 import { handleCompactionRequested } from "../../core/adapters/events/handlers.js";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
-import { createDeps } from "../../core/composition/create-deps.js";
 import { EVENTS } from "../../core/domain/events.js";
 import type { Memory, Role } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
-import type { ServiceDeps } from "../../core/services/deps.js";
 import { queueFold } from "../../core/services/compaction/transitions.js";
 import { compactManually } from "../../core/services/compaction/manual-compaction.js";
 import { appendMessage } from "../../core/services/messages.js";
@@ -21,8 +17,7 @@ import { upsertProcess } from "../../core/services/processes.js";
 import { runTurn } from "../../core/services/turn.js";
 import { checkInvariants } from "../../tools/invariants.js";
 import { freshTable } from "../support/dynamo.js";
-import { createFakeSummarizer } from "../support/fake-summarizer.js";
-import { createMemoryLog } from "../support/memory-log.js";
+import { testContainer } from "../support/container.js";
 
 const TENANT = "ahead";
 const WINDOW = 10_000;
@@ -35,15 +30,10 @@ beforeAll(async () => {
 
 /** Background deps on a manual clock; with `worker` the bus delivers CompactionRequested to the worker. */
 function harness(o: { worker?: boolean; store?: Store } = {}) {
-  const fake = createFakeSummarizer();
-  const metrics = createRecordingMetrics();
-  const bus = createLocalBus(undefined, { retryDelaysMs: [50, 100] });
   const time = { now: Date.parse("2026-12-01T10:00:00.000Z") };
-  const base = createDeps({ env: {}, store: o.store ?? store, events: bus, metrics, log: createMemoryLog(), summarizerFactory: async () => fake });
-  const deps: ServiceDeps = { ...base, clock: { now: () => new Date(time.now) } };
-  const worked: unknown[] = [];
-  if (o.worker !== false) bus.subscribe(EVENTS.CompactionRequested, async (e) => void worked.push(await handleCompactionRequested(deps, e.detail)));
-  return { deps, fake, metrics, bus, worked, advance: (ms: number) => void (time.now += ms) };
+  const clock = { now: () => new Date(time.now) };
+  const c = testContainer({ store: o.store ?? store, retryDelaysMs: [50, 100], worker: o.worker !== false, clock });
+  return { ...c, advance: (ms: number) => void (time.now += ms) };
 }
 
 type Harness = ReturnType<typeof harness>;

@@ -6,22 +6,17 @@
  * summarizer call the test orders against turns are held until the test releases them.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { createLocalBus } from "../../core/adapters/events/local-bus.js";
 import { handleCompactionRequested } from "../../core/adapters/events/handlers.js";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
-import { createDeps } from "../../core/composition/create-deps.js";
 import { EVENTS } from "../../core/domain/events.js";
 import type { Memory, Role } from "../../core/domain/model.js";
 import type { SummarizeInput, SummarizeOutcome } from "../../core/ports/summarizer.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
-import type { ServiceDeps } from "../../core/services/deps.js";
 import { appendMessage, setMessageStrength } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { runTurn } from "../../core/services/turn.js";
 import { checkInvariants, readAllMessages } from "../../tools/invariants.js";
 import { freshTable } from "../support/dynamo.js";
-import { createFakeSummarizer } from "../support/fake-summarizer.js";
-import { createMemoryLog } from "../support/memory-log.js";
+import { testContainer } from "../support/container.js";
 
 const TENANT = "extend";
 const WINDOW = 10_000;
@@ -33,13 +28,9 @@ beforeAll(async () => {
 });
 
 function harness() {
-  const fake = createFakeSummarizer();
-  const metrics = createRecordingMetrics();
-  const bus = createLocalBus(undefined, { retryDelaysMs: [50, 100] });
   const time = { now: Date.parse("2026-12-01T10:00:00.000Z") };
-  const base = createDeps({ env: {}, store, events: bus, metrics, log: createMemoryLog(), summarizerFactory: async () => fake });
-  const deps: ServiceDeps = { ...base, clock: { now: () => new Date(time.now) } };
-  return { deps, fake, metrics, bus, advance: (ms: number) => void (time.now += ms) };
+  const c = testContainer({ store, retryDelaysMs: [50, 100], clock: { now: () => new Date(time.now) } });
+  return { ...c, advance: (ms: number) => void (time.now += ms) };
 }
 
 type Harness = ReturnType<typeof harness>;

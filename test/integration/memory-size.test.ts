@@ -4,10 +4,7 @@
  * so, nothing is archived and no lease is left; never a 500.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { createLocalBus } from "../../core/adapters/events/local-bus.js";
 import { handleCompactionRequested, handleInboxAnswered } from "../../core/adapters/events/handlers.js";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
-import { createDeps } from "../../core/composition/create-deps.js";
 import { EVENTS } from "../../core/domain/events.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { SummarizeInput } from "../../core/ports/summarizer.js";
@@ -17,9 +14,8 @@ import type { RangeResult } from "../../core/services/compaction/range-compactio
 import { runTurn } from "../../core/services/turn.js";
 import { checkInvariants } from "../../tools/invariants.js";
 import { freshTable } from "../support/dynamo.js";
-import { createFakeSummarizer } from "../support/fake-summarizer.js";
-import { createMemoryLog } from "../support/memory-log.js";
 import { seedChat } from "../support/race.js";
+import { testContainer } from "../support/container.js";
 
 let store: Store;
 let seq = 0;
@@ -37,12 +33,7 @@ const oversizedProvenance = async (input: SummarizeInput) => {
   return { ok: true as const, summary: lines.join("\n"), citations: lines.map(() => input.messages.map((m) => m.id)) };
 };
 
-function harness(env: Record<string, string>) {
-  const fake = createFakeSummarizer();
-  const bus = createLocalBus();
-  const deps = createDeps({ env, store, events: bus, metrics: createRecordingMetrics(), log: createMemoryLog(), summarizerFactory: async () => fake });
-  return { deps, fake, bus };
-}
+const harness = (env: Record<string, string>) => testContainer({ store, env });
 
 async function seeded(deps: Parameters<typeof seedChat>[0]): Promise<ProcessKey> {
   const key = { tenantId: "memsize", processId: `ms-${++seq}` };

@@ -4,9 +4,6 @@
  * invariants after each.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { createLocalBus } from "../../core/adapters/events/local-bus.js";
-import { createMemoryLog } from "../support/memory-log.js";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import { AppError } from "../../core/domain/errors.js";
 import type { Message } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
@@ -17,11 +14,10 @@ import { revertMemory } from "../../core/services/compaction/revert.js";
 import { runTurn } from "../../core/services/turn.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { appendMessage, setMessageStrength } from "../../core/services/messages.js";
-import { createDeps } from "../../core/composition/create-deps.js";
 import { freshTable } from "../support/dynamo.js";
 import { gate, seedChat } from "../support/race.js";
-import { createFakeSummarizer, type FakeSummarizer } from "../support/fake-summarizer.js";
 import { checkInvariants } from "../../tools/invariants.js";
+import { testContainer } from "../support/container.js";
 
 const TENANT = "controls";
 let store: Store;
@@ -31,21 +27,8 @@ beforeAll(async () => {
   ({ store } = await freshTable("controls"));
 });
 
-function container() {
-  const fake: FakeSummarizer = createFakeSummarizer();
-  const metrics = createRecordingMetrics();
-  const bus = createLocalBus();
-  const deps = createDeps({
-    // Compactions in these tests run in the request (the inline execution mode).
-    env: { COMPACTION_EXECUTION: "inline" },
-    store,
-    events: bus,
-    metrics,
-    log: createMemoryLog(),
-    summarizerFactory: async () => fake,
-  });
-  return { deps, fake, metrics, bus };
-}
+// Compactions in these tests run in the request (the inline execution mode).
+const container = () => testContainer({ store, env: { COMPACTION_EXECUTION: "inline" } });
 
 async function seeded(deps: ServiceDeps, n = 24): Promise<{ key: ProcessKey; messages: Message[] }> {
   const key = { tenantId: TENANT, processId: `ctl-${++seq}` };

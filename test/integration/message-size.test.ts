@@ -8,9 +8,6 @@
 import { PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { messageToItem } from "../../core/adapters/dynamodb/items.js";
-import { createLocalBus } from "../../core/adapters/events/local-bus.js";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
-import { createDeps } from "../../core/composition/create-deps.js";
 import { AppError } from "../../core/domain/errors.js";
 import { MAX_MESSAGE_BYTES, messageBytes } from "../../core/domain/fields.js";
 import type { Message } from "../../core/domain/model.js";
@@ -19,8 +16,8 @@ import type { ServiceDeps } from "../../core/services/deps.js";
 import { appendMessage, setMessageStrength } from "../../core/services/messages.js";
 import { freshTable } from "../support/dynamo.js";
 import { makeMessage } from "../support/fixtures.js";
-import { createMemoryLog } from "../support/memory-log.js";
 import { LONGEST_ID, LONGEST_TOOL_NAME, callerMessage, utf8Filler } from "../support/message-size.js";
+import { testContainer } from "../support/container.js";
 
 let store: Store;
 let client: Awaited<ReturnType<typeof freshTable>>["client"];
@@ -31,13 +28,7 @@ let seq = 0;
 beforeAll(async () => {
   ({ store, client, tableName } = await freshTable("size"));
   // The strength analyzer's side channel on: it adds two tags to a USER message it rates.
-  deps = createDeps({
-    env: { STRENGTH_SIDE_CHANNEL_ENABLED: "true" },
-    store,
-    events: createLocalBus(),
-    metrics: createRecordingMetrics(),
-    log: createMemoryLog(),
-  });
+  ({ deps } = testContainer({ store, env: { STRENGTH_SIDE_CHANNEL_ENABLED: "true" } }));
 });
 
 /** A process with the longest ids the API accepts. */

@@ -9,9 +9,6 @@ import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createMemoryBlobStore } from "../../core/adapters/blobs/memory-blob-store.js";
 import { processPk } from "../../core/adapters/dynamodb/keys.js";
-import { createLocalBus } from "../../core/adapters/events/local-bus.js";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
-import { createDeps } from "../../core/composition/create-deps.js";
 import { AppError } from "../../core/domain/errors.js";
 import { storedNative } from "../../core/domain/model.js";
 import { MessageInput } from "../../core/domain/fields.js";
@@ -23,7 +20,7 @@ import { exportPage, type ExportCursor } from "../../core/services/process-expor
 import { importProcess } from "../../core/services/process-import.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { freshTable } from "../support/dynamo.js";
-import { createMemoryLog } from "../support/memory-log.js";
+import { testContainer } from "../support/container.js";
 
 const TENANT = "nexp";
 let table: Awaited<ReturnType<typeof freshTable>>;
@@ -73,7 +70,7 @@ const refusal = (p: Promise<unknown>) =>
 beforeAll(async () => {
   table = await freshTable("nexp");
   blobs = createMemoryBlobStore();
-  deps = createDeps({ env: {}, store: table.store, events: createLocalBus(undefined, { retryDelaysMs: [] }), metrics: createRecordingMetrics(), log: createMemoryLog() });
+  ({ deps } = testContainer({ store: table.store, retryDelaysMs: [] }));
   deps.blobs = blobs;
   await upsertProcess(deps, TENANT, source.processId, { projectId: "proj" });
   await append(source, { role: "USER", content: "list /tmp" });

@@ -7,8 +7,6 @@ import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createMemoryBlobStore } from "../../core/adapters/blobs/memory-blob-store.js";
 import { messageSk, processPk } from "../../core/adapters/dynamodb/keys.js";
-import { silentLog } from "../../core/adapters/log.js";
-import { createDeps } from "../../core/composition/create-deps.js";
 import { MessageInput } from "../../core/domain/fields.js";
 import { storedNative } from "../../core/domain/model.js";
 import type { BlobStore } from "../../core/ports/blob-store.js";
@@ -18,6 +16,7 @@ import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { checkInvariants } from "../../tools/invariants.js";
 import { freshTable } from "../support/dynamo.js";
+import { testContainer } from "../support/container.js";
 
 let table: Awaited<ReturnType<typeof freshTable>>;
 let deps: ServiceDeps;
@@ -32,7 +31,7 @@ const large = "tool output line ✓\n".repeat(1_000);
 beforeEach(async () => {
   table ??= await freshTable("ninv");
   blobs = createMemoryBlobStore();
-  deps = createDeps({ env: {}, store: table.store, log: silentLog, events: { publish: async () => {} } });
+  ({ deps } = testContainer({ store: table.store }));
   deps.blobs = blobs;
   key = { tenantId: "ninv", processId: `p-${++n}` };
   await upsertProcess(deps, key.tenantId, key.processId, { projectId: "proj" });

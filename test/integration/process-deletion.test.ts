@@ -12,11 +12,7 @@ import { GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INBOX_SK, inboxByProcess, inboxPk, processPk } from "../../core/adapters/dynamodb/keys.js";
 import { handleCompactionRequested, handleProcessEraseRequested } from "../../core/adapters/events/handlers.js";
-import { createLocalBus } from "../../core/adapters/events/local-bus.js";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import { withBlobStore } from "../../core/composition/local-blob-store.js";
-import { createDeps } from "../../core/composition/create-deps.js";
-import { EVENTS } from "../../core/domain/events.js";
 import type { InboxItem, Message, Role } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
@@ -27,9 +23,8 @@ import { deleteProcess } from "../../core/services/process-deletion.js";
 import { requireProcess, upsertProcess } from "../../core/services/processes.js";
 import { runTurn } from "../../core/services/turn.js";
 import { freshTable } from "../support/dynamo.js";
-import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { makeMemory, makeMessage } from "../support/fixtures.js";
-import { createMemoryLog } from "../support/memory-log.js";
+import { testContainer } from "../support/container.js";
 
 const TENANT = "del";
 const WINDOW = 10_000;
@@ -44,11 +39,8 @@ beforeAll(async () => {
 
 /** Background-mode deps over `over` (the plain store unless a test wraps it); the test delivers every event itself. */
 function harness(env: Record<string, string> = {}, over: Store = store) {
-  const fake = createFakeSummarizer();
-  const bus = createLocalBus(undefined, { retryDelaysMs: [] });
-  const deps = withBlobStore(createDeps({ env, store: over, events: bus, metrics: createRecordingMetrics(), log: createMemoryLog(), summarizerFactory: async () => fake }), env);
-  const published = (name: keyof typeof EVENTS) => bus.published().filter((e) => e.detailType === EVENTS[name].detailType);
-  return { deps, fake, bus, published };
+  const c = testContainer({ store: over, env, retryDelaysMs: [] });
+  return { ...c, deps: withBlobStore(c.deps, env) };
 }
 
 async function seeded(deps: ServiceDeps, n: number): Promise<{ key: ProcessKey; messages: Message[] }> {

@@ -7,9 +7,6 @@
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { processPk } from "../../core/adapters/dynamodb/keys.js";
-import { createLocalBus } from "../../core/adapters/events/local-bus.js";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
-import { createDeps } from "../../core/composition/create-deps.js";
 import { AppError } from "../../core/domain/errors.js";
 import type { Role } from "../../core/domain/model.js";
 import type { ImportingStore, ProcessKey } from "../../core/ports/store.js";
@@ -22,8 +19,7 @@ import { importProcess } from "../../core/services/process-import.js";
 import { requireProcess, upsertProcess } from "../../core/services/processes.js";
 import { revertMemory } from "../../core/services/compaction/revert.js";
 import { freshTable } from "../support/dynamo.js";
-import { createFakeSummarizer } from "../support/fake-summarizer.js";
-import { createMemoryLog } from "../support/memory-log.js";
+import { testContainer } from "../support/container.js";
 
 const TENANT = "exp";
 const WINDOW = 10_000;
@@ -44,8 +40,7 @@ async function appendSome(k: ProcessKey, n: number, from: number) {
 beforeAll(async () => {
   table = await freshTable("exp");
   store = table.store;
-  const fake = createFakeSummarizer();
-  deps = createDeps({ env: {}, store, events: createLocalBus(undefined, { retryDelaysMs: [] }), metrics: createRecordingMetrics(), log: createMemoryLog(), summarizerFactory: async () => fake });
+  ({ deps } = testContainer({ store, retryDelaysMs: [] }));
   source = key("source-1");
   await upsertProcess(deps, TENANT, source.processId, { projectId: "proj", name: "dock plan", title: "Docks" });
   await appendSome(source, 24, 0);

@@ -7,12 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handleCompactionRequested } from "../../core/adapters/events/handlers.js";
-import { createLocalBus } from "../../core/adapters/events/local-bus.js";
 import { createAnthropicSummarizer } from "../../core/adapters/llm/anthropic-summarizer.js";
 import { createOpenAISummarizer } from "../../core/adapters/llm/openai-summarizer.js";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
-import { createDeps } from "../../core/composition/create-deps.js";
-import { EVENTS } from "../../core/domain/events.js";
 import type { Role } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { Summarizer } from "../../core/ports/summarizer.js";
@@ -32,6 +28,7 @@ import {
   type LlmWireServer,
   type ScriptedReply,
 } from "../../tools/llm-wire-server.js";
+import { testContainer } from "../support/container.js";
 
 const TENANT = "provider-errors";
 const WINDOW = 10_000;
@@ -52,14 +49,7 @@ afterAll(async () => server?.close());
 const openai = () => createOpenAISummarizer({ baseURL: `${server.url}/v1`, apiKey: "test", retry: { maxAttempts: 1 } });
 const anthropic = () => createAnthropicSummarizer({ baseURL: server.url, apiKey: "test", retry: { maxAttempts: 1 } });
 
-function harness(summarizer: Summarizer, env: Record<string, string> = {}) {
-  const log = createMemoryLog();
-  const bus = createLocalBus(undefined, { retryDelaysMs: [] });
-  const deps = createDeps({ env, store, events: bus, metrics: createRecordingMetrics(), log, summarizerFactory: async () => summarizer });
-  const requestFor = (foldId: string) =>
-    bus.published().find((e) => e.detailType === EVENTS.CompactionRequested.detailType && e.detail.foldId === foldId)!.detail;
-  return { deps, log, requestFor };
-}
+const harness = (summarizer: Summarizer, env: Record<string, string> = {}) => testContainer({ store, env, summarizer, retryDelaysMs: [] });
 
 async function seeded(deps: ServiceDeps, n = 24): Promise<ProcessKey> {
   const key = { tenantId: TENANT, processId: `pe-${++seq}` };

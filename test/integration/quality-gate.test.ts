@@ -18,7 +18,6 @@ import type { ServiceDeps } from "../../core/services/deps.js";
 import { memoryDetail } from "../../core/services/memories.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
-import { createDeps } from "../../core/composition/create-deps.js";
 import { freshTable } from "../support/dynamo.js";
 import { checkInvariants } from "../../tools/invariants.js";
 import {
@@ -28,6 +27,7 @@ import {
   type LlmWireServer,
   type RecordedRequest,
 } from "../../tools/llm-wire-server.js";
+import { testContainer } from "../support/container.js";
 
 const TENANT = "gate";
 let store: Store;
@@ -56,16 +56,7 @@ const ADAPTERS = {
 /** The recording metrics of deps made by {@link harness}. */
 const recorded = (deps: ServiceDeps) => deps.metrics as ReturnType<typeof createRecordingMetrics>;
 
-function harness(summarizer: Summarizer) {
-  return createDeps({
-    env: {},
-    store,
-    events: { publish: async () => {} },
-    metrics: createRecordingMetrics(),
-    log: createMemoryLog(),
-    summarizerFactory: async () => summarizer,
-  });
-}
+const harness = (summarizer: Summarizer) => testContainer({ store, summarizer }).deps;
 
 async function say(deps: ServiceDeps, key: ProcessKey, role: Role, content: string, tags: string[] = []) {
   return (await appendMessage(deps, key, { role, content, tags })).message;

@@ -9,10 +9,6 @@ import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TTL_ATTRIBUTE, memorySk, processPk } from "../../core/adapters/dynamodb/keys.js";
 import { handleCompactionRequested, handleInboxAnswered } from "../../core/adapters/events/handlers.js";
-import { createLocalBus } from "../../core/adapters/events/local-bus.js";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
-import { createDeps } from "../../core/composition/create-deps.js";
-import { EVENTS } from "../../core/domain/events.js";
 import type { InboxItem, Message, Role } from "../../core/domain/model.js";
 import { selectRange } from "../../core/domain/range.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
@@ -27,8 +23,7 @@ import { revertMemory } from "../../core/services/compaction/revert.js";
 import { runTurn } from "../../core/services/turn.js";
 import { checkInvariants } from "../../tools/invariants.js";
 import { freshTable } from "../support/dynamo.js";
-import { createFakeSummarizer } from "../support/fake-summarizer.js";
-import { createMemoryLog } from "../support/memory-log.js";
+import { testContainer } from "../support/container.js";
 
 const TENANT = "qw";
 const WINDOW = 10_000;
@@ -43,12 +38,8 @@ beforeAll(async () => {
 
 /** Background-mode deps; the test delivers every CompactionRequested itself. */
 function harness(env: Record<string, string> = {}) {
-  const fake = createFakeSummarizer();
-  const bus = createLocalBus(undefined, { retryDelaysMs: [] });
-  const deps = createDeps({ env, store, events: bus, metrics: createRecordingMetrics(), log: createMemoryLog(), summarizerFactory: async () => fake });
-  const requests = () => bus.published().filter((e) => e.detailType === EVENTS.CompactionRequested.detailType);
-  const requestFor = (foldId: string) => requests().find((e) => e.detail.foldId === foldId)!.detail;
-  return { deps, fake, bus, requests, requestFor };
+  const c = testContainer({ store, env, retryDelaysMs: [] });
+  return { ...c, requests: () => c.published("CompactionRequested") };
 }
 
 async function seeded(deps: ServiceDeps, n: number): Promise<{ key: ProcessKey; messages: Message[] }> {

@@ -10,9 +10,8 @@ import { createHttpApp } from "../../core/adapters/http/app.js";
 import { staticKeyResolver } from "../../core/adapters/http/auth.js";
 import { allRouteGroups } from "../../core/adapters/http/groups.js";
 import { silentLog } from "../../core/adapters/log.js";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
-import { createDeps } from "../../core/composition/create-deps.js";
 import { freshTable } from "../support/dynamo.js";
+import { testContainer } from "../support/container.js";
 
 /** 250 ms into a one-second window: 750 ms of it are left. */
 const T0 = Date.parse("2026-01-01T00:00:00.250Z");
@@ -95,8 +94,7 @@ describe("the rate limiter on DynamoDB Local", () => {
 
 describe("over HTTP", () => {
   const appWith = (perSecond: number) => {
-    const metrics = createRecordingMetrics();
-    const deps = createDeps({ env: {}, store: table.store, log: silentLog, metrics, events: { publish: async () => {} } });
+    const { deps, metrics } = testContainer({ store: table.store });
     const rateLimiter = createDynamoRateLimiter({ client: table.client, tableName: table.tableName, limits: limits(perSecond), now: () => T0 });
     const app = createHttpApp({
       deps,

@@ -8,7 +8,6 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { redriveDeadLetters } from "../../core/adapters/events/dead-letters.js";
 import { handleCompactionRequested } from "../../core/adapters/events/handlers.js";
 import { createLocalBus, type BusEvent } from "../../core/adapters/events/local-bus.js";
-import { createDeps } from "../../core/composition/create-deps.js";
 import { EVENTS } from "../../core/domain/events.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import { appendMessage } from "../../core/services/messages.js";
@@ -16,10 +15,9 @@ import { upsertProcess } from "../../core/services/processes.js";
 import { runTurn } from "../../core/services/turn.js";
 import type { WorkerOutcome } from "../../core/services/compaction/worker.js";
 import { freshTable } from "../support/dynamo.js";
-import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { createMemoryDeadLetterQueue } from "../support/memory-dead-letter-queue.js";
 import { createMemoryLog } from "../support/memory-log.js";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
+import { testContainer } from "../support/container.js";
 
 const WORKER = "arn:aws:lambda:eu-west-1:123456789012:function:team-a-vancetope-memory-Events-CompactionWorker:$LATEST";
 let store: Store;
@@ -43,15 +41,7 @@ function harness() {
         responsePayload: { errorType: "Error", errorMessage: String((error as Error).message) },
       }),
   });
-  const fake = createFakeSummarizer();
-  const deps = createDeps({
-    env: { COMPACTION_LEASE_WAIT_MS: "0" },
-    store,
-    events: bus,
-    metrics: createRecordingMetrics(),
-    log: createMemoryLog(),
-    summarizerFactory: async () => fake,
-  });
+  const { deps, fake } = testContainer({ store, env: { COMPACTION_LEASE_WAIT_MS: "0" }, events: bus });
   const attempts: Array<WorkerOutcome | "threw"> = [];
   const subscribe = () =>
     bus.subscribe(EVENTS.CompactionRequested, async (e) => {

@@ -8,9 +8,6 @@ import { DeleteCommand, GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TTL_ATTRIBUTE, memorySk, messageSk, processPk } from "../../core/adapters/dynamodb/keys.js";
 import { createDynamoStore } from "../../core/adapters/dynamodb/store.js";
-import { createLocalBus } from "../../core/adapters/events/local-bus.js";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
-import { createDeps } from "../../core/composition/create-deps.js";
 import { AppError } from "../../core/domain/errors.js";
 import type { Memory, Role } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
@@ -23,11 +20,8 @@ import { upsertProcess } from "../../core/services/processes.js";
 import { compactRange } from "../../core/services/compaction/range-compaction.js";
 import { revertMemory } from "../../core/services/compaction/revert.js";
 import { runTurn } from "../../core/services/turn.js";
-import { EVENTS } from "../../core/domain/events.js";
-import { handleCompactionRequested } from "../../core/adapters/events/handlers.js";
 import { freshTable } from "../support/dynamo.js";
-import { createFakeSummarizer } from "../support/fake-summarizer.js";
-import { createMemoryLog } from "../support/memory-log.js";
+import { testContainer } from "../support/container.js";
 
 const TENANT = "ret";
 const DAY_S = 86_400;
@@ -35,18 +29,7 @@ let table: Awaited<ReturnType<typeof freshTable>>;
 /** The services' clock: the wall clock plus what a test moved it on. */
 let skippedMs = 0;
 
-function depsOver(store: Store): ServiceDeps {
-  const fake = createFakeSummarizer();
-  const base = createDeps({
-    env: {},
-    store,
-    events: createLocalBus(undefined, { retryDelaysMs: [] }),
-    metrics: createRecordingMetrics(),
-    log: createMemoryLog(),
-    summarizerFactory: async () => fake,
-  });
-  return { ...base, clock: { now: () => new Date(Date.now() + skippedMs) } };
-}
+const depsOver = (store: Store): ServiceDeps => testContainer({ store, retryDelaysMs: [], clock: { now: () => new Date(Date.now() + skippedMs) } }).deps;
 
 let deps: ServiceDeps;
 
@@ -153,10 +136,7 @@ describe("the archive write", () => {
   });
 
   it("gives the originals of a fold the worker prepared and committed the expiry of the deployment's RETENTION_DAYS", async () => {
-    const bus = createLocalBus(undefined, { retryDelaysMs: [50, 100] });
-    const fake = createFakeSummarizer();
-    const bg = createDeps({ env: { RETENTION_DAYS: "11" }, store: table.store, events: bus, metrics: createRecordingMetrics(), log: createMemoryLog(), summarizerFactory: async () => fake });
-    bus.subscribe(EVENTS.CompactionRequested, async (e) => void (await handleCompactionRequested(bg, e.detail)));
+    const { deps: bg, bus } = testContainer({ store: table.store, env: { RETENTION_DAYS: "11" }, retryDelaysMs: [50, 100], worker: true });
     const k = key("archive-worker");
     await upsertProcess(bg, TENANT, k.processId, { projectId: "p-worker" });
     for (let i = 0; i < 31; i++) await appendMessage(bg, k, { role: i % 2 ? "ASSISTANT" : "USER", content: `step ${i}: shelf ${i} to aisle ${i % 7}.` });

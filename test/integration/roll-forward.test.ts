@@ -8,9 +8,6 @@ import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { createDocumentClient } from "../../core/adapters/dynamodb/client.js";
 import { createTable } from "../../core/adapters/dynamodb/create-table.js";
 import { createDynamoStore } from "../../core/adapters/dynamodb/store.js";
-import { createLocalBus } from "../../core/adapters/events/local-bus.js";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
-import { createDeps } from "../../core/composition/create-deps.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import { compactIfNeeded } from "../../core/services/compaction/compaction.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
@@ -19,12 +16,11 @@ import { settledView } from "../../core/services/compaction/settle.js";
 import { createFaultyStore, InjectedFault } from "../../tools/faulty-store.js";
 import { checkInvariants, readAllMessages } from "../../tools/invariants.js";
 import { dynamoEndpoint } from "../support/dynamo.js";
-import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { commandName, heldClient } from "../support/held-client.js";
-import { createMemoryLog } from "../support/memory-log.js";
 import { seedChat } from "../support/race.js";
 import { makeMemory } from "../support/fixtures.js";
 import { seedImported } from "../support/seed.js";
+import { testContainer } from "../support/container.js";
 
 const LIMIT = 6;
 let client: DynamoDBDocumentClient;
@@ -39,17 +35,7 @@ beforeAll(async () => {
   store = createDynamoStore({ client, tableName, transactionLimit: LIMIT });
 });
 
-function depsOver(s: Store): ServiceDeps {
-  const fake = createFakeSummarizer();
-  return createDeps({
-    env: { COMPACTION_EXECUTION: "inline" },
-    store: s,
-    events: createLocalBus(),
-    metrics: createRecordingMetrics(),
-    log: createMemoryLog(),
-    summarizerFactory: async () => fake,
-  });
-}
+const depsOver = (s: Store): ServiceDeps => testContainer({ store: s, env: { COMPACTION_EXECUTION: "inline" } }).deps;
 
 const HARD = { model: { contextWindow: 100_000 }, force: "HARD" as const };
 const isWrite = (c: unknown) => ["TransactWriteCommand", "UpdateCommand"].includes(commandName(c));

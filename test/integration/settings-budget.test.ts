@@ -5,16 +5,13 @@
  * chains, and a stored setting or layer that cannot be used is logged and counted.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
-import { createDeps } from "../../core/composition/create-deps.js";
 import type { Store } from "../../core/ports/store.js";
 import { compactManually } from "../../core/services/compaction/manual-compaction.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { compactRange } from "../../core/services/compaction/range-compaction.js";
 import { freshTable } from "../support/dynamo.js";
-import { createFakeSummarizer } from "../support/fake-summarizer.js";
-import { createMemoryLog } from "../support/memory-log.js";
+import { testContainer } from "../support/container.js";
 
 const TENANT = "budget";
 let store: Store;
@@ -25,14 +22,9 @@ beforeAll(async () => {
 });
 
 function harness() {
-  const fake = createFakeSummarizer();
-  const metrics = createRecordingMetrics();
-  const log = createMemoryLog();
-  const base = createDeps({ env: {}, store, events: { publish: async () => {} }, metrics, log, summarizerFactory: async () => fake });
   // Each reading of the clock is a second later, so messages have distinct times a range can name.
   let now = Date.parse("2026-01-01T10:00:00.000Z");
-  const deps = { ...base, clock: { now: () => new Date((now += 1_000)) } };
-  return { deps, fake, metrics, log };
+  return testContainer({ store, clock: { now: () => new Date((now += 1_000)) } });
 }
 
 type Deps = ReturnType<typeof harness>["deps"];

@@ -3,16 +3,12 @@
  * inline SOFT fold (docs/configuration.md, "Tunables"): the setting means the same on both paths.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { createLocalBus } from "../../core/adapters/events/local-bus.js";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
-import { createDeps } from "../../core/composition/create-deps.js";
 import type { Store } from "../../core/ports/store.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { runTurn } from "../../core/services/turn.js";
 import { freshTable } from "../support/dynamo.js";
-import { createFakeSummarizer } from "../support/fake-summarizer.js";
-import { createMemoryLog } from "../support/memory-log.js";
+import { testContainer } from "../support/container.js";
 
 let store: Store;
 beforeAll(async () => void ({ store } = await freshTable("soft-min-fold")));
@@ -24,17 +20,9 @@ describe("a background SOFT fold", () => {
     // About 1,800 weak tokens: not enough for a minimum of 100,000, so SOFT waits.
     { min: "100000", weakText: "Thinking aloud about module names here. ".repeat(45), expected: "below_min_saving" },
   ])("with softMinFoldTokens $min: $expected", async ({ min, weakText, expected }) => {
-    const base = createDeps({
-      env: { COMPACTION_SOFT_MIN_FOLD_TOKENS: min },
-      store,
-      events: createLocalBus(),
-      metrics: createRecordingMetrics(),
-      log: createMemoryLog(),
-      summarizerFactory: async () => createFakeSummarizer(),
-    });
     // A minute between writes: a process this slow gets its HARD fold queued at prepareThreshold.
     let now = Date.parse("2026-12-01T10:00:00.000Z");
-    const deps = { ...base, clock: { now: () => new Date((now += 60_000)) } };
+    const { deps } = testContainer({ store, env: { COMPACTION_SOFT_MIN_FOLD_TOKENS: min }, clock: { now: () => new Date((now += 60_000)) } });
     const key = { tenantId: "soft-min", processId: `soft-min-${min}` };
     await upsertProcess(deps, key.tenantId, key.processId, { projectId: "p" });
     for (let i = 0; i < 4; i++) await appendMessage(deps, key, { role: "ASSISTANT", content: weakText, tags: ["STRENGTH:weak"] });

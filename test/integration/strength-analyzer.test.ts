@@ -8,22 +8,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAnthropicSummarizer } from "../../core/adapters/llm/anthropic-summarizer.js";
 import { createOfflineSummarizer } from "../../core/adapters/llm/offline-summarizer.js";
 import { createOpenAISummarizer } from "../../core/adapters/llm/openai-summarizer.js";
-import { createLocalBus } from "../../core/adapters/events/local-bus.js";
-import { createMemoryLog } from "../support/memory-log.js";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import type { Message, Role } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { Summarizer } from "../../core/ports/summarizer.js";
-import { EVENTS } from "../../core/domain/events.js";
 import { compactIfNeeded } from "../../core/services/compaction/compaction.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { appendMessage, setMessageStrength } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { runTurn } from "../../core/services/turn.js";
-import { createDeps } from "../../core/composition/create-deps.js";
 import { freshTable } from "../support/dynamo.js";
 import { checkInvariants } from "../../tools/invariants.js";
-import { handleCompactionRequested } from "../../core/adapters/events/handlers.js";
 import {
   anthropicMessageBody,
   chatCompletionBody,
@@ -31,6 +25,7 @@ import {
   type LlmWireServer,
   type RecordedRequest,
 } from "../../tools/llm-wire-server.js";
+import { testContainer } from "../support/container.js";
 
 const TENANT = "strength";
 const OFFLINE = ["STRENGTH_BY:offline-analyzer"];
@@ -45,21 +40,13 @@ beforeAll(async () => {
 afterAll(async () => server?.close());
 
 function harness(options: { env?: Record<string, string>; summarizer?: Summarizer; store?: Store; worker?: boolean } = {}) {
-  const metrics = createRecordingMetrics();
-  const log = createMemoryLog();
-  const bus = createLocalBus(undefined, { retryDelaysMs: [50] });
-  const deps = createDeps({
-    env: { COMPACTION_EXECUTION: "inline", ...options.env },
+  return testContainer({
     store: options.store ?? store,
-    events: bus,
-    metrics,
-    log,
-    summarizerFactory: async () => options.summarizer ?? createOfflineSummarizer(),
+    env: { COMPACTION_EXECUTION: "inline", ...options.env },
+    summarizer: options.summarizer ?? createOfflineSummarizer(),
+    retryDelaysMs: [50],
+    worker: options.worker,
   });
-  if (options.worker) {
-    bus.subscribe(EVENTS.CompactionRequested, async (e) => void (await handleCompactionRequested(deps, e.detail)));
-  }
-  return { deps, metrics, log, bus };
 }
 
 async function newProcess(deps: ServiceDeps, projectId = "proj"): Promise<ProcessKey> {

@@ -5,10 +5,8 @@
  * of the message list (and so the provider's prompt cache) while the prompt still fits.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import { createHttpApp } from "../../core/adapters/http/app.js";
 import { allRouteGroups } from "../../core/adapters/http/groups.js";
-import { createDeps } from "../../core/composition/create-deps.js";
 import { parseBlock } from "../../core/domain/context-block.js";
 import type { Message } from "../../core/domain/model.js";
 import type { Store } from "../../core/ports/store.js";
@@ -19,8 +17,7 @@ import { upsertProcess } from "../../core/services/processes.js";
 import { runTurn } from "../../core/services/turn.js";
 import { answerCacheKey, isCacheStable } from "../../bench/support/cache-stability.js";
 import { freshTable } from "../support/dynamo.js";
-import { createFakeSummarizer } from "../support/fake-summarizer.js";
-import { createMemoryLog } from "../support/memory-log.js";
+import { testContainer } from "../support/container.js";
 
 const TENANT = "trims";
 let store: Store;
@@ -31,16 +28,7 @@ beforeAll(async () => {
 });
 
 /** Background deps with no worker: the queued fold never lands, so every turn over the limit trims. */
-function backgroundDeps(): ServiceDeps {
-  return createDeps({
-    env: {},
-    store,
-    events: { publish: async () => {} },
-    metrics: createRecordingMetrics(),
-    log: createMemoryLog(),
-    summarizerFactory: async () => createFakeSummarizer(),
-  });
-}
+const backgroundDeps = (): ServiceDeps => testContainer({ store }).deps;
 
 /** A pinned-by-position task, then `n` messages of about 100 tokens; the oldest of them mentions the zeppelin. */
 async function seeded(deps: ServiceDeps, n: number) {

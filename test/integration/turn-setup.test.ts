@@ -5,11 +5,7 @@
  * Against DynamoDB Local, with the tunables loader and the window resolver wrapped to count calls.
  */
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { createLocalBus } from "../../core/adapters/events/local-bus.js";
 import { handleCompactionRequested } from "../../core/adapters/events/handlers.js";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
-import { createDeps } from "../../core/composition/create-deps.js";
-import { EVENTS } from "../../core/domain/events.js";
 import * as windows from "../../core/domain/model-windows.js";
 import type { Role } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
@@ -19,8 +15,7 @@ import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { runTurn } from "../../core/services/turn.js";
 import { freshTable } from "../support/dynamo.js";
-import { createFakeSummarizer } from "../support/fake-summarizer.js";
-import { createMemoryLog } from "../support/memory-log.js";
+import { testContainer } from "../support/container.js";
 
 vi.mock("../../core/domain/model-windows.js", async (importOriginal) => {
   const original = await importOriginal<typeof import("../../core/domain/model-windows.js")>();
@@ -38,8 +33,7 @@ beforeAll(async () => {
 
 /** Deps whose tunables loader counts its calls. */
 function counted(env: Record<string, string> = {}) {
-  const bus = createLocalBus(undefined, { retryDelaysMs: [] });
-  const deps: ServiceDeps = createDeps({ env, store, events: bus, metrics: createRecordingMetrics(), log: createMemoryLog(), summarizerFactory: async () => createFakeSummarizer() });
+  const { deps, requestFor } = testContainer({ store, env, retryDelaysMs: [] });
   const loader = deps.tunables;
   const loads = { count: 0 };
   deps.tunables = {
@@ -49,7 +43,6 @@ function counted(env: Record<string, string> = {}) {
       return loader.forProcess(tenantId, projectId);
     },
   };
-  const requestFor = (foldId: string) => bus.published().find((e) => e.detailType === EVENTS.CompactionRequested.detailType && e.detail.foldId === foldId)!.detail;
   return { deps, loads, requestFor };
 }
 

@@ -25,7 +25,7 @@ type Named<T> = keyof { [K in keyof T as string extends K ? never : number exten
 type ClientMetadata = client.Memory["metadata"];
 /** A memory as listed and read: the stored one less its detail fields (`withoutDetail` in core/services/memories.ts). */
 type WireMemory = Schemas["ListedMemory"];
-type DetailOnly = "citations" | "droppedUnits" | "keepUnits";
+type DetailOnly = "citations" | "droppedUnits" | "keepUnits" | "ledger";
 
 // ------------------------------------------------------------------ the shapes
 expectTypeOf<client.Message>().toEqualTypeOf<Schemas["Message"]>();

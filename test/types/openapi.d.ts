@@ -425,6 +425,15 @@ export interface components {
                 toMessageId?: string;
             };
             clearedMessages?: number;
+            fold?: {
+                by: string;
+                /** @enum {string} */
+                kind: "service" | "provider";
+                block: boolean;
+                inputTokens: number;
+                outputTokens: number;
+                ms: number;
+            };
             window: {
                 tokens: number;
                 /** @enum {string} */
@@ -554,6 +563,10 @@ export interface components {
                 allowsCrossProjectSpawn: boolean;
                 /** Format: date-time */
                 createdAt: string;
+                conversation?: {
+                    system?: unknown;
+                    tools?: unknown[];
+                };
             };
             activeSummaryId: string | null;
         } | {
@@ -583,6 +596,7 @@ export interface components {
                     chars: number;
                     tokens: number;
                     epoch?: number;
+                    errors?: string[];
                 };
                 /** Format: date-time */
                 expiresAt?: string;
@@ -633,6 +647,20 @@ export interface components {
                             text: string;
                             messageIds: string[];
                         }[];
+                        ledger?: {
+                            items: number;
+                            listed: number;
+                        };
+                    };
+                    ledger?: {
+                        text: string;
+                        tokens: number;
+                        budgetTokens: number;
+                        files: number;
+                        commands: number;
+                        errors: number;
+                        openErrors: number;
+                        constraints: number;
                     };
                     qualityGate?: {
                         check: string;
@@ -683,6 +711,13 @@ export interface components {
                     /** Format: date-time */
                     revertedAt?: string;
                     retentionDays?: number;
+                    providerFold?: {
+                        /** @enum {string} */
+                        format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
+                        block: boolean;
+                        note?: string;
+                        covered?: string[];
+                    };
                 };
                 /** Format: date-time */
                 createdAt: string;
@@ -695,6 +730,49 @@ export interface components {
                     messageIds: string[];
                 }[];
                 keepUnits?: string[];
+                ledger?: {
+                    files: {
+                        path: string;
+                        /** @enum {string} */
+                        op: "read" | "created" | "edited" | "deleted";
+                        messageId: string;
+                    }[];
+                    commands: {
+                        command: string;
+                        outcome: string;
+                        messageId: string;
+                        resultId?: string;
+                        runs: number;
+                    }[];
+                    errors: {
+                        text: string;
+                        messageId: string;
+                        source?: string;
+                        resolvedBy?: string;
+                    }[];
+                    constraints: {
+                        text: string;
+                        messageId: string;
+                    }[];
+                    pending: {
+                        callId: string;
+                        command?: string;
+                        source: string;
+                        /** @constant */
+                        reads?: true;
+                    }[];
+                    evicted: {
+                        files: number;
+                        commands: number;
+                        errors: number;
+                        constraints: number;
+                    };
+                };
+                native?: {
+                    /** @enum {string} */
+                    format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
+                    content: unknown[];
+                };
             };
         } | {
             /** @constant */
@@ -760,6 +838,11 @@ export interface components {
             supersededAt: string | null;
             supersededByMemoryId?: string;
             tokens: number;
+            native?: {
+                /** @enum {string} */
+                format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
+                content: unknown[];
+            };
         };
         LocalEvents: {
             items: {
@@ -791,6 +874,49 @@ export interface components {
                 messageIds: string[];
             }[];
             keepUnits?: string[];
+            ledger?: {
+                files: {
+                    path: string;
+                    /** @enum {string} */
+                    op: "read" | "created" | "edited" | "deleted";
+                    messageId: string;
+                }[];
+                commands: {
+                    command: string;
+                    outcome: string;
+                    messageId: string;
+                    resultId?: string;
+                    runs: number;
+                }[];
+                errors: {
+                    text: string;
+                    messageId: string;
+                    source?: string;
+                    resolvedBy?: string;
+                }[];
+                constraints: {
+                    text: string;
+                    messageId: string;
+                }[];
+                pending: {
+                    callId: string;
+                    command?: string;
+                    source: string;
+                    /** @constant */
+                    reads?: true;
+                }[];
+                evicted: {
+                    files: number;
+                    commands: number;
+                    errors: number;
+                    constraints: number;
+                };
+            };
+            native?: {
+                /** @enum {string} */
+                format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
+                content: unknown[];
+            };
         };
         MemoryDetail: {
             memory: components["schemas"]["ListedMemory"];
@@ -807,6 +933,44 @@ export interface components {
                 text: string;
                 messageIds: string[];
             }[];
+            ledger: {
+                files: {
+                    path: string;
+                    /** @enum {string} */
+                    op: "read" | "created" | "edited" | "deleted";
+                    messageId: string;
+                }[];
+                commands: {
+                    command: string;
+                    outcome: string;
+                    messageId: string;
+                    resultId?: string;
+                    runs: number;
+                }[];
+                errors: {
+                    text: string;
+                    messageId: string;
+                    source?: string;
+                    resolvedBy?: string;
+                }[];
+                constraints: {
+                    text: string;
+                    messageId: string;
+                }[];
+                pending: {
+                    callId: string;
+                    command?: string;
+                    source: string;
+                    /** @constant */
+                    reads?: true;
+                }[];
+                evicted: {
+                    files: number;
+                    commands: number;
+                    errors: number;
+                    constraints: number;
+                };
+            } | null;
         };
         MemoryList: {
             items: components["schemas"]["ListedMemory"][];
@@ -837,6 +1001,20 @@ export interface components {
                     text: string;
                     messageIds: string[];
                 }[];
+                ledger?: {
+                    items: number;
+                    listed: number;
+                };
+            };
+            ledger?: {
+                text: string;
+                tokens: number;
+                budgetTokens: number;
+                files: number;
+                commands: number;
+                errors: number;
+                openErrors: number;
+                constraints: number;
             };
             qualityGate?: {
                 check: string;
@@ -881,6 +1059,13 @@ export interface components {
             markerMessageId?: string;
             revertedAt?: string;
             retentionDays?: number;
+            providerFold?: {
+                /** @enum {string} */
+                format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
+                block: boolean;
+                note?: string;
+                covered?: string[];
+            };
         };
         MemorySources: {
             memory: components["schemas"]["Memory"];
@@ -909,6 +1094,7 @@ export interface components {
                 chars: number;
                 tokens: number;
                 epoch?: number;
+                errors?: string[];
             };
             /** @constant */
             missingResult?: true;
@@ -956,6 +1142,10 @@ export interface components {
             title?: string;
             allowsCrossProjectSpawn: boolean;
             createdAt: string;
+            conversation?: {
+                system?: unknown;
+                tools?: unknown[];
+            };
         };
         ProcessAnswer: {
             process: components["schemas"]["Process"];
@@ -990,6 +1180,10 @@ export interface components {
             engine?: string;
             title?: string;
             allowsCrossProjectSpawn?: boolean;
+            conversation?: {
+                system?: unknown;
+                tools?: unknown[];
+            };
         };
         ProcessPage: {
             items: components["schemas"]["Process"][];
@@ -1068,6 +1262,11 @@ export interface components {
             inlineOnCompaction?: boolean;
             retentionDays?: number | null;
             maxPromptTokens?: number | null;
+            ledgerWindowShare?: number;
+            ledgerMaxTokens?: number;
+            ledgerTools?: {
+                [key: string]: "read" | "create" | "edit" | "delete" | "command" | "patch" | "search" | "ignore";
+            };
         };
         StrengthInput: {
             strength: ("weak" | "normal" | "strong" | "pinned") | null;
@@ -1101,6 +1300,11 @@ export interface components {
             inlineOnCompaction: boolean;
             retentionDays?: number | null;
             maxPromptTokens?: number | null;
+            ledgerWindowShare: number;
+            ledgerMaxTokens: number;
+            ledgerTools?: {
+                [key: string]: "read" | "create" | "edit" | "delete" | "command" | "patch" | "search" | "ignore";
+            };
         };
         TunablesOverride: {
             softThreshold?: number;
@@ -1131,6 +1335,11 @@ export interface components {
             inlineOnCompaction?: boolean;
             retentionDays?: number | null;
             maxPromptTokens?: number | null;
+            ledgerWindowShare?: number;
+            ledgerMaxTokens?: number;
+            ledgerTools?: {
+                [key: string]: "read" | "create" | "edit" | "delete" | "command" | "patch" | "search" | "ignore";
+            };
         };
         TurnAnswer: {
             compaction: {
@@ -1149,6 +1358,15 @@ export interface components {
                     toMessageId?: string;
                 };
                 clearedMessages?: number;
+                fold?: {
+                    by: string;
+                    /** @enum {string} */
+                    kind: "service" | "provider";
+                    block: boolean;
+                    inputTokens: number;
+                    outputTokens: number;
+                    ms: number;
+                };
             };
             window: {
                 tokens: number;

@@ -104,7 +104,7 @@ describe("replayViolations", () => {
     const other = replayViolations(key, composed("S8: folded 2 messages"), expected, "context");
     expect(other).toEqual([
       't/p: context: the replayed summary is "S8: folded 2 messages", the newest OK memory is mem_range',
-      "t/p: context: the context block differs from the newest OK summary plus the parent section",
+      "t/p: context: the context block differs from the newest OK summary, its ledger and the parent section",
     ]);
   });
 });

@@ -72,7 +72,7 @@ function definition(name: string): { text: string; open: number } {
 
 const sorted = (names: Iterable<string>) => [...names].sort();
 /** Stored beside a summary but never answered (`withoutDetail`, core/services/memories.ts). */
-const DETAIL_ONLY = ["citations", "droppedUnits", "keepUnits"];
+const DETAIL_ONLY = ["citations", "droppedUnits", "keepUnits", "ledger"];
 
 describe("docs/configuration.md, Tunables: the one list of tunables", () => {
   const rows = tableRows(read("docs/configuration.md"), "Tunables");

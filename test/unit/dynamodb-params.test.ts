@@ -126,7 +126,6 @@ describe("message inputs", () => {
       ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND attribute_exists(#md)",
       ExpressionAttributeNames: { "#md": "metadata", "#lt": "lastTurn" },
       ExpressionAttributeValues: { ":lt": record },
-      ReturnValuesOnConditionCheckFailure: "ALL_OLD",
     });
     const tool = appendMessageParts("t", key, makeMessage("p-1", { role: "TOOL" }), undefined, undefined, record)[0]![1];
     expect(tool.Update.UpdateExpression).toBe("SET #md.#lt = :lt");
@@ -137,9 +136,8 @@ describe("message inputs", () => {
       ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND attribute_exists(#md)",
       ExpressionAttributeNames: { "#md": "metadata", "#lt": "lastTurn" },
       ExpressionAttributeValues: { ":lt": record },
-      ReturnValuesOnConditionCheckFailure: "ALL_OLD",
     });
-    expect(addMetaMapParams("t", key)).toMatchObject({ UpdateExpression: "SET #md = :map", ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt) AND attribute_not_exists(#md)" });
+    expect(addMetaMapParams("t", key)).toMatchObject({ UpdateExpression: "SET #md = if_not_exists(#md, :map)", ConditionExpression: "attribute_exists(pk) AND attribute_not_exists(deletedAt)" });
   });
 
   it("only checks that the process exists for any other role, without an idempotency key", () => {
@@ -578,11 +576,13 @@ describe("item schemas", () => {
         expect(item.shape[field], field).toBe(domain.shape[field]);
       }
     };
-    shared(MetaItem, Process, []);
+    shared(MetaItem, Process, ["conversation"]);
     shared(MessageItem, Message, ["archivedInMemoryId", "missingResult", "expiresAt", "native"]);
     // Native content is stored as its JSON text (with its large parts as blobs), never as a map.
     expect(MessageItem.shape.native.safeParse("[]").success).toBe(true);
-    shared(MemoryItem, Memory, ["supersededAt"]);
+    shared(MemoryItem, Memory, ["supersededAt", "native"]);
+    // A provider fold's block too, as its JSON text.
+    expect(MemoryItem.shape.native.safeParse("{}").success).toBe(true);
     expect(Object.keys(MessageItem.shape)).not.toContain("missingResult");
     // The expiry is stored as the table's TTL attribute (epoch seconds), never as the wire's ISO text.
     expect(Object.keys(MessageItem.shape)).not.toContain("expiresAt");
@@ -598,6 +598,8 @@ describe("item schemas", () => {
     expect(toMessage(stored)).toEqual(active);
     const memory = makeMemory("p-1", { supersededAt: at, supersededByMemoryId: "mem_2", citations: [["msg_1"]] });
     expect(toMemory(memoryToItem(key, memory))).toEqual(memory);
+    const folded = makeMemory("p-1", { native: { format: "anthropic", content: [{ type: "compaction", content: "x", signature: "s", encrypted_content: "e\u0000" }] } });
+    expect(toMemory(MemoryItem.parse(memoryToItem(key, folded)))).toEqual(folded);
   });
 });
 

@@ -75,15 +75,17 @@ describe("key builders", () => {
 });
 
 describe("replay index projection", () => {
-  it("carries every attribute of META, message and memory items except keys, sourceRefs, citations and droppedUnits", async () => {
+  it("carries every attribute of META, message and memory items except keys, sourceRefs, citations, droppedUnits, keepUnits and the ledger", async () => {
     const { MetaItem, MessageItem, MemoryItem } = await import("../../core/adapters/dynamodb/items.js");
     const { REPLAY_PROJECTION } = await import("../../core/adapters/dynamodb/table.js");
     const attributes = new Set([MetaItem, MessageItem, MemoryItem].flatMap((s) => Object.keys(s.shape)));
-    for (const k of ["pk", "sk", "lsi1sk", "sourceRefs", "citations", "droppedUnits", "keepUnits"]) attributes.delete(k);
+    for (const k of ["pk", "sk", "lsi1sk", "sourceRefs", "citations", "droppedUnits", "keepUnits", "ledger"]) attributes.delete(k);
     // A deleted process's META leaves the replay index with its tombstone (docs/api.md, "Deleting a process").
     for (const k of ["deletedAt", "deletion"]) attributes.delete(k);
     // Only an archived original carries the TTL attribute, and archiving takes it off the index.
     attributes.delete("expiresAtEpoch");
+    // The engine's system and tools: only a provider fold reads them, with the process.
+    attributes.delete("conversation");
     expect([...REPLAY_PROJECTION].sort()).toEqual([...attributes].sort());
   });
 });

@@ -74,6 +74,23 @@ describe("parseExport", () => {
   });
 });
 
+describe("a memory's provider block in an import", () => {
+  /** A block whose JSON is exactly `bytes` long. */
+  const block = (bytes: number) => {
+    const shell = { format: "anthropic" as const, content: [{ type: "compaction", content: "" }] };
+    const pad = bytes - JSON.stringify(shell).length;
+    return { format: "anthropic" as const, content: [{ type: "compaction", content: "x".repeat(pad) }] };
+  };
+  const lines = (native: Memory["native"]) => file([...head(), messageLine(msg("msg_1", "mem_2")), memoryLine(mem("mem_2", { sourceRefs: ["msg_1"], native })), endLine(1, 1)]);
+
+  it("is read back whole at 64 KiB of JSON and refused one byte past it", () => {
+    const at = block(64 * 1024);
+    expect(JSON.stringify(at).length).toBe(64 * 1024);
+    expect(parseExport(lines(at)).memories[0]!.native).toEqual(at);
+    expect(fault(lines(block(64 * 1024 + 1)))).toEqual({ code: "import.invalid_line", line: 4 });
+  });
+});
+
 describe("relocate", () => {
   it("gives new ids in order and rewrites every reference; tool call ids and content stay", () => {
     let n = 0;

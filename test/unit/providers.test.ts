@@ -10,7 +10,9 @@ import { readStageConfig } from "../../stacks/stage.js";
 
 describe("provider registry", () => {
   it.each(PROVIDER_NAMES)("SUMMARIZER=%s builds that provider's summarizer with its default model", (name) => {
-    const remote = REMOTE_PROVIDERS.find(([n]) => n === name)?.[1];
+    // A provider fold uses its wire provider's key.
+    const wire: string = (PROVIDERS[name] as { wire?: string }).wire ?? name;
+    const remote = REMOTE_PROVIDERS.find(([n]) => n === wire)?.[1];
     const env = { SUMMARIZER: name, ...(remote ? { [remote.keyEnv]: "sk-test" } : {}) };
     const summarizer = createSummarizer(resolveSummarizerConfig(env));
     expect([summarizer.provider, summarizer.model]).toEqual([name, PROVIDERS[name].defaultModel]);

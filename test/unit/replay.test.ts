@@ -89,6 +89,23 @@ describe("planClearing", () => {
     expect(plan.reason).toBeUndefined();
   });
 
+  it("keeps a failed command's first error lines in its placeholder, and none of a file's contents", () => {
+    const messages = [
+      msg("USER", "Fix the failing tests."),
+      msg("ASSISTANT", "", { toolCalls: [{ id: "b1", name: "Bash", arguments: '{"command":"npm test"}' }] }),
+      msg("TOOL", `${big(4)}\nFAIL src/a.test.ts\nExit code: 1`, { toolCallId: "b1" }),
+      msg("ASSISTANT", "", { toolCalls: [{ id: "r1", name: "Read", arguments: '{"file_path":"src/err.ts"}' }] }),
+      msg("TOOL", `throw new Error("x");\n${big(4)}`, { toolCallId: "r1" }),
+      ...loop(4).slice(1),
+    ];
+    const plan = planClearing(messages, tunables, { contextWindow: 32_000, ratio: EMERGENCY, at: AT, epoch: 1 });
+    const [bash, read] = plan.clear;
+    expect(bash!.cleared.errors).toEqual(["FAIL src/a.test.ts"]);
+    expect(read!.cleared.errors).toBeUndefined();
+    const shown = replayMessages(messages.map((m) => (m.id === bash!.message.id ? { ...m, cleared: bash!.cleared } : m))).find((m) => m.id === bash!.message.id)!;
+    expect(shown.content).toContain("errors: FAIL src/a.test.ts; full text: message");
+  });
+
   it("waits while the batch would free less than clearMinSaving of the window", () => {
     const messages = loop(4); // one result outside the newest 3: ~1 000 tokens
     expect(planClearing(messages, tunables, { contextWindow: 128_000, ratio: EMERGENCY, at: AT, epoch: 1 })).toEqual({ clear: [], tokensFreed: 0, reason: "below_min_saving" });

@@ -43,6 +43,8 @@ describe("DEFAULT_TUNABLES", () => {
       softMinFoldTokens: 400, // SOFT waits until its fold holds a summary's worth of tokens
       sideChannelEnabled: false, // the strength analyzer is off by default (docs/compaction.md)
       inlineOnCompaction: false,
+      ledgerWindowShare: 0.1, // the evidence ledger's section: 3,200 tokens at 32k
+      ledgerMaxTokens: 8000,
     });
   });
 
@@ -157,6 +159,9 @@ describe("tunablesFromEnv", () => {
       STRENGTH_INLINE_ON_COMPACTION: "1",
       RETENTION_DAYS: "30",
       MAX_PROMPT_TOKENS: "32000",
+      LEDGER_WINDOW_SHARE: "0.05",
+      LEDGER_MAX_TOKENS: "2000",
+      LEDGER_TOOLS: '{"run_sh":"command"}',
     };
     expect(tunablesFromEnv(env)).toEqual({
       softThreshold: 0.5,
@@ -187,6 +192,9 @@ describe("tunablesFromEnv", () => {
       inlineOnCompaction: true,
       retentionDays: 30,
       maxPromptTokens: 32_000,
+      ledgerWindowShare: 0.05,
+      ledgerMaxTokens: 2000,
+      ledgerTools: { run_sh: "command" },
     });
     expect(Object.values(TUNABLES_ENV).sort()).toEqual(Object.keys(env).sort());
   });

@@ -7,6 +7,7 @@
  * service the way an engine does.
  */
 import { buildSections, neutraliseHeadings, renderBlock, SUMMARY_HEADING } from "../../core/domain/context-block.js";
+import { renderLedger } from "../../core/domain/ledger/render.js";
 import { newestCommitted } from "../../core/domain/memory-order.js";
 import type { Memory, Message } from "../../core/domain/model.js";
 import { toolGroups } from "../../core/domain/tool-groups.js";
@@ -224,7 +225,8 @@ export function expectedSummary(memories: readonly Memory[]): Memory | null {
 
 /**
  * The context block a process must get, built from an independent read of the store: the newest
- * OK summary and, for a worker, the parent's identity plus (same project only) its summary.
+ * OK summary and its evidence ledger and, for a worker, the parent's identity plus (same project
+ * only) its summary.
  */
 export async function expectedBlock(store: Store, key: ProcessKey, memories: readonly Memory[]): Promise<string> {
   const state = await store.getProcess(key);
@@ -239,7 +241,10 @@ export async function expectedBlock(store: Store, key: ProcessKey, memories: rea
       parent = { parent: p.process, summary };
     }
   }
-  return renderBlock(buildSections({ summary: expectedSummary(memories)?.content ?? null, parent })).block;
+  const head = expectedSummary(memories);
+  // The ledger's section, rendered from the stored ledger within the budget its fold gave it.
+  const ledger = head?.ledger && head.metadata.ledger ? renderLedger(head.ledger, head.metadata.ledger.budgetTokens).text : null;
+  return renderBlock(buildSections({ summary: head?.content ?? null, ledger, parent })).block;
 }
 
 /** A composed context against the expectation: the block, and the summary section's text. */
@@ -256,7 +261,7 @@ export function replayViolations(
   if ((section?.content ?? null) !== want) {
     v.push(`${how}: the replayed summary is ${section ? JSON.stringify(section.content.slice(0, 60)) : "absent"}, the newest OK memory is ${expected.summary?.id ?? "none"}`);
   }
-  if (got.block !== expected.block) v.push(`${how}: the context block differs from the newest OK summary plus the parent section`);
+  if (got.block !== expected.block) v.push(`${how}: the context block differs from the newest OK summary, its ledger and the parent section`);
   return v.map((t) => `${keyString(key)}: ${t}`);
 }
 

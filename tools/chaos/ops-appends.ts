@@ -12,7 +12,8 @@ import { engineBody } from "./native-messages.js";
 import type { ChaosRun, Engine } from "./run-state.js";
 
 export async function runGroup(run: ChaosRun, e: Engine, op: OpPlan, spec: Extract<OpSpec, { kind: "group" }>) {
-  const calls = spec.results.map((r, k) => ({ id: `tc-${r.nonce}`, name: `tool_${k}`, arguments: JSON.stringify({ k }) }));
+  // A command and a file read, as an agent's calls: the evidence ledger keeps both through every fold.
+  const calls = spec.results.map((r, k) => ({ id: `tc-${r.nonce}`, name: k % 2 ? "Read" : "Bash", arguments: JSON.stringify(k % 2 ? { file_path: `src/part-${k}.ts` } : { command: `make step-${k}` }) }));
   for (const m of [spec.call, ...spec.results]) e.ledger.sent.add(m.nonce);
   const out = await withRetry(run, e, op, "tool group", true, async (deps) => {
     const ids: Array<[string, string]> = [];

@@ -109,7 +109,11 @@ function planOps(draws: Draws, perEngine: number, counters: PlanCounters, stalls
       case "group": {
         const n = rng.int(1, 3);
         const call = draft("ASSISTANT", `Calling ${n} tool(s) for ${rng.pick(TOPICS)}.`, rng.chance(0.2) ? ["STRENGTH:strong"] : [], true);
-        const results = Array.from({ length: n }, (_, k) => draft("TOOL", `{"rows": ${rng.int(0, 5000)}, "k": ${k}}`, [], true));
+        // Every fifth result fails, so folds give the evidence ledger open and resolved errors to carry.
+        const results = Array.from({ length: n }, (_, k) => {
+          const rows = rng.int(0, 5000);
+          return draft("TOOL", `{"rows": ${rows}, "k": ${k}}${rows % 5 === 0 ? "\nError: step failed\nExit code: 1" : "\nExit code: 0"}`, [], true);
+        });
         push({ kind, call, results }, fault(["appendMessage"], 0.25));
         break;
       }

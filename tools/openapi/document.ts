@@ -5,9 +5,9 @@
  * (`io: "output"`). Runs at build time only (`npm run openapi`); no Lambda bundle imports it.
  */
 import * as z from "../../core/domain/zod.js";
-import { ERROR_CODES, GatewayMessage, ListedMemory, errorBody, type ErrorStatus } from "../../core/adapters/http/responses.js";
+import { ERROR_CODES, GatewayMessage, ListedMemory, StoredMemory, errorBody, type ErrorStatus } from "../../core/adapters/http/responses.js";
 import { Id } from "../../core/domain/fields.js";
-import { InboxItem, Memory, MemoryMetadata, Message, Process } from "../../core/domain/model.js";
+import { InboxItem, MemoryMetadata, Message, Process } from "../../core/domain/model.js";
 import { Tunables, TunablesOverride } from "../../core/domain/tunables.js";
 import { ExportEntryLine, ExportHeader } from "../../core/domain/process-export.js";
 import { bareSchema, buildEventSchemas } from "./events.js";
@@ -146,7 +146,7 @@ function allComponents(): Record<string, Json> {
     ["GatewayMessage", GatewayMessage],
     // The shapes answers share (docs/api.md defines each once), referenced rather than repeated.
     ["Message", Message],
-    ["Memory", Memory],
+    ["Memory", StoredMemory],
     ["ListedMemory", ListedMemory],
     ["MemoryMetadata", MemoryMetadata],
     ["Process", Process],

@@ -103,13 +103,25 @@ function normalizeSystem(system: unknown): unknown[] {
  * "The top-level system prompt, tools, and messages before the block are its prefix."
  */
 export function anthropicPrefixHash(body: any, i: number, head: readonly unknown[]): string {
+  return prefixHasher(body)(i, head);
+}
+
+/**
+ * The prefix hashes of one request as it stands: `system`, `tools` and the messages hashed as a
+ * chain (each link hashes the one before and one message), so judging every block of a long
+ * conversation hashes each message once, not once per later block. Use it for one request body
+ * at a time: it does not see later edits of that body.
+ */
+export function prefixHasher(body: any): (i: number, head: readonly unknown[]) => string {
+  const chain = [canonicalHash({ system: normalizeSystem(body?.system), tools: asArray(body?.tools).map(normalizeBlock) })];
   const messages = asArray(body?.messages);
-  return canonicalHash({
-    system: normalizeSystem(body?.system),
-    tools: asArray(body?.tools).map(normalizeBlock),
-    messages: messages.slice(0, i).map((m: any) => ({ role: m?.role, content: normalizeBlocks(m?.content) })),
-    head: head.map(normalizeBlock),
-  });
+  return (i, head) => {
+    while (chain.length <= i) {
+      const m = messages[chain.length - 1];
+      chain.push(sha256Hex(`${chain[chain.length - 1]}\n${canonicalJson({ role: m?.role, content: normalizeBlocks(m?.content) })}`));
+    }
+    return sha256Hex(`${chain[i]}\n${canonicalJson(head.map(normalizeBlock))}`);
+  };
 }
 
 /** Identifies an assistant turn by its blocks other than thinking, as normalized content. */
@@ -230,6 +242,7 @@ export function checkAnthropicRequest(body: any, options: AnthropicCheckOptions)
   }
 
   const dropOnMismatch = body?.thinking?.block_binding?.prefix_mismatch_behavior === "drop_block";
+  const prefixOf = prefixHasher(body);
   const preserved = options.preservedThinking ?? true;
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
@@ -255,7 +268,7 @@ export function checkAnthropicRequest(body: any, options: AnthropicCheckOptions)
       if (issuedUnder === null) {
         return fail("thinking_signature_invalid", `${ref.path}: Invalid \`signature\` in \`${block.type}\` block.`);
       }
-      if (preserved && issuedUnder !== anthropicPrefixHash(body, i, blocks.slice(0, j))) {
+      if (preserved && issuedUnder !== prefixOf(i, blocks.slice(0, j))) {
         if (!dropOnMismatch) {
           return fail(
             "thinking_prefix_mismatch",

@@ -29,3 +29,16 @@ export { buildGeminiResponse, checkGeminiRequest, geminiCurrentTurnStart, signGe
 export type { GeminiCheck, GeminiTurnScript } from "./gemini-rules.js";
 export { createSigner, type Signer } from "./signing.js";
 export { canonicalHash, canonicalJson } from "./canonical-json.js";
+export {
+  buildCompactionAnswer,
+  checkCompactionRequest,
+  COMPACTION_BETA,
+  COMPACTION_MODELS,
+  emulatedSummary,
+  expandCompaction,
+  modelInfo,
+  signCompaction,
+} from "./anthropic-compaction.js";
+export type { CompactionRule, StoredCompaction } from "./anthropic-compaction.js";
+export { buildCompactedResponse, expandCompactionWindow } from "./openai-compaction.js";
+export type { StoredWindow } from "./openai-compaction.js";

@@ -3,7 +3,7 @@
  * (sealed, bound to the item's prefix), its verification, and the dropping of reasoning items that
  * follow a prefix change.
  */
-import { canonicalHash, canonicalJson } from "./canonical-json.js";
+import { canonicalHash, canonicalJson, sha256Hex } from "./canonical-json.js";
 import type { Signer } from "./signing.js";
 
 /** What the scripted model "says" in one Responses answer. */
@@ -106,13 +106,24 @@ export function openAIPrefixHash(
   head: readonly unknown[] = [],
   instructionsInPrefix = true,
 ): string {
-  const items = [...inputItems(body), ...head].slice(0, index);
-  return canonicalHash({
-    instructions: instructionsInPrefix ? (body?.instructions ?? null) : null,
-    tools: asArray(body?.tools),
-    format: body?.text?.format ?? null,
-    items: items.map(normalizeResponsesItem),
-  });
+  return openAIPrefixHasher(body, instructionsInPrefix)(index, head);
+}
+
+/**
+ * The prefix hashes of one request as it stands: the request-level prefix and the items hashed as
+ * a chain, so a long input is hashed once per request, not once per reasoning item. Use it for one
+ * request body at a time: it does not see later edits of that body.
+ */
+export function openAIPrefixHasher(body: any, instructionsInPrefix = true): (index: number, head?: readonly unknown[]) => string {
+  const input = inputItems(body);
+  const chain = [canonicalHash({ instructions: instructionsInPrefix ? (body?.instructions ?? null) : null, tools: asArray(body?.tools), format: body?.text?.format ?? null })];
+  const link = (hash: string, item: unknown) => sha256Hex(`${hash}\n${canonicalJson(normalizeResponsesItem(item))}`);
+  return (index, head = []) => {
+    const upTo = Math.min(index, input.length);
+    while (chain.length <= upTo) chain.push(link(chain[chain.length - 1]!, input[chain.length - 1]));
+    // Past the input: the answer's own earlier items.
+    return head.slice(0, Math.max(0, index - input.length)).reduce<string>(link, chain[upTo]!);
+  };
 }
 
 /** A reasoning item's `encrypted_content`: its id and prefix hash, sealed. */
@@ -162,6 +173,7 @@ export function checkOpenAIResponsesRequest(body: any, options: OpenAIResponsesC
   const kept: string[] = [];
   const dropped: string[] = [];
   const preserved = options.preservedReasoning ?? true;
+  const prefixOf = openAIPrefixHasher(body, options.instructionsInPrefix ?? true);
   for (let k = 0; k < items.length; k++) {
     const item = items[k];
     if (item?.type !== "reasoning") continue;
@@ -181,7 +193,7 @@ export function checkOpenAIResponsesRequest(body: any, options: OpenAIResponsesC
       }
     }
     const ref = id ?? `input.${k}`;
-    if (preserved && issuedUnder !== openAIPrefixHash(body, k, [], options.instructionsInPrefix ?? true)) dropped.push(ref);
+    if (preserved && issuedUnder !== prefixOf(k)) dropped.push(ref);
     else kept.push(ref);
   }
   return {

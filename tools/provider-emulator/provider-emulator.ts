@@ -20,6 +20,15 @@ import {
   type AnthropicTurnScript,
   type IssuedAnthropicTurn,
 } from "./anthropic-rules.js";
+import {
+  buildCompactionAnswer,
+  checkCompactionRequest,
+  COMPACTION_MODELS,
+  emulatedSummary,
+  expandCompaction,
+  modelInfo,
+  type StoredCompaction,
+} from "./anthropic-compaction.js";
 import { anthropicSseBody } from "./anthropic-stream.js";
 import { buildGeminiResponse, checkGeminiRequest, type GeminiTurnScript } from "./gemini-rules.js";
 import {
@@ -29,6 +38,8 @@ import {
   type OpenAIResponsesTurnScript,
 } from "./openai-responses-rules.js";
 import { openAIResponsesSseBody } from "./openai-responses-stream.js";
+import { buildChatCompletion } from "./openai-chat.js";
+import { buildCompactedResponse, expandCompactionWindow, type StoredWindow } from "./openai-compaction.js";
 import { createSigner } from "./signing.js";
 
 export type EmulatedProvider = "anthropic" | "openai-responses" | "gemini";
@@ -45,6 +56,8 @@ export interface ProviderEmulatorOptions {
   preservedReasoning?: boolean;
   /** Count OpenAI request-level `instructions` in a reasoning item's prefix (models before GPT-6.2; default true). */
   instructionsInPrefix?: boolean;
+  /** Anthropic models whose Models API entry supports on-demand compaction (default: those the pages list). */
+  compactionModels?: readonly string[];
 }
 
 /** What the emulator made of one request. */
@@ -60,6 +73,10 @@ export interface EmulatorRecord {
   thinking?: { verified: AnthropicBlockRef[]; dropped: AnthropicDroppedBlock[]; issued: AnthropicBlockRef[] };
   /** OpenAI: reasoning item ids kept, dropped after a prefix change, issued in the answer. */
   reasoning?: { kept: string[]; dropped: string[]; issued: string[] };
+  /** A compaction request (Anthropic's `compaction` parameter, OpenAI's `/responses/compact`) that succeeded. */
+  compaction?: boolean;
+  /** The request led with a compaction block or window this emulator wrote, read as the conversation it stands for. */
+  expanded?: boolean;
   /** Gemini: `contents.{i}.parts.{j}` whose signature verified. */
   signatures?: { verified: string[] };
 }
@@ -84,12 +101,16 @@ export interface ProviderEmulator {
      * blocks it was issued with, as readable lines (empty when all came back whole).
      */
     missingThinking(): string[];
+    /** Queues summaries for the next compaction requests (default: the emulator's extractive one). */
+    scriptCompaction(...summaries: string[]): void;
   };
   openai: {
     /** Queues turns, one per `POST /v1/responses`. */
     script(...turns: Array<TurnSource<OpenAIResponsesTurnScript>>): void;
     /** Reasoning items received intact and kept vs dropped after a prefix change, over all requests. */
     reasoningCounts(): { kept: number; dropped: number };
+    /** Queues answers for the next `POST /v1/chat/completions` (default: a `<summary>` of the last user message). */
+    scriptChat(...texts: string[]): void;
   };
   gemini: {
     /** Queues turns, one per `generateContent` / `streamGenerateContent`. */
@@ -120,6 +141,11 @@ export async function startProviderEmulator(options: ProviderEmulatorOptions = {
   const issuedTurns = new Map<string, IssuedAnthropicTurn>();
   const storedReasoning = new Map<string, string>();
   const storedItems = new Map<string, unknown>();
+  const compactions = new Map<string, StoredCompaction>();
+  const windows = new Map<string, StoredWindow>();
+  const summaries: string[] = [];
+  const chats: string[] = [];
+  const compactionModels = options.compactionModels ?? COMPACTION_MODELS;
   let counter = 0;
 
   const next = <T>(queue: Array<TurnSource<T>>, request: RecordedRequest): T | undefined => {
@@ -129,18 +155,31 @@ export async function startProviderEmulator(options: ProviderEmulatorOptions = {
   const json = (status: number, body: unknown): ScriptedReply => ({ status, body });
 
   const anthropic = (request: RecordedRequest): ScriptedReply => {
-    const body = request.body;
+    const sent = request.body;
+    const reject = (c: { status: number; rule: string; message: string; body: unknown }) => {
+      records.push({ provider: "anthropic", request, status: c.status, rule: c.rule, message: c.message });
+      return json(c.status, c.body);
+    };
+    // A leading compaction block is read as the conversation it summarized (anthropic-compaction.ts).
+    const expansion = expandCompaction(sent, signer, compactions);
+    if (!expansion.ok) return reject(expansion);
+    const body = expansion.body;
+    const beta = String(request.headers["anthropic-beta"] ?? "").split(",").map((s) => s.trim());
+    const refused = sent?.compaction != null ? checkCompactionRequest(sent, beta, body, compactionModels) : null;
+    if (refused) return reject(refused);
     const check = checkAnthropicRequest(body, {
       signer,
       issued: issuedTurns,
       preservedThinking: options.preservedThinking,
     });
-    if (!check.ok) {
-      records.push({ provider: "anthropic", request, status: check.status, rule: check.rule, message: check.message });
-      return json(check.status, check.body);
-    }
+    if (!check.ok) return reject(check);
     const id = `msg_emu_${++counter}`;
-    const beta = String(request.headers["anthropic-beta"] ?? "").split(",").map((s) => s.trim());
+    const expanded = expansion.block !== null ? { expanded: true } : {};
+    if (sent?.compaction != null) {
+      const answer = buildCompactionAnswer(body, emulatedSummary(sent, summaries.shift()), { signer, id, store: compactions });
+      records.push({ provider: "anthropic", request, status: 200, responseId: id, compaction: true, ...expanded, thinking: { verified: check.verified, dropped: check.dropped, issued: [] } });
+      return json(200, answer);
+    }
     const built = buildAnthropicMessage(body, next(anthropicQueue, request) ?? {}, {
       signer,
       id,
@@ -152,32 +191,42 @@ export async function startProviderEmulator(options: ProviderEmulatorOptions = {
       request,
       status: 200,
       responseId: id,
+      ...expanded,
       thinking: { verified: check.verified, dropped: check.dropped, issued: built.issued.thinking },
     });
-    if (body?.stream === true) {
+    if (sent?.stream === true) {
       return { status: 200, headers: { "content-type": "text/event-stream" }, body: anthropicSseBody(built.body) };
     }
     return json(200, built.body);
   };
 
-  const openai = (request: RecordedRequest): ScriptedReply => {
-    const expanded = expandItemReferences(request.body, storedItems);
-    if (!expanded.ok) {
-      records.push({ provider: "openai-responses", request, status: expanded.status, rule: expanded.rule, message: expanded.message });
-      return json(expanded.status, expanded.body);
-    }
-    const body = expanded.body;
+  const openai = (request: RecordedRequest, compact = false): ScriptedReply => {
+    const reject = (c: { status: number; rule: string; message: string; body: unknown }) => {
+      records.push({ provider: "openai-responses", request, status: c.status, rule: c.rule, message: c.message });
+      return json(c.status, c.body);
+    };
+    const referenced = expandItemReferences(request.body, storedItems);
+    if (!referenced.ok) return reject(referenced);
+    // A compaction window as returned is read as the items it compacted (openai-compaction.ts).
+    const expansion = expandCompactionWindow(referenced.body, signer, windows);
+    if (!expansion.ok) return reject(expansion);
+    const body = expansion.body;
     const check = checkOpenAIResponsesRequest(body, {
       signer,
       stored: storedReasoning,
-      preservedReasoning: options.preservedReasoning,
+      // The compaction pass reads reasoning to carry it forward: only its content must be intact.
+      preservedReasoning: compact ? false : options.preservedReasoning,
       instructionsInPrefix: options.instructionsInPrefix,
     });
-    if (!check.ok) {
-      records.push({ provider: "openai-responses", request, status: check.status, rule: check.rule, message: check.message });
-      return json(check.status, check.body);
-    }
+    if (!check.ok) return reject(check);
     const id = `resp_emu${++counter}`;
+    const expanded = expansion.compactions > 0 ? { expanded: true } : {};
+    if (compact) {
+      const answer = buildCompactedResponse(referenced.body, body, { signer, id, store: windows });
+      if (answer.ok === false) return reject(answer as { status: number; rule: string; message: string; body: unknown });
+      records.push({ provider: "openai-responses", request, status: 200, responseId: id, compaction: true, ...expanded, reasoning: { kept: check.kept, dropped: check.dropped, issued: [] } });
+      return json(200, answer);
+    }
     const built = buildOpenAIResponse(body, next(openaiQueue, request) ?? {}, {
       signer,
       id,
@@ -193,6 +242,7 @@ export async function startProviderEmulator(options: ProviderEmulatorOptions = {
       request,
       status: 200,
       responseId: id,
+      ...expanded,
       reasoning: { kept: check.kept, dropped: check.dropped, issued: built.reasoning.map((r) => r.id) },
     });
     if (body?.stream === true) {
@@ -217,6 +267,10 @@ export async function startProviderEmulator(options: ProviderEmulatorOptions = {
   const route = (request: RecordedRequest): ScriptedReply => {
     if (request.method === "POST" && request.path === "/v1/messages") return anthropic(request);
     if (request.method === "POST" && request.path === "/v1/responses") return openai(request);
+    if (request.method === "POST" && request.path === "/v1/responses/compact") return openai(request, true);
+    if (request.method === "POST" && request.path === "/v1/chat/completions") return json(200, buildChatCompletion(request.body, `chatcmpl_emu${++counter}`, chats.shift()));
+    const model = request.method === "GET" ? /^\/v1\/models\/([^/]+)$/.exec(request.path) : null;
+    if (model) return json(200, modelInfo(decodeURIComponent(model[1]!), compactionModels));
     const gem = request.method === "POST" ? GEMINI_PATH.exec(request.path) : null;
     if (gem) return gemini(request, decodeURIComponent(gem[1]!), gem[2] === "streamGenerateContent");
     // 400 rather than 404/5xx so an unexpected call fails a test at once instead of being retried.
@@ -255,9 +309,11 @@ export async function startProviderEmulator(options: ProviderEmulatorOptions = {
         });
         return problems;
       },
+      scriptCompaction: (...texts) => void summaries.push(...texts),
     },
     openai: {
       script: (...turns) => void openaiQueue.push(...turns),
+      scriptChat: (...texts) => void chats.push(...texts),
       reasoningCounts: () =>
         records.reduce(
           (sum, r) => ({ kept: sum.kept + (r.reasoning?.kept.length ?? 0), dropped: sum.dropped + (r.reasoning?.dropped.length ?? 0) }),
@@ -277,6 +333,10 @@ export async function startProviderEmulator(options: ProviderEmulatorOptions = {
       issuedTurns.clear();
       storedReasoning.clear();
       storedItems.clear();
+      compactions.clear();
+      windows.clear();
+      summaries.length = 0;
+      chats.length = 0;
     },
     close: () => wire.close(),
   };

@@ -137,16 +137,6 @@ export function when(...all: Fragment[]) {
   return { ConditionExpression: all.map((f) => f.expression).join(" AND "), ...placeholders(all) };
 }
 
-/** One `SET` of several assignments, their placeholders merged. */
-export function setting(...assignments: Fragment[]): Fragment {
-  return { expression: `SET ${assignments.map((f) => f.expression).join(", ")}`, ...renamed(placeholders(assignments)) };
-}
-
-const renamed = (p: ReturnType<typeof placeholders>) => ({
-  ...(p.ExpressionAttributeNames ? { names: p.ExpressionAttributeNames } : {}),
-  ...(p.ExpressionAttributeValues ? { values: p.ExpressionAttributeValues } : {}),
-});
-
 /**
  * A write input with an optional update and a guard: placeholders of both are merged. Pure, so
  * tests assert the whole input.

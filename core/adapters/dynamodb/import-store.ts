@@ -9,7 +9,7 @@ import { storedNative, type Memory, type Message } from "../../domain/model.js";
 import type { ImportStore, ImportedProcess } from "../../ports/import-store.js";
 import type { ProcessKey } from "../../ports/store.js";
 import { processLiveCheck } from "./compaction-params.js";
-import { itemIsNew, when, type Part, failedItem, isConditionFailure, failedParts } from "./conditions.js";
+import { REVERT_HOLD_MAP, itemIsNew, when, type Part, failedItem, isConditionFailure, failedParts } from "./conditions.js";
 import type { StoreContext } from "./context.js";
 import { MetaItem, memoryToItem, messageToItem } from "./items.js";
 import { META_ACTIVE, META_SK, processListSk, processPk, processesByProject, processesByTenant } from "./keys.js";
@@ -26,7 +26,11 @@ export function importedMetaParams(tableName: string, tenantId: string, imported
       type: "META",
       tenantId,
       ...process,
+      // As JSON text, like every META (items.ts).
+      ...(process.conversation !== undefined ? { conversation: JSON.stringify(process.conversation) } : {}),
       version: 0,
+      // META's map (conditions.ts, REVERT_HOLD_MAP), where the first turn records itself.
+      [REVERT_HOLD_MAP]: {},
       lsi1sk: META_ACTIVE,
       gsi1pk: processesByTenant(tenantId),
       gsi1sk: listSk,

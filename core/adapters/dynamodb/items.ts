@@ -64,6 +64,8 @@ export const MetaItem = z.extend(Process, {
       replayReason: z.optional(z.enum(["fold", "revert"])),
     }),
   ),
+  /** The engine's `system` and `tools` as JSON text, kept exactly (never on the replay index: a fold reads it). */
+  conversation: z.optional(z.string()),
   /** The deletion tombstone (erasure-params.ts): set once, never removed. */
   deletedAt: z.optional(z.string()),
   deletion: z.optional(z.enum(["DELETING", "DELETED"])),
@@ -94,6 +96,8 @@ export const MemoryItem = z.extend(Memory, {
   ...keys,
   type: z.literal("MEM"),
   supersededAt: z.optional(z.string()),
+  /** A provider fold's block as JSON text, kept exactly like a message's native content. */
+  native: z.optional(z.string()),
 });
 export type MemoryItem = z.infer<typeof MemoryItem>;
 
@@ -140,7 +144,8 @@ const processFields = projection(Process);
 const messageFields = projection(Message);
 const memoryFields = projection(Memory);
 
-export const toProcess = (m: MetaItem): Process => processFields(m);
+export const toProcess = (m: MetaItem): Process =>
+  processFields(m, { conversation: m.conversation !== undefined ? (JSON.parse(m.conversation) as Process["conversation"]) : undefined });
 
 export const toMessage = (i: MessageItem): Message => {
   const expires = i[TTL_ATTRIBUTE];
@@ -157,6 +162,7 @@ export const toMemory = (i: MemoryItem): Memory =>
     supersededAt: i.supersededAt ?? null,
     // An empty id never names a memory.
     supersededByMemoryId: i.supersededByMemoryId || undefined,
+    native: i.native !== undefined ? (JSON.parse(i.native) as Memory["native"]) : undefined,
   });
 
 /** A queued or prepared fold: read with the replay, never replayed. */
@@ -196,6 +202,7 @@ export function memoryToItem(key: ProcessKey, m: Memory): MemoryItem {
     type: "MEM",
     ...m,
     supersededAt: m.supersededAt ?? undefined,
+    native: m.native !== undefined ? JSON.stringify(m.native) : undefined,
   });
   // DynamoDB's TTL deletes a queued or prepared fold nobody used; not part of the item schema
   // (the replay index does not project it: turns read metadata.expiresAt).

@@ -11,7 +11,6 @@ import {
   guarded,
   metaMapExists,
   recordTurnSet,
-  setting,
   inReplay,
   itemExists,
   itemIsNew,
@@ -51,21 +50,19 @@ export function appendMessageParts(
   lastTurn?: LastTurn,
 ): Part<"process" | "message" | "idempotency">[] {
   const pk = processPk(key);
-  const set = [
-    ...(message.role === "USER" ? [{ expression: "firstUserMessageId = if_not_exists(firstUserMessageId, :id)", values: { ":id": message.id } }] : []),
-    ...(lastTurn ? [recordTurnSet(lastTurn)] : []),
-  ];
-  const process =
-    set.length > 0
-      ? {
-          Update: guarded(
-            { TableName: tableName, Key: { pk, sk: META_SK }, ...(lastTurn ? { ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const } : {}) },
-            setting(...set),
-            processLive,
-            ...(lastTurn ? [metaMapExists] : []),
-          ),
-        }
-      : { ConditionCheck: { TableName: tableName, Key: { pk, sk: META_SK }, ...when(processLive) } };
+  const record = lastTurn && recordTurnSet(lastTurn);
+  const firstUser = message.role === "USER" ? "firstUserMessageId = if_not_exists(firstUserMessageId, :id)" : "";
+  const set = [firstUser, record?.expression].filter(Boolean);
+  const process = set.length
+    ? {
+        Update: guarded(
+          { TableName: tableName, Key: { pk, sk: META_SK } },
+          { expression: `SET ${set.join(", ")}`, names: record?.names, values: { ...(firstUser && { ":id": message.id }), ...record?.values } },
+          processLive,
+          ...(record ? [metaMapExists] : []),
+        ),
+      }
+    : { ConditionCheck: { TableName: tableName, Key: { pk, sk: META_SK }, ...when(processLive) } };
   const parts: Part<"process" | "message" | "idempotency">[] = [
     ["process", process],
     ["message", { Put: { TableName: tableName, Item: messageToItem(key, message), ...when(itemIsNew()) } }],

@@ -11,7 +11,7 @@ import { inBatches, type StoreContext } from "./context.js";
 import {
   IdempotencyItem,
   MessageItem,
-  MetaItem,
+  type MetaItem,
   isPendingFold,
   parseItem,
   readItem,
@@ -33,7 +33,7 @@ import {
 } from "./message-params.js";
 import { isItemSizeError, sizeChecked } from "./item-size.js";
 import { batchGetAll, encodeCursor, queryAll } from "./paging.js";
-import { addMetaMap, needsMetaMap, readMeta } from "./process-store.js";
+import { addMetaMap, readMeta } from "./process-store.js";
 import { archiveIntoOk } from "./roll-forward.js";
 
 /** Why a conditional tag write failed, from the message as the condition saw it. */
@@ -49,7 +49,9 @@ export function createMessageStore(ctx: StoreContext): MessageStore {
     return out.Item ? toMessage(readItem(MessageItem, out.Item)) : null;
   }
 
-  async function append(...[key, message, idempotencyKey, bodyHash, lastTurn]: Parameters<MessageStore["appendMessage"]>): ReturnType<MessageStore["appendMessage"]> {
+  async function append(
+    ...[key, message, idempotencyKey, bodyHash, lastTurn, mayAddMap = true]: [...Parameters<MessageStore["appendMessage"]>, boolean?]
+  ): ReturnType<MessageStore["appendMessage"]> {
     const parts = appendMessageParts(tableName, key, message, idempotencyKey, bodyHash, lastTurn);
     try {
       await sendTransaction(parts);
@@ -58,11 +60,8 @@ export function createMessageStore(ctx: StoreContext): MessageStore {
       const failed = failedParts(e, parts);
       if (!failed) throw e;
       if (failed.process) {
-        // A META written before its map (conditions.ts): the map first, then the append once more.
-        const meta = failed.process.item ? readItem(MetaItem, failed.process.item) : null;
-        if (!lastTurn || !needsMetaMap(meta)) return { ok: false, reason: "process_not_found" };
-        await addMetaMap(ctx, key);
-        return append(key, message, idempotencyKey, bodyHash, lastTurn);
+        // Or a META written before its map (conditions.ts): the map, then the append once more.
+        return lastTurn && mayAddMap && (await addMetaMap(ctx, key)) ? append(key, message, idempotencyKey, bodyHash, lastTurn, false) : { ok: false, reason: "process_not_found" };
       }
       if (failed.idempotency?.item) {
         const existing = readItem(IdempotencyItem, failed.idempotency.item);

@@ -14,7 +14,7 @@ import {
   settingsPk,
   settingsSk,
 } from "./keys.js";
-import { REVERT_HOLD_MAP, absent, guarded, metaMapExists, notDeleted, processLive, recordTurnSet, setting, when } from "./conditions.js";
+import { REVERT_HOLD_MAP, guarded, metaMapExists, notDeleted, processLive, recordTurnSet, when } from "./conditions.js";
 import type { LastTurn } from "../../domain/last-turn.js";
 import { decodeCursor } from "./paging.js";
 import { tableIndexes } from "./table.js";
@@ -66,6 +66,12 @@ export function upsertProcessParams(tableName: string, tenantId: string, input: 
     ":listSk": processListSk(at, input.processId),
     ":map": {},
   };
+  // The conversation is JSON text: a DynamoDB map would not keep every value exactly.
+  names["#conversation"] = "conversation";
+  if (input.conversation !== undefined) {
+    set.push("#conversation = :conversation");
+    values[":conversation"] = JSON.stringify(input.conversation);
+  } else remove.push("#conversation");
   for (const f of OPTIONAL_PROCESS_FIELDS) {
     names[`#${f}`] = f;
     if (input[f] !== undefined) {
@@ -87,23 +93,15 @@ export function upsertProcessParams(tableName: string, tenantId: string, input: 
 
 const metaKey = (key: ProcessKey) => ({ pk: processPk(key), sk: META_SK });
 
-/** The last turn's record on a live process whose META has its map (ALL_OLD tells a missing map apart). */
-export const recordTurnParams = (tableName: string, key: ProcessKey, record: LastTurn): UpdateCommandInput =>
-  guarded(
-    { TableName: tableName, Key: metaKey(key), ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const },
-    setting(recordTurnSet(record)),
-    processLive,
-    metaMapExists,
-  );
+/** The last turn's record, on a live process whose META has its map. */
+export const recordTurnParams = (tableName: string, key: ProcessKey, record: LastTurn): UpdateCommandInput => {
+  const set = recordTurnSet(record);
+  return guarded({ TableName: tableName, Key: metaKey(key) }, { ...set, expression: `SET ${set.expression}` }, processLive, metaMapExists);
+};
 
-/** META's map, added to a META written before the map was (only where there is none yet). */
+/** META's map, added to a META written before the map was. */
 export const addMetaMapParams = (tableName: string, key: ProcessKey): UpdateCommandInput =>
-  guarded(
-    { TableName: tableName, Key: metaKey(key) },
-    { expression: "SET #md = :map", names: { "#md": REVERT_HOLD_MAP }, values: { ":map": {} } },
-    processLive,
-    { ...absent("#md"), names: { "#md": REVERT_HOLD_MAP } },
-  );
+  guarded({ TableName: tableName, Key: metaKey(key) }, { expression: "SET #md = if_not_exists(#md, :map)", names: { "#md": REVERT_HOLD_MAP }, values: { ":map": {} } }, processLive);
 
 /** One page of a tenant's processes (gsi1) or one project's (gsi2), newest first. */
 export function listProcessesParams(

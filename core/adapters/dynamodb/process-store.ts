@@ -2,7 +2,7 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import type { ProcessKey, ProcessStore, SettingsStore } from "../../ports/store.js";
 import { processDeleted } from "../../domain/errors.js";
-import { conditionHolds, failedItem, isConditionFailure } from "./conditions.js";
+import { conditionHolds, isConditionFailure } from "./conditions.js";
 import type { StoreContext } from "./context.js";
 import { MetaItem, SettingsItem, readItem, toProcess, toState } from "./items.js";
 import { encodeCursor } from "./paging.js";
@@ -14,13 +14,8 @@ export async function readMeta({ client, tableName }: StoreContext, key: Process
   return out.Item ? readItem(MetaItem, out.Item) : null;
 }
 
-/** A live META written before META's map was (conditions.ts, REVERT_HOLD_MAP): a turn's record first adds it. */
-export const needsMetaMap = (meta: Pick<MetaItem, "deletedAt" | "metadata"> | null) => meta !== null && meta.deletedAt === undefined && meta.metadata === undefined;
-
-/** Adds META's map where there is none; a concurrent add, or a process deleted meanwhile, is no error. */
-export async function addMetaMap({ client, tableName }: StoreContext, key: ProcessKey): Promise<void> {
-  await conditionHolds(() => client.send(new UpdateCommand(addMetaMapParams(tableName, key))));
-}
+/** Adds META's map to a META written before the map was; false when the process is gone or deleted. */
+export const addMetaMap = ({ client, tableName }: StoreContext, key: ProcessKey) => conditionHolds(() => client.send(new UpdateCommand(addMetaMapParams(tableName, key))));
 
 export function createProcessStore(ctx: StoreContext): ProcessStore & SettingsStore {
   const { client, tableName } = ctx;
@@ -43,17 +38,9 @@ export function createProcessStore(ctx: StoreContext): ProcessStore & SettingsSt
     },
 
     async recordTurn(key, record) {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          await client.send(new UpdateCommand(recordTurnParams(tableName, key, record)));
-          return true;
-        } catch (e) {
-          if (!isConditionFailure(e)) throw e;
-          const meta = failedItem(e, MetaItem);
-          if (attempt > 0 || !needsMetaMap(meta)) return false;
-          await addMetaMap(ctx, key);
-        }
-      }
+      const write = () => conditionHolds(() => client.send(new UpdateCommand(recordTurnParams(tableName, key, record))));
+      // A META written before its map (conditions.ts) gets it, once; a missing process fails twice.
+      return (await write()) || ((await addMetaMap(ctx, key)) && write());
     },
 
     async listProcesses(tenantId, options) {

@@ -22,7 +22,8 @@ export const tableAttributes = [
 
 /**
  * The non-key attributes the replay index carries: every attribute of the META, message and
- * memory items except `sourceRefs`, `citations`, `droppedUnits` and `keepUnits`, which only folds, the inspector and
+ * memory items except `sourceRefs`, `citations`, `droppedUnits`, `keepUnits` and `ledger` (the replayed
+ * section of the ledger is in `metadata`), which only folds, the inspector and
  * `GET .../memories/{id}` read (a unit test keeps this list in step with the item schemas).
  */
 export const REPLAY_PROJECTION = [

@@ -7,6 +7,7 @@
  */
 import * as z from "../../domain/zod.js";
 import { CompactionResult, InboxItem, LossUnit, Memory, Message, Process } from "../../domain/model.js";
+import { Ledger } from "../../domain/ledger/model.js";
 import { Tunables, TunablesOverride } from "../../domain/tunables.js";
 import { PrefixReason } from "../../domain/prefix.js";
 import { LastTurn, TurnWindowShape } from "../../domain/last-turn.js";
@@ -87,20 +88,24 @@ export const RangeAnswer = z.object({
 
 /**
  * A memory as listed and as `GET …/memories/{memoryId}` shows it: without the per-line citations,
- * the full loss list and the units to keep (core/services/memories.ts, `withoutDetail`), which the
- * detail answers as `loss` and `provenance` instead.
+ * the full loss list, the units to keep and the evidence ledger (core/services/memories.ts,
+ * `withoutDetail`), which the detail answers as `loss`, `provenance` and `ledger` instead.
  */
-export const ListedMemory = z.omit(Memory, { citations: true, droppedUnits: true, keepUnits: true });
+export const ListedMemory = z.omit(Memory, { citations: true, droppedUnits: true, keepUnits: true, ledger: true });
 
 export const MemoryList = z.object({ items: z.array(ListedMemory) });
 export const MemoryDetailAnswer = z.object({
   memory: ListedMemory,
   loss: z.nullable(z.object({ units: count(), kept: count(), dropped: z.array(LossUnit) })),
   provenance: z.array(z.object({ line: z.int().check(z.positive()), text: z.string(), messageIds: z.array(z.string()) })),
+  /** The evidence ledger in full (docs/evidence-ledger.md, "The evidence ledger"); null when the summary has none. */
+  ledger: z.nullable(Ledger),
 });
 /** `expired`: the source ids whose originals passed their retention (docs/configuration.md, "Retention"). */
-export const MemorySourcesAnswer = z.object({ memory: Memory, items: z.array(Message), expired: z.array(z.string()) });
-export const RevertAnswer = z.object({ memory: Memory, restoredMessages: count(), activeSummaryId: z.nullable(z.string()) });
+/** A memory as stored, its ledger in the shape the service writes (the domain schema only checks it is an object). */
+export const StoredMemory = z.extend(Memory, { ledger: z.optional(Ledger) });
+export const MemorySourcesAnswer = z.object({ memory: StoredMemory, items: z.array(Message), expired: z.array(z.string()) });
+export const RevertAnswer = z.object({ memory: StoredMemory, restoredMessages: count(), activeSummaryId: z.nullable(z.string()) });
 
 export const SearchAnswer = z.object({ items: z.array(z.object({ message: Message, score: z.number() })) });
 

@@ -98,8 +98,9 @@ export function resolveSummarizerConfig(
     },
     ...(e.SUMMARIZER_CONTEXT_WINDOW !== undefined ? { contextWindow: e.SUMMARIZER_CONTEXT_WINDOW } : {}),
   };
-  const descriptor: { defaultModel: string; remote?: RemoteProviderDescriptor } = PROVIDERS[provider];
-  const remote = descriptor.remote;
+  const descriptor: { defaultModel: string; remote?: RemoteProviderDescriptor; wire?: "openai" | "anthropic" } = PROVIDERS[provider];
+  // A provider fold speaks its wire provider's API with that provider's key and base URL.
+  const remote = descriptor.remote ?? (descriptor.wire ? PROVIDERS[descriptor.wire].remote : undefined);
   // A provider without a server runs its one model.
   if (!remote) return { provider, model: descriptor.defaultModel, ...common };
   const baseURL = text(remote.baseUrlEnv);

@@ -27,11 +27,16 @@ export interface ProviderDescriptor {
   defaultModel: string;
   /** Absent for a provider that runs in process and needs neither key nor server. */
   remote?: RemoteProviderDescriptor;
+  /**
+   * A provider fold (docs/summarizers.md, "Provider folds"): the provider writes the fold's block
+   * over the wire, key and base URL of the remote provider named here.
+   */
+  wire?: "openai" | "anthropic";
 }
 
 /**
  * Every provider, in the order SUMMARIZER-less selection tries them: the first remote provider
- * whose key or base URL is set wins, else `offline`.
+ * whose key or base URL is set wins, else `offline`. A provider fold is chosen by name only.
  */
 export const PROVIDERS = {
   offline: { defaultModel: "offline-extractive-v1" },
@@ -53,6 +58,8 @@ export const PROVIDERS = {
       baseUrlEnv: "ANTHROPIC_BASE_URL",
     },
   },
+  "anthropic-compaction": { defaultModel: "claude-sonnet-4-6", wire: "anthropic" },
+  "openai-compaction": { defaultModel: "gpt-5", wire: "openai" },
 } as const satisfies Record<string, ProviderDescriptor>;
 
 export type ProviderName = keyof typeof PROVIDERS;

@@ -3,7 +3,9 @@
  * per transition; the services decide when, the store's conditions make each write happen once.
  */
 import type { FoldJob, FoldTarget, Memory, Message } from "../model.js";
+import type { NativeContent } from "../native/formats.js";
 import type { RangeRequest } from "../range.js";
+import { keepsLedger } from "../ledger/section.js";
 
 type Metadata = Memory["metadata"];
 
@@ -15,6 +17,11 @@ export interface SummaryFields {
   droppedUnits: Memory["droppedUnits"];
   keepUnits?: string[];
   loss: Metadata["loss"];
+  /** The evidence ledger and its rendered section (stored only when the ledger holds something). */
+  ledger: NonNullable<Memory["ledger"]>;
+  ledgerSection: NonNullable<Metadata["ledger"]>;
+  /** A provider fold's block (docs/summarizers.md, "Provider folds"). */
+  native?: NativeContent;
 }
 
 /** What every summarized row records of its summary: what it folds, what it chains, when. */
@@ -22,7 +29,7 @@ export interface SummaryParts {
   fold: readonly Message[];
   prior: Memory | null;
   at: Date;
-  metadata: Pick<Metadata, "compactedMessages" | "provider" | "model" | "summarizerCalls" | "summarizerMs" | "usage" | "truncated" | "fallback">;
+  metadata: Pick<Metadata, "compactedMessages" | "provider" | "model" | "summarizerCalls" | "summarizerMs" | "usage" | "truncated" | "fallback" | "providerFold">;
 }
 
 export interface QueuedRow {
@@ -78,7 +85,12 @@ const summary = (f: SummaryFields) => ({
   citations: f.citations,
   droppedUnits: f.droppedUnits,
   ...(f.keepUnits ? { keepUnits: f.keepUnits } : {}),
+  ...(keepsLedger(f.ledger) ? { ledger: f.ledger } : {}),
+  ...(f.native ? { native: f.native } : {}),
 });
+
+/** The metadata of a summary's ledger: its section, when it has a ledger. */
+const ledgerMetadata = (f: SummaryFields) => (keepsLedger(f.ledger) ? { ledger: f.ledgerSection } : {});
 
 /** QUEUED -> PREPARED: the summary, what it covers and chains, and a new life of `ttlMs`. */
 export function prepared(fold: Memory, s: SummaryParts & { fields: SummaryFields }, o: { mode: FoldTarget; ttlMs: number; extra: Partial<Metadata> }): Memory {
@@ -93,6 +105,7 @@ export function prepared(fold: Memory, s: SummaryParts & { fields: SummaryFields
       mode: o.mode,
       ...o.extra,
       loss: s.fields.loss,
+      ...ledgerMetadata(s.fields),
       preparedAt: s.at.toISOString(),
       expiresAt: new Date(s.at.getTime() + o.ttlMs).toISOString(),
       ...(s.prior ? { supersededMemoryId: s.prior.id } : {}),
@@ -110,8 +123,9 @@ export function failedQueued(fold: Memory, s: SummaryParts, o: { mode: FoldTarge
  * the order of `order`; the loss report `lost` covers both parts; the chain is unchanged.
  */
 export function extended(fold: Memory, s: SummaryParts & { fields: SummaryFields }, o: { sources: string[]; lost: Pick<SummaryFields, "loss" | "droppedUnits"> }): Memory {
-  const { keepUnits: _keep, ...base } = fold;
-  const m = fold.metadata;
+  // The extension's block, if any, covers the prepared summary and the added messages: the old one goes.
+  const { keepUnits: _keep, ledger: _ledger, native: _block, ...base } = fold;
+  const { ledger: _section, ...m } = fold.metadata;
   return {
     ...base,
     ...summary({ ...s.fields, ...o.lost }),
@@ -123,7 +137,9 @@ export function extended(fold: Memory, s: SummaryParts & { fields: SummaryFields
       compactedMessages: o.sources.length,
       summarizerCalls: (m.summarizerCalls ?? 0) + (s.metadata.summarizerCalls ?? 0),
       ...(s.metadata.truncated || m.truncated ? { truncated: true } : {}),
-      loss: o.lost.loss,
+      ...(s.metadata.providerFold ? { providerFold: s.metadata.providerFold } : {}),
+      ...(o.lost.loss ? { loss: { ...o.lost.loss, ...(s.fields.loss?.ledger ? { ledger: s.fields.loss.ledger } : {}) } } : {}),
+      ...ledgerMetadata(s.fields),
       extended: { messages: s.fold.length, at: s.at.toISOString() },
     },
   };
@@ -159,6 +175,7 @@ export function committed(id: string, processId: string, s: SummaryParts & { fie
       ...(s.prior ? { supersededMemoryId: s.prior.id } : {}),
       tokensBefore: tag.tokensBefore,
       loss: s.fields.loss,
+      ...ledgerMetadata(s.fields),
     },
   };
 }

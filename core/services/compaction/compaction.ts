@@ -19,6 +19,7 @@ import type { ServiceDeps } from "../deps.js";
 import type { BudgetRefusal } from "../../domain/fold/refusal.js";
 import { settledView } from "./settle.js";
 import { tagBeforeFold } from "../strength-tagging.js";
+import { foldReport } from "../../domain/fold/report.js";
 
 export interface CompactionRequest {
   model: ModelRef;
@@ -169,6 +170,7 @@ export async function foldIfNeeded(
     memoryId: outcome.memory.id,
     compactedMessages: outcome.memory.sourceRefs.length,
     tokensAfter,
+    fold: foldReport(outcome.memory),
     view: outcome.view,
   };
 }

@@ -23,6 +23,7 @@ import type { Summarizer } from "../../ports/summarizer.js";
 import { summarizeChecked, summarizerFor, summarizeOffline } from "./summarize.js";
 import type { ChunkedSummary, SummaryRequest } from "./summary-chunks.js";
 import { foldNeeds, summaryFields } from "./summary-fields.js";
+import { providerFoldAsk, providerFoldMetadata, providerFoldRange } from "./provider-fold.js";
 
 
 /** What the fold asks of the pipeline. */
@@ -76,7 +77,10 @@ export async function runFold(deps: ServiceDeps, key: ProcessKey, view: ActiveVi
   const sized = foldWithinCallCap(ask.fold, inputCap, tunables);
   // The rest stays active for the next fold. A range must fold whole, and a first run too large
   // for the cap cannot be cut: both are refused by the summary step as a FAILED row.
-  const fold = sized.cut && sized.fold.length > 0 && !ask.whole ? sized.fold : ask.fold;
+  const cut = sized.cut && sized.fold.length > 0 && !ask.whole ? sized.fold : ask.fold;
+  // A provider fold cuts where the provider's rules allow, and sends the range up to the cut (./provider-fold.ts).
+  const range = providerFoldRange(ready.summarizer, view, cut, newestSummary(view));
+  const fold = range.fold;
   if (fold !== ask.fold) {
     deps.log.info("fold cut to the summarizer call cap", { processId: key.processId, asked: ask.fold.length, folding: fold.length, calls: sized.calls });
   }
@@ -97,8 +101,9 @@ export async function runFold(deps: ServiceDeps, key: ProcessKey, view: ActiveVi
     const prior = newestSummary(view);
     // A stopwatch of real work, never a deadline: it stays on the wall clock (a test's clock stands still).
     const started = performance.now();
-    const needs = await foldNeeds(deps, key, prior, fold);
-    const asked = await summarizeChecked(deps, summarizer, inputCap, tunables, { ...ask, fold }, prior?.content ?? null, needs.required);
+    const needs = await foldNeeds(deps, key, prior, fold, { tunables, contextWindow: ask.contextWindow });
+    const plan = await providerFoldAsk(deps, key, summarizer, prior, { ...ask, fold }, range.sent);
+    const asked = await summarizeChecked(deps, summarizer, inputCap, tunables, plan, prior?.content ?? null, needs.required);
     await recordModelUse(deps, admission, "summary", use);
     if (!asked.ok && FALLS_BACK(asked)) deps.metrics.summarizerFailed(summarizer.provider);
     const { summary, by, fallback } = await orOffline(deps, key, ask, asked, summarizer, (offline) =>
@@ -120,6 +125,7 @@ export async function runFold(deps: ServiceDeps, key: ProcessKey, view: ActiveVi
         ...(summary.usage ? { usage: summary.usage } : {}),
         ...(summary.ok && summary.truncated ? { truncated: true } : {}),
         ...(fallback ? { fallback } : {}),
+        ...providerFoldMetadata(summarizer, by, summary, range),
       },
     };
     const fail = async (error: string, extra: Partial<Memory["metadata"]> = {}) => {
@@ -134,7 +140,7 @@ export async function runFold(deps: ServiceDeps, key: ProcessKey, view: ActiveVi
       deps.log.warn("compaction failed: summarizer", { processId: key.processId, memoryId, code: summary.code, error: summary.error });
       return { ok: false, refusal: { kind: "summary", code: summary.code, memoryId, ...(summary.limit ? { limit: summary.limit } : {}) } };
     }
-    const memory = writer.memory({ ...common, fields: summaryFields(needs, fold, summary) });
+    const memory = writer.memory({ ...common, fields: summaryFields(needs, fold, { ...summary, ...(common.metadata.providerFold?.block ? {} : { native: undefined }) }) });
     const written = await unlessTooLarge(writer.write(memory, owner));
     if (written === null) {
       // Refused whole: nothing was written and the lease is still ours (released below).

@@ -10,7 +10,7 @@ import type { Tunables } from "../../domain/tunables.js";
 import type { SummarizeInput, Summarizer } from "../../ports/summarizer.js";
 import type { ProcessKey } from "../../ports/store.js";
 import type { ServiceDeps } from "../deps.js";
-import { addUsage, callSummarizer, cutFlag, failed, summarizeChunks, type ChunkedSummary, type SummaryRequest } from "./summary-chunks.js";
+import { addUsage, callSummarizer, cutFlag, failed, nativeOf, summarizeChunks, type ChunkedSummary, type SummaryRequest } from "./summary-chunks.js";
 
 /**
  * Summarizes, then runs the quality gate (docs/compaction.md): a failing summary is retried once
@@ -81,6 +81,8 @@ export async function summarizeChecked(
     ...(again.citations ? { citations: again.citations } : {}),
     carried: first.result.carried,
     ...cutFlag(first.earlierCut || again.truncated === true),
+    // The retry sent what the first call sent: its block stands for the same range.
+    ...(input.providerFold ? nativeOf(again) : first.result.nativeNote ? { nativeNote: first.result.nativeNote } : {}),
   };
 }
 

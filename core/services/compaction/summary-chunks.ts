@@ -9,7 +9,7 @@ import { replayed } from "../../domain/replay.js";
 import { chunkBySourceChars } from "../../domain/selector.js";
 import { partsPerCall, plannedCalls, summaryStrategy } from "../../domain/summary-plan.js";
 import type { Tunables } from "../../domain/tunables.js";
-import { summarizerError, type SummarizeInput, type SummarizeOutcome, type Summarizer, type SummarizerUsage, type SummarySourceMessage } from "../../ports/summarizer.js";
+import { summarizerError, type ProviderFoldContext, type SummarizeInput, type SummarizeOutcome, type Summarizer, type SummarizerUsage, type SummarySourceMessage } from "../../ports/summarizer.js";
 import { isImportant, remember, type CheckedSummary } from "./summary-fields.js";
 
 /** What a fold asks of its summary: the messages, the caller's instructions, a range's topic. */
@@ -17,6 +17,8 @@ export interface SummaryRequest {
   fold: Message[];
   instructions?: string | undefined;
   topicLabel?: string | undefined;
+  /** A provider fold's context: sent only when one call covers the whole fold. */
+  providerFold?: ProviderFoldContext | undefined;
 }
 
 export type ChunkedSummary =
@@ -43,6 +45,7 @@ export function toSource(m: Message): SummarySourceMessage {
     ...(m.toolCallId ? { toolCallId: m.toolCallId } : {}),
     ...(m.toolCalls ? { toolCalls: m.toolCalls } : {}),
     ...(isImportant(m) ? { important: true } : {}),
+    ...(m.native ? { native: m.native } : {}),
   };
 }
 
@@ -96,6 +99,10 @@ export type ChunkRun =
   | { ok: true; result: Extract<ChunkedSummary, { ok: true }>; lastInput: SummarizeInput; earlierCut: boolean }
   | Extract<ChunkedSummary, { ok: false }>;
 
+/** A provider fold's block and note from one summarizer outcome. */
+export const nativeOf = (o: SummarizeOutcome): Pick<CheckedSummary, "native" | "nativeNote"> =>
+  o.ok ? { ...(o.native ? { native: o.native } : {}), ...(o.nativeNote ? { nativeNote: o.nativeNote } : {}) } : {};
+
 /** The `truncated` field of a summary: present only when a call's answer was cut to the budget. */
 export const cutFlag = (cut: boolean) => (cut ? { truncated: true as const } : {});
 
@@ -142,6 +149,10 @@ export async function summarizeChunks(
   // Whether a call before the last one was cut (a retry of the last call cannot undo that), and the last.
   let earlierCut = false;
   let lastCut = false;
+  let block: Pick<CheckedSummary, "native" | "nativeNote"> = {};
+  // A provider's block stands for what one call sent: a fold in several chunks keeps the readable summary alone.
+  const whole = plan.providerFold && chunks.length === 1 ? { providerFold: plan.providerFold } : {};
+  if (plan.providerFold && chunks.length > 1) block = { nativeNote: `chunked: the fold took ${chunks.length} calls` };
   for (const chunk of chunks) {
     calls++;
     if (running !== null && citations) remember(carried, running, citations);
@@ -152,6 +163,7 @@ export async function summarizeChunks(
       ...(plan.topicLabel ? { topicLabel: plan.topicLabel } : {}),
       ...(mustKeep.length > 0 ? { mustKeep } : {}),
       maxSummaryTokens: tunables.summaryMaxTokens,
+      ...whole,
     };
     const outcome = await callSummarizer(summarizer, lastInput);
     usage = addUsage(usage, outcome.usage);
@@ -160,6 +172,7 @@ export async function summarizeChunks(
     citations = outcome.citations;
     earlierCut ||= lastCut;
     lastCut = outcome.truncated === true;
+    if (chunks.length === 1) block = nativeOf(outcome);
   }
   if (running === null || running.trim() === "" || !lastInput) {
     // Not retried: the summarizer answered nothing, and a reworded request does not change that.
@@ -167,7 +180,7 @@ export async function summarizeChunks(
   }
   return {
     ok: true,
-    result: { ok: true, text: running, calls, ...(usage ? { usage } : {}), ...(citations ? { citations } : {}), carried, ...cutFlag(earlierCut || lastCut) },
+    result: { ok: true, text: running, calls, ...(usage ? { usage } : {}), ...(citations ? { citations } : {}), carried, ...cutFlag(earlierCut || lastCut), ...block },
     lastInput,
     earlierCut,
   };

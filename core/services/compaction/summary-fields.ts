@@ -3,6 +3,12 @@
  * keep, its loss report and the messages each of its lines came from.
  */
 import type { Memory, Message } from "../../domain/model.js";
+import { extendLedger } from "../../domain/ledger/build.js";
+import { keepsLedger } from "../../domain/ledger/model.js";
+import { ledgerEvidenceUnits, ledgerLoss } from "../../domain/ledger/units.js";
+import { ledgerBudget, renderLedger } from "../../domain/ledger/render.js";
+import type { Tunables } from "../../domain/tunables.js";
+import type { NativeContent } from "../../domain/native/formats.js";
 import { replayed } from "../../domain/replay.js";
 import { carrierText, carries, importantUnits, lossReport, unitKey } from "../../domain/salient-units.js";
 import { effectiveStrength } from "../../domain/strength.js";
@@ -22,27 +28,63 @@ export interface CheckedSummary {
   carried: Map<string, string[]>;
   /** A summarizer call's answer was cut to the budget: what it wrote past it is lost. */
   truncated?: boolean;
+  /** A provider fold's block, when one call covered the whole fold, and why there is none otherwise. */
+  native?: NativeContent;
+  nativeNote?: string;
 }
 
-/** What a fold's summary needs before it is written: the prior summary in full and the units it must keep. */
+/**
+ * What a fold's summary needs before it is written: the prior summary in full, the evidence ledger
+ * (the prior's extended by the fold, rendered within the fold's budget) and the units it must keep.
+ */
 export interface FoldNeeds {
   priorDetail: Memory | null;
   required: string[];
+  ledger: NonNullable<Memory["ledger"]>;
+  section: NonNullable<Memory["metadata"]["ledger"]>;
+  /** The ledger of the fold's own messages (what the loss report counts). */
+  own: NonNullable<Memory["ledger"]>;
 }
 
-export async function foldNeeds(deps: ServiceDeps, key: ProcessKey, prior: Memory | null, fold: readonly Message[]): Promise<FoldNeeds> {
+export async function foldNeeds(
+  deps: ServiceDeps,
+  key: ProcessKey,
+  prior: Memory | null,
+  fold: readonly Message[],
+  o: { tunables: Pick<Tunables, "ledgerWindowShare" | "ledgerMaxTokens" | "ledgerTools">; contextWindow: number | undefined },
+): Promise<FoldNeeds> {
   const priorDetail = await priorDetailOf(deps, key, prior);
-  return { priorDetail, required: requiredUnits(fold, prior, priorDetail?.keepUnits) };
+  // The ledger is never summarized away: without the prior's, the fold waits for a later try.
+  if (prior?.metadata.ledger && !priorDetail?.ledger) throw new Error(`the evidence ledger of summary ${prior.id} could not be read`);
+  const evidence = ledgerOfFold(priorDetail, fold, o);
+  return { priorDetail, ...evidence, required: requiredUnits(fold, prior, priorDetail?.keepUnits, ledgerEvidenceUnits(evidence.own)) };
 }
 
-/** The stored parts of a good summary: its text, tokens, loss report, per-line provenance and required units. */
+/** The prior summary's ledger extended by `fold`, its section within the fold's budget, and the fold's own ledger. Pure. */
+export function ledgerOfFold(
+  prior: Pick<Memory, "ledger" | "metadata"> | null,
+  fold: readonly Message[],
+  o: { tunables: Pick<Tunables, "ledgerWindowShare" | "ledgerMaxTokens" | "ledgerTools">; contextWindow: number | undefined },
+): Pick<FoldNeeds, "ledger" | "section" | "own"> {
+  const own = extendLedger(null, fold, o.tunables.ledgerTools);
+  const ledger = extendLedger(prior?.ledger, fold, o.tunables.ledgerTools);
+  const section = renderLedger(ledger, ledgerBudget(o.tunables, o.contextWindow, prior?.metadata.ledger?.budgetTokens));
+  return { ledger, section, own };
+}
+
+/** The stored parts of a good summary: its text, tokens, loss report, per-line provenance, required units and ledger. */
 export function summaryFields(needs: FoldNeeds, fold: readonly Message[], summary: CheckedSummary) {
+  const lost = lossFields(fold, summary.text);
   return {
     content: summary.text,
-    tokens: estimateTokens(summary.text),
-    ...lossFields(fold, summary.text),
+    tokens: estimateTokens(summary.text) + needs.section.tokens,
+    ...lost,
+    loss: { ...lost.loss, ...(keepsLedger(needs.own) ? { ledger: ledgerLoss(needs.own, needs.section) } : {}) },
     citations: provenance(needs.priorDetail, fold, summary),
     ...(needs.required.length > 0 ? { keepUnits: needs.required } : {}),
+    ledger: needs.ledger,
+    ledgerSection: needs.section,
+    ...(summary.native ? { native: summary.native } : {}),
   };
 }
 
@@ -64,11 +106,13 @@ const REQUIRED_UNITS = 25;
 const REQUIRED_UNITS_TOTAL = 40;
 
 /**
- * What the summary must keep: the units of the strong and pinned messages it folds, then those an
- * earlier summary was required to keep and still carries (so they survive every later fold).
+ * What the summary must keep: the open errors and the user's rules of the messages it folds (the
+ * newest few, docs/summarizers.md, "Quality gate"), the units of the strong and pinned messages it
+ * folds, then those an earlier summary was required to keep and still carries (so they survive
+ * every later fold).
  */
-function requiredUnits(fold: readonly Message[], prior: Memory | null, priorKeep: readonly string[] | undefined): string[] {
-  const own = importantUnits(sourcesOf(fold), REQUIRED_UNITS);
+function requiredUnits(fold: readonly Message[], prior: Memory | null, priorKeep: readonly string[] | undefined, evidence: readonly string[]): string[] {
+  const own = [...new Set([...evidence, ...importantUnits(sourcesOf(fold), REQUIRED_UNITS)])];
   const carried = prior && priorKeep ? priorKeep.filter((u) => carries(carrierText(prior.content), { key: unitKey(u) })) : [];
   const seen = new Set(own.map(unitKey));
   const out = [...own];

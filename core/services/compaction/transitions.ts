@@ -9,6 +9,7 @@ import { committedLogLine } from "../../domain/compaction-log.js";
 import { domainEvent } from "../../domain/events.js";
 import { tokensAfterFold } from "../../domain/fold-size.js";
 import { metricModeOf, type PreparedFold } from "../../domain/fold/lifecycle.js";
+import type { LeaseRefusal } from "../../domain/fold/refusal.js";
 import * as rows from "../../domain/fold/rows.js";
 import type { Discard } from "../../domain/fold/usability.js";
 import type { FoldJob, FoldTarget, Memory, Message } from "../../domain/model.js";
@@ -168,7 +169,7 @@ export function committing(deps: ServiceDeps, key: ProcessKey, view: ActiveView,
 
 export type PreparedCommitWrite =
   | { ok: true; memory: Memory; view: ActiveView }
-  | { ok: false; lease: "leased" | "version_changed" | "not_found" | "revert_hold" }
+  | { ok: false; lease: LeaseRefusal }
   | { ok: false; tooLarge: true }
   | { ok: false; conflict: true };
 

@@ -1,0 +1,134 @@
+/**
+ * Long agent loops with provider folds through the service against the provider emulator: 300
+ * tool steps on Claude with thinking, a provider fold every 50 steps (SUMMARIZER=anthropic-compaction),
+ * the engine continuing each time from the memory's block and the kept turns; then the same kind
+ * of session switched halfway to the OpenAI Responses API, which continues from the readable chain
+ * (the turn's `request`). Every request must be accepted and no kept thinking dropped.
+ */
+import Anthropic from "@anthropic-ai/sdk";
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMemoryClient } from "../../client/index.js";
+import type { Memory, Message } from "../../client/types.js";
+import { startProviderEmulator, type ProviderEmulator } from "../../tools/provider-emulator/provider-emulator.js";
+import { KEY_A, startTestService } from "../support/service.js";
+
+const STEPS = Number(process.env.PROVIDER_LOOP_STEPS ?? 300);
+const FOLD_EVERY = 50;
+const MODEL = "claude-fable-5-1";
+let ctx: Awaited<ReturnType<typeof startTestService>>;
+let emulator: ProviderEmulator;
+beforeAll(async () => {
+  emulator = await startProviderEmulator();
+  ctx = await startTestService({ env: { SUMMARIZER: "anthropic-compaction", ANTHROPIC_BASE_URL: emulator.url, SUMMARIZER_MODEL: MODEL } });
+});
+afterAll(async () => {
+  await ctx?.service.stop();
+  await emulator?.close();
+});
+
+const memory = () => createMemoryClient({ baseUrl: ctx.service.url, apiKey: KEY_A });
+const model = { name: MODEL, contextWindow: 1_000_000 };
+const system = "You read code.";
+const tools: Anthropic.Tool[] = [{ name: "read_file", input_schema: { type: "object", properties: { path: { type: "string" } } } }];
+const engine = { model: MODEL, max_tokens: 4096, thinking: { type: "enabled" as const, budget_tokens: 2048 }, system, tools };
+
+/** The engine's messages: the newest summary's block first (if any), then the active messages it does not stand for. */
+async function engineMessages(pid: string): Promise<Anthropic.MessageParam[]> {
+  const client = memory();
+  const active = (await client.listMessages(pid, { view: "active", limit: 1000 })).items;
+  const summary: Memory | undefined = (await client.listMemories(pid, { includeSuperseded: false })).items.find((m) => m.status === "OK");
+  const covered = new Set(summary?.metadata.providerFold?.covered ?? []);
+  const toParam = (m: Message): Anthropic.MessageParam => ({ role: m.role === "ASSISTANT" ? "assistant" : "user", content: m.native!.content as Anthropic.ContentBlockParam[] });
+  if (!summary?.native) return active.map(toParam);
+  return [{ role: "assistant", content: summary.native.content as Anthropic.ContentBlockParam[] }, ...active.filter((m) => !covered.has(m.id)).map(toParam)];
+}
+
+/** One tool step of the Claude engine on its own history (what it sent, and what came back). */
+async function claudeStep(pid: string, anthropic: Anthropic, step: number, history: Anthropic.MessageParam[]): Promise<Anthropic.MessageParam[]> {
+  emulator.anthropic.script({ thinking: `Step ${step}: read the next file.`, toolUses: [{ id: `toolu_${pid}_${step}`, name: "read_file", input: { path: `src/f${step}.ts` } }] });
+  const reply = await anthropic.messages.create({ ...engine, messages: history });
+  const result: Anthropic.ContentBlockParam[] = [{ type: "tool_result", tool_use_id: `toolu_${pid}_${step}`, content: `src/f${step}.ts exports parse${step}()` }];
+  const client = memory();
+  await client.appendMessage(pid, { native: { format: "anthropic", content: reply.content } });
+  await client.appendMessage(pid, { role: "TOOL", native: { format: "anthropic", content: result } });
+  return [...history, { role: "assistant", content: reply.content }, { role: "user", content: result }];
+}
+
+async function start(pid: string) {
+  const client = memory();
+  await client.upsertProcess(pid, { projectId: "loops", conversation: { system, tools } });
+  await client.appendMessage(pid, { role: "USER", native: { format: "anthropic", content: [{ type: "text", text: "Read every file of src/ and report." }] } });
+}
+
+describe(`a ${STEPS}-step loop with provider folds`, () => {
+  it("Claude with thinking: a provider fold every 50 steps, 0 errors, the kept turns' thinking accepted after every fold", async () => {
+    emulator.reset();
+    const pid = "loop-provider-anthropic";
+    const anthropic = new Anthropic({ apiKey: "k", baseURL: emulator.url, maxRetries: 0 });
+    await start(pid);
+    let folds = 0;
+    let history = await engineMessages(pid);
+    for (let step = 1; step <= STEPS; step++) {
+      history = await claudeStep(pid, anthropic, step, history);
+      if (step % FOLD_EVERY === 0) {
+        const folded = await memory().compact(pid, { model, force: "HARD" });
+        expect(folded.fold, JSON.stringify(folded)).toMatchObject({ kind: "provider", block: true });
+        folds++;
+        // After a fold the engine continues from the service: the block, then the kept turns.
+        history = await engineMessages(pid);
+      }
+    }
+    const requests = emulator.records.filter((r) => !r.compaction);
+    expect(emulator.records.filter((r) => r.status !== 200)).toEqual([]);
+    expect(folds).toBeGreaterThanOrEqual(5);
+    expect(emulator.records.filter((r) => r.compaction)).toHaveLength(folds);
+    // After each fold the next request led with the block and verified every kept thinking block.
+    const afterFolds = requests.filter((r) => r.expanded);
+    expect(afterFolds.length).toBeGreaterThan(0);
+    expect(requests.flatMap((r) => r.thinking!.dropped)).toEqual([]);
+    expect(requests.at(-1)!.thinking!.verified).toHaveLength(STEPS - 1);
+    expect(emulator.anthropic.missingThinking()).toEqual([]);
+  }, 600_000);
+
+  it("switched to the Responses API halfway: the session continues from the readable chain with 0 errors", async () => {
+    emulator.reset();
+    const pid = "loop-provider-switch";
+    const anthropic = new Anthropic({ apiKey: "k", baseURL: emulator.url, maxRetries: 0 });
+    const openai = new OpenAI({ apiKey: "k", baseURL: `${emulator.url}/v1`, maxRetries: 0 });
+    await start(pid);
+    const half = STEPS / 2;
+    let history = await engineMessages(pid);
+    for (let step = 1; step <= half; step++) {
+      history = await claudeStep(pid, anthropic, step, history);
+      if (step % FOLD_EVERY === 0) {
+        await memory().compact(pid, { model, force: "HARD" });
+        history = await engineMessages(pid);
+      }
+    }
+    const client = memory();
+    let next: OpenAI.Responses.ResponseInputItem[] = [{ role: "user", content: "Go on with the Responses API." }];
+    let role: "USER" | "TOOL" = "USER";
+    for (let step = half + 1; step <= STEPS; step++) {
+      const turn = await client.beginTurn(pid, { message: { role, native: { format: "openai-responses", content: next } }, model: { name: "gpt-5", contextWindow: 1_000_000 }, format: "openai-responses" });
+      const { input } = turn.request as unknown as { input: OpenAI.Responses.ResponseInputItem[] };
+      emulator.openai.script({ reasoning: `Step ${step}.`, functionCalls: [{ callId: `call_${step}`, name: "read_file", arguments: { path: `src/f${step}.ts` } }] });
+      const response = await openai.responses.create({
+        model: "gpt-5",
+        reasoning: { effort: "medium" },
+        include: ["reasoning.encrypted_content"],
+        store: false,
+        tools: [{ type: "function", name: "read_file", parameters: { type: "object", properties: {} }, strict: false }],
+        input,
+      });
+      await client.appendMessage(pid, { native: { format: "openai-responses", content: response.output } });
+      next = [{ type: "function_call_output", call_id: `call_${step}`, output: `src/f${step}.ts exports parse${step}()` }];
+      role = "TOOL";
+      if (step % FOLD_EVERY === 0) await client.compact(pid, { model, force: "HARD" });
+    }
+    expect(emulator.records.filter((r) => r.status !== 200)).toEqual([]);
+    expect(emulator.records.filter((r) => r.provider === "openai-responses")).toHaveLength(half);
+    // The readable chain changes the prefix at each fold: the Responses API re-reasons (no error).
+    expect(emulator.records.filter((r) => r.provider === "openai-responses" && r.status === 200)).toHaveLength(half);
+  }, 600_000);
+});

@@ -1,0 +1,110 @@
+/**
+ * The `openai-compaction` provider fold through the service against the provider emulator: the
+ * memory holds the window `/responses/compact` returned beside a readable summary the service
+ * wrote from the same range, and the engine continuing from the window keeps every later
+ * reasoning item.
+ */
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMemoryClient } from "../../client/index.js";
+import { startProviderEmulator, type ProviderEmulator } from "../../tools/provider-emulator/provider-emulator.js";
+import { KEY_A, startTestService } from "../support/service.js";
+
+let ctx: Awaited<ReturnType<typeof startTestService>>;
+let emulator: ProviderEmulator;
+beforeAll(async () => {
+  emulator = await startProviderEmulator();
+  ctx = await startTestService({ env: { SUMMARIZER: "openai-compaction", OPENAI_BASE_URL: `${emulator.url}/v1`, SUMMARIZER_MODEL: "gpt-5" } });
+});
+afterAll(async () => {
+  await ctx?.service.stop();
+  await emulator?.close();
+});
+
+type Item = OpenAI.Responses.ResponseInputItem;
+const request = {
+  model: "gpt-5",
+  store: false,
+  include: ["reasoning.encrypted_content" as const],
+  reasoning: { effort: "medium" as const },
+  tools: [{ type: "function" as const, name: "run_tests", parameters: { type: "object", properties: {} }, strict: false }],
+};
+
+describe("openai-compaction through the service", () => {
+  it("keeps the window verbatim beside a readable summary; reasoning after the window is kept", async () => {
+    const client = createMemoryClient({ baseUrl: ctx.service.url, apiKey: KEY_A });
+    const openai = new OpenAI({ apiKey: "k", baseURL: `${emulator.url}/v1`, maxRetries: 0 });
+    const pid = "provider-fold-openai";
+    await client.upsertProcess(pid, { projectId: "agents" });
+    const task: Item = { role: "user", content: "Run every test file." };
+    await client.appendMessage(pid, { native: { format: "openai-responses", content: [task] } });
+    let history: Item[] = [task];
+    for (let i = 0; i < 8; i++) {
+      emulator.openai.script({ reasoning: `Step ${i}.`, functionCalls: [{ callId: `call_${i}`, name: "run_tests", arguments: { file: `t${i}` } }] });
+      const r = await openai.responses.create({ ...request, input: history });
+      await client.appendMessage(pid, { native: { format: "openai-responses", content: r.output } });
+      const out: Item = { type: "function_call_output", call_id: `call_${i}`, output: `t${i}: 12 passed` };
+      await client.appendMessage(pid, { native: { format: "openai-responses", content: [out] } });
+      history = [...history, ...(r.output as Item[]), out];
+    }
+
+    const folded = await client.compact(pid, { model: { name: "gpt-5", contextWindow: 1_000_000 }, force: "HARD" });
+    expect(folded).toMatchObject({ compacted: true, fold: { by: "openai-compaction", kind: "provider", block: true } });
+    const summary = (await client.listMemories(pid)).items.find((m) => m.status === "OK")!;
+    expect(summary.metadata.providerFold).toMatchObject({ format: "openai-responses", block: true });
+    const window = summary.native!.content as Item[];
+    expect(window.map((i) => i.type)).toEqual(["message", "compaction"]);
+    // The readable summary came from the service's own summarizer over the same range.
+    expect(summary.content).toContain("t0: 12 passed");
+    expect(emulator.requests.some((r) => r.path === "/v1/chat/completions")).toBe(true);
+
+    const covered = new Set(summary.metadata.providerFold!.covered ?? []);
+    const active = (await client.listMessages(pid, { view: "active" })).items.filter((m) => !covered.has(m.id));
+    emulator.openai.script({ reasoning: "All green.", text: "Done." });
+    await openai.responses.create({ ...request, input: [...window, ...active.flatMap((m) => m.native!.content as Item[])] });
+    const last = emulator.records.at(-1)!;
+    expect([last.status, last.expanded]).toEqual([200, true]);
+    expect(last.reasoning!.dropped).toEqual([]);
+    expect(last.reasoning!.kept.length).toBe(8);
+  });
+});
+
+const STEPS = Number(process.env.PROVIDER_LOOP_STEPS ?? 300);
+
+describe(`a ${STEPS}-step Responses API loop with openai-compaction`, () => {
+  it("a provider fold every 50 steps, 0 errors, every reasoning item accepted after every fold", async () => {
+    emulator.reset();
+    const client = createMemoryClient({ baseUrl: ctx.service.url, apiKey: KEY_A });
+    const openai = new OpenAI({ apiKey: "k", baseURL: `${emulator.url}/v1`, maxRetries: 0 });
+    const pid = "loop-provider-openai";
+    await client.upsertProcess(pid, { projectId: "loops", conversation: { tools: request.tools } });
+    const task: Item = { role: "user", content: "Run every test file." };
+    await client.appendMessage(pid, { native: { format: "openai-responses", content: [task] } });
+    let input: Item[] = [task];
+    let folds = 0;
+    for (let step = 1; step <= STEPS; step++) {
+      emulator.openai.script({ reasoning: `Step ${step}.`, functionCalls: [{ callId: `call_${step}`, name: "run_tests", arguments: { file: `t${step}` } }] });
+      const r = await openai.responses.create({ ...request, input });
+      const out: Item = { type: "function_call_output", call_id: `call_${step}`, output: `t${step}: 12 passed` };
+      await client.appendMessage(pid, { native: { format: "openai-responses", content: r.output } });
+      await client.appendMessage(pid, { native: { format: "openai-responses", content: [out] } });
+      input = [...input, ...(r.output as Item[]), out];
+      if (step % 50 === 0) {
+        const folded = await client.compact(pid, { model: { name: "gpt-5", contextWindow: 1_000_000 }, force: "HARD" });
+        expect(folded.fold).toMatchObject({ kind: "provider", block: true });
+        folds++;
+        // The engine continues from the window as returned, then the active messages it does not stand for.
+        const summary = (await client.listMemories(pid)).items.find((m) => m.status === "OK")!;
+        const covered = new Set(summary.metadata.providerFold!.covered ?? []);
+        const active = (await client.listMessages(pid, { view: "active", limit: 1000 })).items.filter((m) => !covered.has(m.id));
+        input = [...(summary.native!.content as Item[]), ...active.flatMap((m) => m.native!.content as Item[])];
+      }
+    }
+    expect(folds).toBeGreaterThanOrEqual(5);
+    expect(emulator.records.filter((r) => r.status !== 200)).toEqual([]);
+    const requests = emulator.records.filter((r) => r.request.path === "/v1/responses");
+    expect(requests.filter((r) => r.expanded).length).toBeGreaterThan(0);
+    expect(requests.flatMap((r) => r.reasoning!.dropped)).toEqual([]);
+    expect(requests.at(-1)!.reasoning!.kept).toHaveLength(STEPS - 1);
+  }, 600_000);
+});
