@@ -34,10 +34,7 @@ export const ClearedResult = z.object({
   /** Size of the full content, in characters and in estimated tokens (what it cost before). */
   chars: z.int().check(z.nonnegative()),
   tokens: z.int().check(z.nonnegative()),
-  /**
-   * The replay epoch from which the replay shows the placeholder: a clearing waits for the next
-   * fold (docs/compaction.md, "Tool-result clearing"). Absent: shown since it was cleared.
-   */
+  /** The replay epoch the placeholder shows from (docs/compaction.md, "Tool-result clearing"); absent: at once. */
   epoch: z.optional(z.int().check(z.nonnegative())),
   /**
    * The first error lines of the content (docs/evidence-ledger.md, "What it keeps": at most 3 of

@@ -260,8 +260,7 @@ export function commitCompactionParts(tableName: string, key: ProcessKey, c: Com
   const room = limit - fixed.length - 1; // one more for META
   const now = c.archiveIds.slice(0, room);
   const pendingArchive = c.archiveIds.length > now.length;
-  // META's map written whole (an older META may have none): a fold ends any revert hold and moves
-  // the replay epoch on (docs/turns.md, "Append-only between folds").
+  // META's map written whole: the revert hold ends, the epoch moves on (docs/turns.md, "Append-only between folds").
   const set = ["version = version + :one", "activeSummaryId = :mid", "#md = :md"];
   const values: Record<string, unknown> = { ":one": 1, ":mid": c.memory.id, ":md": replayMap(c, "fold") };
   if (pendingArchive) {
