@@ -234,11 +234,8 @@ export function archiveIntoOkParts(
 }
 
 /** META's map after a fold or an undo: the epoch moved on with its reason, the turn's record kept. */
-const replayMap = (c: { replayEpoch: number; lastTurn?: LastTurn | undefined }, reason: EpochReason) => ({
-  replayEpoch: c.replayEpoch + 1,
-  replayReason: reason,
-  ...(c.lastTurn ? { [LAST_TURN_ATTRIBUTE]: c.lastTurn } : {}),
-});
+const replayMap = (c: { replayEpoch: number; lastTurn?: LastTurn | undefined }, reason: EpochReason) =>
+  ({ replayEpoch: c.replayEpoch + 1, replayReason: reason, ...(c.lastTurn ? { [LAST_TURN_ATTRIBUTE]: c.lastTurn } : {}) });
 
 export type CommitPart = "memory" | "prior" | "marker" | "process" | "archive";
 
