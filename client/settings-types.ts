@@ -26,6 +26,7 @@ export interface Tunables {
   foldTarget: number;
   foldMinRoomTokens: number;
   recallMaxTokens: number;
+  recallInSystem: boolean;
   summarizerConcurrency: number;
   maxSummarizerCalls: number;
   foldCurrentTurn: number;

@@ -36,7 +36,7 @@ export interface Message {
    * Set on a TOOL result cleared from the replay: `content` in a replay is then a placeholder, and
    * `getMessage(processId, id)` returns the full result.
    */
-  cleared?: { at: string; toolName: string; chars: number; tokens: number; errors?: string[] };
+  cleared?: { at: string; toolName: string; chars: number; tokens: number; epoch?: number; errors?: string[] };
   /** Only in a replay: a placeholder result for a tool call whose result never arrived. */
   missingResult?: true;
   /** An archived original under a retention: when the service stops keeping it. Never on an active message. */
@@ -65,8 +65,8 @@ export interface NativeContent {
 /** A turn's `request`: the part of the engine's request body in `format` that the service owns. */
 export type ReplayRequest =
   | { system: Record<string, unknown>[]; messages: Record<string, unknown>[] }
-  | { input: Record<string, unknown>[] }
-  | { messages: Record<string, unknown>[] }
+  | { input: Record<string, unknown>[]; prompt_cache_key?: string }
+  | { messages: Record<string, unknown>[]; prompt_cache_key?: string }
   | { contents: Record<string, unknown>[]; systemInstruction?: Record<string, unknown> }
   | { prompt: Record<string, unknown>[] };
 
@@ -241,6 +241,8 @@ export interface LastTurn {
   window: TurnWindow;
   summaryId: string | null;
   version: number;
+  /** What decided the last turn's prompt besides its appends (docs/turns.md, "Append-only between folds"). */
+  replay?: { epoch: number; format: string; head: string; recall: string; trim?: string; cleared: number; open: string[] | null; since?: string };
 }
 
 /** The answer of `GET /v1/processes/{id}`: the process and, once it had a turn, the record of its last one. */
@@ -314,8 +316,22 @@ export interface Turn {
   messages: Message[];
   /** With `format`: the part of that provider's request body the service owns. */
   request?: ReplayRequest;
+  /**
+   * Whether this turn's prompt starts with the previous turn's, element for element: false after a
+   * fold, an undo, a trim at the emergency threshold, a changed format, ... (`reason`).
+   */
+  prefix: PrefixInfo;
   /** True when the answer would have passed 6 MB: `messages` then leave native content to `request`. */
   messagesWithoutNative?: true;
+}
+
+/** Why a turn's prompt does not start with the previous turn's. */
+export type PrefixReason = "first_turn" | "fold" | "revert" | "format" | "trim" | "clear" | "parent" | "recall" | "tool_result";
+
+/** A turn's `prefix`: whether its prompt is the previous turn's plus what was appended. */
+export interface PrefixInfo {
+  kept: boolean;
+  reason?: PrefixReason;
 }
 
 export interface SearchHit {

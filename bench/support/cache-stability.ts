@@ -45,3 +45,4 @@ export function cacheStableShare(samples: readonly StabilitySample[]): { stable:
   const stable = counted.filter((s) => s.stable).length;
   return { stable, counted: counted.length, share: counted.length === 0 ? Number.NaN : stable / counted.length };
 }
+

@@ -33,6 +33,10 @@ export interface ClearingContext {
   /** Prompt tokens / window before clearing: decides whether the round runs and the mode's anchor. */
   ratio: number;
   at: string;
+  /** The replay epoch the round takes effect at: the next one (it waits for the next fold). */
+  epoch: number;
+  /** Results already cleared for a later epoch (shown whole until then): not cleared again. */
+  waiting?: ReadonlySet<string>;
 }
 
 /** Named in a placeholder when the result's call is no longer active (folded earlier). */
@@ -70,10 +74,13 @@ export const clearingFrom = (t: Pick<Tunables, "clearThreshold" | "softThreshold
  * or nothing: it must free at least `clearMinSaving` x `contextWindow` tokens (a batch, never one
  * result per turn, since every round changes the prompt prefix and costs a cache write).
  *
- * @example planClearing(view.messages, tunables, { contextWindow: 128_000, ratio: 0.7, at: new Date().toISOString() })
+ * The round is recorded for the next replay epoch (`context.epoch`): the replay keeps showing the
+ * results whole until a fold moves the epoch on, so the prompt changes once per fold.
+ *
+ * @example planClearing(view.messages, tunables, { contextWindow: 128_000, ratio: 0.7, at: new Date().toISOString(), epoch: 1 })
  */
 export function planClearing(messages: readonly Message[], tunables: ClearingTunables, context: ClearingContext): ClearingPlan {
-  const { contextWindow, ratio, at } = context;
+  const { contextWindow, ratio, at, epoch } = context;
   // `!(>=)`: a NaN ratio gives nothing to go on, so nothing is cleared.
   if (!(ratio >= clearingFrom(tunables))) return { clear: [], tokensFreed: 0, reason: "below_threshold" };
   const anchorStart = messages.length - Math.min(messages.length, anchorFor(modeForRatio(ratio, tunables), tunables));
@@ -91,7 +98,7 @@ export function planClearing(messages: readonly Message[], tunables: ClearingTun
   const { group } = toolGroups(messages);
   const clear: ClearCandidate[] = [];
   for (const { m, i } of older) {
-    if (m.cleared || m.tokens < tunables.clearMinResultTokens) continue;
+    if (m.cleared || context.waiting?.has(m.id) || m.tokens < tunables.clearMinResultTokens) continue;
     const strength = effectiveStrength(m);
     if (strength === "pinned" || strength === "strong") continue;
     // The call message this result answers (itself when its call was folded earlier).
@@ -102,7 +109,7 @@ export function planClearing(messages: readonly Message[], tunables: ClearingTun
     // What failed stays in the placeholder (docs/evidence-ledger.md, "What it keeps").
     const kind = call ? classifyCall(call)?.kind : undefined;
     const errors = resultErrors(kind === "read" || kind === "search", m.content, false);
-    const cleared: ClearedResult = { at, toolName, chars: m.content.length, tokens: m.tokens, ...(errors.length > 0 ? { errors } : {}) };
+    const cleared: ClearedResult = { at, toolName, chars: m.content.length, tokens: m.tokens, epoch, ...(errors.length > 0 ? { errors } : {}) };
     const tokensAfter = clearedTokens(m, cleared);
     if (tokensAfter < m.tokens) clear.push({ message: m, cleared, tokensAfter });
   }

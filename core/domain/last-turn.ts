@@ -5,6 +5,7 @@
  * before it ignore it).
  */
 import * as z from "./zod.js";
+import { ReplayMark } from "./prefix.js";
 
 /** Where a window came from: the request's `contextWindow`, a known model name, or the `maxPromptTokens` cap. */
 export const WindowSource = z.enum(["request", "model", "setting"]);
@@ -24,6 +25,8 @@ export const LastTurn = z.object({
   summaryId: z.nullable(z.string()),
   /** META's version the answer was composed at (a commit, an undo or a strength change bumps it). */
   version: z.int().check(z.nonnegative()),
+  /** What decided the answer's prompt besides its appends (docs/turns.md, "Append-only between folds"). */
+  replay: z.optional(ReplayMark),
 });
 export type LastTurn = z.infer<typeof LastTurn>;
 

@@ -178,3 +178,33 @@ export function resolveModelWindow(model: ModelRef): TurnWindow {
 export function cappedWindow(window: TurnWindow, maxPromptTokens: number | null | undefined): TurnWindow {
   return maxPromptTokens != null && maxPromptTokens < window.tokens ? { ...window, tokens: maxPromptTokens, source: "setting" } : window;
 }
+
+/**
+ * What a turn's replay keeps of the turns a fold kept, per model (docs/turns.md, "What a fold may
+ * keep"), beside the windows so that one table names the models. Anthropic models with preserved
+ * thinking and OpenAI models with preserved reasoning check every thinking block or reasoning
+ * item against what stood before it when it was issued; a summary the service wrote changed that,
+ * so the kept turns lose them (the remedy Anthropic documents, "Compaction and preserved
+ * thinking"; OpenAI drops such items on every later request, "Keep the prefix unchanged").
+ */
+export interface FoldRules {
+  /** `strip`: thinking blocks and reasoning items of assistant turns issued before the replayed summary are left out. */
+  reasoningBeforeSummary: "keep" | "strip";
+}
+
+/**
+ * Model-name prefixes (matched at a name boundary, like the windows) of the models that check
+ * reasoning against its prefix: Anthropic's with preserved thinking, OpenAI's newer reasoning models.
+ */
+const PREFIX_BOUND_REASONING = ["claude-fable-5", "claude-mythos-5", "claude-opus-5-5", "claude-sonnet-5-5", "claude-haiku-5-5", "gpt-5", "gpt-6"];
+
+/**
+ * The fold rules of the model a turn names (by `name`; an unknown or absent name keeps everything).
+ *
+ * @example foldRulesFor("claude-fable-5-1") // { reasoningBeforeSummary: "strip" }
+ */
+export function foldRulesFor(model: string | undefined): FoldRules {
+  const name = model ? normaliseModelName(model) : "";
+  const bound = PREFIX_BOUND_REASONING.some((p) => name === p || (name.startsWith(p) && /[-.:@_]/.test(name.charAt(p.length))));
+  return { reasoningBeforeSummary: bound ? "strip" : "keep" };
+}

@@ -34,10 +34,9 @@ export const ClearedResult = z.object({
   /** Size of the full content, in characters and in estimated tokens (what it cost before). */
   chars: z.int().check(z.nonnegative()),
   tokens: z.int().check(z.nonnegative()),
-  /**
-   * The first error lines of the content (docs/evidence-ledger.md, "What it keeps": at most 3 of
-   * 200 characters), which the placeholder keeps: an agent still sees what failed.
-   */
+  /** The replay epoch the placeholder shows from (docs/compaction.md, "Tool-result clearing"); absent: at once. */
+  epoch: z.optional(z.int().check(z.nonnegative())),
+  /** Its first error lines, kept in the placeholder (docs/evidence-ledger.md, "What it keeps": at most 3 of 200 characters). */
   errors: z.optional(z.array(z.string())),
 });
 export type ClearedResult = z.infer<typeof ClearedResult>;

@@ -144,3 +144,45 @@ export function selectRecall(
   }
   return out;
 }
+
+/** Tags a recall message with each message it quotes (docs/turns.md, "Recall"): `RECALL:<message id>`. */
+export const RECALL_TAG_PREFIX = "RECALL:";
+/** The most messages one recall message quotes: one tag each, within the 50 tags a message holds. */
+export const RECALL_MAX_LINES = 48;
+
+/** Ids of the messages that recall messages among `messages` already quote: never recalled twice. */
+export function recalledIds(messages: ReadonlyArray<{ tags: readonly string[] }>): Set<string> {
+  const out = new Set<string>();
+  for (const m of messages) for (const t of m.tags) if (t.startsWith(RECALL_TAG_PREFIX)) out.add(t.slice(RECALL_TAG_PREFIX.length));
+  return out;
+}
+
+/**
+ * The message that brings recalled lines into the transcript where they were recalled: a SYSTEM
+ * message (the same section a system prompt would carry, under its heading), tagged with the
+ * ids it quotes. Stored and folded like any message, so the prompt before it never changes.
+ */
+export function recallMessage(lines: readonly RecallLine[], heading: string): { role: "SYSTEM"; content: string; tags: string[] } {
+  const shown = lines.slice(0, RECALL_MAX_LINES);
+  return { role: "SYSTEM", content: `## ${heading}\n${renderRecall(shown)}`, tags: shown.map((l) => `${RECALL_TAG_PREFIX}${l.message.id}`) };
+}
+
+/**
+ * True when the newest tool call (the last ASSISTANT message with calls, with only results after
+ * it) still waits for a result: a message appended now would stand between a call and its
+ * result, which providers refuse.
+ */
+export function awaitingToolResults(
+  messages: ReadonlyArray<{ role: string; toolCalls?: ReadonlyArray<{ id: string }> | undefined; toolCallId?: string | undefined; toolCallIds?: readonly string[] | undefined }>,
+): boolean {
+  const answered = new Set<string>();
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role === "TOOL") {
+      for (const id of [...(m.toolCallIds ?? []), ...(m.toolCallId !== undefined ? [m.toolCallId] : [])]) answered.add(id);
+      continue;
+    }
+    return m.role === "ASSISTANT" && (m.toolCalls ?? []).some((c) => !answered.has(c.id));
+  }
+  return false;
+}

@@ -87,6 +87,24 @@ export function replayMessages(messages: readonly Message[]): Message[] {
   return out;
 }
 
+/**
+ * The active messages as the replay shows them at replay epoch `epoch`: a result cleared for a
+ * later epoch waits for the fold that moves the epoch (docs/compaction.md, "Tool-result
+ * clearing"), so until then it shows, and costs, its full content. `waiting`: the ids of those.
+ *
+ * @example clearsAt(view.messages, view.state.replayEpoch)
+ */
+export function clearsAt(messages: readonly Message[], epoch: number): { messages: Message[]; waiting: string[] } {
+  const waiting: string[] = [];
+  const shown = messages.map((m) => {
+    if (!m.cleared || (m.cleared.epoch ?? 0) <= epoch) return m;
+    waiting.push(m.id);
+    const { cleared, ...rest } = m;
+    return { ...rest, tokens: cleared.tokens };
+  });
+  return { messages: waiting.length > 0 ? shown : [...messages], waiting };
+}
+
 /** The newest active OK summary: the one the replay shows (two only briefly, after a race). */
 export function newestSummary(view: { summaries: readonly Memory[] }): Memory | null {
   return newestCommitted(view.summaries.filter((s) => s.status === "OK"));

@@ -87,6 +87,8 @@ const fields = {
    * prompt below `hardThreshold`. 0 turns recall off.
    */
   recallMaxTokens: integer(0, z.lte(100_000, "must be <= 100000")),
+  /** Recall in the system prompt instead of a message of the transcript (docs/turns.md, "Recall"). */
+  recallInSystem: z.boolean("must be true or false"),
   /**
    * How many chunks of a large fold are summarized at once (then merged with the prior summary in
    * one more call). 1 chains the chunks one after the other, each getting the previous output.
@@ -204,6 +206,7 @@ export const DEFAULT_TUNABLES: Tunables = Object.freeze({
   // The default recall budget fits right after a targeted fold (figures in docs/benchmarks.md).
   foldMinRoomTokens: 1000,
   recallMaxTokens: 1000,
+  recallInSystem: false,
   summarizerConcurrency: 16,
   // A HARD fold of a 200k window is 12 chunks of 60,000 chars and 7 merge calls at the grown
   // summary budget of 4,000 tokens: 19. Larger folds are cut to what 31 calls can summarize.
@@ -237,6 +240,7 @@ export const TUNABLES_ENV: Readonly<Record<keyof Tunables, string>> = Object.fre
   foldTarget: "COMPACTION_FOLD_TARGET",
   foldMinRoomTokens: "COMPACTION_FOLD_MIN_ROOM_TOKENS",
   recallMaxTokens: "RECALL_MAX_TOKENS",
+  recallInSystem: "RECALL_IN_SYSTEM",
   summarizerConcurrency: "COMPACTION_SUMMARIZER_CONCURRENCY",
   maxSummarizerCalls: "COMPACTION_MAX_SUMMARIZER_CALLS",
   foldCurrentTurn: "COMPACTION_FOLD_CURRENT_TURN",

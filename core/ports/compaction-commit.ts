@@ -16,8 +16,9 @@ export interface CompactionCommit {
   archiveIds: string[];
   /** An extra message written in the same transaction (the range marker). */
   marker?: Message;
-  /** The view the fold was made from had a revert hold: the commit ends it. */
-  endsRevertHold?: boolean;
+  /** The replay epoch and the last turn's record as read: META's map is written whole. */
+  replayEpoch: number;
+  lastTurn?: LastTurn;
   /** `memory` replaces a background fold of the same id that must still have this status. */
   fromFold?: "QUEUED" | "PREPARED";
   at: string;
@@ -42,6 +43,7 @@ export interface RevertCommit {
   originalsExpireAtEpoch?: number;
   /** Own replay tokens from which an automatic compaction may fold again (the revert hold). */
   holdTokens: number;
+  replayEpoch: number;
   /** The last turn's record as the undo read it: kept beside the hold, which shares its place on META. */
   lastTurn?: LastTurn;
   at: string;

@@ -7,6 +7,7 @@ import type { ClearedResult, InboxItem, InboxStatus, Memory, Message, Page, Proc
 import type { ErasureStore } from "./erasure-store.js";
 import type { ImportStore } from "./import-store.js";
 import type { LastTurn } from "../domain/last-turn.js";
+import type { EpochReason } from "../domain/prefix.js";
 import type { CompactionCommit, RevertCommit } from "./compaction-commit.js";
 
 export type { CompactionCommit, RevertCommit } from "./compaction-commit.js";
@@ -40,6 +41,9 @@ export interface ProcessState {
   revertHoldTokens?: number;
   /** The record of the process's last turn (docs/turns.md, "The last turn's record"); absent before the first. */
   lastTurn?: LastTurn;
+  /** Moved with its reason by a fold's commit or an undo (docs/turns.md, "Append-only between folds"). */
+  replayEpoch: number;
+  replayReason?: EpochReason;
 }
 
 /** What one strongly consistent Query over the sparse index returns. */
@@ -51,6 +55,8 @@ export interface ActiveView {
   folds: Memory[];
   /** Active (unarchived) messages, oldest first. */
   messages: Message[];
+  /** Results cleared for a later replay epoch, shown whole until then (set by settledView). */
+  waitingClears?: string[];
   /** Read capacity the Query consumed, when the store reports it. */
   consumedCapacity?: number;
   itemsRead?: number;

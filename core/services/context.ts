@@ -7,7 +7,7 @@ import type { ActiveView, ProcessKey, ProcessState } from "../ports/store.js";
 import { newestSummary } from "../domain/replay.js";
 import type { CoreDeps, HistorySearch, ServiceDeps } from "./deps.js";
 import { settledView } from "./compaction/settle.js";
-import { recallCandidates, renderRecall, selectRecall } from "../domain/recall.js";
+import { recallCandidates, recalledIds, renderRecall, selectRecall, type RecallLine } from "../domain/recall.js";
 import { DEFAULT_TUNABLES, type Tunables } from "../domain/tunables.js";
 import type { Message } from "../domain/model.js";
 import { trimLimit } from "../domain/trim.js";
@@ -67,34 +67,36 @@ export function recallBudget(
  * Archived originals, cleared tool results, and the messages a trimmed answer left out, that
  * match the turn's query (the summary or the placeholder may have lost the detail; the trimmed
  * ones are in no prompt), best first, each cut around its matching passage, within `budgetTokens`
- * (docs/turns.md, "Recall"). Other active messages are already in the prompt, and passages the
- * replayed summary already holds are skipped. A dynamic section: it goes after the cache
- * breakpoint. Search trouble skips the section; the turn still succeeds.
+ * (docs/turns.md, "Recall"). Other active messages are already in the prompt, passages the
+ * replayed summary already holds are skipped, and so are the messages in `shownIds` (quoted by a
+ * recall message still in the prompt). Search trouble recalls nothing; the turn still succeeds.
  */
-async function recallSection(
+export async function findRecall(
   deps: CoreDeps & { history?: HistorySearch },
   key: ProcessKey,
   query: string | undefined,
-  options: { budgetTokens: number; summary: string | null; outOfPromptIds?: ReadonlySet<string> } = {
-    budgetTokens: DEFAULT_TUNABLES.recallMaxTokens,
-    summary: null,
-  },
-): Promise<ContextSection | null> {
-  if (!query?.trim() || !deps.history || options.budgetTokens <= 0) return null;
+  options: { budgetTokens: number; summary: string | null; outOfPromptIds?: ReadonlySet<string>; shownIds?: ReadonlySet<string> },
+): Promise<RecallLine[]> {
+  if (!query?.trim() || !deps.history || options.budgetTokens <= 0) return [];
   try {
     const { items } = await deps.history.search(deps, key, { q: query, limit: recallCandidates(options.budgetTokens) });
     // Cleared results and left-out messages are active but out of the prompt too; they are known
     // by the view's ids, since the search index may hold a copy from before the clearing.
     const archived = items
       .filter((i) => i.message.archivedInMemoryId !== null || options.outOfPromptIds?.has(i.message.id))
+      .filter((i) => !options.shownIds?.has(i.message.id))
       .map((i) => i.message);
-    const lines = selectRecall(archived, { query, budgetTokens: options.budgetTokens, summary: options.summary });
-    if (lines.length === 0) return null;
-    return { name: RECALL_HEADING, content: renderRecall(lines), cache: "dynamic" };
+    return selectRecall(archived, { query, budgetTokens: options.budgetTokens, summary: options.summary });
   } catch (e) {
     deps.log.warn("history recall skipped", { processId: key.processId, error: String(e) });
-    return null;
+    return [];
   }
+}
+
+/** The messages of `view` out of the prompt: cleared results, and those a trimmed `answer` left out. */
+export function outOfPromptIds(view: ActiveView, answer?: readonly Pick<Message, "id">[]): Set<string> {
+  const inAnswer = answer ? new Set(answer.map((m) => m.id)) : null;
+  return new Set(view.messages.filter((m) => m.cleared || (inAnswer !== null && !inAnswer.has(m.id))).map((m) => m.id));
 }
 
 /**
@@ -111,13 +113,13 @@ export async function composeContext(
   const head = newestSummary(view);
   const summary = head?.content ?? null;
   const budgetTokens = options.query?.trim() ? (options.recallTokens ?? (await recallMaxTokens(deps, key, view))) : 0;
-  const inAnswer = options.answer ? new Set(options.answer.map((m) => m.id)) : null;
-  const outOfPrompt = view.messages.filter((m) => m.cleared || (inAnswer !== null && !inAnswer.has(m.id)));
-  const [parent, recall] = await Promise.all([
+  const [parent, lines] = await Promise.all([
     parentContext(deps, key.tenantId, view.state),
-    recallSection(deps, key, options.query, { budgetTokens, summary, outOfPromptIds: new Set(outOfPrompt.map((m) => m.id)) }),
+    findRecall(deps, key, options.query, { budgetTokens, summary, outOfPromptIds: outOfPromptIds(view, options.answer), shownIds: recalledIds(view.messages) }),
   ]);
-  const sections = buildSections({ summary, ledger: head?.metadata.ledger?.text, parent, extra: recall ? [recall] : [] });
+  // A dynamic section: after the cache breakpoint, and it changes what follows it in the prompt.
+  const recall: ContextSection[] = lines.length > 0 ? [{ name: RECALL_HEADING, content: renderRecall(lines), cache: "dynamic" }] : [];
+  const sections = buildSections({ summary, ledger: head?.metadata.ledger?.text, parent, extra: recall });
   return { ...renderBlock(sections), sections };
 }
 

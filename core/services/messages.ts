@@ -5,7 +5,7 @@
 import { AppError, conflict, isItemTooLarge, notFound } from "../domain/errors.js";
 import { setStoredNative, type Message, type Page } from "../domain/model.js";
 import { MAX_MESSAGE_BYTES, messageBytes, type MessageInput } from "../domain/fields.js";
-import { replayMessages } from "../domain/replay.js";
+import { clearsAt, replayMessages } from "../domain/replay.js";
 import { isExpired, keptAt } from "../domain/retention.js";
 import { ratesMessage } from "../domain/strength-analyzer.js";
 import { hasStrengthTag, withStrength, type Strength } from "../domain/strength.js";
@@ -198,7 +198,7 @@ export async function listMessages(
   if (!view) throw notFound("process", key.processId);
   const after = options.cursor ? decodeActiveCursor(options.cursor) : undefined;
   // The active view is the replay: placeholders for cleared and missing results (ids sort in place).
-  const replay = replayMessages(view.messages);
+  const replay = replayMessages(clearsAt(view.messages, view.state.replayEpoch).messages);
   const rest = after ? replay.filter((m) => m.id > after) : replay;
   const items = rest.slice(0, options.limit);
   const last = items[items.length - 1];

@@ -3,6 +3,7 @@
  * the window it used and what it replayed, and what the next turn's answer says happened since.
  */
 import { sameTurnRecord, type LastTurn } from "../domain/last-turn.js";
+import type { ReplayMark } from "../domain/prefix.js";
 import type { TurnWindow } from "../domain/model-windows.js";
 import { newestSummary } from "../domain/replay.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
@@ -21,13 +22,17 @@ export interface SinceLastTurn {
 /** Store reads one answer may spend walking back the chain of summaries (the newest hop is free: the view holds it). */
 export const MAX_FOLD_READS = 8;
 
-/** The record of a turn whose answer is composed from `view` with `window`. */
-export function turnRecord(deps: Pick<CoreDeps, "clock">, view: ActiveView, window: TurnWindow): LastTurn {
+/**
+ * The record of a turn whose answer is composed from `view` with `window`, and whose prompt the
+ * mark `replay` sums up (before the answer is made: the last turn's, carried over).
+ */
+export function turnRecord(deps: Pick<CoreDeps, "clock">, view: ActiveView, window: TurnWindow, replay: ReplayMark | undefined): LastTurn {
   return {
     at: deps.clock.now().toISOString(),
     window: { tokens: window.tokens, source: window.source, ...(window.model !== undefined ? { model: window.model } : {}) },
     summaryId: newestSummary(view)?.id ?? null,
     version: view.state.version,
+    ...(replay ? { replay } : {}),
   };
 }
 

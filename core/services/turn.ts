@@ -9,16 +9,18 @@ import type { CompactionResult, Message } from "../domain/model.js";
 import { replayMessages } from "../domain/replay.js";
 import type { MessageInput } from "../domain/fields.js";
 import type { Tunables } from "../domain/tunables.js";
-import type { ProcessKey } from "../ports/store.js";
+import type { ActiveView, ProcessKey } from "../ports/store.js";
+import { epochSince, prefixVerdict, promptCacheKey, replayMark, type PrefixAnswer } from "../domain/prefix.js";
+import { awaitingToolResults, recallMessage, recalledIds } from "../domain/recall.js";
 import { compactForTurn } from "./compaction/turn-compaction.js";
-import { cappedWindow, resolveModelWindow, type TurnWindow } from "../domain/model-windows.js";
+import { cappedWindow, foldRulesFor, resolveModelWindow, type TurnWindow } from "../domain/model-windows.js";
 import type { LastTurn } from "../domain/last-turn.js";
 import { overWindow, type OverWindow } from "../domain/over-window.js";
 import { newestSummary } from "../domain/replay.js";
 import { keepTurnRecord, sinceLastTurn, turnRecord, type SinceLastTurn } from "./turn-record.js";
 import { settledView } from "./compaction/settle.js";
 import type { CompactionRequest } from "./compaction/compaction.js";
-import { composeContext, recallBudget, type ComposedContext } from "./context.js";
+import { RECALL_HEADING, composeContext, findRecall, outOfPromptIds, recallBudget, type ComposedContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
 import { appendMessage } from "./messages.js";
 import { withNative } from "./native-content.js";
@@ -46,6 +48,11 @@ export interface TurnResult {
   messages: Message[];
   /** The part of the engine's request body the service owns, when the turn named a `format`. */
   request?: ReplayRequest;
+  /**
+   * Whether this turn's prompt starts with the previous turn's, and if not why (docs/turns.md,
+   * "Append-only between folds").
+   */
+  prefix: PrefixAnswer;
   /** True when the answer would pass Lambda's 6 MB with native content twice: `messages` then leave it to `request`. */
   messagesWithoutNative?: true;
 }
@@ -68,6 +75,7 @@ export interface TurnResult {
  */
 export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnRequest): Promise<TurnResult> {
   const model = resolveModelWindow(request.model); // a 400 before anything is written
+  const startedAt = deps.clock.now().toISOString();
   const view = await settledView(deps, key);
   const previous = view.state.lastTurn;
   // Loaded once for the whole turn: the window, the append (for a side channel), the compaction
@@ -79,7 +87,8 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
   const contextWindow = window.tokens;
   let recorded: LastTurn | undefined;
   if (request.message) {
-    const record = turnRecord(deps, view, window);
+    // The mark is the last turn's until this answer is made: a turn that changes nothing writes once.
+    const record = turnRecord(deps, view, window, previous?.replay);
     const { message, created } = await appendMessage(deps, key, request.message, {
       hasUserMessage: async () => view.state.hasUserMessage,
       sideChannel: async () => (await loadTunables()).sideChannelEnabled,
@@ -96,10 +105,12 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
   // Recall fills the room left below the hard threshold (below the emergency one after a trim), up
   // to recallMaxTokens, and reaches the messages a trim left out.
   const recallTokens = request.query?.trim() ? recallBudget(tunables, contextWindow, answerTokens, compaction.trimmed !== undefined) : 0;
+  // Recall goes where it was recalled, as a message of the transcript, unless the settings put it
+  // in the system prompt (docs/turns.md, "Recall").
+  if (!tunables.recallInSystem && recallTokens > 0) await recallIntoTranscript(deps, key, after, { query: request.query, recallTokens, answer: messages });
   const [context, since] = await Promise.all([
-    composeContext(deps, key, after, { query: request.query, recallTokens, answer: messages }),
+    composeContext(deps, key, after, tunables.recallInSystem ? { query: request.query, recallTokens, answer: messages } : {}),
     sinceLastTurn(deps, key, previous, after),
-    keepTurnRecord(deps, key, { previous, written: recorded, final: turnRecord(deps, after, window) }),
   ]);
   const over = overWindow(messages, answerTokens, contextWindow);
   const happened = { window, summaryId: newestSummary(after)?.id ?? null, ...(since ? { sinceLastTurn: since } : {}), ...(over ? { overWindow: over } : {}) };
@@ -107,6 +118,62 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
   // native content put back as it was sent.
   const replay = await withNative(deps, key, replayMessages(messages));
   const format = request.format;
+  const block = splitReplayBlock(context);
+  // What the replay keeps of the turns a fold kept, by the model's rules: the reasoning of answers
+  // to a prompt of an earlier epoch no longer holds (docs/turns.md, "What a fold may keep").
+  const epochBegan = epochSince(previous?.replay, after.state.replayEpoch, startedAt);
+  const options = {
+    ...(epochBegan && foldRulesFor(request.model.name).reasoningBeforeSummary === "strip" ? { stripReasoningBefore: epochBegan } : {}),
+    cacheKey: promptCacheKey(key),
+  };
+  const mark = replayMark({
+    epoch: after.state.replayEpoch,
+    format: `${format ?? "plain"}${options.stripReasoningBefore ? "/strip-reasoning" : ""}`,
+    staticBlock: block.staticBlock,
+    systemRecall: tunables.recallInSystem ? block.dynamicBlock : "",
+    trimmed: compaction.trimmed,
+    replay,
+    since: epochBegan,
+  });
+  const prefix = prefixVerdict(previous?.replay, mark, after.state.replayReason);
+  // The record keeps the mark; written only when it differs from what the process holds.
+  await keepTurnRecord(deps, key, { previous, written: recorded, final: turnRecord(deps, after, window, mark) });
   // Lambda answers at most 6 MB: past that, native content comes back in `request` alone, or a 413.
-  return fitTurnAnswer({ compaction, ...happened, context, messages: replay, ...(format ? { request: replayRequest(format, replay, splitReplayBlock(context)) } : {}) });
+  return fitTurnAnswer({
+    compaction,
+    ...happened,
+    context,
+    messages: replay,
+    prefix,
+    ...(format ? { request: replayRequest(format, replay, block, options) } : {}),
+  });
+}
+
+/**
+ * Recall as a message (docs/turns.md, "Recall"): the archived, cleared or trimmed-out messages
+ * that match the query and that no recall message in the prompt quotes yet, appended as one
+ * SYSTEM message after everything the answer holds, and added to it. Not while the newest tool
+ * call waits for its results: the message would stand between the call and them.
+ */
+async function recallIntoTranscript(
+  deps: ServiceDeps,
+  key: ProcessKey,
+  view: ActiveView,
+  o: { query: string | undefined; recallTokens: number; answer: Message[] },
+): Promise<void> {
+  if (awaitingToolResults(o.answer)) return;
+  const lines = await findRecall(deps, key, o.query, {
+    budgetTokens: o.recallTokens,
+    summary: newestSummary(view)?.content ?? null,
+    outOfPromptIds: outOfPromptIds(view, o.answer),
+    shownIds: recalledIds(o.answer),
+  });
+  if (lines.length === 0) return;
+  const { message } = await appendMessage(deps, key, recallMessage(lines, RECALL_HEADING), {
+    hasUserMessage: async () => true,
+    sideChannel: async () => false,
+  });
+  o.answer.push(message);
+  // The answer may be the view's own list (nothing trimmed): the view learns of the message once.
+  if (view.messages !== o.answer) view.messages.push(message);
 }

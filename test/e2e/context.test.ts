@@ -206,8 +206,24 @@ describe("recall of archived messages for a query", () => {
       const active = await api("GET", "/v1/processes/recall-1/context?query=more%20chatter");
       expect(active.body.sections.some((s: any) => s.name === "Recalled From History" && s.content.includes("more chatter"))).toBe(false);
 
+      // A turn brings recall into the transcript where it was recalled: one SYSTEM message, stored,
+      // that quotes each message once (docs/turns.md, "Recall"); the block and the prompt before it
+      // stay as they were.
+      const before = await api("POST", "/v1/processes/recall-1/turns", { body: { model: { contextWindow: 100_000 } } });
       const turn = await api("POST", "/v1/processes/recall-1/turns", { body: { model: { contextWindow: 100_000 }, query: "billing deploy window" } });
-      expect(turn.body.context.block).toContain("deploy window for the billing service");
+      expect(turn.body.context.block).toBe(plain.body.block);
+      expect(turn.body.prefix).toEqual({ kept: true });
+      expect(turn.body.messages.slice(0, -1)).toEqual(before.body.messages);
+      const recall = turn.body.messages.at(-1);
+      expect(recall).toMatchObject({ role: "SYSTEM", archivedInMemoryId: null });
+      expect(recall.content.startsWith(`## Recalled From History\n${RECALL_LEAD}\n`)).toBe(true);
+      expect(recall.content).toContain("deploy window for the billing service");
+      expect(recall.tags.length).toBeGreaterThan(0);
+      expect(recall.tags.every((t: string) => t.startsWith("RECALL:"))).toBe(true);
+      // Never shown twice: the same query again recalls nothing new while that message is in the prompt.
+      const again = await api("POST", "/v1/processes/recall-1/turns", { body: { model: { contextWindow: 100_000 }, query: "billing deploy window" } });
+      expect(again.body.messages).toEqual(turn.body.messages);
+      expect(again.body.prefix).toEqual({ kept: true });
     } finally {
       await service.stop();
     }
@@ -218,7 +234,9 @@ describe("recall sized to the window", () => {
   it("fills the room below the hard threshold up to recallMaxTokens, and 0 turns it off", async () => {
     const { service, api } = await startTestService({ overrides: { summarizer: async () => createFakeSummarizer() } });
     try {
-      await api("PUT", "/v1/processes/recall-2", { body: { projectId: "p" } });
+      await api("PUT", "/v1/processes/recall-2", { body: { projectId: "p-system" } });
+      // Recall in the system prompt's dynamic section (the opt-in): sized the same way.
+      expect((await api("PUT", "/v1/settings?projectId=p-system", { body: { recallInSystem: true } })).status).toBe(200);
       for (let i = 0; i < 24; i++) {
         const content = `Deploy note ${i}: the billing deploy window for region ${i} is slot ${300 + i}, ${"with a long explanation of the rollout ".repeat(3)}`;
         await api("POST", "/v1/processes/recall-2/messages", { body: { role: i % 2 ? "ASSISTANT" : "USER", content, tags: ["STRENGTH:normal"] } });
@@ -239,7 +257,7 @@ describe("recall sized to the window", () => {
       expect(section(roomy.body).content.split("\n").length).toBeGreaterThan(3);
       expect(Math.ceil(section(roomy.body).content.length / 4)).toBeLessThanOrEqual(1_000);
 
-      expect((await api("PUT", "/v1/settings?projectId=p", { body: { recallMaxTokens: 0 } })).status).toBe(200);
+      expect((await api("PUT", "/v1/settings?projectId=p-system", { body: { recallMaxTokens: 0 } })).status).toBe(200);
       expect(section((await turn(200)).body)).toBeUndefined();
     } finally {
       await service.stop();
@@ -259,10 +277,12 @@ describe("recall with a large budget", () => {
       expect((await api("POST", "/v1/processes/recall-3/compaction", { body: { model: { contextWindow: 100_000 }, force: "HARD" } })).body.compacted).toBe(true);
       expect((await api("PUT", "/v1/settings?projectId=wide", { body: { recallMaxTokens: 5_000 } })).status).toBe(200);
       const turn = await api("POST", "/v1/processes/recall-3/turns", { body: { model: { contextWindow: 100_000 }, prompt: { tokens: 500 }, query: "billing deploy window" } });
-      const section = turn.body.context.sections.find((s: any) => s.name === "Recalled From History");
-      // 51 archived matches of ~25 tokens each fit 5,000 tokens: all of them, not the first 40.
-      expect(section.content.split("\n").length).toBeGreaterThan(40);
-      expect(Math.ceil(section.content.length / 4)).toBeLessThanOrEqual(5_000);
+      const recall = turn.body.messages.at(-1);
+      // 51 archived matches of ~25 tokens each fit 5,000 tokens: more than the first 40, up to the
+      // 48 one recall message quotes (one tag each).
+      expect(recall.content.split("\n").length).toBeGreaterThan(40);
+      expect(recall.tags).toHaveLength(48);
+      expect(Math.ceil(recall.content.length / 4)).toBeLessThanOrEqual(5_000);
     } finally {
       await service.stop();
     }

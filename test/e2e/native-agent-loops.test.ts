@@ -27,7 +27,7 @@ afterAll(async () => {
 const memory = () => createMemoryClient({ baseUrl: ctx.service.url, apiKey: KEY_A });
 const model = { name: "claude-fable-5-1", contextWindow: 1_000_000 };
 
-describe(`a ${STEPS}-step tool loop`, () => {
+describe(`a ${STEPS}-step tool loop`, { timeout: 180_000 }, () => {
   it("Anthropic with thinking: 0 errors, and every assistant turn comes back with the thinking blocks it was issued", async () => {
     emulator.reset();
     const client = memory();

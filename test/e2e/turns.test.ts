@@ -185,8 +185,9 @@ describe("round trips of a turn (docs/turns.md)", () => {
     // The project's settings, and the tenant's too when their cache entry has expired meanwhile.
     const reads = m.store.filter((c) => c === "getSettings").length;
     expect(reads === 1 || reads === 2).toBe(true);
-    // Read before the append: the window (maxPromptTokens) goes into the turn's record.
-    expect(m.store).toEqual(["activeView", ...Array(reads).fill("getSettings"), "appendMessage"]);
-    expect(m.dynamo).toEqual(["QueryCommand(consistent)", ...Array(reads).fill("GetCommand(consistent)"), "TransactWriteCommand"]);
+    // Read before the append: the window (maxPromptTokens) goes into the turn's record; a process's
+    // first turn then records its replay mark too (docs/turns.md, "Append-only between folds").
+    expect(m.store).toEqual(["activeView", ...Array(reads).fill("getSettings"), "appendMessage", "recordTurn"]);
+    expect(m.dynamo).toEqual(["QueryCommand(consistent)", ...Array(reads).fill("GetCommand(consistent)"), "TransactWriteCommand", "UpdateCommand"]);
   });
 });

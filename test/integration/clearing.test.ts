@@ -14,6 +14,8 @@ import type { ServiceDeps } from "../../core/services/deps.js";
 import { appendMessage, listMessages, setMessageStrength } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { runTurn } from "../../core/services/turn.js";
+import { revertMemory } from "../../core/services/compaction/revert.js";
+import { settledView } from "../../core/services/compaction/settle.js";
 import { freshTable } from "../support/dynamo.js";
 import { checkInvariants } from "../../tools/invariants.js";
 import { testContainer } from "../support/container.js";
@@ -54,7 +56,7 @@ const model = { model: { contextWindow: WINDOW } };
 
 // Each test appends dozens of messages: generous time for a loaded machine.
 describe("tool-result clearing", { timeout: 120_000 }, () => {
-  it("from clearThreshold clears every older result outside the SOFT anchor in one round, without a model call, and keeps the stored content", async () => {
+  it("from clearThreshold clears every older result outside the SOFT anchor in one round, for the next fold, without a model call, and keeps the stored content", async () => {
     const { deps, fake, metrics, bus } = harness();
     const key = await newProcess(deps);
     // 6 x 5 KB: ~7 700 tokens, below 0.6 x 32k; nothing happens yet.
@@ -62,35 +64,52 @@ describe("tool-result clearing", { timeout: 120_000 }, () => {
     const quiet = await compactIfNeeded(deps, key, model);
     expect(quiet).toMatchObject({ mode: "NONE", compacted: false });
     expect(quiet.clearedMessages).toBeUndefined();
+    const plain = await runTurn(deps, key, model);
 
     // 20 results, ~26 000 tokens: above 0.6 of the window, in SOFT, whose anchor (the newest 10
     // messages) holds the newest 5 results.
     await agentLoop(deps, key, 14, 5, 6);
-    const before = replayTokens((await store.activeView(key))!);
+    const before = replayTokens((await settledView(deps, key))!);
     const turn = await runTurn(deps, key, model);
     expect(turn.compaction).toMatchObject({ compacted: false, clearedMessages: 15 });
-    expect(turn.compaction.tokensAfter).toBeLessThan(turn.compaction.tokensBefore / 3);
     expect(fake.calls).toEqual([]);
-
+    // The round waits for the next fold: this replay, its size and its prefix are unchanged.
+    expect(turn.compaction.tokensAfter).toBe(turn.compaction.tokensBefore);
+    expect(turn.prefix).toEqual({ kept: true });
+    expect(turn.messages.slice(0, plain.messages.length)).toEqual(plain.messages);
     const results = turn.messages.filter((m) => m.role === "TOOL");
-    expect(results.slice(0, 15).every((m) => m.cleared && m.content === clearedPlaceholder(m, m.cleared))).toBe(true);
-    expect(results.slice(15).every((m) => !m.cleared && m.content.startsWith("file"))).toBe(true);
-    expect(results[1]!.content).toContain("read_file, ");
-    expect(results[0]!.content).toContain("grep, ");
-    expect(replayTokens((await store.activeView(key))!)).toBeLessThan(before / 3);
+    expect(results.every((m) => !m.cleared && m.content.startsWith("file"))).toBe(true);
+    expect(replayTokens((await settledView(deps, key))!)).toBe(before);
 
-    // The stored message keeps its full content; the full history shows it with its record.
+    // The stored message keeps its full content and records the round, from replay epoch 1.
     const all = await listMessages(deps, key, { view: "all", limit: 100 });
     const first = all.items.find((m) => m.id === results[0]!.id)!;
     expect(first.content).toBe(fileText(0, 5));
-    expect(first.cleared).toMatchObject({ toolName: "grep", chars: fileText(0, 5).length });
+    expect(first.cleared).toMatchObject({ toolName: "grep", chars: fileText(0, 5).length, epoch: 1 });
+    expect(all.items.filter((m) => m.cleared).map((m) => m.id)).toEqual(results.slice(0, 15).map((m) => m.id));
 
     expect(metrics.runs).toEqual([{ mode: "clear", compactedMessages: 15, tokensSaved: expect.any(Number) }]);
-    expect(metrics.runs[0]!.tokensSaved).toBeGreaterThan(0);
     const events = bus.published().filter((e) => e.detailType === "ToolResultsCleared");
     expect(events).toHaveLength(1);
     expect(events[0]!.detail).toMatchObject({ tenantId: TENANT, processId: key.processId, clearedMessages: 15 });
     expect(events[0]!.detail.messageIds).toEqual(results.slice(0, 15).map((m) => m.id));
+
+    // A fold moves the replay epoch (it folds the results too); its undo moves it again and brings
+    // them back, now shown as placeholders: the round took effect with the epoch.
+    fake.script.push({ ok: true, summary: "FOLD" });
+    const fold = await compactIfNeeded(deps, key, { ...model, force: "HARD" });
+    expect(fold.compacted).toBe(true);
+    const folded = await runTurn(deps, key, model);
+    expect(folded.prefix).toEqual({ kept: false, reason: "fold" });
+    await revertMemory(deps, key, fold.memoryId!);
+    const undone = await runTurn(deps, key, { ...model, prompt: { tokens: 100 } });
+    expect(undone.prefix).toEqual({ kept: false, reason: "revert" });
+    const shown = undone.messages.filter((m) => m.role === "TOOL");
+    expect(shown.slice(0, 15).every((m) => m.cleared && m.content === clearedPlaceholder(m, m.cleared))).toBe(true);
+    expect(shown.slice(15).every((m) => !m.cleared && m.content.startsWith("file"))).toBe(true);
+    expect(shown[1]!.content).toContain("read_file, ");
+    expect(shown[0]!.content).toContain("grep, ");
+    expect(replayTokens((await settledView(deps, key))!)).toBeLessThan(before / 3);
     expect(await checkInvariants(store, key, { settled: true })).toEqual([]);
   });
 
@@ -211,8 +230,9 @@ describe("tool-result clearing", { timeout: 120_000 }, () => {
       bus.published().flatMap((e) => (e.detailType === "ToolResultsCleared" ? (e.detail.messageIds as string[]) : []));
     const all = [...ids(a.bus), ...ids(b.bus)];
     expect(new Set(all).size).toBe(all.length);
-    // Both answers describe what now stands: the same replay.
-    expect(replayTokens(x.view)).toBe(replayTokens((await store.activeView(key))!));
+    // Both answers describe what now stands: the same replay, which waits for the next fold.
+    expect(replayTokens(x.view)).toBe(replayTokens(await settledView(a.deps, key)));
     expect(replayTokens(y.view)).toBe(replayTokens(x.view));
+    expect((await settledView(a.deps, key)).waitingClears).toHaveLength(21);
   });
 });

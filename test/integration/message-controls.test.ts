@@ -130,6 +130,7 @@ describe("setting a message's strength", () => {
     const commit = await store.commitCompaction(key, {
       leaseOwner: "o",
       expectedVersion: state.version,
+      replayEpoch: 0,
       memory: {
         id: "mem-pending",
         processId: key.processId,
@@ -248,6 +249,7 @@ describe("undoing a compaction", () => {
     const commit = await store.revertCompaction(key, {
       leaseOwner: "r",
       expectedVersion: state.version,
+      replayEpoch: 0,
       memoryId: memory.id,
       priorSummaryId: null,
       restoreIds: memory.sourceRefs,

@@ -111,6 +111,7 @@ describe("an unfinished roll-forward", () => {
     const commit = await store.commitCompaction(key, {
       leaseOwner: "late",
       expectedVersion: version,
+      replayEpoch: 0,
       memory: makeMemory(key.processId, { sourceRefs: tail.map((m) => m.id) }),
       priorSummaryId: memoryId,
       archiveIds: tail.map((m) => m.id),
@@ -129,6 +130,7 @@ describe("an unfinished roll-forward", () => {
     const revert = await store.revertCompaction(key, {
       leaseOwner: "late",
       expectedVersion: version,
+      replayEpoch: 0,
       memoryId,
       priorSummaryId: null,
       restoreIds: memory.sourceRefs,

@@ -63,11 +63,15 @@ describe("a trimmed answer", () => {
     const res = await runTurn(deps, key, { model: { contextWindow: window }, query: "Where are the zeppelin batteries? Which shelf goes to aisle 3?" });
     const kept = new Set(res.messages.map((m) => m.id));
     expect(kept.has(messages[1]!.id)).toBe(false); // step 0, the zeppelin
-    const recall = parseBlock(res.context.block).find((s) => s.name === RECALL_HEADING);
+    // Recall is the message appended after the answer's last one (docs/turns.md, "Recall").
+    const last = res.messages.at(-1)!;
+    expect(last.role).toBe("SYSTEM");
+    const recall = parseBlock(last.content).find((s) => s.name === RECALL_HEADING);
     expect(recall?.content).toContain("zeppelin hangar");
     // Only left-out messages are recalled: `shelf 3 goes to aisle 3` is still in the answer.
     const recalledSteps = [...(recall?.content ?? "").matchAll(/step (\d+):/g)].map((m) => Number(m[1]));
     for (const step of recalledSteps) expect(kept.has(messages[step + 1]!.id)).toBe(false);
+    expect(recalledSteps.length).toBeGreaterThan(0);
     // The prompt with recall stays below the emergency threshold.
     const prompt = res.messages.reduce((sum, m) => sum + m.tokens, 0) + Math.ceil(res.context.block.length / 4);
     expect(prompt / window).toBeLessThan(0.95);

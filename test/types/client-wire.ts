@@ -32,6 +32,7 @@ import type { LastTurn } from "../../core/domain/last-turn.js";
 import type { ProcessAnswer } from "../../core/adapters/http/responses.js";
 import type { NativeContent, NativeFormat, ReplayFormat } from "../../core/domain/native/formats.js";
 import type { ReplayRequest } from "../../core/domain/native/replay-request.js";
+import type { PrefixAnswer, PrefixReason } from "../../core/domain/prefix.js";
 
 /**
  * The client's own shapes, never sent or accepted by the service: its options and error, and the
@@ -90,6 +91,8 @@ expectTypeOf<client.NativeContent>().toEqualTypeOf<NativeContent>();
 expectTypeOf<client.NativeFormat>().toEqualTypeOf<NativeFormat>();
 expectTypeOf<client.ReplayFormat>().toEqualTypeOf<ReplayFormat>();
 expectTypeOf<client.ReplayRequest>().toEqualTypeOf<ReplayRequest>();
+expectTypeOf<client.PrefixReason>().toEqualTypeOf<PrefixReason>();
+expectTypeOf<client.PrefixInfo>().toEqualTypeOf<PrefixAnswer>();
 expectTypeOf<client.LossUnit>().toEqualTypeOf<server.LossUnit>();
 expectTypeOf<client.Ledger>().toEqualTypeOf<Ledger>();
 expectTypeOf<client.LedgerSection>().toEqualTypeOf<LedgerSection>();

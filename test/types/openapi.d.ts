@@ -595,6 +595,7 @@ export interface components {
                     toolName: string;
                     chars: number;
                     tokens: number;
+                    epoch?: number;
                     errors?: string[];
                 };
                 /** Format: date-time */
@@ -1092,6 +1093,7 @@ export interface components {
                 toolName: string;
                 chars: number;
                 tokens: number;
+                epoch?: number;
                 errors?: string[];
             };
             /** @constant */
@@ -1157,6 +1159,16 @@ export interface components {
                 };
                 summaryId: string | null;
                 version: number;
+                replay?: {
+                    epoch: number;
+                    format: string;
+                    head: string;
+                    recall: string;
+                    trim?: string;
+                    cleared: number;
+                    open: string[] | null;
+                    since?: string;
+                };
             };
         };
         ProcessInput: {
@@ -1238,6 +1250,7 @@ export interface components {
             foldTarget?: number;
             foldMinRoomTokens?: number;
             recallMaxTokens?: number;
+            recallInSystem?: boolean;
             summarizerConcurrency?: number;
             maxSummarizerCalls?: number;
             foldCurrentTurn?: number;
@@ -1275,6 +1288,7 @@ export interface components {
             foldTarget: number;
             foldMinRoomTokens: number;
             recallMaxTokens: number;
+            recallInSystem: boolean;
             summarizerConcurrency: number;
             maxSummarizerCalls: number;
             foldCurrentTurn: number;
@@ -1309,6 +1323,7 @@ export interface components {
             foldTarget?: number;
             foldMinRoomTokens?: number;
             recallMaxTokens?: number;
+            recallInSystem?: boolean;
             summarizerConcurrency?: number;
             maxSummarizerCalls?: number;
             foldCurrentTurn?: number;
@@ -1387,10 +1402,12 @@ export interface components {
                 input: {
                     [key: string]: unknown;
                 }[];
+                prompt_cache_key?: string;
             } | {
                 messages: {
                     [key: string]: unknown;
                 }[];
+                prompt_cache_key?: string;
             } | {
                 contents: {
                     [key: string]: unknown;
@@ -1402,6 +1419,11 @@ export interface components {
                 prompt: {
                     [key: string]: unknown;
                 }[];
+            };
+            prefix: {
+                kept: boolean;
+                /** @enum {string} */
+                reason?: "first_turn" | "fold" | "revert" | "format" | "trim" | "clear" | "parent" | "recall" | "tool_result";
             };
             /** @constant */
             messagesWithoutNative?: true;

@@ -266,12 +266,22 @@ describe("fold and commit inputs", () => {
     });
   });
 
+  const lastTurn = {
+    at,
+    window: { tokens: 128_000, source: "model" as const, model: "gpt-4o" },
+    summaryId: "mem_0",
+    version: 7,
+    replay: { epoch: 4, format: "anthropic", head: "ab", recall: "", cleared: 0, open: [] },
+  };
+
   it("commit in one transaction what fits, and mark the rest pending on META", () => {
     const memory = makeMemory("p-1");
     const archiveIds = Array.from({ length: 120 }, (_, i) => `msg_${String(i).padStart(3, "0")}`);
     const { parts, pendingArchive } = commitCompactionParts("t", key, {
       leaseOwner: "w1",
       expectedVersion: 7,
+      replayEpoch: 4,
+      lastTurn,
       memory,
       priorSummaryId: "mem_0",
       archiveIds,
@@ -286,21 +296,31 @@ describe("fold and commit inputs", () => {
         TableName: "t",
         Key: meta,
         UpdateExpression:
-          "SET version = version + :one, activeSummaryId = :mid, pendingArchive = :pa, pendingArchiveFrom = :from REMOVE leaseOwner, leaseUntil",
+          "SET version = version + :one, activeSummaryId = :mid, #md = :md, pendingArchive = :pa, pendingArchiveFrom = :from REMOVE leaseOwner, leaseUntil",
         ConditionExpression: "leaseOwner = :o AND version = :v AND attribute_not_exists(pendingArchive) AND attribute_not_exists(deletedAt)",
-        ExpressionAttributeValues: { ":one": 1, ":mid": memory.id, ":pa": `archive:${memory.id}`, ":from": 97, ":o": "w1", ":v": 7 },
+        ExpressionAttributeNames: { "#md": "metadata" },
+        // The map written whole: the revert hold gone, the replay epoch moved on, the last turn's record kept.
+        ExpressionAttributeValues: {
+          ":one": 1,
+          ":mid": memory.id,
+          ":md": { replayEpoch: 5, replayReason: "fold", lastTurn },
+          ":pa": `archive:${memory.id}`,
+          ":from": 97,
+          ":o": "w1",
+          ":v": 7,
+        },
       },
     });
   });
 
-  it("end a revert hold the fold's view had, and leave META's map (and the last turn's record in it) in place", () => {
+  it("write META's map whole on a commit: a revert hold ends, the replay epoch moves on, the last turn's record stays", () => {
     const memory = makeMemory("p-1");
-    const base = { leaseOwner: "w1", expectedVersion: 7, memory, priorSummaryId: null, archiveIds: ["msg_1"], at };
-    const process = (endsRevertHold?: true) => commitCompactionParts("t", key, { ...base, ...(endsRevertHold ? { endsRevertHold } : {}) }).parts.find(([n]) => n === "process")![1].Update;
-    expect(process().UpdateExpression).toBe("SET version = version + :one, activeSummaryId = :mid REMOVE leaseOwner, leaseUntil");
-    expect(process().ExpressionAttributeNames).toBeUndefined();
-    expect(process(true).UpdateExpression).toBe("SET version = version + :one, activeSummaryId = :mid REMOVE leaseOwner, leaseUntil, #md.#hold");
-    expect(process(true).ExpressionAttributeNames).toEqual({ "#md": "metadata", "#hold": "revertHoldTokens" });
+    const base = { leaseOwner: "w1", expectedVersion: 7, replayEpoch: 2, memory, priorSummaryId: null, archiveIds: ["msg_1"], at };
+    const process = (withTurn: boolean) =>
+      commitCompactionParts("t", key, { ...base, ...(withTurn ? { lastTurn } : {}) }).parts.find(([n]) => n === "process")![1].Update;
+    expect(process(false).UpdateExpression).toBe("SET version = version + :one, activeSummaryId = :mid, #md = :md REMOVE leaseOwner, leaseUntil");
+    expect(process(false).ExpressionAttributeValues[":md"]).toEqual({ replayEpoch: 3, replayReason: "fold" });
+    expect(process(true).ExpressionAttributeValues[":md"]).toEqual({ replayEpoch: 3, replayReason: "fold", lastTurn });
   });
 
   it("commit a prepared fold in place only while it is still PREPARED", () => {
@@ -308,6 +328,7 @@ describe("fold and commit inputs", () => {
     const { parts, pendingArchive } = commitCompactionParts("t", key, {
       leaseOwner: "w1",
       expectedVersion: 7,
+      replayEpoch: 0,
       memory,
       priorSummaryId: null,
       archiveIds: ["msg_1"],
@@ -331,6 +352,7 @@ describe("fold and commit inputs", () => {
     const { parts, pendingArchive } = revertCompactionParts("t", key, {
       leaseOwner: "w1",
       expectedVersion: 8,
+      replayEpoch: 0,
       memoryId: "mem_2",
       priorSummaryId: "mem_1",
       restoreIds: ["msg_1"],
@@ -356,7 +378,7 @@ describe("fold and commit inputs", () => {
         UpdateExpression: "SET version = version + :one, #md = :hold, activeSummaryId = :prior REMOVE leaseOwner, leaseUntil",
         ConditionExpression: "leaseOwner = :o AND version = :v AND attribute_not_exists(pendingArchive) AND attribute_not_exists(deletedAt)",
         ExpressionAttributeNames: { "#md": "metadata" },
-        ExpressionAttributeValues: { ":one": 1, ":hold": { revertHoldTokens: 1234 }, ":prior": "mem_1", ":o": "w1", ":v": 8 },
+        ExpressionAttributeValues: { ":one": 1, ":hold": { revertHoldTokens: 1234, replayEpoch: 1, replayReason: "revert" }, ":prior": "mem_1", ":o": "w1", ":v": 8 },
       },
     });
   });
@@ -431,7 +453,7 @@ describe("retention inputs (docs/configuration.md, \"Retention\")", () => {
   });
 
   it("give every archive of a commit, and of each roll-forward step, the memory's expiry; the memory itself none", () => {
-    const { parts } = commitCompactionParts("t", key, { leaseOwner: "w1", expectedVersion: 1, memory: kept, priorSummaryId: null, archiveIds: ["msg_1", "msg_2"], at });
+    const { parts } = commitCompactionParts("t", key, { leaseOwner: "w1", expectedVersion: 1, replayEpoch: 0, memory: kept, priorSummaryId: null, archiveIds: ["msg_1", "msg_2"], at });
     const archives = parts.filter(([name]) => name === "archive").map(([, w]) => w.Update.ExpressionAttributeValues[":exp"]);
     expect(archives).toEqual([expires, expires]);
     expect(parts[0]![1].Put.Item.expiresAtEpoch).toBeUndefined();

@@ -40,6 +40,7 @@ function snapshot(messages: Message[], memories: Memory[], activeSummaryId: stri
   const state: ProcessState = {
     process: { processId: "p", projectId: "proj", allowsCrossProjectSpawn: false, createdAt: at },
     version: 1,
+    replayEpoch: 0,
     activeSummaryId,
     lease: null,
     pendingArchive: null,

@@ -183,7 +183,8 @@ describe("a turn's request", () => {
     expect(r.messages[1]).toEqual({ role: "assistant", content: anthropicCall });
     expect(r.messages[2]).toEqual({ role: "user", content: [{ type: "tool_result", tool_use_id: "c1", content: replay[1]!.content, is_error: false }] });
     expect(r.messages[3]).toEqual({ role: "assistant", content: [{ type: "tool_use", id: "c2", name: "cat", input: { f: 1 } }] });
-    expect(r.messages[4]).toEqual({ role: "user", content: [{ type: "tool_result", tool_use_id: "c2", content: replay[3]!.content }] });
+    // The newest message carries the request's cache breakpoint (docs/turns.md, "Prompt caching").
+    expect(r.messages[4]).toEqual({ role: "user", content: [{ type: "tool_result", tool_use_id: "c2", content: replay[3]!.content, cache_control: { type: "ephemeral" } }] });
   });
 
   it("gemini and openai-chat never carry another provider's thinking", () => {

@@ -23,6 +23,7 @@ const msg = (role: Message["role"], content: string, extra: Partial<Message> = {
 });
 const turn = (messages: Message[]): Turn => ({
   compaction: { mode: "NONE", compacted: false, compactedMessages: 0, tokensBefore: 0, tokensAfter: 0 },
+  prefix: { kept: true },
   window: { tokens: 128_000, source: "model", model: "gpt-4o" },
   summaryId: null,
   context: { block: "## Earlier Conversation (compacted)\nPostgres.", staticBlock: "## Earlier Conversation (compacted)\nPostgres.", sections: [] },

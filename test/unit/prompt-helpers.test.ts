@@ -21,6 +21,7 @@ const SUMMARY = "## Earlier Conversation (compacted)\nWe chose Postgres.";
 function turn(messages: Message[], context: Partial<Turn["context"]> = {}): Turn {
   return {
     compaction: { mode: "NONE", compacted: false, compactedMessages: 0, tokensBefore: 0, tokensAfter: 0 },
+    prefix: { kept: true },
     window: { tokens: 128_000, source: "model", model: "gpt-4o" },
     summaryId: null,
     context: { block: SUMMARY, staticBlock: SUMMARY, sections: [], ...context },

@@ -80,11 +80,11 @@ describe("planClearing", () => {
 
   it("clears every result outside the newest keepToolResults in one batch, naming each result's tool", () => {
     const messages = loop(10);
-    const plan = planClearing(messages, tunables, { contextWindow: 32_000, ratio: EMERGENCY, at: AT });
+    const plan = planClearing(messages, tunables, { contextWindow: 32_000, ratio: EMERGENCY, at: AT, epoch: 1 });
     const results = messages.filter((m) => m.role === "TOOL");
     expect(plan.clear.map((c) => c.message.id)).toEqual(results.slice(0, 7).map((m) => m.id));
     expect(plan.clear.map((c) => c.cleared.toolName)).toEqual(["read_file", "grep", "read_file", "grep", "read_file", "grep", "read_file"]);
-    expect(plan.clear[0]!.cleared).toEqual({ at: AT, toolName: "read_file", chars: 4096, tokens: results[0]!.tokens });
+    expect(plan.clear[0]!.cleared).toEqual({ at: AT, toolName: "read_file", chars: 4096, tokens: results[0]!.tokens, epoch: 1 });
     expect(plan.tokensFreed).toBe(plan.clear.reduce((n, c) => n + c.message.tokens - clearedTokens(c.message, c.cleared), 0));
     expect(plan.reason).toBeUndefined();
   });
@@ -98,7 +98,7 @@ describe("planClearing", () => {
       msg("TOOL", `throw new Error("x");\n${big(4)}`, { toolCallId: "r1" }),
       ...loop(4).slice(1),
     ];
-    const plan = planClearing(messages, tunables, { contextWindow: 32_000, ratio: EMERGENCY, at: AT });
+    const plan = planClearing(messages, tunables, { contextWindow: 32_000, ratio: EMERGENCY, at: AT, epoch: 1 });
     const [bash, read] = plan.clear;
     expect(bash!.cleared.errors).toEqual(["FAIL src/a.test.ts"]);
     expect(read!.cleared.errors).toBeUndefined();
@@ -108,8 +108,8 @@ describe("planClearing", () => {
 
   it("waits while the batch would free less than clearMinSaving of the window", () => {
     const messages = loop(4); // one result outside the newest 3: ~1 000 tokens
-    expect(planClearing(messages, tunables, { contextWindow: 128_000, ratio: EMERGENCY, at: AT })).toEqual({ clear: [], tokensFreed: 0, reason: "below_min_saving" });
-    expect(planClearing(messages, tunables, { contextWindow: 16_000, ratio: EMERGENCY, at: AT }).clear).toHaveLength(1);
+    expect(planClearing(messages, tunables, { contextWindow: 128_000, ratio: EMERGENCY, at: AT, epoch: 1 })).toEqual({ clear: [], tokensFreed: 0, reason: "below_min_saving" });
+    expect(planClearing(messages, tunables, { contextWindow: 16_000, ratio: EMERGENCY, at: AT, epoch: 1 }).clear).toHaveLength(1);
   });
 
   it("skips small, pinned, strong and already cleared results", () => {
@@ -120,19 +120,19 @@ describe("planClearing", () => {
     results[2]!.cleared = { at: AT, toolName: "read_file", chars: 4096, tokens: 1030 };
     const small = msg("TOOL", "short", { toolCallId: "c3" });
     messages[messages.indexOf(results[3]!)] = small;
-    const plan = planClearing(messages, { ...tunables, clearMinSaving: 0.001 }, { contextWindow: 32_000, ratio: EMERGENCY, at: AT });
+    const plan = planClearing(messages, { ...tunables, clearMinSaving: 0.001 }, { contextWindow: 32_000, ratio: EMERGENCY, at: AT, epoch: 1 });
     expect(plan.clear.map((c) => c.message.id)).toEqual([results[4]!.id]);
   });
 
   it("names a result whose call was folded earlier as coming from an unknown tool", () => {
     const messages = [msg("TOOL", big(4), { toolCallId: "gone" }), ...loop(3)];
-    const plan = planClearing(messages, { ...tunables, clearMinSaving: 0.001 }, { contextWindow: 32_000, ratio: EMERGENCY, at: AT });
+    const plan = planClearing(messages, { ...tunables, clearMinSaving: 0.001 }, { contextWindow: 32_000, ratio: EMERGENCY, at: AT, epoch: 1 });
     expect(plan.clear.map((c) => c.cleared.toolName)).toEqual([UNKNOWN_TOOL]);
   });
 
   it("has nothing to clear in a conversation without tool results", () => {
     const messages = [msg("USER", big(8)), msg("ASSISTANT", big(8))];
-    expect(planClearing(messages, tunables, { contextWindow: 8_000, ratio: EMERGENCY, at: AT })).toMatchObject({ clear: [], reason: "nothing_clearable" });
+    expect(planClearing(messages, tunables, { contextWindow: 8_000, ratio: EMERGENCY, at: AT, epoch: 1 })).toMatchObject({ clear: [], reason: "nothing_clearable" });
   });
 
   it("keeps every result newer than the last ASSISTANT message: the model has not read it yet", () => {
@@ -141,7 +141,7 @@ describe("planClearing", () => {
     const parallel = [0, 1, 2, 3, 4].map((i) => msg("TOOL", big(4), { toolCallId: `p${i}` }));
     messages.push(msg("ASSISTANT", "", { toolCalls: [0, 1, 2, 3, 4].map((i) => call(`p${i}`)) }), ...parallel);
     const loose = { ...tunables, keepToolResults: 0, emergencyAnchor: 0, clearMinSaving: 0.001 };
-    const plan = planClearing(messages, loose, { contextWindow: 32_000, ratio: EMERGENCY, at: AT });
+    const plan = planClearing(messages, loose, { contextWindow: 32_000, ratio: EMERGENCY, at: AT, epoch: 1 });
     const read = messages.filter((m) => m.role === "TOOL" && !parallel.includes(m));
     expect(plan.clear.map((c) => c.message.id)).toEqual(read.map((m) => m.id));
   });
@@ -149,14 +149,14 @@ describe("planClearing", () => {
   it("keeps every result when no ASSISTANT message is active: none of them was read", () => {
     const messages = [msg("USER", "Here are the logs."), msg("TOOL", big(4), { toolCallId: "gone1" }), msg("TOOL", big(4), { toolCallId: "gone2" })];
     const loose = { ...tunables, keepToolResults: 0, emergencyAnchor: 0, clearMinSaving: 0.001 };
-    expect(planClearing(messages, loose, { contextWindow: 32_000, ratio: EMERGENCY, at: AT })).toMatchObject({ clear: [], reason: "nothing_clearable" });
+    expect(planClearing(messages, loose, { contextWindow: 32_000, ratio: EMERGENCY, at: AT, epoch: 1 })).toMatchObject({ clear: [], reason: "nothing_clearable" });
   });
 
   it("keeps the results inside the anchor of the mode the prompt is in", () => {
     const messages = loop(10); // 21 messages, a result every second one
     const results = messages.filter((m) => m.role === "TOOL");
     const loose = { ...tunables, keepToolResults: 0, clearMinSaving: 0.001, softAnchor: 10, hardAnchor: 6, emergencyAnchor: 2 };
-    const cleared = (ratio: number) => planClearing(messages, loose, { contextWindow: 32_000, ratio, at: AT }).clear.map((c) => c.message.id);
+    const cleared = (ratio: number) => planClearing(messages, loose, { contextWindow: 32_000, ratio, at: AT, epoch: 1 }).clear.map((c) => c.message.id);
     // SOFT (0.6 of the window): the newest 10 messages hold 5 results.
     expect(cleared(0.6)).toEqual(results.slice(0, 5).map((m) => m.id));
     // HARD: the newest 6 hold 3.
@@ -168,11 +168,11 @@ describe("planClearing", () => {
   it("never clears below softThreshold, whatever clearThreshold says", () => {
     const messages = loop(10);
     const low = { ...tunables, softThreshold: 0.5, clearThreshold: 0.3, softAnchor: 0, clearMinSaving: 0.001 };
-    expect(planClearing(messages, low, { contextWindow: 32_000, ratio: 0.49, at: AT })).toEqual({ clear: [], tokensFreed: 0, reason: "below_threshold" });
-    expect(planClearing(messages, low, { contextWindow: 32_000, ratio: 0.5, at: AT }).clear).toHaveLength(7);
+    expect(planClearing(messages, low, { contextWindow: 32_000, ratio: 0.49, at: AT, epoch: 1 })).toEqual({ clear: [], tokensFreed: 0, reason: "below_threshold" });
+    expect(planClearing(messages, low, { contextWindow: 32_000, ratio: 0.5, at: AT, epoch: 1 }).clear).toHaveLength(7);
     const usual = { ...tunables, softAnchor: 0, clearMinSaving: 0.001 };
-    expect(planClearing(messages, usual, { contextWindow: 32_000, ratio: 0.59, at: AT }).reason).toBe("below_threshold");
-    expect(planClearing(messages, usual, { contextWindow: 32_000, ratio: 0.6, at: AT }).clear).toHaveLength(7);
-    expect(planClearing(messages, usual, { contextWindow: 32_000, ratio: Number.NaN, at: AT }).reason).toBe("below_threshold");
+    expect(planClearing(messages, usual, { contextWindow: 32_000, ratio: 0.59, at: AT, epoch: 1 }).reason).toBe("below_threshold");
+    expect(planClearing(messages, usual, { contextWindow: 32_000, ratio: 0.6, at: AT, epoch: 1 }).clear).toHaveLength(7);
+    expect(planClearing(messages, usual, { contextWindow: 32_000, ratio: Number.NaN, at: AT, epoch: 1 }).reason).toBe("below_threshold");
   });
 });

@@ -278,7 +278,7 @@ describe("no tool result without its call, no call without its results, on any c
   it("clearing: removes no message and names each cleared result's own call", () => {
     fc.assert(
       fc.property(historyArb, tunablesArb, (messages, t) => {
-        const plan = planClearing(messages, t, { contextWindow: 10_000, ratio: 0.96, at: "2025-01-02T00:00:00.000Z" });
+        const plan = planClearing(messages, t, { contextWindow: 10_000, ratio: 0.96, at: "2025-01-02T00:00:00.000Z", epoch: 1 });
         const calls = new Map(messages.flatMap((m) => (m.toolCalls ?? []).map((c) => [c.id, c.name] as const)));
         for (const { message, cleared } of plan.clear) {
           expect(messages).toContain(message);

@@ -32,6 +32,7 @@ describe("DEFAULT_TUNABLES", () => {
       foldTarget: 0, // off: HARD/EMERGENCY fold all the selector allows (docs/compaction.md)
       foldMinRoomTokens: 1000, // only with a foldTarget: the room a fold leaves below the hard threshold
       recallMaxTokens: 1000,
+      recallInSystem: false, // recall goes into the transcript (docs/turns.md, "Recall")
       summarizerConcurrency: 16,
       maxSummarizerCalls: 32, // one fold's summarizer calls, its quality gate retry included
       foldCurrentTurn: 1,
@@ -144,6 +145,7 @@ describe("tunablesFromEnv", () => {
       COMPACTION_FOLD_TARGET: "0.5",
       COMPACTION_FOLD_MIN_ROOM_TOKENS: "1500",
       RECALL_MAX_TOKENS: "600",
+      RECALL_IN_SYSTEM: "true",
       COMPACTION_PREPARE_THRESHOLD: "0.6",
       COMPACTION_SUMMARIZER_CONCURRENCY: "3",
       COMPACTION_MAX_SUMMARIZER_CALLS: "12",
@@ -176,6 +178,7 @@ describe("tunablesFromEnv", () => {
       foldTarget: 0.5,
       foldMinRoomTokens: 1500,
       recallMaxTokens: 600,
+      recallInSystem: true,
       prepareThreshold: 0.6,
       summarizerConcurrency: 3,
       maxSummarizerCalls: 12,

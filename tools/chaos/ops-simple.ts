@@ -15,6 +15,7 @@ import { appendMessage } from "../../core/services/messages.js";
 import { compactRange } from "../../core/services/compaction/range-compaction.js";
 import { settledView } from "../../core/services/compaction/settle.js";
 import { runTurn } from "../../core/services/turn.js";
+import { plainPrompt, requestBreak } from "../prefix-check.js";
 import { readAllMessages } from "../invariants.js";
 import { attempt, NO_FAULTS, unexpected, withRetry, type OpFaults } from "./attempt.js";
 import { ack, activeSetViolations, anchorViolations, expectedBlock, expectedSummary, replayViolations } from "./checks.js";
@@ -128,7 +129,19 @@ async function runTurnOp(run: ChaosRun, e: Engine, faults: OpFaults, spec: Simpl
     }
     if (mine) ack(e.ledger, m.nonce, mine.id);
   }
+  keptPrefix(run, e, out, concurrent || shared || e.background.size > 0);
   return sawCompaction(run, e, out.compaction, before, mine);
+}
+
+/**
+ * A turn that says it kept the prefix must answer the previous turn's prompt plus appends: checked
+ * between two turns of the engine that ran with nothing else of it in flight.
+ */
+function keptPrefix(run: ChaosRun, e: Engine, out: Awaited<ReturnType<typeof runTurn>>, busy: boolean) {
+  const now = plainPrompt(out);
+  const broken = !busy && out.prefix.kept && e.lastPrompt ? requestBreak(e.lastPrompt, now) : null;
+  if (broken) violate(run.stats, [`${where(e)}: a turn said it kept the prefix, but ${broken}`]);
+  e.lastPrompt = busy ? undefined : now;
 }
 
 /** Reads the context; when nothing else writes meanwhile, it must replay exactly what is stored. */

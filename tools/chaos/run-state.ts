@@ -105,6 +105,12 @@ export interface Engine {
   deletion: "deleting" | "deleted" | null;
   /** The hash of the native content of each message sent with one, by nonce (native-messages.ts). */
   native: Map<string, string>;
+  /**
+   * What the engine's last quiet turn answered (its block and messages as an engine sends them):
+   * the next quiet turn that says `prefix.kept` must start with it (docs/turns.md, "Append-only
+   * between folds"). Undefined after a turn that ran beside other work of the engine.
+   */
+  lastPrompt?: Record<string, unknown> | undefined;
 }
 
 export interface ChaosRun {

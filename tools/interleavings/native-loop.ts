@@ -101,8 +101,9 @@ type Block = { type?: unknown; id?: unknown; tool_use_id?: unknown };
 
 /**
  * The problems of an Anthropic `request.messages`: a `tool_result` whose `tool_use` is not in it,
- * a `tool_use` with no result (a placeholder counts), and a result that is not in the user
- * message right after its call (the Messages API refuses that too).
+ * a `tool_use` with no result (a placeholder counts), and a result that is not in the user turn
+ * right after its call (the Messages API refuses that too). Consecutive user messages are one
+ * turn, as the API combines them (Messages API reference, `messages`).
  */
 export function anthropicPairing(messages: ReadonlyArray<{ role?: unknown; content?: unknown }>): string[] {
   const v: string[] = [];
@@ -113,9 +114,14 @@ export function anthropicPairing(messages: ReadonlyArray<{ role?: unknown; conte
     for (const b of blocks(m)) {
       if (b.type === "tool_result" && !uses.has(b.tool_use_id)) v.push(`request.messages.${i} holds a tool_result for ${String(b.tool_use_id)} without its tool_use`);
       if (b.type !== "tool_use") continue;
-      const next = messages[i + 1];
-      const answered = next?.role === "user" && blocks(next).some((r) => r.type === "tool_result" && r.tool_use_id === b.id);
-      if (!answered) v.push(`request.messages.${i} holds tool_use ${String(b.id)} without its tool_result in the next message`);
+      const turn: Block[] = [];
+      for (let j = i + 1; j < messages.length && messages[j]!.role === "user"; j++) turn.push(...blocks(messages[j]!));
+      const answered = turn.some((r) => r.type === "tool_result" && r.tool_use_id === b.id);
+      if (!answered) v.push(`request.messages.${i} holds tool_use ${String(b.id)} without its tool_result in the next user turn`);
+      const firstOther = turn.findIndex((r) => r.type !== "tool_result");
+      if (firstOther >= 0 && turn.slice(firstOther).some((r) => r.type === "tool_result")) {
+        v.push(`request.messages.${i + 1}: the user turn after tool_use ${String(b.id)} has a tool_result after other content`);
+      }
     }
   });
   return v;

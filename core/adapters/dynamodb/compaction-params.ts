@@ -5,6 +5,8 @@
  */
 import type { GetCommandInput, QueryCommandInput, UpdateCommandInput } from "@aws-sdk/lib-dynamodb";
 import type { Memory } from "../../domain/model.js";
+import type { EpochReason } from "../../domain/prefix.js";
+import type { LastTurn } from "../../domain/last-turn.js";
 import { originalsExpiry } from "../../domain/retention.js";
 import type { CompactionCommit, ProcessKey, RevertCommit } from "../../ports/store.js";
 import {
@@ -231,6 +233,10 @@ export function archiveIntoOkParts(
   ];
 }
 
+/** META's map after a fold or an undo: the epoch moved on with its reason, the turn's record kept. */
+const replayMap = (c: { replayEpoch: number; lastTurn?: LastTurn | undefined }, reason: EpochReason) =>
+  ({ replayEpoch: c.replayEpoch + 1, replayReason: reason, ...(c.lastTurn ? { [LAST_TURN_ATTRIBUTE]: c.lastTurn } : {}) });
+
 export type CommitPart = "memory" | "prior" | "marker" | "process" | "archive";
 
 /**
@@ -251,23 +257,17 @@ export function commitCompactionParts(tableName: string, key: ProcessKey, c: Com
   const room = limit - fixed.length - 1; // one more for META
   const now = c.archiveIds.slice(0, room);
   const pendingArchive = c.archiveIds.length > now.length;
-  const set = ["version = version + :one", "activeSummaryId = :mid"];
-  const values: Record<string, unknown> = { ":one": 1, ":mid": c.memory.id };
+  // META's map written whole: the revert hold ends, the epoch moves on (docs/turns.md, "Append-only between folds").
+  const set = ["version = version + :one", "activeSummaryId = :mid", "#md = :md"];
+  const values: Record<string, unknown> = { ":one": 1, ":mid": c.memory.id, ":md": replayMap(c, "fold") };
   if (pendingArchive) {
     set.push("pendingArchive = :pa", "pendingArchiveFrom = :from");
     values[":pa"] = rollForwardMarker("archive", c.memory.id);
     values[":from"] = now.length;
   }
-  // A new fold ends any revert hold: the undone fold is history now. The map that holds it stays
-  // (it keeps the last turn's record too: conditions.ts, REVERT_HOLD_MAP).
-  const endHold = c.endsRevertHold ? ", #md.#hold" : "";
   const meta = guarded(
     { TableName: tableName, Key: metaKey(key) },
-    {
-      expression: `SET ${set.join(", ")} REMOVE leaseOwner, leaseUntil${endHold}`,
-      ...(c.endsRevertHold ? { names: { "#md": REVERT_HOLD_MAP, "#hold": REVERT_HOLD_ATTRIBUTE } } : {}),
-      values,
-    },
+    { expression: `SET ${set.join(", ")} REMOVE leaseOwner, leaseUntil`, names: { "#md": REVERT_HOLD_MAP }, values },
     leaseHeldBy(c.leaseOwner),
     versionIs(c.expectedVersion),
     // A fold never commits over an unfinished roll-forward: the view it folded may lack its archives.
@@ -321,7 +321,7 @@ export function revertCompactionParts(tableName: string, key: ProcessKey, r: Rev
   const pendingArchive = r.restoreIds.length > now.length;
   const set = ["version = version + :one", "#md = :hold"];
   // The map is written whole (an older META may have none), with the last turn's record as the undo read it.
-  const values: Record<string, unknown> = { ":one": 1, ":hold": { [REVERT_HOLD_ATTRIBUTE]: r.holdTokens, ...(r.lastTurn ? { [LAST_TURN_ATTRIBUTE]: r.lastTurn } : {}) } };
+  const values: Record<string, unknown> = { ":one": 1, ":hold": { [REVERT_HOLD_ATTRIBUTE]: r.holdTokens, ...replayMap(r, "revert") } };
   if (r.priorSummaryId) {
     set.push("activeSummaryId = :prior");
     values[":prior"] = r.priorSummaryId;

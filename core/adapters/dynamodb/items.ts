@@ -55,7 +55,15 @@ export const MetaItem = z.extend(Process, {
   pendingArchiveFrom: z.optional(z.int()),
   firstUserMessageId: z.optional(z.string()),
   /** The revert hold and the last turn's record (see REVERT_HOLD_MAP in conditions.ts). */
-  metadata: z.optional(z.object({ revertHoldTokens: z.optional(z.number()), lastTurn: z.optional(LastTurn) })),
+  metadata: z.optional(
+    z.object({
+      revertHoldTokens: z.optional(z.number()),
+      lastTurn: z.optional(LastTurn),
+      /** The replay epoch and why it last moved (docs/turns.md, "Append-only between folds"). */
+      replayEpoch: z.optional(z.int()),
+      replayReason: z.optional(z.enum(["fold", "revert"])),
+    }),
+  ),
   /** The engine's `system` and `tools` as JSON text, kept exactly (never on the replay index: a fold reads it). */
   conversation: z.optional(z.string()),
   /** The token of an import not yet live (import-store.ts): such a process is hidden from every reader. */
@@ -213,6 +221,8 @@ export const toState = (meta: MetaItem): ProcessState => ({
   hasUserMessage: meta.firstUserMessageId !== undefined,
   ...(meta.metadata?.revertHoldTokens !== undefined ? { revertHoldTokens: meta.metadata.revertHoldTokens } : {}),
   ...(meta.metadata?.lastTurn ? { lastTurn: meta.metadata.lastTurn } : {}),
+  replayEpoch: meta.metadata?.replayEpoch ?? 0,
+  ...(meta.metadata?.replayReason ? { replayReason: meta.metadata.replayReason } : {}),
 });
 
 /** A memory as the replay index returns it: without `sourceRefs`, which it does not project. */

@@ -9,6 +9,7 @@ import * as z from "../../domain/zod.js";
 import { CompactionResult, InboxItem, LossUnit, Memory, Message, Process } from "../../domain/model.js";
 import { Ledger } from "../../domain/ledger/model.js";
 import { Tunables, TunablesOverride } from "../../domain/tunables.js";
+import { PrefixReason } from "../../domain/prefix.js";
 import { LastTurn, TurnWindowShape } from "../../domain/last-turn.js";
 
 const count = () => z.int().check(z.nonnegative());
@@ -40,8 +41,8 @@ const JsonObjects = z.array(z.record(z.string(), z.unknown()));
 /** A turn's `request`, by the format it named (docs/turns.md, "The request in the engine's format"). */
 export const ReplayRequestAnswer = z.union([
   z.object({ system: JsonObjects, messages: JsonObjects }),
-  z.object({ input: JsonObjects }),
-  z.object({ messages: JsonObjects }),
+  z.object({ input: JsonObjects, prompt_cache_key: z.optional(z.string()) }),
+  z.object({ messages: JsonObjects, prompt_cache_key: z.optional(z.string()) }),
   z.object({ contents: JsonObjects, systemInstruction: z.optional(z.record(z.string(), z.unknown())) }),
   z.object({ prompt: JsonObjects }),
 ]);
@@ -73,6 +74,8 @@ export const TurnAnswer = z.object({
   context: ContextAnswer,
   messages: z.array(Message),
   request: z.optional(ReplayRequestAnswer),
+  /** Whether the prompt starts with the previous turn's (docs/turns.md, "Append-only between folds"). */
+  prefix: z.object({ kept: z.boolean(), reason: z.optional(PrefixReason) }),
   messagesWithoutNative: z.optional(z.literal(true)),
 });
 

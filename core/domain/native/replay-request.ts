@@ -9,6 +9,9 @@
 import type { Message, ToolCall } from "../model.js";
 import type { Json, JsonObject, NativeFormat, ReplayFormat } from "./formats.js";
 import { isObject } from "./formats.js";
+import { reasoningStripped, resultsAfterCalls, withNewestBreakpoint, withoutReasoning, type ReplayOptions } from "./replay-rules.js";
+
+export type { ReplayOptions } from "./replay-rules.js";
 
 /** The memory block split at its cache breakpoint: the static part, and the dynamic rest (recall). */
 export interface ReplayBlock {
@@ -19,8 +22,8 @@ export interface ReplayBlock {
 type Objects = Record<string, unknown>[];
 export type ReplayRequest =
   | { system: Objects; messages: Objects }
-  | { input: Objects }
-  | { messages: Objects }
+  | { input: Objects; prompt_cache_key?: string }
+  | { messages: Objects; prompt_cache_key?: string }
   | { contents: Objects; systemInstruction?: Record<string, unknown> }
   | { prompt: Objects };
 
@@ -83,64 +86,56 @@ const toolNameOf = (messages: readonly Message[]) => {
 
 // ------------------------------------------------------------------------------------ Anthropic
 
-function anthropic(messages: readonly Message[], block: ReplayBlock): ReplayRequest {
+function anthropic(replay: readonly Message[], block: ReplayBlock, options: ReplayOptions = {}): ReplayRequest {
+  const messages = resultsAfterCalls(replay);
+  const strip = reasoningStripped(messages, "anthropic", options.stripReasoningBefore);
   const system: JsonObject[] = [];
   if (block.staticBlock.trim() !== "") system.push({ type: "text", text: block.staticBlock, cache_control: { type: "ephemeral" } });
   if (block.dynamicBlock !== "") system.push({ type: "text", text: block.dynamicBlock });
-  const out: Array<{ message: JsonObject; native: boolean }> = [];
-  const push = (role: "user" | "assistant", content: Json[], native: boolean) => {
-    if (content.length === 0) return;
-    const prev = out[out.length - 1];
-    // Converted messages of one role are merged (tool results first); a native message stays whole.
-    if (!native && prev && !prev.native && prev.message.role === role) (prev.message.content as Json[]).push(...content);
-    else out.push({ message: { role, content: [...content] }, native });
+  // One request message per stored message, never merged: merging would change the last message
+  // when the next one is appended, and the API combines consecutive turns of one role itself
+  // (Messages API reference, `messages`). A SYSTEM message stays where it was written, as user
+  // text: in `system` it would change what stands before every message.
+  const result: JsonObject[] = [];
+  const push = (role: "user" | "assistant", content: Json[]) => {
+    if (content.length > 0) result.push({ role, content: [...content] });
   };
   for (const m of messages) {
-    const role = m.role === "ASSISTANT" ? "assistant" : "user";
     const native = nativeOrNull(m, "anthropic");
     if (native) {
-      push(role, native, true);
+      push(m.role === "ASSISTANT" ? "assistant" : "user", withoutReasoning(native, m, strip));
       continue;
     }
     switch (m.role) {
       case "SYSTEM":
-        if (m.content.trim() !== "") system.push({ type: "text", text: m.content });
-        break;
       case "USER":
-        push("user", m.content.trim() === "" ? [] : [{ type: "text", text: m.content }], false);
+        push("user", m.content.trim() === "" ? [] : [{ type: "text", text: m.content }]);
         break;
       case "ASSISTANT":
-        push(
-          "assistant",
-          [
-            ...(m.content.trim() === "" ? [] : [{ type: "text", text: m.content }]),
-            ...(m.toolCalls ?? []).map((c: ToolCall) => ({ type: "tool_use", id: c.id, name: c.name, input: argumentsObject(c.arguments) })),
-          ],
-          false,
-        );
+        push("assistant", [
+          ...(m.content.trim() === "" ? [] : [{ type: "text", text: m.content }]),
+          ...(m.toolCalls ?? []).map((c: ToolCall) => ({ type: "tool_use", id: c.id, name: c.name, input: argumentsObject(c.arguments) })),
+        ]);
         break;
       case "TOOL":
-        push("user", [{ type: "tool_result", tool_use_id: m.toolCallId ?? "unknown", ...(m.content !== "" ? { content: m.content } : {}) }], false);
+        push("user", [{ type: "tool_result", tool_use_id: m.toolCallId ?? "unknown", ...(m.content !== "" ? { content: m.content } : {}) }]);
         break;
     }
   }
-  const result = out.map((o) => o.message);
-  for (const o of out) if (!o.native && o.message.role === "user") (o.message.content as JsonObject[]).sort((a, b) => rank(a) - rank(b));
   if (result[0]?.role === "assistant") result.unshift({ role: "user", content: [{ type: "text", text: CONTINUATION_TEXT }] });
-  return { system, messages: result };
+  return { system, messages: withNewestBreakpoint(result) };
 }
-
-const rank = (b: JsonObject) => (b.type === "tool_result" ? 0 : 1);
 
 // ----------------------------------------------------------------------------- OpenAI Responses
 
-function openaiResponses(messages: readonly Message[], block: ReplayBlock): ReplayRequest {
+function openaiResponses(messages: readonly Message[], block: ReplayBlock, options: ReplayOptions = {}): ReplayRequest {
+  const strip = reasoningStripped(messages, "openai-responses", options.stripReasoningBefore);
   const input: JsonObject[] = [];
   for (const text of [block.staticBlock, block.dynamicBlock]) if (text.trim() !== "") input.push({ role: "developer", content: text });
   for (const m of messages) {
     const native = nativeOrNull(m, "openai-responses");
     if (native) {
-      input.push(...(native as JsonObject[]));
+      input.push(...(withoutReasoning(native, m, strip) as JsonObject[]));
       continue;
     }
     switch (m.role) {
@@ -159,12 +154,12 @@ function openaiResponses(messages: readonly Message[], block: ReplayBlock): Repl
         break;
     }
   }
-  return { input };
+  return { input, ...(options.cacheKey ? { prompt_cache_key: options.cacheKey } : {}) };
 }
 
 // ------------------------------------------------------------------------- OpenAI Chat Completions
 
-function openaiChat(messages: readonly Message[], block: ReplayBlock): ReplayRequest {
+function openaiChat(messages: readonly Message[], block: ReplayBlock, options: ReplayOptions = {}): ReplayRequest {
   const out: JsonObject[] = [];
   const head = [block.staticBlock, block.dynamicBlock].filter((t) => t.trim() !== "").join("\n\n");
   if (head) out.push({ role: "system", content: head });
@@ -198,7 +193,7 @@ function openaiChat(messages: readonly Message[], block: ReplayBlock): ReplayReq
         break;
     }
   }
-  return { messages: out };
+  return { messages: out, ...(options.cacheKey ? { prompt_cache_key: options.cacheKey } : {}) };
 }
 
 // -------------------------------------------------------------------------------------- Gemini
@@ -215,9 +210,7 @@ function gemini(messages: readonly Message[], block: ReplayBlock): ReplayRequest
       continue;
     }
     switch (m.role) {
-      case "SYSTEM":
-        if (m.content.trim() !== "") system.push(m.content);
-        break;
+      case "SYSTEM": // where it was written: in systemInstruction it would change every turn's prefix
       case "USER":
         contents.push({ role: "user", parts: [{ text: m.content }] });
         break;
@@ -288,7 +281,7 @@ function aiSdk(messages: readonly Message[], block: ReplayBlock): ReplayRequest 
   return { prompt };
 }
 
-const BUILDERS: Record<ReplayFormat, (messages: readonly Message[], block: ReplayBlock) => ReplayRequest> = {
+const BUILDERS: Record<ReplayFormat, (messages: readonly Message[], block: ReplayBlock, options?: ReplayOptions) => ReplayRequest> = {
   anthropic,
   "openai-responses": openaiResponses,
   "openai-chat": openaiChat,
@@ -302,6 +295,6 @@ const BUILDERS: Record<ReplayFormat, (messages: readonly Message[], block: Repla
  *
  * @example replayRequest("anthropic", replay, splitReplayBlock(context)) // { system: [...], messages: [...] }
  */
-export function replayRequest(format: ReplayFormat, messages: readonly Message[], block: ReplayBlock): ReplayRequest {
-  return BUILDERS[format](messages, block);
+export function replayRequest(format: ReplayFormat, messages: readonly Message[], block: ReplayBlock, options: ReplayOptions = {}): ReplayRequest {
+  return BUILDERS[format](messages, block, options);
 }

@@ -1,0 +1,167 @@
+/**
+ * A prompt that only grows between folds (docs/turns.md, "Append-only between folds"): 300-step
+ * tool loops through the service against the provider emulator (tools/provider-emulator), on a
+ * Claude model with preserved thinking and on the Responses API with encrypted reasoning, in a
+ * window small enough that the worker folds several times. Every request is compared with the one
+ * before: a turn that says `prefix.kept` must send the previous request plus what was appended,
+ * and every other turn must name a fold. The emulator checks what the providers check.
+ */
+import Anthropic from "@anthropic-ai/sdk";
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { requestBreak } from "../../tools/prefix-check.js";
+import { createMemoryClient, type Turn } from "../../client/index.js";
+import { startProviderEmulator, type ProviderEmulator } from "../../tools/provider-emulator/provider-emulator.js";
+import { KEY_A, startTestService } from "../support/service.js";
+
+const STEPS = 300;
+const WINDOW = 8_000;
+let ctx: Awaited<ReturnType<typeof startTestService>>;
+let emulator: ProviderEmulator;
+beforeAll(async () => {
+  ctx = await startTestService();
+  emulator = await startProviderEmulator({ preservedThinking: true, preservedReasoning: true });
+});
+afterAll(async () => {
+  await emulator?.close();
+  await ctx?.service.stop();
+});
+
+const memory = () => createMemoryClient({ baseUrl: ctx.service.url, apiKey: KEY_A });
+/** A tool result of ~100 tokens, distinct per step. */
+const output = (step: number) => `step ${step}: ${"the module exports a parser and a tokenizer; ".repeat(9)}`;
+
+/** What one loop's turns said and did, for the checks every provider shares. */
+interface LoopLog {
+  /** Turns whose request does not start with the previous one, though `prefix.kept` said so. */
+  lies: string[];
+  /** `prefix.reason` of every turn that did not keep the prefix. */
+  changes: string[];
+  /** Summaries the turns replayed, in order, each once. */
+  summaries: string[];
+  /** Turns (1-based) whose request kept the previous one. */
+  kept: Set<number>;
+}
+
+/** Runs `step` for each turn and checks its request against the previous one. */
+async function loop(run: (step: number) => Promise<Turn>): Promise<LoopLog> {
+  const log: LoopLog = { lies: [], changes: [], summaries: [], kept: new Set() };
+  let previous: Record<string, unknown> | undefined;
+  for (let step = 0; step <= STEPS; step++) {
+    const turn = await run(step);
+    const request = turn.request as unknown as Record<string, unknown>;
+    if (turn.prefix.kept) {
+      log.kept.add(step);
+      const broken = previous ? requestBreak(previous, request) : "no previous request";
+      if (broken) log.lies.push(`turn ${step}: ${broken}`);
+    } else {
+      log.changes.push(turn.prefix.reason ?? "?");
+    }
+    if (turn.summaryId && log.summaries.at(-1) !== turn.summaryId) log.summaries.push(turn.summaryId);
+    previous = request;
+    // The worker folds between turns, as its own Lambda would.
+    await ctx.service.bus.drain();
+  }
+  // PREFIX_LOOP_FIGURES=1 prints what the report quotes (docs/turns.md, "Append-only between folds").
+  if (process.env.PREFIX_LOOP_FIGURES) console.info(JSON.stringify({ turns: STEPS + 1, kept: log.kept.size, changes: log.changes, folds: log.summaries.length }));
+  return log;
+}
+
+describe(`a ${STEPS}-step tool loop with folds`, { timeout: 600_000 }, () => {
+  it("Claude with preserved thinking: 0 errors, each fold one prefix change, no kept turn's thinking sent after a fold but the open loop's", async () => {
+    emulator.reset();
+    const client = memory();
+    const anthropic = new Anthropic({ apiKey: "sk-ant-test", baseURL: emulator.url, maxRetries: 0 });
+    const model = { name: "claude-fable-5-1", contextWindow: WINDOW };
+    await client.upsertProcess("prefix-anthropic", { projectId: "agents" });
+    emulator.anthropic.script(
+      ...Array.from({ length: STEPS }, (_, i) => ({
+        thinking: `Step ${i}: read the next file before deciding.`,
+        toolUses: [{ id: `toolu_${i}`, name: "read_file", input: { path: `src/file-${i}.ts` } }],
+      })),
+      { thinking: "All files read.", text: `Done: ${STEPS} files read.` },
+    );
+    let next: Anthropic.ContentBlockParam[] = [{ type: "text", text: "Read every file of src/ and report." }];
+    let role: "USER" | "TOOL" = "USER";
+    const log = await loop(async (step) => {
+      const turn = await client.beginTurn("prefix-anthropic", { message: { role, native: { format: "anthropic", content: next } }, model, format: "anthropic" });
+      const request = turn.request as unknown as { system: Anthropic.TextBlockParam[]; messages: Anthropic.MessageParam[] };
+      const reply = await anthropic.messages.create({
+        model: model.name,
+        max_tokens: 4096,
+        // An open tool loop's last assistant turn must come back with its thinking even when a fold
+        // changed what stood before it: the API drops that one block instead of refusing.
+        thinking: { type: "enabled", budget_tokens: 2048, block_binding: { prefix_mismatch_behavior: "drop_block" } } as Anthropic.ThinkingConfigParam,
+        system: [{ type: "text", text: "You read code." }, ...request.system],
+        tools: [{ name: "read_file", input_schema: { type: "object", properties: { path: { type: "string" } } } }],
+        messages: request.messages,
+      });
+      await client.appendMessage("prefix-anthropic", { native: { format: "anthropic", content: reply.content } });
+      const call = reply.content.find((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
+      next = call ? [{ type: "tool_result", tool_use_id: call.id, content: output(step) }] : [{ type: "text", text: "Thanks." }];
+      role = call ? "TOOL" : "USER";
+      return turn;
+    });
+    expect(emulator.records.filter((r) => r.status !== 200).map((r) => `${r.rule}: ${r.message}`)).toEqual([]);
+    expect(emulator.records).toHaveLength(STEPS + 1);
+    expect(log.lies).toEqual([]);
+    // Folds happened, and each was one prefix change; nothing else changed the prefix.
+    expect(log.summaries.length).toBeGreaterThanOrEqual(3);
+    expect(log.changes).toEqual(["first_turn", ...log.summaries.map(() => "fold")]);
+    // Every thinking block sent verified, but one per fold: the open loop's turn, which the API
+    // drops (drop_block) on each request until the next fold. Every other kept turn went without.
+    const dropped = new Set(emulator.records.flatMap((r) => (r.thinking?.dropped ?? []).map((d) => d.token)));
+    expect(dropped.size).toBeLessThanOrEqual(log.summaries.length);
+    const verified = emulator.records.reduce((n, r) => n + (r.thinking?.verified.length ?? 0), 0);
+    expect(verified).toBeGreaterThan(STEPS);
+    if (process.env.PREFIX_LOOP_FIGURES) console.info(JSON.stringify({ thinkingVerified: verified, thinkingDroppedBlocks: dropped.size, drops: emulator.records.reduce((n, r) => n + (r.thinking?.dropped.length ?? 0), 0) }));
+  });
+
+  it("Responses API with encrypted reasoning: 0 errors, each fold one prefix change, 0 reasoning items dropped between folds", async () => {
+    emulator.reset();
+    const client = memory();
+    const openai = new OpenAI({ apiKey: "sk-test", baseURL: `${emulator.url}/v1`, maxRetries: 0 });
+    await client.upsertProcess("prefix-openai", { projectId: "agents" });
+    emulator.openai.script(
+      ...Array.from({ length: STEPS }, (_, i) => ({
+        reasoning: `Step ${i}: run the next test file.`,
+        functionCalls: [{ callId: `call_${i}`, name: "run_tests", arguments: { file: `test/${i}.test.ts` } }],
+      })),
+      { reasoning: "All green.", text: `${STEPS} test files pass.` },
+    );
+    let next: OpenAI.Responses.ResponseInputItem[] = [{ role: "user", content: "Run every test file." }];
+    let role: "USER" | "TOOL" = "USER";
+    const log = await loop(async (step) => {
+      const turn = await client.beginTurn("prefix-openai", {
+        message: { role, native: { format: "openai-responses", content: next } },
+        model: { name: "gpt-6", contextWindow: WINDOW },
+        format: "openai-responses",
+      });
+      const { input } = turn.request as unknown as { input: OpenAI.Responses.ResponseInputItem[] };
+      const response = await openai.responses.create({
+        model: "gpt-6",
+        instructions: "You run tests.",
+        reasoning: { effort: "medium" },
+        include: ["reasoning.encrypted_content"],
+        store: false,
+        tools: [{ type: "function", name: "run_tests", parameters: { type: "object", properties: {} }, strict: false }],
+        input,
+      });
+      await client.appendMessage("prefix-openai", { native: { format: "openai-responses", content: response.output } });
+      const call = response.output.find((i): i is OpenAI.Responses.ResponseFunctionToolCall => i.type === "function_call");
+      next = call ? [{ type: "function_call_output", call_id: call.call_id, output: output(step) }] : [{ role: "user", content: "Thanks." }];
+      role = call ? "TOOL" : "USER";
+      return turn;
+    });
+    expect(emulator.records.filter((r) => r.status !== 200).map((r) => `${r.rule}: ${r.message}`)).toEqual([]);
+    expect(emulator.records).toHaveLength(STEPS + 1);
+    expect(log.lies).toEqual([]);
+    expect(log.summaries.length).toBeGreaterThanOrEqual(3);
+    expect(log.changes).toEqual(["first_turn", ...log.summaries.map(() => "fold")]);
+    // Reasoning items are dropped only by the first request after a fold, never between folds.
+    const between = emulator.records.filter((_, i) => log.kept.has(i)).flatMap((r) => r.reasoning?.dropped ?? []);
+    expect(between).toEqual([]);
+    if (process.env.PREFIX_LOOP_FIGURES) console.info(JSON.stringify({ reasoning: emulator.openai.reasoningCounts(), droppedBetweenFolds: between.length }));
+    expect(emulator.records.filter((_, i) => log.kept.has(i)).reduce((n, r) => n + (r.reasoning?.kept.length ?? 0), 0)).toBeGreaterThan(STEPS);
+  });
+});

@@ -1,0 +1,121 @@
+/**
+ * The pieces of "Append-only between folds" (docs/turns.md): the verdict a turn answers as
+ * `prefix`, the epoch's first turn, the per-model fold rules and the cache breakpoints of `request`.
+ */
+import { describe, expect, it } from "vitest";
+import type { Message } from "../../core/domain/model.js";
+import { foldRulesFor } from "../../core/domain/model-windows.js";
+import { replayRequest } from "../../core/domain/native/replay-request.js";
+import { epochSince, markChanged, prefixVerdict, promptCacheKey, replayMark, type ReplayMark } from "../../core/domain/prefix.js";
+
+const mark = (o: Partial<ReplayMark> = {}): ReplayMark => ({ epoch: 2, format: "anthropic", head: "h", recall: "", cleared: 0, open: [], ...o });
+
+describe("prefixVerdict", () => {
+  it("keeps the prefix when nothing but appends changed, placeholders added included", () => {
+    expect(prefixVerdict(mark(), mark(), "fold")).toEqual({ kept: true });
+    expect(prefixVerdict(mark({ open: ["a.r0"] }), mark({ open: ["a.r0", "b.r0"] }), "fold")).toEqual({ kept: true });
+  });
+
+  it("names what changed: the first turn, the epoch's reason, the format, a trim, the block, recall, clearing, a late result", () => {
+    expect(prefixVerdict(undefined, mark(), undefined)).toEqual({ kept: false, reason: "first_turn" });
+    expect(prefixVerdict(mark(), mark({ epoch: 3 }), "fold")).toEqual({ kept: false, reason: "fold" });
+    expect(prefixVerdict(mark(), mark({ epoch: 3 }), "revert")).toEqual({ kept: false, reason: "revert" });
+    expect(prefixVerdict(mark(), mark({ format: "gemini" }), "fold")).toEqual({ kept: false, reason: "format" });
+    expect(prefixVerdict(mark(), mark({ trim: "a..b:3" }), "fold")).toEqual({ kept: false, reason: "trim" });
+    expect(prefixVerdict(mark(), mark({ head: "other" }), "fold")).toEqual({ kept: false, reason: "parent" });
+    expect(prefixVerdict(mark(), mark({ recall: "r" }), "fold")).toEqual({ kept: false, reason: "recall" });
+    expect(prefixVerdict(mark(), mark({ cleared: 1 }), "fold")).toEqual({ kept: false, reason: "clear" });
+    expect(prefixVerdict(mark({ open: ["a.r0"] }), mark({ open: [] }), "fold")).toEqual({ kept: false, reason: "tool_result" });
+    expect(prefixVerdict(mark({ open: null }), mark({ open: [] }), "fold")).toEqual({ kept: false, reason: "tool_result" });
+  });
+
+  it("stores a mark only when it changed", () => {
+    expect(markChanged(undefined, mark())).toBe(true);
+    expect(markChanged(mark(), mark())).toBe(false);
+    expect(markChanged(mark(), mark({ since: "2026-01-01T00:00:00.000Z" }))).toBe(true);
+    const built = replayMark({ epoch: 1, format: "plain", staticBlock: "", systemRecall: "", replay: [{ id: "a" }, { id: "b", cleared: {} }, { id: "c.r0", missingResult: true }] });
+    expect(built).toEqual({ epoch: 1, format: "plain", head: "", recall: "", cleared: 1, open: ["c.r0"] });
+  });
+});
+
+describe("the epoch's first turn", () => {
+  it("is this turn when the epoch moved, and stays the same for every later turn of the epoch", () => {
+    expect(epochSince(undefined, 0, "t1")).toBeUndefined();
+    expect(epochSince(mark({ epoch: 1, since: "t0" }), 2, "t1")).toBe("t1");
+    expect(epochSince(mark({ epoch: 2, since: "t1" }), 2, "t5")).toBe("t1");
+  });
+});
+
+const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();
+const message = (n: number, role: Message["role"], extra: Partial<Message>): Message => ({
+  id: `m${n}`,
+  processId: "p",
+  role,
+  content: "",
+  tags: [],
+  createdAt: at(n),
+  archivedInMemoryId: null,
+  tokens: 5,
+  ...extra,
+});
+const block = { staticBlock: "## Earlier Conversation (compacted)\ns", dynamicBlock: "" };
+
+describe("what a fold may keep", () => {
+  const thinking = (n: number) => ({ type: "thinking", thinking: `t${n}`, signature: `s${n}` });
+  const anthropicTurn = (n: number, tool: boolean) =>
+    message(n, "ASSISTANT", {
+      toolCalls: tool ? [{ id: `c${n}`, name: "read", arguments: "{}" }] : undefined,
+      native: { format: "anthropic", content: [thinking(n), tool ? { type: "tool_use", id: `c${n}`, name: "read", input: {} } : { type: "text", text: `a${n}` }] },
+    });
+  const result = (n: number, call: string) => message(n, "TOOL", { toolCallId: call, content: "ok", native: { format: "anthropic", content: [{ type: "tool_result", tool_use_id: call, content: "ok" }] } });
+
+  it("names the models whose reasoning is bound to its prefix", () => {
+    expect(foldRulesFor("claude-fable-5-1")).toEqual({ reasoningBeforeSummary: "strip" });
+    expect(foldRulesFor("anthropic/claude-sonnet-5-5")).toEqual({ reasoningBeforeSummary: "strip" });
+    expect(foldRulesFor("gpt-6")).toEqual({ reasoningBeforeSummary: "strip" });
+    expect(foldRulesFor("claude-sonnet-4-5")).toEqual({ reasoningBeforeSummary: "keep" });
+    expect(foldRulesFor(undefined)).toEqual({ reasoningBeforeSummary: "keep" });
+  });
+
+  it("Anthropic: the turns before the epoch lose their thinking, but the newest when it calls tools (an open loop)", () => {
+    const history = [message(0, "USER", { content: "go" }), anthropicTurn(1, false), anthropicTurn(2, true), result(3, "c2"), anthropicTurn(5, true), result(6, "c5")];
+    const request = replayRequest("anthropic", history, block, { stripReasoningBefore: at(4) }) as { messages: Array<{ content: Array<{ type: string }> }> };
+    const types = request.messages.map((m) => m.content.map((b) => b.type));
+    expect(types).toEqual([["text"], ["text"], ["thinking", "tool_use"], ["tool_result"], ["thinking", "tool_use"], ["tool_result"]]);
+    const newest = replayRequest("anthropic", history, block, { stripReasoningBefore: at(7) }) as { messages: Array<{ content: Array<{ type: string }> }> };
+    expect(newest.messages.map((m) => m.content.map((b) => b.type))).toEqual([["text"], ["text"], ["tool_use"], ["tool_result"], ["thinking", "tool_use"], ["tool_result"]]);
+  });
+
+  it("OpenAI Responses: the turns before the epoch lose every reasoning item", () => {
+    const turn = (n: number) =>
+      message(n, "ASSISTANT", {
+        toolCalls: [{ id: `call${n}`, name: "run", arguments: "{}" }],
+        native: { format: "openai-responses", content: [{ type: "reasoning", id: `rs${n}`, summary: [] }, { type: "function_call", call_id: `call${n}`, name: "run", arguments: "{}" }] },
+      });
+    const request = replayRequest("openai-responses", [turn(1), turn(5)], block, { stripReasoningBefore: at(9) }) as { input: Array<{ type?: string }> };
+    expect(request.input.filter((i) => i.type === "reasoning")).toEqual([]);
+  });
+});
+
+describe("cache breakpoints in request", () => {
+  it("Anthropic: the static block and the newest message's last block that can carry one; never a thinking block", () => {
+    const history = [message(0, "USER", { content: "go" }), message(1, "ASSISTANT", { native: { format: "anthropic", content: [{ type: "text", text: "x" }, { type: "thinking", thinking: "t", signature: "s" }] } })];
+    const request = replayRequest("anthropic", history, block) as { system: Array<Record<string, unknown>>; messages: Array<{ content: Array<Record<string, unknown>> }> };
+    expect(request.system[0]!.cache_control).toEqual({ type: "ephemeral" });
+    expect(request.messages[0]!.content[0]!.cache_control).toBeUndefined();
+    expect(request.messages[1]!.content[0]).toEqual({ type: "text", text: "x", cache_control: { type: "ephemeral" } });
+    expect(request.messages[1]!.content[1]!.cache_control).toBeUndefined();
+    // The stored content is not marked.
+    expect((history[1]!.native!.content[0] as Record<string, unknown>).cache_control).toBeUndefined();
+  });
+
+  it("OpenAI: one prompt_cache_key per process, naming neither tenant nor process", () => {
+    const key = promptCacheKey({ tenantId: "acme", processId: "p-1" });
+    expect(key).toMatch(/^vm-[0-9a-f]{16}$/);
+    expect(promptCacheKey({ tenantId: "acme", processId: "p-1" })).toBe(key);
+    expect(promptCacheKey({ tenantId: "acme", processId: "p-2" })).not.toBe(key);
+    const request = replayRequest("openai-responses", [message(0, "USER", { content: "go" })], block, { cacheKey: key }) as { prompt_cache_key?: string };
+    expect(request.prompt_cache_key).toBe(key);
+    expect((replayRequest("openai-chat", [], block, { cacheKey: key }) as { prompt_cache_key?: string }).prompt_cache_key).toBe(key);
+  });
+});
