@@ -41,7 +41,7 @@ const priorText = (input: SummarizeInput) => (input.priorSummary?.trim() ? `${PR
  * of the turns it summarized), else the prior summary as a user turn, then the fold's messages.
  */
 export function anthropicFoldMessages(input: SummarizeInput): JsonObject[] {
-  const built = replayRequest("anthropic", input.messages.map(asMessage), NO_BLOCK) as { messages: JsonObject[] };
+  const built = replayRequest("anthropic", input.messages.map(asMessage), NO_BLOCK, { newestBreakpoint: false }) as { messages: JsonObject[] };
   let messages = built.messages;
   const prior = input.providerFold?.priorNative;
   const head: JsonObject[] = [];

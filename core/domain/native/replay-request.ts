@@ -123,7 +123,7 @@ function anthropic(replay: readonly Message[], block: ReplayBlock, options: Repl
     }
   }
   if (result[0]?.role === "assistant") result.unshift({ role: "user", content: [{ type: "text", text: CONTINUATION_TEXT }] });
-  return { system, messages: withNewestBreakpoint(result) };
+  return { system, messages: options.newestBreakpoint === false ? result : withNewestBreakpoint(result) };
 }
 
 // ----------------------------------------------------------------------------- OpenAI Responses

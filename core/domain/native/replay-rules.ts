@@ -20,6 +20,8 @@ export interface ReplayOptions {
   stripReasoningBefore?: string;
   /** OpenAI's `prompt_cache_key`: one per process, so its requests reach the same cache (docs/turns.md, "Prompt caching"). */
   cacheKey?: string;
+  /** false: no cache breakpoint on the newest message (a provider fold's request sends the turns as stored). */
+  newestBreakpoint?: boolean;
 }
 
 const EPHEMERAL = { type: "ephemeral" };
