@@ -1,5 +1,6 @@
 /** What a compaction answer says of the fold it committed (docs/summarizers.md, "Provider folds"). Pure. */
-import type { CompactionResult, Memory } from "../model.js";
+import type { Memory } from "../model.js";
+import type { CompactionResult } from "../compaction-result.js";
 
 /**
  * The `fold` of a compaction answer, from the memory the fold committed.
