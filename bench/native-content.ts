@@ -17,8 +17,8 @@
  * `BENCH_NATIVE_RUNS` sets the warm repetitions, 30 by default, 10 with `--quick`, 60 with
  * `--full`). The folder holds real coding-agent sessions in the layout `codex-rollout/*.jsonl` and
  * `specstory/*.md`. Like the LoCoMo data they are never in the repository (the default folder,
- * `data/agent-sessions/`, is git-ignored) and `npm test` never reads them. Without them the section says so and measures only the cost tables.
- * `bench/support/agent-sessions.ts` reads them:
+ * `data/agent-sessions/`, is git-ignored) and `npm test` never reads them. Without them the section
+ * says so and measures only the cost tables. `bench/support/agent-sessions.ts` reads them:
  *
  * - **A Codex CLI rollout** becomes the Responses API items it recorded (`response_item` lines only),
  *   unchanged. The items of one model response (`reasoning`, assistant `message`, `function_call`,
