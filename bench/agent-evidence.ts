@@ -35,7 +35,7 @@ import { freshTable } from "./support/dynamo.js";
 import { evidenceOf, KINDS, promptText, shares, type Kind, type KindShare } from "./support/evidence-measure.js";
 import type { SectionResult, Table, Target } from "./support/report.js";
 import { loadServiceCode, withCheckout, type ServiceCode } from "./support/service-code.js";
-import { loadTranscripts, type TranscriptSession } from "./support/agent-transcripts.js";
+import { loadTranscripts, sentBody, type TranscriptSession } from "./support/agent-transcripts.js";
 import { fmt, sum } from "./support/stats.js";
 
 const BASELINE = process.env.BENCH_EVIDENCE_BASELINE?.trim() || "8d69875";
@@ -76,8 +76,7 @@ async function replay(code: ServiceCode, endpoint: string, session: TranscriptSe
   };
   for (const [i, m] of session.messages.entries()) {
     if (m.role === "ASSISTANT" && i > 0 && session.messages[i - 1]!.role !== "ASSISTANT") await turn();
-    const body = m.native ? { ...(m.native.format === "anthropic" ? { role: m.role } : {}), native: m.native } : { role: m.role, content: m.content, ...(m.toolCalls ? { toolCalls: m.toolCalls } : {}), ...(m.toolCallId ? { toolCallId: m.toolCallId } : {}) };
-    const parsed = AppendMessageBody.safeParse(body);
+    const parsed = AppendMessageBody.safeParse(sentBody(m));
     if (!parsed.success) continue; // a message past the API's limits is refused for every variant alike
     await code.appendMessage(deps, key, parsed.data);
   }
