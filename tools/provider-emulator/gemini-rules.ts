@@ -9,7 +9,7 @@ import type { Signer } from "./signing.js";
 /** What the scripted model "says" in one generateContent answer. */
 export interface GeminiTurnScript {
   text?: string;
-  /** `id`: the call's id, which the API reference's `FunctionCall` may carry; absent unless scripted. */
+  /** `id`: the call's optional unique id (v1beta `FunctionCall.id`, answered by `FunctionResponse.id`); absent unless scripted. */
   functionCalls?: Array<{ id?: string; name: string; args?: Record<string, unknown> }>;
 }
 
