@@ -6,10 +6,11 @@
  *
  * Method:
  * - Sessions: synthetic (the first built-in generated conversation, and the agent-loop section's
- *   seeded script of tool steps with 0.5-8 KB results), LoCoMo (`LOCOMO_DIR`, every conversation;
+ *   seeded script of tool steps with 0.5-8 KB results: 120, quick 80, full 400), LoCoMo (`LOCOMO_DIR`, every conversation;
  *   skipped with a note when absent) and the agent sessions (`AGENT_SESSIONS_DIR`, read by
  *   bench/support/agent-transcripts.ts as agent-evidence reads them). Speaker A of a conversation
- *   is the USER, speaker B the ASSISTANT.
+ *   is the USER, speaker B the ASSISTANT. The default run takes the first `BENCH_PREFIX_MESSAGES`
+ *   (240) messages of each session, the quick run 160 of fewer sessions, `--full` every message.
  * - Replay: each message is appended through the service's `appendMessage`; before each ASSISTANT
  *   message that follows another role (an engine's turn), `runTurn` is asked for the prompt with
  *   `format: "anthropic"` and, as `query`, the newest USER text (recall on, as engines run it), at a
@@ -27,7 +28,7 @@
  *   included and emergency turns not, per fold (target 1).
  * - Cache read share, per format: the emulated prompt cache holds the previous request and reads
  *   the leading segments the new one shares with it (each member besides the growing list, then
- *   each message or item, as canonical JSON; a changed segment and all after it are written anew),
+ *   each message or item, as JSON without `cache_control`; a changed segment and all after it are written anew),
  *   summed over the turns after the first, as characters read over characters sent. The provider
  *   emulator keeps no cache of its own, so this longest-common-prefix share stands in for it.
  * - Honesty of the answer: after-code turns whose `prefix.kept` is true while a format broke (target 0).
@@ -40,7 +41,7 @@ import type { ReplayFormat } from "../core/domain/native/formats.js";
 import { plainPrompt, requestBreak, requestSegments, sharedPrefix } from "../tools/prefix-check.js";
 import { agentScript } from "./agent-loop.js";
 import { loadTranscripts, sentBody, type SentMessage } from "./support/agent-transcripts.js";
-import { bySize, type BenchContext, envInts, repoRoot, requireEndpoint } from "./support/context.js";
+import { bySize, type BenchContext, envInt, envInts, repoRoot, requireEndpoint } from "./support/context.js";
 import { freshTable } from "./support/dynamo.js";
 import { generatedConversations } from "./support/generated-conversation.js";
 import { loadConversations, locomoDir, type LocomoConversation } from "./support/locomo.js";
@@ -96,11 +97,13 @@ function scriptMessages(steps: number): SentMessage[] {
 
 function loadSessions(ctx: BenchContext): { sessions: Session[]; notes: string[] } {
   const notes: string[] = [];
-  const limit = bySize(ctx, { quick: 160, normal: Number.POSITIVE_INFINITY, full: Number.POSITIVE_INFINITY });
+  // The default run takes each session's first messages, so that it fits a loaded machine; --full the whole sessions.
+  const limit = bySize(ctx, { quick: 160, normal: envInt("BENCH_PREFIX_MESSAGES", 240), full: Number.POSITIVE_INFINITY });
   const cut = (s: Session): Session => ({ ...s, messages: s.messages.slice(0, limit) });
+  const steps = bySize(ctx, { quick: 80, normal: 120, full: 400 });
   const sessions: Session[] = [
     { dataset: "synthetic", name: "generated conversation gen-1", messages: conversationMessages(generatedConversations()[0]!) },
-    { dataset: "synthetic", name: "agent script, 200 tool steps", messages: scriptMessages(bySize(ctx, { quick: 80, normal: 200, full: 400 })) },
+    { dataset: "synthetic", name: `agent script, ${steps} tool steps`, messages: scriptMessages(steps) },
   ];
   const locomo = loadConversations(locomoDir());
   if (locomo.length === 0) notes.push(`No LoCoMo data under ${locomoDir()} (set LOCOMO_DIR): LoCoMo rows left out.`);

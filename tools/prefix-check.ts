@@ -52,17 +52,20 @@ export function plainPrompt(answer: {
 
 /**
  * A request as a prompt cache reads it, front to back: each member but the growing list (sorted by
- * key, each with its name), then each element of the growing list, as content JSON. Two requests
- * share a cached prefix as far as their segments are equal.
+ * key, each with its name), then each element of the growing list, as JSON without `cache_control`.
+ * Two requests share a cached prefix as far as their segments are equal.
  */
 export function requestSegments(request: Record<string, unknown>): string[] {
   const growing = GROWING.find((k) => Array.isArray(request[k]));
   const fixed = Object.keys(request)
     .filter((k) => k !== growing && request[k] !== undefined)
     .sort()
-    .map((k) => `${JSON.stringify(k)}:${contentJson(request[k])}`);
-  return growing ? [...fixed, ...(request[growing] as unknown[]).map(contentJson)] : fixed;
+    .map((k) => `${JSON.stringify(k)}:${sentJson(request[k])}`);
+  return growing ? [...fixed, ...(request[growing] as unknown[]).map(sentJson)] : fixed;
 }
+
+/** JSON as sent, `cache_control` left out: a cache compares bytes, so key order counts here (and the native serializer keeps a long session's replay fast). */
+const sentJson = (value: unknown): string => JSON.stringify(value, (k, v: unknown) => (k === "cache_control" ? undefined : v)) ?? "null";
 
 /**
  * How much of `now` an emulated prompt cache holding `previous` would read: the characters of the
