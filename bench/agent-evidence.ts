@@ -26,7 +26,6 @@
  */
 import type { Message } from "../core/domain/model.js";
 import { AppendMessageBody } from "../core/adapters/http/schemas.js";
-import { createMemoryBlobStore } from "../core/adapters/blobs/memory-blob-store.js";
 import { newestSummary } from "../core/domain/replay.js";
 import { messageTokens } from "../core/domain/tokens.js";
 import { readAllMessages } from "../tools/invariants.js";
@@ -34,7 +33,7 @@ import { type BenchContext, envInts, repoRoot, requireEndpoint } from "./support
 import { freshTable } from "./support/dynamo.js";
 import { evidenceOf, KINDS, promptText, shares, type Kind, type KindShare } from "./support/evidence-measure.js";
 import type { SectionResult, Table, Target } from "./support/report.js";
-import { loadServiceCode, withCheckout, type ServiceCode } from "./support/service-code.js";
+import { inlineSessionDeps, loadServiceCode, withCheckout, type ServiceCode } from "./support/service-code.js";
 import { loadTranscripts, sentBody, type TranscriptSession } from "./support/agent-transcripts.js";
 import { fmt, sum } from "./support/stats.js";
 
@@ -55,17 +54,7 @@ interface Run {
 /** One session through one service code at one window: the final prompt against truncation. */
 async function replay(code: ServiceCode, endpoint: string, session: TranscriptSession, window: number): Promise<Run> {
   const t = await freshTable(endpoint, `ev-${code.label.replace(/[^A-Za-z0-9]/g, "")}-${window}`);
-  const store = code.createDynamoStore({ client: t.client, tableName: t.tableName });
-  const deps = code.createDeps({
-    env: { COMPACTION_EXECUTION: "inline" },
-    store,
-    log: code.silentLog,
-    metrics: code.createRecordingMetrics(),
-    events: { publish: async () => {} },
-    summarizerFactory: async () => code.createOfflineSummarizer(),
-    // The Codex rollout's encrypted reasoning goes to the blob store, as in a deployment.
-    blobs: createMemoryBlobStore(),
-  });
+  const { store, deps } = inlineSessionDeps(code, t);
   const key = { tenantId: "bench", processId: `ev-${window}` };
   await code.upsertProcess(deps, key.tenantId, key.processId, { projectId: "bench" });
   let last: Awaited<ReturnType<ServiceCode["runTurn"]>> | undefined;

@@ -36,7 +36,6 @@
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import { AppendMessageBody } from "../core/adapters/http/schemas.js";
-import { createMemoryBlobStore } from "../core/adapters/blobs/memory-blob-store.js";
 import type { ReplayFormat } from "../core/domain/native/formats.js";
 import { plainPrompt, requestBreak, requestSegments, sharedPrefix } from "../tools/prefix-check.js";
 import { agentScript } from "./agent-loop.js";
@@ -46,7 +45,7 @@ import { freshTable } from "./support/dynamo.js";
 import { generatedConversations } from "./support/generated-conversation.js";
 import { loadConversations, locomoDir, type LocomoConversation } from "./support/locomo.js";
 import type { SectionResult, Table, Target } from "./support/report.js";
-import { loadServiceCode, withCheckout, type ServiceCode } from "./support/service-code.js";
+import { inlineSessionDeps, loadServiceCode, withCheckout, type ServiceCode } from "./support/service-code.js";
 import { fmt, pct, sum } from "./support/stats.js";
 
 const BASELINE = process.env.BENCH_PREFIX_BASELINE?.trim() || "05e9b86";
@@ -122,16 +121,7 @@ function queryBefore(messages: readonly SentMessage[], i: number): string | unde
 
 async function replay(code: ServiceCode, render: ReplayRequestModule, endpoint: string, session: Session, window: number, n: number): Promise<Run> {
   const t = await freshTable(endpoint, `px-${code.label.replace(/[^A-Za-z0-9]/g, "").slice(0, 12)}-${window}-${n}`);
-  const store = code.createDynamoStore({ client: t.client, tableName: t.tableName });
-  const deps = code.createDeps({
-    env: { COMPACTION_EXECUTION: "inline" },
-    store,
-    log: code.silentLog,
-    metrics: code.createRecordingMetrics(),
-    events: { publish: async () => {} },
-    summarizerFactory: async () => code.createOfflineSummarizer(),
-    blobs: createMemoryBlobStore(),
-  });
+  const { deps } = inlineSessionDeps(code, t);
   const key = { tenantId: "bench", processId: `px-${n}` };
   await code.upsertProcess(deps, key.tenantId, key.processId, { projectId: "bench" });
   const run: Run = {
@@ -185,16 +175,8 @@ async function replay(code: ServiceCode, render: ReplayRequestModule, endpoint: 
 
 const loadRender = (root: string) => import(pathToFileURL(path.join(root, "core/domain/native/replay-request.ts")).href) as Promise<ReplayRequestModule>;
 
-interface Totals {
-  turns: number;
-  folds: number;
-  emergency: number;
-  quiet: number;
-  quietKept: number;
-  breaks: number;
-  falseKept: number;
-  cache: Record<Format, { read: number; total: number }>;
-}
+/** A run's counts summed over runs. */
+type Totals = Omit<Run, "dataset" | "session" | "code" | "window" | "quietBreaks">;
 
 function totals(runs: readonly Run[]): Totals {
   const add = (pick: (r: Run) => number) => sum(runs.map(pick));

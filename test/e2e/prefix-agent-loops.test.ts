@@ -69,6 +69,15 @@ async function loop(run: (step: number) => Promise<Turn>): Promise<LoopLog> {
   return log;
 }
 
+/** What every loop holds to: no request refused, every `kept` true, folds happened and each was the one prefix change. */
+function expectFoldsOnly(log: LoopLog) {
+  expect(emulator.records.filter((r) => r.status !== 200).map((r) => `${r.rule}: ${r.message}`)).toEqual([]);
+  expect(emulator.records).toHaveLength(STEPS + 1);
+  expect(log.lies).toEqual([]);
+  expect(log.summaries.length).toBeGreaterThanOrEqual(3);
+  expect(log.changes).toEqual(["first_turn", ...log.summaries.map(() => "fold")]);
+}
+
 describe(`a ${STEPS}-step tool loop with folds`, { timeout: 600_000 }, () => {
   it("Claude with preserved thinking: 0 errors, each fold one prefix change, no kept turn's thinking sent after a fold but the open loop's", async () => {
     emulator.reset();
@@ -104,12 +113,7 @@ describe(`a ${STEPS}-step tool loop with folds`, { timeout: 600_000 }, () => {
       role = call ? "TOOL" : "USER";
       return turn;
     });
-    expect(emulator.records.filter((r) => r.status !== 200).map((r) => `${r.rule}: ${r.message}`)).toEqual([]);
-    expect(emulator.records).toHaveLength(STEPS + 1);
-    expect(log.lies).toEqual([]);
-    // Folds happened, and each was one prefix change; nothing else changed the prefix.
-    expect(log.summaries.length).toBeGreaterThanOrEqual(3);
-    expect(log.changes).toEqual(["first_turn", ...log.summaries.map(() => "fold")]);
+    expectFoldsOnly(log);
     // Every thinking block sent verified, but one per fold: the open loop's turn, which the API
     // drops (drop_block) on each request until the next fold. Every other kept turn went without.
     const dropped = new Set(emulator.records.flatMap((r) => (r.thinking?.dropped ?? []).map((d) => d.token)));
@@ -155,11 +159,7 @@ describe(`a ${STEPS}-step tool loop with folds`, { timeout: 600_000 }, () => {
       role = call ? "TOOL" : "USER";
       return turn;
     });
-    expect(emulator.records.filter((r) => r.status !== 200).map((r) => `${r.rule}: ${r.message}`)).toEqual([]);
-    expect(emulator.records).toHaveLength(STEPS + 1);
-    expect(log.lies).toEqual([]);
-    expect(log.summaries.length).toBeGreaterThanOrEqual(3);
-    expect(log.changes).toEqual(["first_turn", ...log.summaries.map(() => "fold")]);
+    expectFoldsOnly(log);
     // Reasoning items are dropped only by the first request after a fold, never between folds.
     const between = emulator.records.filter((_, i) => log.kept.has(i)).flatMap((r) => r.reasoning?.dropped ?? []);
     expect(between).toEqual([]);
@@ -202,11 +202,7 @@ describe(`a ${STEPS}-step tool loop with folds`, { timeout: 600_000 }, () => {
       role = call ? "TOOL" : "USER";
       return turn;
     });
-    expect(emulator.records.filter((r) => r.status !== 200).map((r) => `${r.rule}: ${r.message}`)).toEqual([]);
-    expect(emulator.records).toHaveLength(STEPS + 1);
-    expect(log.lies).toEqual([]);
-    expect(log.summaries.length).toBeGreaterThanOrEqual(3);
-    expect(log.changes).toEqual(["first_turn", ...log.summaries.map(() => "fold")]);
+    expectFoldsOnly(log);
     // Signatures kept: every step of the current turn goes back, signed, on every request.
     expect(stepsSent.filter((s) => s.sent !== s.issued)).toEqual([]);
     const verified = emulator.records.reduce((n, r) => n + (r.signatures?.verified.length ?? 0), 0);
