@@ -131,7 +131,10 @@ export async function runExpire(run: ChaosRun, e: Engine, spec: Extract<OpSpec, 
       throw err;
     }
     if (sk.startsWith(MESSAGE_PREFIX)) {
-      e.expired.set(sk.slice(MESSAGE_PREFIX.length), typeof item.archivedInMemoryId === "string" ? item.archivedInMemoryId : null);
+      const id = sk.slice(MESSAGE_PREFIX.length);
+      // Only an archived original may expire: an active message the TTL removes is lost.
+      if (typeof item.archivedInMemoryId !== "string") violate(run.stats, [`${where(e)}: DynamoDB's TTL removed active message ${id}, which carried an expiry`]);
+      else e.expired.set(id, item.archivedInMemoryId);
       run.stats.lifecycle.swept++;
     } else if (sk.startsWith(MEMORY_PREFIX)) e.expired.set(sk.slice(MEMORY_PREFIX.length), null);
   }

@@ -31,9 +31,9 @@ export function addLifecycle(root: Rng, engines: EnginePlan[], stalls: boolean) 
       const at = replaceable(e.ops, rng.int(Math.floor(e.ops.length * 0.5), Math.floor(e.ops.length * 0.8)));
       if (at >= 0) {
         e.ops[at] = planned(e.ops[at]!, { kind: "expire", days: EXPIRY_JUMP_DAYS });
-        // Undo the newest fold once its originals are past their retention: refused, or whole.
-        const next = replaceable(e.ops, at + 1);
-        if (next >= 0 && next <= at + 3) e.ops[next] = planned(e.ops[next]!, { kind: "revert" });
+        // Right after it, undo the newest fold, whose originals are past their retention: refused, or whole.
+        const next = e.ops[at + 1];
+        if (next && next.spec.kind !== "delete") e.ops[at + 1] = planned(next, { kind: "revert" });
       }
     }
     if (stalls) holdDelete(rng, e.ops);
