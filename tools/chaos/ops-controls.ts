@@ -41,7 +41,8 @@ export async function runPin(run: ChaosRun, e: Engine, op: RunningOp, spec: Extr
       violate(run.stats, [`${where(e)}: PATCH of active message ${target.id} answered message.archived`]);
     }
   } else if (out.error instanceof AppError && out.error.code === "message.not_found" && isExpired(target, e.container.deps.clock.now())) {
-    // An original past its retention is gone for every read, before the TTL removes it.
+    // An original past its retention (archived, so never pinned) is gone for every read, before the TTL removes it.
+    run.stats.controls.refusedArchived++;
   } else unexpected(run, e, "pin", out.error);
 }
 
