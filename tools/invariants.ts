@@ -41,6 +41,22 @@ export interface InvariantOptions {
   noLease?: boolean;
   /** Also check the native content of every message, read through these deps (their blob store). */
   native?: CoreDeps;
+  /**
+   * What DynamoDB's TTL removed (a clock moved past the retention): each message's id and the
+   * memory it was archived into then. Such a message may be missing from that memory's sources
+   * and from `appendedIds`; from any other memory, and from a memory reverted since, it may not.
+   */
+  expired?: ReadonlyMap<string, string | null>;
+}
+
+/**
+ * Whether `ref`, missing, was removed by the TTL as `memory`'s original: an OK memory keeps its
+ * expired originals' ids; any other memory that lists one the TTL removed while archived into it
+ * was reverted without it.
+ */
+export function expiredAway(expired: ReadonlyMap<string, string | null> | undefined, ref: string, memory: Pick<Memory, "id" | "status">): boolean {
+  if (!expired?.has(ref)) return false;
+  return memory.status === "OK" ? expired.get(ref) === memory.id : expired.get(ref) !== memory.id;
 }
 
 /** Pages `listMessages` to the end, so a large history is read completely. */
@@ -204,7 +220,7 @@ export function findViolations(snapshot: Snapshot, options: InvariantOptions = {
   }
 
   for (const id of options.appendedIds ?? []) {
-    if (!messageById.has(id)) v.push(`message ${id} was appended but is gone`);
+    if (!messageById.has(id) && !options.expired?.has(id)) v.push(`message ${id} was appended but is gone`);
   }
   for (const id of options.mustStayActive ?? []) {
     const m = messageById.get(id);
@@ -217,14 +233,18 @@ export function findViolations(snapshot: Snapshot, options: InvariantOptions = {
     for (const m of memories.filter((x) => x.status === "REVERTED")) {
       for (const ref of m.sourceRefs) {
         const msg = messageById.get(ref);
-        if (!msg) v.push(`reverted memory ${m.id} folded ${ref}, which does not exist`);
+        if (!msg) {
+          if (!expiredAway(options.expired, ref, m)) v.push(`reverted memory ${m.id} folded ${ref}, which does not exist`);
+        }
         else if (msg.archivedInMemoryId === m.id) v.push(`reverted memory ${m.id} still holds ${ref} archived`);
       }
     }
     for (const m of okMemories) {
       for (const ref of m.sourceRefs) {
         const msg = messageById.get(ref);
-        if (!msg) v.push(`memory ${m.id} folded ${ref}, which does not exist`);
+        if (!msg) {
+          if (!expiredAway(options.expired, ref, m)) v.push(`memory ${m.id} folded ${ref}, which does not exist`);
+        }
         else if (msg.archivedInMemoryId !== m.id) {
           v.push(`memory ${m.id} folded ${ref}, which is ${msg.archivedInMemoryId ? `archived into ${msg.archivedInMemoryId}` : "still active"}`);
         }

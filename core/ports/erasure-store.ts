@@ -2,6 +2,7 @@
  * The erasure port (docs/api.md, "Deleting a process"), part of the Store (store.ts). A module of
  * its own that imports nothing of store.ts, so the two never form a cycle.
  */
+import { LATEST_DELIVERY_DAYS } from "../domain/late-delivery.js";
 import type { Page } from "../domain/model.js";
 
 type ProcessKey = { tenantId: string; processId: string };
@@ -48,8 +49,5 @@ export interface ErasureStore {
   tenantLeftovers(tenantId: string, processIds: readonly string[]): Promise<string[]>;
 }
 
-/**
- * How long a tenant's erasure mark refuses model usage: longer than the worker's asynchronous
- * queue (6 h) and its dead-letter queue's retention (14 days), from which a late job could come.
- */
-export const TENANT_ERASURE_MARK_DAYS = 15;
+/** How long a tenant's erasure mark refuses model usage: as long as a late job can still come. */
+export const TENANT_ERASURE_MARK_DAYS = LATEST_DELIVERY_DAYS;

@@ -12,6 +12,7 @@ import { useProject } from "sst/project.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { tableIndexes } from "../../core/adapters/dynamodb/table.js";
 import { NEXT_CURSOR_HEADER } from "../../core/adapters/http/export-routes.js";
+import { LATEST_DELIVERY_MS } from "../../core/domain/late-delivery.js";
 import { API_ROUTES, AUTHORIZER_CACHE_TTL, PUBLIC_ROUTES, THROTTLE } from "../../stacks/api.js";
 import { productionBuildOptions } from "../../stacks/bundling.js";
 import { HANDLERS, OPENAPI_DOCUMENT, type HandlerName, type HandlerSpec } from "../../stacks/handlers.js";
@@ -277,6 +278,8 @@ describe("events: bus, rules, retries and the dead-letter queue", () => {
     const t = prod.templates.events;
     t.resourceCountIs("AWS::SQS::Queue", 1);
     t.hasResourceProperties("AWS::SQS::Queue", { MessageRetentionPeriod: 14 * 24 * 3600, SqsManagedSseEnabled: true });
+    // What must still be found by a late delivery lives longer than the queues hold one (the 6 h event age above).
+    expect(LATEST_DELIVERY_MS).toBeGreaterThan((6 * 3600 + 14 * 24 * 3600) * 1000);
     const policy = Object.values(t.findResources("AWS::SQS::QueuePolicy"))[0]!;
     const statements = policy.Properties.PolicyDocument.Statement as Array<Record<string, any>>;
     expect(statements.find((s) => s.Effect === "Deny")?.Condition).toEqual({ Bool: { "aws:SecureTransport": "false" } });

@@ -34,7 +34,7 @@ describe("the chaos harness deletes processes", () => {
     expect(report.deletes, lines).toMatchObject({ started: 2, completed: 2 });
     expect(report.deletes.inFlight, lines).toBeGreaterThan(0);
     expect(report.compactions.committed, lines).toBeGreaterThan(0);
-  }, 120_000);
+  }, 240_000);
 
   it("reports an item that appears after the delete", async () => {
     // A store that, each time it finds a process deleted, leaves an item in its partition.

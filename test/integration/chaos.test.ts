@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { silentLog } from "../../core/adapters/log.js";
 import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
 import type { DomainEvent } from "../../core/ports/events.js";
-import type { Store } from "../../core/ports/store.js";
+import { importingStore, type ImportingStore, type Store } from "../../core/ports/store.js";
 import { setStoredNative, storedNative } from "../../core/domain/model.js";
 import type { StoredNative } from "../../core/domain/native/blob-parts.js";
 import { EVENTS } from "../../core/domain/events.js";
@@ -104,7 +104,7 @@ describe("a short seeded chaos run", () => {
     expect(report.stalls.held, lines.join("\n")).toBeGreaterThan(5);
     expect(report.stalls.detached, lines.join("\n")).toBeGreaterThan(0);
     expect(report.faultsByKind["stall:finishPendingArchive:inside"] ?? 0, lines.join("\n")).toBeGreaterThan(0);
-  }, 180_000); // about 20 s alone; the two shared cores of a full run can triple it
+  }, 300_000); // about 30 s alone; the two shared cores of a full run can multiply it by five
 
   it("with the background worker: crashes around the prepared summary, duplicate and late deliveries, stale folds, zero violations", async () => {
     const report = await runChaos({ seed: 11, turns: 120, engines: 2, endpoint: dynamoEndpoint(), execution: "background" });
@@ -216,6 +216,25 @@ describe("the harness catches a broken store", () => {
     expect(report.faultsByKind["stall:finishPendingArchive:inside"] ?? 0).toBeGreaterThan(0);
     expect(report.violations.join("\n")).toMatch(/is archived into REVERTED memory/);
   }, 90_000);
+
+  it("reports a copy that lacks a message and an erasure that leaves a hidden import behind", async () => {
+    // A store whose import drops the first message of each batch, and whose listing of unlisted
+    // processes (imports not yet live, deletions that stopped) is always empty.
+    const broken = (plain: Store): Store => {
+      const store = importingStore(plain);
+      const wrapped: ImportingStore = {
+        ...store,
+        putImportedItems: (key, token, items) => store.putImportedItems(key, token, { ...items, messages: items.messages.slice(1) }),
+        listUnlistedProcesses: async () => ({ items: [] }),
+      };
+      return wrapped;
+    };
+    const report = await runChaos({ seed: 3, turns: 60, engines: 2, endpoint: dynamoEndpoint(), wrapStore: broken });
+    const text = report.violations.join("\n");
+    expect(report.lifecycle.copies + report.lifecycle.changed).toBeGreaterThan(0);
+    expect(text).toMatch(/copy chaos-\S+ of chaos-\S+ \(imported\): .*(is not in the copy|does not exist)/);
+    expect(text).toMatch(/chaos-b: erased, yet item T#chaos-b#P#\S+-hidden/);
+  }, 240_000);
 
   it("reports an accepted offer folded again when its answer comes back after an undo", async () => {
     // A store that forgets each offer's recorded range job: every delivery of the answer queues a

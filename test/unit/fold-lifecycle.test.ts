@@ -3,7 +3,8 @@
  * stale, expired, lost, a duplicate, whether a prepared one can commit, and what a refusal means.
  */
 import { describe, expect, it } from "vitest";
-import { asFold, type PreparedFold, type QueuedFold } from "../../core/domain/fold/lifecycle.js";
+import { asFold, queuedLifeMs, type PreparedFold, type QueuedFold } from "../../core/domain/fold/lifecycle.js";
+import { LATEST_DELIVERY_MS } from "../../core/domain/late-delivery.js";
 import { endsRangeJob, retryHelps, wireReason, type FoldRefusal } from "../../core/domain/fold/refusal.js";
 import * as rows from "../../core/domain/fold/rows.js";
 import { canCommit, isExpired, isLost, isStale, jobFold, judgeFolds, STALE } from "../../core/domain/fold/usability.js";
@@ -91,6 +92,8 @@ describe("a turn's verdict on the view's folds", () => {
     ["a prepared fold is kept over a queued one", [row("a", "QUEUED"), row("b", "PREPARED")], { live: "b", discard: [["a", "duplicate", "discarded"]] }],
     ["of two queued the oldest is kept", [row("a", "QUEUED"), row("b", "QUEUED")], { live: "a", discard: [["b", "duplicate", "discarded"]] }],
     ["a manual job comes first and is no duplicate", [row("a", "PREPARED"), row("m", "QUEUED", { job: "manual" })], { live: "m", discard: [] }],
+    ["an overdue manual job is kept for its late request, and no turn waits for it", [row("m", "QUEUED", { job: "manual", queuedAt: iso(NOW - 6000) }), row("a", "QUEUED")], { live: "a", discard: [] }],
+    ["a stale manual job is discarded", [row("m", "QUEUED", { job: "manual", queuedAtVersion: 2 })], { live: null, discard: [["m", "stale", "discarded"]] }],
     ["a range job is left alone", [row("r", "QUEUED", { job: "range", preparedFor: "RANGE", queuedAtVersion: 1, expiresAt: iso(NOW) })], { live: null, discard: [] }],
   ])("%s", (_n, folds, expected) => {
     expect(verdict(folds)).toEqual(expected);
@@ -99,6 +102,14 @@ describe("a turn's verdict on the view's folds", () => {
   it("discards as the stale reason every reader writes", () => {
     expect(judgeFolds(view({ version: 4, folds: [row("a", "QUEUED")] }), NOW, 5000).discard[0]!.reason).toBe(STALE);
   });
+});
+
+describe("a queued fold's life", () => {
+  it.each([
+    ["a turn's job lives as a prepared fold", "prepare", 3_600_000],
+    ["a manual job as long as its request can arrive", "manual", LATEST_DELIVERY_MS],
+    ["a range job as long as its request can arrive", "range", LATEST_DELIVERY_MS],
+  ] as const)("%s", (_n, job, ms) => expect(queuedLifeMs(job, 3_600_000)).toBe(ms));
 });
 
 describe("a worker job's verdict on its row", () => {

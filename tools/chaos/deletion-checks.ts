@@ -9,7 +9,7 @@ import { inboxByProcess, processPk } from "../../core/adapters/dynamodb/keys.js"
 import { where, type ChaosRun, type Engine } from "./run-state.js";
 
 /** What a tombstone no longer carries once its process is erased. */
-const GONE_FROM_TOMBSTONE = ["name", "title", "firstUserMessageId", "activeSummaryId", "lsi1sk", "gsi1pk", "gsi2pk"];
+export const GONE_FROM_TOMBSTONE = ["name", "title", "firstUserMessageId", "activeSummaryId", "lsi1sk", "gsi1pk", "gsi2pk"];
 
 /** Violations when the engine's deleted process has anything left; `after` says when it was read. */
 export async function deletionViolations(run: ChaosRun, e: Engine, after: string): Promise<string[]> {

@@ -22,6 +22,9 @@ export async function checkGlobal(run: ChaosRun, engines: readonly Engine[], cle
   const v: string[] = [];
   const memoryOf = new Map<string, Memory>();
   for (const e of engines) for (const m of await inner.listMemories(e.key)) memoryOf.set(`${where(e)}#${m.id}`, m);
+  // The copies' own folds are announced too (their memories are not counted in the report).
+  const copyMemory = new Map<string, Memory>();
+  for (const c of run.copies) for (const m of await inner.listMemories(c)) copyMemory.set(`${c.tenantId}/${c.processId}#${m.id}`, m);
   for (const m of memoryOf.values()) {
     if (m.status === "FAILED") {
       stats.compactions.failedRows++;
@@ -47,7 +50,7 @@ export async function checkGlobal(run: ChaosRun, engines: readonly Engine[], cle
       const k = `${d.tenantId}/${d.processId}#${d.memoryId}`;
       announced.set(k, (announced.get(k) ?? 0) + 1);
       // A summary undone later is REVERTED, never FAILED.
-      if (!["OK", "REVERTED"].includes(memoryOf.get(k)?.status ?? "")) v.push(`MemoryCompacted names ${k}, which is not an OK or REVERTED memory`);
+      if (!["OK", "REVERTED"].includes((memoryOf.get(k) ?? copyMemory.get(k))?.status ?? "")) v.push(`MemoryCompacted names ${k}, which is not an OK or REVERTED memory`);
     }
     if (ev.detailType === "RecompactionOffered") {
       const k = `offer ${d.tenantId}/${d.itemId}`;
@@ -57,7 +60,7 @@ export async function checkGlobal(run: ChaosRun, engines: readonly Engine[], cle
   for (const [k, n] of announced) if (n > 1) v.push(`${k} was announced ${n} times`);
 
   for (const tenantId of CHAOS_TENANTS) {
-    const own = engines.filter((e) => e.key.tenantId === tenantId).map((e) => e.key.processId).sort();
+    const own = [...engines.map((e) => e.key), ...run.copies].filter((k) => k.tenantId === tenantId).map((k) => k.processId).sort();
     const listed = (await clean.deps.store.listProcesses(tenantId, { limit: 100 })).items.map((p) => p.processId).sort();
     if (JSON.stringify(listed) !== JSON.stringify(own)) v.push(`${tenantId}: process listing [${listed}] is not its own processes [${own}]`);
     const inbox = await clean.deps.store.listInbox(tenantId, {});

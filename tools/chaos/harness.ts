@@ -64,6 +64,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     commitCrashDue: false,
     commitCrashes: 0,
     stallsBegun: new WeakSet(),
+    clockAheadMs: 0,
+    copies: [],
   };
   await runPlan(run);
   return toReport(plan, tableName, run.stats, started);

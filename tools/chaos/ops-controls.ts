@@ -4,6 +4,7 @@
  * stated reason; anything else is a violation.
  */
 import { AppError } from "../../core/domain/errors.js";
+import { isExpired } from "../../core/domain/retention.js";
 import { setMessageStrength } from "../../core/services/messages.js";
 import { revertMemory } from "../../core/services/compaction/revert.js";
 import { readAllMessages } from "../invariants.js";
@@ -39,6 +40,9 @@ export async function runPin(run: ChaosRun, e: Engine, op: RunningOp, spec: Extr
     if (!shared && target.archivedInMemoryId === null && !(await run.inner.getMessages(e.key, [target.id]))[0]?.archivedInMemoryId) {
       violate(run.stats, [`${where(e)}: PATCH of active message ${target.id} answered message.archived`]);
     }
+  } else if (out.error instanceof AppError && out.error.code === "message.not_found" && isExpired(target, e.container.deps.clock.now())) {
+    // An original past its retention (archived, so never pinned) is gone for every read, before the TTL removes it.
+    run.stats.controls.refusedArchived++;
   } else unexpected(run, e, "pin", out.error);
 }
 
@@ -57,6 +61,11 @@ export async function runRevert(run: ChaosRun, e: Engine, op: RunningOp) {
   }
   // A crash mid-revert may have committed it; a held lease (left by a crash) makes it busy.
   if (out.error instanceof AppError && ["memory.reverted", "process.busy"].includes(out.error.code)) return;
+  // Past the retention (the clock moved, ops-lifecycle.ts) an undo is refused whole.
+  if (out.error instanceof AppError && out.error.code === "memory.originals_expired" && run.clockAheadMs > 0) {
+    run.stats.lifecycle.expiredReverts++;
+    return;
+  }
   if (shared && out.error instanceof AppError && out.error.code === "memory.not_newest") return;
   unexpected(run, e, "revert", out.error);
 }

@@ -28,7 +28,7 @@ export async function runDelete(run: ChaosRun, e: Engine, op: RunningOp, spec: E
   // What of the engine is still in flight as the delete starts.
   run.stats.deletes.inFlight += e.background.size + e.late.length + e.waiting.length;
   const erasure = { inlineItems: spec.inlineItems, batchItems: BATCH_ITEMS };
-  let faults: OpFaults = spec.crash ? { ...NO_FAULTS, fault: { ...spec.crash, nth: 1, crash: true } } : { ...NO_FAULTS, hold: op.hold };
+  let faults: OpFaults = spec.crash ? { ...NO_FAULTS, fault: { ...spec.crash, nth: 1, crash: true } } : { ...NO_FAULTS, stall: op.stall, hold: op.hold };
   let answeredDeleted = 0;
   for (let calls = 0; calls < MAX_CALLS && answeredDeleted < 2; calls++) {
     const r = await attempt(run, e, faults, (deps) => deleteProcess({ ...deps, erasure }, e.key));

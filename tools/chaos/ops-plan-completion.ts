@@ -27,7 +27,7 @@ export async function runPlanCompletion(run: ChaosRun, e: Engine, op: RunningOp,
       ack(e.ledger, m.nonce, out.message.id);
     }
     await sleep(2); // completedAt after the last step, in another millisecond
-    const detail = { tenantId: e.key.tenantId, processId: e.key.processId, planId: spec.planId, topicLabel: spec.topicLabel, completedAt: new Date().toISOString() };
+    const detail = { tenantId: e.key.tenantId, processId: e.key.processId, planId: spec.planId, topicLabel: spec.topicLabel, completedAt: e.container.deps.clock.now().toISOString() };
     if (spec.copies > 1) countFault(stats, "duplicate-delivery", spec.copies - 1);
     const deliver = () => handlePlanCompleted(deps, detail);
     const results: Awaited<ReturnType<typeof deliver>>[] = [];

@@ -34,8 +34,9 @@ export interface StoreFaultPlan {
 
 /**
  * The Store methods a stall may hold (tools/stalling-store.ts): the reads a decision is made on,
- * the writes of the commit protocol, the roll-forward, the append, the PATCH and a prepared fold's
- * extension.
+ * the writes of the commit protocol, the roll-forward, the append, the PATCH, a prepared fold's
+ * extension and discard, a delete's tombstone and erasure, a tenant's erasure, and the daily
+ * budget's reservation and count.
  */
 export const STALL_METHODS = [
   "activeView",
@@ -48,6 +49,14 @@ export const STALL_METHODS = [
   "updateMessageTags",
   "storeFold",
   "extendFold",
+  "discardFold",
+  "listMessages",
+  "markDeleted",
+  "eraseItems",
+  "markTenantErased",
+  "eraseTenantRecords",
+  "reserveTokens",
+  "addUsage",
 ] as const;
 export type StallMethod = (typeof STALL_METHODS)[number];
 
@@ -128,7 +137,14 @@ export type OpSpec =
    * 204: `inlineItems` erased within the call (fewer than the process holds: the worker erases
    * the rest), the container crashing at `crash` once, the ops before it still in flight.
    */
-  | { kind: "delete"; inlineItems: number; crash: { method: "eraseItems" | "finishDeletion"; when: "before" | "after" } | null };
+  | { kind: "delete"; inlineItems: number; crash: { method: "eraseItems" | "finishDeletion"; when: "before" | "after" } | null }
+  /**
+   * Export the process page by page (`pageBytes` a page) and import the file into a new id, then
+   * check the copy, fold it and check it again (a 409 `export.changed` makes no copy).
+   */
+  | { kind: "copy"; pageBytes: number }
+  /** Move every container's clock `days` ahead, then let DynamoDB's TTL remove what is due in the process. */
+  | { kind: "expire"; days: number };
 
 export type BurstMember = {
   /** Index of the sibling container that runs it (0: the engine's own). */

@@ -36,6 +36,11 @@ const TARGETS: Partial<Record<OpSpec["kind"], ReadonlyArray<readonly [Target, nu
     [["extendFold", "after"], 1],
     [["summarizer", "after"], 2],
     [["appendMessage", "after"], 1],
+    // A turn discards the folds it can no longer use (background execution).
+    [["discardFold", "before"], 1],
+    // The daily budget: the reservation before the summary, the count after it (the first tenant has a budget).
+    [["reserveTokens", "after"], 1],
+    [["addUsage", "before"], 1],
   ],
   compact: [
     [["activeView", "after"], 2],
@@ -47,6 +52,9 @@ const TARGETS: Partial<Record<OpSpec["kind"], ReadonlyArray<readonly [Target, nu
     [["releaseLease", "before"], 1],
     [["storeFold", "before"], 1],
     [["summarizer", "after"], 2],
+    [["reserveTokens", "before"], 1],
+    [["reserveTokens", "after"], 1],
+    [["addUsage", "after"], 1],
   ],
   range: [
     [["activeView", "after"], 2],
@@ -60,6 +68,8 @@ const TARGETS: Partial<Record<OpSpec["kind"], ReadonlyArray<readonly [Target, nu
     [["activeView", "after"], 1],
     [["finishPendingArchive", "inside"], 2],
   ],
+  // An export between its pages: what the engine does meanwhile is a 409 `export.changed` or not in the copy.
+  copy: [[["listMessages", "after"], 1]],
   revert: [
     [["activeView", "after"], 1],
     [["acquireLease", "after"], 1],

@@ -8,6 +8,7 @@
  * engine's share in plan-engine.ts.
  */
 import { addDeletes } from "./plan-deletes.js";
+import { addLifecycle } from "./plan-lifecycle.js";
 import { planEngine } from "./plan-engine.js";
 import type { PlanCounters } from "./plan-draws.js";
 import { CHAOS_TENANTS, type ChaosPlan, type EnginePlan, type PlanOptions } from "./plan-model.js";
@@ -28,6 +29,7 @@ export function planChaos(options: PlanOptions): ChaosPlan {
   const stalls = options.stalls ?? true;
   for (let e = 0; e < engineCount; e++) engines.push(planEngine(root, { index: e, engineCount, turns: options.turns, stalls }, counters));
   addDeletes(root, engines, stalls);
+  addLifecycle(root, engines, stalls);
 
   const tenantSettings = {
     // A retention too: every fold of this tenant sets the originals' expiry the invariants check.

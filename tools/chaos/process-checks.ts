@@ -32,9 +32,9 @@ const TENANT_KEYS: Record<string, string> = { [CHAOS_TENANTS[0]]: "chaos-key-a",
 
 /** The pure invariants over one snapshot (settled: no crash may still be unfinished). */
 export const snapshotViolations = (e: Engine, snapshot: Snapshot, settled: boolean) => [
-  ...findViolations(snapshot, { appendedIds: ackedIds(e.ledger), settled, mustStayActive: [...e.pinned] }),
-  ...ledgerViolations(snapshot, e.ledger),
-  ...memoryRuleViolations(snapshot, e.reweighed),
+  ...findViolations(snapshot, { appendedIds: ackedIds(e.ledger), settled, mustStayActive: [...e.pinned], expired: e.expired }),
+  ...ledgerViolations(snapshot, e.ledger, e.expired),
+  ...memoryRuleViolations(snapshot, e.reweighed, e.expired),
   ...toolGroupViolations(snapshot),
   ...archiveChainViolations(snapshot),
 ];
@@ -52,9 +52,9 @@ export async function checkProcesses(run: ChaosRun, engines: readonly Engine[], 
     const snapshot = await readAll(inner, key);
     violate(stats, snapshotViolations(e, snapshot, true));
     const lease = snapshot.state?.lease;
-    if (lease && Date.parse(lease.until) > Date.now()) violate(stats, [`${where(e)}: ${label}: a live lease is left (${lease.owner})`]);
+    if (lease && Date.parse(lease.until) > Date.now() + run.clockAheadMs) violate(stats, [`${where(e)}: ${label}: a live lease is left (${lease.owner})`]);
     for (const id of e.memories) {
-      if (!snapshot.memories.some((m) => m.id === id)) violate(stats, [`${where(e)}: memory ${id} the engine saw is gone`]);
+      if (!snapshot.memories.some((m) => m.id === id) && !e.expired.has(id)) violate(stats, [`${where(e)}: memory ${id} the engine saw is gone`]);
     }
     const expected = { block: await expectedBlock(inner, key, snapshot.memories), summary: expectedSummary(snapshot.memories) };
     try {

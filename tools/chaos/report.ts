@@ -55,6 +55,13 @@ export interface ChaosReport {
    * completed, each followed by the deletion check.
    */
   deletes: { started: number; background: number; completed: number; inFlight: number; checked: number };
+  /**
+   * The data lifecycle (tools/chaos/README.md, "Copies, expiries and erasure"): exports imported
+   * into a copy and checked (`copies`), exports refused with 409 `export.changed` (`changed`),
+   * clock jumps past the retention (`expiries`) and the originals the TTL then removed (`swept`),
+   * reverts refused as `memory.originals_expired`, and the tenant erasures run and checked.
+   */
+  lifecycle: { copies: number; changed: number; expiries: number; swept: number; expiredReverts: number; erasures: number; erasedItems: number };
   /** Read back at the end: messages with native content checked against what was sent, and the blobs they name. */
   native: { messages: number; blobs: number };
   violations: string[];
@@ -62,7 +69,7 @@ export interface ChaosReport {
 }
 
 /** Counters the report is made of; a Set so a violation seen after many operations is listed once. */
-export type Stats = Pick<ChaosReport, "operations" | "crashes" | "restarts" | "retries" | "faultsByKind" | "worker" | "compactions" | "offers" | "controls" | "stalls" | "deletes" | "native"> & {
+export type Stats = Pick<ChaosReport, "operations" | "crashes" | "restarts" | "retries" | "faultsByKind" | "worker" | "compactions" | "offers" | "controls" | "stalls" | "deletes" | "lifecycle" | "native"> & {
   violations: Set<string>;
   /** Processes (`tenant/process`) out of the invariants: their delete began. Their own check says "deleted process ...". */
   excluded: Set<string>;
@@ -80,6 +87,7 @@ export const emptyStats = (): Stats => ({
   controls: { pinned: 0, unpinned: 0, refusedArchived: 0, reverted: 0 },
   stalls: { held: 0, detached: 0, late: 0 },
   deletes: { started: 0, background: 0, completed: 0, inFlight: 0, checked: 0 },
+  lifecycle: { copies: 0, changed: 0, expiries: 0, swept: 0, expiredReverts: 0, erasures: 0, erasedItems: 0 },
   native: { messages: 0, blobs: 0 },
   violations: new Set(),
   excluded: new Set(),
@@ -113,6 +121,7 @@ export function toReport(plan: ChaosPlan, tableName: string, stats: Stats, start
     controls: stats.controls,
     stalls: stats.stalls,
     deletes: stats.deletes,
+    lifecycle: stats.lifecycle,
     native: stats.native,
     violations: [...stats.violations],
     durationMs: Date.now() - startedAt,
@@ -138,6 +147,7 @@ export function formatReport(r: ChaosReport): string[] {
     `crashes: ${r.crashes} (containers restarted: ${r.restarts}), retries: ${r.retries}`,
     `stalls: ${r.stalls.held} calls held (${r.stalls.detached} detached: the engine went on meanwhile), ${r.stalls.late} offer answers delivered late`,
     `deletes: ${r.deletes.started} started (${r.deletes.inFlight} calls or deliveries of theirs in flight), ${r.deletes.background} answers 202 (erased by the worker), ${r.deletes.completed} completed, ${r.deletes.checked} later calls checked`,
+    `lifecycle: ${r.lifecycle.copies} copies checked (${r.lifecycle.changed} exports refused as changed), ${r.lifecycle.expiries} clock jumps past the retention (${r.lifecycle.swept} originals expired, ${r.lifecycle.expiredReverts} reverts refused), ${r.lifecycle.erasures} tenant erasures (${r.lifecycle.erasedItems} items)`,
     `native content: ${r.native.messages} messages read back exactly (${r.native.blobs} blobs)`,
     `faults: ${kinds}`,
     `chaos: seed ${r.seed}, ${r.operations} operations, ${r.faults} faults, ${r.violations.length} violations`,

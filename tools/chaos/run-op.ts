@@ -7,6 +7,7 @@ import { runFlood, runGroup } from "./ops-appends.js";
 import { runPin, runRevert } from "./ops-controls.js";
 import { runPlanCompletion } from "./ops-plan-completion.js";
 import { runDelete } from "./ops-delete.js";
+import { runCopy, runExpire } from "./ops-lifecycle.js";
 import type { RunningOp } from "./attempt.js";
 import { restart, sibling, type ChaosRun, type Engine } from "./run-state.js";
 
@@ -35,6 +36,10 @@ export async function runOp(run: ChaosRun, e: Engine, op: RunningOp) {
       return runRevert(run, e, op);
     case "delete":
       return runDelete(run, e, op, spec);
+    case "copy":
+      return runCopy(run, e, op, spec);
+    case "expire":
+      return runExpire(run, e, spec);
     case "burst":
       await Promise.all(spec.members.map((m) => runSimple(run, e, m, m.spec, true, sibling(run, e, m.container))));
       return;

@@ -21,6 +21,7 @@ import { CHAOS_TENANTS } from "./plan.js";
 import { checkProcesses, snapshotViolations } from "./process-checks.js";
 import { violate } from "./report.js";
 import { runOp } from "./run-op.js";
+import { eraseLeavingTenant } from "./tenant-erasure.js";
 import {
   afterOps,
   appendBody,
@@ -71,6 +72,7 @@ async function setUp(run: ChaosRun): Promise<Engine[]> {
     waiting: [],
     finished: false,
     deletion: null,
+    expired: new Map(),
     native: new Map(),
   }));
   // Parents first: the workers' context shows them.
@@ -89,6 +91,8 @@ async function setUp(run: ChaosRun): Promise<Engine[]> {
       ack(e.ledger, m.nonce, (await appendMessage(setup.deps, e.key, appendBody(m))).message.id);
     }
   }
+  // The first tenant has a daily budget it never reaches, so its folds reserve and count tokens (and can be held there).
+  await setup.deps.store.putTenantBudget(CHAOS_TENANTS[0], 1_000_000_000_000, new Date().toISOString());
   for (const t of CHAOS_TENANTS) run.tunables.set(t, await newContainer(run).deps.tunables.forProcess(t));
   return engines;
 }
@@ -209,6 +213,7 @@ async function settleAndCheck(run: ChaosRun, engines: readonly Engine[]) {
   await checkProcesses(run, kept, clean, "after liveness");
   await checkGlobal(run, kept, clean);
   for (const e of deleted) violate(stats, await deletionViolations(run, e, "the end of the run"));
+  await eraseLeavingTenant(run, engines);
 }
 
 /**

@@ -103,6 +103,11 @@ export interface Engine {
   finished: boolean;
   /** Its process is being deleted (out of the other invariants) or was, a repeat DELETE answering 204 (ops-delete.ts). */
   deletion: "deleting" | "deleted" | null;
+  /**
+   * What DynamoDB's TTL removed from the process after a clock jump (ops-lifecycle.ts): each
+   * item's id, and for a message the memory it was archived into then.
+   */
+  expired: Map<string, string | null>;
   /** The hash of the native content of each message sent with one, by nonce (native-messages.ts). */
   native: Map<string, string>;
   /**
@@ -147,6 +152,10 @@ export interface ChaosRun {
   commitCrashes: number;
   /** Planned stalls that have held a call (each holds one call only). */
   stallsBegun: WeakSet<StallPlan>;
+  /** The copies the engines' exports were imported into (ops-lifecycle.ts): live processes of their tenant. */
+  copies: ProcessKey[];
+  /** How far every container's clock is ahead of the wall clock: the expiries moved it (ops-lifecycle.ts). */
+  clockAheadMs: number;
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -220,6 +229,8 @@ export function newContainer(run: ChaosRun): Container {
     summarizerFactory: async () => createChaosSummarizer({ steps: [], leaseMs: run.leaseMs }),
   });
   deps.blobs = run.blobs;
+  // One clock for every container, moved by the expiries: a jump is seen by every call at once.
+  deps.clock = { now: () => new Date(Date.now() + run.clockAheadMs) };
   return { id, deps };
 }
 

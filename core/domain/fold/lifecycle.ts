@@ -4,9 +4,18 @@
  */
 import type { FoldJob, FoldTarget, Memory } from "../model.js";
 import type { CompactionResult } from "../compaction-result.js";
+import { LATEST_DELIVERY_MS } from "../late-delivery.js";
 import type { FoldModeName } from "../mode-policy.js";
 
 export type { FoldJob };
+
+/**
+ * How long a queued fold stays usable. A turn's own job: `preparedTtlMs`, since a later turn
+ * queues it again. A job a caller was told is on its way (a manual compaction answered 202, an
+ * accepted offer's range job) has no turn behind it: it lives as long as its request can still
+ * arrive (docs/reliability.md, "Late deliveries").
+ */
+export const queuedLifeMs = (job: FoldJob, preparedTtlMs: number) => (job === "prepare" ? preparedTtlMs : LATEST_DELIVERY_MS);
 
 /** What the worker is asked to do: a queued fold's job, or the commit of a prepared fold. */
 export type RequestedJob = FoldJob | "commit";

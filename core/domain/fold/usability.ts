@@ -22,7 +22,7 @@ export const STALE = "stale: the process changed since it was queued (a compacti
 /** Why an unusable fold is discarded, as recorded in `discardReason`; `expired` is counted apart. */
 export type Discard = { fold: LiveFold; reason: string; outcome: "discarded" | "expired" };
 
-/** The fold's time is up (`COMPACTION_PREPARED_TTL_MS` after it was queued or prepared). */
+/** The fold's time is up (`queuedLifeMs` after it was queued, `COMPACTION_PREPARED_TTL_MS` after it was prepared). */
 export const isExpired = (f: Fold, now: number) => f.expiresAt !== null && f.expiresAt <= now;
 
 /** A QUEUED fold no worker took within `queueTimeoutMs`: its request was lost. */
@@ -43,9 +43,11 @@ export function isStale(f: LiveFold, view: Pick<ActiveView, "state" | "summaries
 /**
  * A turn's verdict on the view's folds: the ones to discard (expired, lost, stale, duplicates)
  * and the one the turn waits for or commits. A queued manual job comes first and is never a
- * duplicate (the worker runs it only on the version it was queued for); of automatic folds a
- * prepared one is kept over a queued one, else the oldest (the one the worker most likely runs
- * already). Range jobs are left alone: no turn discards or waits for them.
+ * duplicate (the worker runs it only on the version it was queued for); one still QUEUED after
+ * `queueTimeoutMs` is kept for its late request (a caller was answered 202), but the turn no
+ * longer waits for it. Of automatic folds a prepared one is kept over a queued one, else the
+ * oldest (the one the worker most likely runs already). Range jobs are left alone: no turn
+ * discards or waits for them.
  */
 export function judgeFolds(view: ActiveView, now: number, queueTimeoutMs: number): { live: LiveFold | null; discard: Discard[] } {
   const discard: Discard[] = [];
@@ -53,10 +55,12 @@ export function judgeFolds(view: ActiveView, now: number, queueTimeoutMs: number
   const automatic: LiveFold[] = [];
   for (const fold of view.folds.map(asFold)) {
     if ((fold.status !== "QUEUED" && fold.status !== "PREPARED") || fold.job === "range") continue;
+    const lost = isLost(fold, now, queueTimeoutMs);
     if (isExpired(fold, now)) discard.push({ fold, reason: "expired", outcome: "expired" });
-    else if (isLost(fold, now, queueTimeoutMs)) discard.push({ fold, reason: "queue_timeout: no worker took it in time", outcome: "discarded" });
+    else if (lost && fold.job !== "manual") discard.push({ fold, reason: "queue_timeout: no worker took it in time", outcome: "discarded" });
     else if (isStale(fold, view)) discard.push({ fold, reason: STALE, outcome: "discarded" });
-    else (fold.job === "manual" ? manual : automatic).push(fold);
+    else if (fold.job !== "manual") automatic.push(fold);
+    else if (!lost) manual.push(fold);
   }
   automatic.sort((a, b) => (a.status === b.status ? (a.id < b.id ? -1 : 1) : a.status === "PREPARED" ? -1 : 1));
   for (const extra of automatic.slice(1)) discard.push({ fold: extra, reason: `duplicate: fold ${automatic[0]!.id} is kept`, outcome: "discarded" });

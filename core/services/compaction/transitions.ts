@@ -8,7 +8,7 @@
 import { committedLogLine } from "../../domain/compaction-log.js";
 import { domainEvent } from "../../domain/events.js";
 import { tokensAfterFold } from "../../domain/fold-size.js";
-import { metricModeOf, type PreparedFold } from "../../domain/fold/lifecycle.js";
+import { metricModeOf, queuedLifeMs, type PreparedFold } from "../../domain/fold/lifecycle.js";
 import type { LeaseRefusal } from "../../domain/fold/refusal.js";
 import * as rows from "../../domain/fold/rows.js";
 import type { Discard } from "../../domain/fold/usability.js";
@@ -43,18 +43,23 @@ export interface QueueRequest {
   id?: string;
 }
 
-/** (none) -> QUEUED: stored for the state of `view` (only if the id is free), then the worker is asked for it. */
+/**
+ * (none) -> QUEUED: stored for the state of `view` (only if the id is free), with the life of its
+ * job (`queuedLifeMs`), then the worker is asked for it.
+ */
 export async function queueFold(deps: ServiceDeps, key: ProcessKey, view: ActiveView, q: QueueRequest): Promise<Memory> {
   const at = deps.clock.now();
-  const fold = rows.queued({ ...q, id: q.id ?? deps.ids.memory(at), processId: key.processId, at, ttlMs: deps.compaction.preparedTtlMs, version: view.state.version });
+  const ttlMs = queuedLifeMs(q.job, deps.compaction.preparedTtlMs);
+  const fold = rows.queued({ ...q, id: q.id ?? deps.ids.memory(at), processId: key.processId, at, ttlMs, version: view.state.version });
   await deps.store.storeFold(key, fold, "new");
   await requestFold(deps, key, fold);
   return fold;
 }
 
 /**
- * Asks the worker for a queued fold. For a turn's or a manual job a lost request is not lost
- * work: the fold stays QUEUED and a later turn queues it again once queueTimeoutMs has passed. A
+ * Asks the worker for a queued fold. For a turn's job a lost request is not lost work: a later
+ * turn discards the fold once queueTimeoutMs has passed and queues it again. A manual job stays
+ * QUEUED for its late request, and turns past queueTimeoutMs no longer wait for it. A
  * range job has no turn behind it, so its request must go out: a failure throws, and the
  * InboxItemAnswered delivery that queued it is retried (and asks again for the same row).
  */
