@@ -55,6 +55,16 @@ describe("ledger: tool vocabularies", () => {
     expect(files(call("str_replace_based_edit_tool", { command: "str_replace", path: "w.py", old_str: "a", new_str: "b" }))).toEqual(["edited w.py"]);
   });
 
+  it("reads the MCP filesystem server's tools, with or without their server prefix", () => {
+    expect(files(call("read_text_file", { path: "notes/a.md", head: 10 }))).toEqual(["read notes/a.md"]);
+    expect(files(call("mcp__filesystem__edit_file", { path: "src/z.ts", edits: [{ oldText: "a", newText: "b" }], dryRun: false }))).toEqual(["edited src/z.ts"]);
+    expect(files(call("filesystem.create_directory", { path: "build/out" }))).toEqual(["created build/out"]);
+    expect(files(call("move_file", { source: "a.txt", destination: "b.txt" }))).toEqual(["deleted a.txt", "created b.txt"]);
+    expect(files(call("rename_path", { source: "old/", destination: "new/" }))).toEqual(["deleted old/", "created new/"]);
+    expect(files(call("mcp__fs__directory_tree", { path: "/srv" }))).toEqual(["read /srv"]);
+    expect(files(call("search_files", { path: "src", pattern: "*.ts" }))).toEqual(["read src"]);
+  });
+
   it("maps an engine's own names through ledgerTools, and ignores what it marks ignore", () => {
     expect(commands(call("sh_run", { script: "make all" }), { sh_run: "command" })).toEqual(["make all"]);
     expect(files(call("fetch_doc", { path: "spec.md" }), { fetch_doc: "read" })).toEqual(["read spec.md"]);
