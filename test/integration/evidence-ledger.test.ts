@@ -137,6 +137,13 @@ describe("the evidence ledger", () => {
     expect(retry?.mustKeep).toEqual(expect.arrayContaining(required));
     const detail = await memoryDetail(deps, k, result.memoryId!);
     for (const unit of required) expect(detail.memory.content).toContain(unit);
+    // Required of this summary only: the ledger carries them on, later summaries need not.
+    expect((await store.getMemory(k, result.memoryId!))?.keepUnits ?? []).not.toContain(required[0]);
+    for (let i = 0; i < 12; i++) await appendMessage(deps, k, { role: i % 2 ? "ASSISTANT" : "USER", content: `later ${i}: the parser is clean ${i}.` });
+    const next = fake.calls.length;
+    expect((await compactManually(deps, k, { model: { contextWindow: WINDOW }, force: "HARD" })).result.compacted).toBe(true);
+    expect(fake.calls.slice(next).flatMap((c) => c.mustKeep ?? [])).not.toContain(required[0]);
+    expect((await getContext(deps, k)).sections.find((s) => s.name === LEDGER_HEADING)?.content).toContain("Always run the linter before a commit.");
     expect(await settledInvariants(k)).toEqual([]);
   });
 

@@ -101,6 +101,14 @@ describe("ledger: text rules", () => {
   it("takes the rule sentences of a USER message, not quoted code or log lines", () => {
     const text = "Thanks! Never push to main. Run the tests.\n- always use pnpm\n```\nyou must not see this\n```\n> must be quoted\nDo not touch the lockfile; keep it.";
     expect(ruleSentences(text)).toEqual(["Never push to main.", "always use pnpm", "Do not touch the lockfile;"]);
+    // Chat says never, always, don't and must without setting a rule.
+    const chat = "Must be awesome to see it on display. Must've taken ages. You must have been tired! Never saw this coming. Don't worry, I'm fine. Don't feel like going. You never know. Love how you never give up. It's hard when you don't have time.";
+    expect(ruleSentences(chat)).toEqual([]);
+    expect(ruleSentences("You must have tests for every route. We never deploy on Fridays. When you commit, you must run lint.")).toEqual([
+      "You must have tests for every route.",
+      "We never deploy on Fridays.",
+      "When you commit, you must run lint.",
+    ]);
     expect(ruleSentences("must must must. ".repeat(100)).length).toBeLessThanOrEqual(LEDGER_LIMITS.constraintsPerMessage);
     // Statements are not rules: the rule word must open the sentence or bind "you" or "we".
     expect(ruleSentences("I always loved painting. It must be nice there. You must run the linter first. We never deploy on Fridays. Please don't rename files.")).toEqual([
