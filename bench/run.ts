@@ -132,7 +132,8 @@ const log = (message: string) => console.error(`[bench] ${message}`);
 async function ensureDynamo(): Promise<string> {
   if (!dynamo) {
     const start = performance.now();
-    dynamo = await startDynamoLocal();
+    // On a loaded machine the JVM can take longer than the default 30 s to answer.
+    dynamo = await startDynamoLocal({ startTimeoutMs: Number(process.env.BENCH_DYNAMO_START_MS) || 30_000 });
     log(`DynamoDB Local on ${dynamo.endpoint} (${((performance.now() - start) / 1000).toFixed(1)} s to start)`);
   }
   return dynamo.endpoint;
