@@ -13,7 +13,7 @@
  *   `runTurn` is asked for the prompt before each assistant message and once at the end, at a 32k
  *   and a 128k window, folds inline with the offline summarizer (default tunables otherwise). The
  *   same replay runs this tree's code ("after") and the code of `BENCH_EVIDENCE_BASELINE` (default
- *   8d69875, "before"), checked out in a temporary worktree.
+ *   fdb38d0, "before"), checked out in a temporary worktree.
  * - Mentioned: the distinct file paths and commands of the session's tool calls, the error lines
  *   of its tool results and the rule sentences ("never / always / do not / must") of its USER
  *   messages, by the ledger's rules (core/domain/ledger/) over every stored message, without the
@@ -37,7 +37,9 @@ import { inlineSessionDeps, loadServiceCode, withCheckout, type ServiceCode } fr
 import { loadTranscripts, sentBody, type TranscriptSession } from "./support/agent-transcripts.js";
 import { fmt, sum } from "./support/stats.js";
 
-const BASELINE = process.env.BENCH_EVIDENCE_BASELINE?.trim() || "8d69875";
+// The last commit of main before the evidence ledger (merged in aa3c5c2) and the append-only
+// replay (f686ae2): the service these sessions would have met without either.
+const BASELINE = process.env.BENCH_EVIDENCE_BASELINE?.trim() || "fdb38d0";
 
 interface Run {
   session: string;

@@ -28,23 +28,23 @@
  *   folded with EMERGENCY (strong messages fold only there); four more blocks of 40 untagged turns
  *   are appended and folded in turn. After each fold: the share of the salient units of the strong
  *   messages the first fold archived that the summary still carries word for word.
+ * - **Before and after in one run.** `--baseline <git ref>` (`BENCH_BASELINE_REF`) replays the same
+ *   conversations through that commit's service code too (bench/support/service-code.ts), each
+ *   table's rows side by side; the generations run this tree's code only.
  */
 import type { Message } from "../core/domain/model.js";
 import { createHistoryIndex } from "../core/domain/search-index.js";
 import { CHARS_PER_TOKEN } from "../core/domain/tokens.js";
 import { summaryBudgetFor } from "../core/domain/summarizer-fit.js";
 import { DEFAULT_TUNABLES, tunablesFromEnv } from "../core/domain/tunables.js";
-import { settledView } from "../core/services/compaction/settle.js";
-import { composeContext, recallBudget } from "../core/services/context.js";
-import { runTurn } from "../core/services/turn.js";
 import { GENERATION_TURNS, measureGenerations, type GenerationResult } from "./fidelity-generations.js";
-import { type BenchContext, envInts, requireEndpoint } from "./support/context.js";
+import { type BenchContext, envInts, repoRoot, requireEndpoint } from "./support/context.js";
 import { freshTable } from "./support/dynamo.js";
 import { depsFor, strengthVariant } from "./support/fidelity-deps.js";
 import { conversationsOrBuiltIn } from "./support/generated-conversation.js";
 import { answered, createVerbatimIndex, joinConversations, type LocomoConversation } from "./support/locomo.js";
 import type { SectionResult, Table, Target } from "./support/report.js";
-import { observedStore } from "./support/service.js";
+import { loadServiceCode, withCheckout, type ServiceCode } from "./support/service-code.js";
 import { fmt, mean, pct, sum, times } from "./support/stats.js";
 
 const tokens = (text: string) => Math.ceil(text.length / CHARS_PER_TOKEN);
@@ -67,6 +67,8 @@ function truncationStart(texts: readonly string[], budgetTokens: number): number
 
 interface QaResult {
   conversation: string;
+  /** The service code: "after" (this tree) or the baseline's label. */
+  code: string;
   window: number;
   questions: number;
   oursWithQuery: number;
@@ -96,6 +98,7 @@ type Key = { tenantId: string; processId: string };
 
 /** Both comparisons on one state: ours (block + active) against truncation of the transcript so far. */
 async function measureState(
+  code: ServiceCode,
   deps: Deps,
   key: Key,
   window: number,
@@ -112,7 +115,7 @@ async function measureState(
   const inTruncated = createVerbatimIndex(truncatedText);
   // The baseline's BM25 runs over the turns truncation left out, like ours runs over the archive.
   const older = createHistoryIndex(texts.slice(0, texts.length - truncated.length).map((content, i) => ({ id: String(i), content, tags: [] as string[] })));
-  const view = await settledView(deps, key);
+  const view = await code.settledView(deps, key);
   const tunables = await deps.tunables.forProcess(key.tenantId, "locomo");
   const ownTokens = tokens(finalOurs);
   const out = {
@@ -127,7 +130,7 @@ async function measureState(
     truncationFinalTokens: tokens(truncatedText),
   };
   for (const q of questions) {
-    const composed = await composeContext(deps, key, view, { query: q.question, recallTokens: recallBudget(tunables, window, ownTokens) });
+    const composed = await code.composeContext(deps, key, view, { query: q.question, recallTokens: code.recallBudget(tunables, window, ownTokens) });
     const ours = `${composed.block}\n${activeText}`;
     const top = older.search({ q: q.question, limit: 3 }).map((h) => texts[Number(h.id)]!);
     const baseline = `${top.join("\n")}\n${truncatedText}`;
@@ -151,12 +154,12 @@ function addSnapshot(sums: QaResult["snapshots"], at: Awaited<ReturnType<typeof 
   sums.truncationTokens += at.truncationFinalTokens;
 }
 
-async function measureConversation(ctx: BenchContext, endpoint: string, conv: LocomoConversation, window: number): Promise<QaResult> {
+async function measureConversation(ctx: BenchContext, endpoint: string, conv: LocomoConversation, window: number, code: ServiceCode): Promise<QaResult> {
   const started = performance.now();
   const t = await freshTable(endpoint, `fid-${window}`);
-  const { store } = observedStore(t);
+  const store = code.createDynamoStore({ client: t.client, tableName: t.tableName });
   let now = conv.turns[0]!.at;
-  const deps = depsFor(store, { now: () => new Date(now.getTime()) });
+  const deps = depsFor(store, { now: () => new Date(now.getTime()) }, code);
   const key = { tenantId: "bench", processId: `${conv.id}-${window}` };
   await store.upsertProcess(key.tenantId, { processId: key.processId, projectId: "locomo" }, now.toISOString());
 
@@ -169,7 +172,7 @@ async function measureConversation(ctx: BenchContext, endpoint: string, conv: Lo
   for (const [i, turn] of conv.turns.entries()) {
     now = turn.at;
     const promptChars = block.length + sum(active.map((m) => m.content.length)) + turn.text.length;
-    const result = await runTurn(deps, key, {
+    const result = await code.runTurn(deps, key, {
       model: { contextWindow: window },
       prompt: { chars: promptChars },
       message: { role: turn.speaker === conv.speakerA ? "USER" : "ASSISTANT", content: turn.text },
@@ -178,13 +181,13 @@ async function measureConversation(ctx: BenchContext, endpoint: string, conv: Lo
     active = result.messages;
     if (result.compaction.compacted) folds++;
     if (i + 1 >= SNAPSHOT_FROM && (i + 1) % SNAPSHOT_EVERY === 0 && i + 1 < texts.length) {
-      addSnapshot(snapshots, await measureState(deps, key, window, { texts: texts.slice(0, i + 1), questions, block, active }));
+      addSnapshot(snapshots, await measureState(code, deps, key, window, { texts: texts.slice(0, i + 1), questions, block, active }));
     }
   }
-  const final = await measureState(deps, key, window, { texts, questions, block, active });
+  const final = await measureState(code, deps, key, window, { texts, questions, block, active });
   addSnapshot(snapshots, final);
-  ctx.log(`fidelity: ${conv.id} @ ${window}: ${conv.turns.length} turns, ${final.questions} questions in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  return { conversation: conv.id, window, ...final, folds, snapshots };
+  ctx.log(`fidelity: ${code.label} ${conv.id} @ ${window}: ${conv.turns.length} turns, ${final.questions} questions in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return { conversation: conv.id, code: code.label, window, ...final, folds, snapshots };
 }
 
 export async function runFidelity(ctx: BenchContext): Promise<SectionResult> {
@@ -195,20 +198,28 @@ export async function runFidelity(ctx: BenchContext): Promise<SectionResult> {
   // to fill a 32k window, where the summary budget is at its 4,000-token cap as at 128k.
   const conversations = process.env.BENCH_FIDELITY_JOIN === "1" ? [joinConversations(all)] : ctx.quick ? all.slice(0, 1) : all;
   const windows = envInts("BENCH_WINDOWS", [4_000, 8_000, 16_000]);
-  const results: QaResult[] = [];
-  for (const window of windows) {
-    results.push(...(await Promise.all(conversations.map((c) => measureConversation(ctx, endpoint, c, window)))));
-  }
+  const replayAll = async (codes: ServiceCode[]) => {
+    const out: QaResult[] = [];
+    for (const window of windows) out.push(...(await Promise.all(codes.flatMap((code) => conversations.map((c) => measureConversation(ctx, endpoint, c, window, code))))));
+    return out;
+  };
+  const after = await loadServiceCode(repoRoot, "after");
+  const baselineRef = process.env.BENCH_BASELINE_REF?.trim();
+  const results = baselineRef
+    ? await withCheckout(baselineRef, async (checkout) => replayAll([after, await loadServiceCode(checkout.root, `before (${checkout.commit})`)]))
+    : await replayAll([after]);
+  const codes = [...new Set(results.map((r) => r.code))];
   // BENCH_FIDELITY_GENERATIONS=0 skips the generations (e.g. for a fold-target run, whose partial
   // EMERGENCY folds are not what that measurement is about).
   const generations =
     process.env.BENCH_FIDELITY_GENERATIONS === "0" ? [] : await Promise.all(conversations.map((c) => measureGenerations(endpoint, c)));
 
-  const byWindow = windows.map((window) => {
-    const rs = results.filter((r) => r.window === window);
+  const byWindow = windows.flatMap((window) => codes.map((code) => ({ window, code }))).map(({ window, code }) => {
+    const rs = results.filter((r) => r.window === window && r.code === code);
     const s = (pick: (r: QaResult) => number) => sum(rs.map(pick));
     return {
       window,
+      code,
       questions: s((r) => r.questions),
       oursWithQuery: s((r) => r.oursWithQuery),
       baselineWithQuery: s((r) => r.baselineWithQuery),
@@ -232,6 +243,8 @@ export async function runFidelity(ctx: BenchContext): Promise<SectionResult> {
     };
   });
   const k = (w: number) => `${fmt(w / 1000, w % 1000 === 0 ? 0 : 1)}k`;
+  // A row's window, with its code when a baseline runs beside this tree's.
+  const row = (w: { window: number; code: string }) => (codes.length > 1 ? `${k(w.window)} ${w.code}` : k(w.window));
   const genMean = (pick: (g: GenerationResult) => number[], i: number) => mean(generations.map((g) => pick(g)[i]!));
 
   const tables: Table[] = [
@@ -239,7 +252,7 @@ export async function runFidelity(ctx: BenchContext): Promise<SectionResult> {
       title: "QA answers in the prompt when the question is the turn's query (verbatim answers only)",
       columns: ["window", "questions", "ours: summary + recall + active", "truncation 0.85 + BM25 top 3", "ours / baseline", "mean prompt tokens ours / baseline"],
       rows: byWindow.map((w) => [
-        k(w.window),
+        row(w),
         fmt(w.questions),
         `${fmt(w.oursWithQuery)} (${pct(w.oursWithQuery / w.questions)})`,
         `${fmt(w.baselineWithQuery)} (${pct(w.baselineWithQuery / w.questions)})`,
@@ -251,7 +264,7 @@ export async function runFidelity(ctx: BenchContext): Promise<SectionResult> {
       title: "QA answers in the final replay without a query",
       columns: ["window", "questions", "ours", "truncation 0.85", "ours / truncation", "final prompt tokens ours / truncation (mean per conversation)"],
       rows: byWindow.map((w) => [
-        k(w.window),
+        row(w),
         fmt(w.questions),
         fmt(w.oursFinal),
         fmt(w.truncationFinal),
@@ -263,7 +276,7 @@ export async function runFidelity(ctx: BenchContext): Promise<SectionResult> {
       title: `The same along the replay: summed over snapshots every ${SNAPSHOT_EVERY} turns from turn ${SNAPSHOT_FROM} and the final state (questions whose answer is in the transcript so far)`,
       columns: ["window", "answers to find", "with query: ours / baseline", "ratio", "replay without query: ours / truncation 0.85", "ratio", "mean replay tokens ours / truncation", "compactions in the replay"],
       rows: byWindow.map((w) => [
-        k(w.window),
+        row(w),
         fmt(w.snapshots.questions),
         `${fmt(w.snapshots.oursWithQuery)} / ${fmt(w.snapshots.baselineWithQuery)}`,
         times(w.snapshots.oursWithQuery / Math.max(1, w.snapshots.baselineWithQuery), 2),
@@ -283,19 +296,30 @@ export async function runFidelity(ctx: BenchContext): Promise<SectionResult> {
           },
         ]),
   ];
+  const ours = byWindow.filter((w) => w.code === "after");
+  const before = (w: (typeof byWindow)[number]) => byWindow.find((b) => b.window === w.window && b.code !== "after");
   const targets: Target[] = [
-    ...byWindow.map((w) => ({
+    ...ours.map((w) => ({
       name: `${k(w.window)}: answers in the prompt with the question as query vs truncation 0.85 + BM25 top 3`,
       target: ">= 1.2x",
       measured: `${w.oursWithQuery} vs ${w.baselineWithQuery} (${times(w.oursWithQuery / Math.max(1, w.baselineWithQuery), 2)})`,
       met: w.oursWithQuery >= 1.2 * w.baselineWithQuery,
     })),
-    ...byWindow.map((w) => ({
+    ...ours.map((w) => ({
       name: `${k(w.window)}: answers in the final replay vs truncation 0.85`,
       target: ">= truncation",
       measured: `${w.oursFinal} vs ${w.truncationFinal}`,
       met: w.oursFinal >= w.truncationFinal,
     })),
+    // With a baseline: along the replay (the sums the defaults rest on), with and without a query.
+    ...ours.flatMap((w) => {
+      const b = before(w);
+      if (!b) return [];
+      return [
+        { name: `${k(w.window)}: answers along the replay without a query vs ${b.code}`, target: ">= before", measured: `${w.snapshots.oursReplay} vs ${b.snapshots.oursReplay}`, met: w.snapshots.oursReplay >= b.snapshots.oursReplay },
+        { name: `${k(w.window)}: answers along the replay with a query vs ${b.code}`, target: ">= before", measured: `${w.snapshots.oursWithQuery} vs ${b.snapshots.oursWithQuery}`, met: w.snapshots.oursWithQuery >= b.snapshots.oursWithQuery },
+      ];
+    }),
     ...(generations.length === 0
       ? []
       : [

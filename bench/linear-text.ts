@@ -161,7 +161,7 @@ async function foldTextWork(messages: readonly Message[]): Promise<void> {
   if (!outcome.ok) throw new Error(outcome.failure.message);
   const required = importantUnits(input.messages, 25);
   const ledger = ledgerOfFold(null, fold, { tunables: DEFAULT_TUNABLES, contextWindow: 200_000 });
-  summaryFields({ priorDetail: null, required, ...ledger }, fold, { ok: true, text: outcome.summary, calls: 1, carried: new Map(), ...(outcome.citations ? { citations: outcome.citations } : {}) });
+  summaryFields({ priorDetail: null, required, keep: required, ...ledger }, fold, { ok: true, text: outcome.summary, calls: 1, carried: new Map(), ...(outcome.citations ? { citations: outcome.citations } : {}) });
   buildSummaryPrompt(input, { maxSummaryTokens: SUMMARY_TOKENS, maxInputTokens: promptTokenCeiling(200_000, answerTokenLimit(SUMMARY_TOKENS)), citations: true });
 }
 

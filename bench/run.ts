@@ -88,12 +88,12 @@ if (args.help) {
   console.log(`usage: npm run bench -- [--quick | --full] [--only ${ALL_IDS.join(",")}] [--skip ids] [--out dir] [--baseline <git ref>]
 long sections (run with --full or --only): ${SECTIONS.filter((s) => s.long).map((s) => s.id).join(", ")}
 env: BENCH_QUICK=1, BENCH_FULL=1, BENCH_HOT_SIZES, BENCH_HOT_RUNS, BENCH_FOLD_SIZES, BENCH_FOLD_RUNS, BENCH_WINDOWS, BENCH_TURNS, BENCH_COLD_RUNS, BENCH_TEXT_SIZES, BENCH_TEXT_RUNS, BENCH_TEXT_FUNCTIONS, BENCH_TEXT_FOLD_SIZES, BENCH_TEXT_FOLD_RUNS, LOCOMO_DIR,
-  BENCH_BG_TURNS, BENCH_BG_LOCOMO_TURNS, BENCH_BG_PAUSE_MS, BENCH_PORTABILITY_SIZES, BENCH_NATIVE_RUNS, AGENT_SESSIONS_DIR, BENCH_PREFIX_BASELINE (prefix-stability's before), BENCH_BASELINE_REF (= --baseline: background-compaction against that commit too),
+  BENCH_BG_TURNS, BENCH_BG_LOCOMO_TURNS, BENCH_BG_PAUSE_MS, BENCH_PORTABILITY_SIZES, BENCH_NATIVE_RUNS, AGENT_SESSIONS_DIR, BENCH_DYNAMO_START_MS, BENCH_PREFIX_BASELINE (prefix-stability's before), BENCH_BASELINE_REF (= --baseline: background-compaction and fidelity against that commit too),
   BENCH_CLEAR_THRESHOLDS, BENCH_AGENT_STEPS (agent-loop), BENCH_FIDELITY_JOIN, BENCH_FIDELITY_GENERATIONS, BENCH_STRENGTH (fidelity; with any tunable's variable, e.g. SUMMARY_WINDOW_SHARE, COMPACTION_FOLD_TARGET, RECALL_MAX_TOKENS)`);
   process.exit(0);
 }
 
-// The background section reads the baseline from the environment (bench/background-compaction.ts).
+// The background and fidelity sections read the baseline from the environment.
 if (args.baseline) process.env.BENCH_BASELINE_REF = args.baseline;
 
 const list = (s: string | undefined) => (s ? s.split(",").map((x) => x.trim()).filter(Boolean) : undefined);
@@ -134,7 +134,8 @@ const log = (message: string) => console.error(`[bench] ${message}`);
 async function ensureDynamo(): Promise<string> {
   if (!dynamo) {
     const start = performance.now();
-    dynamo = await startDynamoLocal();
+    // On a loaded machine the JVM can take longer than the default 30 s to answer.
+    dynamo = await startDynamoLocal({ startTimeoutMs: Number(process.env.BENCH_DYNAMO_START_MS) || 30_000 });
     log(`DynamoDB Local on ${dynamo.endpoint} (${((performance.now() - start) / 1000).toFixed(1)} s to start)`);
   }
   return dynamo.endpoint;

@@ -5,10 +5,11 @@ import type { Memory } from "../core/domain/model.js";
 
 /**
  * The evidence ledger of each OK summary (docs/evidence-ledger.md, "The evidence ledger") cites only
- * messages its summary stands for (its own or an earlier fold's sources), and its replayed section
- * is the ledger rendered within the section's budget, with the tokens it costs.
+ * messages the process holds and its summary stands for (its own or an earlier fold's sources), and
+ * its replayed section is the ledger rendered within the section's budget, with the tokens it costs.
+ * `messageIds`: every message of the process, archived included.
  */
-export function ledgerViolations(okMemories: readonly Memory[], memoryById: Map<string, Memory>): string[] {
+export function ledgerViolations(okMemories: readonly Memory[], memoryById: ReadonlyMap<string, Memory>, messageIds: { has(id: string): boolean }): string[] {
   const v: string[] = [];
   for (const m of okMemories) {
     const section = m.metadata.ledger;
@@ -22,7 +23,10 @@ export function ledgerViolations(okMemories: readonly Memory[], memoryById: Map<
       seen.add(x.id);
       for (const id of x.sourceRefs) covered.add(id);
     }
-    const foreign = ledgerMessageIds(m.ledger).filter((id) => !covered.has(id));
+    const cited = ledgerMessageIds(m.ledger);
+    const missing = cited.filter((id) => !messageIds.has(id));
+    if (missing.length > 0) v.push(`memory ${m.id}'s ledger cites messages the process does not hold: ${missing.slice(0, 5).join(", ")}`);
+    const foreign = cited.filter((id) => !covered.has(id));
     if (foreign.length > 0) v.push(`memory ${m.id}'s ledger cites messages it does not stand for: ${foreign.slice(0, 5).join(", ")}`);
     if (!section) {
       v.push(`memory ${m.id} keeps a ledger without its section`);

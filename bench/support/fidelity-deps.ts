@@ -8,6 +8,7 @@ import { offlineStrength } from "../../core/domain/strength-analyzer.js";
 import { CHARS_PER_TOKEN } from "../../core/domain/tokens.js";
 import type { Summarizer } from "../../core/ports/summarizer.js";
 import { benchDeps } from "./service.js";
+import type { ServiceCode } from "./service-code.js";
 
 /**
  * The strength analyzer variant (`BENCH_STRENGTH`, docs/compaction.md "Strength analyzer"):
@@ -36,13 +37,14 @@ function withRatingStub(summarizer: Summarizer): Summarizer {
   };
 }
 
-/** Deps folding in the turn, with the tunables the environment names for the comparison. */
-export function depsFor(store: Parameters<typeof benchDeps>[0]["store"], clock: { now(): Date }) {
+/** Deps folding in the turn, with the tunables the environment names for the comparison; `code`: another commit's service. */
+export function depsFor(store: Parameters<typeof benchDeps>[0]["store"], clock: { now(): Date }, code?: ServiceCode) {
   const variant = strengthVariant();
-  const offline = createOfflineSummarizer();
+  const offline = (code?.createOfflineSummarizer ?? createOfflineSummarizer)();
   return benchDeps({
     store,
     clock,
+    ...(code ? { code } : {}),
     summarizer: variant === "inline-model" ? withRatingStub(offline) : offline,
     env: {
       // The replay measures what the folds keep: every turn folds itself, as without a worker.

@@ -24,6 +24,8 @@ type MetricsModule = typeof import("../../core/adapters/metrics/emf-metrics.js")
 type StoreModule = typeof import("../../core/adapters/dynamodb/store.js");
 type DepsModule = typeof import("../../core/composition/create-deps.js");
 type HandlersModule = typeof import("../../core/adapters/events/handlers.js");
+type SettleModule = typeof import("../../core/services/compaction/settle.js");
+type ContextModule = typeof import("../../core/services/context.js");
 
 /** What a session needs of the service. Another commit's answers may lack fields this tree's have. */
 export interface ServiceCode {
@@ -40,12 +42,15 @@ export interface ServiceCode {
   createDynamoStore: StoreModule["createDynamoStore"];
   createDeps: DepsModule["createDeps"];
   handleCompactionRequested: HandlersModule["handleCompactionRequested"];
+  settledView: SettleModule["settledView"];
+  composeContext: ContextModule["composeContext"];
+  recallBudget: ContextModule["recallBudget"];
 }
 
 /** The service modules under `root` (a checkout of this repository), by path. */
 export async function loadServiceCode(root: string, label: string): Promise<ServiceCode> {
   const load = <T>(file: string): Promise<T> => import(pathToFileURL(path.join(root, file)).href) as Promise<T>;
-  const [summarizer, offline, tokens, messages, processes, turn, log, metrics, store, deps, handlers] = await Promise.all([
+  const [summarizer, offline, tokens, messages, processes, turn, log, metrics, store, deps, handlers, settle, context] = await Promise.all([
     load<OpenAISummarizerModule>("core/adapters/llm/openai-summarizer.ts"),
     load<OfflineSummarizerModule>("core/adapters/llm/offline-summarizer.ts"),
     load<TokensModule>("core/domain/tokens.ts"),
@@ -57,6 +62,8 @@ export async function loadServiceCode(root: string, label: string): Promise<Serv
     load<StoreModule>("core/adapters/dynamodb/store.ts"),
     load<DepsModule>("core/composition/create-deps.ts"),
     load<HandlersModule>("core/adapters/events/handlers.ts"),
+    load<SettleModule>("core/services/compaction/settle.ts"),
+    load<ContextModule>("core/services/context.ts"),
   ]);
   return {
     label,
@@ -71,6 +78,9 @@ export async function loadServiceCode(root: string, label: string): Promise<Serv
     createDynamoStore: store.createDynamoStore,
     createDeps: deps.createDeps,
     handleCompactionRequested: handlers.handleCompactionRequested,
+    settledView: settle.settledView,
+    composeContext: context.composeContext,
+    recallBudget: context.recallBudget,
   };
 }
 

@@ -16,6 +16,7 @@ import type { Summarizer } from "../../core/ports/summarizer.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { createDeps } from "../../core/composition/create-deps.js";
 import type { BenchTable } from "./dynamo.js";
+import type { ServiceCode } from "./service-code.js";
 
 export interface ActiveViewObservation {
   ms: number;
@@ -43,14 +44,16 @@ export function observedStore(t: BenchTable): { store: Store; activeViews: Activ
   return { store, activeViews };
 }
 
-export function benchDeps(options: { store: Store; clock?: Clock; summarizer?: Summarizer; env?: Record<string, string> }): ServiceDeps {
-  const summarizer = options.summarizer ?? createOfflineSummarizer();
-  const deps = createDeps({
-    // Only the fold target and the summary share pass through, so `COMPACTION_FOLD_TARGET=0.5 npm
-    // run bench` or `SUMMARY_WINDOW_SHARE=0` compares them.
+/** `code`: another commit's service modules (./service-code.ts) in place of this tree's. */
+export function benchDeps(options: { store: Store; clock?: Clock; summarizer?: Summarizer; env?: Record<string, string>; code?: ServiceCode }): ServiceDeps {
+  const summarizer = options.summarizer ?? (options.code?.createOfflineSummarizer ?? createOfflineSummarizer)();
+  const deps = (options.code?.createDeps ?? createDeps)({
+    // Only the fold target, the summary's and the ledger's shares pass through, so
+    // `COMPACTION_FOLD_TARGET=0.5 npm run bench` or `SUMMARY_WINDOW_SHARE=0` compares them.
     env: {
       ...(process.env.COMPACTION_FOLD_TARGET ? { COMPACTION_FOLD_TARGET: process.env.COMPACTION_FOLD_TARGET } : {}),
       ...(process.env.SUMMARY_WINDOW_SHARE ? { SUMMARY_WINDOW_SHARE: process.env.SUMMARY_WINDOW_SHARE } : {}),
+      ...(process.env.LEDGER_WINDOW_SHARE ? { LEDGER_WINDOW_SHARE: process.env.LEDGER_WINDOW_SHARE } : {}),
       ...options.env,
     },
     store: options.store,

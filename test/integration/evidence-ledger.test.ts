@@ -32,6 +32,7 @@ let store: ImportingStore;
 let deps: ServiceDeps;
 const key: ProcessKey = { tenantId: TENANT, processId: "agent-1" };
 let calls = 0;
+let fake: ReturnType<typeof createFakeSummarizer>;
 
 /** One tool call and its result, as an agent loop appends them. */
 async function tool(name: string, args: Record<string, unknown>, output: string) {
@@ -50,7 +51,7 @@ let secondId = "";
 
 beforeAll(async () => {
   store = (await freshTable("ledger")).store;
-  const fake = createFakeSummarizer();
+  fake = createFakeSummarizer();
   deps = createDeps({ env: {}, store, events: createLocalBus(undefined, { retryDelaysMs: [] }), metrics: createRecordingMetrics(), log: createMemoryLog(), summarizerFactory: async () => fake });
   await upsertProcess(deps, TENANT, key.processId, { projectId: "proj" });
   await say("USER", "Fix the failing build.");
@@ -78,6 +79,8 @@ describe("the evidence ledger", () => {
     expect(text).toContain(cited);
     expect((await store.getMessage(key, cited))?.content).toContain("Never push to main");
     expect(detail.memory.metadata.loss?.ledger).toMatchObject({ items: 5 });
+    // The folded part's rule and its open errors were required of the summary, word for word.
+    expect(fake.calls[0]!.mustKeep).toEqual(expect.arrayContaining(["Never push to main without asking me", "TypeError build is not a function"]));
     // Listed without the ledger itself (one request away), with its section's counts.
     const [listed] = await listMemories(deps, key, { kind: "ARCHIVED_CHAT", includeSuperseded: false, includeFailed: false });
     expect(listed!.ledger).toBeUndefined();
@@ -113,6 +116,35 @@ describe("the evidence ledger", () => {
     expect(text).toContain("Open errors:");
     expect(text).toContain("`npm test` → exit 1");
     expect(await settledInvariants(key)).toEqual([]);
+  });
+
+  it("requires the folded part's rules and open errors of its summary: one that drops them is retried with them named", async () => {
+    const k: ProcessKey = { tenantId: TENANT, processId: "agent-gate" };
+    await upsertProcess(deps, TENANT, k.processId, { projectId: "proj" });
+    await appendMessage(deps, k, { role: "USER", content: "Clean up the config parser." }); // the task: the anchor, never folded
+    await appendMessage(deps, k, { role: "USER", content: "Always run the linter before a commit." });
+    const id = `call_${++calls}`;
+    await appendMessage(deps, k, { role: "ASSISTANT", content: "", toolCalls: [{ id, name: "Bash", arguments: JSON.stringify({ command: "npm run lint" }) }] } as MessageInput);
+    await appendMessage(deps, k, { role: "TOOL", content: "src/a.ts:3 error Unexpected any in parseConfig\nExit code: 1", toolCallId: id } as MessageInput);
+    for (let i = 0; i < 12; i++) await appendMessage(deps, k, { role: i % 2 ? "ASSISTANT" : "USER", content: `note ${i} on the lint run ${i}.` });
+    const from = fake.calls.length;
+    fake.script.push({ ok: true, summary: "You looked at the lint output.", usage: { inputTokens: 10, outputTokens: 5 } });
+    const result = (await compactManually(deps, k, { model: { contextWindow: WINDOW }, force: "HARD" })).result;
+    expect(result.compacted).toBe(true);
+    const [first, retry] = fake.calls.slice(from);
+    const required = ["Always run the linter before a commit", "src/a.ts:3 error Unexpected any in parseConfig"];
+    expect(first!.mustKeep).toEqual(expect.arrayContaining(required));
+    expect(retry?.mustKeep).toEqual(expect.arrayContaining(required));
+    const detail = await memoryDetail(deps, k, result.memoryId!);
+    for (const unit of required) expect(detail.memory.content).toContain(unit);
+    // Required of this summary only: the ledger carries them on, later summaries need not.
+    expect((await store.getMemory(k, result.memoryId!))?.keepUnits ?? []).not.toContain(required[0]);
+    for (let i = 0; i < 12; i++) await appendMessage(deps, k, { role: i % 2 ? "ASSISTANT" : "USER", content: `later ${i}: the parser is clean ${i}.` });
+    const next = fake.calls.length;
+    expect((await compactManually(deps, k, { model: { contextWindow: WINDOW }, force: "HARD" })).result.compacted).toBe(true);
+    expect(fake.calls.slice(next).flatMap((c) => c.mustKeep ?? [])).not.toContain(required[0]);
+    expect((await getContext(deps, k)).sections.find((s) => s.name === LEDGER_HEADING)?.content).toContain("Always run the linter before a commit.");
+    expect(await settledInvariants(k)).toEqual([]);
   });
 
   it("survives an export and an import into a new id, its message ids moved with the messages", async () => {

@@ -4,51 +4,8 @@
  * and OK memories only, to the active summary META names (docs/reliability.md, "The invariants").
  */
 import { describe, expect, it } from "vitest";
-import type { Memory, Message } from "../../core/domain/model.js";
-import type { ProcessState } from "../../core/ports/store.js";
-import { findViolations, type Snapshot } from "../../tools/invariants.js";
-
-const key = { tenantId: "t", processId: "p" };
-const at = "2026-01-01T00:00:00.000Z";
-
-const message = (id: string, archivedInMemoryId: string | null): Message => ({
-  id,
-  processId: "p",
-  role: "USER",
-  content: `text of ${id}`,
-  tags: [],
-  createdAt: at,
-  archivedInMemoryId,
-  tokens: 5,
-});
-
-const memory = (id: string, sourceRefs: string[], o: Partial<Memory> & { prior?: string } = {}): Memory => ({
-  id,
-  processId: "p",
-  kind: "ARCHIVED_CHAT",
-  status: "OK",
-  content: `summary ${id}`,
-  sourceRefs,
-  metadata: { compactedMessages: sourceRefs.length, provider: "test", model: "test", ...(o.prior ? { supersededMemoryId: o.prior } : {}) },
-  createdAt: at,
-  supersededAt: null,
-  tokens: 3,
-  ...o,
-});
-
-function snapshot(messages: Message[], memories: Memory[], activeSummaryId: string | null): Snapshot {
-  const state: ProcessState = {
-    process: { processId: "p", projectId: "proj", allowsCrossProjectSpawn: false, createdAt: at },
-    version: 1,
-    replayEpoch: 0,
-    activeSummaryId,
-    lease: null,
-    pendingArchive: null,
-    hasUserMessage: true,
-  };
-  const active = memories.filter((m) => m.status === "OK" && m.supersededAt === null);
-  return { key, state, messages, memories, view: { state, summaries: active, folds: [], messages: messages.filter((m) => m.archivedInMemoryId === null) } };
-}
+import { findViolations } from "../../tools/invariants.js";
+import { at, memory, message, snapshot } from "../support/snapshots.js";
 
 const CHAIN = /whose supersede chain does not lead to the active summary/;
 

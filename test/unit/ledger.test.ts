@@ -55,6 +55,16 @@ describe("ledger: tool vocabularies", () => {
     expect(files(call("str_replace_based_edit_tool", { command: "str_replace", path: "w.py", old_str: "a", new_str: "b" }))).toEqual(["edited w.py"]);
   });
 
+  it("reads the MCP filesystem server's tools, with or without their server prefix", () => {
+    expect(files(call("read_text_file", { path: "notes/a.md", head: 10 }))).toEqual(["read notes/a.md"]);
+    expect(files(call("mcp__filesystem__edit_file", { path: "src/z.ts", edits: [{ oldText: "a", newText: "b" }], dryRun: false }))).toEqual(["edited src/z.ts"]);
+    expect(files(call("filesystem.create_directory", { path: "build/out" }))).toEqual(["created build/out"]);
+    expect(files(call("move_file", { source: "a.txt", destination: "b.txt" }))).toEqual(["deleted a.txt", "created b.txt"]);
+    expect(files(call("rename_path", { source: "old/", destination: "new/" }))).toEqual(["deleted old/", "created new/"]);
+    expect(files(call("mcp__fs__directory_tree", { path: "/srv" }))).toEqual(["read /srv"]);
+    expect(files(call("search_files", { path: "src", pattern: "*.ts" }))).toEqual(["read src"]);
+  });
+
   it("maps an engine's own names through ledgerTools, and ignores what it marks ignore", () => {
     expect(commands(call("sh_run", { script: "make all" }), { sh_run: "command" })).toEqual(["make all"]);
     expect(files(call("fetch_doc", { path: "spec.md" }), { fetch_doc: "read" })).toEqual(["read spec.md"]);
@@ -91,6 +101,14 @@ describe("ledger: text rules", () => {
   it("takes the rule sentences of a USER message, not quoted code or log lines", () => {
     const text = "Thanks! Never push to main. Run the tests.\n- always use pnpm\n```\nyou must not see this\n```\n> must be quoted\nDo not touch the lockfile; keep it.";
     expect(ruleSentences(text)).toEqual(["Never push to main.", "always use pnpm", "Do not touch the lockfile;"]);
+    // Chat says never, always, don't and must without setting a rule.
+    const chat = "Must be awesome to see it on display. Must've taken ages. You must have been tired! Never saw this coming. Don't worry, I'm fine. Don't feel like going. You never know. Love how you never give up. It's hard when you don't have time.";
+    expect(ruleSentences(chat)).toEqual([]);
+    expect(ruleSentences("You must have tests for every route. We never deploy on Fridays. When you commit, you must run lint.")).toEqual([
+      "You must have tests for every route.",
+      "We never deploy on Fridays.",
+      "When you commit, you must run lint.",
+    ]);
     expect(ruleSentences("must must must. ".repeat(100)).length).toBeLessThanOrEqual(LEDGER_LIMITS.constraintsPerMessage);
     // Statements are not rules: the rule word must open the sentence or bind "you" or "we".
     expect(ruleSentences("I always loved painting. It must be nice there. You must run the linter first. We never deploy on Fridays. Please don't rename files.")).toEqual([

@@ -40,6 +40,13 @@ describe("buildSummaryPrompt", () => {
     expect(prompt.system).toMatch(/tool output, code you read and your own earlier reasoning are gone/);
   });
 
+  it("asks for the evidence ledger's kind of facts: files and what was done to them, commands and how they ended, open errors, the user's rules", () => {
+    expect(prompt.system).toMatch(/files read, created, edited or deleted \(full paths\)/);
+    expect(prompt.system).toMatch(/commands run and how each ended \(exit code, pass or fail\)/);
+    expect(prompt.system).toMatch(/error messages still open \(quoted\) and which ones a later result fixed/);
+    expect(prompt.system).toMatch(/constraints and preferences the user set for this work, in the user's own words when they say never, always, do not or must/);
+  });
+
   it("asks for a scratch pass in <analysis> and keeps only the <summary> block", () => {
     expect(prompt.system).toMatch(/<analysis>[^]*<\/analysis>\n<summary>[^]*Only this block is kept/);
     expect(prompt.user.trimEnd()).toMatch(/Now write your analysis block, then your summary block, in the form given above\.$/);

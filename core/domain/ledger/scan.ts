@@ -84,7 +84,14 @@ const RULE_WORD = /\b(?:never|always|do not|don['’]t|must|mustn['’]t)\b/i;
  * it" and "it must be nice" state no rule.
  */
 const RULE_SENTENCE =
-  /^(?:(?:please|and|but|also|so|then|you|we)\s+)*(?:never|always|do not|don['’]t|must|mustn['’]t)\b|\b(?:you|we)\s+(?:must|mustn['’]t|should never|should always|never|always|do not|don['’]t)\b/i;
+  /^(?:(?:please|and|but|also|so|then|you|we)\s+)*(?:never|always|do not|don['’]t|must|mustn['’]t)\b|(?<!\b(?:when|whenever|if|how|that|what)\s+)\b(?:you|we)\s+(?:must|mustn['’]t|should never|should always|never|always|do not|don['’]t)\b/i;
+/**
+ * Sentences with a rule word that set no rule, as chat is full of: a guess ("Must be nice", "you
+ * must have been tired"), a past ("Never saw it coming"), a comfort or an idiom ("Don't worry",
+ * "you never know"), and a subject left out ("Don't feel like going").
+ */
+const NO_RULE =
+  /^(?:must(?:['’]ve|\s+be|\s+have)|never\s+(?:\w+ed|saw|thought|knew|had|was|were|been|heard|felt|got|made|seen)|(?:do not|don['’]t)\s+(?:worry|feel|think|know|remember|mind|blame))\b|\b(?:you|we)\s+must\s+(?:have\s+)?(?:been|had|\w+ed)\b|\b(?:you|we)\s+never\s+know\b/i;
 
 /**
  * The sentences of a USER message that set a rule (docs/evidence-ledger.md, "The evidence ledger"): at
@@ -106,7 +113,7 @@ export function ruleSentences(text: string): string[] {
     for (const sentence of raw.split(/(?<=[.!?;])\s+/)) {
       if (out.length >= LEDGER_LIMITS.constraintsPerMessage) break;
       const bare = sentence.replace(/^\s*(?:[-*•]|\d+[.)])\s+/, "").replace(/^\W+/, "");
-      if (!RULE_SENTENCE.test(bare)) continue;
+      if (!RULE_SENTENCE.test(bare) || NO_RULE.test(bare)) continue;
       const kept = clip(bare, LEDGER_LIMITS.constraintChars);
       if (kept.length >= 8 && !out.includes(kept)) out.push(kept);
     }

@@ -158,8 +158,8 @@ function parseArguments(args: string): unknown {
 }
 
 /** Bounded walk over parsed arguments: paths under path keys, the first command under a command key. */
-function walkArguments(value: unknown): { paths: string[]; command?: string; patch?: string; editorCommand?: string } {
-  const out: { paths: string[]; command?: string; patch?: string; editorCommand?: string } = { paths: [] };
+function walkArguments(value: unknown): { paths: string[]; sources: string[]; command?: string; patch?: string; editorCommand?: string } {
+  const out: { paths: string[]; sources: string[]; command?: string; patch?: string; editorCommand?: string } = { paths: [], sources: [] };
   let budget = 500; // nodes visited at most
   const visit = (v: unknown, key: string | null, depth: number) => {
     if (budget-- <= 0 || depth > 6 || v === null || v === undefined) return;
@@ -168,6 +168,7 @@ function walkArguments(value: unknown): { paths: string[]; command?: string; pat
       if (PATH_KEYS.has(key) && out.paths.length < LEDGER_LIMITS.pathsPerCall) {
         const p = cleanPath(v);
         if (p) out.paths.push(p);
+        if (p && key === "source") out.sources.push(p);
       } else if (COMMAND_KEYS.has(key) && out.command === undefined) {
         out.command = v;
       } else if (key === "input" && v.includes("*** Begin Patch")) out.patch = v;
@@ -208,7 +209,7 @@ export function classifyCall(call: { name: string; arguments: string }, own: Rea
   const known = toolKindOf(call.name, own);
   if (known === "ignore") return null;
   const parsed = parseArguments(call.arguments);
-  const found = typeof parsed === "string" ? { paths: [] as string[], ...(parsed.includes("*** Begin Patch") ? { patch: parsed } : {}) } : walkArguments(parsed);
+  const found = typeof parsed === "string" ? { paths: [] as string[], sources: [] as string[], ...(parsed.includes("*** Begin Patch") ? { patch: parsed } : {}) } : walkArguments(parsed);
   const patch = "patch" in found ? found.patch : undefined;
   const command = "command" in found && found.command !== undefined ? commandLine(found.command) : undefined;
   if (known === "patch" || (known === null && patch !== undefined)) {
@@ -224,6 +225,8 @@ export function classifyCall(call: { name: string; arguments: string }, own: Rea
   if (editor === "view") op = "read";
   else if (editor === "create") op = "created";
   if (op === undefined || found.paths.length === 0) return null;
-  const files = [...new Set(found.paths)].map((path) => ({ path, op: op! }));
+  // A move (`move_file`, a `rename`): what was under `source` is gone from there.
+  const movedAway = op === "created" && /move|rename/.test(call.name.toLowerCase()) ? new Set(found.sources) : new Set<string>();
+  const files = [...new Set(found.paths)].map((path) => ({ path, op: movedAway.has(path) ? ("deleted" as const) : op! }));
   return { kind: known ?? (op === "read" ? "read" : op === "created" ? "create" : op === "deleted" ? "delete" : "edit"), files, source: `${call.name} ${files[0]!.path}` };
 }

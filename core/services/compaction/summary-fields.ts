@@ -38,7 +38,10 @@ export interface CheckedSummary {
  */
 export interface FoldNeeds {
   priorDetail: Memory | null;
+  /** What this summary must carry word for word: `keep`, and the folded part's rules and open errors. */
   required: string[];
+  /** What later summaries must carry too (`keepUnits`): the units of strong and pinned messages. */
+  keep: string[];
   ledger: NonNullable<Memory["ledger"]>;
   section: NonNullable<Memory["metadata"]["ledger"]>;
   /** The ledger of the fold's own messages (what the loss report counts). */
@@ -56,7 +59,11 @@ export async function foldNeeds(
   // The ledger is never summarized away: without the prior's, the fold waits for a later try.
   if (prior?.metadata.ledger && !priorDetail?.ledger) throw new Error(`the evidence ledger of summary ${prior.id} could not be read`);
   const evidence = ledgerOfFold(priorDetail, fold, o);
-  return { priorDetail, ...evidence, required: requiredUnits(fold, prior, priorDetail?.keepUnits, ledgerEvidenceUnits(evidence.own)) };
+  const keep = requiredUnits(fold, prior, priorDetail?.keepUnits);
+  // The folded part's rules and open errors are required of this summary only: the ledger carries
+  // them forward, so later summaries spend no budget on them again.
+  const ledgerUnits = ledgerEvidenceUnits(evidence.own).filter((u) => !keep.some((k) => unitKey(k) === unitKey(u)));
+  return { priorDetail, ...evidence, required: [...ledgerUnits, ...keep], keep };
 }
 
 /** The prior summary's ledger extended by `fold`, its section within the fold's budget, and the fold's own ledger. Pure. */
@@ -80,7 +87,7 @@ export function summaryFields(needs: FoldNeeds, fold: readonly Message[], summar
     ...lost,
     loss: { ...lost.loss, ...(keepsLedger(needs.own) ? { ledger: ledgerLoss(needs.own, needs.section) } : {}) },
     citations: provenance(needs.priorDetail, fold, summary),
-    ...(needs.required.length > 0 ? { keepUnits: needs.required } : {}),
+    ...(needs.keep.length > 0 ? { keepUnits: needs.keep } : {}),
     ledger: needs.ledger,
     ledgerSection: needs.section,
     ...(summary.native ? { native: summary.native } : {}),
@@ -93,13 +100,12 @@ const REQUIRED_UNITS = 25;
 const REQUIRED_UNITS_TOTAL = 40;
 
 /**
- * What the summary must keep: the open errors and the user's rules of the messages it folds (the
- * newest few, docs/summarizers.md, "Quality gate"), the units of the strong and pinned messages it
- * folds, then those an earlier summary was required to keep and still carries (so they survive
- * every later fold).
+ * What every later summary must keep too (docs/summarizers.md, "Quality gate"): the units of the
+ * strong and pinned messages the fold archives, then those an earlier summary was required to keep
+ * and still carries (so they survive every later fold).
  */
-function requiredUnits(fold: readonly Message[], prior: Memory | null, priorKeep: readonly string[] | undefined, evidence: readonly string[]): string[] {
-  const own = [...new Set([...evidence, ...importantUnits(sourcesOf(fold), REQUIRED_UNITS)])];
+function requiredUnits(fold: readonly Message[], prior: Memory | null, priorKeep: readonly string[] | undefined): string[] {
+  const own = [...new Set(importantUnits(sourcesOf(fold), REQUIRED_UNITS))];
   const carried = prior && priorKeep ? priorKeep.filter((u) => carries(carrierText(prior.content), { key: unitKey(u) })) : [];
   const seen = new Set(own.map(unitKey));
   const out = [...own];
