@@ -1,8 +1,8 @@
 /**
  * The `openai-compaction` provider fold through the service against the provider emulator: the
  * memory holds the window `/responses/compact` returned beside a readable summary the service
- * wrote from the same range, and the engine continuing from the window keeps every later
- * reasoning item.
+ * wrote from the same range, and the engine continuing from the turn's `request` (the window as
+ * returned, then the kept items) keeps every later reasoning item.
  */
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -58,10 +58,13 @@ describe("openai-compaction through the service", () => {
     expect(summary.content).toContain("t0: 12 passed");
     expect(emulator.requests.some((r) => r.path === "/v1/chat/completions")).toBe(true);
 
-    const covered = new Set(summary.metadata.providerFold!.covered ?? []);
-    const active = (await client.listMessages(pid, { view: "active" })).items.filter((m) => !covered.has(m.id));
+    // The engine continues from the service's request: the window as returned, then the kept items.
+    const turn = await client.beginTurn(pid, { model: { name: "gpt-5", contextWindow: 1_000_000 }, format: "openai-responses" });
+    expect(turn.providerBlock).toEqual({ memoryId: summary.id, format: "openai-responses", sent: true });
+    const { input } = turn.request as unknown as { input: Item[] };
+    expect(input.slice(0, window.length)).toEqual(window);
     emulator.openai.script({ reasoning: "All green.", text: "Done." });
-    await openai.responses.create({ ...request, input: [...window, ...active.flatMap((m) => m.native!.content as Item[])] });
+    await openai.responses.create({ ...request, input });
     const last = emulator.records.at(-1)!;
     expect([last.status, last.expanded]).toEqual([200, true]);
     expect(last.reasoning!.dropped).toEqual([]);
@@ -77,29 +80,37 @@ describe(`a ${STEPS}-step Responses API loop with openai-compaction`, () => {
     const client = createMemoryClient({ baseUrl: ctx.service.url, apiKey: KEY_A });
     const openai = new OpenAI({ apiKey: "k", baseURL: `${emulator.url}/v1`, maxRetries: 0 });
     const pid = "loop-provider-openai";
+    const model = { name: "gpt-5", contextWindow: 1_000_000 };
     await client.upsertProcess(pid, { projectId: "loops", conversation: { tools: request.tools } });
     const task: Item = { role: "user", content: "Run every test file." };
     await client.appendMessage(pid, { native: { format: "openai-responses", content: [task] } });
-    let input: Item[] = [task];
     let folds = 0;
+    let next: Item[] | undefined;
+    let previous: Item[] | null = null;
+    let prefixChanges = 0;
+    const afterFold: Array<{ sent?: boolean; reason?: string }> = [];
     for (let step = 1; step <= STEPS; step++) {
+      // Each step sends the turn's own request: the turn appends the previous step's result.
+      const turn = await client.beginTurn(pid, { ...(next ? { message: { role: "TOOL", native: { format: "openai-responses", content: next } } } : {}), model, format: "openai-responses" });
+      const { input } = turn.request as unknown as { input: Item[] };
+      if (previous && previous.some((x, i) => JSON.stringify(x) !== JSON.stringify(input[i]))) prefixChanges++;
+      previous = input;
+      if (step > 1 && step % 50 === 1) afterFold.push({ sent: turn.providerBlock?.sent, reason: turn.prefix.reason });
       emulator.openai.script({ reasoning: `Step ${step}.`, functionCalls: [{ callId: `call_${step}`, name: "run_tests", arguments: { file: `t${step}` } }] });
       const r = await openai.responses.create({ ...request, input });
-      const out: Item = { type: "function_call_output", call_id: `call_${step}`, output: `t${step}: 12 passed` };
       await client.appendMessage(pid, { native: { format: "openai-responses", content: r.output } });
-      await client.appendMessage(pid, { native: { format: "openai-responses", content: [out] } });
-      input = [...input, ...(r.output as Item[]), out];
+      next = [{ type: "function_call_output", call_id: `call_${step}`, output: `t${step}: 12 passed` }];
       if (step % 50 === 0) {
-        const folded = await client.compact(pid, { model: { name: "gpt-5", contextWindow: 1_000_000 }, force: "HARD" });
+        await client.appendMessage(pid, { native: { format: "openai-responses", content: next } });
+        next = undefined;
+        const folded = await client.compact(pid, { model, force: "HARD" });
         expect(folded.fold).toMatchObject({ kind: "provider", block: true });
         folds++;
-        // The engine continues from the window as returned, then the active messages it does not stand for.
-        const summary = (await client.listMemories(pid)).items.find((m) => m.status === "OK")!;
-        const covered = new Set(summary.metadata.providerFold!.covered ?? []);
-        const active = (await client.listMessages(pid, { view: "active", limit: 1000 })).items.filter((m) => !covered.has(m.id));
-        input = [...(summary.native!.content as Item[]), ...active.flatMap((m) => m.native!.content as Item[])];
       }
     }
+    // Every turn after a fold led with the new window; the request changed once per fold, no more.
+    expect(afterFold).toEqual(Array.from({ length: afterFold.length }, () => ({ sent: true, reason: "fold" })));
+    expect(prefixChanges).toBe(afterFold.length);
     expect(folds).toBeGreaterThanOrEqual(5);
     expect(emulator.records.filter((r) => r.status !== 200)).toEqual([]);
     const requests = emulator.records.filter((r) => r.request.path === "/v1/responses");
