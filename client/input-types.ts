@@ -1,5 +1,5 @@
 /** What the client sends: the request bodies of the HTTP API (docs/api.md), as the routes accept them. */
-import type { RoleInput, ToolCall, NativeContent, ReplayFormat, CompactionMode } from "./types.js";
+import type { RoleInput, ToolCall, NativeContent, ReplayFormat, CompactionMode, Conversation } from "./types.js";
 
 export interface ModelRef {
   provider?: string;
@@ -27,11 +27,6 @@ export interface UpsertProcessInput {
   conversation?: Conversation;
 }
 
-/** The engine's own `system` and `tools` as it sends them to its model (at most 64 KiB of JSON). */
-export interface Conversation {
-  system?: unknown;
-  tools?: unknown[];
-}
 
 export interface AppendMessageInput {
   /** Required, except where the native content decides it. */

@@ -4,7 +4,11 @@
  * test/types/client-wire.ts fails to compile when one drifts from what the service accepts or
  * answers; a new export must be compared there too (test/unit/client-wire-coverage.test.ts).
  */
-import type { Conversation } from "./input-types.js";
+/** The engine's own `system` and `tools` as it sends them to its model (at most 64 KiB of JSON). */
+export interface Conversation {
+  system?: unknown;
+  tools?: unknown[];
+}
 
 export type Role = "USER" | "ASSISTANT" | "SYSTEM" | "TOOL";
 /** A role as a message may be sent: upper case, or lower case as the model SDKs write it (stored upper case). */
@@ -53,9 +57,8 @@ export type NativeFormat = "anthropic" | "openai-responses" | "gemini" | "ai-sdk
 export type ReplayFormat = NativeFormat | "openai-chat";
 
 /**
- * One provider message's content as the model API returned it (or the engine sends it): the
- * Anthropic `content` array, the Responses API items of one response, a Gemini Content's `parts`,
- * or an AI SDK ModelMessage's `content` parts. Kept and returned exactly.
+ * One provider message's content as the model API returned it (or the engine sends it): Anthropic
+ * `content`, Responses API items, Gemini `parts`, AI SDK `content` parts. Kept and returned exactly.
  */
 export interface NativeContent {
   format: NativeFormat;
@@ -76,10 +79,7 @@ export interface LossUnit {
   messageIds: string[];
 }
 
-/**
- * OK and FAILED are summaries and failures; REVERTED is an undone compaction; QUEUED, PREPARED and
- * DISCARDED are background folds, never replayed.
- */
+/** OK and FAILED: summaries and failures; REVERTED: an undone compaction; QUEUED, PREPARED, DISCARDED: background folds, never replayed. */
 export type MemoryStatus = "OK" | "FAILED" | "REVERTED" | "QUEUED" | "PREPARED" | "DISCARDED";
 
 export interface Memory {

@@ -27,10 +27,8 @@ const line = (value: unknown) => `${JSON.stringify(value)}\n`;
 export const headerLine = (processId: string, exportedAt: string) =>
   line({ format: EXPORT_FORMAT, version: EXPORT_VERSION, processId, exportedAt });
 export const processLine = (process: Process, activeSummaryId: string | null) => line({ kind: "process", process, activeSummaryId });
-export const messageLine = (message: Message) => {
-  const { missingResult: _replayOnly, ...stored } = message;
-  return line({ kind: "message", message: stored });
-};
+// `missingResult` is computed for a replay, never stored.
+export const messageLine = ({ missingResult: _replayOnly, ...message }: Message) => line({ kind: "message", message });
 export const memoryLine = (memory: Memory) => line({ kind: "memory", memory });
 export const settingsLine = (projectId: string, overrides: Record<string, unknown>) => line({ kind: "settings", projectId, overrides });
 export const endLine = (messages: number, memories: number) => line({ kind: "end", messages, memories });
@@ -103,7 +101,6 @@ function parseHeader(text: string | undefined): ExportHeader {
   }
   return parseWith(ExportHeader, value, 1);
 }
-
 
 /** Where each kind of line may stand: the order docs/api.md gives. */
 const RANK: Record<Line["kind"], number> = { process: 0, message: 1, memory: 2, settings: 3, end: 4 };

@@ -141,7 +141,6 @@ const fields = {
 };
 
 const ordered = (t: Record<"softThreshold" | "hardThreshold" | "emergencyThreshold", number>) => t.softThreshold < t.hardThreshold && t.hardThreshold < t.emergencyThreshold;
-
 export const Tunables = z.strictObject(fields).check(
   z.superRefine((t, ctx) => {
     const issue = (field: keyof Tunables, message: string) => ctx.addIssue({ code: "custom", path: [field], message });
@@ -261,6 +260,14 @@ const BOOLEAN_WORDS: Readonly<Record<string, boolean>> = { true: true, false: fa
 
 type Label = (field: string) => string;
 
+/** Throws for an environment variable that is not of its tunable's type. */
+function badVariable(name: string, field: string, expected: string, raw: string): never {
+  throw invalid("tunables.invalid", `Invalid compaction tunables: ${name} (${field}): expected ${expected}, got '${raw}'`, {
+    fields: [field],
+    issues: [{ field, message: `expected ${expected}` }],
+  });
+}
+
 function fail(issues: readonly z.core.$ZodIssue[], label: Label): never {
   const named = issues.flatMap((i) =>
     i.code === "unrecognized_keys"
@@ -331,24 +338,12 @@ export function tunablesFromEnv(
     }
     if (typeof DEFAULT_TUNABLES[field as keyof Tunables] === "boolean") {
       const flag = BOOLEAN_WORDS[raw.trim().toLowerCase()];
-      if (flag === undefined) {
-        throw invalid(
-          "tunables.invalid",
-          `Invalid compaction tunables: ${name} (${field}): expected true or false, got '${raw}'`,
-          { fields: [field], issues: [{ field, message: "expected true or false" }] },
-        );
-      }
+      if (flag === undefined) badVariable(name, field, "true or false", raw);
       override[field] = flag;
       continue;
     }
     const value = Number(raw.trim());
-    if (!Number.isFinite(value)) {
-      throw invalid(
-        "tunables.invalid",
-        `Invalid compaction tunables: ${name} (${field}): expected a number, got '${raw}'`,
-        { fields: [field], issues: [{ field, message: "expected a number" }] },
-      );
-    }
+    if (!Number.isFinite(value)) badVariable(name, field, "a number", raw);
     override[field] = value;
   }
   return layer(base, [override], label);

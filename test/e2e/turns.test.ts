@@ -172,7 +172,7 @@ describe("round trips of a turn (docs/turns.md)", () => {
       "TransactWriteCommand",
       "UpdateCommand",
       ...Array(budgetReads).fill("GetCommand(consistent)"),
-      "UpdateCommand",
+      "TransactWriteCommand",
       "TransactWriteCommand",
       "QueryCommand(consistent)",
       "UpdateCommand",

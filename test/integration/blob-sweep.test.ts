@@ -70,16 +70,18 @@ function file(processId: string): string {
   const messages = [
     message(1, { toolCallId: "c1", native: result("c1", expiredOnly.text), expiresAt: t(100) }),
     message(2, { toolCallId: "c2", native: result("c2", shared.text), expiresAt: t(100) }),
-    message(3, { toolCallId: "c3", native: result("c3", stillKept.text), expiresAt: "2099-01-01T00:00:00.000Z" }),
+    // Active: an archived original expires as its memory's retention says, whatever its line says.
+    message(3, { toolCallId: "c3", native: result("c3", stillKept.text), archivedInMemoryId: null }),
   ];
+  const archived = messages.slice(0, 2);
   const memory: Memory = {
     id: memoryId,
     processId,
     kind: "ARCHIVED_CHAT",
     status: "OK",
-    content: "three tool results",
-    sourceRefs: messages.map((m) => m.id),
-    metadata: { compactedMessages: 3, provider: "offline", model: "offline", retentionDays: 1 },
+    content: "two tool results",
+    sourceRefs: archived.map((m) => m.id),
+    metadata: { compactedMessages: 2, provider: "offline", model: "offline", retentionDays: 1 },
     createdAt: t(10),
     supersededAt: null,
     tokens: 5,

@@ -618,7 +618,8 @@ describe("a fold larger than one transaction", () => {
     expect(fake.calls).toHaveLength(1);
     // The commit (memory + META + 98 archives), then 98 archives per roll-forward step (+ META's
     // marker and the memory's status check), the last one clearing the marker.
-    expect(transactions).toEqual([TRANSACTION_LIMIT, TRANSACTION_LIMIT, TRANSACTION_LIMIT, TRANSACTION_LIMIT, TRANSACTION_LIMIT, 500 - 98 * 5 + 2]);
+    // First the day's usage, with its check that the tenant is not erased (docs/turns.md).
+    expect(transactions).toEqual([2, TRANSACTION_LIMIT, TRANSACTION_LIMIT, TRANSACTION_LIMIT, TRANSACTION_LIMIT, TRANSACTION_LIMIT, 500 - 98 * 5 + 2]);
     const history = await readAllMessages(store, key);
     expect(history).toHaveLength(505);
     expect(history.filter((m) => m.archivedInMemoryId === result.memoryId)).toHaveLength(500);

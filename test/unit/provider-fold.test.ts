@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { Conversation, MAX_CONVERSATION_BYTES } from "../../core/domain/fields.js";
-import { foldReport } from "../../core/domain/fold/report.js";
+import { foldReport } from "../../core/domain/fold/lifecycle.js";
 import type { Message, Role } from "../../core/domain/model.js";
 import { supportsResponsesCompaction } from "../../core/domain/model-windows.js";
 import { anthropicCut, anthropicFoldMessages, PRIOR_SUMMARY_LEAD, responsesFoldItems } from "../../core/domain/native/provider-fold.js";

@@ -71,7 +71,6 @@ export interface AnthropicCheckOptions {
    */
   preservedThinking?: boolean;
 }
-
 const asArray = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 
 /** Content as the model sees it: string content as one text block, `cache_control` left out. */
@@ -97,9 +96,7 @@ function normalizeSystem(system: unknown): unknown[] {
 /**
  * The hash of a block's prefix: top-level `system` and `tools`, every message before message
  * `i`, and the blocks before block `j` of message `i` (`messages` may be one shorter than `i`
- * when the block is in the answer being built).
- *
- * Rule source: "Preserved thinking" (https://platform.claude.com/docs/build-with-claude/preserved-thinking):
+ * when the block is in the answer being built). Rule source: "Preserved thinking" (https://platform.claude.com/docs/build-with-claude/preserved-thinking):
  * "The top-level system prompt, tools, and messages before the block are its prefix."
  */
 export function anthropicPrefixHash(body: any, i: number, head: readonly unknown[]): string {
@@ -107,10 +104,8 @@ export function anthropicPrefixHash(body: any, i: number, head: readonly unknown
 }
 
 /**
- * The prefix hashes of one request as it stands: `system`, `tools` and the messages hashed as a
- * chain (each link hashes the one before and one message), so judging every block of a long
- * conversation hashes each message once, not once per later block. Use it for one request body
- * at a time: it does not see later edits of that body.
+ * The prefix hashes of one request body as it stands (later edits unseen): `system`, `tools` and the
+ * messages as a chain, each link over the one before and one message, so each is hashed once.
  */
 export function prefixHasher(body: any): (i: number, head: readonly unknown[]) => string {
   const chain = [canonicalHash({ system: normalizeSystem(body?.system), tools: asArray(body?.tools).map(normalizeBlock) })];

@@ -3,7 +3,8 @@
  * (every user message of the input, then one `compaction` item whose `encrypted_content` only this
  * emulator can read), and the input a later request means when it carries that window as
  * returned (the compacted items put back in its place), so that reasoning after it keeps its
- * prefix, as the provider says compaction keeps later reasoning valid.
+ * prefix, as the provider says compaction keeps later reasoning valid; and the Chat Completions
+ * answer the service's summarizer gets when it writes the readable summary beside that window.
  *
  * Rule sources (docs/integrations.md, "The provider emulator"): the "Compaction" guide
  * (developers.openai.com/api/docs/guides/compaction), the "Compact a response" reference, and the
@@ -115,5 +116,29 @@ export function buildCompactedResponse(
       output_tokens_details: { reasoning_tokens: 0 },
       total_tokens: inputTokens + outputTokens,
     },
+  };
+}
+
+/**
+ * A Chat Completions answer, for the summarizers that speak it (the service's OpenAI summarizer
+ * writes the readable summary of an `openai-compaction` fold over it). No reasoning rules: Chat
+ * Completions keeps none. The default text is a `<summary>` block of the last user message's
+ * lines, each cut to 200 characters, so a summarizer's prompt gets an answer it can read.
+ */
+export function buildChatCompletion(request: any, id: string, scripted?: string): Record<string, unknown> {
+  const messages: any[] = Array.isArray(request?.messages) ? request.messages : [];
+  const last = [...messages].reverse().find((m) => m?.role === "user");
+  const text = typeof last?.content === "string" ? last.content : (Array.isArray(last?.content) ? last.content.map((p: any) => p?.text ?? "").join("\n") : "");
+  const lines = text.split("\n").filter((l: string) => l.trim() !== "").map((l: string) => l.slice(0, 200));
+  const content = scripted ?? `<summary>\n${lines.join("\n")}\n</summary>`;
+  const prompt = Math.ceil(JSON.stringify(messages).length / 4);
+  const completion = Math.ceil(content.length / 4);
+  return {
+    id,
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model: request?.model ?? "gpt-emulated",
+    choices: [{ index: 0, message: { role: "assistant", content, refusal: null }, finish_reason: "stop", logprobs: null }],
+    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
   };
 }

@@ -38,8 +38,7 @@ import {
   type OpenAIResponsesTurnScript,
 } from "./openai-responses-rules.js";
 import { openAIResponsesSseBody } from "./openai-responses-stream.js";
-import { buildChatCompletion } from "./openai-chat.js";
-import { buildCompactedResponse, expandCompactionWindow, type StoredWindow } from "./openai-compaction.js";
+import { buildChatCompletion, buildCompactedResponse, expandCompactionWindow, type StoredWindow } from "./openai-compaction.js";
 import { createSigner } from "./signing.js";
 
 export type EmulatedProvider = "anthropic" | "openai-responses" | "gemini";

@@ -2,7 +2,7 @@
  * A background fold's states (docs/compaction.md, "A fold's states"), as a union by status with a
  * typed mode and job, read once from the stored row by {@link asFold}.
  */
-import type { FoldJob, FoldTarget, Memory } from "../model.js";
+import type { CompactionResult, FoldJob, FoldTarget, Memory } from "../model.js";
 import type { FoldModeName } from "../mode-policy.js";
 
 export type { FoldJob };
@@ -69,3 +69,20 @@ export const foldModeOf = (m: Memory): FoldModeName => {
 
 /** The metric dimension of what a fold is for (`HARD` -> `hard`): derived from the mode, never the reverse. */
 export const metricModeOf = (mode: FoldTarget) => mode.toLowerCase() as Lowercase<FoldTarget>;
+
+/**
+ * The `fold` of a compaction answer, from the memory the fold committed.
+ *
+ * @example foldReport(memory) // { by: "anthropic-compaction", kind: "provider", block: true, inputTokens: 5120, outputTokens: 410, ms: 812 }
+ */
+export function foldReport(memory: Memory): NonNullable<CompactionResult["fold"]> {
+  const m = memory.metadata;
+  return {
+    by: m.provider,
+    kind: m.providerFold ? "provider" : "service",
+    block: m.providerFold?.block === true && memory.native !== undefined,
+    inputTokens: Math.round(m.usage?.inputTokens ?? 0),
+    outputTokens: Math.round(m.usage?.outputTokens ?? 0),
+    ms: Math.round(m.summarizerMs ?? 0),
+  };
+}

@@ -7,8 +7,6 @@
  */
 import * as z from "../zod.js";
 
-export { isEmptyLedger, keepsLedger, LedgerSection, StoredLedger, TOOL_KINDS, type ToolKind } from "./section.js";
-
 /**
  * Bounds of the stored ledger, whatever the folds feed it (docs/compaction.md, "The evidence
  * ledger"): each entry's text is cut to its limit, each list keeps at most its cap, and the most

@@ -8,7 +8,8 @@
  */
 import { estimateTokens } from "../tokens.js";
 import type { Tunables } from "../tunables.js";
-import { isEmptyLedger, type Ledger } from "./model.js";
+import type { Ledger } from "./model.js";
+import { isEmptyLedger } from "./section.js";
 import { LEDGER_HEADING, type LedgerSection } from "./section.js";
 
 export { LEDGER_HEADING } from "./section.js";

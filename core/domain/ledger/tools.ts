@@ -6,7 +6,7 @@
  */
 import { LEDGER_LIMITS, type FileOp } from "./model.js";
 
-import { TOOL_KINDS, type ToolKind } from "./model.js";
+import { TOOL_KINDS, type ToolKind } from "./section.js";
 
 export { TOOL_KINDS, type ToolKind };
 

@@ -4,7 +4,8 @@
  * folded part the section lists.
  */
 import { carrierText, carries, unitKey } from "../salient-units.js";
-import type { Ledger, LedgerSection } from "./model.js";
+import type { Ledger } from "./model.js";
+import type { LedgerSection } from "./section.js";
 
 /** At most this many of the folded part's rules, and of its open errors, are required of its summary. */
 export const REQUIRED_RULES = 3;

@@ -19,7 +19,7 @@ import type { ServiceDeps } from "../deps.js";
 import type { BudgetRefusal } from "../../domain/fold/refusal.js";
 import { settledView } from "./settle.js";
 import { tagBeforeFold } from "../strength-tagging.js";
-import { foldReport } from "../../domain/fold/report.js";
+import { foldReport } from "../../domain/fold/lifecycle.js";
 
 export interface CompactionRequest {
   model: ModelRef;

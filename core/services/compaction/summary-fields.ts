@@ -4,7 +4,7 @@
  */
 import type { Memory, Message } from "../../domain/model.js";
 import { extendLedger } from "../../domain/ledger/build.js";
-import { keepsLedger } from "../../domain/ledger/model.js";
+import { keepsLedger } from "../../domain/ledger/section.js";
 import { ledgerEvidenceUnits, ledgerLoss } from "../../domain/ledger/units.js";
 import { ledgerBudget, renderLedger } from "../../domain/ledger/render.js";
 import type { Tunables } from "../../domain/tunables.js";
