@@ -29,5 +29,6 @@ export async function recordBlockRefused(deps: ServiceDeps, key: ProcessKey, ref
   if (fold.refused) return;
   const at = deps.clock.now().toISOString();
   const noted = await deps.store.markBlockRefused(key, refusal.memoryId, { at, ...(refusal.error ? { error: refusal.error } : {}) });
+  if (noted) deps.metrics.providerBlockRefused(memory.native.format);
   deps.log.info("provider block refused", { processId: key.processId, memoryId: refusal.memoryId, error: refusal.error, noted });
 }
