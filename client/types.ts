@@ -330,25 +330,13 @@ export interface Turn {
 /** Why a turn's prompt does not start with the previous turn's. */
 export type PrefixReason = "first_turn" | "fold" | "revert" | "format" | "trim" | "clear" | "parent" | "recall" | "tool_result" | "block_refused";
 
-/** A turn's `providerBlock`: the block of the memory it replays, sent in `request` or not (`reason`). */
-export interface ProviderBlockReplay {
-  memoryId: string;
-  format: NativeFormat;
-  sent: boolean;
-  /** `format`: the turn named another; `model`: a model of another family; `refused`: the provider refused it. */
-  reason?: "format" | "model" | "refused";
-}
+/** A turn's `providerBlock`: whether `request` carries the replayed memory's block; if not, why (another `format`, a `model` of another family, `refused` by the provider). */
+export type ProviderBlockReplay = { memoryId: string; format: NativeFormat; sent: boolean; reason?: "format" | "model" | "refused" };
 
 /** A turn's `prefix`: whether its prompt is the previous turn's plus what was appended. */
-export interface PrefixInfo {
-  kept: boolean;
-  reason?: PrefixReason;
-}
+export type PrefixInfo = { kept: boolean; reason?: PrefixReason };
 
-export interface SearchHit {
-  message: Message;
-  score: number;
-}
+export type SearchHit = { message: Message; score: number };
 
 /** The answer of `POST .../memories/{memoryId}/revert`. */
 export interface RevertResult {
