@@ -26,7 +26,6 @@
  */
 import type { Message } from "../core/domain/model.js";
 import { AppendMessageBody } from "../core/adapters/http/schemas.js";
-import { createMemoryBlobStore } from "../core/adapters/blobs/memory-blob-store.js";
 import { newestSummary } from "../core/domain/replay.js";
 import { messageTokens } from "../core/domain/tokens.js";
 import { readAllMessages } from "../tools/invariants.js";
@@ -34,8 +33,8 @@ import { type BenchContext, envInts, repoRoot, requireEndpoint } from "./support
 import { freshTable } from "./support/dynamo.js";
 import { evidenceOf, KINDS, promptText, shares, type Kind, type KindShare } from "./support/evidence-measure.js";
 import type { SectionResult, Table, Target } from "./support/report.js";
-import { loadServiceCode, withCheckout, type ServiceCode } from "./support/service-code.js";
-import { loadTranscripts, type TranscriptSession } from "./support/agent-transcripts.js";
+import { inlineSessionDeps, loadServiceCode, withCheckout, type ServiceCode } from "./support/service-code.js";
+import { loadTranscripts, sentBody, type TranscriptSession } from "./support/agent-transcripts.js";
 import { fmt, sum } from "./support/stats.js";
 
 const BASELINE = process.env.BENCH_EVIDENCE_BASELINE?.trim() || "8d69875";
@@ -55,17 +54,7 @@ interface Run {
 /** One session through one service code at one window: the final prompt against truncation. */
 async function replay(code: ServiceCode, endpoint: string, session: TranscriptSession, window: number): Promise<Run> {
   const t = await freshTable(endpoint, `ev-${code.label.replace(/[^A-Za-z0-9]/g, "")}-${window}`);
-  const store = code.createDynamoStore({ client: t.client, tableName: t.tableName });
-  const deps = code.createDeps({
-    env: { COMPACTION_EXECUTION: "inline" },
-    store,
-    log: code.silentLog,
-    metrics: code.createRecordingMetrics(),
-    events: { publish: async () => {} },
-    summarizerFactory: async () => code.createOfflineSummarizer(),
-    // The Codex rollout's encrypted reasoning goes to the blob store, as in a deployment.
-    blobs: createMemoryBlobStore(),
-  });
+  const { store, deps } = inlineSessionDeps(code, t);
   const key = { tenantId: "bench", processId: `ev-${window}` };
   await code.upsertProcess(deps, key.tenantId, key.processId, { projectId: "bench" });
   let last: Awaited<ReturnType<ServiceCode["runTurn"]>> | undefined;
@@ -76,8 +65,7 @@ async function replay(code: ServiceCode, endpoint: string, session: TranscriptSe
   };
   for (const [i, m] of session.messages.entries()) {
     if (m.role === "ASSISTANT" && i > 0 && session.messages[i - 1]!.role !== "ASSISTANT") await turn();
-    const body = m.native ? { ...(m.native.format === "anthropic" ? { role: m.role } : {}), native: m.native } : { role: m.role, content: m.content, ...(m.toolCalls ? { toolCalls: m.toolCalls } : {}), ...(m.toolCallId ? { toolCallId: m.toolCallId } : {}) };
-    const parsed = AppendMessageBody.safeParse(body);
+    const parsed = AppendMessageBody.safeParse(sentBody(m));
     if (!parsed.success) continue; // a message past the API's limits is refused for every variant alike
     await code.appendMessage(deps, key, parsed.data);
   }

@@ -13,11 +13,12 @@
  *
  * Method (what docs/benchmarks.md reports, and how):
  *
- * 30 by default, 10 with `--quick`, 60 with `--full`). The folder holds real coding-agent sessions
- * in the layout `codex-rollout/*.jsonl` and `specstory/*.md`. Like the LoCoMo data they are never in
- * the repository (the default folder, `data/agent-sessions/`, is git-ignored) and `npm test` never
- * reads them. Without them the section says so and measures only the cost tables.
- * `bench/support/agent-sessions.ts` reads them:
+ * Command: `AGENT_SESSIONS_DIR=<folder> npm run bench -- --only native-content` (in the default run;
+ * `BENCH_NATIVE_RUNS` sets the warm repetitions, 30 by default, 10 with `--quick`, 60 with
+ * `--full`). The folder holds real coding-agent sessions in the layout `codex-rollout/*.jsonl` and
+ * `specstory/*.md`. Like the LoCoMo data they are never in the repository (the default folder,
+ * `data/agent-sessions/`, is git-ignored) and `npm test` never reads them. Without them the section
+ * says so and measures only the cost tables. `bench/support/agent-sessions.ts` reads them:
  *
  * - **A Codex CLI rollout** becomes the Responses API items it recorded (`response_item` lines only),
  *   unchanged. The items of one model response (`reasoning`, assistant `message`, `function_call`,
@@ -201,7 +202,7 @@ export async function runNativeContent(ctx: BenchContext): Promise<SectionResult
       ]),
     });
     const text = { rt: median(textWarm.map((x) => x.roundTrips)), rcu: median(textWarm.map((x) => x.rcu)) };
-    targets.push({ name: "text-only turn: round trips and RCU (docs/benchmarks.md, Hot path)", target: "2 and 9", measured: `${fmt(text.rt)} and ${fmt(text.rcu, 1)}`, met: text.rt === 2 && text.rcu === 9 });
+    targets.push({ name: "text-only turn: round trips and RCU (docs/benchmarks.md, \"Per-turn hot path\")", target: "2 and 9", measured: `${fmt(text.rt)} and ${fmt(text.rcu, 1)}`, met: text.rt === 2 && text.rcu === 9 });
     const nativeRt = Math.max(...cost.filter((s) => s.variant !== "text").map((s) => median(warm.get(s.variant)!.map((x) => x.roundTrips))));
     targets.push({ name: "native turn: DynamoDB round trips (warm)", target: "2, as text only", measured: fmt(nativeRt), met: nativeRt === 2 });
 

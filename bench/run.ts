@@ -28,6 +28,7 @@ import { runHotPath } from "./hot-path.js";
 import { runLinearText } from "./linear-text.js";
 import { runNativeContent } from "./native-content.js";
 import { runOfflineSummary } from "./offline-summary.js";
+import { runPrefixStability } from "./prefix-stability.js";
 import { runProviderFolds } from "./provider-folds.js";
 import { type BenchContext, repoRoot } from "./support/context.js";
 import {
@@ -66,6 +67,7 @@ const SECTIONS: Section[] = [
   { id: "data-portability", needsDynamo: true, long: true, run: runDataPortability },
   { id: "native-content", needsDynamo: true, run: runNativeContent },
   { id: "provider-folds", needsDynamo: true, run: runProviderFolds },
+  { id: "prefix-stability", needsDynamo: true, long: true, run: runPrefixStability },
 ];
 const SEARCH_RECALL = path.join(repoRoot, "bench", "search-recall.ts");
 const ALL_IDS = [...SECTIONS.map((s) => s.id), "search-recall"];
@@ -86,7 +88,7 @@ if (args.help) {
   console.log(`usage: npm run bench -- [--quick | --full] [--only ${ALL_IDS.join(",")}] [--skip ids] [--out dir] [--baseline <git ref>]
 long sections (run with --full or --only): ${SECTIONS.filter((s) => s.long).map((s) => s.id).join(", ")}
 env: BENCH_QUICK=1, BENCH_FULL=1, BENCH_HOT_SIZES, BENCH_HOT_RUNS, BENCH_FOLD_SIZES, BENCH_FOLD_RUNS, BENCH_WINDOWS, BENCH_TURNS, BENCH_COLD_RUNS, BENCH_TEXT_SIZES, BENCH_TEXT_RUNS, BENCH_TEXT_FUNCTIONS, BENCH_TEXT_FOLD_SIZES, BENCH_TEXT_FOLD_RUNS, LOCOMO_DIR,
-  BENCH_BG_TURNS, BENCH_BG_LOCOMO_TURNS, BENCH_BG_PAUSE_MS, BENCH_PORTABILITY_SIZES, BENCH_NATIVE_RUNS, AGENT_SESSIONS_DIR, BENCH_BASELINE_REF (= --baseline: background-compaction against that commit too),
+  BENCH_BG_TURNS, BENCH_BG_LOCOMO_TURNS, BENCH_BG_PAUSE_MS, BENCH_PORTABILITY_SIZES, BENCH_NATIVE_RUNS, AGENT_SESSIONS_DIR, BENCH_PREFIX_BASELINE (prefix-stability's before), BENCH_BASELINE_REF (= --baseline: background-compaction against that commit too),
   BENCH_CLEAR_THRESHOLDS, BENCH_AGENT_STEPS (agent-loop), BENCH_FIDELITY_JOIN, BENCH_FIDELITY_GENERATIONS, BENCH_STRENGTH (fidelity; with any tunable's variable, e.g. SUMMARY_WINDOW_SHARE, COMPACTION_FOLD_TARGET, RECALL_MAX_TOKENS)`);
   process.exit(0);
 }

@@ -34,8 +34,9 @@ export interface MemoryMiddlewareOptions {
   cacheControl?: boolean;
   /**
    * Recall archived messages that match the newest user message (sent as the turn's `query`), and
-   * place them: `"system"` in a system message after the cached part, `"message"` in a user
-   * message right before the newest user message, so that recalled text does not speak with the
+   * place them: `"system"` as the service sends them (a system message in the transcript where
+   * they were recalled, or after the cached part when its settings put recall in the system
+   * prompt), `"message"` in a user message instead, so that recalled text does not speak with the
    * system role's authority. Default: no recall.
    */
   recall?: "system" | "message";
@@ -88,7 +89,10 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions): LanguageMode
       const turn = await client.beginTurn(processId, { ...(message ? { message } : {}), model: modelRef, format: "ai-sdk", ...(query ? { query } : {}) });
       const prompt = toPrompt(turn, system, options.cacheControl ?? true, options.recall === "message");
       // The user's message as the caller wrote it (message-level provider options, file URLs kept).
-      if (newUserMessage && prompt.at(-1)?.role === "user") prompt[prompt.length - 1] = newUserMessage;
+      // Recall the service appended after it does not count.
+      let newest = prompt.length - 1;
+      while (newest >= 0 && isRecall(prompt[newest]!)) newest--;
+      if (newUserMessage && prompt[newest]?.role === "user") prompt[newest] = newUserMessage;
       // A trailing assistant message is a prefill: sent as is, stored with the answer that continues it.
       const last = params.prompt.at(-1);
       if (last?.role === "assistant") prompt.push(last);
@@ -295,6 +299,20 @@ function newestUserText(prompt: Prompt): string | undefined {
  * that carries the cache breakpoint; with `recallAsMessage` the dynamic part is a user message
  * before the newest user message instead.
  */
+const RECALL_START = "## Recalled From History\n";
+
+/** A recall message of the transcript, as the service sent it or as {@link recallAsUser} turned it. */
+function isRecall(m: PromptMessage): boolean {
+  if (m.role === "system") return m.content.startsWith(RECALL_START);
+  if (m.role !== "user") return false;
+  const first = m.content[0];
+  return first?.type === "text" && first.text.startsWith(RECALL_START);
+}
+
+function recallAsUser(m: PromptMessage): PromptMessage {
+  return m.role === "system" && m.content.startsWith(RECALL_START) ? { role: "user", content: [{ type: "text", text: m.content }] } : m;
+}
+
 function toPrompt(turn: Turn, system: string, cacheControl: boolean, recallAsMessage: boolean): Prompt {
   const { staticBlock, dynamicBlock } = splitBlock(turn.context);
   const request = turn.request && "prompt" in turn.request ? turn.request.prompt : [];
@@ -317,6 +335,8 @@ function toPrompt(turn: Turn, system: string, cacheControl: boolean, recallAsMes
     while (newestUser >= 0 && messages[newestUser]!.role !== "user") newestUser--;
     messages.splice(Math.max(0, newestUser), 0, recall);
   }
-  prompt.push(...messages);
+  // Recall the service placed in the transcript (a system message where it was recalled) goes as
+  // a user message too: the same place each turn, so the prompt still only grows.
+  prompt.push(...(recallAsMessage ? messages.map(recallAsUser) : messages));
   return prompt;
 }

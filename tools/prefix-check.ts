@@ -49,3 +49,36 @@ export function plainPrompt(answer: {
     messages: answer.messages.map((m) => ({ role: m.role, content: m.content, toolCalls: m.toolCalls, toolCallId: m.toolCallId, native: m.native })),
   };
 }
+
+/**
+ * A request as a prompt cache reads it, front to back: each member but the growing list (sorted by
+ * key, each with its name), then each element of the growing list, as JSON without `cache_control`.
+ * Two requests share a cached prefix as far as their segments are equal.
+ */
+export function requestSegments(request: Record<string, unknown>): string[] {
+  const growing = GROWING.find((k) => Array.isArray(request[k]));
+  const fixed = Object.keys(request)
+    .filter((k) => k !== growing && request[k] !== undefined)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${sentJson(request[k])}`);
+  return growing ? [...fixed, ...(request[growing] as unknown[]).map(sentJson)] : fixed;
+}
+
+/** JSON as sent, `cache_control` left out: a cache compares bytes, so key order counts here (and the native serializer keeps a long session's replay fast). */
+const sentJson = (value: unknown): string => JSON.stringify(value, (k, v: unknown) => (k === "cache_control" ? undefined : v)) ?? "null";
+
+/**
+ * How much of `now` an emulated prompt cache holding `previous` would read: the characters of the
+ * leading segments both share (a segment that differs, and everything after it, is written anew),
+ * and the characters of `now` in all. A changed segment is not read in part: caches match whole blocks.
+ *
+ * @example sharedPrefix(["s", "a"], ["s", "a", "b"]) // { read: 2, total: 3, kept: true }
+ */
+export function sharedPrefix(previous: readonly string[], now: readonly string[]): { read: number; total: number; kept: boolean } {
+  let read = 0;
+  let i = 0;
+  for (; i < previous.length && i < now.length && previous[i] === now[i]; i++) read += now[i]!.length;
+  let total = read;
+  for (let j = i; j < now.length; j++) total += now[j]!.length;
+  return { read, total, kept: i === previous.length };
+}

@@ -28,6 +28,12 @@ export interface TranscriptSession {
   messages: SentMessage[];
 }
 
+/** The append body of one sent message: its native content (the role where the format leaves it open), or its plain fields. */
+export function sentBody(m: SentMessage): Record<string, unknown> {
+  if (m.native) return { ...(m.native.format === "anthropic" ? { role: m.role } : {}), native: m.native };
+  return { role: m.role, content: m.content, ...(m.toolCalls ? { toolCalls: m.toolCalls } : {}), ...(m.toolCallId ? { toolCallId: m.toolCallId } : {}) };
+}
+
 /** A transcript's messages, numbering the calls it rebuilds. */
 class Builder {
   readonly messages: SentMessage[] = [];

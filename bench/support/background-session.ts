@@ -5,7 +5,7 @@
  * worker run in process, outside the turns' async context, as its own Lambda would.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { CompactionResult } from "../../core/domain/model.js";
+import type { CompactionResult } from "../../core/domain/compaction-result.js";
 import type { DomainEvent } from "../../core/ports/events.js";
 import type { Summarizer } from "../../core/ports/summarizer.js";
 import { chatCompletionBody, startLlmWireServer, type LlmWireServer } from "../../tools/llm-wire-server.js";

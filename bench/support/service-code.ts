@@ -9,7 +9,9 @@ import { lstatSync, mkdtempSync, realpathSync, rmSync, symlinkSync, unlinkSync }
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { createMemoryBlobStore } from "../../core/adapters/blobs/memory-blob-store.js";
 import { repoRoot } from "./context.js";
+import type { BenchTable } from "./dynamo.js";
 
 type OpenAISummarizerModule = typeof import("../../core/adapters/llm/openai-summarizer.js");
 type OfflineSummarizerModule = typeof import("../../core/adapters/llm/offline-summarizer.js");
@@ -70,6 +72,25 @@ export async function loadServiceCode(root: string, label: string): Promise<Serv
     createDeps: deps.createDeps,
     handleCompactionRequested: handlers.handleCompactionRequested,
   };
+}
+
+/**
+ * The deps of one replayed session on `code`, in table `t`: folds inline with the offline
+ * summarizer, and a memory blob store (a Codex rollout's encrypted reasoning goes there, as in a
+ * deployment).
+ */
+export function inlineSessionDeps(code: ServiceCode, t: BenchTable) {
+  const store = code.createDynamoStore({ client: t.client, tableName: t.tableName });
+  const deps = code.createDeps({
+    env: { COMPACTION_EXECUTION: "inline" },
+    store,
+    log: code.silentLog,
+    metrics: code.createRecordingMetrics(),
+    events: { publish: async () => {} },
+    summarizerFactory: async () => code.createOfflineSummarizer(),
+    blobs: createMemoryBlobStore(),
+  });
+  return { store, deps };
 }
 
 /** A commit checked out beside this tree: its path and its short commit id. */

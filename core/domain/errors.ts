@@ -65,3 +65,13 @@ export const itemTooLarge = (message: string, cause?: unknown) =>
   new AppError("too_large", "store.item_too_large", message, undefined, cause === undefined ? undefined : { cause });
 
 export const isItemTooLarge = (e: unknown): e is AppError => e instanceof AppError && e.code === "store.item_too_large";
+
+/** Runs a write; the store's refusal of an item for its size comes back as null. */
+export async function unlessTooLarge<T>(write: Promise<T>): Promise<T | null> {
+  try {
+    return await write;
+  } catch (e) {
+    if (isItemTooLarge(e)) return null;
+    throw e;
+  }
+}

@@ -122,3 +122,12 @@ export function offlineStrength(message: AnalyzedMessage): Strength {
   if (numbered && hasName(text)) return "strong";
   return "normal";
 }
+
+/**
+ * The side channel: `tags` of a message being appended, with the offline rating added when the
+ * message has no strength tag (auto-pin and the caller's own tag come first and stay).
+ */
+export function sideChannelTags(tags: string[], message: AnalyzedMessage): string[] {
+  if (!ratesMessage(message) || !analyzable(tags, "offline")) return tags;
+  return analyzedTags(tags, offlineStrength(message), "offline");
+}

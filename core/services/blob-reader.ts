@@ -3,7 +3,7 @@
  * by its content and never changes, so a get can be remembered for as long as the container lives;
  * the cache is bounded by bytes, least recently used out first.
  */
-import { LRUCache } from "lru-cache";
+import { Lru } from "./lru.js";
 import type { BlobScope, BlobStore } from "../ports/blob-store.js";
 import type { BlobReader, BlobReaderStats } from "./deps.js";
 
@@ -28,13 +28,10 @@ export function createCachedBlobReader(store: Pick<BlobStore, "get">, options: C
   const maxBytes = options.maxBytes ?? DEFAULT_BLOB_CACHE_BYTES;
   if (!Number.isInteger(maxBytes) || maxBytes < 1) throw new Error(`blob cache: maxBytes must be a whole number from 1, got ${maxBytes}`);
   const stats: BlobReaderStats = { hits: 0, misses: 0, evictions: 0, bytes: 0 };
-  const cache = new LRUCache<string, Uint8Array>({
-    maxSize: maxBytes,
-    // lru-cache needs a positive size; an empty blob still takes an entry.
-    sizeCalculation: (bytes) => Math.max(1, bytes.byteLength),
-    dispose: (_bytes, _key, reason) => {
-      if (reason === "evict") stats.evictions++;
-    },
+  const cache = new Lru<string, Uint8Array>({
+    maxWeight: maxBytes,
+    weigh: (bytes) => bytes.byteLength,
+    onEvict: () => stats.evictions++,
   });
   const inFlight = new Map<string, Promise<Uint8Array | null>>();
   const keyOf = (scope: BlobScope, sha256: string) => `${scope.tenantId}/${scope.processId}/${sha256}`;
@@ -63,6 +60,6 @@ export function createCachedBlobReader(store: Pick<BlobStore, "get">, options: C
       inFlight.set(key, read);
       return read;
     },
-    stats: () => ({ ...stats, bytes: cache.calculatedSize }),
+    stats: () => ({ ...stats, bytes: cache.weight }),
   };
 }

@@ -3,7 +3,7 @@
  * and leads from a memory back to the originals it folded. The index is built per container and
  * cached per process; see docs/features.md, "History search and recall", for where this stops scaling.
  */
-import { LRUCache } from "lru-cache";
+import { Lru } from "./lru.js";
 import { createHistoryIndex, type HistoryIndex } from "../domain/search-index.js";
 import { notFound } from "../domain/errors.js";
 import type { Message } from "../domain/model.js";
@@ -50,14 +50,12 @@ export function createHistorySearch(options: HistorySearchOptions = {}): History
   const tailPageSize = options.tailPageSize ?? 100;
   const stats: HistorySearchStats = { builds: 0, extended: 0, hits: 0, evictions: 0 };
   // At most `maxProcesses` indexes holding `maxMessages` messages in all, least recently used out
-  // first. An index larger than the whole budget is not kept (lru-cache refuses it).
-  const cache = new LRUCache<string, Entry>({
-    max: maxProcesses,
-    maxSize: maxMessages,
-    sizeCalculation: (entry) => Math.max(1, entry.count),
-    dispose: (_entry, _key, reason) => {
-      if (reason === "evict") stats.evictions++;
-    },
+  // first. An index larger than the whole budget is not kept.
+  const cache = new Lru<string, Entry>({
+    maxEntries: maxProcesses,
+    maxWeight: maxMessages,
+    weigh: (entry) => entry.count,
+    onEvict: () => stats.evictions++,
   });
   const queues = new Map<string, Promise<unknown>>();
 
@@ -108,7 +106,6 @@ export function createHistorySearch(options: HistorySearchOptions = {}): History
 
   /** (Re)stores an entry as the most recently used, with its size as it is now (it grows in place). */
   function remember(k: string, entry: Entry) {
-    cache.delete(k);
     cache.set(k, entry);
   }
 

@@ -1,5 +1,5 @@
 /**
- * The tunables overrides of a tenant, or of one of its projects (docs/compaction.md, tunables):
+ * The tunables overrides of a tenant, or of one of its projects (docs/configuration.md, "Tunables"):
  * what is stored and what results once it is layered on the defaults and the deployment's env.
  */
 import type { Tunables, TunablesOverride } from "../domain/tunables.js";

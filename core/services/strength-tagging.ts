@@ -4,6 +4,7 @@
  * a HARD fold the active messages still without a caller's rating are rated in one batch, by the
  * summarizer's model when it is a remote one (in the worker when folds run in the background).
  * The analyzer's tags never move META.version (`retagMessage`), and a caller's tag always wins.
+ * The side channel's rating is core/domain/strength-analyzer.ts's `sideChannelTags`.
  */
 import type { Message } from "../domain/model.js";
 import type { CompactionModeName, MemoryMetadata } from "../domain/model.js";
@@ -25,15 +26,6 @@ import type { Summarizer, SummarizerFailure, SummarizerUsage } from "../ports/su
 import type { ServiceDeps } from "./deps.js";
 import { admitModelWork, BUDGET_EXCEEDED, recordModelUse } from "./compaction/model-budget.js";
 import { metered } from "./model-usage.js";
-
-/**
- * The side channel: `tags` of a message being appended, with the offline rating added when the
- * message has no strength tag (auto-pin and the caller's own tag come first and stay).
- */
-export function sideChannelTags(tags: string[], message: AnalyzedMessage): string[] {
-  if (!ratesMessage(message) || !analyzable(tags, "offline")) return tags;
-  return analyzedTags(tags, offlineStrength(message), "offline");
-}
 
 export type StrengthAnalysis = NonNullable<MemoryMetadata["strengthAnalyzer"]>;
 

@@ -3,7 +3,7 @@
  * project settings. Settings items are read from the store and cached per container, so a turn
  * pays for them at most once a minute.
  */
-import { LRUCache } from "lru-cache";
+import { Lru } from "./lru.js";
 import { AppError } from "../domain/errors.js";
 import { checkFitsSummarizer, type SummarizerFit } from "../domain/summarizer-fit.js";
 import { checkTenantLimits, withinTenantLimits } from "../domain/tenant-limits.js";
@@ -108,9 +108,9 @@ export function createTunablesResolver(options: {
   const now = options.now ?? Date.now;
   // Bounded, least recently used out first; entries expire after `ttl` on our own clock (tests
   // move it), which is why the age is checked here and not by the cache.
-  const cache = new LRUCache<string, { at: number; value: Promise<TunablesOverride> }>({ max: SETTINGS_CACHE_ENTRIES });
+  const cache = new Lru<string, { at: number; value: Promise<TunablesOverride> }>({ maxEntries: SETTINGS_CACHE_ENTRIES });
   // A conflict between layers is met on every resolution: reported once per `ttl`, like a read.
-  const reported = new LRUCache<string, number>({ max: SETTINGS_CACHE_ENTRIES });
+  const reported = new Lru<string, number>({ maxEntries: SETTINGS_CACHE_ENTRIES });
 
   const report = (tenantId: string, projectId: string | undefined, layer: SettingsLayer, ignored: readonly IgnoredSetting[], once: boolean) => {
     for (const { field, reason } of ignored) {

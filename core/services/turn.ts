@@ -5,7 +5,8 @@
  * (and, for workers, the parent lookup).
  */
 import { fitTurnAnswer } from "../domain/answer-size.js";
-import type { CompactionResult, Message } from "../domain/model.js";
+import type { Message } from "../domain/model.js";
+import type { CompactionResult } from "../domain/compaction-result.js";
 import { replayMessages } from "../domain/replay.js";
 import type { MessageInput } from "../domain/fields.js";
 import type { Tunables } from "../domain/tunables.js";

@@ -238,7 +238,7 @@ describe("memoryMiddleware", () => {
     expect(prompt.at(-1)).toEqual({ role: "user", content: [{ type: "text", text: expect.stringMatching(new RegExp(`^Turn ${turns}:`)) }] });
   });
 
-  it("with recall: \"message\", asks for recall with the user's message and sends it as a user message, not in the system role", async () => {
+  it("with recall: \"message\", asks for recall with the user's message and sends the recall as a user message, not in the system role", async () => {
     // A summarizer that keeps nothing of the note, so recall has something to bring back.
     const own = await startTestService({ overrides: { summarizer: async () => createFakeSummarizer() } });
     try {
@@ -260,10 +260,11 @@ describe("memoryMiddleware", () => {
 
       expect(counted.bodies[0]).toMatchObject({ query: "Where does the deploy key live?" });
       const prompt = model.doGenerateCalls[0]!.prompt;
-      const recall = prompt.at(-2)!;
+      // The service appends the recall after the message it answers (docs/turns.md, "Recall").
+      const recall = prompt.at(-1)!;
       expect(recall).toMatchObject({ role: "user", content: [{ type: "text", text: expect.stringMatching(/^## Recalled From History\n/) }] });
       expect(JSON.stringify(recall)).toContain("vault path ops/deploy");
-      expect(prompt.at(-1)).toEqual({ role: "user", content: [{ type: "text", text: "Where does the deploy key live?" }] });
+      expect(prompt.at(-2)).toEqual({ role: "user", content: [{ type: "text", text: "Where does the deploy key live?" }] });
       const system = prompt.filter((m) => m.role === "system").map((m) => m.content).join("\n");
       expect(system).toContain("## Earlier Conversation (compacted)");
       expect(system).not.toContain("Recalled From History");

@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { TurnWindowShape } from "../../core/domain/last-turn.js";
-import { CompactionResult, Memory } from "../../core/domain/model.js";
+import { Memory } from "../../core/domain/model.js";
+import { CompactionResult } from "../../core/domain/compaction-result.js";
 import * as z from "../../core/domain/zod.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { KEY_A, KEY_B, startTestService, type ApiResponse } from "../support/service.js";

@@ -1,7 +1,8 @@
 /**
  * A prompt that only grows between folds (docs/turns.md, "Append-only between folds"): 300-step
  * tool loops through the service against the provider emulator (tools/provider-emulator), on a
- * Claude model with preserved thinking and on the Responses API with encrypted reasoning, in a
+ * Claude model with preserved thinking, on the Responses API with encrypted reasoning and on Gemini
+ * 3 with thought signatures, in a
  * window small enough that the worker folds several times. Every request is compared with the one
  * before: a turn that says `prefix.kept` must send the previous request plus what was appended,
  * and every other turn must name a fold. The emulator checks what the providers check.
@@ -11,6 +12,7 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requestBreak } from "../../tools/prefix-check.js";
 import { createMemoryClient, type Turn } from "../../client/index.js";
+import { geminiCurrentTurnStart } from "../../tools/provider-emulator/gemini-rules.js";
 import { startProviderEmulator, type ProviderEmulator } from "../../tools/provider-emulator/provider-emulator.js";
 import { KEY_A, startTestService } from "../support/service.js";
 
@@ -67,6 +69,15 @@ async function loop(run: (step: number) => Promise<Turn>): Promise<LoopLog> {
   return log;
 }
 
+/** What every loop holds to: no request refused, every `kept` true, folds happened and each was the one prefix change. */
+function expectFoldsOnly(log: LoopLog) {
+  expect(emulator.records.filter((r) => r.status !== 200).map((r) => `${r.rule}: ${r.message}`)).toEqual([]);
+  expect(emulator.records).toHaveLength(STEPS + 1);
+  expect(log.lies).toEqual([]);
+  expect(log.summaries.length).toBeGreaterThanOrEqual(3);
+  expect(log.changes).toEqual(["first_turn", ...log.summaries.map(() => "fold")]);
+}
+
 describe(`a ${STEPS}-step tool loop with folds`, { timeout: 600_000 }, () => {
   it("Claude with preserved thinking: 0 errors, each fold one prefix change, no kept turn's thinking sent after a fold but the open loop's", async () => {
     emulator.reset();
@@ -102,12 +113,7 @@ describe(`a ${STEPS}-step tool loop with folds`, { timeout: 600_000 }, () => {
       role = call ? "TOOL" : "USER";
       return turn;
     });
-    expect(emulator.records.filter((r) => r.status !== 200).map((r) => `${r.rule}: ${r.message}`)).toEqual([]);
-    expect(emulator.records).toHaveLength(STEPS + 1);
-    expect(log.lies).toEqual([]);
-    // Folds happened, and each was one prefix change; nothing else changed the prefix.
-    expect(log.summaries.length).toBeGreaterThanOrEqual(3);
-    expect(log.changes).toEqual(["first_turn", ...log.summaries.map(() => "fold")]);
+    expectFoldsOnly(log);
     // Every thinking block sent verified, but one per fold: the open loop's turn, which the API
     // drops (drop_block) on each request until the next fold. Every other kept turn went without.
     const dropped = new Set(emulator.records.flatMap((r) => (r.thinking?.dropped ?? []).map((d) => d.token)));
@@ -153,15 +159,53 @@ describe(`a ${STEPS}-step tool loop with folds`, { timeout: 600_000 }, () => {
       role = call ? "TOOL" : "USER";
       return turn;
     });
-    expect(emulator.records.filter((r) => r.status !== 200).map((r) => `${r.rule}: ${r.message}`)).toEqual([]);
-    expect(emulator.records).toHaveLength(STEPS + 1);
-    expect(log.lies).toEqual([]);
-    expect(log.summaries.length).toBeGreaterThanOrEqual(3);
-    expect(log.changes).toEqual(["first_turn", ...log.summaries.map(() => "fold")]);
+    expectFoldsOnly(log);
     // Reasoning items are dropped only by the first request after a fold, never between folds.
     const between = emulator.records.filter((_, i) => log.kept.has(i)).flatMap((r) => r.reasoning?.dropped ?? []);
     expect(between).toEqual([]);
     if (process.env.PREFIX_LOOP_FIGURES) console.info(JSON.stringify({ reasoning: emulator.openai.reasoningCounts(), droppedBetweenFolds: between.length }));
     expect(emulator.records.filter((_, i) => log.kept.has(i)).reduce((n, r) => n + (r.reasoning?.kept.length ?? 0), 0)).toBeGreaterThan(STEPS);
+  });
+
+  it("Gemini 3 with thought signatures: 0 errors, each fold one prefix change, every step of the current turn sent back signed", async () => {
+    emulator.reset();
+    const client = memory();
+    await client.upsertProcess("prefix-gemini", { projectId: "agents" });
+    // Turns of TURN_STEPS function-calling steps and a closing text, then the next user turn.
+    const TURN_STEPS = 10;
+    const phase = (step: number) => step % (TURN_STEPS + 1);
+    emulator.gemini.script(
+      ...Array.from({ length: STEPS + 1 }, (_, i) =>
+        phase(i) < TURN_STEPS ? { functionCalls: [{ id: `call_${i}`, name: "run_tests", args: { file: `test/${i}.test.ts` } }] } : { text: `Batch ${i} passes.` },
+      ),
+    );
+    const tools = [{ functionDeclarations: [{ name: "run_tests", description: "Runs one test file", parameters: { type: "object", properties: {} } }] }];
+    let next: unknown[] = [{ text: "Run the first batch of test files." }];
+    let role: "USER" | "TOOL" = "USER";
+    /** Per request: the current turn's model steps sent back, against the steps the turn has had. */
+    const stepsSent: Array<{ step: number; sent: number; issued: number }> = [];
+    const log = await loop(async (step) => {
+      const turn = await client.beginTurn("prefix-gemini", { message: { role, native: { format: "gemini", content: next } }, model: { name: "gemini-3-pro", contextWindow: WINDOW }, format: "gemini" });
+      const request = turn.request as unknown as { contents: Array<{ role: string; parts: any[] }>; systemInstruction?: unknown };
+      const res = await fetch(`${emulator.url}/v1beta/models/gemini-3-pro:generateContent`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-goog-api-key": "test" },
+        body: JSON.stringify({ ...request, tools }),
+      });
+      const body = (await res.json()) as { candidates: Array<{ content: { parts: any[] } }> };
+      const current = request.contents.slice(geminiCurrentTurnStart(request.contents));
+      stepsSent.push({ step, sent: current.filter((c) => c.role === "model" && c.parts.some((p) => p.functionCall)).length, issued: phase(step) });
+      const parts = body.candidates[0]!.content.parts;
+      await client.appendMessage("prefix-gemini", { role: "ASSISTANT", native: { format: "gemini", content: parts } });
+      const call = parts.find((p) => p.functionCall)?.functionCall as { id: string; name: string } | undefined;
+      next = call ? [{ functionResponse: { id: call.id, name: call.name, response: { output: output(step) } } }] : [{ text: `Run batch ${step + 1}.` }];
+      role = call ? "TOOL" : "USER";
+      return turn;
+    });
+    expectFoldsOnly(log);
+    // Signatures kept: every step of the current turn goes back, signed, on every request.
+    expect(stepsSent.filter((s) => s.sent !== s.issued)).toEqual([]);
+    const verified = emulator.records.reduce((n, r) => n + (r.signatures?.verified.length ?? 0), 0);
+    expect(verified).toBe(stepsSent.reduce((n, s) => n + s.issued, 0));
   });
 });

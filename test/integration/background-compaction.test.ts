@@ -13,7 +13,7 @@ import type { RangeResult } from "../../core/services/compaction/range-compactio
 import { compactIfNeeded } from "../../core/services/compaction/compaction.js";
 import { selectRange } from "../../core/domain/range.js";
 import { settledView } from "../../core/services/compaction/settle.js";
-import { OFFER_TAG } from "../../core/services/inbox.js";
+import { OFFER_TAG } from "../../core/services/recompaction-offers.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { listMemories } from "../../core/services/memories.js";
 import { appendMessage, setMessageStrength } from "../../core/services/messages.js";

@@ -9,7 +9,7 @@ import { EVENTS } from "../../core/domain/events.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { SummarizeInput } from "../../core/ports/summarizer.js";
 import { compactIfNeeded } from "../../core/services/compaction/compaction.js";
-import { OFFER_TAG } from "../../core/services/inbox.js";
+import { OFFER_TAG } from "../../core/services/recompaction-offers.js";
 import type { RangeResult } from "../../core/services/compaction/range-compaction.js";
 import { runTurn } from "../../core/services/turn.js";
 import { checkInvariants } from "../../tools/invariants.js";

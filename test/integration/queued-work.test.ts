@@ -13,7 +13,7 @@ import type { InboxItem, Message, Role } from "../../core/domain/model.js";
 import { selectRange } from "../../core/domain/range.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
-import { OFFER_TAG } from "../../core/services/inbox.js";
+import { OFFER_TAG } from "../../core/services/recompaction-offers.js";
 import { compactManually } from "../../core/services/compaction/manual-compaction.js";
 import { listMemories } from "../../core/services/memories.js";
 import { appendMessage, setMessageStrength } from "../../core/services/messages.js";

@@ -8,10 +8,10 @@ import {
   analyzerOf,
   offlineStrength,
   ratesMessage,
+  sideChannelTags,
   STRONG_MAX_CHARS,
 } from "../../core/domain/strength-analyzer.js";
 import { effectiveStrength, withStrength } from "../../core/domain/strength.js";
-import { sideChannelTags } from "../../core/services/strength-tagging.js";
 
 const say = (content: string, role: "USER" | "ASSISTANT" | "SYSTEM" | "TOOL" = "ASSISTANT") => ({ role, content });
 

@@ -15,7 +15,7 @@ function errorOf(fn: () => unknown): AppError {
 }
 
 describe("DEFAULT_TUNABLES", () => {
-  it("carries the documented defaults (docs/compaction.md, Tunables)", () => {
+  it("carries the documented defaults (docs/configuration.md, \"Tunables\")", () => {
     expect(DEFAULT_TUNABLES).toEqual({
       softThreshold: 0.4,
       hardThreshold: 0.85,

@@ -34,7 +34,7 @@ export type RunningOp = OpPlan & Pick<OpFaults, "hold">;
 /** `dead`: the call crashed its container (which is replaced by then). */
 export type Attempt<T> = { ok: true; value: T; dead: boolean } | { ok: false; error: unknown; dead: boolean };
 
-/** An error the service raised on purpose so the event is delivered again (see inbox.ts). */
+/** An error the service raised on purpose so the event is delivered again (see recompaction-offers.ts). */
 export const isRetryable = (e: unknown) => e instanceof AppError && e.code === "compaction.retry_later";
 
 export function describe(e: unknown): string {

@@ -6,7 +6,8 @@
  */
 import { AppError } from "../../core/domain/errors.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
-import { answerInboxItem, offerId } from "../../core/services/inbox.js";
+import { answerInboxItem } from "../../core/services/inbox.js";
+import { offerId } from "../../core/services/recompaction-offers.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { describe, withRetry, type RunningOp } from "./attempt.js";
 import { ack } from "./checks.js";

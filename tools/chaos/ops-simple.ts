@@ -6,7 +6,8 @@
  * active, a compaction spared its anchor, a quiet process replays exactly what is stored.
  * Concurrent members skip the checks that need a process nobody else is writing.
  */
-import type { CompactionResult, Message } from "../../core/domain/model.js";
+import type { Message } from "../../core/domain/model.js";
+import type { CompactionResult } from "../../core/domain/compaction-result.js";
 import { originalsExpiry } from "../../core/domain/retention.js";
 import type { ActiveView } from "../../core/ports/store.js";
 import { compactIfNeeded, type CompactionRequest } from "../../core/services/compaction/compaction.js";

@@ -7,7 +7,7 @@ import { DeleteCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { processPk, TTL_ATTRIBUTE } from "../../core/adapters/dynamodb/keys.js";
 import type { ProcessKey } from "../../core/ports/store.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
-import { offerRecompaction } from "../../core/services/inbox.js";
+import { offerRecompaction } from "../../core/services/recompaction-offers.js";
 import { deleteProcess } from "../../core/services/process-deletion.js";
 import { exportPage, type ExportCursor } from "../../core/services/process-export.js";
 import { importProcess } from "../../core/services/process-import.js";

@@ -7,7 +7,7 @@ import type { MessageInput } from "../../core/domain/fields.js";
 import type { Strength } from "../../core/domain/strength.js";
 import { clearIfNeeded } from "../../core/services/compaction/clearing.js";
 import { compactIfNeeded } from "../../core/services/compaction/compaction.js";
-import { runAcceptedOffer } from "../../core/services/inbox.js";
+import { runAcceptedOffer } from "../../core/services/recompaction-offers.js";
 import { compactManually } from "../../core/services/compaction/manual-compaction.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { appendMessage, setMessageStrength } from "../../core/services/messages.js";

@@ -3,7 +3,8 @@
  * the user undoes the range fold it produced (docs/api.md, "Events"; docs/compaction.md, "Range
  * jobs").
  */
-import { answerInboxItem, offerRecompaction, runAcceptedOffer, PLAN_MARKER_TAG } from "../../core/services/inbox.js";
+import { answerInboxItem } from "../../core/services/inbox.js";
+import { offerRecompaction, runAcceptedOffer, PLAN_MARKER_TAG } from "../../core/services/recompaction-offers.js";
 import { runQueuedFold } from "../../core/services/compaction/worker.js";
 import { answeredDelivery, reverter } from "./actors.js";
 import { scenario, type Scenario } from "./scenario.js";

@@ -7,7 +7,7 @@
 import { AppError } from "../../core/domain/errors.js";
 import { deleteProcess } from "../../core/services/process-deletion.js";
 import { exportPage } from "../../core/services/process-export.js";
-import { offerId, PLAN_MARKER_TAG } from "../../core/services/inbox.js";
+import { offerId, PLAN_MARKER_TAG } from "../../core/services/recompaction-offers.js";
 import { settledView } from "../../core/services/compaction/settle.js";
 import { isExpired } from "../../core/domain/retention.js";
 import type { ProcessKey } from "../../core/ports/store.js";

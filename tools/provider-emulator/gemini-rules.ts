@@ -9,7 +9,8 @@ import type { Signer } from "./signing.js";
 /** What the scripted model "says" in one generateContent answer. */
 export interface GeminiTurnScript {
   text?: string;
-  functionCalls?: Array<{ name: string; args?: Record<string, unknown> }>;
+  /** `id`: the call's optional unique id (v1beta `FunctionCall.id`, answered by `FunctionResponse.id`); absent unless scripted. */
+  functionCalls?: Array<{ id?: string; name: string; args?: Record<string, unknown> }>;
 }
 
 export interface GeminiErrorBody {
@@ -94,7 +95,7 @@ export function buildGeminiResponse(request: any, script: GeminiTurnScript, opti
   const calls = script.functionCalls ?? [];
   const parts: any[] = [];
   if (script.text !== undefined || calls.length === 0) parts.push({ text: script.text ?? "ok" });
-  calls.forEach((c) => parts.push({ functionCall: { name: c.name, args: c.args ?? {} } }));
+  calls.forEach((c) => parts.push({ functionCall: { ...(c.id ? { id: c.id } : {}), name: c.name, args: c.args ?? {} } }));
   const signed = calls.length > 0 ? parts.findIndex((p) => p.functionCall !== undefined) : parts.length - 1;
   parts[signed] = { ...parts[signed], thoughtSignature: signGeminiPart(options.signer, parts[signed]) };
   const prompt = Math.ceil(JSON.stringify(request ?? {}).length / 4);

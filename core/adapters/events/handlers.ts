@@ -12,7 +12,7 @@
 import type { PublisherPolicy } from "../../domain/event-publishers.js";
 import { type EventName, parseDetail, type EventDetail } from "../../domain/events.js";
 import type { ServiceDeps } from "../../services/deps.js";
-import { offerRecompaction, runAcceptedOffer } from "../../services/inbox.js";
+import { offerRecompaction, runAcceptedOffer } from "../../services/recompaction-offers.js";
 import { runQueuedFold, type WorkerOutcome } from "../../services/compaction/worker.js";
 import { eraseProcess } from "../../services/process-deletion.js";
 

@@ -6,7 +6,8 @@
  * No Lambda bundle imports this module.
  */
 import * as z from "../../domain/zod.js";
-import { CompactionResult, InboxItem, LossUnit, Memory, Message, Process } from "../../domain/model.js";
+import { InboxItem, LossUnit, Memory, Message, Process } from "../../domain/model.js";
+import { CompactionResult } from "../../domain/compaction-result.js";
 import { Ledger } from "../../domain/ledger/model.js";
 import { Tunables, TunablesOverride } from "../../domain/tunables.js";
 import { PrefixReason } from "../../domain/prefix.js";

@@ -2,7 +2,8 @@
  * A background fold's states (docs/compaction.md, "A fold's states"), as a union by status with a
  * typed mode and job, read once from the stored row by {@link asFold}.
  */
-import type { CompactionResult, FoldJob, FoldTarget, Memory } from "../model.js";
+import type { FoldJob, FoldTarget, Memory } from "../model.js";
+import type { CompactionResult } from "../compaction-result.js";
 import type { FoldModeName } from "../mode-policy.js";
 
 export type { FoldJob };

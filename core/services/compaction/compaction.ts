@@ -6,7 +6,8 @@
  */
 import { planFold } from "../../domain/fold-plan.js";
 import type { FoldRefusal } from "../../domain/fold/refusal.js";
-import type { CompactionModeName, CompactionResult } from "../../domain/model.js";
+import type { CompactionModeName } from "../../domain/model.js";
+import type { CompactionResult } from "../../domain/compaction-result.js";
 import { modeForRatio, promptTokens, type PromptSize } from "../../domain/mode.js";
 import type { FoldModeName } from "../../domain/mode-policy.js";
 import { cappedWindow, resolveModelWindow, type ModelRef } from "../../domain/model-windows.js";

@@ -5,7 +5,7 @@
  * on failure. A committing fold and the worker's prepared fold differ only in their
  * {@link FoldWriter}: what the memory looks like and where it is written.
  */
-import { isItemTooLarge } from "../../domain/errors.js";
+import { isItemTooLarge, unlessTooLarge } from "../../domain/errors.js";
 import { metricModeOf } from "../../domain/fold/lifecycle.js";
 import { SUMMARY_TOO_LARGE, type FoldRefusal } from "../../domain/fold/refusal.js";
 import type { SummaryFields, SummaryParts } from "../../domain/fold/rows.js";
@@ -201,15 +201,5 @@ async function storeFailure(write: (failed: Memory) => Promise<unknown>, failed:
   } catch (e) {
     if (!isItemTooLarge(e)) throw e;
     await write({ ...failed, sourceRefs: [] });
-  }
-}
-
-/** Runs a write; the store's refusal of an item for its size comes back as null. */
-export async function unlessTooLarge<T>(write: Promise<T>): Promise<T | null> {
-  try {
-    return await write;
-  } catch (e) {
-    if (isItemTooLarge(e)) return null;
-    throw e;
   }
 }

@@ -1,5 +1,5 @@
 /** Manual compaction within a budget (docs/compaction.md, "Manual compaction"). */
-import type { CompactionResult } from "../../domain/model.js";
+import type { CompactionResult } from "../../domain/compaction-result.js";
 import { modeForRatio, promptTokens } from "../../domain/mode.js";
 import { cappedWindow, resolveModelWindow, type TurnWindow } from "../../domain/model-windows.js";
 import { replayTokens } from "../../domain/replay.js";

@@ -7,7 +7,7 @@
  * model is refused while the reservation does not fit: a 429 `budget.exceeded` for the routes that
  * need it, a `budget_exceeded` reason for a turn, a discarded job for the worker.
  */
-import { LRUCache } from "lru-cache";
+import { Lru } from "../lru.js";
 import { AppError } from "../../domain/errors.js";
 import type { ModelPurpose, ModelUse } from "../../ports/metrics.js";
 import type { UsageStore } from "../../ports/store.js";
@@ -33,7 +33,7 @@ export function createBudgetPolicy(o: {
 }): BudgetPolicy {
   const ttl = o.ttlMs ?? 60_000;
   const now = o.now ?? Date.now;
-  const cache = new LRUCache<string, { at: number; value: Promise<number | null> }>({ max: BUDGET_CACHE_ENTRIES });
+  const cache = new Lru<string, { at: number; value: Promise<number | null> }>({ maxEntries: BUDGET_CACHE_ENTRIES });
   return {
     dailyTokens(tenantId) {
       const hit = cache.get(tenantId);

@@ -10,7 +10,8 @@ import { chunkBySourceChars } from "../../domain/selector.js";
 import { partsPerCall, plannedCalls, summaryStrategy } from "../../domain/summary-plan.js";
 import type { Tunables } from "../../domain/tunables.js";
 import { summarizerError, type ProviderFoldContext, type SummarizeInput, type SummarizeOutcome, type Summarizer, type SummarizerUsage, type SummarySourceMessage } from "../../ports/summarizer.js";
-import { isImportant, remember, type CheckedSummary } from "./summary-fields.js";
+import { isImportant } from "./loss-fields.js";
+import { remember, type CheckedSummary } from "./summary-fields.js";
 
 /** What a fold asks of its summary: the messages, the caller's instructions, a range's topic. */
 export interface SummaryRequest {

@@ -9,9 +9,8 @@ import { ledgerEvidenceUnits, ledgerLoss } from "../../domain/ledger/units.js";
 import { ledgerBudget, renderLedger } from "../../domain/ledger/render.js";
 import type { Tunables } from "../../domain/tunables.js";
 import type { NativeContent } from "../../domain/native/formats.js";
-import { replayed } from "../../domain/replay.js";
-import { carrierText, carries, importantUnits, lossReport, unitKey } from "../../domain/salient-units.js";
-import { effectiveStrength } from "../../domain/strength.js";
+import { carrierText, carries, importantUnits, unitKey } from "../../domain/salient-units.js";
+import { lossFields, sourcesOf } from "./loss-fields.js";
 import { estimateTokens } from "../../domain/tokens.js";
 import type { ProcessKey } from "../../ports/store.js";
 import type { ServiceDeps } from "../deps.js";
@@ -88,18 +87,6 @@ export function summaryFields(needs: FoldNeeds, fold: readonly Message[], summar
   };
 }
 
-/** What `text` no longer carries of the messages `fold` (all the messages the summary covers). */
-export function lossFields(fold: readonly Message[], text: string) {
-  const loss = lossReport(sourcesOf(fold), text);
-  return {
-    loss: { units: loss.units, kept: loss.kept, dropped: loss.dropped.slice(0, LOSS_PREVIEW).map(boundedLoss) },
-    droppedUnits: loss.dropped.slice(0, LOSS_STORED).map(boundedLoss),
-  };
-}
-
-/** The dropped units kept in `metadata.loss` (replayed with the view) and in the full list. */
-const LOSS_PREVIEW = 20;
-const LOSS_STORED = 300;
 /** At most this many units of the strong and pinned sources of one fold are required of its summary. */
 const REQUIRED_UNITS = 25;
 /** At most this many required units in all, with those carried from earlier folds. */
@@ -140,16 +127,7 @@ async function priorDetailOf(deps: ServiceDeps, key: ProcessKey, prior: Memory |
   }
 }
 
-const boundedLoss = (u: { text: string; messageIds: string[] }) => ({ text: u.text.slice(0, 200), messageIds: u.messageIds.slice(0, 20) });
 
-export const isImportant = (m: Message) => {
-  const s = effectiveStrength(m);
-  return s === "strong" || s === "pinned";
-};
-
-// What the summarizer sees: a cleared result as its placeholder (see summarizeChunks).
-const sourcesOf = (fold: readonly Message[]) =>
-  fold.map((m) => ({ id: m.id, content: replayed(m).content, important: isImportant(m) }));
 
 export function remember(carried: Map<string, string[]>, text: string, citations: string[][]) {
   text.split("\n").forEach((line, i) => {

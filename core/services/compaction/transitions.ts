@@ -20,10 +20,11 @@ import type { Tunables } from "../../domain/tunables.js";
 import { publishSafely } from "../../ports/events.js";
 import type { ActiveView, ProcessKey } from "../../ports/store.js";
 import type { ServiceDeps } from "../deps.js";
-import { unlessTooLarge, type FoldWriter } from "./fold-pipeline.js";
+import { unlessTooLarge } from "../../domain/errors.js";
+import type { FoldWriter } from "./fold-pipeline.js";
 import { withLease } from "./lease.js";
 import { finishRollForward, settledView } from "./settle.js";
-import { lossFields } from "./summary-fields.js";
+import { lossFields } from "./loss-fields.js";
 
 type Metadata = Memory["metadata"];
 /** How a summarizing transition stores its outcome; the caller adds its own `stillWanted` check. */

@@ -8,7 +8,8 @@ import { commitsPrepared, foldDue, heldAfterUndo, planFold } from "../../domain/
 import { asFold, type LiveFold } from "../../domain/fold/lifecycle.js";
 import { wireReason } from "../../domain/fold/refusal.js";
 import { judgeFolds } from "../../domain/fold/usability.js";
-import type { CompactionResult, Message } from "../../domain/model.js";
+import type { Message } from "../../domain/model.js";
+import type { CompactionResult } from "../../domain/compaction-result.js";
 import { policyOf, type FoldModeName } from "../../domain/mode-policy.js";
 import { replayTokens } from "../../domain/replay.js";
 import { trimBlock, trimLimit, trimToFit } from "../../domain/trim.js";
