@@ -66,4 +66,6 @@ export interface BeginTurnInput {
   query?: string;
   /** The engine's request format: the answer then carries `request`. */
   format?: ReplayFormat;
+  /** The provider refused the block `providerBlock.memoryId` named (e.g. `invalid_encrypted_content`): replay the readable summary. */
+  blockRefused?: { memoryId: string; error?: string };
 }

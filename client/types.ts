@@ -121,7 +121,7 @@ export interface Memory {
     /** The retention in force when the fold committed: its originals expire this many days after `createdAt`. */
     retentionDays?: number;
     /** A fold a provider wrote: its block's format, whether the memory holds it, why not, what else it stands for. */
-    providerFold?: { format: NativeFormat; block: boolean; note?: string; covered?: string[] };
+    providerFold?: { format: NativeFormat; block: boolean; note?: string; covered?: string[]; refused?: { at: string; error?: string } };
     [extra: string]: unknown;
   };
   createdAt: string;
@@ -321,23 +321,22 @@ export interface Turn {
    * fold, an undo, a trim at the emergency threshold, a changed format, ... (`reason`).
    */
   prefix: PrefixInfo;
+  /** When the replayed summary holds a provider's block: whether `request` carries it, and why not. */
+  providerBlock?: ProviderBlockReplay;
   /** True when the answer would have passed 6 MB: `messages` then leave native content to `request`. */
   messagesWithoutNative?: true;
 }
 
 /** Why a turn's prompt does not start with the previous turn's. */
-export type PrefixReason = "first_turn" | "fold" | "revert" | "format" | "trim" | "clear" | "parent" | "recall" | "tool_result";
+export type PrefixReason = "first_turn" | "fold" | "revert" | "format" | "trim" | "clear" | "parent" | "recall" | "tool_result" | "block_refused";
+
+/** A turn's `providerBlock`: whether `request` carries the replayed memory's block; if not, why (another `format`, a `model` of another family, `refused` by the provider). */
+export type ProviderBlockReplay = { memoryId: string; format: NativeFormat; sent: boolean; reason?: "format" | "model" | "refused" };
 
 /** A turn's `prefix`: whether its prompt is the previous turn's plus what was appended. */
-export interface PrefixInfo {
-  kept: boolean;
-  reason?: PrefixReason;
-}
+export type PrefixInfo = { kept: boolean; reason?: PrefixReason };
 
-export interface SearchHit {
-  message: Message;
-  score: number;
-}
+export type SearchHit = { message: Message; score: number };
 
 /** The answer of `POST .../memories/{memoryId}/revert`. */
 export interface RevertResult {

@@ -208,3 +208,25 @@ export function foldRulesFor(model: string | undefined): FoldRules {
   const bound = PREFIX_BOUND_REASONING.some((p) => name === p || (name.startsWith(p) && /[-.:@_]/.test(name.charAt(p.length))));
   return { reasoningBeforeSummary: bound ? "strip" : "keep" };
 }
+
+/**
+ * The vendor families whose models read each other's compaction blocks: a provider fold's block
+ * is replayed only to a model of the family that wrote it (docs/turns.md, "The provider's block").
+ * Matched by prefix at a name boundary, like the windows.
+ */
+const MODEL_FAMILIES: ReadonlyArray<readonly [family: string, prefixes: readonly string[]]> = [
+  ["claude", ["claude"]],
+  ["openai", ["gpt", "chatgpt", "codex", "o1", "o3", "o4"]],
+  ["gemini", ["gemini"]],
+];
+
+/**
+ * The family of a model name (router-style names included), or undefined for a name no family claims.
+ *
+ * @example modelFamily("anthropic/claude-fable-5-1") // "claude"
+ */
+export function modelFamily(model: string | undefined): string | undefined {
+  const name = model ? normaliseModelName(model) : "";
+  const claims = (p: string) => name === p || (name.startsWith(p) && /[-.:@_]/.test(name.charAt(p.length)));
+  return MODEL_FAMILIES.find(([, prefixes]) => prefixes.some(claims))?.[0];
+}

@@ -202,10 +202,7 @@ export const MemoryMetadata = z.object({
    * `createdAt` (docs/configuration.md, "Retention"). Absent: kept forever.
    */
   retentionDays: z.optional(z.int().check(z.positive())),
-  /**
-   * A fold a provider wrote (docs/summarizers.md, "Provider folds"): the format of its block,
-   * whether the memory holds it (`native`), and why not when it does not.
-   */
+  /** A provider's fold (docs/summarizers.md, "Provider folds"): its block's format, whether `native` holds it, why not. */
   providerFold: z.optional(
     z.object({
       format: NativeFormat,
@@ -213,6 +210,8 @@ export const MemoryMetadata = z.object({
       note: z.optional(z.string()),
       /** Messages the block stands for that stay active (pinned, the turn's own): a replay with the block leaves them out. */
       covered: z.optional(z.array(z.string())),
+      /** The provider refused the block (docs/turns.md, "The provider's block"): replays read the summary instead. */
+      refused: z.optional(z.object({ at: z.string(), error: z.optional(z.string()) })),
     }),
   ),
 });

@@ -9,7 +9,7 @@ import { createHash } from "node:crypto";
 import * as z from "./zod.js";
 
 /** Why a turn's prompt does not start with the previous turn's (docs/api.md, `prefix.reason`). */
-export const PREFIX_REASONS = ["first_turn", "fold", "revert", "format", "trim", "clear", "parent", "recall", "tool_result"] as const;
+export const PREFIX_REASONS = ["first_turn", "fold", "revert", "format", "trim", "clear", "parent", "recall", "tool_result", "block_refused"] as const;
 export const PrefixReason = z.enum(PREFIX_REASONS);
 export type PrefixReason = z.infer<typeof PrefixReason>;
 

@@ -55,6 +55,11 @@ export interface Metrics {
   modelUsage(tenantId: string, purpose: ModelPurpose, use: ModelUse): void;
   /** Model work refused because the tenant's daily budget is used up (dimension `tenant`). */
   budgetExceeded(tenantId: string): void;
+  /**
+   * One provider block an engine reported refused (docs/turns.md, "The provider's block"), under
+   * the dimension `format`: later turns replay the readable summary in its place.
+   */
+  providerBlockRefused(format: string): void;
   /** One undone compaction and how many messages it made active again. */
   revert(restoredMessages: number): void;
   /**

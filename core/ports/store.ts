@@ -192,6 +192,11 @@ export interface MemoryStore {
    */
   discardFold(key: ProcessKey, foldId: string, from: "QUEUED" | "PREPARED", reason: string, at: string): Promise<Outcome<"status_changed">>;
   getMemory(key: ProcessKey, memoryId: string): Promise<Memory | null>;
+  /**
+   * Notes on a memory that holds a provider's block that the provider refused it (`metadata.providerFold.refused`):
+   * only while the memory exists and holds a block not noted yet (false otherwise).
+   */
+  markBlockRefused(key: ProcessKey, memoryId: string, refused: { at: string; error?: string }): Promise<boolean>;
   /** Every memory of the process, newest first. */
   listMemories(key: ProcessKey): Promise<Memory[]>;
   /** Conditional: a superseded memory is never superseded again. */

@@ -27,12 +27,16 @@ import { appendMessage } from "./messages.js";
 import { withNative } from "./native-content.js";
 import type { ReplayFormat } from "../domain/native/formats.js";
 import { replayRequest, splitReplayBlock, type ReplayRequest } from "../domain/native/replay-request.js";
+import { blockReplay, blockRequest, type BlockReplay } from "../domain/native/block-request.js";
+import { recordBlockRefused, type BlockRefusal } from "./provider-block.js";
 
 export interface TurnRequest extends Omit<CompactionRequest, "force" | "instructions"> {
   message?: MessageInput;
   query?: string;
   /** The engine's request format: the answer then carries `request` (docs/turns.md). */
   format?: ReplayFormat;
+  /** The provider refused the block the previous request led with (docs/turns.md, "The provider's block"). */
+  blockRefused?: BlockRefusal;
 }
 
 export interface TurnResult {
@@ -54,6 +58,8 @@ export interface TurnResult {
    * "Append-only between folds").
    */
   prefix: PrefixAnswer;
+  /** How `request` replays a summary that holds a provider's block (docs/turns.md, "The provider's block"). */
+  providerBlock?: BlockReplay;
   /** True when the answer would pass Lambda's 6 MB with native content twice: `messages` then leave it to `request`. */
   messagesWithoutNative?: true;
 }
@@ -76,6 +82,8 @@ export interface TurnResult {
  */
 export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnRequest): Promise<TurnResult> {
   const model = resolveModelWindow(request.model); // a 400 before anything is written
+  // Noted before the view is read, so that this turn already replays the readable summary.
+  if (request.blockRefused) await recordBlockRefused(deps, key, request.blockRefused);
   const startedAt = deps.clock.now().toISOString();
   const view = await settledView(deps, key);
   const previous = view.state.lastTurn;
@@ -120,23 +128,29 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
   const replay = await withNative(deps, key, replayMessages(messages));
   const format = request.format;
   const block = splitReplayBlock(context);
+  // A provider's block in its format and model family stands for the summary, and the kept turns
+  // keep their reasoning (docs/turns.md, "The provider's block").
+  const head = newestSummary(after);
+  const providerBlock = blockReplay(head, format, request.model.name);
+  const viaBlock = providerBlock?.sent === true;
   // What the replay keeps of the turns a fold kept, by the model's rules: the reasoning of answers
   // to a prompt of an earlier epoch no longer holds (docs/turns.md, "What a fold may keep").
   const epochBegan = epochSince(previous?.replay, after.state.replayEpoch, startedAt);
   const options = {
-    ...(epochBegan && foldRulesFor(request.model.name).reasoningBeforeSummary === "strip" ? { stripReasoningBefore: epochBegan } : {}),
+    ...(!viaBlock && epochBegan && foldRulesFor(request.model.name).reasoningBeforeSummary === "strip" ? { stripReasoningBefore: epochBegan } : {}),
     cacheKey: promptCacheKey(key),
   };
   const mark = replayMark({
     epoch: after.state.replayEpoch,
-    format: `${format ?? "plain"}${options.stripReasoningBefore ? "/strip-reasoning" : ""}`,
-    staticBlock: block.staticBlock,
-    systemRecall: tunables.recallInSystem ? block.dynamicBlock : "",
+    format: `${format ?? "plain"}${viaBlock ? "/block" : ""}${options.stripReasoningBefore ? "/strip-reasoning" : ""}`,
+    staticBlock: viaBlock ? "" : block.staticBlock,
+    systemRecall: tunables.recallInSystem && !viaBlock ? block.dynamicBlock : "",
     trimmed: compaction.trimmed,
     replay,
     since: epochBegan,
   });
-  const prefix = prefixVerdict(previous?.replay, mark, after.state.replayReason);
+  const verdict = prefixVerdict(previous?.replay, mark, after.state.replayReason);
+  const prefix = verdict.reason === "format" && providerBlock?.reason === "refused" && previous?.replay?.format.includes("/block") ? { kept: false, reason: "block_refused" as const } : verdict;
   // The record keeps the mark; written only when it differs from what the process holds.
   await keepTurnRecord(deps, key, { previous, written: recorded, final: turnRecord(deps, after, window, mark) });
   // Lambda answers at most 6 MB: past that, native content comes back in `request` alone, or a 413.
@@ -146,7 +160,8 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
     context,
     messages: replay,
     prefix,
-    ...(format ? { request: replayRequest(format, replay, block, options) } : {}),
+    ...(format ? { request: viaBlock ? blockRequest(format, replay, head!, options) : replayRequest(format, replay, block, options) } : {}),
+    ...(providerBlock ? { providerBlock } : {}),
   });
 }
 

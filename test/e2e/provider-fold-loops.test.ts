@@ -1,15 +1,16 @@
 /**
  * Long agent loops with provider folds through the service against the provider emulator: 300
  * tool steps on Claude with thinking, a provider fold every 50 steps (SUMMARIZER=anthropic-compaction),
- * the engine continuing each time from the memory's block and the kept turns; then the same kind
- * of session switched halfway to the OpenAI Responses API, which continues from the readable chain
- * (the turn's `request`). Every request must be accepted and no kept thinking dropped.
+ * every step sending the turn's own `request` (after a fold: the memory's block, then the kept
+ * turns); then the same kind of session switched halfway to the OpenAI Responses API, whose
+ * turns carry the readable chain. Every request must be accepted, no kept thinking dropped, and
+ * the request may change only once per fold.
  */
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemoryClient } from "../../client/index.js";
-import type { Memory, Message } from "../../client/types.js";
+import type { AppendMessageInput } from "../../client/index.js";
 import { startProviderEmulator, type ProviderEmulator } from "../../tools/provider-emulator/provider-emulator.js";
 import { KEY_A, startTestService } from "../support/service.js";
 
@@ -31,28 +32,41 @@ const memory = () => createMemoryClient({ baseUrl: ctx.service.url, apiKey: KEY_
 const model = { name: MODEL, contextWindow: 1_000_000 };
 const system = "You read code.";
 const tools: Anthropic.Tool[] = [{ name: "read_file", input_schema: { type: "object", properties: { path: { type: "string" } } } }];
-const engine = { model: MODEL, max_tokens: 4096, thinking: { type: "enabled" as const, budget_tokens: 2048 }, system, tools };
+const engine = { model: MODEL, max_tokens: 4096, thinking: { type: "enabled" as const, budget_tokens: 2048 }, tools };
 
-/** The engine's messages: the newest summary's block first (if any), then the active messages it does not stand for. */
-async function engineMessages(pid: string): Promise<Anthropic.MessageParam[]> {
-  const client = memory();
-  const active = (await client.listMessages(pid, { view: "active", limit: 1000 })).items;
-  const summary: Memory | undefined = (await client.listMemories(pid, { includeSuperseded: false })).items.find((m) => m.status === "OK");
-  const covered = new Set(summary?.metadata.providerFold?.covered ?? []);
-  const toParam = (m: Message): Anthropic.MessageParam => ({ role: m.role === "ASSISTANT" ? "assistant" : "user", content: m.native!.content as Anthropic.ContentBlockParam[] });
-  if (!summary?.native) return active.map(toParam);
-  return [{ role: "assistant", content: summary.native.content as Anthropic.ContentBlockParam[] }, ...active.filter((m) => !covered.has(m.id)).map(toParam)];
+type AnthropicRequest = { system: Anthropic.TextBlockParam[]; messages: Anthropic.MessageParam[] };
+const strip = (v: unknown) => JSON.stringify(v, (k, x) => (k === "cache_control" ? undefined : x));
+
+/** Tracks the service's requests: how often one did not start with the one before. */
+function prefixWatch() {
+  let previous: unknown[] | null = null;
+  let changes = 0;
+  return {
+    /** `items`: what the engine sends besides its own system and tools, in order. */
+    see(items: unknown[]) {
+      if (previous && previous.some((x, i) => strip(x) !== strip(items[i]))) changes++;
+      previous = items;
+    },
+    get changes() {
+      return changes;
+    },
+  };
 }
 
-/** One tool step of the Claude engine on its own history (what it sent, and what came back). */
-async function claudeStep(pid: string, anthropic: Anthropic, step: number, history: Anthropic.MessageParam[]): Promise<Anthropic.MessageParam[]> {
-  emulator.anthropic.script({ thinking: `Step ${step}: read the next file.`, toolUses: [{ id: `toolu_${pid}_${step}`, name: "read_file", input: { path: `src/f${step}.ts` } }] });
-  const reply = await anthropic.messages.create({ ...engine, messages: history });
-  const result: Anthropic.ContentBlockParam[] = [{ type: "tool_result", tool_use_id: `toolu_${pid}_${step}`, content: `src/f${step}.ts exports parse${step}()` }];
+/**
+ * One tool step of the Claude engine on the service's own `request`: the turn appends the previous
+ * step's tool result (or nothing), the engine sends what the turn answered, and appends its reply.
+ */
+async function claudeStep(pid: string, anthropic: Anthropic, step: number, message: AppendMessageInput | undefined, watch: ReturnType<typeof prefixWatch>) {
   const client = memory();
+  const turn = await client.beginTurn(pid, { ...(message ? { message } : {}), model, format: "anthropic" });
+  const request = turn.request as unknown as AnthropicRequest;
+  watch.see([...request.system, ...request.messages]);
+  emulator.anthropic.script({ thinking: `Step ${step}: read the next file.`, toolUses: [{ id: `toolu_${pid}_${step}`, name: "read_file", input: { path: `src/f${step}.ts` } }] });
+  const reply = await anthropic.messages.create({ ...engine, system: [{ type: "text", text: system }, ...request.system], messages: request.messages });
   await client.appendMessage(pid, { native: { format: "anthropic", content: reply.content } });
-  await client.appendMessage(pid, { role: "TOOL", native: { format: "anthropic", content: result } });
-  return [...history, { role: "assistant", content: reply.content }, { role: "user", content: result }];
+  const result: Anthropic.ContentBlockParam[] = [{ type: "tool_result", tool_use_id: `toolu_${pid}_${step}`, content: `src/f${step}.ts exports parse${step}()` }];
+  return { turn, next: { role: "TOOL", native: { format: "anthropic", content: result } } satisfies AppendMessageInput };
 }
 
 async function start(pid: string) {
@@ -68,17 +82,25 @@ describe(`a ${STEPS}-step loop with provider folds`, () => {
     const anthropic = new Anthropic({ apiKey: "k", baseURL: emulator.url, maxRetries: 0 });
     await start(pid);
     let folds = 0;
-    let history = await engineMessages(pid);
+    const watch = prefixWatch();
+    let next: AppendMessageInput | undefined;
+    const afterFold: Array<{ sent?: boolean; reason?: string }> = [];
     for (let step = 1; step <= STEPS; step++) {
-      history = await claudeStep(pid, anthropic, step, history);
+      const { turn, next: result } = await claudeStep(pid, anthropic, step, next, watch);
+      if (step > 1 && step % FOLD_EVERY === 1) afterFold.push({ sent: turn.providerBlock?.sent, reason: turn.prefix.reason });
+      next = result;
       if (step % FOLD_EVERY === 0) {
+        // The result of this step's call is appended first: the fold never splits a call from its result.
+        await memory().appendMessage(pid, next);
+        next = undefined;
         const folded = await memory().compact(pid, { model, force: "HARD" });
         expect(folded.fold, JSON.stringify(folded)).toMatchObject({ kind: "provider", block: true });
         folds++;
-        // After a fold the engine continues from the service: the block, then the kept turns.
-        history = await engineMessages(pid);
       }
     }
+    // Every turn after a fold led with the new block; the request changed once per fold, no more.
+    expect(afterFold).toEqual(Array.from({ length: afterFold.length }, () => ({ sent: true, reason: "fold" })));
+    expect(watch.changes).toBe(afterFold.length);
     const requests = emulator.records.filter((r) => !r.compaction);
     expect(emulator.records.filter((r) => r.status !== 200)).toEqual([]);
     expect(folds).toBeGreaterThanOrEqual(5);
@@ -98,12 +120,14 @@ describe(`a ${STEPS}-step loop with provider folds`, () => {
     const openai = new OpenAI({ apiKey: "k", baseURL: `${emulator.url}/v1`, maxRetries: 0 });
     await start(pid);
     const half = STEPS / 2;
-    let history = await engineMessages(pid);
+    const watch = prefixWatch();
+    let pending: AppendMessageInput | undefined;
     for (let step = 1; step <= half; step++) {
-      history = await claudeStep(pid, anthropic, step, history);
+      pending = (await claudeStep(pid, anthropic, step, pending, watch)).next;
       if (step % FOLD_EVERY === 0) {
+        await memory().appendMessage(pid, pending);
+        pending = undefined;
         await memory().compact(pid, { model, force: "HARD" });
-        history = await engineMessages(pid);
       }
     }
     const client = memory();
@@ -111,6 +135,9 @@ describe(`a ${STEPS}-step loop with provider folds`, () => {
     let role: "USER" | "TOOL" = "USER";
     for (let step = half + 1; step <= STEPS; step++) {
       const turn = await client.beginTurn(pid, { message: { role, native: { format: "openai-responses", content: next } }, model: { name: "gpt-5", contextWindow: 1_000_000 }, format: "openai-responses" });
+      // The summary holds Anthropic's block: another provider gets the readable chain.
+      if (turn.providerBlock) expect(turn.providerBlock).toMatchObject({ format: "anthropic", sent: false, reason: "format" });
+      if (step === half + 1) expect(turn.providerBlock).toBeDefined();
       const { input } = turn.request as unknown as { input: OpenAI.Responses.ResponseInputItem[] };
       emulator.openai.script({ reasoning: `Step ${step}.`, functionCalls: [{ callId: `call_${step}`, name: "read_file", arguments: { path: `src/f${step}.ts` } }] });
       const response = await openai.responses.create({

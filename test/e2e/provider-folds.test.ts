@@ -7,7 +7,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemoryClient } from "../../client/index.js";
-import type { Memory, Message } from "../../client/types.js";
+import type { AppendMessageInput, Memory } from "../../client/index.js";
 import { startProviderEmulator, type ProviderEmulator } from "../../tools/provider-emulator/provider-emulator.js";
 import { KEY_A, startTestService } from "../support/service.js";
 
@@ -28,28 +28,38 @@ const model = { name: MODEL, contextWindow: 1_000_000 };
 const tools: Anthropic.Tool[] = [{ name: "read_file", input_schema: { type: "object", properties: { path: { type: "string" } } } }];
 const engine = { model: MODEL, max_tokens: 4096, thinking: { type: "enabled" as const, budget_tokens: 2048 }, tools };
 
-/** The engine's request after a fold: the block first, then the active messages as stored. */
-function continuation(summary: Memory, active: Message[]): Anthropic.MessageParam[] {
-  const covered = new Set(summary.metadata.providerFold?.covered ?? []);
-  return [
-    { role: "assistant", content: summary.native!.content as Anthropic.ContentBlockParam[] },
-    ...active.filter((m) => !covered.has(m.id)).map((m) => ({ role: m.role === "ASSISTANT" ? ("assistant" as const) : ("user" as const), content: m.native!.content as Anthropic.ContentBlockParam[] })),
-  ];
+type AnthropicRequest = { system: Anthropic.TextBlockParam[]; messages: Anthropic.MessageParam[] };
+
+/** The engine's step on the service's own `request`: the turn (appending `message`, if any), then the model call. */
+async function send(pid: string, message?: AppendMessageInput, o: { drop?: boolean; blockRefused?: { memoryId: string; error?: string } } = {}) {
+  const turn = await memory().beginTurn(pid, { ...(message ? { message } : {}), model, format: "anthropic", ...(o.blockRefused ? { blockRefused: o.blockRefused } : {}) });
+  const request = turn.request as unknown as AnthropicRequest;
+  const anthropic = new Anthropic({ apiKey: "k", baseURL: emulator.url, maxRetries: 0 });
+  const reply = await anthropic.messages
+    .create({
+      ...engine,
+      // On the readable chain the API drops a kept turn's thinking bound to the changed prefix ("What a fold may keep").
+      ...(o.drop ? { thinking: { ...engine.thinking, block_binding: { prefix_mismatch_behavior: "drop_block" } } as Anthropic.ThinkingConfigParam } : {}),
+      ...(request.system.length > 0 ? { system: request.system } : {}),
+      messages: request.messages,
+    })
+    .catch((e: unknown) => ({ error: e as { status: number; error?: { error?: { message?: string } } } }));
+  return { turn, reply };
 }
 
-/** `steps` tool calls appended as the engine appends them; `history` is what the engine sends. */
-async function loop(pid: string, history: Anthropic.MessageParam[], steps: number, tag: string) {
+/** `steps` tool calls, each sent as the turn's request; the last result is appended too. */
+async function loop(pid: string, steps: number, tag: string, drop = false) {
   const client = memory();
-  const anthropic = new Anthropic({ apiKey: "k", baseURL: emulator.url, maxRetries: 0 });
+  let pending: AppendMessageInput | undefined;
   for (let i = 0; i < steps; i++) {
     emulator.anthropic.script({ thinking: `${tag} ${i}: read the next file.`, toolUses: [{ id: `toolu_${tag}_${i}`, name: "read_file", input: { path: `src/${tag}-${i}.ts` } }] });
-    const reply = await anthropic.messages.create({ ...engine, messages: history });
+    const { reply } = await send(pid, pending, { drop });
+    if ("error" in reply) throw new Error(JSON.stringify(reply.error));
     await client.appendMessage(pid, { native: { format: "anthropic", content: reply.content } });
     const result: Anthropic.ContentBlockParam[] = [{ type: "tool_result", tool_use_id: `toolu_${tag}_${i}`, content: `contents of src/${tag}-${i}.ts: exports parse${i}()` }];
-    await client.appendMessage(pid, { role: "TOOL", native: { format: "anthropic", content: result } });
-    history = [...history, { role: "assistant", content: reply.content }, { role: "user", content: result }];
+    pending = { role: "TOOL", native: { format: "anthropic", content: result } };
   }
-  return history;
+  if (pending) await client.appendMessage(pid, pending);
 }
 
 async function okSummary(pid: string): Promise<Memory> {
@@ -67,7 +77,7 @@ describe("anthropic-compaction through the service", () => {
     await client.upsertProcess(pid, { projectId: "agents", conversation: { tools } });
     const task: Anthropic.MessageParam = { role: "user", content: [{ type: "text", text: "Map every parser in src/." }] };
     await client.appendMessage(pid, { role: "USER", native: { format: "anthropic", content: task.content as Anthropic.ContentBlockParam[] } });
-    await loop(pid, [task], 8, "a");
+    await loop(pid, 8, "a");
 
     const folded = await client.compact(pid, { model, force: "HARD" });
     expect(folded, JSON.stringify(folded)).toMatchObject({ compacted: true, fold: { by: "anthropic-compaction", kind: "provider", block: true } });
@@ -82,10 +92,12 @@ describe("anthropic-compaction through the service", () => {
     expect(summary.content).toBe(block.content);
     expect((summary.metadata.usage as { inputTokens: number }).inputTokens).toBeGreaterThan(0);
 
-    const active = (await client.listMessages(pid, { view: "active" })).items;
-    const anthropic = new Anthropic({ apiKey: "k", baseURL: emulator.url, maxRetries: 0 });
+    // The turn's request leads with the block, then the kept turns as stored.
     emulator.anthropic.script({ thinking: "Done.", text: "Mapped." });
-    await anthropic.messages.create({ ...engine, messages: continuation(summary, active) });
+    const { turn } = await send(pid);
+    expect(turn.providerBlock).toEqual({ memoryId: summary.id, format: "anthropic", sent: true });
+    expect((turn.request as unknown as AnthropicRequest).messages[0]).toEqual({ role: "assistant", content: summary.native!.content });
+    expect(turn.prefix).toEqual({ kept: false, reason: "fold" });
     const last = emulator.records.at(-1)!;
     expect([last.status, last.rule]).toEqual([200, undefined]);
     expect(last.expanded).toBe(true);
@@ -99,7 +111,7 @@ describe("anthropic-compaction through the service", () => {
     await client.upsertProcess(pid, { projectId: "agents", conversation: { tools } });
     const task: Anthropic.MessageParam = { role: "user", content: [{ type: "text", text: "Map every lexer in src/." }] };
     await client.appendMessage(pid, { role: "USER", native: { format: "anthropic", content: task.content as Anthropic.ContentBlockParam[] } });
-    const history = await loop(pid, [task], 6, "b");
+    await loop(pid, 6, "b");
     await client.compact(pid, { model, force: "HARD" });
     const first = await okSummary(pid);
 
@@ -111,14 +123,27 @@ describe("anthropic-compaction through the service", () => {
     expect(again.native?.format).toBe("anthropic");
 
     // More work after the fold, then a second fold: the provider gets the previous block first.
-    const active = (await client.listMessages(pid, { view: "active" })).items;
-    await loop(pid, continuation(again, active), 4, "c");
+    await loop(pid, 4, "c");
     await client.compact(pid, { model, force: "HARD" });
     const chained = emulator.records.filter((r) => r.compaction).at(-1)!;
     expect(chained.request.body.messages[0].content[0].signature).toBe((again.native!.content[0] as { signature: string }).signature);
     const second = await okSummary(pid);
     expect(second.metadata.supersededMemoryId).toBe(again.id);
-    expect(history.length).toBeGreaterThan(0);
+    const activeBefore = (await client.listMessages(pid, { view: "active" })).items.map((m) => m.id);
+
+    // Undo the second fold: the previous memory is the summary again, its block in the turn's request, the kept turns after it.
+    const undone = await client.revertMemory(pid, second.id);
+    expect(undone.memory.native).toEqual(second.native);
+    expect((await okSummary(pid)).id).toBe(again.id);
+    emulator.anthropic.script({ thinking: "Back.", text: "Restored." });
+    const { turn, reply } = await send(pid);
+    expect(turn.providerBlock).toMatchObject({ memoryId: again.id, sent: true });
+    expect(turn.prefix.reason).toBe("revert");
+    expect((turn.request as unknown as AnthropicRequest).messages[0]!.content).toEqual(again.native!.content);
+    const restored = (await client.listMessages(pid, { view: "active" })).items.map((m) => m.id);
+    expect(restored.length).toBeGreaterThan(activeBefore.length);
+    expect("error" in reply ? reply.error : null).toBeNull();
+    expect(emulator.records.at(-1)).toMatchObject({ status: 200, expanded: true, thinking: { dropped: [] } });
 
     const lines: string[] = [];
     for await (const line of client.exportProcess(pid)) lines.push(line);
@@ -129,9 +154,64 @@ describe("anthropic-compaction through the service", () => {
     const byId = new Map(items.map((m) => [m.id, m]));
     expect(byId.get(second.id)?.native).toEqual(second.native);
     expect(byId.get(first.id)?.native).toEqual(first.native);
+    // The copy's turn replays the same block.
+    const copied = await client.beginTurn(copy, { model, format: "anthropic" });
+    expect(copied.providerBlock).toMatchObject({ memoryId: again.id, sent: true });
+    expect((copied.request as unknown as AnthropicRequest).messages[0]!.content).toEqual(again.native!.content);
     expect((await client.getProcess(copy)).conversation).toEqual({ tools });
 
     await client.deleteProcess(copy);
     await expect(client.listMemories(copy)).rejects.toMatchObject({ status: 404 });
   }, 120_000);
+
+  it("a block the provider refuses: the next turn says so and replays the readable summary; the memory notes it; the next fold chains from the summary", async () => {
+    const client = memory();
+    const pid = "provider-fold-refused";
+    await client.upsertProcess(pid, { projectId: "agents", conversation: { tools } });
+    await client.appendMessage(pid, { role: "USER", native: { format: "anthropic", content: [{ type: "text", text: "Map every emitter in src/." }] } });
+    await loop(pid, 6, "r");
+    await client.compact(pid, { model, force: "HARD" });
+    const summary = await okSummary(pid);
+    // The provider no longer reads the block (a rotated key, another backend): the emulator forgets what it issued.
+    emulator.reset();
+    const refused = await send(pid);
+    expect(refused.turn.providerBlock).toMatchObject({ memoryId: summary.id, sent: true });
+    expect("error" in refused.reply && refused.reply.error.status).toBe(400);
+    expect(emulator.records.at(-1)!.rule).toBe("compaction_signature_invalid");
+
+    // The engine says so on its next turn: that turn, and every later one, replays the readable chain.
+    emulator.anthropic.script({ thinking: "Again.", text: "Mapped." });
+    const { turn, reply } = await send(pid, undefined, { drop: true, blockRefused: { memoryId: summary.id, error: "compaction_signature_invalid" } });
+    expect(turn.providerBlock).toEqual({ memoryId: summary.id, format: "anthropic", sent: false, reason: "refused" });
+    expect(turn.prefix).toEqual({ kept: false, reason: "block_refused" });
+    const request = turn.request as unknown as AnthropicRequest;
+    expect(JSON.stringify(request.messages)).not.toContain('"type":"compaction"');
+    expect(request.system.map((b) => b.text).join("\n")).toContain(summary.content.slice(0, 60));
+    expect("error" in reply ? reply.error : null).toBeNull();
+    const noted = (await client.getMemory(pid, summary.id)).memory;
+    expect(noted.metadata.providerFold).toMatchObject({ block: true, refused: { error: "compaction_signature_invalid" } });
+    expect(noted.native).toEqual(summary.native);
+    const later = await memory().beginTurn(pid, { model, format: "anthropic" });
+    expect([later.prefix, later.providerBlock?.reason]).toEqual([{ kept: true }, "refused"]);
+
+    // The next fold starts from the readable summary: the refused block is not sent again.
+    await loop(pid, 3, "s", true);
+    const folded = await client.compact(pid, { model, force: "HARD" });
+    expect(folded.fold).toMatchObject({ kind: "provider", block: true });
+    const compaction = emulator.records.filter((r) => r.compaction).at(-1)!;
+    expect(JSON.stringify(compaction.request.body.messages[0])).not.toContain('"type":"compaction"');
+    expect(JSON.stringify(compaction.request.body.messages[0])).toContain(JSON.stringify(summary.content.slice(0, 60)).slice(1, -1));
+    // A fresh block: the next turn leads with it again.
+    expect((await memory().beginTurn(pid, { model, format: "anthropic" })).providerBlock).toMatchObject({ sent: true });
+  }, 120_000);
+
+  it("names a memory without a block or another process's: refused with nothing written", async () => {
+    const client = memory();
+    const pid = "provider-fold-refusal-input";
+    await client.upsertProcess(pid, { projectId: "agents" });
+    const before = (await client.listMessages(pid)).items.length;
+    const message = { role: "USER" as const, content: "hello" };
+    await expect(client.beginTurn(pid, { message, model, blockRefused: { memoryId: "mem_none" } })).rejects.toMatchObject({ status: 404, code: "memory.not_found" });
+    expect((await client.listMessages(pid)).items).toHaveLength(before);
+  });
 });

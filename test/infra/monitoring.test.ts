@@ -207,6 +207,7 @@ function emittedMetrics(): Map<string, Set<string>> {
     strengthAnalysis: () => m.strengthAnalysis("model", 2, { inputTokens: 5, outputTokens: 1 }),
     modelUsage: () => m.modelUsage("t", "summary", { calls: 1, inputTokens: 1, outputTokens: 1 }),
     budgetExceeded: () => m.budgetExceeded("t"),
+    providerBlockRefused: () => m.providerBlockRefused("anthropic"),
     revert: () => m.revert(2),
     originalsMissing: () => m.originalsMissing(1),
     rateLimited: () => m.rateLimited("t"),

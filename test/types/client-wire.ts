@@ -35,6 +35,7 @@ import type { ProcessAnswer } from "../../core/adapters/http/responses.js";
 import type { NativeContent, NativeFormat, ReplayFormat } from "../../core/domain/native/formats.js";
 import type { ReplayRequest } from "../../core/domain/native/replay-request.js";
 import type { PrefixAnswer, PrefixReason } from "../../core/domain/prefix.js";
+import type { BlockReplay } from "../../core/domain/native/block-request.js";
 
 /**
  * The client's own shapes, never sent or accepted by the service: its options and error, and the
@@ -95,6 +96,7 @@ expectTypeOf<client.ReplayFormat>().toEqualTypeOf<ReplayFormat>();
 expectTypeOf<client.ReplayRequest>().toEqualTypeOf<ReplayRequest>();
 expectTypeOf<client.PrefixReason>().toEqualTypeOf<PrefixReason>();
 expectTypeOf<client.PrefixInfo>().toEqualTypeOf<PrefixAnswer>();
+expectTypeOf<client.ProviderBlockReplay>().toEqualTypeOf<BlockReplay>();
 expectTypeOf<client.LossUnit>().toEqualTypeOf<server.LossUnit>();
 expectTypeOf<client.Ledger>().toEqualTypeOf<Ledger>();
 expectTypeOf<client.LedgerSection>().toEqualTypeOf<LedgerSection>();

@@ -473,7 +473,7 @@ export interface components {
         Error400: {
             error: {
                 /** @enum {string} */
-                code: "request.invalid" | "request.malformed_json" | "request.malformed_text" | "cursor.invalid" | "model.context_window_invalid" | "summarizer.cap_too_small" | "tunables.summarizer_window_too_small" | "range.invalid" | "tunables.invalid" | "import.invalid_line" | "import.version_unsupported" | "import.truncated" | "import.foreign_line" | "import.duplicate_id" | "import.dangling_reference" | "import.changed" | "import.inconsistent" | "model.context_window_required";
+                code: "request.invalid" | "request.malformed_json" | "request.malformed_text" | "cursor.invalid" | "model.context_window_invalid" | "summarizer.cap_too_small" | "tunables.summarizer_window_too_small" | "range.invalid" | "tunables.invalid" | "import.invalid_line" | "import.version_unsupported" | "import.truncated" | "import.foreign_line" | "import.duplicate_id" | "import.dangling_reference" | "import.changed" | "import.inconsistent" | "model.context_window_required" | "memory.no_block";
                 message: string;
                 details?: {
                     [key: string]: unknown;
@@ -717,6 +717,10 @@ export interface components {
                         block: boolean;
                         note?: string;
                         covered?: string[];
+                        refused?: {
+                            at: string;
+                            error?: string;
+                        };
                     };
                 };
                 /** Format: date-time */
@@ -1065,6 +1069,10 @@ export interface components {
                 block: boolean;
                 note?: string;
                 covered?: string[];
+                refused?: {
+                    at: string;
+                    error?: string;
+                };
             };
         };
         MemorySources: {
@@ -1423,7 +1431,15 @@ export interface components {
             prefix: {
                 kept: boolean;
                 /** @enum {string} */
-                reason?: "first_turn" | "fold" | "revert" | "format" | "trim" | "clear" | "parent" | "recall" | "tool_result";
+                reason?: "first_turn" | "fold" | "revert" | "format" | "trim" | "clear" | "parent" | "recall" | "tool_result" | "block_refused";
+            };
+            providerBlock?: {
+                memoryId: string;
+                /** @enum {string} */
+                format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
+                sent: boolean;
+                /** @enum {string} */
+                reason?: "format" | "model" | "refused";
             };
             /** @constant */
             messagesWithoutNative?: true;
@@ -1443,6 +1459,10 @@ export interface components {
             query?: string;
             /** @enum {string} */
             format?: "anthropic" | "openai-responses" | "gemini" | "ai-sdk" | "openai-chat";
+            blockRefused?: {
+                memoryId: string;
+                error?: string;
+            };
         };
     };
     responses: {

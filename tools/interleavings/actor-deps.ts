@@ -50,6 +50,7 @@ export const quietMetrics: Metrics = {
   strengthAnalysis: () => {},
   modelUsage: () => {},
   budgetExceeded: () => {},
+  providerBlockRefused: () => {},
   revert: () => {},
   originalsMissing: () => {},
   rateLimited: () => {},

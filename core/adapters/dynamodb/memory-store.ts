@@ -12,9 +12,10 @@ import {
   storeFoldParts,
   supersedeUpdate,
 } from "./compaction-params.js";
-import { conditionHolds, failedItem, failedParts, isConditionFailure, transactionHolds } from "./conditions.js";
+import { conditionHolds, failedItem, guarded, failedParts, isConditionFailure, transactionHolds } from "./conditions.js";
 import type { StoreContext } from "./context.js";
 import { MemoryItem, readItem, toMemory } from "./items.js";
+import { memorySk, processPk } from "./keys.js";
 import { queryAll } from "./paging.js";
 
 /** One memory, sourceRefs included (strongly consistent); null when there is none. */
@@ -55,6 +56,16 @@ export function createMemoryStore(ctx: StoreContext): MemoryStore {
     },
 
     getMemory: (key, memoryId) => readMemory(ctx, key, memoryId),
+
+    async markBlockRefused(key, memoryId, refused) {
+      // A condition on the block's flag: an erased memory is never written again, a note never twice.
+      const params = guarded(
+        { TableName: tableName, Key: { pk: processPk(key), sk: memorySk(memoryId) } },
+        { expression: "SET metadata.providerFold.refused = :r", values: { ":r": refused } },
+        { expression: "metadata.providerFold.#block = :yes AND attribute_not_exists(metadata.providerFold.refused)", names: { "#block": "block" }, values: { ":yes": true } },
+      );
+      return conditionHolds(() => client.send(new UpdateCommand(params)));
+    },
 
     async listMemories(key) {
       const { items } = await queryAll(client, listMemoriesParams(tableName, key));

@@ -11,6 +11,7 @@ import { CompactionResult } from "../../domain/compaction-result.js";
 import { Ledger } from "../../domain/ledger/model.js";
 import { Tunables, TunablesOverride } from "../../domain/tunables.js";
 import { PrefixReason } from "../../domain/prefix.js";
+import { NativeFormat } from "../../domain/native/formats.js";
 import { LastTurn, TurnWindowShape } from "../../domain/last-turn.js";
 
 const count = () => z.int().check(z.nonnegative());
@@ -77,6 +78,10 @@ export const TurnAnswer = z.object({
   request: z.optional(ReplayRequestAnswer),
   /** Whether the prompt starts with the previous turn's (docs/turns.md, "Append-only between folds"). */
   prefix: z.object({ kept: z.boolean(), reason: z.optional(PrefixReason) }),
+  /** How `request` replays a summary that holds a provider's block (docs/turns.md, "The provider's block"). */
+  providerBlock: z.optional(
+    z.object({ memoryId: z.string(), format: NativeFormat, sent: z.boolean(), reason: z.optional(z.enum(["format", "model", "refused"])) }),
+  ),
   messagesWithoutNative: z.optional(z.literal(true)),
 });
 
@@ -145,6 +150,7 @@ export const ERROR_CODES = {
     "import.changed",
     "import.inconsistent",
     "model.context_window_required",
+    "memory.no_block",
   ],
   401: ["auth.invalid_key"],
   404: ["route.not_found", "process.not_found", "message.not_found", "memory.not_found", "inbox_item.not_found", "inbox item.not_found"],

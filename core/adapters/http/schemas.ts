@@ -79,6 +79,8 @@ export const TurnBody = z.strictObject({
   query: z.optional(Text(4000)),
   /** The engine's request format: the answer then carries `request` (docs/turns.md). */
   format: z.optional(ReplayFormat),
+  /** The provider refused the block a request led with: replay the readable summary (docs/turns.md, "The provider's block"). */
+  blockRefused: z.optional(z.strictObject({ memoryId: Id, error: z.optional(Text(1000)) })),
 });
 
 /** A query-string switch, `true` or `false`, read as a boolean. */

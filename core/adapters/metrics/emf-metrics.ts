@@ -3,6 +3,7 @@
  * `vance.memory.compaction.messages` and, when known, `vance.memory.compaction.tokens_saved` (one
  * value per run), all with the dimension `mode`; and
  * `vance.memory.revert` / `vance.memory.revert.messages` for undone compactions;
+ * `vance.memory.provider_block.refused` per provider block an engine reported refused (dimension `format`);
  * `vance.memory.summarizer.wall_ms` per fold (dimension `mode`, and `provider` as a second set);
  * `vance.memory.fold` per fold's summary (dimension `outcome`: ok, failed),
  * `vance.memory.quality_gate.refused` per refused summary, `vance.memory.summarizer.fallback` per
@@ -89,6 +90,11 @@ export function createEmfMetrics(options: { namespace?: string; serviceName?: st
       metrics.addMetric("vance.memory.budget.exceeded", MetricUnit.Count, 1);
       metrics.publishStoredMetrics();
     },
+    providerBlockRefused(format) {
+      metrics.addDimension("format", format);
+      metrics.addMetric("vance.memory.provider_block.refused", MetricUnit.Count, 1);
+      metrics.publishStoredMetrics();
+    },
     revert(restoredMessages: number) {
       const single = metrics.singleMetric();
       single.addMetric("vance.memory.revert", MetricUnit.Count, 1);
@@ -127,6 +133,8 @@ export function createEmfMetrics(options: { namespace?: string; serviceName?: st
 export function createRecordingMetrics() {
   const runs: Array<{ mode: CompactionMetricMode; compactedMessages: number; tokensSaved?: number }> = [];
   const reverts: number[] = [];
+  /** Formats of the provider blocks reported refused, one entry each. */
+  const refusedBlocks: string[] = [];
   /** Originals roll-forwards found missing, one entry per roll-forward that found any. */
   const missingOriginals: number[] = [];
   const wallTimes: Array<{ mode: CompactionMetricMode; ms: number; provider: string }> = [];
@@ -149,6 +157,7 @@ export function createRecordingMetrics() {
     invalidSettings: typeof invalidSettings;
     runs: typeof runs;
     reverts: typeof reverts;
+    refusedBlocks: typeof refusedBlocks;
     missingOriginals: typeof missingOriginals;
     wallTimes: typeof wallTimes;
     folds: typeof folds;
@@ -164,6 +173,7 @@ export function createRecordingMetrics() {
     budgetRefusals,
     invalidSettings,
     reverts,
+    refusedBlocks,
     missingOriginals,
     wallTimes,
     folds,
@@ -178,6 +188,7 @@ export function createRecordingMetrics() {
     preparedFold: (outcome) => void prepared.push(outcome),
     modelUsage: (tenantId, purpose, use) => void modelUse.push({ tenantId, purpose, ...use }),
     budgetExceeded: (tenantId) => void budgetRefusals.push(tenantId),
+    providerBlockRefused: (format) => void refusedBlocks.push(format),
     revert: (restoredMessages) => void reverts.push(restoredMessages),
     originalsMissing: (count) => void missingOriginals.push(count),
     strengthAnalysis: (analyzer, tagged, usage) => void strength.push({ analyzer, tagged, ...(usage ? { usage } : {}) }),

@@ -26,9 +26,13 @@ export interface ProviderFoldRange {
   inherited: string[];
 }
 
+/** The memory's block when it is in `format` and its provider has not refused it (docs/turns.md, "The provider's block"). */
+const chainedBlock = (memory: Memory | null, format: string | undefined) =>
+  memory?.native && memory.native.format === format && !memory.metadata.providerFold?.refused ? memory.native : undefined;
+
 /** Ids of active messages a memory's block stands for although they stay active (pinned, the turn's own). */
 export const coveredByBlock = (memory: Memory | null, format: string | undefined): ReadonlySet<string> =>
-  new Set(memory?.native?.format === format ? (memory?.metadata.providerFold?.covered ?? []) : []);
+  new Set(chainedBlock(memory, format) ? (memory?.metadata.providerFold?.covered ?? []) : []);
 
 /**
  * The range of a provider fold: the active messages through the last folded one, less those the
@@ -66,7 +70,8 @@ export async function providerFoldAsk<A extends SummaryRequest>(deps: ServiceDep
   const unread = sent.filter((m) => m.native === undefined && storedNative(m) === undefined);
   const read = new Map((unread.length > 0 ? await deps.store.getMessages(key, unread.map((m) => m.id)) : []).map((m) => [m.id, m]));
   const fold = await withNative(deps, key, sent.map((m) => read.get(m.id) ?? m));
-  const priorNative = prior?.native?.format === format ? prior.native : undefined;
+  // A refused block is not chained: the fold starts from the prior readable summary instead.
+  const priorNative = chainedBlock(prior, format);
   // The engine's own system and tools, recorded on the process: the provider binds kept reasoning to them.
   const conversation = (await deps.store.getProcess(key))?.process.conversation;
   return {

@@ -270,6 +270,8 @@ async function summarizeInParallel(
       ...(merged.citations ? { citations: merged.citations } : {}),
       carried,
       ...cutFlag(earlierCut || merged.truncated === true),
+      // No call saw the whole range: a provider fold keeps its readable summary alone.
+      ...(plan.providerFold ? { nativeNote: `chunked: the fold took ${calls} calls` } : {}),
     },
     lastInput,
     earlierCut,
