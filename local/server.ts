@@ -42,7 +42,7 @@ export interface LocalServiceOptions {
   dataDir?: string;
   quiet?: boolean;
   /** Replace parts of the composition (tests inject fakes for the summarizer, a blob store). */
-  overrides?: Partial<Pick<ServiceDeps, "summarizer" | "store" | "metrics" | "blobs">>;
+  overrides?: Partial<Pick<ServiceDeps, "summarizer" | "store" | "metrics" | "blobs" | "importsPerMinute">>;
 }
 
 export interface LocalService {
@@ -146,6 +146,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       summarizerFactory: async () => (await import("../core/adapters/llm/create-summarizer.js")).createSummarizerFromEnv(env),
     }), env, { localDir: blobs.localDir });
     if (options.overrides?.summarizer) deps.summarizer = options.overrides.summarizer;
+    if (options.overrides?.importsPerMinute) deps.importsPerMinute = options.overrides.importsPerMinute;
     // A given store replaces the folder, and reads go through a cache over it.
     if (options.overrides?.blobs) Object.assign(deps, { blobs: options.overrides.blobs, blobReader: createCachedBlobReader(options.overrides.blobs) });
     // Keys from MEMORY_API_KEYS, then keys created with `npm run keys` (hashed in the table).

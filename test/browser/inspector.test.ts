@@ -456,7 +456,9 @@ describe("inspector page", { timeout: 90_000 }, () => {
       await rowsIn(page).first().waitFor();
       const cleared = page.locator("#timeline > li.msg-row:has(.badge.cleared)");
       expect(await cleared.count()).toBe(3);
-      const first = turn.body.messages.find((m: { cleared?: unknown }) => m.cleared);
+      // The round waits for the next fold (docs/turns.md): the stored results carry it.
+      const stored = (await api("GET", `/v1/processes/${id}/messages?view=all&limit=100`)).body.items;
+      const first = stored.find((m: { cleared?: unknown }) => m.cleared);
       expect(await cleared.first().locator(".tokens").textContent()).toBe(`${fmt(first.tokens)} tok (was ${fmt(first.cleared.tokens)})`);
       expect(await cleared.first().locator(".badge.cleared").getAttribute("title")).toContain("read_file");
       // The row shows the stored original, not the placeholder.

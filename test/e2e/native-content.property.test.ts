@@ -19,7 +19,8 @@ let blobs: BlobStore;
 
 beforeAll(async () => {
   blobs = createMemoryBlobStore();
-  ctx = await startTestService({ overrides: { blobs } });
+  // One import per sample: more than a tenant's default import rate allows in a minute.
+  ctx = await startTestService({ overrides: { blobs, importsPerMinute: 1000 } });
   api = ctx.api;
 });
 afterAll(async () => ctx?.service.stop());
