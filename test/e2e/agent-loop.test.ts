@@ -38,7 +38,7 @@ describe("an agent loop over HTTP", { timeout: 120_000 }, () => {
     expect(turn.status).toBe(200);
     // ~26 000 tokens of 32k is SOFT: the newest 10 messages (5 results) are its anchor.
     expect(turn.body.compaction).toMatchObject({ compacted: false, clearedMessages: 15 });
-    // The round waits for the next fold (docs/turns.md, "Clearing waits for the fold"): this
+    // The round waits for the next fold (docs/turns.md, "Append-only between folds"): this
     // replay shows every result whole, and the stored results carry the round.
     expect(turn.body.messages.filter((m: any) => m.cleared)).toEqual([]);
     const all = await api("GET", "/v1/processes/loop-1/messages?view=all&limit=100");
