@@ -54,6 +54,13 @@ const SettingsBody = TunablesOverride.check(
   }),
 );
 
+/**
+ * The turn body without `blockRefused`: it must name a memory of the process that holds a
+ * provider's block, which a generated id never does, so every body carrying it would be refused
+ * (test/integration/provider-block-lifecycle.test.ts and the provider-fold tests cover it).
+ */
+const FuzzTurnBody = z.omit(TurnBody, { blockRefused: true });
+
 const RUNS = Number(process.env.FUZZ_RUNS ?? 30);
 const SEED = process.env.FUZZ_SEED === "random" ? undefined : Number(process.env.FUZZ_SEED ?? 20261129);
 // A window large enough for every value the tunables' schema allows, so a schema-valid settings
@@ -96,7 +103,7 @@ const ENDPOINTS: Endpoint[] = [
   { name: "GET messages", method: "GET", path: (i) => `${P(i.process)}/messages`, real: fixture, query: ListMessagesQuery },
   { name: "POST compaction", method: "POST", path: (i) => `${P(i.process)}/compaction`, real: fixture, body: CompactionBody },
   { name: "POST compaction/range", method: "POST", path: (i) => `${P(i.process)}/compaction/range`, real: fixture, body: RangeCompactionBody },
-  { name: "POST turns", method: "POST", path: (i) => `${P(i.process)}/turns`, real: fixture, body: TurnBody },
+  { name: "POST turns", method: "POST", path: (i) => `${P(i.process)}/turns`, real: fixture, body: FuzzTurnBody },
   { name: "GET context", method: "GET", path: (i) => `${P(i.process)}/context`, real: fixture, query: ContextQuery },
   { name: "GET memories", method: "GET", path: (i) => `${P(i.process)}/memories`, real: fixture, query: MemoriesQuery },
   { name: "GET history/search", method: "GET", path: (i) => `${P(i.process)}/history/search`, real: fixture, query: SearchQuery },
