@@ -251,7 +251,7 @@ export function findViolations(snapshot: Snapshot, options: InvariantOptions = {
       }
     }
   }
-  v.push(...ledgerViolations(okMemories, memoryById, messageById));
+  v.push(...ledgerViolations(okMemories, memoryById, messageById, options.expired));
   if (options.noLease && state.lease !== null) v.push(`lease held by ${state.lease.owner} until ${state.lease.until}`);
   return v.map((text) => `${where}: ${text}`);
 }

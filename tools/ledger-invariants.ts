@@ -7,9 +7,14 @@ import type { Memory } from "../core/domain/model.js";
  * The evidence ledger of each OK summary (docs/evidence-ledger.md, "The evidence ledger") cites only
  * messages the process holds and its summary stands for (its own or an earlier fold's sources), and
  * its replayed section is the ledger rendered within the section's budget, with the tokens it costs.
- * `messageIds`: every message of the process, archived included.
+ * `messageIds`: every message of the process, archived included; `expired`: originals the TTL removed.
  */
-export function ledgerViolations(okMemories: readonly Memory[], memoryById: ReadonlyMap<string, Memory>, messageIds: { has(id: string): boolean }): string[] {
+export function ledgerViolations(
+  okMemories: readonly Memory[],
+  memoryById: ReadonlyMap<string, Memory>,
+  messageIds: { has(id: string): boolean },
+  expired?: { has(id: string): boolean },
+): string[] {
   const v: string[] = [];
   for (const m of okMemories) {
     const section = m.metadata.ledger;
@@ -24,7 +29,8 @@ export function ledgerViolations(okMemories: readonly Memory[], memoryById: Read
       for (const id of x.sourceRefs) covered.add(id);
     }
     const cited = ledgerMessageIds(m.ledger);
-    const missing = cited.filter((id) => !messageIds.has(id));
+    // An original past its retention is gone by design; the ledger keeps what it said.
+    const missing = cited.filter((id) => !messageIds.has(id) && !expired?.has(id));
     if (missing.length > 0) v.push(`memory ${m.id}'s ledger cites messages the process does not hold: ${missing.slice(0, 5).join(", ")}`);
     const foreign = cited.filter((id) => !covered.has(id));
     if (foreign.length > 0) v.push(`memory ${m.id}'s ledger cites messages it does not stand for: ${foreign.slice(0, 5).join(", ")}`);

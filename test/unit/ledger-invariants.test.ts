@@ -52,6 +52,15 @@ describe("findViolations: the evidence ledger", () => {
     ]);
   });
 
+  it("holds when the TTL removed a cited original past its retention, and flags a cited message that is simply gone", () => {
+    const a = withLedger(memory("mem_a", ["msg_1", "msg_2", "msg_3"]), first);
+    const left = [rule, failed, latest];
+    expect(ledgerFindings(findViolations(snapshot(left, [a], "mem_a"), { settled: true, expired: new Map([["msg_2", "mem_a"]]) }))).toEqual([]);
+    expect(ledgerFindings(findViolations(snapshot(left, [a], "mem_a"), { settled: true }))).toEqual([
+      "t/p: memory mem_a's ledger cites messages the process does not hold: msg_2",
+    ]);
+  });
+
   it("holds after an import that moved the ids, and flags a ledger whose ids were not moved with the messages", () => {
     const moved = (id: string) => id.replace("msg_", "imp_");
     const copy = (m: Message) => ({ ...m, id: moved(m.id) });
