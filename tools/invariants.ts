@@ -251,7 +251,8 @@ export function findViolations(snapshot: Snapshot, options: InvariantOptions = {
       }
     }
   }
-  v.push(...ledgerViolations(okMemories, memoryById, messageById));
+  // A citation of an original the TTL removed past its retention stays, as the memory's sourceRefs do.
+  v.push(...ledgerViolations(okMemories, memoryById, { has: (id) => messageById.has(id) || options.expired?.has(id) === true }));
   if (options.noLease && state.lease !== null) v.push(`lease held by ${state.lease.owner} until ${state.lease.until}`);
   return v.map((text) => `${where}: ${text}`);
 }

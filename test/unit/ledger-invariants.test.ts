@@ -65,6 +65,16 @@ describe("findViolations: the evidence ledger", () => {
     ]);
   });
 
+  it("holds once the retention removed the cited originals (the memory stays), and flags one removed otherwise", () => {
+    const a = withLedger(memory("mem_a", ["msg_1", "msg_2", "msg_3"]), first);
+    const swept = new Map([["msg_1", "mem_a"], ["msg_2", "mem_a"], ["msg_3", "mem_a"]]);
+    expect(findViolations(snapshot([latest], [a], "mem_a"), { settled: true, expired: swept })).toEqual([]);
+    swept.delete("msg_3");
+    expect(ledgerFindings(findViolations(snapshot([latest], [a], "mem_a"), { settled: true, expired: swept }))).toEqual([
+      "t/p: memory mem_a's ledger cites messages the process does not hold: msg_3",
+    ]);
+  });
+
   it("flags a section that is not the ledger rendered within its budget, one past its budget, and one without a ledger", () => {
     const a = withLedger(memory("mem_a", ["msg_1", "msg_2", "msg_3"]), first);
     const edited = { ...a, metadata: { ...a.metadata, ledger: { ...a.metadata.ledger!, text: `${a.metadata.ledger!.text}\n- (added)` } } };
