@@ -68,12 +68,12 @@ async function fold(k: ProcessKey) {
   return out.result.memoryId!;
 }
 
-async function exportAll(k: ProcessKey, between?: (page: number) => Promise<void>) {
+async function exportAll(k: ProcessKey, between?: (page: number) => Promise<void>, d = deps) {
   let text = "";
   let cursor: ExportCursor | undefined;
   let page = 0;
   do {
-    const out = await exportPage(deps, k, cursor, PAGED);
+    const out = await exportPage(d, k, cursor, PAGED);
     text += out.text;
     cursor = out.next;
     if (cursor && between) await between(++page);
@@ -147,18 +147,16 @@ it("an export across the retention's end and the TTL's sweep is whole: the copy 
   const folded = await compactManually(clocked, src, { model: { contextWindow: WINDOW }, force: "HARD" });
   const memory = (await table.store.getMemory(src, folded.result.memoryId!))!;
 
-  let text = "";
-  let cursor: ExportCursor | undefined;
-  let page = 0;
-  do {
-    const out = await exportPage(clocked, src, cursor, PAGED);
-    text += out.text;
-    cursor = out.next;
-    if (++page !== 2) continue;
-    // Past the retention, and what DynamoDB's TTL then does: the originals are deleted, META is not touched.
-    skippedMs = 86_400_000 + 1000;
-    for (const id of memory.sourceRefs) await table.client.send(new DeleteCommand({ TableName: table.tableName, Key: { pk: processPk(src), sk: messageSk(id) } }));
-  } while (cursor);
+  const text = await exportAll(
+    src,
+    async (page) => {
+      if (page !== 2) return;
+      // Past the retention, and what DynamoDB's TTL then does: the originals are deleted, META is not touched.
+      skippedMs = 86_400_000 + 1000;
+      for (const id of memory.sourceRefs) await table.client.send(new DeleteCommand({ TableName: table.tableName, Key: { pk: processPk(src), sk: messageSk(id) } }));
+    },
+    clocked,
+  );
 
   const copy = key("swept-between-pages-copy");
   await importProcess(clocked, copy, text, { remapIds: false });
