@@ -1,7 +1,8 @@
 /**
  * An export is one snapshot (docs/api.md, "Export and import"), against DynamoDB Local: it finishes
  * a pending roll-forward before it starts, and a fold, an undo or a pin between its pages is a 409
- * rather than a file that would lose messages or fold them twice once imported.
+ * rather than a file that would lose messages or fold them twice once imported. The retention's end
+ * and the TTL's sweep between pages are not a change: a page leaves out what is past its retention.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDynamoStore } from "../../core/adapters/dynamodb/store.js";
@@ -19,7 +20,11 @@ import { appendMessage, setMessageStrength } from "../../core/services/messages.
 import { exportPage, type ExportCursor } from "../../core/services/process-export.js";
 import { importProcess } from "../../core/services/process-import.js";
 import { upsertProcess } from "../../core/services/processes.js";
+import { DeleteCommand } from "@aws-sdk/lib-dynamodb";
+import { messageSk, processPk } from "../../core/adapters/dynamodb/keys.js";
+import { expiredByRetention } from "../../tools/chaos/checks.js";
 import { findViolations, readAll } from "../../tools/invariants.js";
+import { testContainer } from "../support/container.js";
 import { freshTable } from "../support/dynamo.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
 import { createMemoryLog } from "../support/memory-log.js";
@@ -63,12 +68,12 @@ async function fold(k: ProcessKey) {
   return out.result.memoryId!;
 }
 
-async function exportAll(k: ProcessKey, between?: (page: number) => Promise<void>) {
+async function exportAll(k: ProcessKey, between?: (page: number) => Promise<void>, d = deps) {
   let text = "";
   let cursor: ExportCursor | undefined;
   let page = 0;
   do {
-    const out = await exportPage(deps, k, cursor, PAGED);
+    const out = await exportPage(d, k, cursor, PAGED);
     text += out.text;
     cursor = out.next;
     if (cursor && between) await between(++page);
@@ -130,4 +135,41 @@ describe("a change between pages is a 409, and the next export from the first pa
       expect(findViolations(await readAll(small, copy), { settled: true })).toEqual([]);
     });
   }
+});
+
+it("an export across the retention's end and the TTL's sweep is whole: the copy lacks only originals past their retention", async () => {
+  let skippedMs = 0;
+  const clocked = testContainer({ store: table.store, retryDelaysMs: [], clock: { now: () => new Date(Date.now() + skippedMs) } }).deps;
+  const src = key("swept-between-pages");
+  await table.store.putSettings(TENANT, "p-swept", { retentionDays: 1 }, new Date().toISOString());
+  await upsertProcess(clocked, TENANT, src.processId, { projectId: "p-swept" });
+  for (let i = 0; i < 24; i++) await appendMessage(clocked, src, { role: i % 2 === 0 ? "USER" : "ASSISTANT", content: `step ${i}: crate ${i} goes to dock ${i % 4}.` });
+  const folded = await compactManually(clocked, src, { model: { contextWindow: WINDOW }, force: "HARD" });
+  const memory = (await table.store.getMemory(src, folded.result.memoryId!))!;
+
+  const text = await exportAll(
+    src,
+    async (page) => {
+      if (page !== 2) return;
+      // Past the retention, and what DynamoDB's TTL then does: the originals are deleted, META is not touched.
+      skippedMs = 86_400_000 + 1000;
+      for (const id of memory.sourceRefs) await table.client.send(new DeleteCommand({ TableName: table.tableName, Key: { pk: processPk(src), sk: messageSk(id) } }));
+    },
+    clocked,
+  );
+
+  const copy = key("swept-between-pages-copy");
+  await importProcess(clocked, copy, text, { remapIds: false });
+  const snapshot = await readAll(table.store, copy);
+  const held = new Set(snapshot.messages.map((m) => m.id));
+  const lacking = memory.sourceRefs.filter((id) => !held.has(id));
+  // The first pages read some originals before the clock moved; the rest are left out.
+  expect(lacking.length).toBeGreaterThan(0);
+  expect(lacking.length).toBeLessThan(memory.sourceRefs.length);
+  const expired = expiredByRetention(snapshot, clocked.clock.now());
+  expect([...expired.keys()].sort()).toEqual([...lacking].sort());
+  expect(findViolations(snapshot, { settled: true, noLease: true, expired })).toEqual([]);
+  // Every message the source still has is in the copy, and what it lacks is missing only by retention.
+  for (const m of (await readAll(table.store, src)).messages) expect(held.has(m.id)).toBe(true);
+  expect(findViolations(snapshot, { settled: true })).toContain(`snap/${copy.processId}: memory ${memory.id} folded ${lacking[0]}, which does not exist`);
 });

@@ -52,15 +52,6 @@ describe("findViolations: the evidence ledger", () => {
     ]);
   });
 
-  it("holds when the TTL removed a cited original past its retention, and flags a cited message that is simply gone", () => {
-    const a = withLedger(memory("mem_a", ["msg_1", "msg_2", "msg_3"]), first);
-    const left = [rule, failed, latest];
-    expect(ledgerFindings(findViolations(snapshot(left, [a], "mem_a"), { settled: true, expired: new Map([["msg_2", "mem_a"]]) }))).toEqual([]);
-    expect(ledgerFindings(findViolations(snapshot(left, [a], "mem_a"), { settled: true }))).toEqual([
-      "t/p: memory mem_a's ledger cites messages the process does not hold: msg_2",
-    ]);
-  });
-
   it("holds after an import that moved the ids, and flags a ledger whose ids were not moved with the messages", () => {
     const moved = (id: string) => id.replace("msg_", "imp_");
     const copy = (m: Message) => ({ ...m, id: moved(m.id) });
@@ -71,6 +62,16 @@ describe("findViolations: the evidence ledger", () => {
     expect(ledgerFindings(findViolations(snapshot(messages, [unmoved], "mem_a"), { settled: true }))).toEqual([
       "t/p: memory mem_a's ledger cites messages the process does not hold: msg_2, msg_3, msg_1",
       "t/p: memory mem_a's ledger cites messages it does not stand for: msg_2, msg_3, msg_1",
+    ]);
+  });
+
+  it("holds once the retention removed the cited originals (the memory stays), and flags one removed otherwise", () => {
+    const a = withLedger(memory("mem_a", ["msg_1", "msg_2", "msg_3"]), first);
+    const swept = new Map([["msg_1", "mem_a"], ["msg_2", "mem_a"], ["msg_3", "mem_a"]]);
+    expect(findViolations(snapshot([latest], [a], "mem_a"), { settled: true, expired: swept })).toEqual([]);
+    swept.delete("msg_3");
+    expect(ledgerFindings(findViolations(snapshot([latest], [a], "mem_a"), { settled: true, expired: swept }))).toEqual([
+      "t/p: memory mem_a's ledger cites messages the process does not hold: msg_3",
     ]);
   });
 

@@ -16,6 +16,7 @@ import type { Tunables } from "../../core/domain/tunables.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import { RANGE_MARKER_PREFIX } from "../../core/domain/fields.js";
 import { MODE_POLICY, type FoldModeName } from "../../core/domain/mode-policy.js";
+import { originalsExpiry } from "../../core/domain/retention.js";
 import { expiredAway, type Snapshot } from "../invariants.js";
 import { NONCE_TAG } from "./plan.js";
 
@@ -86,6 +87,23 @@ export function ledgerViolations(snapshot: Snapshot, ledger: AppendLedger, expir
     else if (!ids.has(stored[0]!.id)) v.push(`append ${nonce} is stored as ${stored[0]!.id}, acknowledged as ${[...ids].join(", ")}`);
   }
   return v.map((t) => `${where}: ${t}`);
+}
+
+/**
+ * What a copy may lack by retention (tools/invariants.ts, `expired`): each original an OK memory of
+ * `snapshot` folded, whose retention had run out by `at` (the export's last read), and that the copy
+ * does not hold, to that memory. An export leaves out an original past its retention whether or not
+ * the TTL has removed it from the source yet, so the copy's own memories say what it may lack.
+ */
+export function expiredByRetention(snapshot: Snapshot, at: Date): Map<string, string> {
+  const held = new Set(snapshot.messages.map((m) => m.id));
+  const gone = new Map<string, string>();
+  for (const mem of snapshot.memories) {
+    const expiry = mem.status === "OK" ? originalsExpiry(mem) : undefined;
+    if (expiry === undefined || expiry * 1000 > at.getTime()) continue;
+    for (const ref of mem.sourceRefs) if (!held.has(ref)) gone.set(ref, mem.id);
+  }
+  return gone;
 }
 
 /**

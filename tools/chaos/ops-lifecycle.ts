@@ -16,9 +16,9 @@ import { settledView } from "../../core/services/compaction/settle.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { exportPage, type ExportCursor } from "../../core/services/process-export.js";
 import { importExport } from "../../core/services/process-import.js";
-import { findViolations, readAll, readAllMessages } from "../invariants.js";
+import { findViolations, readAll } from "../invariants.js";
 import { attempt, describe, NO_FAULTS, unexpected, type RunningOp } from "./attempt.js";
-import { ackedIds, archiveChainViolations, keyString, memoryRuleViolations, toolGroupViolations } from "./checks.js";
+import { ackedIds, archiveChainViolations, expiredByRetention, keyString, memoryRuleViolations, toolGroupViolations } from "./checks.js";
 import type { OpSpec } from "./plan.js";
 import { violate } from "./report.js";
 import { busy, newContainer, where, type ChaosRun, type Engine } from "./run-state.js";
@@ -47,7 +47,12 @@ export async function runCopy(run: ChaosRun, e: Engine, op: RunningOp, spec: Ext
   const shared = busy(e) || op.hold !== undefined;
   const seen = ackedIds(e.ledger);
   const copy = { tenantId: e.key.tenantId, processId: `${e.key.processId}-copy${op.id}` };
-  const out = await attempt(run, e, { ...NO_FAULTS, stall: op.stall, hold: op.hold }, async (deps) => importText(deps, copy, await exportAll(deps, e.key, spec.pageBytes)));
+  let exportedAt = new Date(0);
+  const out = await attempt(run, e, { ...NO_FAULTS, stall: op.stall, hold: op.hold }, async (deps) => {
+    const text = await exportAll(deps, e.key, spec.pageBytes);
+    exportedAt = deps.clock.now();
+    return importText(deps, copy, text);
+  });
   if (!out.ok) {
     if (out.error instanceof AppError && out.error.code === "export.changed") {
       run.stats.lifecycle.changed++;
@@ -58,24 +63,24 @@ export async function runCopy(run: ChaosRun, e: Engine, op: RunningOp, spec: Ext
   }
   run.stats.lifecycle.copies++;
   run.copies.push(copy);
-  violate(run.stats, await copyViolations(run, e, copy, seen));
+  violate(run.stats, await copyViolations(run, e, copy, seen, exportedAt));
 }
 
 /**
  * A copy keeps every invariant, holds every message the engine saw acknowledged before its export
  * began (short of those past their retention) with the same content, and still does after a
- * forced fold of the copy.
+ * forced fold of the copy. `exportedAt`: the clock when the export's last page was read.
  */
-async function copyViolations(run: ChaosRun, e: Engine, copy: ProcessKey, seen: readonly string[]): Promise<string[]> {
+async function copyViolations(run: ChaosRun, e: Engine, copy: ProcessKey, seen: readonly string[], exportedAt: Date): Promise<string[]> {
   const label = `copy ${keyString(copy)} of ${where(e)}`;
   const clean = newContainer(run);
   const now = clean.deps.clock.now();
-  // An original past its retention is not exported: the copy's memory lists it, as the source's does.
-  const expired = new Map(e.expired);
-  for (const m of await readAllMessages(run.inner, e.key)) if (isExpired(m, now)) expired.set(m.id, m.archivedInMemoryId);
   const check = async (when: string) => {
     await settledView(clean.deps, copy);
     const snapshot = await readAll(run.inner, copy);
+    // An original past its retention is not exported: the copy's memory lists it, as the source's
+    // does. Judged from the copy's own memories: the source's TTL may still be sweeping.
+    const expired = new Map([...e.expired, ...expiredByRetention(snapshot, exportedAt)]);
     const found = [
       ...findViolations(snapshot, { settled: true, noLease: true, expired }),
       ...memoryRuleViolations(snapshot, e.reweighed, expired),
