@@ -11,6 +11,18 @@ const service = await startLocalService().catch((e: unknown) => {
 const { dataDir } = readLocalEnv(process.env);
 const [key, tenant] = [...service.apiKeys][0]!;
 const summarizer = await service.deps.summarizer();
+// Listen before the banner: whoever reads it may press Ctrl-C (or send SIGTERM) at once.
+let stopping = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, async () => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping (DynamoDB Local included)…`);
+    await service.stop();
+    process.exit(0);
+  });
+}
+
 console.log(
   [
     "",
@@ -32,13 +44,3 @@ console.log(
   ].join("\n"),
 );
 
-let stopping = false;
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, async () => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`\n${signal}: stopping (DynamoDB Local included)…`);
-    await service.stop();
-    process.exit(0);
-  });
-}

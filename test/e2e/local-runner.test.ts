@@ -94,7 +94,10 @@ describe("npm start's banner", () => {
       env: { ...process.env, PORT: String(free.port), SUMMARIZER: "offline", [name]: value },
       stdio: ["ignore", "pipe", "pipe"],
     });
-    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    // The signal too: a process that ends by a signal (code null) says which one.
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once("exit", (code, signal) => resolve({ code, signal })),
+    );
     let out = "";
     // The banner ends with its "Try:" line; wait for it (or for the process to end).
     await new Promise<void>((resolve) => {
@@ -111,7 +114,7 @@ describe("npm start's banner", () => {
     expect(out.replace(/\s+/g, " ")).toContain("for wiring and tests, not real summaries: set OPENAI_API_KEY, ANTHROPIC_API_KEY or OPENAI_BASE_URL (vLLM, Ollama) for an LLM's summaries (docs/summarizers.md)");
     expect(processesWith(marker).length).toBeGreaterThan(1);
     child.kill("SIGINT");
-    expect(await exited).toBe(0);
+    expect(await exited).toEqual({ code: 0, signal: null });
     expect(processesWith(marker)).toEqual([]);
   }, 120_000);
 });
