@@ -5,6 +5,7 @@
 import * as z from "./zod.js";
 import { NativeContent, NativeFormat } from "./native/formats.js";
 import type { StoredNative } from "./native/blob-parts.js";
+import { NativeBlob } from "./native/memory-block.js";
 import { LedgerSection, StoredLedger } from "./ledger/section.js";
 
 export const Role = z.enum(["USER", "ASSISTANT", "SYSTEM", "TOOL"]);
@@ -256,6 +257,12 @@ export const Memory = z.object({
    * folds"): replayed to that provider's models; `content` is its readable summary.
    */
   native: z.optional(NativeContent),
+  /**
+   * A block past what the memory's item keeps inline: the blob it is kept in (`native` is then
+   * absent). Put back only where the block is read: the turn that replays it, the memory's
+   * detail, an export, the next fold's chain.
+   */
+  nativeBlob: z.optional(NativeBlob),
 });
 export type Memory = z.infer<typeof Memory>;
 

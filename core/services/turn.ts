@@ -24,7 +24,7 @@ import type { CompactionRequest } from "./compaction/compaction.js";
 import { RECALL_HEADING, composeContext, findRecall, outOfPromptIds, recallBudget, type ComposedContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
 import { appendMessage } from "./messages.js";
-import { withNative } from "./native-content.js";
+import { withBlock, withNative } from "./native-content.js";
 import type { ReplayFormat } from "../domain/native/formats.js";
 import { replayRequest, splitReplayBlock, type ReplayRequest } from "../domain/native/replay-request.js";
 import { blockReplay, blockRequest, type BlockReplay } from "../domain/native/block-request.js";
@@ -160,7 +160,7 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
     context,
     messages: replay,
     prefix,
-    ...(format ? { request: viaBlock ? blockRequest(format, replay, head!, options) : replayRequest(format, replay, block, options) } : {}),
+    ...(format ? { request: viaBlock ? blockRequest(format, replay, await withBlock(deps, key, head!), options) : replayRequest(format, replay, block, options) } : {}),
     ...(providerBlock ? { providerBlock } : {}),
   });
 }

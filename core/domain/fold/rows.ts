@@ -124,7 +124,7 @@ export function failedQueued(fold: Memory, s: SummaryParts, o: { mode: FoldTarge
  */
 export function extended(fold: Memory, s: SummaryParts & { fields: SummaryFields }, o: { sources: string[]; lost: Pick<SummaryFields, "loss" | "droppedUnits"> }): Memory {
   // The extension's block, if any, covers the prepared summary and the added messages: the old one goes.
-  const { keepUnits: _keep, ledger: _ledger, native: _block, ...base } = fold;
+  const { keepUnits: _keep, ledger: _ledger, native: _block, nativeBlob: _blob, ...base } = fold;
   const { ledger: _section, ...m } = fold.metadata;
   return {
     ...base,
