@@ -129,6 +129,8 @@ export interface Memory {
   supersededByMemoryId?: string;
   /** A provider fold's block, exactly as the provider returned it; `content` is its readable summary. */
   native?: NativeContent;
+  /** A block past 64 KiB in a listing: where it is kept (`native` absent); the memory's own GET answers it whole. */
+  nativeBlob?: { format: NativeFormat; sha256: string; bytes: number };
   /** Token estimate of `content` and its evidence ledger's section: what the summary costs in every replay. */
   tokens: number;
 }

@@ -777,6 +777,7 @@ export interface components {
                     format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
                     content: unknown[];
                 };
+                nativeBlob?: unknown;
             };
         } | {
             /** @constant */
@@ -846,6 +847,12 @@ export interface components {
                 /** @enum {string} */
                 format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
                 content: unknown[];
+            };
+            nativeBlob?: {
+                /** @enum {string} */
+                format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
+                sha256: string;
+                bytes: number;
             };
         };
         LocalEvents: {
@@ -920,6 +927,12 @@ export interface components {
                 /** @enum {string} */
                 format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
                 content: unknown[];
+            };
+            nativeBlob?: {
+                /** @enum {string} */
+                format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
+                sha256: string;
+                bytes: number;
             };
         };
         MemoryDetail: {
