@@ -4,13 +4,15 @@
  * before it commits and the memory names it; a turn that replays it reads it back byte-exact, and
  * a turn that does not reads no blob; an export carries it whole and an import puts its blob
  * first; the sweep never deletes it (undo and expired originals included) but deletes the blob of
- * a fold that never committed; a process deletion and a tenant erasure remove it. The limits,
+ * a fold that never committed, was discarded or expired unused; a process deletion and a tenant erasure remove it. The limits,
  * each at the limit and one byte past it: the inline size, and the largest block a memory keeps
  * (past it, the readable summary alone, noted).
  */
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { marshall } from "@aws-sdk/util-dynamodb";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { processPk } from "../../core/adapters/dynamodb/keys.js";
+import { memorySk, processPk } from "../../core/adapters/dynamodb/keys.js";
+import { ttlRemovedBlobs, type StreamRecord } from "../../core/adapters/dynamodb/ttl-removals.js";
 import { createS3BlobStore } from "../../core/adapters/blobs/s3-blob-store.js";
 import type { Memory } from "../../core/domain/model.js";
 import { NATIVE_INLINE_MAX_BYTES, sha256Hex } from "../../core/domain/native/blob-parts.js";
@@ -19,12 +21,13 @@ import { NATIVE_BLOCK_MAX_BYTES } from "../../core/domain/native/memory-block.js
 import type { BlobStore } from "../../core/ports/blob-store.js";
 import type { ProcessKey } from "../../core/ports/store.js";
 import type { Summarizer } from "../../core/ports/summarizer.js";
-import { sweepBlobs } from "../../core/services/blob-sweep.js";
+import { expireBlobs, sweepBlobs } from "../../core/services/blob-sweep.js";
 import { compactManually } from "../../core/services/compaction/manual-compaction.js";
 import { revertMemory } from "../../core/services/compaction/revert.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { memoryDetail } from "../../core/services/memories.js";
 import { appendMessage } from "../../core/services/messages.js";
+import { keepBlock } from "../../core/services/native-content.js";
 import { deleteProcess } from "../../core/services/process-deletion.js";
 import { exportPage } from "../../core/services/process-export.js";
 import { importProcess } from "../../core/services/process-import.js";
@@ -33,6 +36,7 @@ import { eraseTenant } from "../../core/services/tenant-erasure.js";
 import { runTurn } from "../../core/services/turn.js";
 import { testContainer } from "../support/container.js";
 import { freshTable } from "../support/dynamo.js";
+import { makeMemory } from "../support/fixtures.js";
 import { createFakeSummarizer, type FakeSummarizer } from "../support/fake-summarizer.js";
 import { freshBucket } from "../support/s3.js";
 
@@ -190,6 +194,33 @@ describe("the block's blob through the data lifecycle", () => {
     expect(swept).toMatchObject({ listed: 2, kept: 1, deleted: [shaOf(lost)] });
     expect(await blobs.list(k)).toEqual([shaOf(kept)]);
     expect(leading(await anthropicTurn(k))).toBe(digest(kept.content));
+  });
+
+  it("a prepared fold's blob is kept; once discarded the sweep deletes it; its row removed unused by TTL, the blob expiry does", async () => {
+    const { k } = await folded("fold-1", blockOf(70_000, "fold-1-summary"));
+    const summary = (await blobs.list(k))[0]!;
+    // Two prepared folds, each with its block put and named as the prepare job writes them.
+    const prepare = async (seed: string) => {
+      const fold = await keepBlock(deps, k, makeMemory(k.processId, { status: "PREPARED", native: blockOf(70_000, seed), metadata: { compactedMessages: 1, provider: "anthropic", model: MODEL, expiresAt: new Date(Date.now() + DAY_MS).toISOString() } }));
+      expect(await table.store.storeFold(k, fold, "new")).toEqual({ ok: true });
+      return fold;
+    };
+    const [discarded, expired] = [await prepare("fold-1-discarded"), await prepare("fold-1-expired")];
+    expect((await sweepBlobs(deps, k)).deleted).toEqual([]);
+    expect((await deps.store.getMemory(k, discarded.id))!.nativeBlob).toEqual(discarded.nativeBlob);
+
+    expect(await table.store.discardFold(k, discarded.id, "PREPARED", "superseded", new Date().toISOString())).toEqual({ ok: true });
+    expect((await sweepBlobs(deps, k)).deleted).toEqual([discarded.nativeBlob!.sha256]);
+
+    // DynamoDB's TTL removes the unused fold's row; the stream's record of it names the blob.
+    const Key = { pk: processPk(k), sk: memorySk(expired.id) };
+    const { Item } = await table.client.send(new GetCommand({ TableName: table.tableName, Key }));
+    await table.client.send(new DeleteCommand({ TableName: table.tableName, Key }));
+    const record: StreamRecord = { eventName: "REMOVE", userIdentity: { type: "Service", principalId: "dynamodb.amazonaws.com" }, dynamodb: { OldImage: marshall(Item!, { removeUndefinedValues: true }) as never } };
+    const removed = ttlRemovedBlobs([record]);
+    expect(removed).toEqual([{ key: k, shas: [expired.nativeBlob!.sha256] }]);
+    expect((await expireBlobs(deps, k, removed[0]!.shas)).deleted).toEqual([expired.nativeBlob!.sha256]);
+    expect(await blobs.list(k)).toEqual([summary]);
   });
 
   it("undo: the REVERTED memory keeps its block, the sweep keeps its blob, its detail answers it whole", async () => {
