@@ -1,12 +1,13 @@
 /**
- * A provider's block past what a memory item keeps inline (docs/summarizers.md, "Provider folds"),
- * against DynamoDB Local and the S3-compatible blob store (s3rver): the fold puts it as a blob
- * before it commits and the memory names it; a turn that replays it reads it back byte-exact, and
- * a turn that does not reads no blob; an export carries it whole and an import puts its blob
- * first; the sweep never deletes it (undo and expired originals included) but deletes the blob of
- * a fold that never committed, was discarded or expired unused; a process deletion and a tenant erasure remove it. The limits,
- * each at the limit and one byte past it: the inline size, and the largest block a memory keeps
- * (past it, the readable summary alone, noted).
+ * A provider's block past what a memory item keeps inline (docs/summarizers.md, "Where the block is
+ * kept"), against DynamoDB Local and the S3-compatible blob store (s3rver): the fold puts it as a
+ * blob before it commits and the memory names it; a turn that replays it reads it back byte-exact,
+ * a turn that does not reads no blob, the next fold chains it; an export carries it whole and an
+ * import puts its blob first; the sweep never deletes it (undo and expired originals included) but
+ * deletes the blob of a fold that never committed, was discarded or expired unused, and a sweep
+ * racing the commit is undone; a process deletion and a tenant erasure remove it. The limits, each
+ * at the limit and one byte past it: the inline size, and the largest block a memory keeps (past
+ * it, the readable summary alone, noted).
  */
 import { DeleteCommand, GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { marshall } from "@aws-sdk/util-dynamodb";
@@ -128,6 +129,28 @@ describe("a provider's block past the inline size", () => {
     expect(detail.nativeBlob).toBeUndefined();
   });
 
+  it("the next fold chains the block read back from its blob; a refusal of it is noted, and turns then replay the summary", async () => {
+    const block = blockOf(150_000, "chain-1");
+    const { k, memory } = await folded("chain-1", block);
+    for (let i = 12; i < 20; i++) await appendMessage(deps, k, { role: i % 2 === 0 ? "USER" : "ASSISTANT", content: `step ${i}: crate ${i} waits.` });
+    const next = blockOf(90_000, "chain-2");
+    fake.script.push({ ok: true, summary: "steps 0 to 19: the crates go to the docks and wait.", native: next });
+    const out = await compactManually(deps, k, { model, force: "HARD" });
+    expect(out.result.compacted, JSON.stringify(out.result)).toBe(true);
+    expect(digest(fake.calls.at(-1)!.providerFold?.priorNative)).toBe(digest(block));
+
+    const head = (await deps.store.getMemory(k, out.result.memoryId!))!;
+    expect(head.nativeBlob?.sha256).toBe(shaOf(next));
+    await runTurn(deps, k, { model, format: "anthropic", blockRefused: { memoryId: head.id, error: "compaction_signature_invalid" } });
+    expect((await deps.store.getMemory(k, head.id))!.metadata.providerFold?.refused).toMatchObject({ error: "compaction_signature_invalid" });
+    const after = await anthropicTurn(k);
+    expect(after.providerBlock).toMatchObject({ memoryId: head.id, sent: false, reason: "refused" });
+    expect(JSON.stringify(after.request)).not.toContain('"type":"compaction"');
+    // Both blocks stay: the superseded summary's too.
+    expect((await sweepBlobs(deps, k)).deleted).toEqual([]);
+    expect((await blobs.list(k)).sort()).toEqual([memory.nativeBlob!.sha256, shaOf(next)].sort());
+  });
+
   it("a turn that does not replay the block reads no blob", async () => {
     const { k } = await folded("big-2", blockOf(100_000, "big-2"));
     gets = 0;
@@ -194,6 +217,22 @@ describe("the block's blob through the data lifecycle", () => {
     expect(swept).toMatchObject({ listed: 2, kept: 1, deleted: [shaOf(lost)] });
     expect(await blobs.list(k)).toEqual([shaOf(kept)]);
     expect(leading(await anthropicTurn(k))).toBe(digest(kept.content));
+  });
+
+  it("a sweep run between the blob's put and the commit deletes it; the fold puts it back once its row is written", async () => {
+    const block = blockOf(90_000, "race-1");
+    let raced: Awaited<ReturnType<typeof sweepBlobs>> | undefined;
+    const racing: BlobStore = {
+      ...blobs,
+      put: async (scope, sha, bytes) => {
+        await blobs.put(scope, sha, bytes);
+        if (sha === shaOf(block) && !raced) raced = await sweepBlobs(deps, scope);
+      },
+    };
+    const { k } = await folded("race-1", block, { via: { ...deps, blobs: racing } });
+    expect(raced?.deleted).toEqual([shaOf(block)]);
+    expect(await blobs.list(k)).toEqual([shaOf(block)]);
+    expect(leading(await anthropicTurn(k))).toBe(digest(block.content));
   });
 
   it("a prepared fold's blob is kept; once discarded the sweep deletes it; its row removed unused by TTL, the blob expiry does", async () => {
