@@ -69,10 +69,10 @@ export async function withNative(deps: CoreDeps, key: ProcessKey, messages: read
 }
 
 /**
- * The memory as its item keeps it (docs/summarizers.md, "Provider folds"): a block past the inline
- * size put as a blob first and named by `nativeBlob`. A crash between the put and the write leaves
- * a blob no memory names, which the blob sweep deletes. With `ifMissing`, once the memory is
- * written: puts the blob back only if a sweep deleted it meanwhile, as `keepNative` does.
+ * The memory as its item keeps it (docs/summarizers.md, "Where the block is kept"): a block past
+ * the inline size put as a blob first and named by `nativeBlob`. A crash between the put and the
+ * write leaves a blob no memory names, which the blob sweep deletes. With `ifMissing`, once the
+ * memory is written: puts the blob back only if a sweep deleted it meanwhile, as `keepNative` does.
  */
 export async function keepBlock(deps: CoreDeps, key: ProcessKey, memory: Memory, ifMissing = false): Promise<Memory> {
   if (!memory.native) return memory;

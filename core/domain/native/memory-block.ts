@@ -1,9 +1,9 @@
 /**
- * A provider's block as a memory keeps it (docs/summarizers.md, "Provider folds"): inline on the
- * memory's item up to NATIVE_INLINE_MAX_BYTES, past that as one blob of the process that the
- * memory names (`nativeBlob`), up to NATIVE_BLOCK_MAX_BYTES; past that not at all (the readable
- * summary alone). The blob holds the content's JSON text, as a message's whole-content blob does,
- * so it comes back exactly. Pure: the services put and get the blob.
+ * A provider's block as a memory keeps it (docs/summarizers.md, "Where the block is kept"): inline
+ * on the memory's item up to NATIVE_INLINE_MAX_BYTES, past that as one blob of the process that
+ * the memory names (`nativeBlob`), up to NATIVE_BLOCK_MAX_BYTES; past that not at all (the
+ * readable summary alone). The blob holds the content's JSON text, as a message's whole-content
+ * blob does, so it comes back exactly. Pure: the services put and get the blob.
  */
 import * as z from "../zod.js";
 import { NATIVE_INLINE_MAX_BYTES, joinNative, sha256Hex, type BlobPart, type StoredNative } from "./blob-parts.js";
