@@ -162,6 +162,18 @@ describe("a provider's block past the inline size", () => {
     expect(gets).toBe(1);
   });
 
+  it("the replay index reads a summary whose block is a blob at the cost of one without a block", async () => {
+    const rcu = async (processId: string, over: Partial<Memory>) => {
+      const k = { tenantId: TENANT, processId };
+      await upsertProcess(deps, TENANT, processId, { projectId: "p-rcu" });
+      await appendMessage(deps, k, { role: "USER", content: "next" });
+      await table.store.putMemory(k, makeMemory(processId, over));
+      return (await table.store.activeView(k))!.consumedCapacity!;
+    };
+    const blob = { format: "anthropic" as const, sha256: "9f".repeat(32), bytes: 4_000_000 };
+    expect(await rcu("rcu-blob", { nativeBlob: blob })).toBe(await rcu("rcu-none", {}));
+  });
+
   it(`at ${NATIVE_INLINE_MAX_BYTES} bytes the block stays on the item; one byte past, it is a blob`, async () => {
     const at = blockOf(NATIVE_INLINE_MAX_BYTES, "inline-at");
     const inline = await folded("inline-at", at);
