@@ -36,6 +36,7 @@ import { upsertProcess } from "../../core/services/processes.js";
 import { eraseTenant } from "../../core/services/tenant-erasure.js";
 import { runTurn } from "../../core/services/turn.js";
 import { testContainer } from "../support/container.js";
+import { blockViolations } from "../../tools/native-invariants.js";
 import { freshTable } from "../support/dynamo.js";
 import { makeMemory } from "../support/fixtures.js";
 import { createFakeSummarizer, type FakeSummarizer } from "../support/fake-summarizer.js";
@@ -104,6 +105,8 @@ const anthropicTurn = (k: ProcessKey) => runTurn(deps, k, { model, format: "anth
 const digest = (value: unknown) => sha256Hex(JSON.stringify(value) ?? "undefined");
 /** The digest of the first message of an Anthropic request. */
 const leading = (turn: Awaited<ReturnType<typeof runTurn>>) => digest((turn.request as { messages: Array<{ content: unknown }> }).messages[0]!.content);
+/** What the stored-data invariant of memories' block blobs finds wrong in the process. */
+const blocksBroken = async (k: ProcessKey) => blockViolations(deps, k, await deps.store.listMemories(k));
 /** The memory's item as the table holds it. */
 async function memoryItem(k: ProcessKey, id: string) {
   const out = await table.client.send(new QueryCommand({ TableName: table.tableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": processPk(k) }, ConsistentRead: true }));
@@ -245,6 +248,7 @@ describe("the block's blob through the data lifecycle", () => {
     expect(raced?.deleted).toEqual([shaOf(block)]);
     expect(await blobs.list(k)).toEqual([shaOf(block)]);
     expect(leading(await anthropicTurn(k))).toBe(digest(block.content));
+    expect(await blocksBroken(k)).toEqual([]);
   });
 
   it("a prepared fold's blob is kept; once discarded the sweep deletes it; its row removed unused by TTL, the blob expiry does", async () => {
@@ -272,6 +276,7 @@ describe("the block's blob through the data lifecycle", () => {
     expect(removed).toEqual([{ key: k, shas: [expired.nativeBlob!.sha256] }]);
     expect((await expireBlobs(deps, k, removed[0]!.shas)).deleted).toEqual([expired.nativeBlob!.sha256]);
     expect(await blobs.list(k)).toEqual([summary]);
+    expect(await blocksBroken(k)).toEqual([]);
   });
 
   it("undo: the REVERTED memory keeps its block, the sweep keeps its blob, its detail answers it whole", async () => {
@@ -282,6 +287,10 @@ describe("the block's blob through the data lifecycle", () => {
     expect([reverted.status, reverted.nativeBlob]).toEqual(["REVERTED", memory.nativeBlob]);
     expect((await sweepBlobs(deps, k)).deleted).toEqual([]);
     expect(digest((await memoryDetail(deps, k, memory.id)).memory.native)).toBe(digest(block));
+    expect(await blocksBroken(k)).toEqual([]);
+    // The invariant check sees a block whose blob went missing.
+    await blobs.delete!(k, shaOf(block));
+    expect(await blocksBroken(k)).toEqual([`${TENANT}/undo-1: memory ${memory.id}: blob ${shaOf(block)} of its block is missing`]);
   });
 
   it("originals expiring leave the block, its blob and its replay as they were", async () => {
@@ -309,6 +318,7 @@ describe("the block's blob through the data lifecycle", () => {
     expect(await blobs.list(copy)).toEqual([shaOf(block)]);
     expect((await deps.store.getMemory(copy, memory.id))!.nativeBlob).toEqual(memory.nativeBlob);
     expect(leading(await anthropicTurn(copy))).toBe(digest(block.content));
+    expect(await blocksBroken(copy)).toEqual([]);
     // The copy exports the same block again.
     expect(digest(memoryLineOf((await exportPage(deps, copy)).text).native)).toBe(digest(block));
   });
