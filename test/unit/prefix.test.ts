@@ -70,11 +70,30 @@ describe("what a fold may keep", () => {
   const result = (n: number, call: string) => message(n, "TOOL", { toolCallId: call, content: "ok", native: { format: "anthropic", content: [{ type: "tool_result", tool_use_id: call, content: "ok" }] } });
 
   it("names the models whose reasoning is bound to its prefix", () => {
-    expect(foldRulesFor("claude-fable-5-1")).toEqual({ reasoningBeforeSummary: "strip" });
-    expect(foldRulesFor("anthropic/claude-sonnet-5-5")).toEqual({ reasoningBeforeSummary: "strip" });
-    expect(foldRulesFor("gpt-6")).toEqual({ reasoningBeforeSummary: "strip" });
-    expect(foldRulesFor("claude-sonnet-4-5")).toEqual({ reasoningBeforeSummary: "keep" });
-    expect(foldRulesFor(undefined)).toEqual({ reasoningBeforeSummary: "keep" });
+    expect(foldRulesFor("claude-fable-5-1")).toEqual({ reasoningBeforeSummary: "strip", foldUnit: "tool_group" });
+    expect(foldRulesFor("anthropic/claude-sonnet-5-5")).toEqual({ reasoningBeforeSummary: "strip", foldUnit: "tool_group" });
+    expect(foldRulesFor("gpt-6")).toEqual({ reasoningBeforeSummary: "strip", foldUnit: "tool_group" });
+    expect(foldRulesFor("claude-sonnet-4-5")).toEqual({ reasoningBeforeSummary: "keep", foldUnit: "tool_group" });
+    expect(foldRulesFor(undefined)).toEqual({ reasoningBeforeSummary: "keep", foldUnit: "tool_group" });
+  });
+
+  it("names the models whose folds take whole turns: Gemini's, signatures kept", () => {
+    for (const name of ["gemini-3-pro", "google/gemini-3-flash-preview", "gemini-2.5-pro", "gemini"]) {
+      expect(foldRulesFor(name)).toEqual({ reasoningBeforeSummary: "keep", foldUnit: "turn" });
+    }
+    // A name boundary, as for the windows: not a prefix match.
+    expect(foldRulesFor("geminix-1").foldUnit).toBe("tool_group");
+  });
+
+  it("Gemini: kept turns go as stored after a fold, thought signatures included", () => {
+    const signed = { functionCall: { id: "c1", name: "run", args: {} }, thoughtSignature: "sig-1" };
+    const history = [
+      message(0, "USER", { content: "go", native: { format: "gemini", content: [{ text: "go" }] } }),
+      message(1, "ASSISTANT", { toolCalls: [{ id: "c1", name: "run", arguments: "{}" }], native: { format: "gemini", content: [signed] } }),
+      message(2, "TOOL", { toolCallId: "c1", content: "ok", native: { format: "gemini", content: [{ functionResponse: { id: "c1", name: "run", response: { output: "ok" } } }] } }),
+    ];
+    const request = replayRequest("gemini", history, block, { stripReasoningBefore: at(9) }) as { contents: Array<{ parts: unknown[] }> };
+    expect(request.contents[1]!.parts).toEqual([signed]);
   });
 
   it("Anthropic: the turns before the epoch lose their thinking, but the newest when it calls tools (an open loop)", () => {
