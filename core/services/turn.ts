@@ -27,6 +27,7 @@ import { appendMessage } from "./messages.js";
 import { withNative } from "./native-content.js";
 import type { ReplayFormat } from "../domain/native/formats.js";
 import { replayRequest, splitReplayBlock, type ReplayRequest } from "../domain/native/replay-request.js";
+import { openLoopTurn } from "../domain/native/replay-rules.js";
 import { blockReplay, blockRequest, type BlockReplay } from "../domain/native/block-request.js";
 import { recordBlockRefused, type BlockRefusal } from "./provider-block.js";
 
@@ -150,7 +151,10 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
     since: epochBegan,
   });
   const verdict = prefixVerdict(previous?.replay, mark, after.state.replayReason);
-  const prefix = verdict.reason === "format" && providerBlock?.reason === "refused" && previous?.replay?.format.includes("/block") ? { kept: false, reason: "block_refused" as const } : verdict;
+  const prefix: PrefixAnswer = verdict.reason === "format" && providerBlock?.reason === "refused" && previous?.replay?.format.includes("/block") ? { kept: false, reason: "block_refused" as const } : verdict;
+  // Where the fold was cut relative to an unfinished tool loop (docs/turns.md, "What a fold may keep").
+  const openLoop = format === "anthropic" ? openLoopTurn(replay, format, options.stripReasoningBefore) : undefined;
+  if (openLoop) prefix.openLoop = { messageId: openLoop.id };
   // The record keeps the mark; written only when it differs from what the process holds.
   await keepTurnRecord(deps, key, { previous, written: recorded, final: turnRecord(deps, after, window, mark) });
   // Lambda answers at most 6 MB: past that, native content comes back in `request` alone, or a 413.

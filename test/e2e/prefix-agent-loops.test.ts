@@ -94,8 +94,16 @@ describe(`a ${STEPS}-step tool loop with folds`, { timeout: 600_000 }, () => {
     );
     let next: Anthropic.ContentBlockParam[] = [{ type: "text", text: "Read every file of src/ and report." }];
     let role: "USER" | "TOOL" = "USER";
+    /** Per fold turn: the open loop's turn the answer names, and the thinking the request sends. */
+    const foldTurns: Array<{ openLoop: string | undefined; thinkingSentBy: string[] }> = [];
     const log = await loop(async (step) => {
       const turn = await client.beginTurn("prefix-anthropic", { message: { role, native: { format: "anthropic", content: next } }, model, format: "anthropic" });
+      if (turn.prefix.reason === "fold") {
+        const sent = (turn.request as unknown as { messages: Anthropic.MessageParam[] }).messages;
+        const withThinking = turn.messages.filter((m) => m.role === "ASSISTANT" && (m.native?.content as Array<{ type: string }>).some((b) => b.type === "thinking"));
+        const sentIds = withThinking.filter((m) => sent.some((s) => Array.isArray(s.content) && s.content.some((b) => b.type === "thinking" && (m.native?.content as Array<{ signature?: string }>).some((o) => "signature" in b && o.signature === b.signature)))).map((m) => m.id);
+        foldTurns.push({ openLoop: turn.prefix.openLoop?.messageId, thinkingSentBy: sentIds });
+      }
       const request = turn.request as unknown as { system: Anthropic.TextBlockParam[]; messages: Anthropic.MessageParam[] };
       const reply = await anthropic.messages.create({
         model: model.name,
@@ -114,6 +122,10 @@ describe(`a ${STEPS}-step tool loop with folds`, { timeout: 600_000 }, () => {
       return turn;
     });
     expectFoldsOnly(log);
+    // Every fold lands inside the one unfinished loop: cut before its newest call turn, which the
+    // answer names and which alone goes with its thinking.
+    expect(foldTurns).toHaveLength(log.summaries.length);
+    for (const f of foldTurns) expect(f.thinkingSentBy).toEqual([f.openLoop]);
     // Every thinking block sent verified, but one per fold: the open loop's turn, which the API
     // drops (drop_block) on each request until the next fold. Every other kept turn went without.
     const dropped = new Set(emulator.records.flatMap((r) => (r.thinking?.dropped ?? []).map((d) => d.token)));

@@ -6,6 +6,9 @@ import { describe, expect, it } from "vitest";
 import type { Message } from "../../core/domain/model.js";
 import { foldRulesFor } from "../../core/domain/model-windows.js";
 import { replayRequest } from "../../core/domain/native/replay-request.js";
+import { openLoopTurn } from "../../core/domain/native/replay-rules.js";
+import { selectForCompaction } from "../../core/domain/selector.js";
+import { DEFAULT_TUNABLES } from "../../core/domain/tunables.js";
 import { epochSince, markChanged, prefixVerdict, promptCacheKey, replayMark, type ReplayMark } from "../../core/domain/prefix.js";
 
 const mark = (o: Partial<ReplayMark> = {}): ReplayMark => ({ epoch: 2, format: "anthropic", head: "h", recall: "", cleared: 0, open: [], ...o });
@@ -103,6 +106,25 @@ describe("what a fold may keep", () => {
     expect(types).toEqual([["text"], ["text"], ["thinking", "tool_use"], ["tool_result"], ["thinking", "tool_use"], ["tool_result"]]);
     const newest = replayRequest("anthropic", history, block, { stripReasoningBefore: at(7) }) as { messages: Array<{ content: Array<{ type: string }> }> };
     expect(newest.messages.map((m) => m.content.map((b) => b.type))).toEqual([["text"], ["text"], ["tool_use"], ["tool_result"], ["thinking", "tool_use"], ["tool_result"]]);
+  });
+
+  it("Anthropic: a fold inside an unfinished tool loop is cut before the loop's newest call turn, never between a call and its result, and says so", () => {
+    // A loop of 12 steps after one user message: HARD folds the turn's older steps, whole.
+    const loop = [message(0, "USER", { content: "go" })];
+    for (let n = 1; n < 25; n += 2) loop.push(anthropicTurn(n, true), result(n + 1, `c${n}`));
+    const { keep } = selectForCompaction(loop, "HARD", DEFAULT_TUNABLES);
+    const keptCalls = new Set(keep.flatMap((m) => (m.toolCalls ?? []).map((c) => c.id)));
+    expect(keep.filter((m) => m.role === "TOOL").every((m) => keptCalls.has(m.toolCallId!))).toBe(true);
+    expect(keep.length).toBeLessThan(loop.length);
+    // The fold commits after the newest result: the loop's newest call turn is the one kept with its thinking.
+    const before = at(25);
+    expect(openLoopTurn(keep, "anthropic", before)?.id).toBe("m23");
+    const request = replayRequest("anthropic", keep, block, { stripReasoningBefore: before }) as { messages: Array<{ content: Array<{ type: string }> }> };
+    expect(request.messages.filter((m) => m.content.some((b) => b.type === "thinking"))).toHaveLength(1);
+    // A loop that had ended (the newest turn answered in text): no turn keeps its thinking.
+    expect(openLoopTurn([...keep, anthropicTurn(26, false)], "anthropic", at(27))).toBeUndefined();
+    expect(openLoopTurn(keep, "openai-responses", before)).toBeUndefined();
+    expect(openLoopTurn(keep, "anthropic", undefined)).toBeUndefined();
   });
 
   it("OpenAI Responses: the turns before the epoch lose every reasoning item", () => {
