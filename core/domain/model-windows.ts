@@ -195,6 +195,11 @@ export interface FoldRules {
   reasoningBeforeSummary: "keep" | "strip";
   /** What a fold keeps whole: a tool group (a call and its results), or a whole turn, never the current one. */
   foldUnit: FoldUnit;
+  /**
+   * Where the summary goes in the `openai-responses` format: before the kept turns, or appended
+   * after them, as OpenAI recommends for a custom compaction ("Keep the prefix unchanged").
+   */
+  summary: "before_kept" | "after_kept";
 }
 
 /**
@@ -213,14 +218,16 @@ const namedBy = (name: string, prefix: string) => name === prefix || (name.start
  * The fold rules of the model a turn names (by `name`; an unknown or absent name keeps everything
  * and folds by tool groups).
  *
- * @example foldRulesFor("claude-fable-5-1") // { reasoningBeforeSummary: "strip", foldUnit: "tool_group" }
- * @example foldRulesFor("gemini-3-pro") // { reasoningBeforeSummary: "keep", foldUnit: "turn" }
+ * @example foldRulesFor("claude-fable-5-1") // { reasoningBeforeSummary: "strip", foldUnit: "tool_group", summary: "before_kept" }
+ * @example foldRulesFor("gemini-3-pro") // { reasoningBeforeSummary: "keep", foldUnit: "turn", summary: "before_kept" }
  */
 export function foldRulesFor(model: string | undefined): FoldRules {
   const name = model ? normaliseModelName(model) : "";
+  const bound = PREFIX_BOUND_REASONING.some((p) => namedBy(name, p));
   return {
-    reasoningBeforeSummary: PREFIX_BOUND_REASONING.some((p) => namedBy(name, p)) ? "strip" : "keep",
+    reasoningBeforeSummary: bound ? "strip" : "keep",
     foldUnit: TURN_BOUND_FOLDS.some((p) => namedBy(name, p)) ? "turn" : "tool_group",
+    summary: bound && modelFamily(name) === "openai" ? "after_kept" : "before_kept",
   };
 }
 

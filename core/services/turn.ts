@@ -137,13 +137,16 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
   // What the replay keeps of the turns a fold kept, by the model's rules: the reasoning of answers
   // to a prompt of an earlier epoch no longer holds (docs/turns.md, "What a fold may keep").
   const epochBegan = epochSince(previous?.replay, after.state.replayEpoch, startedAt);
+  const rules = foldRulesFor(request.model.name);
   const options = {
-    ...(!viaBlock && epochBegan && foldRulesFor(request.model.name).reasoningBeforeSummary === "strip" ? { stripReasoningBefore: epochBegan } : {}),
+    ...(!viaBlock && epochBegan && rules.reasoningBeforeSummary === "strip" ? { stripReasoningBefore: epochBegan } : {}),
+    // A summary the service wrote goes after the turns it kept where the model wants it so.
+    ...(!viaBlock && epochBegan && head && rules.summary === "after_kept" && format === "openai-responses" ? { blockAfter: epochBegan } : {}),
     cacheKey: promptCacheKey(key),
   };
   const mark = replayMark({
     epoch: after.state.replayEpoch,
-    format: `${format ?? "plain"}${viaBlock ? "/block" : ""}${options.stripReasoningBefore ? "/strip-reasoning" : ""}`,
+    format: `${format ?? "plain"}${viaBlock ? "/block" : ""}${options.stripReasoningBefore ? "/strip-reasoning" : ""}${options.blockAfter ? "/summary-after" : ""}`,
     staticBlock: viaBlock ? "" : block.staticBlock,
     systemRecall: tunables.recallInSystem && !viaBlock ? block.dynamicBlock : "",
     trimmed: compaction.trimmed,

@@ -148,6 +148,7 @@ describe(`a ${STEPS}-step tool loop with folds`, { timeout: 600_000 }, () => {
       { reasoning: "All green.", text: `${STEPS} test files pass.` },
     );
     let next: OpenAI.Responses.ResponseInputItem[] = [{ role: "user", content: "Run every test file." }];
+    const summaryPlaces: number[] = [];
     let role: "USER" | "TOOL" = "USER";
     const log = await loop(async (step) => {
       const turn = await client.beginTurn("prefix-openai", {
@@ -156,6 +157,9 @@ describe(`a ${STEPS}-step tool loop with folds`, { timeout: 600_000 }, () => {
         format: "openai-responses",
       });
       const { input } = turn.request as unknown as { input: OpenAI.Responses.ResponseInputItem[] };
+      // A summary the service wrote is appended after the turns the fold kept, never first (docs/turns.md, "What a fold may keep").
+      const summaryAt = input.findIndex((i) => "role" in i && i.role === "developer" && String(i.content).includes("Earlier Conversation"));
+      if (turn.summaryId) summaryPlaces.push(summaryAt);
       const response = await openai.responses.create({
         model: "gpt-6",
         instructions: "You run tests.",
@@ -172,6 +176,8 @@ describe(`a ${STEPS}-step tool loop with folds`, { timeout: 600_000 }, () => {
       return turn;
     });
     expectFoldsOnly(log);
+    expect(summaryPlaces.length).toBeGreaterThan(0);
+    expect(summaryPlaces.filter((at) => at < 1)).toEqual([]);
     // Reasoning items are dropped only by the first request after a fold, never between folds.
     const between = emulator.records.filter((_, i) => log.kept.has(i)).flatMap((r) => r.reasoning?.dropped ?? []);
     expect(between).toEqual([]);

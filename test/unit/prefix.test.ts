@@ -73,16 +73,19 @@ describe("what a fold may keep", () => {
   const result = (n: number, call: string) => message(n, "TOOL", { toolCallId: call, content: "ok", native: { format: "anthropic", content: [{ type: "tool_result", tool_use_id: call, content: "ok" }] } });
 
   it("names the models whose reasoning is bound to its prefix", () => {
-    expect(foldRulesFor("claude-fable-5-1")).toEqual({ reasoningBeforeSummary: "strip", foldUnit: "tool_group" });
-    expect(foldRulesFor("anthropic/claude-sonnet-5-5")).toEqual({ reasoningBeforeSummary: "strip", foldUnit: "tool_group" });
-    expect(foldRulesFor("gpt-6")).toEqual({ reasoningBeforeSummary: "strip", foldUnit: "tool_group" });
-    expect(foldRulesFor("claude-sonnet-4-5")).toEqual({ reasoningBeforeSummary: "keep", foldUnit: "tool_group" });
-    expect(foldRulesFor(undefined)).toEqual({ reasoningBeforeSummary: "keep", foldUnit: "tool_group" });
+    const plain = { foldUnit: "tool_group", summary: "before_kept" };
+    expect(foldRulesFor("claude-fable-5-1")).toEqual({ ...plain, reasoningBeforeSummary: "strip" });
+    expect(foldRulesFor("anthropic/claude-sonnet-5-5")).toEqual({ ...plain, reasoningBeforeSummary: "strip" });
+    expect(foldRulesFor("gpt-6")).toEqual({ ...plain, reasoningBeforeSummary: "strip", summary: "after_kept" });
+    expect(foldRulesFor("openai/gpt-5.2-2025-12-11")).toEqual({ ...plain, reasoningBeforeSummary: "strip", summary: "after_kept" });
+    expect(foldRulesFor("gpt-4o")).toEqual({ ...plain, reasoningBeforeSummary: "keep" });
+    expect(foldRulesFor("claude-sonnet-4-5")).toEqual({ ...plain, reasoningBeforeSummary: "keep" });
+    expect(foldRulesFor(undefined)).toEqual({ ...plain, reasoningBeforeSummary: "keep" });
   });
 
   it("names the models whose folds take whole turns: Gemini's, signatures kept", () => {
     for (const name of ["gemini-3-pro", "google/gemini-3-flash-preview", "gemini-2.5-pro", "gemini"]) {
-      expect(foldRulesFor(name)).toEqual({ reasoningBeforeSummary: "keep", foldUnit: "turn" });
+      expect(foldRulesFor(name)).toEqual({ reasoningBeforeSummary: "keep", foldUnit: "turn", summary: "before_kept" });
     }
     // A name boundary, as for the windows: not a prefix match.
     expect(foldRulesFor("geminix-1").foldUnit).toBe("tool_group");
@@ -125,6 +128,18 @@ describe("what a fold may keep", () => {
     expect(openLoopTurn([...keep, anthropicTurn(26, false)], "anthropic", at(27))).toBeUndefined();
     expect(openLoopTurn(keep, "openai-responses", before)).toBeUndefined();
     expect(openLoopTurn(keep, "anthropic", undefined)).toBeUndefined();
+  });
+
+  it("OpenAI Responses: a summary the service wrote is appended after the kept turns and their results, not inserted before them", () => {
+    const call = (n: number) => message(n, "ASSISTANT", { toolCalls: [{ id: `call${n}`, name: "run", arguments: "{}" }], native: { format: "openai-responses", content: [{ type: "function_call", call_id: `call${n}`, name: "run", arguments: "{}" }] } });
+    const output = (n: number, id: string) => message(n, "TOOL", { toolCallId: id, content: "ok", native: { format: "openai-responses", content: [{ type: "function_call_output", call_id: id, output: "ok" }] } });
+    const history = [message(0, "USER", { content: "go" }), call(1), output(2, "call1"), call(3), output(5, "call3"), call(6)];
+    const kinds = (o: Parameters<typeof replayRequest>[3]) =>
+      (replayRequest("openai-responses", history, block, o) as { input: Array<{ role?: string; type?: string }> }).input.map((i) => i.type ?? i.role);
+    expect(kinds({})).toEqual(["developer", "user", "function_call", "function_call_output", "function_call", "function_call_output", "function_call"]);
+    // The fold's epoch began at 4: call 3 was kept, its output came after; the block follows the output.
+    expect(kinds({ blockAfter: at(4) })).toEqual(["user", "function_call", "function_call_output", "function_call", "function_call_output", "developer", "function_call"]);
+    expect(kinds({ blockAfter: at(9) }).at(-1)).toBe("developer");
   });
 
   it("OpenAI Responses: the turns before the epoch lose every reasoning item", () => {

@@ -18,6 +18,14 @@ export interface ReplayOptions {
    * back with its thinking (docs/turns.md, "What a fold may keep").
    */
   stripReasoningBefore?: string;
+  /**
+   * In the `openai-responses` format, the memory block goes after the messages created before this
+   * time (the turns the epoch's fold kept) instead of first: a custom compaction appended rather
+   * than inserted before recent turns ("Use custom compaction",
+   * https://developers.openai.com/api/docs/guides/keep-prefix-unchanged; docs/turns.md, "What a
+   * fold may keep").
+   */
+  blockAfter?: string;
   /** OpenAI's `prompt_cache_key`: one per process, so its requests reach the same cache (docs/turns.md, "Prompt caching"). */
   cacheKey?: string;
   /** false: no cache breakpoint on the newest message (a provider fold's request sends the turns as stored). */
