@@ -187,6 +187,11 @@ export const MemoryMetadata = z.object({
   extended: z.optional(z.object({ messages: z.int().check(z.nonnegative()), at: z.string() })),
   expiresAt: z.optional(z.string()),
   contextWindow: z.optional(z.number()),
+  /**
+   * What the fold keeps whole, by the chat model's fold rules when it was queued (docs/turns.md,
+   * "What a fold may keep"): `turn` for a model whose folds end at turn boundaries. Absent: tool groups.
+   */
+  foldUnit: z.optional(z.enum(["tool_group", "turn"])),
   /** The META version a queued fold was queued at: the worker only runs it on that state. */
   queuedAtVersion: z.optional(z.number()),
   /** A queued manual compaction: whether it was forced, and its instructions. */

@@ -701,6 +701,8 @@ export interface components {
                     /** Format: date-time */
                     expiresAt?: string;
                     contextWindow?: number;
+                    /** @enum {string} */
+                    foldUnit?: "tool_group" | "turn";
                     queuedAtVersion?: number;
                     forced?: boolean;
                     instructions?: string;
@@ -1068,6 +1070,8 @@ export interface components {
             };
             expiresAt?: string;
             contextWindow?: number;
+            /** @enum {string} */
+            foldUnit?: "tool_group" | "turn";
             queuedAtVersion?: number;
             forced?: boolean;
             instructions?: string;
@@ -1445,6 +1449,9 @@ export interface components {
                 kept: boolean;
                 /** @enum {string} */
                 reason?: "first_turn" | "fold" | "revert" | "format" | "trim" | "clear" | "parent" | "recall" | "tool_result" | "block_refused";
+                openLoop?: {
+                    messageId: string;
+                };
             };
             providerBlock?: {
                 memoryId: string;
