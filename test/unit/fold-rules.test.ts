@@ -8,6 +8,7 @@ import { planFold } from "../../core/domain/fold-plan.js";
 import type { Message, Role, ToolCall } from "../../core/domain/model.js";
 import { foldOldestUntil, selectForCompaction } from "../../core/domain/selector.js";
 import { foldWithinCallCap } from "../../core/domain/summary-plan.js";
+import { trimToFit } from "../../core/domain/trim.js";
 import { uncuttableRuns } from "../../core/domain/tool-groups.js";
 import { DEFAULT_TUNABLES, mergeTunables } from "../../core/domain/tunables.js";
 
@@ -106,5 +107,16 @@ describe("folds that take whole turns", () => {
       }
     }
     expect(planned).toBeGreaterThanOrEqual(12);
+  });
+  it("trim an answer while a fold is queued by whole turns too, so it never starts inside one", () => {
+    const history = [...turn(3), ...turn(3), ...turn(3), ...turn(1)];
+    const own = history.reduce((n, m) => n + m.tokens, 0);
+    // 250 tokens over: by tool groups the cut lands inside the first turn, leaving a call first.
+    const byGroups = trimToFit(history, DEFAULT_TUNABLES, { tokens: own, limit: own - 250, scale: 1, own });
+    expect(byGroups.kept[0]!.role).not.toBe("USER");
+    const byTurns = trimToFit(history, DEFAULT_TUNABLES, { tokens: own, limit: own - 250, scale: 1, own, unit: "turn" });
+    expect(byTurns.kept[0]!.role).toBe("USER");
+    expect(wholeTurns(history, history.filter((m) => !byTurns.kept.includes(m)))).toBe(true);
+    expect(byTurns.tokens).toBeLessThanOrEqual(own - 250);
   });
 });

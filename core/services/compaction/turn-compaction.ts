@@ -18,6 +18,7 @@ import type { ActiveView, ProcessKey } from "../../ports/store.js";
 import { assess, compactIfNeeded, type CompactionRequest, type Known } from "./compaction.js";
 import type { ServiceDeps } from "../deps.js";
 import { discard, queueFold } from "./transitions.js";
+import type { FoldUnit } from "../../domain/tool-groups.js";
 import { BUDGET_EXCEEDED, budgetRefusal } from "./model-budget.js";
 import { foldWanted } from "./fold-ahead.js";
 import { commitPrepared } from "./prepared-commit.js";
@@ -32,10 +33,10 @@ export type TurnCompaction = CompactionResult & { view: ActiveView; messages: Me
  * whole blocks so that the cut stays put from turn to turn. `scale`: the caller's tokens per token
  * of our own estimate.
  */
-function trimmedAnswer(view: ActiveView, tunables: Tunables, contextWindow: number, tokensNow: number, scale: number) {
+function trimmedAnswer(view: ActiveView, tunables: Tunables, contextWindow: number, tokensNow: number, scale: number, unit: FoldUnit) {
   const own = replayTokens(view);
   const limit = trimLimit(tunables, contextWindow);
-  return trimToFit(view.messages, tunables, { tokens: tokensNow, limit, scale, own, block: trimBlock(tunables, contextWindow) });
+  return trimToFit(view.messages, tunables, { tokens: tokensNow, limit, scale, own, block: trimBlock(tunables, contextWindow), unit });
 }
 
 /**
@@ -58,7 +59,7 @@ export async function compactForTurn(
     const { budget, ...out } = await compactIfNeeded(deps, key, request, { assessed });
     if (!budget) return { ...out, messages: out.view.messages, answerTokens: out.tokensAfter };
     const ownAfter = replayTokens(out.view);
-    const trim = trimmedAnswer(out.view, tunables, contextWindow, out.tokensAfter, ownAfter > 0 ? out.tokensAfter / ownAfter : 1);
+    const trim = trimmedAnswer(out.view, tunables, contextWindow, out.tokensAfter, ownAfter > 0 ? out.tokensAfter / ownAfter : 1, foldUnit);
     return { ...out, ...(trim.trimmed.messages > 0 ? { trimmed: trim.trimmed } : {}), messages: trim.kept, answerTokens: trim.tokens };
   }
   let view = assessed.view;
@@ -132,7 +133,7 @@ export async function compactForTurn(
   }
 
   // Until the fold lands, the answer (never the history) stays below the emergency threshold.
-  const trim = trimmedAnswer(view, tunables, contextWindow, tokensNow, scale);
+  const trim = trimmedAnswer(view, tunables, contextWindow, tokensNow, scale, foldUnit);
   if (trim.trimmed.messages > 0) result.trimmed = trim.trimmed;
   return { ...result, view, messages: trim.kept, answerTokens: trim.tokens };
 }
