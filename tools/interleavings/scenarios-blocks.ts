@@ -12,9 +12,8 @@ import { compactIfNeeded } from "../../core/services/compaction/compaction.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { runTurn, type TurnResult } from "../../core/services/turn.js";
 import { reverter } from "./actors.js";
-import type { Actor } from "./scenario.js";
-import type { Outcome } from "./scheduler.js";
-import { scenario, type Scenario } from "./scenario.js";
+import { scenario, type Actor, type Scenario } from "./scenario.js";
+import { failed } from "./scenarios-native.js";
 import { addMessages, chat, createProcess, WINDOW, type Stage } from "./setup.js";
 
 /** The model that wrote the block: a turn of its family in format `anthropic` replays it. */
@@ -73,9 +72,6 @@ const blockTurn = (stage: Stage, o: { name: string; ratio: number; execution: "i
 /** A turn whose request leads with the refused block. */
 const replays = (turn: TurnResult | undefined, blockId: string) => turn?.providerBlock?.memoryId === blockId && turn.providerBlock.sent;
 
-const failure = (name: string, outcome: Outcome | undefined): string[] =>
-  outcome?.ok ? [] : [`${name} failed: ${outcome ? String((outcome.error as Error)?.message ?? outcome.error) : "no outcome"}`];
-
 export const blockScenarios: Scenario[] = [
   scenario({
     id: "S28",
@@ -98,7 +94,7 @@ export const blockScenarios: Scenario[] = [
             v.push(`the fold that started after the refusal (step ${noted}) sent the refused block of ${blockId}`);
           }
           const refuse = run.outcomes.get("refuse");
-          v.push(...failure("refuse", refuse));
+          v.push(...failed("refuse", refuse));
           // The refusing turn notes it before it reads the view: its own request already goes without the block.
           if (refuse?.ok && replays(refuse.value as TurnResult, blockId)) v.push(`the refusing turn's request leads with the block of ${blockId}`);
           const memory = snapshot.memories.find((m) => m.id === blockId);
