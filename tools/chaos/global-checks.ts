@@ -7,7 +7,8 @@
  */
 import { TRANSACTION_LIMIT } from "../../core/adapters/dynamodb/store.js";
 import { storedNative, type Memory } from "../../core/domain/model.js";
-import { nativeViolations, readAllMessages } from "../invariants.js";
+import { readAllMessages } from "../invariants.js";
+import { nativeViolations } from "../native-invariants.js";
 import { expiredPastItsLife, nonceOf } from "./checks.js";
 import { CHAOS_TENANTS } from "./plan.js";
 import { violate } from "./report.js";

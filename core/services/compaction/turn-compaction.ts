@@ -53,7 +53,7 @@ export async function compactForTurn(
   known: Known = {},
 ): Promise<TurnCompaction> {
   const assessed = await assess(deps, key, request, known);
-  const { tunables, contextWindow, own, mode } = assessed;
+  const { tunables, contextWindow, own, mode, foldUnit } = assessed;
   if (deps.compaction.execution === "inline") {
     const { budget, ...out } = await compactIfNeeded(deps, key, request, { assessed });
     if (!budget) return { ...out, messages: out.view.messages, answerTokens: out.tokensAfter };
@@ -113,13 +113,14 @@ export async function compactForTurn(
     result.reason = "reverted_recently";
   } else if (wanted && !live) {
     // Only whether a fold is worth queuing: the worker plans what it takes when it runs.
-    const plan = planFold(view.messages, wanted, tunables, { contextWindow: undefined, own, tokensBefore: tokensNow, minSaving: true });
+    const plan = planFold(view.messages, wanted, tunables, { contextWindow: undefined, own, tokensBefore: tokensNow, minSaving: true, unit: foldUnit });
     // Over the tenant's daily budget the worker could only drop the fold: nothing is queued.
     const refused = plan.ok && (await budgetRefusal(deps, key.tenantId)) !== null;
     if (refused) {
       if (!result.compacted) result.reason = BUDGET_EXCEEDED;
     } else if (plan.ok) {
-      live = asFold(await queueFold(deps, key, view, { mode: wanted, job: "prepare", contextWindow, tokensBefore: tokensNow })) as LiveFold;
+      // The fold carries the model's rule, so that the worker that prepares it keeps to it.
+      live = asFold(await queueFold(deps, key, view, { mode: wanted, job: "prepare", contextWindow, tokensBefore: tokensNow, foldUnit })) as LiveFold;
     } else if (!result.compacted && !result.reason) {
       result.reason = plan.reason;
     }
