@@ -30,39 +30,27 @@
  *   messages the first fold archived that the summary still carries word for word.
  * - **Before and after in one run.** `--baseline <git ref>` (`BENCH_BASELINE_REF`) replays the same
  *   conversations through that commit's service code too (bench/support/service-code.ts), each
- *   table's rows side by side; the generations run this tree's code only.
+ *   table's rows side by side; the generations run this tree's code only. `BENCH_FIDELITY_DETAIL=1`
+ *   adds to results.json, per snapshot, the questions each prompt carried and the block, to
+ *   compare two codes answer by answer.
  */
 import type { Message } from "../core/domain/model.js";
-import { createHistoryIndex } from "../core/domain/search-index.js";
-import { CHARS_PER_TOKEN } from "../core/domain/tokens.js";
 import { summaryBudgetFor } from "../core/domain/summarizer-fit.js";
 import { DEFAULT_TUNABLES, tunablesFromEnv } from "../core/domain/tunables.js";
 import { GENERATION_TURNS, measureGenerations, type GenerationResult } from "./fidelity-generations.js";
+import { addSnapshot, DETAIL, measureState, type SnapshotDetail, type SnapshotSums } from "./fidelity-state.js";
 import { type BenchContext, envInts, repoRoot, requireEndpoint } from "./support/context.js";
 import { freshTable } from "./support/dynamo.js";
 import { depsFor, strengthVariant } from "./support/fidelity-deps.js";
 import { conversationsOrBuiltIn } from "./support/generated-conversation.js";
-import { answered, createVerbatimIndex, joinConversations, type LocomoConversation } from "./support/locomo.js";
+import { answered, joinConversations, type LocomoConversation } from "./support/locomo.js";
 import type { SectionResult, Table, Target } from "./support/report.js";
 import { loadServiceCode, withCheckout, type ServiceCode } from "./support/service-code.js";
 import { fmt, mean, pct, sum, times } from "./support/stats.js";
 
-const tokens = (text: string) => Math.ceil(text.length / CHARS_PER_TOKEN);
-
 /** The summary budget of a fold at `window`: the tunables' (`SUMMARY_WINDOW_SHARE` set in the environment compares shares). */
 function summaryBudget(window: number): number {
   return summaryBudgetFor(tunablesFromEnv({ SUMMARY_WINDOW_SHARE: process.env.SUMMARY_WINDOW_SHARE ?? "" }), window);
-}
-
-/** The newest texts whose chars fit `budgetTokens` (the newest one always); returns their start index. */
-function truncationStart(texts: readonly string[], budgetTokens: number): number {
-  let chars = 0;
-  let i = texts.length - 1;
-  for (; i >= 0; i--) {
-    if (i < texts.length - 1 && chars + texts[i]!.length > budgetTokens * CHARS_PER_TOKEN) break;
-    chars += texts[i]!.length;
-  }
-  return i + 1;
 }
 
 interface QaResult {
@@ -82,7 +70,9 @@ interface QaResult {
   /** Compactions committed during the replay (one summarizer call or more each). */
   folds: number;
   /** The same counts summed over the snapshots along the replay ({@link SNAPSHOT_EVERY}). */
-  snapshots: { questions: number; oursWithQuery: number; baselineWithQuery: number; oursReplay: number; truncation: number; count: number; oursTokens: number; truncationTokens: number };
+  snapshots: SnapshotSums;
+  /** `BENCH_FIDELITY_DETAIL=1`: per snapshot, to compare codes answer by answer. */
+  detail?: SnapshotDetail[];
 }
 
 /**
@@ -92,67 +82,6 @@ interface QaResult {
  */
 const SNAPSHOT_FROM = 100;
 const SNAPSHOT_EVERY = 10;
-
-type Deps = ReturnType<typeof depsFor>;
-type Key = { tenantId: string; processId: string };
-
-/** Both comparisons on one state: ours (block + active) against truncation of the transcript so far. */
-async function measureState(
-  code: ServiceCode,
-  deps: Deps,
-  key: Key,
-  window: number,
-  state: { texts: readonly string[]; questions: ReturnType<typeof answered>; block: string; active: readonly Message[] },
-) {
-  const { texts, block } = state;
-  const inTranscript = createVerbatimIndex(texts.join("\n"));
-  const questions = state.questions.filter((q) => inTranscript(q.answer));
-  const activeText = state.active.map((m) => m.content).join("\n");
-  const finalOurs = `${block}\n${activeText}`;
-  const truncated = texts.slice(truncationStart(texts, 0.85 * window));
-  const truncatedText = truncated.join("\n");
-  const inFinal = createVerbatimIndex(finalOurs);
-  const inTruncated = createVerbatimIndex(truncatedText);
-  // The baseline's BM25 runs over the turns truncation left out, like ours runs over the archive.
-  const older = createHistoryIndex(texts.slice(0, texts.length - truncated.length).map((content, i) => ({ id: String(i), content, tags: [] as string[] })));
-  const view = await code.settledView(deps, key);
-  const tunables = await deps.tunables.forProcess(key.tenantId, "locomo");
-  const ownTokens = tokens(finalOurs);
-  const out = {
-    questions: questions.length,
-    oursWithQuery: 0,
-    baselineWithQuery: 0,
-    oursQueryTokens: [] as number[],
-    baselineQueryTokens: [] as number[],
-    oursFinal: questions.filter((q) => inFinal(q.answer)).length,
-    truncationFinal: questions.filter((q) => inTruncated(q.answer)).length,
-    oursFinalTokens: ownTokens,
-    truncationFinalTokens: tokens(truncatedText),
-  };
-  for (const q of questions) {
-    const composed = await code.composeContext(deps, key, view, { query: q.question, recallTokens: code.recallBudget(tunables, window, ownTokens) });
-    const ours = `${composed.block}\n${activeText}`;
-    const top = older.search({ q: q.question, limit: 3 }).map((h) => texts[Number(h.id)]!);
-    const baseline = `${top.join("\n")}\n${truncatedText}`;
-    if (createVerbatimIndex(ours)(q.answer)) out.oursWithQuery++;
-    if (createVerbatimIndex(baseline)(q.answer)) out.baselineWithQuery++;
-    out.oursQueryTokens.push(tokens(ours));
-    out.baselineQueryTokens.push(tokens(baseline));
-  }
-  return out;
-}
-
-/** Adds one measured state to the sums along the replay. */
-function addSnapshot(sums: QaResult["snapshots"], at: Awaited<ReturnType<typeof measureState>>): void {
-  sums.questions += at.questions;
-  sums.oursWithQuery += at.oursWithQuery;
-  sums.baselineWithQuery += at.baselineWithQuery;
-  sums.oursReplay += at.oursFinal;
-  sums.truncation += at.truncationFinal;
-  sums.count++;
-  sums.oursTokens += at.oursFinalTokens;
-  sums.truncationTokens += at.truncationFinalTokens;
-}
 
 async function measureConversation(ctx: BenchContext, endpoint: string, conv: LocomoConversation, window: number, code: ServiceCode): Promise<QaResult> {
   const started = performance.now();
@@ -167,8 +96,12 @@ async function measureConversation(ctx: BenchContext, endpoint: string, conv: Lo
   let active: Message[] = [];
   const texts = conv.turns.map((turn) => turn.text);
   const questions = answered(conv);
-  const snapshots = { questions: 0, oursWithQuery: 0, baselineWithQuery: 0, oursReplay: 0, truncation: 0, count: 0, oursTokens: 0, truncationTokens: 0 };
+  const snapshots: SnapshotSums = { questions: 0, oursWithQuery: 0, baselineWithQuery: 0, oursReplay: 0, truncation: 0, count: 0, oursTokens: 0, truncationTokens: 0 };
   let folds = 0;
+  const detail: SnapshotDetail[] = [];
+  const keep = (turns: number, at: Awaited<ReturnType<typeof measureState>>) => {
+    if (DETAIL) detail.push({ turns, replay: at.found.replay, withQuery: at.found.withQuery, block, active: active.length });
+  };
   for (const [i, turn] of conv.turns.entries()) {
     now = turn.at;
     const promptChars = block.length + sum(active.map((m) => m.content.length)) + turn.text.length;
@@ -181,13 +114,17 @@ async function measureConversation(ctx: BenchContext, endpoint: string, conv: Lo
     active = result.messages;
     if (result.compaction.compacted) folds++;
     if (i + 1 >= SNAPSHOT_FROM && (i + 1) % SNAPSHOT_EVERY === 0 && i + 1 < texts.length) {
-      addSnapshot(snapshots, await measureState(code, deps, key, window, { texts: texts.slice(0, i + 1), questions, block, active }));
+      const at = await measureState(code, deps, key, window, { texts: texts.slice(0, i + 1), questions, block, active });
+      addSnapshot(snapshots, at);
+      keep(i + 1, at);
     }
   }
   const final = await measureState(code, deps, key, window, { texts, questions, block, active });
   addSnapshot(snapshots, final);
+  keep(texts.length, final);
   ctx.log(`fidelity: ${code.label} ${conv.id} @ ${window}: ${conv.turns.length} turns, ${final.questions} questions in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  return { conversation: conv.id, code: code.label, window, ...final, folds, snapshots };
+  const { found: _found, ...counts } = final;
+  return { conversation: conv.id, code: code.label, window, ...counts, folds, snapshots, ...(DETAIL ? { detail } : {}) };
 }
 
 export async function runFidelity(ctx: BenchContext): Promise<SectionResult> {

@@ -109,6 +109,21 @@ describe("ledger: text rules", () => {
       "We never deploy on Fridays.",
       "When you commit, you must run lint.",
     ]);
+    // LoCoMo's USER lines that read as rules: advice and praise between friends.
+    const locomo = [
+      "Don't forget to prepare emotionally, since the wait can be hard.",
+      "You never shy away from a challenge and always try something new.",
+      "And don't forget to stay positive and motivate others.",
+      "Don't give up, buddy! Don't let anything stop you. Don't be scared to reach out. Don't forget to take breaks and have fun.",
+    ];
+    expect(locomo.flatMap(ruleSentences)).toEqual([]);
+    // The same openings with work to do stay rules.
+    expect(ruleSentences("Don't forget to prepare the migration. Don't forget to stay on the release branch. You never push to main. Don't let it run past 5 minutes.")).toEqual([
+      "Don't forget to prepare the migration.",
+      "Don't forget to stay on the release branch.",
+      "You never push to main.",
+      "Don't let it run past 5 minutes.",
+    ]);
     expect(ruleSentences("must must must. ".repeat(100)).length).toBeLessThanOrEqual(LEDGER_LIMITS.constraintsPerMessage);
     // Statements are not rules: the rule word must open the sentence or bind "you" or "we".
     expect(ruleSentences("I always loved painting. It must be nice there. You must run the linter first. We never deploy on Fridays. Please don't rename files.")).toEqual([

@@ -1,7 +1,8 @@
 /**
- * A provider fold's range that takes more than one summarizer call (docs/summarizers.md, "Provider
- * folds"): no call saw the whole range, so no block stands for it, and the summary says why
- * (`chunked`), chained or in parallel.
+ * Folds that take more than one summarizer call. A provider fold's range (docs/summarizers.md,
+ * "Provider folds"): no call saw the whole range, so no block stands for it, and the summary says
+ * why (`chunked`), chained or in parallel. In parallel, each part is asked for the required units
+ * its messages hold (docs/summarizers.md, "What a fold of several chunks costs").
  */
 import { describe, expect, it } from "vitest";
 import { DEFAULT_TUNABLES } from "../../core/domain/tunables.js";
@@ -25,5 +26,27 @@ describe("a provider fold in several calls", () => {
     expect(run.result.calls).toBeGreaterThan(1);
     expect(run.result.native).toBeUndefined();
     expect(run.result.nativeNote).toMatch(/^chunked: the fold took \d+ calls$/);
+  });
+});
+
+describe("a fold summarized in parallel", () => {
+  it("gives each part's call the required units its messages hold, so the merge still has them", async () => {
+    const parts = Array.from({ length: 4 }, (_, i) =>
+      makeMessage("p", { role: "USER", content: `${"crate ".repeat(1700)}${i === 2 ? "Never stack crates above 3 m. " : ""}Dock ${i}` }),
+    );
+    const asked: Array<{ first: string; mustKeep: string[] | undefined }> = [];
+    const fake = createFakeSummarizer();
+    fake.summarize = async (input) => {
+      asked.push({ first: input.messages[0]!.content.slice(-40), mustKeep: input.mustKeep });
+      return { ok: true, summary: `folded ${input.messages.length}` };
+    };
+    const required = ["Never stack crates above 3 m", "Harbour 9"];
+    const run = await summarizeChunks(fake, 25_000, { ...DEFAULT_TUNABLES, summaryMaxTokens: 500, summarizerConcurrency: 4 }, { fold: parts }, null, required);
+    if (!run.ok) throw new Error(run.error);
+    const partCalls = asked.slice(0, -1);
+    expect(partCalls.length).toBeGreaterThan(1);
+    // The part holding the rule is asked to keep it; the others, and "Harbour 9" nowhere in the fold, are not.
+    expect(partCalls.filter((c) => c.mustKeep !== undefined).map((c) => c.mustKeep)).toEqual([["Never stack crates above 3 m"]]);
+    expect(asked.at(-1)!.mustKeep).toEqual(required);
   });
 });

@@ -88,10 +88,20 @@ const RULE_SENTENCE =
 /**
  * Sentences with a rule word that set no rule, as chat is full of: a guess ("Must be nice", "you
  * must have been tired"), a past ("Never saw it coming"), a comfort or an idiom ("Don't worry",
- * "you never know"), and a subject left out ("Don't feel like going").
+ * "you never know"), encouragement ("Don't give up", "Don't forget to stay positive"), praise
+ * ("You never shy away from a challenge") and a subject left out ("Don't feel like going").
  */
-const NO_RULE =
-  /^(?:must(?:['’]ve|\s+be|\s+have)|never\s+(?:\w+ed|saw|thought|knew|had|was|were|been|heard|felt|got|made|seen)|(?:do not|don['’]t)\s+(?:worry|feel|think|know|remember|mind|blame))\b|\b(?:you|we)\s+must\s+(?:have\s+)?(?:been|had|\w+ed)\b|\b(?:you|we)\s+never\s+know\b/i;
+const NO_RULE = new RegExp(
+  [
+    String.raw`^(?:must(?:['’]ve|\s+be|\s+have)|never\s+(?:\w+ed|saw|thought|knew|had|was|were|been|heard|felt|got|made|seen)|(?:do not|don['’]t)\s+(?:worry|feel|think|know|remember|mind|blame))\b`,
+    String.raw`\b(?:you|we)\s+must\s+(?:have\s+)?(?:been|had|\w+ed)\b|\b(?:you|we)\s+never\s+know\b`,
+    // Encouragement: what a friend says to keep someone going, or to look after themselves.
+    String.raw`(?:^|\b(?:and|but|so|just|please)\s+)(?:do not|don['’]t)\s+(?:give\s+up|quit|lose\s+hope|be\s+(?:afraid|scared|shy|so\s+hard|too\s+hard|hard\s+on)|let\s+(?:anything|anyone|anybody|it|that|them)\s+(?:stop|get|bring)|forget\s+to\s+(?:stay\s+(?:positive|safe|strong|calm|healthy|hydrated|motivated|true)|prepare\s+(?:emotionally|mentally|yourself)|take\s+(?:care|(?:a\s+)?breaks?|time\s+for)|have\s+fun|enjoy|relax|rest|smile|breathe|believe|celebrate|treat\s+yourself|be\s+(?:kind|proud|gentle|yourself|happy|grateful)))\b`,
+    // Praise: what "you" always or never do, said of someone's character.
+    String.raw`\b(?:you|we)\s+(?:never|always)\s+(?:shy\s+away|fail\s+to|cease\s+to|disappoint|let\s+(?:me|us)\s+down|give\s+up|know\s+how|make\s+me|find\s+a\s+way|seem|look|sound)\b`,
+  ].join("|"),
+  "i",
+);
 
 /**
  * The sentences of a USER message that set a rule (docs/evidence-ledger.md, "The evidence ledger"): at
