@@ -24,6 +24,7 @@ import { runTurn } from "../../core/services/turn.js";
 import { checkInvariants } from "../../tools/invariants.js";
 import { freshTable } from "../support/dynamo.js";
 import { testContainer } from "../support/container.js";
+import { holdFirst } from "../support/held-store.js";
 
 const TENANT = "qw";
 const WINDOW = 10_000;
@@ -61,24 +62,6 @@ const turn = (tokens: number, content?: string) => ({
 
 const statusOf = async (key: ProcessKey, id: string) => (await store.getMemory(key, id))?.status;
 
-/** A store whose `method` waits, on its first call, until the test releases it. */
-function holdFirst<M extends "activeView" | "storeFold">(method: M) {
-  let reach!: () => void;
-  let release!: () => void;
-  const reached = new Promise<void>((r) => (reach = r));
-  const released = new Promise<void>((r) => (release = r));
-  let first = true;
-  const held: Store = Object.create(store);
-  held[method] = (async (...args: unknown[]) => {
-    if (first) {
-      first = false;
-      reach();
-      await released;
-    }
-    return (store[method] as (...a: unknown[]) => unknown).apply(store, args);
-  }) as Store[M];
-  return { store: held, reached, release };
-}
 
 describe("a manual job next to an automatic fold", () => {
   it("a manual compaction queued past its budget is not discarded by the next turn while a prepared fold waits: the turn gives way, the worker commits it", async () => {
@@ -164,7 +147,7 @@ describe("a late delivery of CompactionRequested", () => {
     const foldId = early.compaction.memoryId!;
 
     // The late delivery reads the fold (QUEUED), then stalls before it reads the process.
-    const late = holdFirst("activeView");
+    const late = holdFirst(store, "activeView");
     const lateRun = handleCompactionRequested({ ...deps, store: late.store }, requestFor(foldId));
     await late.reached;
     expect(await handleCompactionRequested(deps, requestFor(foldId))).toMatchObject({ done: "prepared" });
@@ -250,7 +233,7 @@ describe("the range job of an accepted offer", () => {
     const item = await acceptedOffer(key, messages[3]!, messages[9]!);
     const detail = { tenantId: TENANT, itemId: item.id, accepted: true };
     // The first delivery stalls just before it stores its job; the second runs in between.
-    const first = holdFirst("storeFold");
+    const first = holdFirst(store, "storeFold");
     const firstRun = handleInboxAnswered({ ...deps, store: first.store }, detail);
     await first.reached;
     const second = await handleInboxAnswered(deps, detail);
