@@ -9,14 +9,14 @@ import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TTL_ATTRIBUTE, memorySk, processPk } from "../../core/adapters/dynamodb/keys.js";
 import { handleCompactionRequested, handleInboxAnswered } from "../../core/adapters/events/handlers.js";
-import type { InboxItem, Message, Role } from "../../core/domain/model.js";
+import type { InboxItem, Message } from "../../core/domain/model.js";
 import { selectRange } from "../../core/domain/range.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { OFFER_TAG } from "../../core/services/recompaction-offers.js";
 import { compactManually } from "../../core/services/compaction/manual-compaction.js";
 import { listMemories } from "../../core/services/memories.js";
-import { appendMessage, setMessageStrength } from "../../core/services/messages.js";
+import { setMessageStrength } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { compactRange } from "../../core/services/compaction/range-compaction.js";
 import { revertMemory } from "../../core/services/compaction/revert.js";
@@ -25,6 +25,7 @@ import { checkInvariants } from "../../tools/invariants.js";
 import { freshTable } from "../support/dynamo.js";
 import { testContainer } from "../support/container.js";
 import { holdFirst } from "../support/held-store.js";
+import { appendWarehouseMove } from "../support/steps.js";
 
 const TENANT = "qw";
 const WINDOW = 10_000;
@@ -46,12 +47,7 @@ function harness(env: Record<string, string> = {}) {
 async function seeded(deps: ServiceDeps, n: number): Promise<{ key: ProcessKey; messages: Message[] }> {
   const key = { tenantId: TENANT, processId: `qw-${++seq}` };
   await upsertProcess(deps, TENANT, key.processId, { projectId: "proj" });
-  const messages = [(await appendMessage(deps, key, { role: "USER", content: "Plan the warehouse move." })).message];
-  for (let i = 0; i < n; i++) {
-    const role: Role = (n - 1 - i) % 2 === 0 ? "USER" : "ASSISTANT";
-    messages.push((await appendMessage(deps, key, { role, content: `step ${i}: shelf ${i} goes to aisle ${i % 7} on day ${i % 5}.` })).message);
-  }
-  return { key, messages };
+  return { key, messages: await appendWarehouseMove(deps, key, n) };
 }
 
 const turn = (tokens: number, content?: string) => ({

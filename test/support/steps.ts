@@ -1,9 +1,9 @@
 /**
- * The numbered history the export, import and retention tests fold: steps appended through the
- * service, USER and ASSISTANT in turn, each naming its crate, dock and day; a forced HARD fold of
- * it; and an export read page by page.
+ * The numbered histories integration tests fold, appended through the service: crates to docks
+ * (the export, import and retention tests), a warehouse move ending on its triggering USER turn
+ * (the compaction tests); a forced HARD fold; and an export read page by page.
  */
-import type { Role } from "../../core/domain/model.js";
+import type { Message, Role } from "../../core/domain/model.js";
 import type { ProcessKey } from "../../core/ports/store.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { compactManually } from "../../core/services/compaction/manual-compaction.js";
@@ -16,6 +16,16 @@ export async function appendSteps(deps: ServiceDeps, key: ProcessKey, n: number,
     const role: Role = i % 2 === 0 ? "USER" : "ASSISTANT";
     await appendMessage(deps, key, { role, content: `step ${i}: ${word} ${i} goes to dock ${i % 4} on day ${i % 6}.` });
   }
+}
+
+/** The task (auto-pinned on a new process), then `n` steps, the last one USER; the messages as stored. */
+export async function appendWarehouseMove(deps: ServiceDeps, key: ProcessKey, n: number): Promise<Message[]> {
+  const messages = [(await appendMessage(deps, key, { role: "USER", content: "Plan the warehouse move." })).message];
+  for (let i = 0; i < n; i++) {
+    const role: Role = (n - 1 - i) % 2 === 0 ? "USER" : "ASSISTANT";
+    messages.push((await appendMessage(deps, key, { role, content: `step ${i}: shelf ${i} goes to aisle ${i % 7} on day ${i % 5}.` })).message);
+  }
+  return messages;
 }
 
 /** A manual HARD fold that must fold something; the new memory's id. */
