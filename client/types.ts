@@ -129,6 +129,8 @@ export interface Memory {
   supersededByMemoryId?: string;
   /** A provider fold's block, exactly as the provider returned it; `content` is its readable summary. */
   native?: NativeContent;
+  /** A block past 64 KiB in a listing: where it is kept (`native` absent); the memory's own GET answers it whole. */
+  nativeBlob?: { format: NativeFormat; sha256: string; bytes: number };
   /** Token estimate of `content` and its evidence ledger's section: what the summary costs in every replay. */
   tokens: number;
 }
@@ -333,8 +335,8 @@ export type PrefixReason = "first_turn" | "fold" | "revert" | "format" | "trim" 
 /** A turn's `providerBlock`: whether `request` carries the replayed memory's block; if not, why (another `format`, a `model` of another family, `refused` by the provider). */
 export type ProviderBlockReplay = { memoryId: string; format: NativeFormat; sent: boolean; reason?: "format" | "model" | "refused" };
 
-/** A turn's `prefix`: whether its prompt is the previous turn's plus what was appended. */
-export type PrefixInfo = { kept: boolean; reason?: PrefixReason };
+/** A turn's `prefix`: whether its prompt is the previous turn's plus what was appended; `openLoop`: the fold was cut before this unfinished loop's call turn (sent with its thinking). */
+export type PrefixInfo = { kept: boolean; reason?: PrefixReason; openLoop?: { messageId: string } };
 
 export type SearchHit = { message: Message; score: number };
 

@@ -1,7 +1,7 @@
 /**
  * Lambda: the table's stream, filtered to the deletions DynamoDB's TTL made of messages with
- * native content -> the blobs those expired originals named and no kept message still names are
- * deleted (docs/configuration.md, "Retention"). A batch that throws is retried, then halved, and
+ * native content (and of unused folds with a provider block) -> the blobs those items named and no
+ * kept message or memory still names are deleted (docs/configuration.md, "Retention"). A batch that throws is retried, then halved, and
  * what still fails ends in the stage's dead-letter queue; a retry is safe (a deleted blob is
  * skipped).
  */

@@ -135,8 +135,10 @@ export const HANDLERS = {
     table: "read-write",
     queries: ["lsi1", "gsi2"],
     publishes: [EVENT_SOURCES.memory],
-    // The background erasure of a large deleted process; folds summarize the messages' text, not their blobs.
-    blobs: ["delete"],
+    // A provider fold reads the messages' native content and the previous block, and puts a block
+    // past the inline size (docs/summarizers.md, "Provider folds"); the background erasure of a large
+    // deleted process deletes.
+    blobs: ["read", "write", "delete"],
     memoryMb: 1024,
     timeoutSeconds: WORKER_TIMEOUT_SECONDS,
     environment: { COMPACTION_LEASE_MS: String((WORKER_TIMEOUT_SECONDS + 30) * 1000) },

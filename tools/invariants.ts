@@ -1,18 +1,18 @@
 /**
  * The compaction invariants of docs/architecture (commit protocol), checked against what the Store
  * port returns, and the stored-data invariant of native content. `findViolations` is pure over a
- * snapshot so a chaos harness can reuse it on data it read itself; `nativeViolations` reads the
- * blobs; `checkInvariants` reads the snapshot and checks it in one call.
+ * snapshot so a chaos harness can reuse it on data it read itself; the native checks read the
+ * blobs (tools/native-invariants.ts); `checkInvariants` reads the snapshot and checks it in one
+ * call.
  */
 import { newestCommitted } from "../core/domain/memory-order.js";
+import { blockViolations, nativeViolations } from "./native-invariants.js";
 import { ledgerViolations } from "./ledger-invariants.js";
-import { storedNative, type Memory, type Message } from "../core/domain/model.js";
-import { sha256Hex } from "../core/domain/native/blob-parts.js";
-import { expiryToIso, isExpired, originalsExpiry } from "../core/domain/retention.js";
+import type { Memory, Message } from "../core/domain/model.js";
+import { expiryToIso, originalsExpiry } from "../core/domain/retention.js";
 import { strengthTagOf } from "../core/domain/strength.js";
 import type { ActiveView, ProcessKey, ProcessState, Store } from "../core/ports/store.js";
 import type { CoreDeps } from "../core/services/deps.js";
-import { withNative } from "../core/services/native-content.js";
 
 /** Everything the invariants look at: the full history, every memory, and the replay. */
 export interface Snapshot {
@@ -39,7 +39,7 @@ export interface InvariantOptions {
   settled?: boolean;
   /** No compaction lease is held (after settled calls that did not crash while holding one). */
   noLease?: boolean;
-  /** Also check the native content of every message, read through these deps (their blob store). */
+  /** Also check the native content of every message and the block blob of every memory, read through these deps (their blob store). */
   native?: CoreDeps;
   /**
    * What DynamoDB's TTL removed (a clock moved past the retention): each message's id and the
@@ -302,40 +302,6 @@ function inSourceChain(messageId: string, memory: Memory, memoryById: Map<string
  */
 export async function checkInvariants(store: Store, key: ProcessKey, options: InvariantOptions = {}): Promise<string[]> {
   const snapshot = await readAll(store, key);
-  return [...findViolations(snapshot, options), ...(options.native ? await nativeViolations(options.native, key, snapshot.messages) : [])];
-}
-
-/**
- * The stored native content of each message reads back exactly: each blob it names is in the blob
- * store with bytes that hash to its name, and the content the service's reads put together
- * (`withNative`) has the JSON text whose SHA-256 the message item keeps. An original past its
- * retention is gone for every read (docs/configuration.md, "Retention"), its blobs may be too: it
- * is not checked.
- *
- * @example expect(await nativeViolations(deps, key, await readAllMessages(store, key))).toEqual([])
- */
-export async function nativeViolations(deps: CoreDeps, key: ProcessKey, messages: readonly Message[]): Promise<string[]> {
-  const v: string[] = [];
-  const now = deps.clock.now();
-  for (const m of messages) {
-    const stored = storedNative(m);
-    if (!stored || isExpired(m, now)) continue;
-    let whole = true;
-    for (const ref of stored.blobs ?? []) {
-      const bytes = deps.blobs ? await deps.blobs.get(key, ref.sha256) : null;
-      if (!bytes) v.push(`message ${m.id}: blob ${ref.sha256} of its native content is missing`);
-      else if (sha256Hex(bytes) !== ref.sha256) v.push(`message ${m.id}: blob ${ref.sha256} holds other bytes (sha ${sha256Hex(bytes)})`);
-      else continue;
-      whole = false;
-    }
-    if (!whole) continue;
-    try {
-      const [read] = await withNative(deps, key, [m]);
-      const hash = sha256Hex(JSON.stringify(read!.native!.content));
-      if (hash !== stored.hash) v.push(`message ${m.id}: its native content reads back with hash ${hash}, the item keeps ${stored.hash}`);
-    } catch (e) {
-      v.push(`message ${m.id}: its native content does not read back: ${e instanceof Error ? e.message : String(e)}`);
-    }
-  }
-  return v.map((text) => `${key.tenantId}/${key.processId}: ${text}`);
+  const native = options.native ? [...(await nativeViolations(options.native, key, snapshot.messages)), ...(await blockViolations(options.native, key, snapshot.memories))] : [];
+  return [...findViolations(snapshot, options), ...native];
 }

@@ -8,7 +8,8 @@ import { parseStrengthTag, strengthTag } from "./strength.js";
 import { ClearedResult, LossUnit, Memory, MemoryMetadata, Message, Process } from "./model.js";
 import { Ledger } from "./ledger/model.js";
 import * as z from "./zod.js";
-import { jsonDepth, NATIVE_INLINE_MAX_BYTES, NATIVE_MAX_DEPTH } from "./native/blob-parts.js";
+import { jsonDepth, NATIVE_MAX_DEPTH } from "./native/blob-parts.js";
+import { blockBytes, NATIVE_BLOCK_MAX_BYTES } from "./native/memory-block.js";
 import { NativeContent } from "./native/formats.js";
 
 export const EXPORT_FORMAT = "vancetope-memory-export";
@@ -84,6 +85,8 @@ const Units = list(z.extend(LossUnit, { text: Text(MAX_UNIT_CHARS), messageIds: 
 
 /** A stored memory, its ids, times and the fields a caller can set held to the API's rules. */
 const ImportedMemory = z.extend(Memory, {
+  // An export carries the block whole (`native`); the blob a stored memory names is the exporter's.
+  nativeBlob: z.optional(z.never()),
   id: Id,
   processId: Id,
   content: Text(MAX_MESSAGE_BYTES),
@@ -95,11 +98,11 @@ const ImportedMemory = z.extend(Memory, {
   droppedUnits: z.optional(Units),
   keepUnits: z.optional(list(Text(MAX_UNIT_CHARS), MAX_MEMORY_LIST)),
   ledger: z.optional(Ledger),
-  // A provider fold's block: what a memory keeps inline (summarizers.md, "Provider folds").
+  // A provider fold's block: what a memory keeps, past the inline size as a blob (summarizers.md, "Provider folds").
   native: z.optional(
     NativeContent.check(
-      z.refine((n) => jsonDepth(n, NATIVE_MAX_DEPTH) <= NATIVE_MAX_DEPTH && Buffer.byteLength(JSON.stringify(n)) <= NATIVE_INLINE_MAX_BYTES, {
-        message: `a memory's native content is at most ${NATIVE_INLINE_MAX_BYTES} bytes of JSON, ${NATIVE_MAX_DEPTH} levels deep`,
+      z.refine((n) => jsonDepth(n, NATIVE_MAX_DEPTH) <= NATIVE_MAX_DEPTH && blockBytes(n) <= NATIVE_BLOCK_MAX_BYTES, {
+        message: `a memory's native content is at most ${NATIVE_BLOCK_MAX_BYTES} bytes of JSON, ${NATIVE_MAX_DEPTH} levels deep`,
       }),
     ),
   ),

@@ -8,6 +8,7 @@ import { sizeFold } from "./fold-size.js";
 import type { Message } from "./model.js";
 import { climb, minFoldTokens, MODE_POLICY, type FoldModeName } from "./mode-policy.js";
 import { selectForCompaction } from "./selector.js";
+import type { FoldUnit } from "./tool-groups.js";
 import type { Tunables } from "./tunables.js";
 
 export type PlannedFold<M> =
@@ -28,7 +29,9 @@ const tokensOf = (messages: readonly { tokens: number }[]) => messages.reduce((n
  * What a fold in `mode` takes: the selection, refused below the mode's minimum saving (an
  * optional mode's gate, the same whether the fold is summarized now or queued for the worker;
  * `minSaving: false` once the gate was passed), cut to the fold target where the mode uses it.
- * A forced fold (manual compaction) skips the gate and the revert hold.
+ * A forced fold (manual compaction) skips the gate and the revert hold. `unit`: what the fold keeps
+ * whole, by the chat model's fold rules (`foldRulesFor`; a queued fold carries it as
+ * `metadata.foldUnit`).
  *
  * @param own our own estimate of the whole replay
  * @param tokensBefore the prompt size in the caller's unit
@@ -37,9 +40,9 @@ export function planFold<M extends Message>(
   messages: readonly M[],
   mode: FoldModeName,
   tunables: Tunables,
-  o: { contextWindow: number | undefined; own: number; tokensBefore: number; minSaving: boolean; forced?: boolean },
+  o: { contextWindow: number | undefined; own: number; tokensBefore: number; minSaving: boolean; forced?: boolean; unit?: FoldUnit | undefined },
 ): PlannedFold<M> {
-  const selection = selectForCompaction(messages, mode, tunables);
+  const selection = selectForCompaction(messages, mode, tunables, o.unit);
   if (selection.fold.length === 0) return { ok: false, reason: selection.reason ?? "nothing_eligible" };
   const selectedTokens = tokensOf(selection.fold);
   // An optional fold (SOFT) is hygiene: a few acknowledgements would cost a summary call and a
@@ -47,7 +50,7 @@ export function planFold<M extends Message>(
   if (!o.forced && o.minSaving && selectedTokens < minFoldTokens(mode, tunables)) {
     return { ok: false, reason: "below_min_saving" };
   }
-  const fold = sizeFold(selection.fold, mode, tunables, o);
+  const fold = sizeFold(selection.fold, mode, tunables, { ...o, unit: o.unit ?? "tool_group" });
   const waits = !o.forced && MODE_POLICY[mode].honoursRevertHold;
   return { ok: true, fold, selectedTokens, ...(waits ? { holdCheckTokens: o.own } : {}) };
 }

@@ -7,6 +7,7 @@ import { climb, MODE_POLICY, type FoldModeName } from "./mode-policy.js";
 import { replayTokens } from "./replay.js";
 import { foldOldestUntil, type SelectableMessage } from "./selector.js";
 import { withSummaryBudget } from "./summarizer-fit.js";
+import type { FoldUnit } from "./tool-groups.js";
 import type { Tunables } from "./tunables.js";
 
 /**
@@ -43,8 +44,8 @@ export type FoldSizeTunables = Pick<
 /**
  * What a fold takes of its selection (the `foldTarget` tunable, docs/configuration.md "Tunables"):
  * with a fold target, a fold whose mode uses it (HARD, EMERGENCY) that knows the model's window takes only the oldest
- * messages that bring the prompt to {@link foldTargetTokens}, never splitting a tool group; any
- * other fold takes the whole selection.
+ * messages that bring the prompt to {@link foldTargetTokens}, never splitting a tool group (nor a
+ * turn, with `unit: "turn"`); any other fold takes the whole selection.
  *
  * @param own our own estimate of the whole replay
  * @param tokensBefore the prompt size in the caller's unit
@@ -53,11 +54,11 @@ export function sizeFold<M extends SelectableMessage & { tokens: number }>(
   selection: readonly M[],
   mode: CompactionModeName,
   tunables: FoldSizeTunables,
-  o: { contextWindow: number | undefined; own: number; tokensBefore: number },
+  o: { contextWindow: number | undefined; own: number; tokensBefore: number; unit?: FoldUnit },
 ): M[] {
   if (!(tunables.foldTarget > 0) || mode === "NONE" || !MODE_POLICY[mode].usesFoldTarget || !o.contextWindow) return [...selection];
   const toFree = tokensToReachTarget(withSummaryBudget(tunables, o.contextWindow), o.contextWindow, o.own, o.tokensBefore);
-  return foldOldestUntil(selection, toFree);
+  return foldOldestUntil(selection, toFree, o.unit);
 }
 
 /**

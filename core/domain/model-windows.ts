@@ -5,6 +5,7 @@
  */
 
 import { invalid } from "./errors.js";
+import type { FoldUnit } from "./tool-groups.js";
 
 /**
  * Model names and their windows. A name matches exactly, or as a dated snapshot of a listed name
@@ -180,16 +181,25 @@ export function cappedWindow(window: TurnWindow, maxPromptTokens: number | null 
 }
 
 /**
- * What a turn's replay keeps of the turns a fold kept, per model (docs/turns.md, "What a fold may
- * keep"), beside the windows so that one table names the models. Anthropic models with preserved
- * thinking and OpenAI models with preserved reasoning check every thinking block or reasoning
- * item against what stood before it when it was issued; a summary the service wrote changed that,
- * so the kept turns lose them (the remedy Anthropic documents, "Compaction and preserved
- * thinking"; OpenAI drops such items on every later request, "Keep the prefix unchanged").
+ * What a fold may keep and take, per model (docs/turns.md, "What a fold may keep"), beside the
+ * windows so that one table names the models. Anthropic models with preserved thinking and OpenAI
+ * models with preserved reasoning check every thinking block or reasoning item against what stood
+ * before it when it was issued; a summary the service wrote changed that, so the kept turns lose
+ * them (the remedy Anthropic documents, "Compaction and preserved thinking"; OpenAI drops such
+ * items on every later request, "Keep the prefix unchanged"). Gemini 3 validates the thought
+ * signatures of the current turn, a user message and every step answering it ("Thought
+ * Signatures"), so its folds take whole turns and its kept turns go as stored, signatures included.
  */
 export interface FoldRules {
   /** `strip`: thinking blocks and reasoning items of assistant turns issued before the replayed summary are left out. */
   reasoningBeforeSummary: "keep" | "strip";
+  /** What a fold keeps whole: a tool group (a call and its results), or a whole turn, never the current one. */
+  foldUnit: FoldUnit;
+  /**
+   * Where the summary goes in the `openai-responses` format: before the kept turns, or appended
+   * after them, as OpenAI recommends for a custom compaction ("Keep the prefix unchanged").
+   */
+  summary: "before_kept" | "after_kept";
 }
 
 /**
@@ -198,15 +208,27 @@ export interface FoldRules {
  */
 const PREFIX_BOUND_REASONING = ["claude-fable-5", "claude-mythos-5", "claude-opus-5-5", "claude-sonnet-5-5", "claude-haiku-5-5", "gpt-5", "gpt-6"];
 
+/** Model-name prefixes of the models whose folds end at turn boundaries: Gemini's. */
+const TURN_BOUND_FOLDS = ["gemini"];
+
+/** Whether a normalised name is `prefix` or one of its variants (`prefix-…`, `prefix.…`, `prefix@…`). */
+const namedBy = (name: string, prefix: string) => name === prefix || (name.startsWith(prefix) && /[-.:@_]/.test(name.charAt(prefix.length)));
+
 /**
- * The fold rules of the model a turn names (by `name`; an unknown or absent name keeps everything).
+ * The fold rules of the model a turn names (by `name`; an unknown or absent name keeps everything
+ * and folds by tool groups).
  *
- * @example foldRulesFor("claude-fable-5-1") // { reasoningBeforeSummary: "strip" }
+ * @example foldRulesFor("claude-fable-5-1") // { reasoningBeforeSummary: "strip", foldUnit: "tool_group", summary: "before_kept" }
+ * @example foldRulesFor("gemini-3-pro") // { reasoningBeforeSummary: "keep", foldUnit: "turn", summary: "before_kept" }
  */
 export function foldRulesFor(model: string | undefined): FoldRules {
   const name = model ? normaliseModelName(model) : "";
-  const bound = PREFIX_BOUND_REASONING.some((p) => name === p || (name.startsWith(p) && /[-.:@_]/.test(name.charAt(p.length))));
-  return { reasoningBeforeSummary: bound ? "strip" : "keep" };
+  const bound = PREFIX_BOUND_REASONING.some((p) => namedBy(name, p));
+  return {
+    reasoningBeforeSummary: bound ? "strip" : "keep",
+    foldUnit: TURN_BOUND_FOLDS.some((p) => namedBy(name, p)) ? "turn" : "tool_group",
+    summary: bound && modelFamily(name) === "openai" ? "after_kept" : "before_kept",
+  };
 }
 
 /**
@@ -227,6 +249,5 @@ const MODEL_FAMILIES: ReadonlyArray<readonly [family: string, prefixes: readonly
  */
 export function modelFamily(model: string | undefined): string | undefined {
   const name = model ? normaliseModelName(model) : "";
-  const claims = (p: string) => name === p || (name.startsWith(p) && /[-.:@_]/.test(name.charAt(p.length)));
-  return MODEL_FAMILIES.find(([, prefixes]) => prefixes.some(claims))?.[0];
+  return MODEL_FAMILIES.find(([, prefixes]) => prefixes.some((p) => namedBy(name, p)))?.[0];
 }

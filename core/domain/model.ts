@@ -5,6 +5,7 @@
 import * as z from "./zod.js";
 import { NativeContent, NativeFormat } from "./native/formats.js";
 import type { StoredNative } from "./native/blob-parts.js";
+import { NativeBlob } from "./native/memory-block.js";
 import { LedgerSection, StoredLedger } from "./ledger/section.js";
 
 export const Role = z.enum(["USER", "ASSISTANT", "SYSTEM", "TOOL"]);
@@ -186,6 +187,11 @@ export const MemoryMetadata = z.object({
   extended: z.optional(z.object({ messages: z.int().check(z.nonnegative()), at: z.string() })),
   expiresAt: z.optional(z.string()),
   contextWindow: z.optional(z.number()),
+  /**
+   * What the fold keeps whole, by the chat model's fold rules when it was queued (docs/turns.md,
+   * "What a fold may keep"): `turn` for a model whose folds end at turn boundaries. Absent: tool groups.
+   */
+  foldUnit: z.optional(z.enum(["tool_group", "turn"])),
   /** The META version a queued fold was queued at: the worker only runs it on that state. */
   queuedAtVersion: z.optional(z.number()),
   /** A queued manual compaction: whether it was forced, and its instructions. */
@@ -256,6 +262,12 @@ export const Memory = z.object({
    * folds"): replayed to that provider's models; `content` is its readable summary.
    */
   native: z.optional(NativeContent),
+  /**
+   * A block past what the memory's item keeps inline: the blob it is kept in (`native` is then
+   * absent). Put back only where the block is read: the turn that replays it, the memory's
+   * detail, an export, the next fold's chain.
+   */
+  nativeBlob: z.optional(NativeBlob),
 });
 export type Memory = z.infer<typeof Memory>;
 

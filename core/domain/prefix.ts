@@ -50,6 +50,11 @@ export type ReplayMark = z.infer<typeof ReplayMark>;
 export interface PrefixAnswer {
   kept: boolean;
   reason?: PrefixReason;
+  /**
+   * The fold was cut before an unfinished tool loop's newest call turn, which the request sends
+   * with the thinking it was issued with before the fold (docs/turns.md, "What a fold may keep").
+   */
+  openLoop?: { messageId: string };
 }
 
 /** A short digest of a text: 16 hex characters of its SHA-256 ("" for the empty text). */

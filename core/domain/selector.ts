@@ -8,7 +8,7 @@ import { MODE_POLICY } from "./mode-policy.js";
 import type { CompactionModeName, Message, Role, ToolCall } from "./model.js";
 import { effectiveStrength, type Strength } from "./strength.js";
 import { messageChars } from "./tokens.js";
-import { foldWholeGroups, uncuttableRuns } from "./tool-groups.js";
+import { foldWholeGroups, uncuttableRuns, type FoldUnit } from "./tool-groups.js";
 import type { Tunables } from "./tunables.js";
 
 /** What selection reads of a message; `Message` satisfies it. */
@@ -67,7 +67,9 @@ export type SelectorTunables = Pick<Tunables, "keepRecent" | "softAnchor" | "har
  * mode) and the triggering turn stay (the newest USER message and everything after it, except
  * that in HARD and EMERGENCY the turn's tool groups older than the anchor may fold); pinned
  * stays in every mode; the rest follows {@link foldsByStrength}; and a tool group (a call with its
- * results) folds whole or not at all: one member that must stay keeps the whole group.
+ * results) folds whole or not at all: one member that must stay keeps the whole group. With
+ * `unit: "turn"` (the model's fold rules, docs/turns.md "What a fold may keep") the same holds
+ * for whole turns, and nothing of the triggering turn folds.
  *
  * @example selectForCompaction(active, "HARD", DEFAULT_TUNABLES).fold
  */
@@ -75,6 +77,7 @@ export function selectForCompaction<M extends SelectableMessage = Message>(
   messages: readonly M[],
   mode: CompactionModeName,
   tunables: SelectorTunables,
+  unit: FoldUnit = "tool_group",
 ): Selection<M> {
   const all = [...messages];
   if (mode === "NONE") return { fold: [], keep: all, reason: "mode_none" };
@@ -83,7 +86,7 @@ export function selectForCompaction<M extends SelectableMessage = Message>(
   const n = all.length;
   const anchorStart = n - Math.min(n, anchorFor(mode, tunables));
   const triggerStart = triggeringTurnStart(all);
-  const foldsInTurn = MODE_POLICY[mode].foldsCurrentTurn && tunables.foldCurrentTurn !== 0;
+  const foldsInTurn = MODE_POLICY[mode].foldsCurrentTurn && tunables.foldCurrentTurn !== 0 && unit === "tool_group";
   // docs/compaction.md "Inside the current turn": the turn's own USER message and its non-tool
   // messages always stay; in a mode that folds in the turn (HARD, EMERGENCY) its older tool
   // groups follow the table.
@@ -92,21 +95,23 @@ export function selectForCompaction<M extends SelectableMessage = Message>(
   const { fold, keep } = foldWholeGroups(
     all,
     (m, i) => i >= anchorStart || protectedByTurn(i) || !foldsByStrength(effectiveStrength(m), mode),
+    unit,
   );
   return fold.length === 0 ? { fold, keep, reason: "nothing_eligible" } : { fold, keep };
 }
 
 /**
  * The oldest part of a selection that frees at least `tokensToFree`, cut only between whole tool
- * groups wherever their members sit (the `foldTarget` tunable, and trimming an answer): at least
- * the oldest group, and the whole selection when even that is not enough.
+ * groups wherever their members sit (whole turns with `unit: "turn"`; the `foldTarget` tunable,
+ * and trimming an answer): at least the oldest group, and the whole selection when even that is
+ * not enough.
  *
  * @example foldOldestUntil(selection.fold, 3_000)
  */
-export function foldOldestUntil<M extends SelectableMessage & { tokens: number }>(fold: readonly M[], tokensToFree: number): M[] {
+export function foldOldestUntil<M extends SelectableMessage & { tokens: number }>(fold: readonly M[], tokensToFree: number, unit: FoldUnit = "tool_group"): M[] {
   const taken: M[] = [];
   let freed = 0;
-  for (const run of uncuttableRuns(fold)) {
+  for (const run of uncuttableRuns(fold, unit)) {
     if (taken.length > 0 && freed >= tokensToFree) break;
     taken.push(...run);
     freed += run.reduce((n, m) => n + m.tokens, 0);

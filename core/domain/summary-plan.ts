@@ -8,7 +8,7 @@ import type { Message } from "./model.js";
 import { replayed } from "./replay.js";
 import { chunkBySourceChars, SUMMARY_SOURCE_FRAMING_CHARS } from "./selector.js";
 import { SAFE_CHARS_PER_TOKEN, SUMMARIZER_PROMPT_RESERVE_TOKENS } from "./summarizer-fit.js";
-import { uncuttableRuns } from "./tool-groups.js";
+import { uncuttableRuns, type FoldUnit } from "./tool-groups.js";
 import type { Tunables } from "./tunables.js";
 
 /** The most a partial summary's heading in a merge call takes ("Summary of part 12 of 34:\n"). */
@@ -88,13 +88,13 @@ function sized<M extends Message>(fold: M[], cut: boolean, capChars: number, t: 
 /**
  * The oldest part of `fold` whose summary takes at most `maxSummarizerCalls` calls, one of them
  * kept back for the quality gate's retry (so at least one for the summary itself). It is cut only
- * between the runs a fold must take whole (a tool group with what sits between its members), so
- * the part is itself a valid fold; empty when not even the first run fits. The rest stays active
+ * between the runs a fold must take whole (a tool group with what sits between its members; a
+ * whole turn with `unit: "turn"`), so the part is itself a valid fold; empty when not even the first run fits. The rest stays active
  * and is folded by a later compaction.
  *
  * @example foldWithinCallCap(selection.fold, inputCap, tunables).fold // what this fold summarizes
  */
-export function foldWithinCallCap<M extends Message>(fold: readonly M[], capChars: number, t: PlanTunables): SizedFold<M> {
+export function foldWithinCallCap<M extends Message>(fold: readonly M[], capChars: number, t: PlanTunables, unit: FoldUnit = "tool_group"): SizedFold<M> {
   const whole = sized([...fold], false, capChars, t);
   const allowed = Math.max(1, t.maxSummarizerCalls - 1);
   if (whole.calls <= allowed) return whole;
@@ -107,7 +107,7 @@ export function foldWithinCallCap<M extends Message>(fold: readonly M[], capChar
   // Back to the last boundary between whole runs within those chunks (chunks cut between runs,
   // except a run too large for one call, which is spread over several).
   let end = 0;
-  for (const run of uncuttableRuns(fold)) {
+  for (const run of uncuttableRuns(fold, unit)) {
     if (end + run.length > messages) break;
     end += run.length;
   }

@@ -82,14 +82,44 @@ export function toolGroups(messages: readonly GroupableMessage[]): ToolGroups {
 }
 
 /**
- * Splits `messages` into what folds and what stays, by whole groups: a group stays when any of its
- * members must (`stays`), and folds otherwise. Both keep the input order.
+ * What a fold keeps whole (docs/turns.md, "What a fold may keep"): a tool group, or (for models
+ * that need it, `foldRulesFor`) a whole turn, a USER message and everything after it up to the
+ * next USER message, with any tool group that reaches past it.
+ */
+export type FoldUnit = "tool_group" | "turn";
+
+/**
+ * Per message, the first index of the shortest run of whole turns it sits in: the list cut only
+ * before a USER message where {@link toolGroups} allows a cut (a result that arrived after the
+ * next USER message keeps both turns together). Messages before the first USER message are a
+ * turn of their own.
+ */
+function turnGroups(messages: readonly GroupableMessage[]): number[] {
+  const group = new Array<number>(messages.length);
+  let start = 0;
+  for (const [from, to] of toolGroups(messages).runs) {
+    if (from > 0 && messages[from]!.role === "USER") start = from;
+    for (let i = from; i < to; i++) group[i] = start;
+  }
+  return group;
+}
+
+/** The group of each message by `unit`: its tool group's call, or its turn's first message. */
+function unitGroups(messages: readonly GroupableMessage[], unit: FoldUnit): number[] {
+  return unit === "turn" ? turnGroups(messages) : toolGroups(messages).group;
+}
+
+/**
+ * Splits `messages` into what folds and what stays, by whole groups (whole turns with `unit:
+ * "turn"`): a group stays when any of its members must (`stays`), and folds otherwise. Both keep
+ * the input order.
  */
 export function foldWholeGroups<M extends GroupableMessage>(
   messages: readonly M[],
   stays: (message: M, index: number) => boolean,
+  unit: FoldUnit = "tool_group",
 ): { fold: M[]; keep: M[] } {
-  const { group } = toolGroups(messages);
+  const group = unitGroups(messages, unit);
   const staying = new Set<number>();
   messages.forEach((m, i) => {
     if (stays(m, i)) staying.add(group[i]!);
@@ -101,9 +131,13 @@ export function foldWholeGroups<M extends GroupableMessage>(
 }
 
 /**
- * The runs of {@link toolGroups} as lists of messages: the pieces a list may be cut into. `messages`
- * must hold whole groups (a selection does), or a result whose call was left out stands alone.
+ * The runs of {@link toolGroups} (whole turns with `unit: "turn"`) as lists of messages: the
+ * pieces a list may be cut into. `messages` must hold whole groups (a selection does), or a result
+ * whose call was left out stands alone.
  */
-export function uncuttableRuns<M extends GroupableMessage>(messages: readonly M[]): M[][] {
-  return toolGroups(messages).runs.map(([start, end]) => messages.slice(start, end));
+export function uncuttableRuns<M extends GroupableMessage>(messages: readonly M[], unit: FoldUnit = "tool_group"): M[][] {
+  if (unit === "tool_group") return toolGroups(messages).runs.map(([start, end]) => messages.slice(start, end));
+  const runs: M[][] = [];
+  turnGroups(messages).forEach((start, i) => (start === i ? runs.push([messages[i]!]) : runs[runs.length - 1]!.push(messages[i]!)));
+  return runs;
 }

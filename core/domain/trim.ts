@@ -8,6 +8,7 @@
 import type { Message } from "./model.js";
 import { foldOldestUntil, selectForCompaction, type SelectorTunables } from "./selector.js";
 import type { Tunables } from "./tunables.js";
+import type { FoldUnit } from "./tool-groups.js";
 
 export interface Trim {
   /** The messages to answer with, oldest first. */
@@ -45,11 +46,13 @@ export function trimBlock(tunables: Pick<Tunables, "hardThreshold" | "emergencyT
  * @param own our own estimate of the whole replay (summary block included)
  * @param block free whole multiples of this many caller tokens when the candidates hold them
  *   ({@link trimBlock}); absent or 0: exactly what the limit needs
+ * @param unit what a cut may not split, by the model's fold rules (docs/turns.md, "What a fold may
+ *   keep"): a Gemini answer that began inside a turn would start with a function call
  */
 export function trimToFit(
   messages: Message[],
   tunables: SelectorTunables,
-  o: { tokens: number; limit: number; scale: number; own: number; block?: number },
+  o: { tokens: number; limit: number; scale: number; own: number; block?: number; unit?: FoldUnit },
 ): Trim {
   // An engine that follows the answers holds what the last turn returned, so while a fold is queued
   // its prompt can leave out messages trimmed before: measured against the whole view, that prompt
@@ -61,7 +64,7 @@ export function trimToFit(
   const untrimmed = { kept: messages, trimmed: { messages: 0, tokens: 0 }, tokens };
   if (tokens <= o.limit) return untrimmed;
   // keepRecent does not apply: a prompt that overflows the window is worse than a short answer.
-  const candidates = selectForCompaction(messages, "EMERGENCY", { ...tunables, keepRecent: 0 }).fold;
+  const candidates = selectForCompaction(messages, "EMERGENCY", { ...tunables, keepRecent: 0 }, o.unit).fold;
   if (candidates.length === 0) return untrimmed;
   const needed = tokens - o.limit;
   const block = o.block ?? 0;
@@ -70,7 +73,7 @@ export function trimToFit(
   // with every new candidate anyway, so the answer keeps what it can.
   const available = candidates.reduce((n, m) => n + m.tokens, 0);
   const ownToFree = Math.ceil((Math.ceil(rounded / perOwn) <= available ? rounded : needed) / perOwn);
-  const taken = foldOldestUntil(candidates, ownToFree);
+  const taken = foldOldestUntil(candidates, ownToFree, o.unit);
   const left = new Set(taken.map((m) => m.id));
   const freed = Math.ceil(taken.reduce((n, m) => n + m.tokens, 0) * perOwn);
   const out = messages.filter((m) => left.has(m.id));

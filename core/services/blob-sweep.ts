@@ -1,5 +1,5 @@
 /**
- * The sweep of a process's blobs that no live message names (docs/configuration.md, "Retention"):
+ * The sweep of a process's blobs that no live message or memory names (docs/configuration.md, "Retention"):
  * DynamoDB's TTL removes an expired original's item, never the blobs of its native content, so
  * they stay until the process is deleted or this sweep runs. A blob any message still kept names
  * (active, or archived and not past its retention) is never deleted, whatever else names it.
@@ -25,9 +25,16 @@ export interface BlobSweep {
 /** Messages per store read while the names are collected. */
 const READ_MESSAGES = 500;
 
-/** Every blob sha a message kept at `now` names, read through every page of the history. */
+/**
+ * Every blob sha a message kept at `now` names, read through every page of the history, and every
+ * one a memory's block is kept in: a summary's, a reverted one's (kept for audit), a prepared
+ * fold's; not a discarded or failed fold's, which no replay reads.
+ */
 async function namedBlobs(deps: CoreDeps, key: ProcessKey, now: Date): Promise<Set<string>> {
   const named = new Set<string>();
+  for (const m of await deps.store.listMemories(key)) {
+    if (m.nativeBlob && m.status !== "DISCARDED" && m.status !== "FAILED") named.add(m.nativeBlob.sha256);
+  }
   let cursor: string | undefined;
   do {
     const page = await deps.store.listMessages(key, { limit: READ_MESSAGES, ...(cursor ? { cursor } : {}) });

@@ -5,6 +5,7 @@ import type { LossUnit, Memory } from "../domain/model.js";
 import type { Ledger } from "../domain/ledger/model.js";
 import type { ProcessKey } from "../ports/store.js";
 import type { CoreDeps } from "./deps.js";
+import { withBlock } from "./native-content.js";
 import { requireProcess } from "./processes.js";
 
 /** A memory as listed: without the per-line citations, the full loss list and the evidence ledger (one request away). */
@@ -57,7 +58,8 @@ export async function memoryDetail(deps: CoreDeps, key: ProcessKey, memoryId: st
   const loss = preview ? { units: preview.units, kept: preview.kept, dropped: memory.droppedUnits ?? preview.dropped } : null;
   const lines = memory.content ? memory.content.split("\n") : [];
   return {
-    memory: withoutDetail(memory),
+    // The block whole, put back from its blob when it has one.
+    memory: withoutDetail(await withBlock(deps, key, memory)),
     loss,
     provenance: lines.map((text, i) => ({ line: i + 1, text, messageIds: memory.citations?.[i] ?? [] })),
     ledger: memory.ledger ?? null,

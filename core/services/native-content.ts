@@ -4,9 +4,10 @@
  * message whole.
  */
 import { AppError } from "../domain/errors.js";
-import { storedNative, type Message } from "../domain/model.js";
+import { storedNative, type Memory, type Message } from "../domain/model.js";
 import { NATIVE_INLINE_MAX_BYTES, NATIVE_MAX_BLOBS, joinNative, splitNative, type StoredNative } from "../domain/native/blob-parts.js";
 import type { NativeContent } from "../domain/native/formats.js";
+import { joinBlock, splitBlock } from "../domain/native/memory-block.js";
 import type { ProcessKey } from "../ports/store.js";
 import { WRITE_CONCURRENCY } from "../ports/store.js";
 import type { CoreDeps } from "./deps.js";
@@ -65,4 +66,34 @@ export async function withNative(deps: CoreDeps, key: ProcessKey, messages: read
     const stored = joining(m);
     return stored ? { ...m, native: joinNative(stored, fetched) } : m;
   });
+}
+
+/**
+ * The memory as its item keeps it (docs/summarizers.md, "Where the block is kept"): a block past
+ * the inline size put as a blob first and named by `nativeBlob`. A crash between the put and the
+ * write leaves a blob no memory names, which the blob sweep deletes. With `ifMissing`, once the
+ * memory is written: puts the blob back only if a sweep deleted it meanwhile, as `keepNative` does.
+ */
+export async function keepBlock(deps: CoreDeps, key: ProcessKey, memory: Memory, ifMissing = false): Promise<Memory> {
+  if (!memory.native) return memory;
+  const split = splitBlock(memory.native);
+  if ("inline" in split) return memory;
+  const blobs = deps.blobs;
+  if (!blobs) throw unconfigured();
+  if (ifMissing) await blobs.putIfMissing(key, split.part.sha256, split.part.bytes);
+  else await blobs.put(key, split.part.sha256, split.part.bytes);
+  const { native: _inBlob, ...rest } = memory;
+  return { ...rest, nativeBlob: split.blob };
+}
+
+/** The memory with its block put back from its blob; one that keeps it inline, or none, as it is. */
+export async function withBlock(deps: CoreDeps, key: ProcessKey, memory: Memory): Promise<Memory> {
+  const blob = memory.nativeBlob;
+  if (!blob) return memory;
+  const blobs = deps.blobReader ?? deps.blobs;
+  if (!blobs) throw unconfigured();
+  const bytes = await blobs.get(key, blob.sha256);
+  if (!bytes) throw new AppError("internal", "blobs.missing", `blob ${blob.sha256} of memory '${memory.id}' is missing`);
+  const { nativeBlob: _named, ...rest } = memory;
+  return { ...rest, native: joinBlock(blob, bytes) };
 }

@@ -13,7 +13,7 @@ import * as z from "../domain/zod.js";
 import type { ProcessKey, ProcessState } from "../ports/store.js";
 import { settledView } from "./compaction/settle.js";
 import type { ExportPaging, ServiceDeps } from "./deps.js";
-import { withNative } from "./native-content.js";
+import { withBlock, withNative } from "./native-content.js";
 import { requireProcess } from "./processes.js";
 
 /** Most bytes of a page's lines before its memories (well below Lambda's 6 MB response). */
@@ -142,7 +142,8 @@ async function readPage(deps: ServiceDeps, key: ProcessKey, state: ProcessState,
   // Memories are few beside messages (one per fold): read in one listing, paged like the messages.
   const memories = await deps.store.listMemories(key);
   for (let i = from?.memories ?? 0; i < memories.length; i++) {
-    if (!fits(memoryLine(memories[i]!))) return { text: chunks.join(""), next: { messages, memories: i, version } };
+    // A block kept as a blob goes whole into the line, as a message's native content does.
+    if (!fits(memoryLine(await withBlock(deps, key, memories[i]!)))) return { text: chunks.join(""), next: { messages, memories: i, version } };
   }
   const overrides = await deps.store.getSettings(key.tenantId, state.process.projectId);
   const last = `${overrides ? settingsLine(state.process.projectId, overrides) : ""}${endLine(messages, memories.length)}`;

@@ -11,11 +11,12 @@
  */
 import { AppError, conflict, invalid, notFound, processDeleted } from "../domain/errors.js";
 import { setStoredNative, type Memory, type Message, type Process } from "../domain/model.js";
+import { splitBlock } from "../domain/native/memory-block.js";
 import { exportLines, MAX_IMPORT_ITEMS, relocate, scanExport, type ExportOutline, type IdSource } from "../domain/process-export.js";
 import { DEFAULT_IMPORTS_PER_MINUTE } from "../domain/rate-limit.js";
 import { importingStore, type ImportingStore, type ProcessKey } from "../ports/store.js";
 import type { ServiceDeps } from "./deps.js";
-import { keepNative } from "./native-content.js";
+import { keepBlock, keepNative } from "./native-content.js";
 import { readStoredOverride } from "./tunables.js";
 
 export interface ImportResult {
@@ -63,7 +64,7 @@ export async function importExport(deps: ServiceDeps, key: ProcessKey, source: E
     });
   }
   // Refused before anything is written, rather than at the first message with a large part.
-  if (outline.blobMessages > 0 && !deps.blobs) {
+  if ((outline.blobMessages > 0 || outline.memories.some((m) => m.native && "blob" in splitBlock(m.native))) && !deps.blobs) {
     throw new AppError("internal", "blobs.unconfigured", "the export has native content kept as blobs and no blob store is configured");
   }
   const store = importingStore(deps.store);
@@ -101,7 +102,8 @@ export async function importExport(deps: ServiceDeps, key: ProcessKey, source: E
       messages.push(await imported(deps, key, moved.message(entry.message)));
     } else if (entry.kind === "memory") {
       if (!outline.memoryIds.has(entry.memory.id)) throw changed(entry.memory.id);
-      memories.push(moved.memory(entry.memory));
+      // A block past the inline size is put as a blob before the memory's item names it.
+      memories.push(await keepBlock(deps, key, moved.memory(entry.memory)));
     }
     if (messages.length + memories.length >= IMPORT_BATCH_ITEMS) await flush();
   }

@@ -5,6 +5,7 @@
  * readable summary instead, until the next fold (which chains from that summary, not the block).
  */
 import { invalid, notFound } from "../domain/errors.js";
+import { blockFormat } from "../domain/native/memory-block.js";
 import type { ProcessKey } from "../ports/store.js";
 import type { ServiceDeps } from "./deps.js";
 
@@ -23,12 +24,13 @@ export async function recordBlockRefused(deps: ServiceDeps, key: ProcessKey, ref
   const memory = await deps.store.getMemory(key, refusal.memoryId);
   if (!memory) throw notFound("memory", refusal.memoryId);
   const fold = memory.metadata.providerFold;
-  if (!memory.native || !fold?.block) {
+  const format = blockFormat(memory);
+  if (!format || !fold?.block) {
     throw invalid("memory.no_block", `memory '${refusal.memoryId}' holds no provider block to refuse`, { fields: ["body.blockRefused.memoryId"] });
   }
   if (fold.refused) return;
   const at = deps.clock.now().toISOString();
   const noted = await deps.store.markBlockRefused(key, refusal.memoryId, { at, ...(refusal.error ? { error: refusal.error } : {}) });
-  if (noted) deps.metrics.providerBlockRefused(memory.native.format);
+  if (noted) deps.metrics.providerBlockRefused(format);
   deps.log.info("provider block refused", { processId: key.processId, memoryId: refusal.memoryId, error: refusal.error, noted });
 }

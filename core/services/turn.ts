@@ -24,9 +24,10 @@ import type { CompactionRequest } from "./compaction/compaction.js";
 import { RECALL_HEADING, composeContext, findRecall, outOfPromptIds, recallBudget, type ComposedContext } from "./context.js";
 import type { ServiceDeps } from "./deps.js";
 import { appendMessage } from "./messages.js";
-import { withNative } from "./native-content.js";
+import { withBlock, withNative } from "./native-content.js";
 import type { ReplayFormat } from "../domain/native/formats.js";
 import { replayRequest, splitReplayBlock, type ReplayRequest } from "../domain/native/replay-request.js";
+import { openLoopTurn } from "../domain/native/replay-rules.js";
 import { blockReplay, blockRequest, type BlockReplay } from "../domain/native/block-request.js";
 import { recordBlockRefused, type BlockRefusal } from "./provider-block.js";
 
@@ -136,13 +137,16 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
   // What the replay keeps of the turns a fold kept, by the model's rules: the reasoning of answers
   // to a prompt of an earlier epoch no longer holds (docs/turns.md, "What a fold may keep").
   const epochBegan = epochSince(previous?.replay, after.state.replayEpoch, startedAt);
+  const rules = foldRulesFor(request.model.name);
   const options = {
-    ...(!viaBlock && epochBegan && foldRulesFor(request.model.name).reasoningBeforeSummary === "strip" ? { stripReasoningBefore: epochBegan } : {}),
+    ...(!viaBlock && epochBegan && rules.reasoningBeforeSummary === "strip" ? { stripReasoningBefore: epochBegan } : {}),
+    // A summary the service wrote goes after the turns it kept where the model wants it so.
+    ...(!viaBlock && epochBegan && head && rules.summary === "after_kept" && format === "openai-responses" ? { blockAfter: epochBegan } : {}),
     cacheKey: promptCacheKey(key),
   };
   const mark = replayMark({
     epoch: after.state.replayEpoch,
-    format: `${format ?? "plain"}${viaBlock ? "/block" : ""}${options.stripReasoningBefore ? "/strip-reasoning" : ""}`,
+    format: `${format ?? "plain"}${viaBlock ? "/block" : ""}${options.stripReasoningBefore ? "/strip-reasoning" : ""}${options.blockAfter ? "/summary-after" : ""}`,
     staticBlock: viaBlock ? "" : block.staticBlock,
     systemRecall: tunables.recallInSystem && !viaBlock ? block.dynamicBlock : "",
     trimmed: compaction.trimmed,
@@ -150,7 +154,10 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
     since: epochBegan,
   });
   const verdict = prefixVerdict(previous?.replay, mark, after.state.replayReason);
-  const prefix = verdict.reason === "format" && providerBlock?.reason === "refused" && previous?.replay?.format.includes("/block") ? { kept: false, reason: "block_refused" as const } : verdict;
+  const prefix: PrefixAnswer = verdict.reason === "format" && providerBlock?.reason === "refused" && previous?.replay?.format.includes("/block") ? { kept: false, reason: "block_refused" as const } : verdict;
+  // Where the fold was cut relative to an unfinished tool loop (docs/turns.md, "What a fold may keep").
+  const openLoop = format === "anthropic" ? openLoopTurn(replay, format, options.stripReasoningBefore) : undefined;
+  if (openLoop) prefix.openLoop = { messageId: openLoop.id };
   // The record keeps the mark; written only when it differs from what the process holds.
   await keepTurnRecord(deps, key, { previous, written: recorded, final: turnRecord(deps, after, window, mark) });
   // Lambda answers at most 6 MB: past that, native content comes back in `request` alone, or a 413.
@@ -160,7 +167,7 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
     context,
     messages: replay,
     prefix,
-    ...(format ? { request: viaBlock ? blockRequest(format, replay, head!, options) : replayRequest(format, replay, block, options) } : {}),
+    ...(format ? { request: viaBlock ? blockRequest(format, replay, await withBlock(deps, key, head!), options) : replayRequest(format, replay, block, options) } : {}),
     ...(providerBlock ? { providerBlock } : {}),
   });
 }

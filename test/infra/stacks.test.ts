@@ -594,7 +594,7 @@ describe("IAM: each function gets only what it uses", () => {
     planCompleted: [...items, "events:PutEvents bus", ...dlq, ...xray],
     // It queues the accepted range for the worker: no LLM secrets, the worker's invoke instead.
     inboxAnswered: [...items, "dynamodb:Query index:lsi1", "events:PutEvents bus", "lambda:InvokeFunction worker", ...dlq, ...xray],
-    compactionWorker: [...items, ...erases, "dynamodb:Query index:lsi1", "dynamodb:Query index:gsi2", "events:PutEvents bus", ...secrets, ...dlq, ...blobs("DeleteObject"), ...xray],
+    compactionWorker: [...items, ...erases, "dynamodb:Query index:lsi1", "dynamodb:Query index:gsi2", "events:PutEvents bus", ...secrets, ...dlq, ...blobs("GetObject", "PutObject", "DeleteObject"), ...xray],
     // The stream's records (ListStreams names no resource), then the process's messages and its blobs.
     blobExpiry: [...items, ...stream, ...dlq, ...blobs("GetObject", "PutObject", "DeleteObject"), ...xray],
   };

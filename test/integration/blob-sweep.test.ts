@@ -23,7 +23,8 @@ import { expireBlobs, sweepBlobs } from "../../core/services/blob-sweep.js";
 import { appendMessage, getMessage } from "../../core/services/messages.js";
 import { importProcess } from "../../core/services/process-import.js";
 import { runOpsCli } from "../../scripts/ops.js";
-import { nativeViolations, readAllMessages } from "../../tools/invariants.js";
+import { readAllMessages } from "../../tools/invariants.js";
+import { nativeViolations } from "../../tools/native-invariants.js";
 import { freshTable } from "../support/dynamo.js";
 import { testContainer } from "../support/container.js";
 

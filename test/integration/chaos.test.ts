@@ -251,6 +251,22 @@ describe("the harness catches a broken store", () => {
     expect(report.faultsByKind["stall:late-redelivery"] ?? 0).toBeGreaterThan(0);
     expect(report.violations.join("\n")).toMatch(/accepted offer \S+ was range-compacted 2 times/);
   }, 60_000);
+
+  it("reports an accepted offer whose range job is discarded as expired while no clock jump held its request", async () => {
+    // A store that reads every queued range job as past its life: the worker discards it as
+    // expired at once (the stored row keeps its full life), and the answer delivered again after
+    // an undo finds it so. Only a request held across a jump past that life excuses an expiry.
+    const expiring = (store: Store): Store => ({
+      ...store,
+      getMemory: async (key, memoryId) => {
+        const m = await store.getMemory(key, memoryId);
+        return m?.status === "QUEUED" && m.metadata.job === "range" ? { ...m, metadata: { ...m.metadata, expiresAt: m.metadata.queuedAt } } : m;
+      },
+    });
+    const report = await runChaos({ seed: 8, turns: 40, engines: 2, endpoint: dynamoEndpoint(), wrapStore: expiring });
+    expect(report.offers.expiredHeld).toBe(0);
+    expect(report.violations.join("\n")).toMatch(/accepted offer \S+: its event was acknowledged without a range compaction \(expired\)/);
+  }, 60_000);
 });
 
 describe("regressions the harness found", () => {

@@ -2,9 +2,10 @@
  * Memories holding a provider's block through the data lifecycle, against DynamoDB Local and the
  * provider emulator (the real `anthropic-compaction` summarizer): export and import carry the block
  * and its refusal note, and the copy's turn replays it; originals expiring leave the block and its
- * replay alone; a process deletion erases it; a block past what a memory keeps inline (64 KiB, an
- * OpenAI window of large user messages) leaves the readable summary alone, saying so, through the
- * same paths.
+ * replay alone; a process deletion erases it; without a blob store, a block past what a memory
+ * keeps inline (64 KiB, an OpenAI window of large user messages) leaves the readable summary
+ * alone, saying so, through the same paths (with one, the block is a blob:
+ * test/integration/provider-block-blobs.test.ts).
  */
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -128,7 +129,7 @@ describe("a memory holding a provider's block", () => {
   });
 });
 
-describe("a block past what a memory keeps inline", () => {
+describe("a block past what a memory keeps inline, without a blob store", () => {
   it("over 64 KiB (an OpenAI window holds every user message): the readable summary alone, saying so, through a turn, export, import, expiry and deletion", async () => {
     const summarizer = createOpenAICompactionSummarizer({ apiKey: "k", baseURL: `${emulator.url}/v1`, model: "gpt-5" });
     // One call takes the whole range (a fold in chunks keeps no block at all).

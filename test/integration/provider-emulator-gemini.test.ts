@@ -56,6 +56,20 @@ describe("provider emulator: Gemini thought signatures over REST", () => {
     expect(emulator.records[1]!.rule).toBe("thought_signature_missing");
   });
 
+  it("answers 400 for a history cut inside a turn, or a function call parted from its response", async () => {
+    emulator.gemini.script({ functionCalls: [{ name: "read_log" }] });
+    const modelTurn = (await generateContent({ contents: [question], tools })).json.candidates[0].content;
+    const rules: string[] = [];
+    // Starts with the model's call: the user message of its turn was cut away.
+    for (const contents of [[modelTurn, answer], [question, modelTurn, question, answer], [question, modelTurn, { role: "user", parts: [answer.parts[0], answer.parts[0]] }]]) {
+      const res = await generateContent({ contents, tools });
+      expect(res.status).toBe(400);
+      expect(res.json.error.status).toBe("INVALID_ARGUMENT");
+      rules.push(emulator.records.at(-1)!.rule!);
+    }
+    expect(rules).toEqual(["function_call_turn_order", "function_response_turn_order", "function_response_count"]);
+  });
+
   it("streams with alt=sse, and applies the same rule to streamed requests", async () => {
     emulator.gemini.script({ functionCalls: [{ name: "read_log" }] });
     const res = await fetch(`${emulator.url}/v1beta/models/gemini-3-pro:streamGenerateContent?alt=sse`, {

@@ -701,6 +701,8 @@ export interface components {
                     /** Format: date-time */
                     expiresAt?: string;
                     contextWindow?: number;
+                    /** @enum {string} */
+                    foldUnit?: "tool_group" | "turn";
                     queuedAtVersion?: number;
                     forced?: boolean;
                     instructions?: string;
@@ -777,6 +779,7 @@ export interface components {
                     format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
                     content: unknown[];
                 };
+                nativeBlob?: unknown;
             };
         } | {
             /** @constant */
@@ -846,6 +849,12 @@ export interface components {
                 /** @enum {string} */
                 format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
                 content: unknown[];
+            };
+            nativeBlob?: {
+                /** @enum {string} */
+                format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
+                sha256: string;
+                bytes: number;
             };
         };
         LocalEvents: {
@@ -920,6 +929,12 @@ export interface components {
                 /** @enum {string} */
                 format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
                 content: unknown[];
+            };
+            nativeBlob?: {
+                /** @enum {string} */
+                format: "anthropic" | "openai-responses" | "gemini" | "ai-sdk";
+                sha256: string;
+                bytes: number;
             };
         };
         MemoryDetail: {
@@ -1055,6 +1070,8 @@ export interface components {
             };
             expiresAt?: string;
             contextWindow?: number;
+            /** @enum {string} */
+            foldUnit?: "tool_group" | "turn";
             queuedAtVersion?: number;
             forced?: boolean;
             instructions?: string;
@@ -1432,6 +1449,9 @@ export interface components {
                 kept: boolean;
                 /** @enum {string} */
                 reason?: "first_turn" | "fold" | "revert" | "format" | "trim" | "clear" | "parent" | "recall" | "tool_result" | "block_refused";
+                openLoop?: {
+                    messageId: string;
+                };
             };
             providerBlock?: {
                 memoryId: string;

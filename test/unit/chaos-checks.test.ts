@@ -2,12 +2,13 @@
  * The chaos harness's checks (tools/chaos/checks.ts) on hand-built snapshots: a message nobody
  * appended is only accepted as the SYSTEM marker of a range fold, and only while that fold is the
  * replayed summary or after an undo archived the marker into it (docs/compaction.md, "Undoing a
- * compaction"); an archived message must be carried by the replay through the supersede chain.
+ * compaction"); an archived message must be carried by the replay through the supersede chain; a
+ * range job that expired is excused only when a clock jump overtook its held request.
  */
 import { describe, expect, it } from "vitest";
 import { buildSections, renderBlock } from "../../core/domain/context-block.js";
 import type { Memory, Message } from "../../core/domain/model.js";
-import { archiveChainViolations, emptyLedger, ledgerViolations, replayViolations } from "../../tools/chaos/checks.js";
+import { archiveChainViolations, emptyLedger, expiredPastItsLife, ledgerViolations, replayViolations } from "../../tools/chaos/checks.js";
 import type { Snapshot } from "../../tools/invariants.js";
 
 const key = { tenantId: "t", processId: "p" };
@@ -106,5 +107,49 @@ describe("replayViolations", () => {
       't/p: context: the replayed summary is "S8: folded 2 messages", the newest OK memory is mem_range',
       "t/p: context: the context block differs from the newest OK summary, its ledger and the parent section",
     ]);
+  });
+});
+
+describe("expiredPastItsLife", () => {
+  // The range job of seed 1234's offer: queued, its worker's first attempt failed, and while the
+  // retry waited another engine moved the clock 31 days, past the job's 15-day life.
+  const queuedAt = "2026-12-02T11:41:11.757Z";
+  const job = (o: { status?: Memory["status"]; reason?: string; expiresAt?: string } = {}): Memory => ({
+    ...rangeMemory(o.status ?? "DISCARDED"),
+    sourceRefs: [],
+    metadata: {
+      compactedMessages: 0,
+      provider: "",
+      model: "",
+      job: "range",
+      preparedFor: "RANGE",
+      queuedAt,
+      expiresAt: o.expiresAt ?? "2026-12-17T11:41:11.757Z",
+      ...(o.status && o.status !== "DISCARDED" ? {} : { discardReason: o.reason ?? "expired" }),
+    },
+    createdAt: queuedAt,
+  });
+  const jumpedTo = Date.parse("2027-01-02T11:41:12.686Z");
+
+  it("excuses a job discarded as expired after its full life when its request waited across the jump", () => {
+    expect(expiredPastItsLife(job(), jumpedTo)).toBe(true);
+  });
+
+  it("flags the same job when no request of it waited across a jump (never sent, or answered before)", () => {
+    expect(expiredPastItsLife(job(), undefined)).toBe(false);
+  });
+
+  it("flags a job whose held request was overtaken by a jump that left the clock inside its life", () => {
+    expect(expiredPastItsLife(job(), Date.parse("2026-12-16T11:41:11.757Z"))).toBe(false);
+  });
+
+  it("flags a job that lived less than a late delivery can take (an hour)", () => {
+    expect(expiredPastItsLife(job({ expiresAt: "2026-12-02T12:41:11.757Z" }), jumpedTo)).toBe(false);
+  });
+
+  it("flags a job that is gone, still queued, or discarded for another reason", () => {
+    expect(expiredPastItsLife(null, jumpedTo)).toBe(false);
+    expect(expiredPastItsLife(job({ status: "QUEUED" }), jumpedTo)).toBe(false);
+    expect(expiredPastItsLife(job({ reason: "stale" }), jumpedTo)).toBe(false);
   });
 });

@@ -580,9 +580,10 @@ describe("item schemas", () => {
     shared(MessageItem, Message, ["archivedInMemoryId", "missingResult", "expiresAt", "native"]);
     // Native content is stored as its JSON text (with its large parts as blobs), never as a map.
     expect(MessageItem.shape.native.safeParse("[]").success).toBe(true);
-    shared(MemoryItem, Memory, ["supersededAt", "native"]);
-    // A provider fold's block too, as its JSON text.
+    shared(MemoryItem, Memory, ["supersededAt", "native", "nativeBlob"]);
+    // A provider fold's block too, as its JSON text; the blob of a large one is named in that text, never in an attribute of its own.
     expect(MemoryItem.shape.native.safeParse("{}").success).toBe(true);
+    expect(Object.keys(MemoryItem.shape)).not.toContain("nativeBlob");
     expect(Object.keys(MessageItem.shape)).not.toContain("missingResult");
     // The expiry is stored as the table's TTL attribute (epoch seconds), never as the wire's ISO text.
     expect(Object.keys(MessageItem.shape)).not.toContain("expiresAt");
@@ -600,6 +601,10 @@ describe("item schemas", () => {
     expect(toMemory(memoryToItem(key, memory))).toEqual(memory);
     const folded = makeMemory("p-1", { native: { format: "anthropic", content: [{ type: "compaction", content: "x", signature: "s", encrypted_content: "e\u0000" }] } });
     expect(toMemory(MemoryItem.parse(memoryToItem(key, folded)))).toEqual(folded);
+    const large = makeMemory("p-1", { nativeBlob: { format: "openai-responses", sha256: "9f".repeat(32), bytes: 70_000 } });
+    const item = memoryToItem(key, large);
+    expect(JSON.parse(item.native!)).toMatchObject({ content: [], blobs: [{ path: [], sha256: "9f".repeat(32), bytes: 70_000 }] });
+    expect(toMemory(MemoryItem.parse(item))).toEqual(large);
   });
 });
 

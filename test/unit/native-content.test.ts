@@ -1,11 +1,14 @@
 /**
  * The pure rules of native content (core/domain/native): the projection by format, the structural
- * checks with their paths, the split into inline content and blobs and back, and a turn's request.
+ * checks with their paths, the split into inline content and blobs and back (a message's, and a
+ * memory's provider block), and a turn's request.
  */
 import { describe, expect, it } from "vitest";
 import { MessageInput } from "../../core/domain/fields.js";
-import { NATIVE_INLINE_MAX_BYTES, NATIVE_INLINE_PART_BYTES, NATIVE_MAX_DEPTH, joinNative, jsonDepth, splitNative } from "../../core/domain/native/blob-parts.js";
+import { NATIVE_INLINE_MAX_BYTES, NATIVE_INLINE_PART_BYTES, NATIVE_MAX_DEPTH, joinNative, jsonDepth, sha256Hex, splitNative } from "../../core/domain/native/blob-parts.js";
 import { nativeProblems } from "../../core/domain/native/checks.js";
+import type { NativeContent } from "../../core/domain/native/formats.js";
+import { blobOfStored, blockBytes, blockFormat, joinBlock, splitBlock, storedBlock } from "../../core/domain/native/memory-block.js";
 import { NATIVE_PROJECTION_MAX_BYTES, capText, projectMessage } from "../../core/domain/native/message-input.js";
 import { projectNative } from "../../core/domain/native/projection.js";
 import { replayRequest } from "../../core/domain/native/replay-request.js";
@@ -198,5 +201,28 @@ describe("a turn's request", () => {
   it("openai-chat turns a result whose call is not in the list into text", () => {
     const r = replayRequest("openai-chat", [msg({ role: "TOOL", toolCallId: "gone", content: "out" })], { staticBlock: "", dynamicBlock: "" }) as { messages: any[] };
     expect(r.messages).toEqual([{ role: "user", content: "[tool result for call gone]\nout" }]);
+  });
+});
+
+describe("a memory's provider block (splitBlock, joinBlock)", () => {
+  /** A block of exactly `bytes` bytes of JSON, with a lone surrogate and an emoji. */
+  const blockOf = (bytes: number): NativeContent => {
+    const make = (pad: string) => ({ format: "openai-responses" as const, content: [{ type: "compaction", encrypted_content: pad, note: "\udc00 📜" }] });
+    return make("e".repeat(bytes - Buffer.byteLength(JSON.stringify(make("")))));
+  };
+
+  it(`keeps a block of ${NATIVE_INLINE_MAX_BYTES} bytes inline and one byte more as a blob that joins back exactly`, () => {
+    const at = blockOf(NATIVE_INLINE_MAX_BYTES);
+    expect(blockBytes(at)).toBe(NATIVE_INLINE_MAX_BYTES);
+    expect(splitBlock(at)).toEqual({ inline: at });
+    const past = blockOf(NATIVE_INLINE_MAX_BYTES + 1);
+    const split = splitBlock(past);
+    if (!("blob" in split)) throw new Error("expected a blob");
+    expect(split.blob).toEqual({ format: "openai-responses", sha256: sha256Hex(JSON.stringify(past.content)), bytes: split.part.bytes.byteLength });
+    expect(split.part.sha256).toBe(split.blob.sha256);
+    expect(JSON.stringify(joinBlock(split.blob, split.part.bytes))).toBe(JSON.stringify(past));
+    // What the item stores names the blob, and reads back as the same reference.
+    expect(blobOfStored(storedBlock(split.blob))).toEqual(split.blob);
+    expect(blockFormat({ nativeBlob: split.blob })).toBe("openai-responses");
   });
 });

@@ -6,6 +6,9 @@ import { describe, expect, it } from "vitest";
 import type { Message } from "../../core/domain/model.js";
 import { foldRulesFor } from "../../core/domain/model-windows.js";
 import { replayRequest } from "../../core/domain/native/replay-request.js";
+import { openLoopTurn } from "../../core/domain/native/replay-rules.js";
+import { selectForCompaction } from "../../core/domain/selector.js";
+import { DEFAULT_TUNABLES } from "../../core/domain/tunables.js";
 import { epochSince, markChanged, prefixVerdict, promptCacheKey, replayMark, type ReplayMark } from "../../core/domain/prefix.js";
 
 const mark = (o: Partial<ReplayMark> = {}): ReplayMark => ({ epoch: 2, format: "anthropic", head: "h", recall: "", cleared: 0, open: [], ...o });
@@ -70,11 +73,33 @@ describe("what a fold may keep", () => {
   const result = (n: number, call: string) => message(n, "TOOL", { toolCallId: call, content: "ok", native: { format: "anthropic", content: [{ type: "tool_result", tool_use_id: call, content: "ok" }] } });
 
   it("names the models whose reasoning is bound to its prefix", () => {
-    expect(foldRulesFor("claude-fable-5-1")).toEqual({ reasoningBeforeSummary: "strip" });
-    expect(foldRulesFor("anthropic/claude-sonnet-5-5")).toEqual({ reasoningBeforeSummary: "strip" });
-    expect(foldRulesFor("gpt-6")).toEqual({ reasoningBeforeSummary: "strip" });
-    expect(foldRulesFor("claude-sonnet-4-5")).toEqual({ reasoningBeforeSummary: "keep" });
-    expect(foldRulesFor(undefined)).toEqual({ reasoningBeforeSummary: "keep" });
+    const plain = { foldUnit: "tool_group", summary: "before_kept" };
+    expect(foldRulesFor("claude-fable-5-1")).toEqual({ ...plain, reasoningBeforeSummary: "strip" });
+    expect(foldRulesFor("anthropic/claude-sonnet-5-5")).toEqual({ ...plain, reasoningBeforeSummary: "strip" });
+    expect(foldRulesFor("gpt-6")).toEqual({ ...plain, reasoningBeforeSummary: "strip", summary: "after_kept" });
+    expect(foldRulesFor("openai/gpt-5.2-2025-12-11")).toEqual({ ...plain, reasoningBeforeSummary: "strip", summary: "after_kept" });
+    expect(foldRulesFor("gpt-4o")).toEqual({ ...plain, reasoningBeforeSummary: "keep" });
+    expect(foldRulesFor("claude-sonnet-4-5")).toEqual({ ...plain, reasoningBeforeSummary: "keep" });
+    expect(foldRulesFor(undefined)).toEqual({ ...plain, reasoningBeforeSummary: "keep" });
+  });
+
+  it("names the models whose folds take whole turns: Gemini's, signatures kept", () => {
+    for (const name of ["gemini-3-pro", "google/gemini-3-flash-preview", "gemini-2.5-pro", "gemini"]) {
+      expect(foldRulesFor(name)).toEqual({ reasoningBeforeSummary: "keep", foldUnit: "turn", summary: "before_kept" });
+    }
+    // A name boundary, as for the windows: not a prefix match.
+    expect(foldRulesFor("geminix-1").foldUnit).toBe("tool_group");
+  });
+
+  it("Gemini: kept turns go as stored after a fold, thought signatures included", () => {
+    const signed = { functionCall: { id: "c1", name: "run", args: {} }, thoughtSignature: "sig-1" };
+    const history = [
+      message(0, "USER", { content: "go", native: { format: "gemini", content: [{ text: "go" }] } }),
+      message(1, "ASSISTANT", { toolCalls: [{ id: "c1", name: "run", arguments: "{}" }], native: { format: "gemini", content: [signed] } }),
+      message(2, "TOOL", { toolCallId: "c1", content: "ok", native: { format: "gemini", content: [{ functionResponse: { id: "c1", name: "run", response: { output: "ok" } } }] } }),
+    ];
+    const request = replayRequest("gemini", history, block, { stripReasoningBefore: at(9) }) as { contents: Array<{ parts: unknown[] }> };
+    expect(request.contents[1]!.parts).toEqual([signed]);
   });
 
   it("Anthropic: the turns before the epoch lose their thinking, but the newest when it calls tools (an open loop)", () => {
@@ -84,6 +109,37 @@ describe("what a fold may keep", () => {
     expect(types).toEqual([["text"], ["text"], ["thinking", "tool_use"], ["tool_result"], ["thinking", "tool_use"], ["tool_result"]]);
     const newest = replayRequest("anthropic", history, block, { stripReasoningBefore: at(7) }) as { messages: Array<{ content: Array<{ type: string }> }> };
     expect(newest.messages.map((m) => m.content.map((b) => b.type))).toEqual([["text"], ["text"], ["tool_use"], ["tool_result"], ["thinking", "tool_use"], ["tool_result"]]);
+  });
+
+  it("Anthropic: a fold inside an unfinished tool loop is cut before the loop's newest call turn, never between a call and its result, and says so", () => {
+    // A loop of 12 steps after one user message: HARD folds the turn's older steps, whole.
+    const loop = [message(0, "USER", { content: "go" })];
+    for (let n = 1; n < 25; n += 2) loop.push(anthropicTurn(n, true), result(n + 1, `c${n}`));
+    const { keep } = selectForCompaction(loop, "HARD", DEFAULT_TUNABLES);
+    const keptCalls = new Set(keep.flatMap((m) => (m.toolCalls ?? []).map((c) => c.id)));
+    expect(keep.filter((m) => m.role === "TOOL").every((m) => keptCalls.has(m.toolCallId!))).toBe(true);
+    expect(keep.length).toBeLessThan(loop.length);
+    // The fold commits after the newest result: the loop's newest call turn is the one kept with its thinking.
+    const before = at(25);
+    expect(openLoopTurn(keep, "anthropic", before)?.id).toBe("m23");
+    const request = replayRequest("anthropic", keep, block, { stripReasoningBefore: before }) as { messages: Array<{ content: Array<{ type: string }> }> };
+    expect(request.messages.filter((m) => m.content.some((b) => b.type === "thinking"))).toHaveLength(1);
+    // A loop that had ended (the newest turn answered in text): no turn keeps its thinking.
+    expect(openLoopTurn([...keep, anthropicTurn(26, false)], "anthropic", at(27))).toBeUndefined();
+    expect(openLoopTurn(keep, "openai-responses", before)).toBeUndefined();
+    expect(openLoopTurn(keep, "anthropic", undefined)).toBeUndefined();
+  });
+
+  it("OpenAI Responses: a summary the service wrote is appended after the kept turns and their results, not inserted before them", () => {
+    const call = (n: number) => message(n, "ASSISTANT", { toolCalls: [{ id: `call${n}`, name: "run", arguments: "{}" }], native: { format: "openai-responses", content: [{ type: "function_call", call_id: `call${n}`, name: "run", arguments: "{}" }] } });
+    const output = (n: number, id: string) => message(n, "TOOL", { toolCallId: id, content: "ok", native: { format: "openai-responses", content: [{ type: "function_call_output", call_id: id, output: "ok" }] } });
+    const history = [message(0, "USER", { content: "go" }), call(1), output(2, "call1"), call(3), output(5, "call3"), call(6)];
+    const kinds = (o: Parameters<typeof replayRequest>[3]) =>
+      (replayRequest("openai-responses", history, block, o) as { input: Array<{ role?: string; type?: string }> }).input.map((i) => i.type ?? i.role);
+    expect(kinds({})).toEqual(["developer", "user", "function_call", "function_call_output", "function_call", "function_call_output", "function_call"]);
+    // The fold's epoch began at 4: call 3 was kept, its output came after; the block follows the output.
+    expect(kinds({ blockAfter: at(4) })).toEqual(["user", "function_call", "function_call_output", "function_call", "function_call_output", "developer", "function_call"]);
+    expect(kinds({ blockAfter: at(9) }).at(-1)).toBe("developer");
   });
 
   it("OpenAI Responses: the turns before the epoch lose every reasoning item", () => {

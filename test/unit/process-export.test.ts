@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "../../core/domain/errors.js";
 import type { Memory, Message } from "../../core/domain/model.js";
+import { NATIVE_BLOCK_MAX_BYTES } from "../../core/domain/native/memory-block.js";
 import {
   endLine,
   exportLines,
@@ -83,11 +84,16 @@ describe("a memory's provider block in an import", () => {
   };
   const lines = (native: Memory["native"]) => file([...head(), messageLine(msg("msg_1", "mem_2")), memoryLine(mem("mem_2", { sourceRefs: ["msg_1"], native })), endLine(1, 1)]);
 
-  it("is read back whole at 64 KiB of JSON and refused one byte past it", () => {
-    const at = block(64 * 1024);
-    expect(JSON.stringify(at).length).toBe(64 * 1024);
-    expect(parseExport(lines(at)).memories[0]!.native).toEqual(at);
-    expect(fault(lines(block(64 * 1024 + 1)))).toEqual({ code: "import.invalid_line", line: 4 });
+  it(`is read back whole at ${NATIVE_BLOCK_MAX_BYTES} bytes of JSON and refused one byte past it`, () => {
+    const at = block(NATIVE_BLOCK_MAX_BYTES);
+    expect(JSON.stringify(at).length).toBe(NATIVE_BLOCK_MAX_BYTES);
+    expect(parseExport(lines(at)).memories[0]!.native?.content).toEqual(at.content);
+    expect(fault(lines(block(NATIVE_BLOCK_MAX_BYTES + 1)))).toEqual({ code: "import.invalid_line", line: 4 });
+  });
+
+  it("is refused when the line names a blob instead of carrying the block", () => {
+    const named = file([...head(), messageLine(msg("msg_1", "mem_2")), memoryLine(mem("mem_2", { sourceRefs: ["msg_1"], nativeBlob: { format: "anthropic", sha256: "9f".repeat(32), bytes: 70_000 } })), endLine(1, 1)]);
+    expect(fault(named)).toEqual({ code: "import.invalid_line", line: 4 });
   });
 });
 

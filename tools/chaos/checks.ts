@@ -17,12 +17,28 @@ import type { ProcessKey, Store } from "../../core/ports/store.js";
 import { RANGE_MARKER_PREFIX } from "../../core/domain/fields.js";
 import { MODE_POLICY, type FoldModeName } from "../../core/domain/mode-policy.js";
 import { originalsExpiry } from "../../core/domain/retention.js";
+import { LATEST_DELIVERY_MS } from "../../core/domain/late-delivery.js";
 import { expiredAway, type Snapshot } from "../invariants.js";
 import { NONCE_TAG } from "./plan.js";
 
 export const keyString = (k: ProcessKey) => `${k.tenantId}/${k.processId}`;
 export const nonceOf = (m: Pick<Message, "tags">) => m.tags.find((t) => t.startsWith(NONCE_TAG))?.slice(NONCE_TAG.length);
 export const isRangeMarker = (m: Pick<Message, "tags">) => m.tags.some((t) => t.startsWith(RANGE_MARKER_PREFIX));
+
+/**
+ * Whether an accepted offer's range job ended `expired` only because the harness held its worker
+ * request past what the platform would (docs/reliability.md, "Late deliveries"): the job is
+ * DISCARDED as expired after the full life a delivery can still find it in, and a clock jump took
+ * the clock past that life while the request it was queued with was still undelivered (`heldUntil`:
+ * the clock after the jump, epoch ms). A job discarded sooner, or whose request was never sent or
+ * already answered when the clock moved, was lost.
+ */
+export function expiredPastItsLife(job: Memory | null, heldUntil: number | undefined): boolean {
+  if (job?.status !== "DISCARDED" || job.metadata.discardReason !== "expired") return false;
+  const queuedAt = Date.parse(job.metadata.queuedAt ?? job.createdAt);
+  const expiresAt = Date.parse(job.metadata.expiresAt ?? "");
+  return expiresAt - queuedAt >= LATEST_DELIVERY_MS && heldUntil !== undefined && heldUntil >= expiresAt;
+}
 
 /** What the mode policy (docs/compaction.md, "What is folded") lets a stored memory's mode fold; RANGE and unknown modes have no row. */
 const mayFold = (mode: string): readonly Strength[] | undefined => (Object.hasOwn(MODE_POLICY, mode) ? MODE_POLICY[mode as FoldModeName].folds : undefined);

@@ -65,6 +65,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     commitCrashes: 0,
     stallsBegun: new WeakSet(),
     clockAheadMs: 0,
+    heldAcrossJump: new Map(),
     copies: [],
   };
   await runPlan(run);

@@ -114,6 +114,11 @@ async function copyViolations(run: ChaosRun, e: Engine, copy: ProcessKey, seen: 
 export async function runExpire(run: ChaosRun, e: Engine, spec: Extract<OpSpec, { kind: "expire" }>) {
   run.clockAheadMs += spec.days * 86_400_000;
   run.stats.lifecycle.expiries++;
+  // A range job's request that waits across the jump arrives later than any redrive could.
+  const jumpedTo = Date.now() + run.clockAheadMs;
+  for (const ev of run.events) {
+    if (ev.detailType === "CompactionRequested" && ev.detail.job === "range" && ev.delivered === 0) run.heldAcrossJump.set(String(ev.detail.foldId), jumpedTo);
+  }
   if (e.deletion) return;
   const { client, tableName } = run.table;
   const dueBy = Math.floor((Date.now() + run.clockAheadMs) / 1000);

@@ -38,8 +38,11 @@ export interface ChaosReport {
     /** Committed summaries that were prepared by the worker and committed without a model call (by a turn or the worker). */
     preparedUsed: number;
   };
-  /** `nothingLeft`: accepted offers whose range had already been folded by other compactions. */
-  offers: { created: number; accepted: number; declined: number; rangeCompacted: number; nothingLeft: number; deadLettered: number };
+  /**
+   * `nothingLeft`: accepted offers whose range had already been folded by other compactions;
+   * `expiredHeld`: whose range job expired while a clock jump overtook its held request.
+   */
+  offers: { created: number; accepted: number; declined: number; rangeCompacted: number; nothingLeft: number; expiredHeld: number; deadLettered: number };
   /** PATCHes that changed a strength, PATCHes refused with message.archived, reverts that committed. */
   controls: { pinned: number; unpinned: number; refusedArchived: number; reverted: number };
   /**
@@ -83,7 +86,7 @@ export const emptyStats = (): Stats => ({
   faultsByKind: {},
   worker: {},
   compactions: { committed: 0, byMode: {}, failedRows: 0, rolledForward: 0, backedOff: 0, folds: {}, preparedUsed: 0 },
-  offers: { created: 0, accepted: 0, declined: 0, rangeCompacted: 0, nothingLeft: 0, deadLettered: 0 },
+  offers: { created: 0, accepted: 0, declined: 0, rangeCompacted: 0, nothingLeft: 0, expiredHeld: 0, deadLettered: 0 },
   controls: { pinned: 0, unpinned: 0, refusedArchived: 0, reverted: 0 },
   stalls: { held: 0, detached: 0, late: 0 },
   deletes: { started: 0, background: 0, completed: 0, inFlight: 0, checked: 0 },
@@ -142,7 +145,7 @@ export function formatReport(r: ChaosReport): string[] {
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([m, n]) => `${m} ${n}`)
       .join(", ")}; ${r.compactions.rolledForward} rolled forward), ${r.compactions.failedRows} FAILED rows, ${r.compactions.backedOff} calls backed off`,
-    `offers: ${r.offers.created} created, ${r.offers.accepted} accepted, ${r.offers.declined} declined, ${r.offers.rangeCompacted} range-compacted, ${r.offers.nothingLeft} found their range already folded, ${r.offers.deadLettered} dead-lettered`,
+    `offers: ${r.offers.created} created, ${r.offers.accepted} accepted, ${r.offers.declined} declined, ${r.offers.rangeCompacted} range-compacted, ${r.offers.nothingLeft} found their range already folded, ${r.offers.expiredHeld} expired past a clock jump, ${r.offers.deadLettered} dead-lettered`,
     `controls: ${r.controls.pinned} pinned, ${r.controls.unpinned} unpinned, ${r.controls.refusedArchived} refused (archived), ${r.controls.reverted} reverted`,
     `crashes: ${r.crashes} (containers restarted: ${r.restarts}), retries: ${r.retries}`,
     `stalls: ${r.stalls.held} calls held (${r.stalls.detached} detached: the engine went on meanwhile), ${r.stalls.late} offer answers delivered late`,

@@ -156,6 +156,11 @@ export interface ChaosRun {
   copies: ProcessKey[];
   /** How far every container's clock is ahead of the wall clock: the expiries moved it (ops-lifecycle.ts). */
   clockAheadMs: number;
+  /**
+   * Range jobs (fold ids) whose worker request was still undelivered when the clock jumped, and
+   * the clock (epoch ms) right after the last such jump: no platform holds a request that long.
+   */
+  heldAcrossJump: Map<string, number>;
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

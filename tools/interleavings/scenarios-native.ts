@@ -22,7 +22,8 @@ async function callsRunning(stage: Stage): Promise<Record<string, never>> {
   return {};
 }
 
-const failed = (name: string, outcome: Outcome | undefined): string[] =>
+/** Why an actor that must succeed did not (nothing when it answered). */
+export const failed = (name: string, outcome: Outcome | undefined): string[] =>
   outcome?.ok ? [] : [`${name} failed: ${outcome ? String((outcome.error as Error)?.message ?? outcome.error) : "no outcome"}`];
 
 /** The id an appender actor answered for its `i`-th message. */

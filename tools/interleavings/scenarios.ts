@@ -1,5 +1,6 @@
 /** Every scenario of the checker, in the order the report lists them. */
 import type { Scenario } from "./scenario.js";
+import { blockScenarios } from "./scenarios-blocks.js";
 import { commitScenarios } from "./scenarios-commits.js";
 import { controlScenarios } from "./scenarios-controls.js";
 import { eventScenarios } from "./scenarios-events.js";
@@ -10,7 +11,7 @@ import { rollForwardScenarios } from "./scenarios-roll-forward.js";
 
 const number = (s: Scenario) => Number(s.id.slice(1));
 
-export const SCENARIOS: readonly Scenario[] = [...rollForwardScenarios, ...foldScenarios, ...controlScenarios, ...eventScenarios, ...commitScenarios, ...nativeScenarios, ...lifecycleScenarios].sort(
+export const SCENARIOS: readonly Scenario[] = [...rollForwardScenarios, ...foldScenarios, ...controlScenarios, ...eventScenarios, ...commitScenarios, ...nativeScenarios, ...lifecycleScenarios, ...blockScenarios].sort(
   (a, b) => number(a) - number(b),
 );
 

@@ -17,7 +17,7 @@ export interface GeminiErrorBody {
   error: { code: 400; message: string; status: "INVALID_ARGUMENT" };
 }
 
-export type GeminiRule = "thought_signature_missing" | "thought_signature_invalid";
+export type GeminiRule = "thought_signature_missing" | "thought_signature_invalid" | "function_call_turn_order" | "function_response_turn_order" | "function_response_count";
 
 export type GeminiCheck =
   | { ok: true; verified: string[] }
@@ -50,8 +50,38 @@ export function geminiCurrentTurnStart(contents: readonly any[]): number {
   return 0;
 }
 
+const countParts = (content: any, key: "functionCall" | "functionResponse") => asArray(content?.parts).filter((p: any) => p?.[key] !== undefined).length;
+
 /**
- * Judges the thought signatures of a generateContent request.
+ * The order Gemini holds a history's function calls to, or the first break of it: a function call
+ * turn right after a user turn (text or function responses), a function response turn right after
+ * a function call turn, with as many responses as calls. Rule source: the API's 400
+ * INVALID_ARGUMENT messages as quoted in users' reports (google-gemini/gemini-cli issues 11814,
+ * "when the sent conversation history starts with a function call", and 17208;
+ * langchain-ai/langchain issue 27799), not a Google page. A history cut inside a turn breaks the
+ * first (it starts with a function call); a call parted from its response breaks the others.
+ */
+export function geminiTurnOrderBreak(contents: readonly any[]): { rule: GeminiRule; message: string } | undefined {
+  for (let i = 0; i < contents.length; i++) {
+    const calls = contents[i]?.role === "model" ? countParts(contents[i], "functionCall") : 0;
+    const responses = contents[i]?.role === "user" ? countParts(contents[i], "functionResponse") : 0;
+    const before = contents[i - 1];
+    if (calls > 0 && before?.role !== "user") {
+      return { rule: "function_call_turn_order", message: "Please ensure that function call turn comes immediately after a user turn or after a function response turn." };
+    }
+    if (responses === 0) continue;
+    const answered = before?.role === "model" ? countParts(before, "functionCall") : 0;
+    if (answered === 0) return { rule: "function_response_turn_order", message: "Please ensure that function response turn comes immediately after a function call turn." };
+    if (answered !== responses) {
+      return { rule: "function_response_count", message: "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn." };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Judges the order of a generateContent request's function calls ({@link geminiTurnOrderBreak}),
+ * then its thought signatures.
  *
  * Rule source: "Thought Signatures" (https://ai.google.dev/gemini-api/docs/thought-signatures),
  * section "Signatures in function calling parts": only the current turn is validated (it starts
@@ -63,6 +93,8 @@ export function geminiCurrentTurnStart(contents: readonly any[]): number {
  */
 export function checkGeminiRequest(body: any, options: { signer: Signer }): GeminiCheck {
   const contents = asArray(body?.contents);
+  const order = geminiTurnOrderBreak(contents);
+  if (order) return { ok: false, status: 400, ...order, body: geminiErrorBody(order.message) };
   const verified: string[] = [];
   for (let i = geminiCurrentTurnStart(contents); i < contents.length; i++) {
     const content = contents[i];

@@ -6,6 +6,7 @@ import * as z from "../../domain/zod.js";
 import { AppError } from "../../domain/errors.js";
 import { InboxItem, Memory, Message, Process, setStoredNative, storedNative } from "../../domain/model.js";
 import type { StoredNative } from "../../domain/native/blob-parts.js";
+import { blobOfStored, storedBlock } from "../../domain/native/memory-block.js";
 import { LastTurn } from "../../domain/last-turn.js";
 import type { ProcessKey, ProcessState } from "../../ports/store.js";
 import { expiryToEpoch, expiryToIso } from "../../domain/retention.js";
@@ -94,11 +95,15 @@ export const MessageItem = z.extend(z.omit(Message, { archivedInMemoryId: true, 
 export type MessageItem = z.infer<typeof MessageItem>;
 
 /** A memory as stored: `supersededAt` is absent rather than null while it is not superseded. */
-export const MemoryItem = z.extend(Memory, {
+export const MemoryItem = z.extend(z.omit(Memory, { nativeBlob: true }), {
   ...keys,
   type: z.literal("MEM"),
   supersededAt: z.optional(z.string()),
-  /** A provider fold's block as JSON text, kept exactly like a message's native content. */
+  /**
+   * A provider fold's block as JSON text, kept exactly like a message's native content: the block
+   * itself, or past the inline size its stored form naming one blob (`nativeBlob`), so that a
+   * replay index read learns of it with no other attribute.
+   */
   native: z.optional(z.string()),
 });
 export type MemoryItem = z.infer<typeof MemoryItem>;
@@ -164,8 +169,15 @@ export const toMemory = (i: MemoryItem): Memory =>
     supersededAt: i.supersededAt ?? null,
     // An empty id never names a memory.
     supersededByMemoryId: i.supersededByMemoryId || undefined,
-    native: i.native !== undefined ? (JSON.parse(i.native) as Memory["native"]) : undefined,
+    ...memoryBlock(i.native),
   });
+
+/** The memory's block from the item's `native` text: the block, or the blob its stored form names. */
+function memoryBlock(text: string | undefined): Pick<Memory, "native" | "nativeBlob"> {
+  if (text === undefined) return { native: undefined, nativeBlob: undefined };
+  const parsed = JSON.parse(text) as Memory["native"] & Partial<StoredNative>;
+  return parsed.blobs ? { native: undefined, nativeBlob: blobOfStored(parsed as StoredNative) } : { native: parsed, nativeBlob: undefined };
+}
 
 /** A queued or prepared fold: read with the replay, never replayed. */
 export const isPendingFold = (m: Pick<Memory, "status">) => m.status === "QUEUED" || m.status === "PREPARED";
@@ -204,7 +216,8 @@ export function memoryToItem(key: ProcessKey, m: Memory): MemoryItem {
     type: "MEM",
     ...m,
     supersededAt: m.supersededAt ?? undefined,
-    native: m.native !== undefined ? JSON.stringify(m.native) : undefined,
+    nativeBlob: undefined,
+    native: m.nativeBlob ? JSON.stringify(storedBlock(m.nativeBlob)) : m.native !== undefined ? JSON.stringify(m.native) : undefined,
   });
   // DynamoDB's TTL deletes a queued or prepared fold nobody used; not part of the item schema
   // (the replay index does not project it: turns read metadata.expiresAt).

@@ -77,7 +77,7 @@ export const TurnAnswer = z.object({
   messages: z.array(Message),
   request: z.optional(ReplayRequestAnswer),
   /** Whether the prompt starts with the previous turn's (docs/turns.md, "Append-only between folds"). */
-  prefix: z.object({ kept: z.boolean(), reason: z.optional(PrefixReason) }),
+  prefix: z.object({ kept: z.boolean(), reason: z.optional(PrefixReason), openLoop: z.optional(z.object({ messageId: z.string() })) }),
   /** How `request` replays a summary that holds a provider's block (docs/turns.md, "The provider's block"). */
   providerBlock: z.optional(
     z.object({ memoryId: z.string(), format: NativeFormat, sent: z.boolean(), reason: z.optional(z.enum(["format", "model", "refused"])) }),

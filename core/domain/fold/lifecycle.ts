@@ -3,6 +3,7 @@
  * typed mode and job, read once from the stored row by {@link asFold}.
  */
 import type { FoldJob, FoldTarget, Memory } from "../model.js";
+import { blockFormat } from "../native/memory-block.js";
 import type { CompactionResult } from "../compaction-result.js";
 import { LATEST_DELIVERY_MS } from "../late-delivery.js";
 import type { FoldModeName } from "../mode-policy.js";
@@ -90,7 +91,7 @@ export function foldReport(memory: Memory): NonNullable<CompactionResult["fold"]
   return {
     by: m.provider,
     kind: m.providerFold ? "provider" : "service",
-    block: m.providerFold?.block === true && memory.native !== undefined,
+    block: m.providerFold?.block === true && blockFormat(memory) !== undefined,
     inputTokens: Math.round(m.usage?.inputTokens ?? 0),
     outputTokens: Math.round(m.usage?.outputTokens ?? 0),
     ms: Math.round(m.summarizerMs ?? 0),

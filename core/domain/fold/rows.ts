@@ -5,6 +5,7 @@
 import type { FoldJob, FoldTarget, Memory, Message } from "../model.js";
 import type { NativeContent } from "../native/formats.js";
 import type { RangeRequest } from "../range.js";
+import type { FoldUnit } from "../tool-groups.js";
 import { keepsLedger } from "../ledger/section.js";
 
 type Metadata = Memory["metadata"];
@@ -42,6 +43,8 @@ export interface QueuedRow {
   job: FoldJob;
   contextWindow?: number | undefined;
   tokensBefore?: number | undefined;
+  /** Whole turns: the chat model's fold rules (docs/turns.md, "What a fold may keep"). */
+  foldUnit?: FoldUnit | undefined;
   forced?: boolean | undefined;
   instructions?: string | undefined;
   range?: (RangeRequest & { inboxItemId: string }) | undefined;
@@ -68,6 +71,7 @@ export function queued(q: QueuedRow): Memory {
       expiresAt: new Date(q.at.getTime() + q.ttlMs).toISOString(),
       ...(q.contextWindow !== undefined ? { contextWindow: q.contextWindow } : {}),
       ...(q.tokensBefore !== undefined ? { tokensBefore: q.tokensBefore } : {}),
+      ...(q.foldUnit === "turn" ? { foldUnit: q.foldUnit } : {}),
       queuedAtVersion: q.version,
       ...(q.forced ? { forced: true } : {}),
       ...(q.instructions ? { instructions: q.instructions } : {}),
@@ -124,7 +128,7 @@ export function failedQueued(fold: Memory, s: SummaryParts, o: { mode: FoldTarge
  */
 export function extended(fold: Memory, s: SummaryParts & { fields: SummaryFields }, o: { sources: string[]; lost: Pick<SummaryFields, "loss" | "droppedUnits"> }): Memory {
   // The extension's block, if any, covers the prepared summary and the added messages: the old one goes.
-  const { keepUnits: _keep, ledger: _ledger, native: _block, ...base } = fold;
+  const { keepUnits: _keep, ledger: _ledger, native: _block, nativeBlob: _blob, ...base } = fold;
   const { ledger: _section, ...m } = fold.metadata;
   return {
     ...base,

@@ -132,7 +132,8 @@ export function coversTooLittle(view: ActiveView, f: PreparedFold, tunables: Tun
 
 /**
  * The newer messages an extension of `f` adds: what `mode` selects now (never pinned, never the
- * anchor or the current turn, tool groups whole: `planFold`) minus what the fold covers; a reason
+ * anchor or the current turn, tool groups whole, or turns by the fold's `foldUnit`: `planFold`)
+ * minus what the fold covers; a reason
  * instead when it was extended already, would not commit anyway, nothing newer is foldable, or the
  * addition needs more than one summarizer call.
  */
@@ -142,7 +143,8 @@ export function extensionOf(view: ActiveView, f: PreparedFold, tunables: Tunable
   const active = new Set(view.messages.map((m) => m.id));
   if (!f.sourceRefs.every((id) => active.has(id))) return "stale";
   const own = replayTokens(view);
-  const plan = planFold(view.messages, o.mode, tunables, { contextWindow: f.memory.metadata.contextWindow, own, tokensBefore: o.tokensBefore, minSaving: false });
+  const unit = f.memory.metadata.foldUnit;
+  const plan = planFold(view.messages, o.mode, tunables, { contextWindow: f.memory.metadata.contextWindow, own, tokensBefore: o.tokensBefore, minSaving: false, unit });
   if (!plan.ok) return plan.reason;
   const covered = new Set(f.sourceRefs);
   const added = plan.fold.filter((m) => !covered.has(m.id));
@@ -150,6 +152,6 @@ export function extensionOf(view: ActiveView, f: PreparedFold, tunables: Tunable
   // The commit checks every source against the mode the fold was prepared for too (canCommit).
   if (!added.every((m) => foldsByStrength(effectiveStrength(m), f.mode))) return "a newer message is too strong for the prepared mode";
   // One call: a larger addition would delay the commit by two rounds of calls (fold-ahead.ts).
-  if (foldWithinCallCap(added, tunables.maxSourceChars, { ...tunables, maxSummarizerCalls: 2 }).cut) return "more than one summarizer call";
+  if (foldWithinCallCap(added, tunables.maxSourceChars, { ...tunables, maxSummarizerCalls: 2 }, unit).cut) return "more than one summarizer call";
   return added;
 }

@@ -7,6 +7,7 @@
 import type { Memory, Message } from "../model.js";
 import { modelFamily } from "../model-windows.js";
 import type { JsonObject, NativeFormat, ReplayFormat } from "./formats.js";
+import { blockFormat } from "./memory-block.js";
 import { CONTINUATION_TEXT, replayRequest, type ReplayOptions, type ReplayRequest } from "./replay-request.js";
 
 /** What the answer says of the replayed summary's block (`providerBlock`). */
@@ -27,10 +28,11 @@ export interface BlockReplay {
  */
 export function blockReplay(head: Memory | null, format: ReplayFormat | undefined, model: string | undefined): BlockReplay | undefined {
   const fold = head?.metadata.providerFold;
-  if (!head?.native || !fold?.block || !format) return undefined;
-  const base = { memoryId: head.id, format: head.native.format };
+  const written = head ? blockFormat(head) : undefined;
+  if (!head || !written || !fold?.block || !format) return undefined;
+  const base = { memoryId: head.id, format: written };
   if (fold.refused) return { ...base, sent: false, reason: "refused" };
-  if (format !== head.native.format) return { ...base, sent: false, reason: "format" };
+  if (format !== written) return { ...base, sent: false, reason: "format" };
   const family = modelFamily(model);
   if (family === undefined || family !== modelFamily(head.metadata.model)) return { ...base, sent: false, reason: "model" };
   return { ...base, sent: true };
@@ -43,7 +45,7 @@ export const isContinuation = (m: JsonObject | undefined) =>
 const NO_BLOCK = { staticBlock: "", dynamicBlock: "" };
 
 /**
- * The request with `head`'s block: the Anthropic `compaction` block as the first message (an
+ * The request with `head`'s block (put back from its blob, if it has one): the Anthropic `compaction` block as the first message (an
  * assistant turn, as the API returned it), or OpenAI's compacted window as returned, then the
  * replay's messages the block does not stand for (`covered`), as stored. Nothing of the memory
  * block goes with it: the kept reasoning is bound to the engine's own `system` and `tools`.

@@ -131,12 +131,19 @@ function anthropic(replay: readonly Message[], block: ReplayBlock, options: Repl
 function openaiResponses(messages: readonly Message[], block: ReplayBlock, options: ReplayOptions = {}): ReplayRequest {
   const strip = reasoningStripped(messages, "openai-responses", options.stripReasoningBefore);
   const input: JsonObject[] = [];
-  for (const text of [block.staticBlock, block.dynamicBlock]) if (text.trim() !== "") input.push({ role: "developer", content: text });
-  for (const m of messages) {
+  const blockItems = [block.staticBlock, block.dynamicBlock].filter((t) => t.trim() !== "").map((text) => ({ role: "developer", content: text }));
+  // First, or right after the turns the fold kept (ReplayOptions.blockAfter) and the results of
+  // their calls: never between a call and its output.
+  const after = options.blockAfter;
+  let blockAt = after === undefined ? 0 : messages.findIndex((m) => m.createdAt >= after);
+  if (blockAt < 0) blockAt = messages.length;
+  while (after !== undefined && blockAt < messages.length && messages[blockAt]!.role === "TOOL") blockAt++;
+  messages.forEach((m, i) => {
+    if (i === blockAt) input.push(...blockItems);
     const native = nativeOrNull(m, "openai-responses");
     if (native) {
       input.push(...(withoutReasoning(native, m, strip) as JsonObject[]));
-      continue;
+      return;
     }
     switch (m.role) {
       case "SYSTEM":
@@ -153,7 +160,8 @@ function openaiResponses(messages: readonly Message[], block: ReplayBlock, optio
         input.push({ type: "function_call_output", call_id: m.toolCallId ?? "unknown", output: m.content });
         break;
     }
-  }
+  });
+  if (blockAt === messages.length) input.push(...blockItems);
   return { input, ...(options.cacheKey ? { prompt_cache_key: options.cacheKey } : {}) };
 }
 

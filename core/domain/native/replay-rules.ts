@@ -18,6 +18,14 @@ export interface ReplayOptions {
    * back with its thinking (docs/turns.md, "What a fold may keep").
    */
   stripReasoningBefore?: string;
+  /**
+   * In the `openai-responses` format, the memory block goes after the messages created before this
+   * time (the turns the epoch's fold kept) instead of first: a custom compaction appended rather
+   * than inserted before recent turns ("Use custom compaction",
+   * https://developers.openai.com/api/docs/guides/keep-prefix-unchanged; docs/turns.md, "What a
+   * fold may keep").
+   */
+  blockAfter?: string;
   /** OpenAI's `prompt_cache_key`: one per process, so its requests reach the same cache (docs/turns.md, "Prompt caching"). */
   cacheKey?: string;
   /** false: no cache breakpoint on the newest message (a provider fold's request sends the turns as stored). */
@@ -47,14 +55,27 @@ export function withNewestBreakpoint(messages: JsonObject[]): JsonObject[] {
 /** Whether an element of native content is reasoning the fold rules may leave out. */
 export const isReasoning = (b: Json) => isObject(b) && (b.type === "thinking" || b.type === "redacted_thinking" || b.type === "reasoning");
 
-/** The assistant messages in `format` whose reasoning {@link ReplayOptions.stripReasoningBefore} leaves out. */
+/**
+ * The unfinished tool loop's turn a fold kept (docs/turns.md, "What a fold may keep"): in the
+ * Anthropic format, the newest assistant turn created before `before` when it calls tools. It
+ * goes with its thinking, which the loop needs; the fold was cut before it, never between it and
+ * its results (tool groups fold whole).
+ */
+export function openLoopTurn(messages: readonly Message[], format: NativeFormat, before: string | undefined): Message | undefined {
+  if (!before || format !== "anthropic") return undefined;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role === "ASSISTANT" && m.createdAt < before && m.native?.format === format) return (m.toolCalls?.length ?? 0) > 0 ? m : undefined;
+  }
+  return undefined;
+}
+
+/** The assistant messages in `format` whose reasoning {@link ReplayOptions.stripReasoningBefore} leaves out: all but {@link openLoopTurn}. */
 export function reasoningStripped(messages: readonly Message[], format: NativeFormat, before: string | undefined): Set<string> {
   const out = new Set<string>();
   if (!before) return out;
-  const older = messages.filter((m) => m.role === "ASSISTANT" && m.createdAt < before && m.native?.format === format);
-  const newest = older[older.length - 1];
-  const openLoop = format === "anthropic" && newest !== undefined && (newest.toolCalls?.length ?? 0) > 0;
-  for (const m of older) if (!(openLoop && m === newest)) out.add(m.id);
+  const open = openLoopTurn(messages, format, before);
+  for (const m of messages) if (m.role === "ASSISTANT" && m.createdAt < before && m.native?.format === format && m !== open) out.add(m.id);
   return out;
 }
 

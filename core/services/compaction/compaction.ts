@@ -10,7 +10,7 @@ import type { CompactionModeName } from "../../domain/model.js";
 import type { CompactionResult } from "../../domain/compaction-result.js";
 import { modeForRatio, promptTokens, type PromptSize } from "../../domain/mode.js";
 import type { FoldModeName } from "../../domain/mode-policy.js";
-import { cappedWindow, resolveModelWindow, type ModelRef } from "../../domain/model-windows.js";
+import { cappedWindow, foldRulesFor, resolveModelWindow, type ModelRef } from "../../domain/model-windows.js";
 import { replayTokens } from "../../domain/replay.js";
 import type { Tunables } from "../../domain/tunables.js";
 import type { ActiveView, ProcessKey } from "../../ports/store.js";
@@ -21,6 +21,7 @@ import type { BudgetRefusal } from "../../domain/fold/refusal.js";
 import { settledView } from "./settle.js";
 import { tagBeforeFold } from "../strength-tagging.js";
 import { foldReport } from "../../domain/fold/lifecycle.js";
+import type { FoldUnit } from "../../domain/tool-groups.js";
 
 export interface CompactionRequest {
   model: ModelRef;
@@ -51,6 +52,8 @@ export interface Known {
   view?: ActiveView;
   tunables?: Tunables;
   contextWindow?: number;
+  /** What a fold keeps whole when the request names no model (a queued fold's `metadata.foldUnit`). */
+  foldUnit?: FoldUnit | undefined;
 }
 
 /** Where a compaction starts from: the settled view, the window, the tunables, the prompt and the mode. */
@@ -66,12 +69,15 @@ export interface Assessment {
   own: number;
   clearedMessages: number;
   mode: CompactionModeName;
+  /** What a fold keeps whole, by the chat model's fold rules (docs/turns.md, "What a fold may keep"). */
+  foldUnit: FoldUnit;
 }
 
 /**
  * Resolve the window, settle the view, load the tunables, estimate the prompt, clear old tool
  * results (the cheap tier: no model call; a forced fold skips it) and pick the mode from the
- * thresholds (docs/compaction.md, "Modes and thresholds"). Every compaction path starts here.
+ * thresholds (docs/compaction.md, "Modes and thresholds"), and read the model's fold rules. Every
+ * compaction path starts here.
  */
 export async function assess(deps: ServiceDeps, key: ProcessKey, request: CompactionRequest, known: Known = {}): Promise<Assessment> {
   const model = known.contextWindow === undefined ? resolveModelWindow(request.model) : undefined;
@@ -92,6 +98,7 @@ export async function assess(deps: ServiceDeps, key: ProcessKey, request: Compac
     own: replayTokens(clearing.view),
     clearedMessages: clearing.clearedMessages,
     mode: request.force ?? modeForRatio(tokensNow / contextWindow, tunables),
+    foldUnit: request.model.name !== undefined ? foldRulesFor(request.model.name).foldUnit : (known.foldUnit ?? "tool_group"),
   };
 }
 
@@ -122,7 +129,7 @@ export async function foldIfNeeded(
   request: CompactionRequest,
   options: Known & FoldOptions & { assessed?: Assessment } = {},
 ): Promise<CompactionOutcome & { refusal?: FoldRefusal }> {
-  const { tunables, contextWindow, tokensBefore, tokensNow, own, clearedMessages, mode, ...at } = options.assessed ?? (await assess(deps, key, request, options));
+  const { tunables, contextWindow, tokensBefore, tokensNow, own, clearedMessages, mode, foldUnit, ...at } = options.assessed ?? (await assess(deps, key, request, options));
   let view = at.view;
   const unchanged = {
     mode,
@@ -137,7 +144,7 @@ export async function foldIfNeeded(
 
   const tagging = await tagBeforeFold(deps, key, view, tunables, mode);
   view = tagging.view;
-  const plan = planFold(view.messages, mode, tunables, { contextWindow, own, tokensBefore: tokensNow, minSaving: true, forced: request.force !== undefined });
+  const plan = planFold(view.messages, mode, tunables, { contextWindow, own, tokensBefore: tokensNow, minSaving: true, forced: request.force !== undefined, unit: foldUnit });
   if (!plan.ok) return { ...unchanged, reason: plan.reason };
 
   const outcome = await foldAndCommit(deps, key, view, tunables, {

@@ -9,6 +9,7 @@ import { foldWithinCallCap } from "../../domain/summary-plan.js";
 import type { FoldModeName } from "../../domain/mode-policy.js";
 import { growthPerMs, observedPrepareMs, prepareLead } from "../../domain/prepare-lead.js";
 import { newestSummary } from "../../domain/replay.js";
+import type { FoldUnit } from "../../domain/tool-groups.js";
 import type { Tunables } from "../../domain/tunables.js";
 import type { ActiveView } from "../../ports/store.js";
 import type { ServiceDeps } from "../deps.js";
@@ -56,10 +57,10 @@ export function foldReadyInTime<M extends Message>(
   view: ActiveView,
   tunables: Tunables,
   fold: readonly M[],
-  o: { tokens: number; scale: number; contextWindow: number | undefined },
+  o: { tokens: number; scale: number; contextWindow: number | undefined; unit?: FoldUnit | undefined },
 ): M[] {
   if (!o.contextWindow) return [...fold];
-  const oneCall = foldWithinCallCap(fold, tunables.maxSourceChars, { ...tunables, maxSummarizerCalls: 2 });
+  const oneCall = foldWithinCallCap(fold, tunables.maxSourceChars, { ...tunables, maxSummarizerCalls: 2 }, o.unit);
   if (!oneCall.cut || oneCall.fold.length === 0) return [...fold];
   const lead = leadOf(deps, view, { scale: o.scale, contextWindow: o.contextWindow });
   return o.tokens / o.contextWindow + 2 * lead >= tunables.emergencyThreshold ? oneCall.fold : [...fold];

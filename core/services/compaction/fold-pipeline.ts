@@ -10,11 +10,14 @@ import { metricModeOf } from "../../domain/fold/lifecycle.js";
 import { SUMMARY_TOO_LARGE, type FoldRefusal } from "../../domain/fold/refusal.js";
 import type { SummaryFields, SummaryParts } from "../../domain/fold/rows.js";
 import type { FoldTarget, Memory, Message } from "../../domain/model.js";
+import { NATIVE_INLINE_MAX_BYTES } from "../../domain/native/blob-parts.js";
+import { NATIVE_BLOCK_MAX_BYTES } from "../../domain/native/memory-block.js";
 import { newestSummary } from "../../domain/replay.js";
 import { estimateFoldTokens, foldWithinCallCap } from "../../domain/summary-plan.js";
 import type { Tunables } from "../../domain/tunables.js";
 import type { ActiveView, ProcessKey } from "../../ports/store.js";
 import type { ServiceDeps } from "../deps.js";
+import { keepBlock } from "../native-content.js";
 import { releaseLease, takeLease } from "./lease.js";
 import { admitModelWork, recordModelUse } from "./model-budget.js";
 import { metered } from "../model-usage.js";
@@ -125,7 +128,8 @@ export async function runFold(deps: ServiceDeps, key: ProcessKey, view: ActiveVi
         ...(summary.usage ? { usage: summary.usage } : {}),
         ...(summary.ok && summary.truncated ? { truncated: true } : {}),
         ...(fallback ? { fallback } : {}),
-        ...providerFoldMetadata(summarizer, by, summary, range),
+        // A block past the inline size needs the blob store (docs/summarizers.md, "Provider folds").
+        ...providerFoldMetadata(summarizer, by, summary, range, deps.blobs ? NATIVE_BLOCK_MAX_BYTES : NATIVE_INLINE_MAX_BYTES),
       },
     };
     const fail = async (error: string, extra: Partial<Memory["metadata"]> = {}) => {
@@ -140,7 +144,9 @@ export async function runFold(deps: ServiceDeps, key: ProcessKey, view: ActiveVi
       deps.log.warn("compaction failed: summarizer", { processId: key.processId, memoryId, code: summary.code, error: summary.error });
       return { ok: false, refusal: { kind: "summary", code: summary.code, memoryId, ...(summary.limit ? { limit: summary.limit } : {}) } };
     }
-    const memory = writer.memory({ ...common, fields: summaryFields(needs, fold, { ...summary, ...(common.metadata.providerFold?.block ? {} : { native: undefined }) }) });
+    const whole = writer.memory({ ...common, fields: summaryFields(needs, fold, { ...summary, ...(common.metadata.providerFold?.block ? {} : { native: undefined }) }) });
+    // A block past the inline size goes to the blob store before the row names it.
+    const memory = await keepBlock(deps, key, whole);
     const written = await unlessTooLarge(writer.write(memory, owner));
     if (written === null) {
       // Refused whole: nothing was written and the lease is still ours (released below).
@@ -149,6 +155,8 @@ export async function runFold(deps: ServiceDeps, key: ProcessKey, view: ActiveVi
       return { ok: false, refusal: { kind: "too_large", memoryId } };
     }
     if (!written.ok) return { ok: false, refusal: written.refusal };
+    // A sweep that ran between the put and the write may have deleted the blob: put it back.
+    if (memory.nativeBlob) await keepBlock(deps, key, whole, true);
     deps.metrics.foldOutcome("ok");
     leaseCleared = written.leaseCleared;
     return { ok: true, memory };

@@ -1,7 +1,7 @@
 /** Manual compaction within a budget (docs/compaction.md, "Manual compaction"). */
 import type { CompactionResult } from "../../domain/compaction-result.js";
 import { modeForRatio, promptTokens } from "../../domain/mode.js";
-import { cappedWindow, resolveModelWindow, type TurnWindow } from "../../domain/model-windows.js";
+import { cappedWindow, foldRulesFor, resolveModelWindow, type TurnWindow } from "../../domain/model-windows.js";
 import { replayTokens } from "../../domain/replay.js";
 import type { ProcessKey } from "../../ports/store.js";
 import { compactIfNeeded, type CompactionRequest } from "./compaction.js";
@@ -58,6 +58,7 @@ export async function compactManually(
     job: "manual",
     contextWindow,
     tokensBefore,
+    foldUnit: foldRulesFor(request.model.name).foldUnit,
     forced: request.force !== undefined,
     instructions: request.instructions,
   });

@@ -4,12 +4,12 @@
  * previous block), and what the memory records of the block.
  */
 import { storedNative, type Memory, type Message } from "../../domain/model.js";
-import { NATIVE_INLINE_MAX_BYTES } from "../../domain/native/blob-parts.js";
+import { blockBytes, blockFormat } from "../../domain/native/memory-block.js";
 import { anthropicCut } from "../../domain/native/provider-fold.js";
 import type { ActiveView, ProcessKey } from "../../ports/store.js";
 import type { Summarizer } from "../../ports/summarizer.js";
 import type { ServiceDeps } from "../deps.js";
-import { withNative } from "../native-content.js";
+import { withBlock, withNative } from "../native-content.js";
 import type { ChunkedSummary, SummaryRequest } from "./summary-chunks.js";
 
 /** What a provider fold sends, and what of it stays active. */
@@ -26,13 +26,13 @@ export interface ProviderFoldRange {
   inherited: string[];
 }
 
-/** The memory's block when it is in `format` and its provider has not refused it (docs/turns.md, "The provider's block"). */
-const chainedBlock = (memory: Memory | null, format: string | undefined) =>
-  memory?.native && memory.native.format === format && !memory.metadata.providerFold?.refused ? memory.native : undefined;
+/** True when the memory has a block in `format` that its provider has not refused (docs/turns.md, "The provider's block"). */
+const chainsBlock = (memory: Memory | null, format: string | undefined): memory is Memory =>
+  memory !== null && format !== undefined && blockFormat(memory) === format && !memory.metadata.providerFold?.refused;
 
 /** Ids of active messages a memory's block stands for although they stay active (pinned, the turn's own). */
 export const coveredByBlock = (memory: Memory | null, format: string | undefined): ReadonlySet<string> =>
-  new Set(chainedBlock(memory, format) ? (memory?.metadata.providerFold?.covered ?? []) : []);
+  new Set(chainsBlock(memory, format) ? (memory.metadata.providerFold?.covered ?? []) : []);
 
 /**
  * The range of a provider fold: the active messages through the last folded one, less those the
@@ -71,7 +71,7 @@ export async function providerFoldAsk<A extends SummaryRequest>(deps: ServiceDep
   const read = new Map((unread.length > 0 ? await deps.store.getMessages(key, unread.map((m) => m.id)) : []).map((m) => [m.id, m]));
   const fold = await withNative(deps, key, sent.map((m) => read.get(m.id) ?? m));
   // A refused block is not chained: the fold starts from the prior readable summary instead.
-  const priorNative = chainedBlock(prior, format);
+  const priorNative = chainsBlock(prior, format) ? (await withBlock(deps, key, prior)).native : undefined;
   // The engine's own system and tools, recorded on the process: the provider binds kept reasoning to them.
   const conversation = (await deps.store.getProcess(key))?.process.conversation;
   return {
@@ -88,14 +88,16 @@ export async function providerFoldAsk<A extends SummaryRequest>(deps: ServiceDep
 
 /**
  * `metadata.providerFold` of a provider fold's summary: its format, whether the memory keeps the
- * block, and why not (the provider's note; a block larger than an item keeps inline; a summary
- * another summarizer wrote after a failure).
+ * block, and why not (the provider's note; a block past `maxBytes`, the most a memory keeps: with a
+ * blob store NATIVE_BLOCK_MAX_BYTES, without one what its item keeps inline; a summary another
+ * summarizer wrote after a failure).
  */
 export function providerFoldMetadata(
   summarizer: Summarizer,
   by: Pick<Summarizer, "provider">,
   summary: ChunkedSummary,
   range: ProviderFoldRange,
+  maxBytes: number,
 ): { providerFold?: NonNullable<Memory["metadata"]["providerFold"]> } {
   const format = summarizer.foldFormat;
   if (!format || !summary.ok) return {};
@@ -104,7 +106,7 @@ export function providerFoldMetadata(
   const block = { format, block: true, ...(covered.length > 0 ? { covered } : {}) };
   if (by.provider !== summarizer.provider) return { providerFold: { format, block: false, note: `fallback: written by ${by.provider}` } };
   if (!summary.native) return { providerFold: { format, block: false, note: summary.nativeNote ?? "no_block" } };
-  const bytes = Buffer.byteLength(JSON.stringify(summary.native));
-  if (bytes > NATIVE_INLINE_MAX_BYTES) return { providerFold: { format, block: false, note: `too_large: the block has ${bytes} bytes, a memory keeps at most ${NATIVE_INLINE_MAX_BYTES}` } };
+  const bytes = blockBytes(summary.native);
+  if (bytes > maxBytes) return { providerFold: { format, block: false, note: `too_large: the block has ${bytes} bytes, a memory keeps at most ${maxBytes}` } };
   return { providerFold: block };
 }

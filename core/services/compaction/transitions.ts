@@ -15,6 +15,7 @@ import type { Discard } from "../../domain/fold/usability.js";
 import type { FoldJob, FoldTarget, Memory, Message } from "../../domain/model.js";
 import type { FoldModeName } from "../../domain/mode-policy.js";
 import type { RangeRequest } from "../../domain/range.js";
+import type { FoldUnit } from "../../domain/tool-groups.js";
 import { newestSummary } from "../../domain/replay.js";
 import type { Tunables } from "../../domain/tunables.js";
 import { publishSafely } from "../../ports/events.js";
@@ -35,6 +36,8 @@ export interface QueueRequest {
   job: FoldJob;
   contextWindow?: number;
   tokensBefore?: number;
+  /** What the fold keeps whole, by the chat model's fold rules (`foldRulesFor`). */
+  foldUnit?: FoldUnit;
   forced?: boolean;
   instructions?: string | undefined;
   /** A range job: the range and the accepted offer it comes from. */

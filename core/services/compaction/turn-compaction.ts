@@ -18,6 +18,7 @@ import type { ActiveView, ProcessKey } from "../../ports/store.js";
 import { assess, compactIfNeeded, type CompactionRequest, type Known } from "./compaction.js";
 import type { ServiceDeps } from "../deps.js";
 import { discard, queueFold } from "./transitions.js";
+import type { FoldUnit } from "../../domain/tool-groups.js";
 import { BUDGET_EXCEEDED, budgetRefusal } from "./model-budget.js";
 import { foldWanted } from "./fold-ahead.js";
 import { commitPrepared } from "./prepared-commit.js";
@@ -32,10 +33,10 @@ export type TurnCompaction = CompactionResult & { view: ActiveView; messages: Me
  * whole blocks so that the cut stays put from turn to turn. `scale`: the caller's tokens per token
  * of our own estimate.
  */
-function trimmedAnswer(view: ActiveView, tunables: Tunables, contextWindow: number, tokensNow: number, scale: number) {
+function trimmedAnswer(view: ActiveView, tunables: Tunables, contextWindow: number, tokensNow: number, scale: number, unit: FoldUnit) {
   const own = replayTokens(view);
   const limit = trimLimit(tunables, contextWindow);
-  return trimToFit(view.messages, tunables, { tokens: tokensNow, limit, scale, own, block: trimBlock(tunables, contextWindow) });
+  return trimToFit(view.messages, tunables, { tokens: tokensNow, limit, scale, own, block: trimBlock(tunables, contextWindow), unit });
 }
 
 /**
@@ -53,12 +54,12 @@ export async function compactForTurn(
   known: Known = {},
 ): Promise<TurnCompaction> {
   const assessed = await assess(deps, key, request, known);
-  const { tunables, contextWindow, own, mode } = assessed;
+  const { tunables, contextWindow, own, mode, foldUnit } = assessed;
   if (deps.compaction.execution === "inline") {
     const { budget, ...out } = await compactIfNeeded(deps, key, request, { assessed });
     if (!budget) return { ...out, messages: out.view.messages, answerTokens: out.tokensAfter };
     const ownAfter = replayTokens(out.view);
-    const trim = trimmedAnswer(out.view, tunables, contextWindow, out.tokensAfter, ownAfter > 0 ? out.tokensAfter / ownAfter : 1);
+    const trim = trimmedAnswer(out.view, tunables, contextWindow, out.tokensAfter, ownAfter > 0 ? out.tokensAfter / ownAfter : 1, foldUnit);
     return { ...out, ...(trim.trimmed.messages > 0 ? { trimmed: trim.trimmed } : {}), messages: trim.kept, answerTokens: trim.tokens };
   }
   let view = assessed.view;
@@ -113,13 +114,14 @@ export async function compactForTurn(
     result.reason = "reverted_recently";
   } else if (wanted && !live) {
     // Only whether a fold is worth queuing: the worker plans what it takes when it runs.
-    const plan = planFold(view.messages, wanted, tunables, { contextWindow: undefined, own, tokensBefore: tokensNow, minSaving: true });
+    const plan = planFold(view.messages, wanted, tunables, { contextWindow: undefined, own, tokensBefore: tokensNow, minSaving: true, unit: foldUnit });
     // Over the tenant's daily budget the worker could only drop the fold: nothing is queued.
     const refused = plan.ok && (await budgetRefusal(deps, key.tenantId)) !== null;
     if (refused) {
       if (!result.compacted) result.reason = BUDGET_EXCEEDED;
     } else if (plan.ok) {
-      live = asFold(await queueFold(deps, key, view, { mode: wanted, job: "prepare", contextWindow, tokensBefore: tokensNow })) as LiveFold;
+      // The fold carries the model's rule, so that the worker that prepares it keeps to it.
+      live = asFold(await queueFold(deps, key, view, { mode: wanted, job: "prepare", contextWindow, tokensBefore: tokensNow, foldUnit })) as LiveFold;
     } else if (!result.compacted && !result.reason) {
       result.reason = plan.reason;
     }
@@ -131,7 +133,7 @@ export async function compactForTurn(
   }
 
   // Until the fold lands, the answer (never the history) stays below the emergency threshold.
-  const trim = trimmedAnswer(view, tunables, contextWindow, tokensNow, scale);
+  const trim = trimmedAnswer(view, tunables, contextWindow, tokensNow, scale, foldUnit);
   if (trim.trimmed.messages > 0) result.trimmed = trim.trimmed;
   return { ...result, view, messages: trim.kept, answerTokens: trim.tokens };
 }

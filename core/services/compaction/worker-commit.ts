@@ -99,7 +99,9 @@ async function queueNextIfDue(
   if (!nextFoldDue(deps, view, tunables, { tokens: o.tokensAfter, scale: o.scale, contextWindow })) return null;
   const wanted = o.tokensAfter / contextWindow >= tunables.emergencyThreshold ? "EMERGENCY" : "HARD";
   const own = replayTokens(view);
-  const plan = planFold(view.messages, wanted, tunables, { contextWindow: undefined, own, tokensBefore: o.tokensAfter, minSaving: true });
+  // The next fold keeps to the rule the committed one was queued with.
+  const foldUnit = committed.metadata.foldUnit;
+  const plan = planFold(view.messages, wanted, tunables, { contextWindow: undefined, own, tokensBefore: o.tokensAfter, minSaving: true, unit: foldUnit });
   if (!plan.ok || (await budgetRefusal(deps, key.tenantId)) !== null) return null;
-  return queueFold(deps, key, view, { mode: wanted, job: "prepare", contextWindow, tokensBefore: o.tokensAfter });
+  return queueFold(deps, key, view, { mode: wanted, job: "prepare", contextWindow, tokensBefore: o.tokensAfter, ...(foldUnit ? { foldUnit } : {}) });
 }

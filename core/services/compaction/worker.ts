@@ -92,7 +92,7 @@ async function runManual(deps: ServiceDeps, key: ProcessKey, view: ActiveView, f
       ...(fold.mode !== "RANGE" && m.forced ? { force: fold.mode } : {}),
       ...(m.instructions ? { instructions: m.instructions } : {}),
     },
-    { view, queuedFoldId: fold.id },
+    { view, queuedFoldId: fold.id, foldUnit: m.foldUnit },
   );
   if (result.compacted) return { done: "committed", foldId: fold.id };
   if (result.refusal?.kind === "lease" && result.refusal.refusal === "leased") return "leased";
@@ -134,14 +134,16 @@ async function prepare(deps: ServiceDeps, key: ProcessKey, read: ActiveView, que
   const { view, strengthAnalyzer } = await tagBeforeFold(deps, key, read, tunables, mode);
   const own = replayTokens(view);
   // The turn that queued the fold passed its gate; the worker only plans what to take now.
-  const plan = planFold(view.messages, mode, tunables, { contextWindow: fold.metadata.contextWindow, own, tokensBefore: fold.metadata.tokensBefore ?? own, minSaving: false });
+  // What it keeps whole is the rule of the model the fold was queued for (docs/turns.md, "What a fold may keep").
+  const unit = fold.metadata.foldUnit;
+  const plan = planFold(view.messages, mode, tunables, { contextWindow: fold.metadata.contextWindow, own, tokensBefore: fold.metadata.tokensBefore ?? own, minSaving: false, unit });
   if (!plan.ok) {
     await discard(deps, key, { fold: queued, reason: plan.reason, outcome: "discarded" });
     return { skipped: "nothing to fold", foldId: fold.id };
   }
   // A process that grows fast gets what one summarizer call holds, ready one call after it was queued.
   const tokens = fold.metadata.tokensBefore ?? own;
-  const toFold = foldReadyInTime(deps, view, tunables, plan.fold, { tokens, scale: own > 0 ? tokens / own : 1, contextWindow: fold.metadata.contextWindow });
+  const toFold = foldReadyInTime(deps, view, tunables, plan.fold, { tokens, scale: own > 0 ? tokens / own : 1, contextWindow: fold.metadata.contextWindow, unit });
   let current: Memory | null = fold;
   const analyzed = strengthAnalyzer ? { strengthAnalyzer } : {};
   const run = await runFold(
