@@ -19,7 +19,8 @@
  *
  * **How it is counted.** Each command sent through the document client is counted, because the bench
  * wraps the client's `send`, and each command asks for ReturnConsumedCapacity. Round trips and
- * capacity are the same in every repeat; latency is the median.
+ * capacity are the same in every repeat; latency is the median. "WCU priced" prices each write by
+ * AWS's rules from the items' sizes, because DynamoDB Local under-reports transactions.
  */
 import { UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { META_SK, processPk } from "../core/adapters/dynamodb/keys.js";

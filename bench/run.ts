@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: runs every benchmark section in one process, side by side, and prints a table
  * per section plus the targets met or missed. DynamoDB Local is started here (and stopped again,
- * also on error or Ctrl-C). bench/search-recall.ts, when present, runs as a child step.
+ * also on error or Ctrl-C); each section makes a fresh table in it (bench/support/dynamo.ts).
+ * bench/search-recall.ts, when present, runs as a child step.
  *
  *   npm run bench                          default run (under 5 minutes on 2 cores, docs/benchmarks.md)
  *   npm run bench -- --full                also the long sections (the fidelity sweep) and larger repetitions

@@ -109,9 +109,24 @@ const rows = [
   row("history search, without category 5 (adversarial)", "same", noAdv),
   row("history search, speaker name prefixed to each turn", "same", speaker),
 ];
-const categoryRows = [...all.perCategory.entries()]
+/** LoCoMo's question categories, by number. */
+const CATEGORY_NAMES: Record<number, string> = { 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial" };
+const perCategory = [...all.perCategory.entries()]
   .sort(([a], [b]) => a - b)
-  .map(([cat, t]) => `| ${cat} | ${t.questions} | ${KS.map((k) => fmt(recall(t, k))).join(" | ")} |`);
+  .map(([cat, t]) => `${cat} ${CATEGORY_NAMES[cat] ?? "other"} ${KS.map((k) => fmt(recall(t, k))).join(" / ")} (${t.questions})`);
+
+/** Prose wrapped at 100 characters, as the docs are. */
+function wrapProse(text: string): string {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line && line.length + 1 + word.length > 100) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return [...lines, line].join("\n");
+}
 
 const section = `## Search recall (LoCoMo)
 
@@ -124,14 +139,7 @@ for information only: real messages carry no speaker name.
 |---|---|---|---|---|---|
 ${rows.join("\n")}
 
-Per LoCoMo category (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial):
-
-| category | questions | recall@1 | recall@5 | recall@10 |
-|---|---|---|---|---|
-${categoryRows.join("\n")}
-
-${all.turns.toLocaleString("en-US")} turns indexed; indexing and ${all.total.questions} queries took ${Math.round(all.ms)} ms. The plain BM25 row on
-the same three conversations is the like-for-like baseline of the reference's ten.
+${wrapProse(`Per LoCoMo category, recall@1 / @5 / @10 (questions): ${perCategory.join("; ")}. ${all.turns.toLocaleString("en-US")} turns indexed; indexing and ${all.total.questions} queries took ${Math.round(all.ms)} ms.`)}
 `;
 
 console.log(section);

@@ -5,26 +5,13 @@
  */
 import { createOpenAI } from "@ai-sdk/openai";
 import { generateText, stepCountIs, tool, wrapLanguageModel, type ModelMessage } from "ai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { memoryMiddleware } from "../../client/ai-sdk.js";
-import { createMemoryClient, type MemoryClient } from "../../client/index.js";
-import { startLlmWireServer, type LlmWireServer, type RecordedRequest } from "../../tools/llm-wire-server.js";
-import { KEY_A, startTestService } from "../support/service.js";
+import { startLlmWireServer, type RecordedRequest } from "../../tools/llm-wire-server.js";
+import { serviceBeside } from "../support/service-beside.js";
 
-let ctx: Awaited<ReturnType<typeof startTestService>>;
-let memory: MemoryClient;
-let wire: LlmWireServer;
-
-beforeAll(async () => {
-  ctx = await startTestService();
-  memory = createMemoryClient({ baseUrl: ctx.service.url, apiKey: KEY_A });
-  wire = await startLlmWireServer();
-});
-afterAll(async () => {
-  await wire?.close();
-  await ctx?.service.stop();
-});
+const stack = serviceBeside(() => startLlmWireServer());
 
 const TOOL_STEPS = 11;
 
@@ -46,11 +33,11 @@ function responseBody(request: RecordedRequest, n: number) {
 
 describe("memoryMiddleware with native content", () => {
   it("sends every earlier reasoning item back exactly on every later request, and stores each message as the SDK built it", async () => {
-    await memory.upsertProcess("ai-native", { projectId: "ai" });
+    await stack.memory.upsertProcess("ai-native", { projectId: "ai" });
     let n = 0;
-    wire.setFallback((request) => ({ body: responseBody(request, n++) }));
-    const openai = createOpenAI({ baseURL: `${wire.url}/v1`, apiKey: "test-key" });
-    const model = wrapLanguageModel({ model: openai.responses("gpt-5"), middleware: memoryMiddleware({ client: memory, processId: "ai-native", contextWindow: 400_000 }) });
+    stack.provider.setFallback((request) => ({ body: responseBody(request, n++) }));
+    const openai = createOpenAI({ baseURL: `${stack.provider.url}/v1`, apiKey: "test-key" });
+    const model = wrapLanguageModel({ model: openai.responses("gpt-5"), middleware: memoryMiddleware({ client: stack.memory, processId: "ai-native", contextWindow: 400_000 }) });
 
     const result = await generateText({
       model,
@@ -62,7 +49,7 @@ describe("memoryMiddleware with native content", () => {
     });
 
     expect(result.text).toBe("All 11 files are fine.");
-    const requests = wire.requests.filter((r) => r.path === "/v1/responses");
+    const requests = stack.provider.requests.filter((r) => r.path === "/v1/responses");
     expect(requests).toHaveLength(TOOL_STEPS + 1);
     requests.forEach((request, k) => {
       const sent = (request.body.input as Array<{ type?: string }>).filter((i) => i.type === "reasoning");
@@ -73,7 +60,7 @@ describe("memoryMiddleware with native content", () => {
     expect(requests.at(-1)!.body.input[0]).toEqual({ role: "developer", content: "You are Frankie." });
 
     // What is stored is what the SDK itself made of each answer and each tool result.
-    const stored = (await memory.listMessages("ai-native", { view: "active", limit: 1000 })).items;
+    const stored = (await stack.memory.listMessages("ai-native", { view: "active", limit: 1000 })).items;
     const sdkMessages: ModelMessage[] = result.response.messages;
     expect(stored).toHaveLength(1 + sdkMessages.length);
     expect(stored[0]!.native).toEqual({ format: "ai-sdk", content: [{ type: "text", text: "Check every file." }] });

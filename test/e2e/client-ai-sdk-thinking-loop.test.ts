@@ -7,36 +7,26 @@
  */
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { generateText, stepCountIs, tool, wrapLanguageModel } from "ai";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { z } from "zod";
-import { createMemoryClient } from "../../client/index.js";
 import { memoryMiddleware } from "../../client/ai-sdk.js";
-import { startProviderEmulator, type ProviderEmulator } from "../../tools/provider-emulator/provider-emulator.js";
-import { KEY_A, startTestService } from "../support/service.js";
+import { startProviderEmulator } from "../../tools/provider-emulator/provider-emulator.js";
+import { serviceBeside } from "../support/service-beside.js";
 
 const STEPS = 60;
-let ctx: Awaited<ReturnType<typeof startTestService>>;
-let emulator: ProviderEmulator;
-beforeAll(async () => {
-  ctx = await startTestService();
-  emulator = await startProviderEmulator({ preservedThinking: true });
-});
-afterAll(async () => {
-  await emulator?.close();
-  await ctx?.service.stop();
-});
+const stack = serviceBeside(() => startProviderEmulator({ preservedThinking: true }));
 
 it(`an AI SDK loop of ${STEPS} tool steps on Claude with thinking: 0 errors, every assistant turn back with its thinking`, { timeout: 120_000 }, async () => {
-  const memory = createMemoryClient({ baseUrl: ctx.service.url, apiKey: KEY_A });
+  const memory = stack.memory;
   await memory.upsertProcess("ai-sdk-thinking", { projectId: "agents" });
-  emulator.anthropic.script(
+  stack.provider.anthropic.script(
     ...Array.from({ length: STEPS }, (_, i) => ({
       thinking: `Step ${i}: list the next folder before answering.`,
       toolUses: [{ id: `toolu_${i}`, name: "list", input: { dir: `src/${i}` } }],
     })),
     { thinking: "Every folder listed.", text: "Listed 60 folders." },
   );
-  const anthropic = createAnthropic({ apiKey: "sk-ant-test", baseURL: `${emulator.url}/v1` });
+  const anthropic = createAnthropic({ apiKey: "sk-ant-test", baseURL: `${stack.provider.url}/v1` });
   const model = wrapLanguageModel({
     model: anthropic("claude-fable-5-1"),
     middleware: memoryMiddleware({ client: memory, processId: "ai-sdk-thinking", contextWindow: 1_000_000 }),
@@ -51,10 +41,10 @@ it(`an AI SDK loop of ${STEPS} tool steps on Claude with thinking: 0 errors, eve
     maxRetries: 0,
   });
   expect(result.text).toBe("Listed 60 folders.");
-  expect(emulator.records.filter((r) => r.status !== 200)).toEqual([]);
-  expect(emulator.records).toHaveLength(STEPS + 1);
-  expect(emulator.anthropic.missingThinking()).toEqual([]);
-  expect(emulator.records.at(-1)!.thinking!.verified).toHaveLength(STEPS);
+  expect(stack.provider.records.filter((r) => r.status !== 200)).toEqual([]);
+  expect(stack.provider.records).toHaveLength(STEPS + 1);
+  expect(stack.provider.anthropic.missingThinking()).toEqual([]);
+  expect(stack.provider.records.at(-1)!.thinking!.verified).toHaveLength(STEPS);
   // What the service keeps of each answer is what the model returned: its reasoning with its signature.
   const stored = (await memory.listMessages("ai-sdk-thinking", { limit: 1000 })).items.filter((m) => m.role === "ASSISTANT");
   expect(stored).toHaveLength(STEPS + 1);

@@ -5,31 +5,21 @@
  * after a prefix change, so 0 dropped shows the session hands the model back what it returned.
  */
 import { Agent, OpenAIProvider, run, setTracingDisabled, tool } from "@openai/agents";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { z } from "zod";
-import { createMemoryClient } from "../../client/index.js";
 import { createMemorySession } from "../../client/openai-agents.js";
-import { startProviderEmulator, type ProviderEmulator } from "../../tools/provider-emulator/provider-emulator.js";
-import { KEY_A, startTestService } from "../support/service.js";
+import { startProviderEmulator } from "../../tools/provider-emulator/provider-emulator.js";
+import { serviceBeside } from "../support/service-beside.js";
 
 const RUNS = 6;
 const STEPS = 10;
-let ctx: Awaited<ReturnType<typeof startTestService>>;
-let emulator: ProviderEmulator;
-beforeAll(async () => {
-  setTracingDisabled(true);
-  ctx = await startTestService();
-  emulator = await startProviderEmulator({ preservedReasoning: true });
-});
-afterAll(async () => {
-  await emulator?.close();
-  await ctx?.service.stop();
-});
+setTracingDisabled(true);
+const stack = serviceBeside(() => startProviderEmulator({ preservedReasoning: true }));
 
 it(`${RUNS} Agents SDK runs of ${STEPS} tool steps on the Responses API: 0 errors, 0 reasoning items dropped`, { timeout: 120_000 }, async () => {
-  const memory = createMemoryClient({ baseUrl: ctx.service.url, apiKey: KEY_A });
+  const memory = stack.memory;
   await memory.upsertProcess("agents-emulator", { projectId: "agents" });
-  const model = await new OpenAIProvider({ baseURL: `${emulator.url}/v1`, apiKey: "sk-test", useResponses: true }).getModel("gpt-6");
+  const model = await new OpenAIProvider({ baseURL: `${stack.provider.url}/v1`, apiKey: "sk-test", useResponses: true }).getModel("gpt-6");
   const agent = new Agent({
     name: "Desk",
     instructions: "You check orders.",
@@ -39,7 +29,7 @@ it(`${RUNS} Agents SDK runs of ${STEPS} tool steps on the Responses API: 0 error
   });
   const session = createMemorySession({ client: memory, processId: "agents-emulator", model: { name: "gpt-6", contextWindow: 1_000_000 } });
   for (let r = 0; r < RUNS; r++) {
-    emulator.openai.script(
+    stack.provider.openai.script(
       ...Array.from({ length: STEPS }, (_, i) => ({
         reasoning: `Run ${r}, step ${i}: check the next order.`,
         functionCalls: [{ callId: `call_${r}_${i}`, name: "lookup_order", arguments: { id: `${r}-${i}` } }],
@@ -50,9 +40,9 @@ it(`${RUNS} Agents SDK runs of ${STEPS} tool steps on the Responses API: 0 error
     expect(result.finalOutput).toBe(`Batch ${r}: ${STEPS} orders shipped.`);
   }
   const calls = RUNS * (STEPS + 1);
-  expect(emulator.records.filter((r) => r.status !== 200)).toEqual([]);
-  expect(emulator.records).toHaveLength(calls);
-  expect(emulator.openai.reasoningCounts().dropped).toBe(0);
+  expect(stack.provider.records.filter((r) => r.status !== 200)).toEqual([]);
+  expect(stack.provider.records).toHaveLength(calls);
+  expect(stack.provider.openai.reasoningCounts().dropped).toBe(0);
   // The last request carried every reasoning item issued before it, the earlier runs' read back from the service.
-  expect(emulator.records.at(-1)!.reasoning!.kept).toHaveLength(calls - 1);
+  expect(stack.provider.records.at(-1)!.reasoning!.kept).toHaveLength(calls - 1);
 });

@@ -4,27 +4,14 @@
  * wire format, over several runs whose answers carry reasoning items with encrypted content.
  */
 import { Agent, OpenAIProvider, run, setTracingDisabled, tool, type AgentInputItem, type Session } from "@openai/agents";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createMemoryClient, type MemoryClient } from "../../client/index.js";
 import { createMemorySession } from "../../client/openai-agents.js";
-import { startLlmWireServer, type LlmWireServer } from "../../tools/llm-wire-server.js";
-import { KEY_A, startTestService } from "../support/service.js";
+import { startLlmWireServer } from "../../tools/llm-wire-server.js";
+import { serviceBeside } from "../support/service-beside.js";
 
-let ctx: Awaited<ReturnType<typeof startTestService>>;
-let memory: MemoryClient;
-let wire: LlmWireServer;
-
-beforeAll(async () => {
-  setTracingDisabled(true);
-  ctx = await startTestService();
-  memory = createMemoryClient({ baseUrl: ctx.service.url, apiKey: KEY_A });
-  wire = await startLlmWireServer();
-});
-afterAll(async () => {
-  await wire?.close();
-  await ctx?.service.stop();
-});
+setTracingDisabled(true);
+const stack = serviceBeside(() => startLlmWireServer());
 
 const RUNS = 3;
 
@@ -65,10 +52,10 @@ function recorded(session: Session) {
 
 describe("createMemorySession with native content", () => {
   it("sends every earlier reasoning item back exactly on every later request, and getItems returns the run's items as given", async () => {
-    await memory.upsertProcess("agents-native", { projectId: "agents" });
+    await stack.memory.upsertProcess("agents-native", { projectId: "agents" });
     let n = 0;
-    wire.setFallback(() => ({ body: responseBody(n++) }));
-    const model = await new OpenAIProvider({ baseURL: `${wire.url}/v1`, apiKey: "test-key", useResponses: true }).getModel("gpt-5");
+    stack.provider.setFallback(() => ({ body: responseBody(n++) }));
+    const model = await new OpenAIProvider({ baseURL: `${stack.provider.url}/v1`, apiKey: "test-key", useResponses: true }).getModel("gpt-5");
     const agent = new Agent({
       name: "Desk",
       instructions: "You answer order questions.",
@@ -76,14 +63,14 @@ describe("createMemorySession with native content", () => {
       modelSettings: { store: false, providerData: { include: ["reasoning.encrypted_content"] } },
       tools: [tool({ name: "lookup_order", description: "Find an order", parameters: z.object({ id: z.string() }), execute: async ({ id }) => `order ${id}: shipped` })],
     });
-    const { session, added, got } = recorded(createMemorySession({ client: memory, processId: "agents-native", model: { name: "gpt-5", contextWindow: 400_000 } }));
+    const { session, added, got } = recorded(createMemorySession({ client: stack.memory, processId: "agents-native", model: { name: "gpt-5", contextWindow: 400_000 } }));
 
     for (let r = 0; r < RUNS; r++) {
       const result = await run(agent, `Where is order ${2 * r}?`, { session });
       expect(result.finalOutput).toBe(`Order ${2 * r} shipped.`);
     }
 
-    const requests = wire.requests.filter((q) => q.path === "/v1/responses");
+    const requests = stack.provider.requests.filter((q) => q.path === "/v1/responses");
     expect(requests).toHaveLength(2 * RUNS);
     requests.forEach((request, k) => {
       const sent = (request.body.input as Array<{ type?: string }>).filter((i) => i.type === "reasoning");
@@ -98,7 +85,7 @@ describe("createMemorySession with native content", () => {
     for (let r = 1; r < RUNS; r++) expect(got[r]).toEqual(byRun(r));
 
     // Stored as given: per run the user's item, a response's items, the result, the answer's items.
-    const stored = (await memory.listMessages("agents-native", { view: "active", limit: 1000 })).items;
+    const stored = (await stack.memory.listMessages("agents-native", { view: "active", limit: 1000 })).items;
     expect(stored.map((m) => m.role)).toEqual(Array.from({ length: RUNS }, () => ["USER", "ASSISTANT", "TOOL", "ASSISTANT"]).flat());
     expect(stored.flatMap((m) => m.native!.content)).toEqual(added);
     expect(stored.every((m) => m.native!.format === "openai-responses")).toBe(true);

@@ -5,22 +5,20 @@
  */
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createMemoryClient, MemoryApiError, type MemoryClient } from "../../client/index.js";
 import { createMemoryToolHandler, getMessageTool, historySearchTool, memoryTools } from "../../client/tools.js";
-import { anthropicMessageBody, chatCompletionBody, startLlmWireServer, type LlmWireServer } from "../../tools/llm-wire-server.js";
-import { KEY_A, startTestService } from "../support/service.js";
+import { anthropicMessageBody, chatCompletionBody, startLlmWireServer } from "../../tools/llm-wire-server.js";
+import { serviceBeside } from "../support/service-beside.js";
 
-let ctx: Awaited<ReturnType<typeof startTestService>>;
-let llm: LlmWireServer;
+const stack = serviceBeside(() => startLlmWireServer());
 let memory: MemoryClient;
 let archivedId: string;
 const PROCESS = "tools-1";
 const SECRET_DETAIL = "The staging database password rotates every 30 days; the runbook is docs/rotate.md, owner Priya.";
 
 beforeAll(async () => {
-  [ctx, llm] = await Promise.all([startTestService(), startLlmWireServer()]);
-  memory = createMemoryClient({ baseUrl: ctx.service.url, apiKey: KEY_A });
+  memory = stack.memory;
   await memory.upsertProcess(PROCESS, { projectId: "tools" });
   await memory.appendMessage(PROCESS, { role: "USER", content: "Set up the staging environment." });
   const from = new Date().toISOString();
@@ -31,10 +29,6 @@ beforeAll(async () => {
   // The user moves on first: a range never folds the newest USER message (the triggering turn).
   await memory.appendMessage(PROCESS, { role: "USER", content: "Now the production rollout." });
   expect((await memory.compactRange(PROCESS, { from, to, topicLabel: "staging setup" })).compactedMessages).toBe(2);
-});
-afterAll(async () => {
-  await ctx?.service.stop();
-  await llm?.close();
 });
 
 const openAIToolCall = (id: string, name: string, args: unknown) => ({
@@ -53,8 +47,8 @@ const openAIToolCall = (id: string, name: string, args: unknown) => ({
 
 describe("model tools through the real SDKs", () => {
   it("OpenAI: the model searches the archive, reads the message in full, and answers", async () => {
-    llm.reset();
-    llm.reply(
+    stack.provider.reset();
+    stack.provider.reply(
       openAIToolCall("call_1", "search_history", { query: "staging password rotation" }),
       (req) => {
         const hits = JSON.parse(req.body.messages.at(-1).content).results;
@@ -62,7 +56,7 @@ describe("model tools through the real SDKs", () => {
       },
       { body: chatCompletionBody("Every 30 days, see docs/rotate.md.") },
     );
-    const openai = new OpenAI({ baseURL: `${llm.url}/v1`, apiKey: "test", maxRetries: 0 });
+    const openai = new OpenAI({ baseURL: `${stack.provider.url}/v1`, apiKey: "test", maxRetries: 0 });
     const runTool = createMemoryToolHandler({ client: memory, processId: PROCESS });
     const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: "user", content: "How often does the staging password rotate?" }];
     for (let step = 0; step < 5; step++) {
@@ -77,24 +71,24 @@ describe("model tools through the real SDKs", () => {
       }
     }
 
-    expect(llm.requests[0]!.body.tools).toEqual([
+    expect(stack.provider.requests[0]!.body.tools).toEqual([
       { type: "function", function: { name: "search_history", description: historySearchTool.description, parameters: historySearchTool.parameters } },
       { type: "function", function: { name: "get_message", description: getMessageTool.description, parameters: getMessageTool.parameters } },
     ]);
-    const search = JSON.parse(llm.requests[1]!.body.messages.at(-1).content);
+    const search = JSON.parse(stack.provider.requests[1]!.body.messages.at(-1).content);
     expect(search.results[0]).toMatchObject({ messageId: archivedId, role: "ASSISTANT", archived: true, excerpt: SECRET_DETAIL });
-    const full = JSON.parse(llm.requests[2]!.body.messages.at(-1).content);
+    const full = JSON.parse(stack.provider.requests[2]!.body.messages.at(-1).content);
     expect(full).toMatchObject({ messageId: archivedId, archived: true, content: SECRET_DETAIL });
     expect(messages.at(-1)).toMatchObject({ role: "assistant", content: "Every 30 days, see docs/rotate.md." });
   });
 
   it("Anthropic: the same tools as tool definitions, input as an object, results as tool_result blocks", async () => {
-    llm.reset();
-    llm.reply(
+    stack.provider.reset();
+    stack.provider.reply(
       { body: { ...anthropicMessageBody(""), content: [{ type: "tool_use", id: "toolu_1", name: "get_message", input: { messageId: archivedId } }], stop_reason: "tool_use" } },
       { body: anthropicMessageBody("Priya owns the runbook.") },
     );
-    const anthropic = new Anthropic({ baseURL: llm.url, apiKey: "test", maxRetries: 0 });
+    const anthropic = new Anthropic({ baseURL: stack.provider.url, apiKey: "test", maxRetries: 0 });
     const runTool = createMemoryToolHandler({ client: memory, processId: PROCESS });
     const tools = memoryTools.map((t) => t.anthropic);
     const messages: Anthropic.MessageParam[] = [{ role: "user", content: "Who owns the rotation runbook?" }];
@@ -109,11 +103,11 @@ describe("model tools through the real SDKs", () => {
     messages.push({ role: "user", content: results });
     const second = await anthropic.messages.create({ model: "claude-3-5-haiku-latest", max_tokens: 512, messages, tools });
 
-    expect(llm.requests[0]!.body.tools).toEqual([
+    expect(stack.provider.requests[0]!.body.tools).toEqual([
       { name: "search_history", description: historySearchTool.description, input_schema: historySearchTool.parameters },
       { name: "get_message", description: getMessageTool.description, input_schema: getMessageTool.parameters },
     ]);
-    const sent = llm.requests[1]!.body.messages.at(-1).content[0];
+    const sent = stack.provider.requests[1]!.body.messages.at(-1).content[0];
     expect(sent).toMatchObject({ type: "tool_result", tool_use_id: "toolu_1", is_error: false });
     expect(JSON.parse(sent.content)).toMatchObject({ messageId: archivedId, content: SECRET_DETAIL });
     expect(second.content[0]).toMatchObject({ type: "text", text: "Priya owns the runbook." });
@@ -148,7 +142,7 @@ describe("tool errors a model can act on", () => {
     await memory.upsertProcess("tools-other", { projectId: "tools" });
     const other = createMemoryToolHandler({ client: memory, processId: "tools-other" });
     expect(JSON.parse((await other("search_history", { query: "staging password" })).content)).toEqual({ results: [] });
-    const wrongKey = createMemoryToolHandler({ client: createMemoryClient({ baseUrl: ctx.service.url, apiKey: "wrong" }), processId: PROCESS });
+    const wrongKey = createMemoryToolHandler({ client: createMemoryClient({ baseUrl: stack.ctx.service.url, apiKey: "wrong" }), processId: PROCESS });
     await expect(wrongKey("search_history", { query: "x" })).rejects.toMatchObject({ status: 401, code: "auth.invalid_key" });
     await expect(wrongKey("search_history", { query: "x" })).rejects.toBeInstanceOf(MemoryApiError);
   });

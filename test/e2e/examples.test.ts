@@ -6,23 +6,14 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMemoryClient } from "../../client/index.js";
-import { chatCompletionBody, startLlmWireServer, type LlmWireServer } from "../../tools/llm-wire-server.js";
+import { describe, expect, it } from "vitest";
+import { chatCompletionBody, startLlmWireServer } from "../../tools/llm-wire-server.js";
 import { REPO, TSC } from "../support/packed-client.js";
-import { KEY_A, startTestService } from "../support/service.js";
+import { serviceBeside } from "../support/service-beside.js";
+import { KEY_A } from "../support/service.js";
 
 const run = promisify(execFile);
-let ctx: Awaited<ReturnType<typeof startTestService>>;
-let llm: LlmWireServer;
-
-beforeAll(async () => {
-  [ctx, llm] = await Promise.all([startTestService(), startLlmWireServer()]);
-});
-afterAll(async () => {
-  await ctx?.service.stop();
-  await llm?.close();
-});
+const stack = serviceBeside(() => startLlmWireServer());
 
 const example = (file: string, args: string[], env: Record<string, string> = {}) =>
   run(process.execPath, ["--import", "tsx", join(REPO, "examples", file), ...args], {
@@ -30,9 +21,9 @@ const example = (file: string, args: string[], env: Record<string, string> = {})
     env: {
       ...process.env,
       TSX_TSCONFIG_PATH: join(REPO, "examples/tsconfig.json"),
-      MEMORY_URL: ctx.service.url,
+      MEMORY_URL: stack.ctx.service.url,
       MEMORY_API_KEY: KEY_A,
-      OPENAI_BASE_URL: `${llm.url}/v1`,
+      OPENAI_BASE_URL: `${stack.provider.url}/v1`,
       OPENAI_API_KEY: "test",
       ...env,
     },
@@ -48,21 +39,21 @@ describe("examples/", () => {
   }, 180_000);
 
   it("ai-sdk.ts: the model gets the replay, and the turn is stored", async () => {
-    llm.reset();
-    llm.reply({ body: chatCompletionBody("Hello, I remember nothing yet.") });
+    stack.provider.reset();
+    stack.provider.reply({ body: chatCompletionBody("Hello, I remember nothing yet.") });
     const { stdout } = await example("ai-sdk.ts", ["Hello there"], { PROCESS_ID: "ex-ai" });
     expect(stdout.trim()).toBe("Hello, I remember nothing yet.");
-    expect(llm.requests[0]!.body.messages).toEqual([
+    expect(stack.provider.requests[0]!.body.messages).toEqual([
       { role: "system", content: "You are a concise assistant." },
       { role: "user", content: "Hello there" },
     ]);
-    const stored = await createMemoryClient({ baseUrl: ctx.service.url, apiKey: KEY_A }).listMessages("ex-ai");
+    const stored = await stack.memory.listMessages("ex-ai");
     expect(stored.items.map((m) => m.content)).toEqual(["Hello there", "Hello, I remember nothing yet."]);
   }, 120_000);
 
   it("tools.ts: the model's search_history call is answered from the service", async () => {
-    llm.reset();
-    llm.reply(
+    stack.provider.reset();
+    stack.provider.reply(
       {
         body: {
           ...chatCompletionBody(null),
@@ -80,12 +71,12 @@ describe("examples/", () => {
     );
     const { stdout } = await example("tools.ts", ["What was the policy?"], { PROCESS_ID: "ex-tools" });
     expect(stdout.trim()).toBe("Nothing about a policy yet.");
-    expect(llm.requests[0]!.body.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(["search_history", "get_message"]);
-    expect(JSON.parse(llm.requests[1]!.body.messages.at(-1).content).results[0]).toMatchObject({ role: "USER", excerpt: "What was the policy?" });
+    expect(stack.provider.requests[0]!.body.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(["search_history", "get_message"]);
+    expect(JSON.parse(stack.provider.requests[1]!.body.messages.at(-1).content).results[0]).toMatchObject({ role: "USER", excerpt: "What was the policy?" });
   }, 120_000);
 
   it("mcp.ts: starts the MCP server over stdio and searches a process", async () => {
-    const memory = createMemoryClient({ baseUrl: ctx.service.url, apiKey: KEY_A });
+    const memory = stack.memory;
     await memory.upsertProcess("ex-mcp", { projectId: "examples" });
     await memory.appendMessage("ex-mcp", { role: "USER", content: "The launch checklist lives in the wiki." });
     const { stdout } = await example("mcp.ts", ["ex-mcp", "launch", "checklist"]);

@@ -9,27 +9,18 @@
  */
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { requestBreak } from "../../tools/prefix-check.js";
-import { createMemoryClient, type Turn } from "../../client/index.js";
+import type { Turn } from "../../client/index.js";
 import { geminiCurrentTurnStart } from "../../tools/provider-emulator/gemini-rules.js";
-import { startProviderEmulator, type ProviderEmulator } from "../../tools/provider-emulator/provider-emulator.js";
-import { KEY_A, startTestService } from "../support/service.js";
+import { startProviderEmulator } from "../../tools/provider-emulator/provider-emulator.js";
+import { serviceBeside } from "../support/service-beside.js";
+import { anthropicStep, responsesStep } from "../support/engine-steps.js";
 
 const STEPS = 300;
 const WINDOW = 8_000;
-let ctx: Awaited<ReturnType<typeof startTestService>>;
-let emulator: ProviderEmulator;
-beforeAll(async () => {
-  ctx = await startTestService();
-  emulator = await startProviderEmulator({ preservedThinking: true, preservedReasoning: true });
-});
-afterAll(async () => {
-  await emulator?.close();
-  await ctx?.service.stop();
-});
+const stack = serviceBeside(() => startProviderEmulator({ preservedThinking: true, preservedReasoning: true }));
 
-const memory = () => createMemoryClient({ baseUrl: ctx.service.url, apiKey: KEY_A });
 /** A tool result of ~100 tokens, distinct per step. */
 const output = (step: number) => `step ${step}: ${"the module exports a parser and a tokenizer; ".repeat(9)}`;
 
@@ -62,7 +53,7 @@ async function loop(run: (step: number) => Promise<Turn>, steps = STEPS): Promis
     if (turn.summaryId && log.summaries.at(-1) !== turn.summaryId) log.summaries.push(turn.summaryId);
     previous = request;
     // The worker folds between turns, as its own Lambda would.
-    await ctx.service.bus.drain();
+    await stack.ctx.service.bus.drain();
   }
   // PREFIX_LOOP_FIGURES=1 prints what the report quotes (docs/turns.md, "Append-only between folds").
   if (process.env.PREFIX_LOOP_FIGURES) console.info(JSON.stringify({ turns: steps + 1, kept: log.kept.size, changes: log.changes, folds: log.summaries.length }));
@@ -71,8 +62,8 @@ async function loop(run: (step: number) => Promise<Turn>, steps = STEPS): Promis
 
 /** What every loop holds to: no request refused, every `kept` true, folds happened and each was the one prefix change. */
 function expectFoldsOnly(log: LoopLog, steps = STEPS) {
-  expect(emulator.records.filter((r) => r.status !== 200).map((r) => `${r.rule}: ${r.message}`)).toEqual([]);
-  expect(emulator.records).toHaveLength(steps + 1);
+  expect(stack.provider.records.filter((r) => r.status !== 200).map((r) => `${r.rule}: ${r.message}`)).toEqual([]);
+  expect(stack.provider.records).toHaveLength(steps + 1);
   expect(log.lies).toEqual([]);
   expect(log.summaries.length).toBeGreaterThanOrEqual(3);
   expect(log.changes).toEqual(["first_turn", ...log.summaries.map(() => "fold")]);
@@ -80,12 +71,12 @@ function expectFoldsOnly(log: LoopLog, steps = STEPS) {
 
 describe(`a ${STEPS}-step tool loop with folds`, { timeout: 600_000 }, () => {
   it("Claude with preserved thinking: 0 errors, each fold one prefix change, no kept turn's thinking sent after a fold but the open loop's", async () => {
-    emulator.reset();
-    const client = memory();
-    const anthropic = new Anthropic({ apiKey: "sk-ant-test", baseURL: emulator.url, maxRetries: 0 });
+    stack.provider.reset();
+    const client = stack.memory;
+    const anthropic = new Anthropic({ apiKey: "sk-ant-test", baseURL: stack.provider.url, maxRetries: 0 });
     const model = { name: "claude-fable-5-1", contextWindow: WINDOW };
     await client.upsertProcess("prefix-anthropic", { projectId: "agents" });
-    emulator.anthropic.script(
+    stack.provider.anthropic.script(
       ...Array.from({ length: STEPS }, (_, i) => ({
         thinking: `Step ${i}: read the next file before deciding.`,
         toolUses: [{ id: `toolu_${i}`, name: "read_file", input: { path: `src/file-${i}.ts` } }],
@@ -97,26 +88,16 @@ describe(`a ${STEPS}-step tool loop with folds`, { timeout: 600_000 }, () => {
     /** Per fold turn: the open loop's turn the answer names, and the thinking the request sends. */
     const foldTurns: Array<{ openLoop: string | undefined; thinkingSentBy: string[] }> = [];
     const log = await loop(async (step) => {
-      const turn = await client.beginTurn("prefix-anthropic", { message: { role, native: { format: "anthropic", content: next } }, model, format: "anthropic" });
+      // An open tool loop's last assistant turn must come back with its thinking even when a fold
+      // changed what stood before it: the API drops that one block instead of refusing.
+      const thinking = { type: "enabled", budget_tokens: 2048, block_binding: { prefix_mismatch_behavior: "drop_block" } } as Anthropic.ThinkingConfigParam;
+      const { turn, call } = await anthropicStep(client, anthropic, "prefix-anthropic", { role, content: next }, model, thinking);
       if (turn.prefix.reason === "fold") {
         const sent = (turn.request as unknown as { messages: Anthropic.MessageParam[] }).messages;
         const withThinking = turn.messages.filter((m) => m.role === "ASSISTANT" && (m.native?.content as Array<{ type: string }>).some((b) => b.type === "thinking"));
         const sentIds = withThinking.filter((m) => sent.some((s) => Array.isArray(s.content) && s.content.some((b) => b.type === "thinking" && (m.native?.content as Array<{ signature?: string }>).some((o) => "signature" in b && o.signature === b.signature)))).map((m) => m.id);
         foldTurns.push({ openLoop: turn.prefix.openLoop?.messageId, thinkingSentBy: sentIds });
       }
-      const request = turn.request as unknown as { system: Anthropic.TextBlockParam[]; messages: Anthropic.MessageParam[] };
-      const reply = await anthropic.messages.create({
-        model: model.name,
-        max_tokens: 4096,
-        // An open tool loop's last assistant turn must come back with its thinking even when a fold
-        // changed what stood before it: the API drops that one block instead of refusing.
-        thinking: { type: "enabled", budget_tokens: 2048, block_binding: { prefix_mismatch_behavior: "drop_block" } } as Anthropic.ThinkingConfigParam,
-        system: [{ type: "text", text: "You read code." }, ...request.system],
-        tools: [{ name: "read_file", input_schema: { type: "object", properties: { path: { type: "string" } } } }],
-        messages: request.messages,
-      });
-      await client.appendMessage("prefix-anthropic", { native: { format: "anthropic", content: reply.content } });
-      const call = reply.content.find((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
       next = call ? [{ type: "tool_result", tool_use_id: call.id, content: output(step) }] : [{ type: "text", text: "Thanks." }];
       role = call ? "TOOL" : "USER";
       return turn;
@@ -128,19 +109,19 @@ describe(`a ${STEPS}-step tool loop with folds`, { timeout: 600_000 }, () => {
     for (const f of foldTurns) expect(f.thinkingSentBy).toEqual([f.openLoop]);
     // Every thinking block sent verified, but one per fold: the open loop's turn, which the API
     // drops (drop_block) on each request until the next fold. Every other kept turn went without.
-    const dropped = new Set(emulator.records.flatMap((r) => (r.thinking?.dropped ?? []).map((d) => d.token)));
+    const dropped = new Set(stack.provider.records.flatMap((r) => (r.thinking?.dropped ?? []).map((d) => d.token)));
     expect(dropped.size).toBeLessThanOrEqual(log.summaries.length);
-    const verified = emulator.records.reduce((n, r) => n + (r.thinking?.verified.length ?? 0), 0);
+    const verified = stack.provider.records.reduce((n, r) => n + (r.thinking?.verified.length ?? 0), 0);
     expect(verified).toBeGreaterThan(STEPS);
-    if (process.env.PREFIX_LOOP_FIGURES) console.info(JSON.stringify({ thinkingVerified: verified, thinkingDroppedBlocks: dropped.size, drops: emulator.records.reduce((n, r) => n + (r.thinking?.dropped.length ?? 0), 0) }));
+    if (process.env.PREFIX_LOOP_FIGURES) console.info(JSON.stringify({ thinkingVerified: verified, thinkingDroppedBlocks: dropped.size, drops: stack.provider.records.reduce((n, r) => n + (r.thinking?.dropped.length ?? 0), 0) }));
   });
 
   it("Responses API with encrypted reasoning: 0 errors, each fold one prefix change, 0 reasoning items dropped between folds", async () => {
-    emulator.reset();
-    const client = memory();
-    const openai = new OpenAI({ apiKey: "sk-test", baseURL: `${emulator.url}/v1`, maxRetries: 0 });
+    stack.provider.reset();
+    const client = stack.memory;
+    const openai = new OpenAI({ apiKey: "sk-test", baseURL: `${stack.provider.url}/v1`, maxRetries: 0 });
     await client.upsertProcess("prefix-openai", { projectId: "agents" });
-    emulator.openai.script(
+    stack.provider.openai.script(
       ...Array.from({ length: STEPS }, (_, i) => ({
         reasoning: `Step ${i}: run the next test file.`,
         functionCalls: [{ callId: `call_${i}`, name: "run_tests", arguments: { file: `test/${i}.test.ts` } }],
@@ -151,26 +132,11 @@ describe(`a ${STEPS}-step tool loop with folds`, { timeout: 600_000 }, () => {
     const summaryPlaces: number[] = [];
     let role: "USER" | "TOOL" = "USER";
     const log = await loop(async (step) => {
-      const turn = await client.beginTurn("prefix-openai", {
-        message: { role, native: { format: "openai-responses", content: next } },
-        model: { name: "gpt-6", contextWindow: WINDOW },
-        format: "openai-responses",
-      });
+      const { turn, call } = await responsesStep(client, openai, "prefix-openai", { role, content: next }, { name: "gpt-6", contextWindow: WINDOW });
       const { input } = turn.request as unknown as { input: OpenAI.Responses.ResponseInputItem[] };
       // A summary the service wrote is appended after the turns the fold kept, never first (docs/turns.md, "What a fold may keep").
       const summaryAt = input.findIndex((i) => "role" in i && i.role === "developer" && String(i.content).includes("Earlier Conversation"));
       if (turn.summaryId) summaryPlaces.push(summaryAt);
-      const response = await openai.responses.create({
-        model: "gpt-6",
-        instructions: "You run tests.",
-        reasoning: { effort: "medium" },
-        include: ["reasoning.encrypted_content"],
-        store: false,
-        tools: [{ type: "function", name: "run_tests", parameters: { type: "object", properties: {} }, strict: false }],
-        input,
-      });
-      await client.appendMessage("prefix-openai", { native: { format: "openai-responses", content: response.output } });
-      const call = response.output.find((i): i is OpenAI.Responses.ResponseFunctionToolCall => i.type === "function_call");
       next = call ? [{ type: "function_call_output", call_id: call.call_id, output: output(step) }] : [{ role: "user", content: "Thanks." }];
       role = call ? "TOOL" : "USER";
       return turn;
@@ -179,10 +145,10 @@ describe(`a ${STEPS}-step tool loop with folds`, { timeout: 600_000 }, () => {
     expect(summaryPlaces.length).toBeGreaterThan(0);
     expect(summaryPlaces.filter((at) => at < 1)).toEqual([]);
     // Reasoning items are dropped only by the first request after a fold, never between folds.
-    const between = emulator.records.filter((_, i) => log.kept.has(i)).flatMap((r) => r.reasoning?.dropped ?? []);
+    const between = stack.provider.records.filter((_, i) => log.kept.has(i)).flatMap((r) => r.reasoning?.dropped ?? []);
     expect(between).toEqual([]);
-    if (process.env.PREFIX_LOOP_FIGURES) console.info(JSON.stringify({ reasoning: emulator.openai.reasoningCounts(), droppedBetweenFolds: between.length }));
-    expect(emulator.records.filter((_, i) => log.kept.has(i)).reduce((n, r) => n + (r.reasoning?.kept.length ?? 0), 0)).toBeGreaterThan(STEPS);
+    if (process.env.PREFIX_LOOP_FIGURES) console.info(JSON.stringify({ reasoning: stack.provider.openai.reasoningCounts(), droppedBetweenFolds: between.length }));
+    expect(stack.provider.records.filter((_, i) => log.kept.has(i)).reduce((n, r) => n + (r.reasoning?.kept.length ?? 0), 0)).toBeGreaterThan(STEPS);
   });
 
   it("Gemini 3 with thought signatures: 0 errors, each fold one prefix change, every step of the current turn sent back signed", async () => {
@@ -203,11 +169,11 @@ describe(`a ${STEPS}-step tool loop with folds`, { timeout: 600_000 }, () => {
  * closing text: every step of the current turn must go back signed on every request.
  */
 async function geminiLoop(processId: string, o: { turnSteps: number; steps: number }) {
-  emulator.reset();
-  const client = memory();
+  stack.provider.reset();
+  const client = stack.memory;
   await client.upsertProcess(processId, { projectId: "agents" });
   const phase = (step: number) => step % (o.turnSteps + 1);
-  emulator.gemini.script(
+  stack.provider.gemini.script(
     ...Array.from({ length: o.steps + 1 }, (_, i) =>
       phase(i) < o.turnSteps ? { functionCalls: [{ id: `call_${i}`, name: "run_tests", args: { file: `test/${i}.test.ts` } }] } : { text: `Batch ${i} passes.` },
     ),
@@ -222,7 +188,7 @@ async function geminiLoop(processId: string, o: { turnSteps: number; steps: numb
     const turn = await client.beginTurn(processId, { message: { role, native: { format: "gemini", content: next } }, model: { name: "gemini-3-pro", contextWindow: WINDOW }, format: "gemini" });
     const request = turn.request as unknown as { contents: Array<{ role: string; parts: any[] }>; systemInstruction?: unknown };
     contents.push(request.contents);
-    const res = await fetch(`${emulator.url}/v1beta/models/gemini-3-pro:generateContent`, {
+    const res = await fetch(`${stack.provider.url}/v1beta/models/gemini-3-pro:generateContent`, {
       method: "POST",
       headers: { "content-type": "application/json", "x-goog-api-key": "test" },
       body: JSON.stringify({ ...request, tools }),
@@ -240,7 +206,7 @@ async function geminiLoop(processId: string, o: { turnSteps: number; steps: numb
   expectFoldsOnly(log, o.steps);
   // Signatures kept: every step of the current turn goes back, signed, on every request.
   expect(stepsSent.filter((s) => s.sent !== s.issued)).toEqual([]);
-  const verified = emulator.records.reduce((n, r) => n + (r.signatures?.verified.length ?? 0), 0);
+  const verified = stack.provider.records.reduce((n, r) => n + (r.signatures?.verified.length ?? 0), 0);
   expect(verified).toBe(stepsSent.reduce((n, s) => n + s.issued, 0));
   return { contents };
 }

@@ -8,27 +8,16 @@
  */
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMemoryClient } from "../../client/index.js";
+import { describe, expect, it } from "vitest";
 import type { AppendMessageInput } from "../../client/index.js";
-import { startProviderEmulator, type ProviderEmulator } from "../../tools/provider-emulator/provider-emulator.js";
-import { KEY_A, startTestService } from "../support/service.js";
+import { startProviderEmulator } from "../../tools/provider-emulator/provider-emulator.js";
+import { serviceBeside } from "../support/service-beside.js";
 
 const STEPS = Number(process.env.PROVIDER_LOOP_STEPS ?? 300);
 const FOLD_EVERY = 50;
 const MODEL = "claude-fable-5-1";
-let ctx: Awaited<ReturnType<typeof startTestService>>;
-let emulator: ProviderEmulator;
-beforeAll(async () => {
-  emulator = await startProviderEmulator();
-  ctx = await startTestService({ env: { SUMMARIZER: "anthropic-compaction", ANTHROPIC_BASE_URL: emulator.url, SUMMARIZER_MODEL: MODEL } });
-});
-afterAll(async () => {
-  await ctx?.service.stop();
-  await emulator?.close();
-});
+const stack = serviceBeside(() => startProviderEmulator(), (url) => ({ SUMMARIZER: "anthropic-compaction", ANTHROPIC_BASE_URL: url, SUMMARIZER_MODEL: MODEL }));
 
-const memory = () => createMemoryClient({ baseUrl: ctx.service.url, apiKey: KEY_A });
 const model = { name: MODEL, contextWindow: 1_000_000 };
 const system = "You read code.";
 const tools: Anthropic.Tool[] = [{ name: "read_file", input_schema: { type: "object", properties: { path: { type: "string" } } } }];
@@ -58,11 +47,11 @@ function prefixWatch() {
  * step's tool result (or nothing), the engine sends what the turn answered, and appends its reply.
  */
 async function claudeStep(pid: string, anthropic: Anthropic, step: number, message: AppendMessageInput | undefined, watch: ReturnType<typeof prefixWatch>) {
-  const client = memory();
+  const client = stack.memory;
   const turn = await client.beginTurn(pid, { ...(message ? { message } : {}), model, format: "anthropic" });
   const request = turn.request as unknown as AnthropicRequest;
   watch.see([...request.system, ...request.messages]);
-  emulator.anthropic.script({ thinking: `Step ${step}: read the next file.`, toolUses: [{ id: `toolu_${pid}_${step}`, name: "read_file", input: { path: `src/f${step}.ts` } }] });
+  stack.provider.anthropic.script({ thinking: `Step ${step}: read the next file.`, toolUses: [{ id: `toolu_${pid}_${step}`, name: "read_file", input: { path: `src/f${step}.ts` } }] });
   const reply = await anthropic.messages.create({ ...engine, system: [{ type: "text", text: system }, ...request.system], messages: request.messages });
   await client.appendMessage(pid, { native: { format: "anthropic", content: reply.content } });
   const result: Anthropic.ContentBlockParam[] = [{ type: "tool_result", tool_use_id: `toolu_${pid}_${step}`, content: `src/f${step}.ts exports parse${step}()` }];
@@ -70,16 +59,16 @@ async function claudeStep(pid: string, anthropic: Anthropic, step: number, messa
 }
 
 async function start(pid: string) {
-  const client = memory();
+  const client = stack.memory;
   await client.upsertProcess(pid, { projectId: "loops", conversation: { system, tools } });
   await client.appendMessage(pid, { role: "USER", native: { format: "anthropic", content: [{ type: "text", text: "Read every file of src/ and report." }] } });
 }
 
 describe(`a ${STEPS}-step loop with provider folds`, () => {
   it("Claude with thinking: a provider fold every 50 steps, 0 errors, the kept turns' thinking accepted after every fold", async () => {
-    emulator.reset();
+    stack.provider.reset();
     const pid = "loop-provider-anthropic";
-    const anthropic = new Anthropic({ apiKey: "k", baseURL: emulator.url, maxRetries: 0 });
+    const anthropic = new Anthropic({ apiKey: "k", baseURL: stack.provider.url, maxRetries: 0 });
     await start(pid);
     let folds = 0;
     const watch = prefixWatch();
@@ -91,9 +80,9 @@ describe(`a ${STEPS}-step loop with provider folds`, () => {
       next = result;
       if (step % FOLD_EVERY === 0) {
         // The result of this step's call is appended first: the fold never splits a call from its result.
-        await memory().appendMessage(pid, next);
+        await stack.memory.appendMessage(pid, next);
         next = undefined;
-        const folded = await memory().compact(pid, { model, force: "HARD" });
+        const folded = await stack.memory.compact(pid, { model, force: "HARD" });
         expect(folded.fold, JSON.stringify(folded)).toMatchObject({ kind: "provider", block: true });
         folds++;
       }
@@ -101,23 +90,23 @@ describe(`a ${STEPS}-step loop with provider folds`, () => {
     // Every turn after a fold led with the new block; the request changed once per fold, no more.
     expect(afterFold).toEqual(Array.from({ length: afterFold.length }, () => ({ sent: true, reason: "fold" })));
     expect(watch.changes).toBe(afterFold.length);
-    const requests = emulator.records.filter((r) => !r.compaction);
-    expect(emulator.records.filter((r) => r.status !== 200)).toEqual([]);
+    const requests = stack.provider.records.filter((r) => !r.compaction);
+    expect(stack.provider.records.filter((r) => r.status !== 200)).toEqual([]);
     expect(folds).toBeGreaterThanOrEqual(5);
-    expect(emulator.records.filter((r) => r.compaction)).toHaveLength(folds);
+    expect(stack.provider.records.filter((r) => r.compaction)).toHaveLength(folds);
     // After each fold the next request led with the block and verified every kept thinking block.
     const afterFolds = requests.filter((r) => r.expanded);
     expect(afterFolds.length).toBeGreaterThan(0);
     expect(requests.flatMap((r) => r.thinking!.dropped)).toEqual([]);
     expect(requests.at(-1)!.thinking!.verified).toHaveLength(STEPS - 1);
-    expect(emulator.anthropic.missingThinking()).toEqual([]);
+    expect(stack.provider.anthropic.missingThinking()).toEqual([]);
   }, 600_000);
 
   it("switched to the Responses API halfway: the session continues from the readable chain with 0 errors", async () => {
-    emulator.reset();
+    stack.provider.reset();
     const pid = "loop-provider-switch";
-    const anthropic = new Anthropic({ apiKey: "k", baseURL: emulator.url, maxRetries: 0 });
-    const openai = new OpenAI({ apiKey: "k", baseURL: `${emulator.url}/v1`, maxRetries: 0 });
+    const anthropic = new Anthropic({ apiKey: "k", baseURL: stack.provider.url, maxRetries: 0 });
+    const openai = new OpenAI({ apiKey: "k", baseURL: `${stack.provider.url}/v1`, maxRetries: 0 });
     await start(pid);
     const half = STEPS / 2;
     const watch = prefixWatch();
@@ -125,12 +114,12 @@ describe(`a ${STEPS}-step loop with provider folds`, () => {
     for (let step = 1; step <= half; step++) {
       pending = (await claudeStep(pid, anthropic, step, pending, watch)).next;
       if (step % FOLD_EVERY === 0) {
-        await memory().appendMessage(pid, pending);
+        await stack.memory.appendMessage(pid, pending);
         pending = undefined;
-        await memory().compact(pid, { model, force: "HARD" });
+        await stack.memory.compact(pid, { model, force: "HARD" });
       }
     }
-    const client = memory();
+    const client = stack.memory;
     let next: OpenAI.Responses.ResponseInputItem[] = [{ role: "user", content: "Go on with the Responses API." }];
     let role: "USER" | "TOOL" = "USER";
     for (let step = half + 1; step <= STEPS; step++) {
@@ -139,7 +128,7 @@ describe(`a ${STEPS}-step loop with provider folds`, () => {
       if (turn.providerBlock) expect(turn.providerBlock).toMatchObject({ format: "anthropic", sent: false, reason: "format" });
       if (step === half + 1) expect(turn.providerBlock).toBeDefined();
       const { input } = turn.request as unknown as { input: OpenAI.Responses.ResponseInputItem[] };
-      emulator.openai.script({ reasoning: `Step ${step}.`, functionCalls: [{ callId: `call_${step}`, name: "read_file", arguments: { path: `src/f${step}.ts` } }] });
+      stack.provider.openai.script({ reasoning: `Step ${step}.`, functionCalls: [{ callId: `call_${step}`, name: "read_file", arguments: { path: `src/f${step}.ts` } }] });
       const response = await openai.responses.create({
         model: "gpt-5",
         reasoning: { effort: "medium" },
@@ -153,9 +142,9 @@ describe(`a ${STEPS}-step loop with provider folds`, () => {
       role = "TOOL";
       if (step % FOLD_EVERY === 0) await client.compact(pid, { model, force: "HARD" });
     }
-    expect(emulator.records.filter((r) => r.status !== 200)).toEqual([]);
-    expect(emulator.records.filter((r) => r.provider === "openai-responses")).toHaveLength(half);
+    expect(stack.provider.records.filter((r) => r.status !== 200)).toEqual([]);
+    expect(stack.provider.records.filter((r) => r.provider === "openai-responses")).toHaveLength(half);
     // The readable chain changes the prefix at each fold: the Responses API re-reasons (no error).
-    expect(emulator.records.filter((r) => r.provider === "openai-responses" && r.status === 200)).toHaveLength(half);
+    expect(stack.provider.records.filter((r) => r.provider === "openai-responses" && r.status === 200)).toHaveLength(half);
   }, 600_000);
 });

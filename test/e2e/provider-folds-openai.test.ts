@@ -5,21 +5,11 @@
  * returned, then the kept items) keeps every later reasoning item.
  */
 import OpenAI from "openai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMemoryClient } from "../../client/index.js";
-import { startProviderEmulator, type ProviderEmulator } from "../../tools/provider-emulator/provider-emulator.js";
-import { KEY_A, startTestService } from "../support/service.js";
+import { describe, expect, it } from "vitest";
+import { startProviderEmulator } from "../../tools/provider-emulator/provider-emulator.js";
+import { serviceBeside } from "../support/service-beside.js";
 
-let ctx: Awaited<ReturnType<typeof startTestService>>;
-let emulator: ProviderEmulator;
-beforeAll(async () => {
-  emulator = await startProviderEmulator();
-  ctx = await startTestService({ env: { SUMMARIZER: "openai-compaction", OPENAI_BASE_URL: `${emulator.url}/v1`, SUMMARIZER_MODEL: "gpt-5" } });
-});
-afterAll(async () => {
-  await ctx?.service.stop();
-  await emulator?.close();
-});
+const stack = serviceBeside(() => startProviderEmulator(), (url) => ({ SUMMARIZER: "openai-compaction", OPENAI_BASE_URL: `${url}/v1`, SUMMARIZER_MODEL: "gpt-5" }));
 
 type Item = OpenAI.Responses.ResponseInputItem;
 const request = {
@@ -32,15 +22,15 @@ const request = {
 
 describe("openai-compaction through the service", () => {
   it("keeps the window verbatim beside a readable summary; reasoning after the window is kept", async () => {
-    const client = createMemoryClient({ baseUrl: ctx.service.url, apiKey: KEY_A });
-    const openai = new OpenAI({ apiKey: "k", baseURL: `${emulator.url}/v1`, maxRetries: 0 });
+    const client = stack.memory;
+    const openai = new OpenAI({ apiKey: "k", baseURL: `${stack.provider.url}/v1`, maxRetries: 0 });
     const pid = "provider-fold-openai";
     await client.upsertProcess(pid, { projectId: "agents" });
     const task: Item = { role: "user", content: "Run every test file." };
     await client.appendMessage(pid, { native: { format: "openai-responses", content: [task] } });
     let history: Item[] = [task];
     for (let i = 0; i < 8; i++) {
-      emulator.openai.script({ reasoning: `Step ${i}.`, functionCalls: [{ callId: `call_${i}`, name: "run_tests", arguments: { file: `t${i}` } }] });
+      stack.provider.openai.script({ reasoning: `Step ${i}.`, functionCalls: [{ callId: `call_${i}`, name: "run_tests", arguments: { file: `t${i}` } }] });
       const r = await openai.responses.create({ ...request, input: history });
       await client.appendMessage(pid, { native: { format: "openai-responses", content: r.output } });
       const out: Item = { type: "function_call_output", call_id: `call_${i}`, output: `t${i}: 12 passed` };
@@ -56,16 +46,16 @@ describe("openai-compaction through the service", () => {
     expect(window.map((i) => i.type)).toEqual(["message", "compaction"]);
     // The readable summary came from the service's own summarizer over the same range.
     expect(summary.content).toContain("t0: 12 passed");
-    expect(emulator.requests.some((r) => r.path === "/v1/chat/completions")).toBe(true);
+    expect(stack.provider.requests.some((r) => r.path === "/v1/chat/completions")).toBe(true);
 
     // The engine continues from the service's request: the window as returned, then the kept items.
     const turn = await client.beginTurn(pid, { model: { name: "gpt-5", contextWindow: 1_000_000 }, format: "openai-responses" });
     expect(turn.providerBlock).toEqual({ memoryId: summary.id, format: "openai-responses", sent: true });
     const { input } = turn.request as unknown as { input: Item[] };
     expect(input.slice(0, window.length)).toEqual(window);
-    emulator.openai.script({ reasoning: "All green.", text: "Done." });
+    stack.provider.openai.script({ reasoning: "All green.", text: "Done." });
     await openai.responses.create({ ...request, input });
-    const last = emulator.records.at(-1)!;
+    const last = stack.provider.records.at(-1)!;
     expect([last.status, last.expanded]).toEqual([200, true]);
     expect(last.reasoning!.dropped).toEqual([]);
     expect(last.reasoning!.kept.length).toBe(8);
@@ -76,8 +66,8 @@ const STEPS = Number(process.env.PROVIDER_LOOP_STEPS ?? 300);
 
 describe("a window the provider cannot read", () => {
   it("answered invalid_encrypted_content: the next turn says so and replays the readable chain with 0 errors; the next fold starts from the summary", async () => {
-    const client = createMemoryClient({ baseUrl: ctx.service.url, apiKey: KEY_A });
-    const openai = new OpenAI({ apiKey: "k", baseURL: `${emulator.url}/v1`, maxRetries: 0 });
+    const client = stack.memory;
+    const openai = new OpenAI({ apiKey: "k", baseURL: `${stack.provider.url}/v1`, maxRetries: 0 });
     const pid = "provider-fold-openai-refused";
     const model = { name: "gpt-5", contextWindow: 1_000_000 };
     await client.upsertProcess(pid, { projectId: "agents", conversation: { tools: request.tools } });
@@ -89,7 +79,7 @@ describe("a window the provider cannot read", () => {
       const turn = await client.beginTurn(pid, { ...message, model, format: "openai-responses", ...(blockRefused ? { blockRefused } : {}) });
       next = undefined;
       const { input } = turn.request as unknown as { input: Item[] };
-      emulator.openai.script({ reasoning: `Step ${i}.`, functionCalls: [{ callId: `call_r${i}`, name: "run_tests", arguments: { file: `t${i}` } }] });
+      stack.provider.openai.script({ reasoning: `Step ${i}.`, functionCalls: [{ callId: `call_r${i}`, name: "run_tests", arguments: { file: `t${i}` } }] });
       const r = await openai.responses.create({ ...request, input }).catch((e: { status: number; code?: string }) => ({ failed: e }));
       if (!("failed" in r)) {
         await client.appendMessage(pid, { native: { format: "openai-responses", content: r.output } });
@@ -105,7 +95,7 @@ describe("a window the provider cannot read", () => {
     expect(summary.metadata.providerFold).toMatchObject({ block: true });
 
     // Another backend (the emulator forgets the windows it issued): the window is refused.
-    emulator.reset();
+    stack.provider.reset();
     const refused = await step(6);
     expect(refused.turn.providerBlock).toEqual({ memoryId: summary.id, format: "openai-responses", sent: true });
     expect("failed" in refused.r && [refused.r.failed.status, refused.r.failed.code]).toEqual([400, "invalid_encrypted_content"]);
@@ -125,20 +115,20 @@ describe("a window the provider cannot read", () => {
     await client.appendMessage(pid, { native: { format: "openai-responses", content: next! } });
     next = undefined;
     await client.compact(pid, { model, force: "HARD" });
-    const compact = emulator.records.filter((r) => r.request.path === "/v1/responses/compact").at(-1)!;
+    const compact = stack.provider.records.filter((r) => r.request.path === "/v1/responses/compact").at(-1)!;
     expect(JSON.stringify(compact.request.body.input)).not.toContain(String((summary.native!.content as Array<{ encrypted_content?: string }>)[1]!.encrypted_content));
     const resumed = await step(9);
     expect(resumed.turn.providerBlock).toMatchObject({ sent: true });
     expect("failed" in resumed.r ? resumed.r.failed : null).toBeNull();
-    expect(emulator.records.filter((r) => r.status !== 200).map((r) => r.rule)).toEqual(["invalid_encrypted_content"]);
+    expect(stack.provider.records.filter((r) => r.status !== 200).map((r) => r.rule)).toEqual(["invalid_encrypted_content"]);
   }, 120_000);
 });
 
 describe(`a ${STEPS}-step Responses API loop with openai-compaction`, () => {
   it("a provider fold every 50 steps, 0 errors, every reasoning item accepted after every fold", async () => {
-    emulator.reset();
-    const client = createMemoryClient({ baseUrl: ctx.service.url, apiKey: KEY_A });
-    const openai = new OpenAI({ apiKey: "k", baseURL: `${emulator.url}/v1`, maxRetries: 0 });
+    stack.provider.reset();
+    const client = stack.memory;
+    const openai = new OpenAI({ apiKey: "k", baseURL: `${stack.provider.url}/v1`, maxRetries: 0 });
     const pid = "loop-provider-openai";
     const model = { name: "gpt-5", contextWindow: 1_000_000 };
     await client.upsertProcess(pid, { projectId: "loops", conversation: { tools: request.tools } });
@@ -156,7 +146,7 @@ describe(`a ${STEPS}-step Responses API loop with openai-compaction`, () => {
       if (previous && previous.some((x, i) => JSON.stringify(x) !== JSON.stringify(input[i]))) prefixChanges++;
       previous = input;
       if (step > 1 && step % 50 === 1) afterFold.push({ sent: turn.providerBlock?.sent, reason: turn.prefix.reason });
-      emulator.openai.script({ reasoning: `Step ${step}.`, functionCalls: [{ callId: `call_${step}`, name: "run_tests", arguments: { file: `t${step}` } }] });
+      stack.provider.openai.script({ reasoning: `Step ${step}.`, functionCalls: [{ callId: `call_${step}`, name: "run_tests", arguments: { file: `t${step}` } }] });
       const r = await openai.responses.create({ ...request, input });
       await client.appendMessage(pid, { native: { format: "openai-responses", content: r.output } });
       next = [{ type: "function_call_output", call_id: `call_${step}`, output: `t${step}: 12 passed` }];
@@ -172,8 +162,8 @@ describe(`a ${STEPS}-step Responses API loop with openai-compaction`, () => {
     expect(afterFold).toEqual(Array.from({ length: afterFold.length }, () => ({ sent: true, reason: "fold" })));
     expect(prefixChanges).toBe(afterFold.length);
     expect(folds).toBeGreaterThanOrEqual(5);
-    expect(emulator.records.filter((r) => r.status !== 200)).toEqual([]);
-    const requests = emulator.records.filter((r) => r.request.path === "/v1/responses");
+    expect(stack.provider.records.filter((r) => r.status !== 200)).toEqual([]);
+    const requests = stack.provider.records.filter((r) => r.request.path === "/v1/responses");
     expect(requests.filter((r) => r.expanded).length).toBeGreaterThan(0);
     expect(requests.flatMap((r) => r.reasoning!.dropped)).toEqual([]);
     expect(requests.at(-1)!.reasoning!.kept).toHaveLength(STEPS - 1);

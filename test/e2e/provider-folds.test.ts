@@ -5,25 +5,14 @@
  * audit and the next fold chains again, and export/import and deletion carry the block.
  */
 import Anthropic from "@anthropic-ai/sdk";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMemoryClient } from "../../client/index.js";
+import { describe, expect, it } from "vitest";
 import type { AppendMessageInput, Memory } from "../../client/index.js";
-import { startProviderEmulator, type ProviderEmulator } from "../../tools/provider-emulator/provider-emulator.js";
-import { KEY_A, startTestService } from "../support/service.js";
+import { startProviderEmulator } from "../../tools/provider-emulator/provider-emulator.js";
+import { serviceBeside } from "../support/service-beside.js";
 
-let ctx: Awaited<ReturnType<typeof startTestService>>;
-let emulator: ProviderEmulator;
 const MODEL = "claude-fable-5-1";
-beforeAll(async () => {
-  emulator = await startProviderEmulator();
-  ctx = await startTestService({ env: { SUMMARIZER: "anthropic-compaction", ANTHROPIC_BASE_URL: emulator.url, SUMMARIZER_MODEL: MODEL } });
-});
-afterAll(async () => {
-  await ctx?.service.stop();
-  await emulator?.close();
-});
+const stack = serviceBeside(() => startProviderEmulator(), (url) => ({ SUMMARIZER: "anthropic-compaction", ANTHROPIC_BASE_URL: url, SUMMARIZER_MODEL: MODEL }));
 
-const memory = () => createMemoryClient({ baseUrl: ctx.service.url, apiKey: KEY_A });
 const model = { name: MODEL, contextWindow: 1_000_000 };
 const tools: Anthropic.Tool[] = [{ name: "read_file", input_schema: { type: "object", properties: { path: { type: "string" } } } }];
 const engine = { model: MODEL, max_tokens: 4096, thinking: { type: "enabled" as const, budget_tokens: 2048 }, tools };
@@ -32,9 +21,9 @@ type AnthropicRequest = { system: Anthropic.TextBlockParam[]; messages: Anthropi
 
 /** The engine's step on the service's own `request`: the turn (appending `message`, if any), then the model call. */
 async function send(pid: string, message?: AppendMessageInput, o: { drop?: boolean; blockRefused?: { memoryId: string; error?: string } } = {}) {
-  const turn = await memory().beginTurn(pid, { ...(message ? { message } : {}), model, format: "anthropic", ...(o.blockRefused ? { blockRefused: o.blockRefused } : {}) });
+  const turn = await stack.memory.beginTurn(pid, { ...(message ? { message } : {}), model, format: "anthropic", ...(o.blockRefused ? { blockRefused: o.blockRefused } : {}) });
   const request = turn.request as unknown as AnthropicRequest;
-  const anthropic = new Anthropic({ apiKey: "k", baseURL: emulator.url, maxRetries: 0 });
+  const anthropic = new Anthropic({ apiKey: "k", baseURL: stack.provider.url, maxRetries: 0 });
   const reply = await anthropic.messages
     .create({
       ...engine,
@@ -49,10 +38,10 @@ async function send(pid: string, message?: AppendMessageInput, o: { drop?: boole
 
 /** `steps` tool calls, each sent as the turn's request; the last result is appended too. */
 async function loop(pid: string, steps: number, tag: string, drop = false) {
-  const client = memory();
+  const client = stack.memory;
   let pending: AppendMessageInput | undefined;
   for (let i = 0; i < steps; i++) {
-    emulator.anthropic.script({ thinking: `${tag} ${i}: read the next file.`, toolUses: [{ id: `toolu_${tag}_${i}`, name: "read_file", input: { path: `src/${tag}-${i}.ts` } }] });
+    stack.provider.anthropic.script({ thinking: `${tag} ${i}: read the next file.`, toolUses: [{ id: `toolu_${tag}_${i}`, name: "read_file", input: { path: `src/${tag}-${i}.ts` } }] });
     const { reply } = await send(pid, pending, { drop });
     if ("error" in reply) throw new Error(JSON.stringify(reply.error));
     await client.appendMessage(pid, { native: { format: "anthropic", content: reply.content } });
@@ -63,7 +52,7 @@ async function loop(pid: string, steps: number, tag: string, drop = false) {
 }
 
 async function okSummary(pid: string): Promise<Memory> {
-  const { items } = await memory().listMemories(pid, { includeSuperseded: false });
+  const { items } = await stack.memory.listMemories(pid, { includeSuperseded: false });
   const ok = items.filter((m) => m.status === "OK");
   expect(ok).toHaveLength(1);
   return ok[0]!;
@@ -71,7 +60,7 @@ async function okSummary(pid: string): Promise<Memory> {
 
 describe("anthropic-compaction through the service", () => {
   it("stores the block verbatim with its readable text; the engine continues from it with the kept thinking valid", async () => {
-    const client = memory();
+    const client = stack.memory;
     const pid = "provider-fold-a";
     // The engine's tools, as it sends them: the compaction request carries the same.
     await client.upsertProcess(pid, { projectId: "agents", conversation: { tools } });
@@ -93,12 +82,12 @@ describe("anthropic-compaction through the service", () => {
     expect((summary.metadata.usage as { inputTokens: number }).inputTokens).toBeGreaterThan(0);
 
     // The turn's request leads with the block, then the kept turns as stored.
-    emulator.anthropic.script({ thinking: "Done.", text: "Mapped." });
+    stack.provider.anthropic.script({ thinking: "Done.", text: "Mapped." });
     const { turn } = await send(pid);
     expect(turn.providerBlock).toEqual({ memoryId: summary.id, format: "anthropic", sent: true });
     expect((turn.request as unknown as AnthropicRequest).messages[0]).toEqual({ role: "assistant", content: summary.native!.content });
     expect(turn.prefix).toEqual({ kept: false, reason: "fold" });
-    const last = emulator.records.at(-1)!;
+    const last = stack.provider.records.at(-1)!;
     expect([last.status, last.rule]).toEqual([200, undefined]);
     expect(last.expanded).toBe(true);
     expect(last.thinking!.dropped).toEqual([]);
@@ -106,7 +95,7 @@ describe("anthropic-compaction through the service", () => {
   }, 120_000);
 
   it("undo keeps the block on the REVERTED memory; the next fold chains from the previous block; export and import carry it", async () => {
-    const client = memory();
+    const client = stack.memory;
     const pid = "provider-fold-b";
     await client.upsertProcess(pid, { projectId: "agents", conversation: { tools } });
     const task: Anthropic.MessageParam = { role: "user", content: [{ type: "text", text: "Map every lexer in src/." }] };
@@ -125,7 +114,7 @@ describe("anthropic-compaction through the service", () => {
     // More work after the fold, then a second fold: the provider gets the previous block first.
     await loop(pid, 4, "c");
     await client.compact(pid, { model, force: "HARD" });
-    const chained = emulator.records.filter((r) => r.compaction).at(-1)!;
+    const chained = stack.provider.records.filter((r) => r.compaction).at(-1)!;
     expect(chained.request.body.messages[0].content[0].signature).toBe((again.native!.content[0] as { signature: string }).signature);
     const second = await okSummary(pid);
     expect(second.metadata.supersededMemoryId).toBe(again.id);
@@ -135,7 +124,7 @@ describe("anthropic-compaction through the service", () => {
     const undone = await client.revertMemory(pid, second.id);
     expect(undone.memory.native).toEqual(second.native);
     expect((await okSummary(pid)).id).toBe(again.id);
-    emulator.anthropic.script({ thinking: "Back.", text: "Restored." });
+    stack.provider.anthropic.script({ thinking: "Back.", text: "Restored." });
     const { turn, reply } = await send(pid);
     expect(turn.providerBlock).toMatchObject({ memoryId: again.id, sent: true });
     expect(turn.prefix.reason).toBe("revert");
@@ -143,7 +132,7 @@ describe("anthropic-compaction through the service", () => {
     const restored = (await client.listMessages(pid, { view: "active" })).items.map((m) => m.id);
     expect(restored.length).toBeGreaterThan(activeBefore.length);
     expect("error" in reply ? reply.error : null).toBeNull();
-    expect(emulator.records.at(-1)).toMatchObject({ status: 200, expanded: true, thinking: { dropped: [] } });
+    expect(stack.provider.records.at(-1)).toMatchObject({ status: 200, expanded: true, thinking: { dropped: [] } });
 
     const lines: string[] = [];
     for await (const line of client.exportProcess(pid)) lines.push(line);
@@ -165,7 +154,7 @@ describe("anthropic-compaction through the service", () => {
   }, 120_000);
 
   it("a block the provider refuses: the next turn says so and replays the readable summary; the memory notes it; the next fold chains from the summary", async () => {
-    const client = memory();
+    const client = stack.memory;
     const pid = "provider-fold-refused";
     await client.upsertProcess(pid, { projectId: "agents", conversation: { tools } });
     await client.appendMessage(pid, { role: "USER", native: { format: "anthropic", content: [{ type: "text", text: "Map every emitter in src/." }] } });
@@ -173,14 +162,14 @@ describe("anthropic-compaction through the service", () => {
     await client.compact(pid, { model, force: "HARD" });
     const summary = await okSummary(pid);
     // The provider no longer reads the block (a rotated key, another backend): the emulator forgets what it issued.
-    emulator.reset();
+    stack.provider.reset();
     const refused = await send(pid);
     expect(refused.turn.providerBlock).toMatchObject({ memoryId: summary.id, sent: true });
     expect("error" in refused.reply && refused.reply.error.status).toBe(400);
-    expect(emulator.records.at(-1)!.rule).toBe("compaction_signature_invalid");
+    expect(stack.provider.records.at(-1)!.rule).toBe("compaction_signature_invalid");
 
     // The engine says so on its next turn: that turn, and every later one, replays the readable chain.
-    emulator.anthropic.script({ thinking: "Again.", text: "Mapped." });
+    stack.provider.anthropic.script({ thinking: "Again.", text: "Mapped." });
     const { turn, reply } = await send(pid, undefined, { drop: true, blockRefused: { memoryId: summary.id, error: "compaction_signature_invalid" } });
     expect(turn.providerBlock).toEqual({ memoryId: summary.id, format: "anthropic", sent: false, reason: "refused" });
     expect(turn.prefix).toEqual({ kept: false, reason: "block_refused" });
@@ -191,22 +180,22 @@ describe("anthropic-compaction through the service", () => {
     const noted = (await client.getMemory(pid, summary.id)).memory;
     expect(noted.metadata.providerFold).toMatchObject({ block: true, refused: { error: "compaction_signature_invalid" } });
     expect(noted.native).toEqual(summary.native);
-    const later = await memory().beginTurn(pid, { model, format: "anthropic" });
+    const later = await stack.memory.beginTurn(pid, { model, format: "anthropic" });
     expect([later.prefix, later.providerBlock?.reason]).toEqual([{ kept: true }, "refused"]);
 
     // The next fold starts from the readable summary: the refused block is not sent again.
     await loop(pid, 3, "s", true);
     const folded = await client.compact(pid, { model, force: "HARD" });
     expect(folded.fold).toMatchObject({ kind: "provider", block: true });
-    const compaction = emulator.records.filter((r) => r.compaction).at(-1)!;
+    const compaction = stack.provider.records.filter((r) => r.compaction).at(-1)!;
     expect(JSON.stringify(compaction.request.body.messages[0])).not.toContain('"type":"compaction"');
     expect(JSON.stringify(compaction.request.body.messages[0])).toContain(JSON.stringify(summary.content.slice(0, 60)).slice(1, -1));
     // A fresh block: the next turn leads with it again.
-    expect((await memory().beginTurn(pid, { model, format: "anthropic" })).providerBlock).toMatchObject({ sent: true });
+    expect((await stack.memory.beginTurn(pid, { model, format: "anthropic" })).providerBlock).toMatchObject({ sent: true });
   }, 120_000);
 
   it("names a memory without a block or another process's: refused with nothing written", async () => {
-    const client = memory();
+    const client = stack.memory;
     const pid = "provider-fold-refusal-input";
     await client.upsertProcess(pid, { projectId: "agents" });
     const before = (await client.listMessages(pid)).items.length;

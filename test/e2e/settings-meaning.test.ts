@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { answerTokenLimit } from "../../core/domain/summary-prompt.js";
 import { createFakeSummarizer } from "../support/fake-summarizer.js";
-import { chatCompletionBody, startLlmWireServer, type LlmWireServer } from "../../tools/llm-wire-server.js";
+import { chatCompletionBody, startLlmWireServer } from "../../tools/llm-wire-server.js";
+import { serviceBeside } from "../support/service-beside.js";
 import { startTestService } from "../support/service.js";
 
 type Service = Awaited<ReturnType<typeof startTestService>>;
@@ -22,68 +23,52 @@ const hard = (api: Service["api"], id: string) =>
   api("POST", `/v1/processes/${id}/compaction`, { body: { model: { name: "gpt-4o" }, force: "HARD" } });
 
 describe("the summary budget of a tenant or project reaches the summarizer", () => {
-  let llm: LlmWireServer;
-  let ctx: Service;
-  beforeAll(async () => {
-    llm = await startLlmWireServer();
-    // The fixed budget alone: the window share is the next describe's subject.
-    ctx = await startTestService({
-      env: { SUMMARIZER: "openai", OPENAI_BASE_URL: `${llm.url}/v1`, SUMMARY_MAX_TOKENS: "300", SUMMARY_WINDOW_SHARE: "0" },
-    });
-  });
-  afterAll(async () => {
-    await ctx?.service.stop();
-    await llm?.close();
-  });
+  // The fixed budget alone: the window share is the next describe's subject.
+  const stack = serviceBeside(
+    () => startLlmWireServer(),
+    (url) => ({ SUMMARIZER: "openai", OPENAI_BASE_URL: `${url}/v1`, SUMMARY_MAX_TOKENS: "300", SUMMARY_WINDOW_SHARE: "0" }),
+  );
 
   it("sends each process the budget of its own layer: project, else tenant, else the environment", async () => {
-    llm.setFallback({ body: chatCompletionBody("<analysis>x</analysis>\n<summary>Ana booked Lisbon for 3 May.</summary>") });
-    expect((await ctx.api("PUT", "/v1/settings?projectId=small", { body: { summaryMaxTokens: 120 } })).status).toBe(200);
+    stack.provider.setFallback({ body: chatCompletionBody("<analysis>x</analysis>\n<summary>Ana booked Lisbon for 3 May.</summary>") });
+    expect((await stack.ctx.api("PUT", "/v1/settings?projectId=small", { body: { summaryMaxTokens: 120 } })).status).toBe(200);
     const budgets: Record<string, number> = {};
     for (const [id, projectId] of [["env-proc", "other"], ["proj-proc", "small"]] as const) {
-      await seed(ctx.api, id, projectId);
-      llm.reset();
-      llm.setFallback({ body: chatCompletionBody("<analysis>x</analysis>\n<summary>Ana booked Lisbon for 3 May.</summary>") });
-      expect((await hard(ctx.api, id)).body.compacted).toBe(true);
-      const body = llm.requests[0]!.body;
+      await seed(stack.ctx.api, id, projectId);
+      stack.provider.reset();
+      stack.provider.setFallback({ body: chatCompletionBody("<analysis>x</analysis>\n<summary>Ana booked Lisbon for 3 May.</summary>") });
+      expect((await hard(stack.ctx.api, id)).body.compacted).toBe(true);
+      const body = stack.provider.requests[0]!.body;
       budgets[id] = body.max_tokens;
       expect(body.messages[0].content).toContain(`within ${projectId === "small" ? 120 : 300} tokens`);
     }
     expect(budgets).toEqual({ "env-proc": answerTokenLimit(300), "proj-proc": answerTokenLimit(120) });
 
     // A tenant setting then applies to every project without its own.
-    expect((await ctx.api("PUT", "/v1/settings", { body: { summaryMaxTokens: 200 } })).status).toBe(200);
-    await seed(ctx.api, "tenant-proc", "third");
-    llm.reset();
-    llm.setFallback({ body: chatCompletionBody("<analysis>x</analysis>\n<summary>Ana booked Lisbon for 3 May.</summary>") });
-    expect((await hard(ctx.api, "tenant-proc")).body.compacted).toBe(true);
-    expect(llm.requests[0]!.body.max_tokens).toBe(answerTokenLimit(200));
+    expect((await stack.ctx.api("PUT", "/v1/settings", { body: { summaryMaxTokens: 200 } })).status).toBe(200);
+    await seed(stack.ctx.api, "tenant-proc", "third");
+    stack.provider.reset();
+    stack.provider.setFallback({ body: chatCompletionBody("<analysis>x</analysis>\n<summary>Ana booked Lisbon for 3 May.</summary>") });
+    expect((await hard(stack.ctx.api, "tenant-proc")).body.compacted).toBe(true);
+    expect(stack.provider.requests[0]!.body.max_tokens).toBe(answerTokenLimit(200));
   });
 });
 
 describe("summaryWindowShare grows a fold's summary budget with the model's window", () => {
-  let llm: LlmWireServer;
-  let ctx: Service;
-  beforeAll(async () => {
-    llm = await startLlmWireServer();
-    // The default share (0.2) over a 300-token minimum; the summarizer's own window is 16k.
-    ctx = await startTestService({
-      env: { SUMMARIZER: "openai", OPENAI_BASE_URL: `${llm.url}/v1`, SUMMARY_MIN_TOKENS: "300", SUMMARIZER_CONTEXT_WINDOW: "16384" },
-    });
-  });
-  afterAll(async () => {
-    await ctx?.service.stop();
-    await llm?.close();
-  });
+  // The default share (0.2) over a 300-token minimum; the summarizer's own window is 16k.
+  const stack = serviceBeside(
+    () => startLlmWireServer(),
+    (url) => ({ SUMMARIZER: "openai", OPENAI_BASE_URL: `${url}/v1`, SUMMARY_MIN_TOKENS: "300", SUMMARIZER_CONTEXT_WINDOW: "16384" }),
+  );
 
   /** The budget a forced HARD fold for `contextWindow` asks the summarizer for. */
   async function budgetAt(id: string, projectId: string, contextWindow: number) {
-    await seed(ctx.api, id, projectId);
-    llm.reset();
-    llm.setFallback({ body: chatCompletionBody("<analysis>x</analysis>\n<summary>Ana booked Lisbon for 3 May.</summary>") });
-    const res = await ctx.api("POST", `/v1/processes/${id}/compaction`, { body: { model: { contextWindow }, force: "HARD" } });
+    await seed(stack.ctx.api, id, projectId);
+    stack.provider.reset();
+    stack.provider.setFallback({ body: chatCompletionBody("<analysis>x</analysis>\n<summary>Ana booked Lisbon for 3 May.</summary>") });
+    const res = await stack.ctx.api("POST", `/v1/processes/${id}/compaction`, { body: { model: { contextWindow }, force: "HARD" } });
     expect(res.body.compacted).toBe(true);
-    const body = llm.requests[0]!.body;
+    const body = stack.provider.requests[0]!.body;
     const asked = Number(/within (\d+) tokens/.exec(body.messages[0].content)?.[1]);
     expect(body.max_tokens).toBe(answerTokenLimit(asked));
     return asked;
@@ -97,24 +82,24 @@ describe("summaryWindowShare grows a fold's summary budget with the model's wind
   });
 
   it("never asks for more than a project's summaryMaxTokens, whatever the window", async () => {
-    expect((await ctx.api("PUT", "/v1/settings?projectId=capped", { body: { summaryMaxTokens: 120 } })).status).toBe(200);
+    expect((await stack.ctx.api("PUT", "/v1/settings?projectId=capped", { body: { summaryMaxTokens: 120 } })).status).toBe(200);
     expect(await budgetAt("cap128k", "capped", 128_000)).toBe(120);
-    expect((await ctx.api("PUT", "/v1/settings?projectId=ranged", { body: { summaryMaxTokens: 1_000 } })).status).toBe(200);
+    expect((await stack.ctx.api("PUT", "/v1/settings?projectId=ranged", { body: { summaryMaxTokens: 1_000 } })).status).toBe(200);
     expect(await budgetAt("ranged4k", "ranged", 4_000)).toBe(800);
     expect(await budgetAt("ranged128k", "ranged", 128_000)).toBe(1_000);
-    const bad = await ctx.api("PUT", "/v1/settings?projectId=ranged", { body: { summaryMinTokens: 1_500, summaryMaxTokens: 1_000 } });
+    const bad = await stack.ctx.api("PUT", "/v1/settings?projectId=ranged", { body: { summaryMinTokens: 1_500, summaryMaxTokens: 1_000 } });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.fields).toEqual(["summaryMinTokens"]);
-    expect((await ctx.api("GET", "/v1/settings?projectId=ranged")).body.overrides).toEqual({ summaryMaxTokens: 1_000 });
+    expect((await stack.ctx.api("GET", "/v1/settings?projectId=ranged")).body.overrides).toEqual({ summaryMaxTokens: 1_000 });
   });
 
   it("is a setting like the others: 0 keeps the fixed budget, a bad value is a 400 naming it", async () => {
-    expect((await ctx.api("PUT", "/v1/settings?projectId=fixed", { body: { summaryWindowShare: 0 } })).status).toBe(200);
+    expect((await stack.ctx.api("PUT", "/v1/settings?projectId=fixed", { body: { summaryWindowShare: 0 } })).status).toBe(200);
     expect(await budgetAt("fixed8k", "fixed", 8_000)).toBe(300);
-    const bad = await ctx.api("PUT", "/v1/settings", { body: { summaryWindowShare: 0.9 } });
+    const bad = await stack.ctx.api("PUT", "/v1/settings", { body: { summaryWindowShare: 0.9 } });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.fields).toEqual(["body.summaryWindowShare"]);
-    expect((await ctx.api("GET", "/v1/settings")).body.overrides).toEqual({});
+    expect((await stack.ctx.api("GET", "/v1/settings")).body.overrides).toEqual({});
   });
 });
 

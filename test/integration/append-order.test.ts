@@ -5,39 +5,19 @@
  * Local engine.
  */
 import { describe, expect, it } from "vitest";
-import type { Store } from "../../core/ports/store.js";
 import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { compactRange } from "../../core/services/compaction/range-compaction.js";
 import { readAllMessages } from "../../tools/invariants.js";
 import { freshTable } from "../support/dynamo.js";
 import { testContainer } from "../support/container.js";
-
-/** A store whose first `getProcess` waits until the test releases it. */
-function holdFirstGetProcess(store: Store) {
-  let release!: () => void;
-  const released = new Promise<void>((r) => (release = r));
-  let reached!: () => void;
-  const held = new Promise<void>((r) => (reached = r));
-  let calls = 0;
-  const wrapped: Store = {
-    ...store,
-    getProcess: async (key) => {
-      if (++calls === 1) {
-        reached();
-        await released;
-      }
-      return store.getProcess(key);
-    },
-  };
-  return { store: wrapped, held, release };
-}
+import { holdFirst } from "../support/held-store.js";
 
 describe("overlapping appends of one container", () => {
   it("list in createdAt order, so a range from an earlier message to a later one is valid", async () => {
     const { store } = await freshTable("order");
     const key = { tenantId: "order", processId: "p1" };
-    const hold = holdFirstGetProcess(store);
+    const hold = holdFirst(store, "getProcess");
     let now = Date.parse("2026-03-01T10:00:00.000Z");
     const { deps } = testContainer({ store: hold.store, env: { COMPACTION_EXECUTION: "inline" }, clock: { now: () => new Date(now) } });
     await upsertProcess({ ...deps, store }, key.tenantId, key.processId, { projectId: "proj" });
@@ -45,7 +25,7 @@ describe("overlapping appends of one container", () => {
     // The first append reads META (whether the strength analyzer rates it) and waits there; a
     // second append of the same container, 5 ms later, is stored first.
     const first = appendMessage(deps, key, { role: "ASSISTANT", content: "The first answer." });
-    await hold.held;
+    await hold.reached;
     now += 5;
     await appendMessage(deps, key, { role: "ASSISTANT", content: "The second answer." });
     hold.release();

@@ -4,7 +4,7 @@
  * fold without a model call when it still fits, and the answer is trimmed while the fold is queued.
  */
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import type { Message, Role } from "../../core/domain/model.js";
+import type { Message } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { SummarizeInput } from "../../core/ports/summarizer.js";
 import { EVENTS } from "../../core/domain/events.js";
@@ -26,6 +26,7 @@ import { checkInvariants } from "../../tools/invariants.js";
 import { awaitedStore } from "../support/awaited-store.js";
 import { handleCompactionRequested, handleInboxAnswered } from "../../core/adapters/events/handlers.js";
 import { testContainer } from "../support/container.js";
+import { appendWarehouseMove } from "../support/steps.js";
 
 const TENANT = "bg";
 const WINDOW = 10_000;
@@ -44,12 +45,7 @@ function harness(options: { env?: Record<string, string>; worker?: boolean; stor
 async function seeded(deps: ServiceDeps, n: number): Promise<{ key: ProcessKey; messages: Message[] }> {
   const key = { tenantId: TENANT, processId: `bg-${++seq}` };
   await upsertProcess(deps, TENANT, key.processId, { projectId: "proj" });
-  const messages = [(await appendMessage(deps, key, { role: "USER", content: "Plan the warehouse move." })).message];
-  for (let i = 0; i < n; i++) {
-    const role: Role = (n - 1 - i) % 2 === 0 ? "USER" : "ASSISTANT";
-    messages.push((await appendMessage(deps, key, { role, content: `step ${i}: shelf ${i} goes to aisle ${i % 7} on day ${i % 5}.` })).message);
-  }
-  return { key, messages };
+  return { key, messages: await appendWarehouseMove(deps, key, n) };
 }
 
 /**

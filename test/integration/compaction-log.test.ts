@@ -4,18 +4,17 @@
  * of the one INFO entry, its structured fields beside it.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Role } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import { queueFold } from "../../core/services/compaction/transitions.js";
 import { compactManually } from "../../core/services/compaction/manual-compaction.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
-import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { settledView } from "../../core/services/compaction/settle.js";
 import { runTurn } from "../../core/services/turn.js";
 import { freshTable } from "../support/dynamo.js";
 import { createMemoryLog } from "../support/memory-log.js";
 import { testContainer } from "../support/container.js";
+import { appendWarehouseMove } from "../support/steps.js";
 
 const TENANT = "log";
 const WINDOW = 10_000;
@@ -31,11 +30,7 @@ const harness = (env: Record<string, string> = {}) => testContainer({ store, env
 async function seeded(deps: ServiceDeps, engine?: string): Promise<ProcessKey> {
   const key = { tenantId: TENANT, processId: `log-${++seq}` };
   await upsertProcess(deps, TENANT, key.processId, { projectId: "proj", ...(engine ? { engine } : {}) });
-  await appendMessage(deps, key, { role: "USER", content: "Plan the warehouse move." });
-  for (let i = 0; i < 30; i++) {
-    const role: Role = (29 - i) % 2 === 0 ? "USER" : "ASSISTANT";
-    await appendMessage(deps, key, { role, content: `step ${i}: shelf ${i} goes to aisle ${i % 7} on day ${i % 5}.` });
-  }
+  await appendWarehouseMove(deps, key, 30);
   return key;
 }
 

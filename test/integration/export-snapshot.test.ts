@@ -6,18 +6,12 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDynamoStore } from "../../core/adapters/dynamodb/store.js";
-import { createLocalBus } from "../../core/adapters/events/local-bus.js";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
-import { createDeps } from "../../core/composition/create-deps.js";
-import { AppError } from "../../core/domain/errors.js";
-import type { Role } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
-import { compactManually } from "../../core/services/compaction/manual-compaction.js";
 import { revertMemory } from "../../core/services/compaction/revert.js";
 import { settledView } from "../../core/services/compaction/settle.js";
-import { appendMessage, setMessageStrength } from "../../core/services/messages.js";
-import { exportPage, type ExportCursor } from "../../core/services/process-export.js";
+import { setMessageStrength } from "../../core/services/messages.js";
+import { exportPage } from "../../core/services/process-export.js";
 import { importProcess } from "../../core/services/process-import.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { DeleteCommand } from "@aws-sdk/lib-dynamodb";
@@ -26,8 +20,8 @@ import { expiredByRetention } from "../../tools/chaos/checks.js";
 import { findViolations, readAll } from "../../tools/invariants.js";
 import { testContainer } from "../support/container.js";
 import { freshTable } from "../support/dynamo.js";
-import { createFakeSummarizer } from "../support/fake-summarizer.js";
-import { createMemoryLog } from "../support/memory-log.js";
+import { refusal } from "../support/refusal.js";
+import { appendSteps, exportAll, foldHard } from "../support/steps.js";
 
 const TENANT = "snap";
 const WINDOW = 10_000;
@@ -39,10 +33,7 @@ let deps: ServiceDeps;
 
 const key = (processId: string): ProcessKey => ({ tenantId: TENANT, processId });
 
-function depsOver(store: Store): ServiceDeps {
-  const fake = createFakeSummarizer();
-  return createDeps({ env: {}, store, events: createLocalBus(undefined, { retryDelaysMs: [] }), metrics: createRecordingMetrics(), log: createMemoryLog(), summarizerFactory: async () => fake });
-}
+const depsOver = (store: Store): ServiceDeps => testContainer({ store, retryDelaysMs: [] }).deps;
 
 /** A container that dies right after its revert's transaction: the restore's roll-forward never runs. */
 function crashingAfterTransaction(store: Store): Store {
@@ -56,36 +47,13 @@ function crashingAfterTransaction(store: Store): Store {
 
 async function seed(k: ProcessKey, n: number, from = 0) {
   await upsertProcess(deps, TENANT, k.processId, { projectId: "p" });
-  for (let i = from; i < from + n; i++) {
-    const role: Role = i % 2 === 0 ? "USER" : "ASSISTANT";
-    await appendMessage(deps, k, { role, content: `step ${i}: crate ${i} goes to dock ${i % 4} on day ${i % 6}.` });
-  }
+  await appendSteps(deps, k, n, from);
 }
 
-async function fold(k: ProcessKey) {
-  const out = await compactManually(deps, k, { model: { contextWindow: WINDOW }, force: "HARD" });
-  expect(out.result.compacted).toBe(true);
-  return out.result.memoryId!;
-}
-
-async function exportAll(k: ProcessKey, between?: (page: number) => Promise<void>, d = deps) {
-  let text = "";
-  let cursor: ExportCursor | undefined;
-  let page = 0;
-  do {
-    const out = await exportPage(d, k, cursor, PAGED);
-    text += out.text;
-    cursor = out.next;
-    if (cursor && between) await between(++page);
-  } while (cursor);
-  return text;
-}
-
-const refusal = (p: Promise<unknown>) =>
-  p.then(
-    () => null,
-    (e: unknown) => (e instanceof AppError ? { kind: e.kind, code: e.code } : e),
-  );
+const fold = (k: ProcessKey) => foldHard(deps, k, WINDOW);
+/** The export's text, read in the smallest pages; `between` runs after each page but the last. */
+const exportPaged = async (k: ProcessKey, between?: (page: number) => Promise<void>, d = deps) =>
+  (await exportAll(d, k, { limits: PAGED, ...(between ? { between } : {}) })).text;
 
 beforeAll(async () => {
   table = await freshTable("snap");
@@ -122,7 +90,7 @@ describe("a change between pages is a 409, and the next export from the first pa
       await seed(src, 16, 24);
       let changed = false;
       const moved = refusal(
-        exportAll(src, async (page) => {
+        exportPaged(src, async (page) => {
           if (page !== 2) return;
           await change(src);
           changed = true;
@@ -131,7 +99,7 @@ describe("a change between pages is a 409, and the next export from the first pa
       expect(await moved).toEqual({ kind: "conflict", code: "export.changed" });
       expect(changed).toBe(true);
       const copy = key(`${src.processId}-copy`);
-      await importProcess(deps, copy, await exportAll(src), { remapIds: false });
+      await importProcess(deps, copy, await exportPaged(src), { remapIds: false });
       expect(findViolations(await readAll(small, copy), { settled: true })).toEqual([]);
     });
   }
@@ -143,11 +111,10 @@ it("an export across the retention's end and the TTL's sweep is whole: the copy 
   const src = key("swept-between-pages");
   await table.store.putSettings(TENANT, "p-swept", { retentionDays: 1 }, new Date().toISOString());
   await upsertProcess(clocked, TENANT, src.processId, { projectId: "p-swept" });
-  for (let i = 0; i < 24; i++) await appendMessage(clocked, src, { role: i % 2 === 0 ? "USER" : "ASSISTANT", content: `step ${i}: crate ${i} goes to dock ${i % 4}.` });
-  const folded = await compactManually(clocked, src, { model: { contextWindow: WINDOW }, force: "HARD" });
-  const memory = (await table.store.getMemory(src, folded.result.memoryId!))!;
+  await appendSteps(clocked, src, 24);
+  const memory = (await table.store.getMemory(src, await foldHard(clocked, src, WINDOW)))!;
 
-  const text = await exportAll(
+  const text = await exportPaged(
     src,
     async (page) => {
       if (page !== 2) return;

@@ -4,14 +4,7 @@
  * stays hidden and a DELETE erases it, a file no settled process could give is refused with
  * nothing written, queued and prepared folds come DISCARDED, and a tenant's imports have a rate.
  */
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
-import { processPk } from "../../core/adapters/dynamodb/keys.js";
-import { createLocalBus } from "../../core/adapters/events/local-bus.js";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
-import { createDeps } from "../../core/composition/create-deps.js";
-import { AppError } from "../../core/domain/errors.js";
-import type { Role } from "../../core/domain/model.js";
 import type { ImportingStore, ProcessKey } from "../../core/ports/store.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { compactManually } from "../../core/services/compaction/manual-compaction.js";
@@ -22,9 +15,10 @@ import { exportPage } from "../../core/services/process-export.js";
 import { importProcess } from "../../core/services/process-import.js";
 import { listProcesses, requireProcess, upsertProcess } from "../../core/services/processes.js";
 import { findViolations, readAll } from "../../tools/invariants.js";
+import { testContainer } from "../support/container.js";
 import { freshTable } from "../support/dynamo.js";
-import { createFakeSummarizer } from "../support/fake-summarizer.js";
-import { createMemoryLog } from "../support/memory-log.js";
+import { refusal } from "../support/refusal.js";
+import { appendSteps, foldHard } from "../support/steps.js";
 
 const TENANT = "imp1";
 const WINDOW = 10_000;
@@ -37,34 +31,10 @@ let twoFolds: string;
 const key = (processId: string, tenantId = TENANT): ProcessKey => ({ tenantId, processId });
 
 function depsOver(s: ImportingStore, extra: Partial<ServiceDeps> = {}): ServiceDeps {
-  const fake = createFakeSummarizer();
-  const base = createDeps({ env: {}, store: s, events: createLocalBus(undefined, { retryDelaysMs: [] }), metrics: createRecordingMetrics(), log: createMemoryLog(), summarizerFactory: async () => fake });
-  return { ...base, importsPerMinute: 1_000, ...extra };
+  return { ...testContainer({ store: s, retryDelaysMs: [] }).deps, importsPerMinute: 1_000, ...extra };
 }
 
-async function seed(k: ProcessKey, n: number, from = 0) {
-  for (let i = from; i < from + n; i++) {
-    const role: Role = i % 2 === 0 ? "USER" : "ASSISTANT";
-    await appendMessage(deps, k, { role, content: `step ${i}: crate ${i} goes to dock ${i % 4} on day ${i % 6}.` });
-  }
-}
-
-async function fold(k: ProcessKey) {
-  const out = await compactManually(deps, k, { model: { contextWindow: WINDOW }, force: "HARD" });
-  expect(out.result.compacted).toBe(true);
-  return out.result.memoryId!;
-}
-
-async function partition(k: ProcessKey) {
-  const out = await table.client.send(new QueryCommand({ TableName: table.tableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": processPk(k) }, ConsistentRead: true }));
-  return out.Items ?? [];
-}
-
-const refusal = (p: Promise<unknown>) =>
-  p.then(
-    () => null,
-    (e: unknown) => (e instanceof AppError ? { kind: e.kind, code: e.code } : e),
-  );
+const partition = (k: ProcessKey) => table.partition(k);
 
 const lines = (text: string) => text.trim().split("\n");
 const fileOf = (ls: string[]) => `${ls.join("\n")}\n`;
@@ -91,11 +61,11 @@ beforeAll(async () => {
   deps = depsOver(store);
   const src = key("src");
   await upsertProcess(deps, TENANT, src.processId, { projectId: "p" });
-  await seed(src, 24);
-  await fold(src);
-  await seed(src, 16, 24);
-  await fold(src);
-  await seed(src, 4, 40);
+  await appendSteps(deps, src, 24);
+  await foldHard(deps, src, WINDOW);
+  await appendSteps(deps, src, 16, 24);
+  await foldHard(deps, src, WINDOW);
+  await appendSteps(deps, src, 4, 40);
   twoFolds = (await exportPage(deps, src)).text;
 }, 60_000);
 
@@ -199,7 +169,7 @@ it("a queued or prepared fold of the file is imported DISCARDED: nothing in the 
   const src = key("src-queued");
   const bg: ServiceDeps = { ...deps, compaction: { ...deps.compaction, execution: "background" } };
   await upsertProcess(bg, TENANT, src.processId, { projectId: "p" });
-  await seed(src, 30);
+  await appendSteps(deps, src, 30);
   const queued = await compactForTurn(bg, src, { model: { contextWindow: WINDOW }, prompt: { tokens: 0.8 * WINDOW } });
   expect(queued.memoryId).toBeDefined();
   const text = (await exportPage(deps, src)).text;

@@ -5,22 +5,20 @@
  * with the same hash, a version 1 file still imports, and a native block an append would refuse
  * is refused with its line and path, nothing written.
  */
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createMemoryBlobStore } from "../../core/adapters/blobs/memory-blob-store.js";
-import { processPk } from "../../core/adapters/dynamodb/keys.js";
-import { AppError } from "../../core/domain/errors.js";
 import { storedNative } from "../../core/domain/model.js";
 import { MessageInput } from "../../core/domain/fields.js";
 import type { BlobStore } from "../../core/ports/blob-store.js";
 import type { ProcessKey } from "../../core/ports/store.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { appendMessage, getMessage } from "../../core/services/messages.js";
-import { exportPage, type ExportCursor } from "../../core/services/process-export.js";
 import { importProcess } from "../../core/services/process-import.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { freshTable } from "../support/dynamo.js";
 import { testContainer } from "../support/container.js";
+import { refusal as refusalOf } from "../support/refusal.js";
+import { exportAll } from "../support/steps.js";
 
 const TENANT = "nexp";
 let table: Awaited<ReturnType<typeof freshTable>>;
@@ -44,28 +42,8 @@ const responsesCall = [
 /** The body as the HTTP layer parses it: the projection derived from the native content. */
 const append = (k: ProcessKey, body: unknown) => appendMessage(deps, k, MessageInput.parse(body));
 
-async function exportAll(k: ProcessKey, limits?: { pageBytes: number; readMessages: number }) {
-  const pages: string[] = [];
-  let cursor: ExportCursor | undefined;
-  do {
-    const page = await exportPage(deps, k, cursor, limits);
-    pages.push(page.text);
-    cursor = page.next;
-  } while (cursor);
-  const text = pages.join("");
-  return { pages, text, lines: text.split("\n").filter((l) => l !== "") };
-}
-
-async function partition(k: ProcessKey) {
-  const out = await table.client.send(new QueryCommand({ TableName: table.tableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": processPk(k) }, ConsistentRead: true }));
-  return out.Items ?? [];
-}
-
-const refusal = (p: Promise<unknown>) =>
-  p.then(
-    () => null,
-    (e: unknown) => (e instanceof AppError ? { kind: e.kind, code: e.code, message: e.message, line: e.details?.line } : e),
-  );
+const partition = (k: ProcessKey) => table.partition(k);
+const refusal = (p: Promise<unknown>) => refusalOf(p, (e) => ({ message: e.message, line: e.details?.line }));
 
 beforeAll(async () => {
   table = await freshTable("nexp");
@@ -84,7 +62,7 @@ const messageLines = (lines: string[]) => lines.map((l) => JSON.parse(l)).filter
 
 describe("exporting native content", () => {
   it("writes format version 2, and each native message line carries its content whole, the blob put back", async () => {
-    const { lines } = await exportAll(source);
+    const { lines } = await exportAll(deps, source);
     expect(JSON.parse(lines[0]!)).toMatchObject({ version: 2 });
     const messages = messageLines(lines);
     expect(messages.map((m) => m.native?.format ?? null)).toEqual([null, "anthropic", "anthropic", "openai-responses", null]);
@@ -94,9 +72,9 @@ describe("exporting native content", () => {
   });
 
   it("a page ends before a message line would pass its budget, and a message larger than the budget is a page of its own", async () => {
-    const whole = await exportAll(source);
+    const whole = await exportAll(deps, source);
     const budget = 2_000; // the large tool result's line is about 30 KB
-    const paged = await exportAll(source, { pageBytes: budget, readMessages: 3 });
+    const paged = await exportAll(deps, source, { limits: { pageBytes: budget, readMessages: 3 } });
     expect(paged.lines.slice(1)).toEqual(whole.lines.slice(1));
     expect(paged.pages.length).toBeGreaterThan(2);
     for (const page of paged.pages.slice(0, -1)) {
@@ -111,10 +89,10 @@ describe("exporting native content", () => {
 
 describe("importing native content", () => {
   it("keeps the large parts as blobs of the new process, stores the same hash, and reads back exactly", async () => {
-    const before = await exportAll(source);
+    const before = await exportAll(deps, source);
     const target = key("native-copy");
     await importProcess(deps, target, before.text, { remapIds: false });
-    const after = await exportAll(target);
+    const after = await exportAll(deps, target);
     expect(after.lines.slice(1).map((l) => l.replaceAll('"processId":"native-copy"', '"processId":"native-src"'))).toEqual(before.lines.slice(1));
     const [src, copy] = [messageLines(before.lines), messageLines(after.lines)];
     for (let i = 0; i < src.length; i++) {
@@ -128,11 +106,11 @@ describe("importing native content", () => {
   });
 
   it("with remapIds the native content comes along unchanged", async () => {
-    const before = await exportAll(source);
+    const before = await exportAll(deps, source);
     const target = key("native-remap");
     await importProcess(deps, target, before.text, { remapIds: true });
     const natives = (lines: string[]) => messageLines(lines).map((m) => m.native ?? null);
-    expect(natives((await exportAll(target)).lines)).toEqual(natives(before.lines));
+    expect(natives((await exportAll(deps, target)).lines)).toEqual(natives(before.lines));
   });
 
   it("a version 1 file (no native content) still imports", async () => {
@@ -140,10 +118,10 @@ describe("importing native content", () => {
     await upsertProcess(deps, TENANT, plain.processId, { projectId: "proj" });
     await append(plain, { role: "USER", content: "hello" });
     await append(plain, { role: "ASSISTANT", content: "hi" });
-    const v2 = await exportAll(plain);
+    const v2 = await exportAll(deps, plain);
     const v1 = [v2.lines[0]!.replace('"version":2', '"version":1'), ...v2.lines.slice(1)].join("\n") + "\n";
     expect(await importProcess(deps, key("plain-copy"), v1, { remapIds: false })).toMatchObject({ messages: 2 });
-    expect(messageLines((await exportAll(key("plain-copy"))).lines).map((m) => m.content)).toEqual(["hello", "hi"]);
+    expect(messageLines((await exportAll(deps, key("plain-copy"))).lines).map((m) => m.content)).toEqual(["hello", "hi"]);
   });
 
   const cases: Array<[string, (native: { content: any[] }) => void, string]> = [
@@ -153,7 +131,7 @@ describe("importing native content", () => {
   ];
   for (const [name, spoil, path] of cases) {
     it(`an invalid native block is refused with its line and path, nothing written: ${name}`, async () => {
-      const { lines } = await exportAll(source);
+      const { lines } = await exportAll(deps, source);
       const at = lines.findIndex((l) => l.includes('"tool_use"'));
       const parsed = JSON.parse(lines[at]!);
       spoil(parsed.message.native);
@@ -169,7 +147,7 @@ describe("importing native content", () => {
   }
 
   it("a file with blobs to keep is refused before anything is written when no blob store is configured", async () => {
-    const { text } = await exportAll(source);
+    const { text } = await exportAll(deps, source);
     const target = key("no-blobs");
     const { blobs: _none, ...without } = deps;
     expect(await refusal(importProcess(without, target, text, { remapIds: false }))).toMatchObject({ code: "blobs.unconfigured" });

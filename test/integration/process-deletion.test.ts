@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { INBOX_SK, inboxByProcess, inboxPk, processPk } from "../../core/adapters/dynamodb/keys.js";
+import { INBOX_SK, inboxByProcess, inboxPk } from "../../core/adapters/dynamodb/keys.js";
 import { handleCompactionRequested, handleProcessEraseRequested } from "../../core/adapters/events/handlers.js";
 import { withBlobStore } from "../../core/composition/local-blob-store.js";
 import type { InboxItem, Message, Role } from "../../core/domain/model.js";
@@ -26,6 +26,7 @@ import { runTurn } from "../../core/services/turn.js";
 import { freshTable } from "../support/dynamo.js";
 import { makeMemory, makeMessage } from "../support/fixtures.js";
 import { testContainer } from "../support/container.js";
+import { holdFirst } from "../support/held-store.js";
 
 const TENANT = "del";
 const WINDOW = 10_000;
@@ -55,11 +56,7 @@ async function seeded(deps: ServiceDeps, n: number): Promise<{ key: ProcessKey; 
   return { key, messages };
 }
 
-/** Every item of the process's partition, strongly consistent. */
-async function partition(key: ProcessKey) {
-  const out = await table.client.send(new QueryCommand({ TableName: table.tableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": processPk(key) }, ConsistentRead: true }));
-  return out.Items ?? [];
-}
+const partition = (key: ProcessKey) => table.partition(key);
 
 /** The process's inbox items, by their listing index and by their own key. */
 async function inboxOf(key: ProcessKey, itemId: string) {
@@ -97,24 +94,6 @@ const turn = (tokens: number, content?: string) => ({
   prompt: { tokens },
 });
 
-/** A store whose `method` waits, on its first call, until the test releases it. */
-function holdFirst<M extends keyof Store>(method: M) {
-  let reach!: () => void;
-  let release!: () => void;
-  const reached = new Promise<void>((r) => (reach = r));
-  const released = new Promise<void>((r) => (release = r));
-  let first = true;
-  const held: Store = Object.create(store);
-  held[method] = (async (...args: unknown[]) => {
-    if (first) {
-      first = false;
-      reach();
-      await released;
-    }
-    return (store[method] as (...a: unknown[]) => unknown).apply(store, args);
-  }) as Store[M];
-  return { store: held, reached, release };
-}
 
 describe("deleting a process", () => {
   it("erases every item kind: messages (archived too), memories of every status, idempotency records, inbox items, queued and prepared folds", async () => {
@@ -155,7 +134,7 @@ describe("deleting a process", () => {
     const { key } = await seeded(deps, 3);
     await store.putInboxItem(TENANT, offer(key, `late-${seq}`));
     // An answer that read the item OPEN just before the delete.
-    const reader = holdFirst("answerInboxItem");
+    const reader = holdFirst(store, "answerInboxItem");
     const answering = answerInboxItem({ ...deps, store: reader.store }, TENANT, `late-${seq}`, true);
     await reader.reached;
     expect(await deleteProcess(deps, key)).toEqual({ status: "deleted" });
@@ -190,7 +169,7 @@ describe("deleting a process", () => {
     expect(manual).toMatchObject({ status: 202, result: { reason: "compaction_queued" } });
     const request = published("CompactionRequested").at(-1)!.detail;
 
-    const held = holdFirst("commitCompaction");
+    const held = holdFirst(store, "commitCompaction");
     const worker = harness({ COMPACTION_LEASE_WAIT_MS: "0" }, held.store);
     const running = handleCompactionRequested(worker.deps, request).then(
       (value) => ({ value }),
@@ -209,7 +188,7 @@ describe("deleting a process", () => {
   it("a turn held at its append while the process is deleted fails, and writes nothing", async () => {
     const { deps } = harness();
     const { key } = await seeded(deps, 3);
-    const held = holdFirst("appendMessage");
+    const held = holdFirst(store, "appendMessage");
     const running = runTurn({ ...deps, store: held.store }, key, turn(1_000, "One more step.")).then(
       () => null,
       (error: unknown) => error,
@@ -227,7 +206,7 @@ describe("deleting a process", () => {
     const queued = await runTurn(deps, key, turn(7_200, "Which aisle first?"));
     expect(queued.compaction).toMatchObject({ reason: "compaction_queued" });
     const request = published("CompactionRequested").at(-1)!.detail;
-    const held = holdFirst("storeFold");
+    const held = holdFirst(store, "storeFold");
     const worker = harness({}, held.store);
     const running = handleCompactionRequested(worker.deps, request);
     await held.reached;

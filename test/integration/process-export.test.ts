@@ -4,11 +4,7 @@
  * consistently), a paged export equals a one-page one, and every bad file is refused with nothing
  * written.
  */
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
-import { processPk } from "../../core/adapters/dynamodb/keys.js";
-import { AppError } from "../../core/domain/errors.js";
-import type { Role } from "../../core/domain/model.js";
 import type { ImportingStore, ProcessKey } from "../../core/ports/store.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { compactManually } from "../../core/services/compaction/manual-compaction.js";
@@ -20,6 +16,8 @@ import { requireProcess, upsertProcess } from "../../core/services/processes.js"
 import { revertMemory } from "../../core/services/compaction/revert.js";
 import { freshTable } from "../support/dynamo.js";
 import { testContainer } from "../support/container.js";
+import { refusal as refusalOf } from "../support/refusal.js";
+import { appendSteps, exportAll, foldHard } from "../support/steps.js";
 
 const TENANT = "exp";
 const WINDOW = 10_000;
@@ -30,63 +28,33 @@ let source: ProcessKey;
 
 const key = (processId: string): ProcessKey => ({ tenantId: TENANT, processId });
 
-async function appendSome(k: ProcessKey, n: number, from: number) {
-  for (let i = from; i < from + n; i++) {
-    const role: Role = i % 2 === 0 ? "USER" : "ASSISTANT";
-    await appendMessage(deps, k, { role, content: `step ${i}: crate ${i} goes to dock ${i % 4} on day ${i % 6}.` });
-  }
-}
-
 beforeAll(async () => {
   table = await freshTable("exp");
   store = table.store;
   ({ deps } = testContainer({ store, retryDelaysMs: [] }));
   source = key("source-1");
   await upsertProcess(deps, TENANT, source.processId, { projectId: "proj", name: "dock plan", title: "Docks" });
-  await appendSome(source, 24, 0);
-  const first = await compactManually(deps, source, { model: { contextWindow: WINDOW }, force: "HARD" });
-  expect(first.result.compacted).toBe(true);
-  await appendSome(source, 16, 24);
-  const second = await compactManually(deps, source, { model: { contextWindow: WINDOW }, force: "HARD" });
-  expect(second.result.compacted).toBe(true);
-  await appendSome(source, 6, 40);
+  await appendSteps(deps, source, 24);
+  await foldHard(deps, source, WINDOW);
+  await appendSteps(deps, source, 16, 24);
+  await foldHard(deps, source, WINDOW);
+  await appendSteps(deps, source, 6, 40);
   const third = await compactManually(deps, source, { model: { contextWindow: WINDOW }, force: "HARD" });
   await revertMemory(deps, source, third.result.memoryId!);
   await store.putSettings(TENANT, "proj", { softThreshold: 0.5 }, "2026-01-01T00:00:00.000Z");
 }, 60_000);
 
-/** Every page of an export, concatenated, and how many pages it took. */
-async function exportAll(k: ProcessKey, limits?: { pageBytes: number; readMessages: number }) {
-  let text = "";
-  let pages = 0;
-  let cursor: ExportCursor | undefined;
-  do {
-    const page = await exportPage(deps, k, cursor, limits);
-    text += page.text;
-    pages++;
-    cursor = page.next;
-  } while (cursor);
-  return { lines: text.split("\n").filter((l) => l !== ""), text, pages };
-}
 
 /** The lines past the header, with the process id replaced by `as` (each line names its process). */
 const body = (lines: string[], processId: string, as: string) => lines.slice(1).map((l) => l.replaceAll(`"processId":"${processId}"`, `"processId":"${as}"`));
 
-async function partition(k: ProcessKey) {
-  const out = await table.client.send(new QueryCommand({ TableName: table.tableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": processPk(k) }, ConsistentRead: true }));
-  return out.Items ?? [];
-}
-
-const refusal = (p: Promise<unknown>) =>
-  p.then(
-    () => null,
-    (e: unknown) => (e instanceof AppError ? { kind: e.kind, code: e.code, line: e.details?.line } : e),
-  );
+const partition = (k: ProcessKey) => table.partition(k);
+const refusal = (p: Promise<unknown>) => refusalOf(p, (e) => ({ line: e.details?.line }));
 
 describe("exporting a process", () => {
   it("lists the process, every message (archived ones too), every memory of every status, the settings and an end line that counts them", async () => {
-    const { lines, pages } = await exportAll(source);
-    expect(pages).toBe(1);
+    const { lines, pages } = await exportAll(deps, source);
+    expect(pages).toHaveLength(1);
     const parsed = lines.map((l) => JSON.parse(l));
     expect(parsed[0]).toEqual({ format: "vancetope-memory-export", version: 2, processId: "source-1", exportedAt: expect.any(String) });
     expect(parsed[1]).toMatchObject({ kind: "process", process: { processId: "source-1", name: "dock plan" }, activeSummaryId: expect.any(String) });
@@ -100,15 +68,15 @@ describe("exporting a process", () => {
   });
 
   it("a paged export, followed by its cursors, gives the same lines as a one-page export", async () => {
-    const whole = await exportAll(source);
-    const paged = await exportAll(source, { pageBytes: 1, readMessages: 7 });
-    expect(paged.pages).toBeGreaterThan(5);
+    const whole = await exportAll(deps, source);
+    const paged = await exportAll(deps, source, { limits: { pageBytes: 1, readMessages: 7 } });
+    expect(paged.pages.length).toBeGreaterThan(5);
     expect(paged.lines.slice(1)).toEqual(whole.lines.slice(1));
   });
 
   it("a page ends before the line that would pass its byte budget, memory lines included; a larger line goes alone", async () => {
     const pageBytes = 2_000;
-    const whole = await exportAll(source);
+    const whole = await exportAll(deps, source);
     let pages = 0;
     let cursor: ExportCursor | undefined;
     const lines: string[] = [];
@@ -126,7 +94,7 @@ describe("exporting a process", () => {
   });
 
   it("a page holds the lines that reach its budget exactly, and one line fewer one byte under it", async () => {
-    const whole = (await exportAll(source)).text;
+    const whole = (await exportAll(deps, source)).text;
     const firstLines = whole.split("\n").slice(0, 5).map((l) => `${l}\n`);
     const exact = firstLines.reduce((n, l) => n + Buffer.byteLength(l), 0);
     const count = async (pageBytes: number) => (await exportPage(deps, source, undefined, { pageBytes, readMessages: 500 })).text.split("\n").length - 1;
@@ -140,7 +108,7 @@ describe("exporting a process", () => {
     for (let i = 0; i < 20; i++) await appendMessage(deps, k, { role: "ASSISTANT", content: "\u0001".repeat(68_000) });
     const page = await exportPage(deps, k);
     expect(Buffer.byteLength(page.text)).toBeLessThanOrEqual(EXPORT_PAGE_BYTES);
-    expect((await exportAll(k)).lines.filter((l) => l.startsWith('{"kind":"message"'))).toHaveLength(20);
+    expect((await exportAll(deps, k)).lines.filter((l) => l.startsWith('{"kind":"message"'))).toHaveLength(20);
   });
 
   it("a deleted or unknown process is a 404", async () => {
@@ -150,10 +118,10 @@ describe("exporting a process", () => {
 
 describe("importing an export", () => {
   it("export -> import (ids kept) -> export gives the same lines, and the replay is the source's", async () => {
-    const before = await exportAll(source);
+    const before = await exportAll(deps, source);
     const imported = await importProcess(deps, key("copy-1"), before.text, { remapIds: false });
     expect(imported).toMatchObject({ messages: before.lines.filter((l) => l.startsWith('{"kind":"message"')).length });
-    const after = await exportAll(key("copy-1"), { pageBytes: 1, readMessages: 5 });
+    const after = await exportAll(deps, key("copy-1"), { limits: { pageBytes: 1, readMessages: 5 } });
     expect(body(after.lines, "copy-1", "source-1")).toEqual(before.lines.slice(1));
     const [a, b] = [await requireProcess(deps, source), await requireProcess(deps, key("copy-1"))];
     expect(b.activeSummaryId).toBe(a.activeSummaryId);
@@ -161,14 +129,14 @@ describe("importing an export", () => {
   });
 
   it("the project's settings line is restored where the project has none (another tenant), kept where it has one, refused where it does not fit", async () => {
-    const before = await exportAll(source);
+    const before = await exportAll(deps, source);
     expect((await importProcess(deps, key("copy-3"), before.text, { remapIds: false })).settings).toBe("kept");
 
     const elsewhere: ProcessKey = { tenantId: "exp-moved", processId: "moved-1" };
     expect(await store.getSettings(elsewhere.tenantId, "proj")).toBeNull();
     expect((await importProcess(deps, elsewhere, before.text, { remapIds: false })).settings).toBe("restored");
     expect(await store.getSettings(elsewhere.tenantId, "proj")).toEqual({ softThreshold: 0.5 });
-    const after = await exportAll(elsewhere);
+    const after = await exportAll(deps, elsewhere);
     expect(body(after.lines, "moved-1", "source-1")).toEqual(before.lines.slice(1));
 
     // A tenant that clears tool results from 45%, below the file's soft threshold (50%): the messages come, the settings do not.
@@ -180,9 +148,9 @@ describe("importing an export", () => {
   });
 
   it("with remapIds: new ids everywhere, every reference rewritten, the same lines otherwise", async () => {
-    const before = await exportAll(source);
+    const before = await exportAll(deps, source);
     await importProcess(deps, key("copy-2"), before.text, { remapIds: true });
-    const after = await exportAll(key("copy-2"));
+    const after = await exportAll(deps, key("copy-2"));
     const ids = (lines: string[]) => lines.flatMap((l) => {
       const p = JSON.parse(l);
       return p.kind === "message" ? [p.message.id as string] : p.kind === "memory" ? [p.memory.id as string] : [];
@@ -203,13 +171,13 @@ describe("importing an export", () => {
     const state = await requireProcess(deps, key("copy-2"));
     expect(state.activeSummaryId).toBe(map.get((await requireProcess(deps, source)).activeSummaryId!));
     // The copy replays and folds like any process.
-    await appendSome(key("copy-2"), 2, 100);
+    await appendSteps(deps, key("copy-2"), 2, 100);
   });
 
   describe("a bad file is refused with nothing written", () => {
     let good: string[];
     beforeAll(async () => {
-      good = (await exportAll(source)).lines;
+      good = (await exportAll(deps, source)).lines;
     });
     const text = (lines: string[]) => `${lines.join("\n")}\n`;
     const messageAt = () => good.findIndex((l) => l.startsWith('{"kind":"message"'));

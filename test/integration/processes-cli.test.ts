@@ -6,9 +6,7 @@
 import { readFileSync, writeFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { processPk } from "../../core/adapters/dynamodb/keys.js";
 import { createMemoryBlobStore } from "../../core/adapters/blobs/memory-blob-store.js";
 import { createUlidIds } from "../../core/adapters/ids.js";
 import { silentLog } from "../../core/adapters/log.js";
@@ -42,18 +40,7 @@ async function cliWith(inject: { blobs?: BlobStore }, ...argv: string[]) {
   return { code, out: out.join("\n"), err: err.join("\n") };
 }
 
-async function partition(k: ProcessKey) {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await table.client.send(
-      new QueryCommand({ TableName: table.tableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": processPk(k) }, ConsistentRead: true, ExclusiveStartKey: start }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
+const partition = (k: ProcessKey) => table.partition(k);
 
 /**
  * An export of 3,000 messages a second apart: the first 1,000 archived in a superseded summary,

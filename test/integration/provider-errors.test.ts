@@ -9,13 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { handleCompactionRequested } from "../../core/adapters/events/handlers.js";
 import { createAnthropicSummarizer } from "../../core/adapters/llm/anthropic-summarizer.js";
 import { createOpenAISummarizer } from "../../core/adapters/llm/openai-summarizer.js";
-import type { Role } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { Summarizer } from "../../core/ports/summarizer.js";
 import { compactIfNeeded } from "../../core/services/compaction/compaction.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { compactManually } from "../../core/services/compaction/manual-compaction.js";
-import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { runTurn } from "../../core/services/turn.js";
 import { freshTable } from "../support/dynamo.js";
@@ -29,6 +27,7 @@ import {
   type ScriptedReply,
 } from "../../tools/llm-wire-server.js";
 import { testContainer } from "../support/container.js";
+import { appendWarehouseMove } from "../support/steps.js";
 
 const TENANT = "provider-errors";
 const WINDOW = 10_000;
@@ -54,11 +53,7 @@ const harness = (summarizer: Summarizer, env: Record<string, string> = {}) => te
 async function seeded(deps: ServiceDeps, n = 24): Promise<ProcessKey> {
   const key = { tenantId: TENANT, processId: `pe-${++seq}` };
   await upsertProcess(deps, TENANT, key.processId, { projectId: "proj" });
-  await appendMessage(deps, key, { role: "USER", content: "Plan the warehouse move." });
-  for (let i = 0; i < n; i++) {
-    const role: Role = (n - 1 - i) % 2 === 0 ? "USER" : "ASSISTANT";
-    await appendMessage(deps, key, { role, content: `step ${i}: shelf ${i} goes to aisle ${i % 7} on day ${i % 5}.` });
-  }
+  await appendWarehouseMove(deps, key, n);
   return key;
 }
 

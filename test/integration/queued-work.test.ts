@@ -9,14 +9,14 @@ import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TTL_ATTRIBUTE, memorySk, processPk } from "../../core/adapters/dynamodb/keys.js";
 import { handleCompactionRequested, handleInboxAnswered } from "../../core/adapters/events/handlers.js";
-import type { InboxItem, Message, Role } from "../../core/domain/model.js";
+import type { InboxItem, Message } from "../../core/domain/model.js";
 import { selectRange } from "../../core/domain/range.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
 import { OFFER_TAG } from "../../core/services/recompaction-offers.js";
 import { compactManually } from "../../core/services/compaction/manual-compaction.js";
 import { listMemories } from "../../core/services/memories.js";
-import { appendMessage, setMessageStrength } from "../../core/services/messages.js";
+import { setMessageStrength } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { compactRange } from "../../core/services/compaction/range-compaction.js";
 import { revertMemory } from "../../core/services/compaction/revert.js";
@@ -24,6 +24,8 @@ import { runTurn } from "../../core/services/turn.js";
 import { checkInvariants } from "../../tools/invariants.js";
 import { freshTable } from "../support/dynamo.js";
 import { testContainer } from "../support/container.js";
+import { holdFirst } from "../support/held-store.js";
+import { appendWarehouseMove } from "../support/steps.js";
 
 const TENANT = "qw";
 const WINDOW = 10_000;
@@ -45,12 +47,7 @@ function harness(env: Record<string, string> = {}) {
 async function seeded(deps: ServiceDeps, n: number): Promise<{ key: ProcessKey; messages: Message[] }> {
   const key = { tenantId: TENANT, processId: `qw-${++seq}` };
   await upsertProcess(deps, TENANT, key.processId, { projectId: "proj" });
-  const messages = [(await appendMessage(deps, key, { role: "USER", content: "Plan the warehouse move." })).message];
-  for (let i = 0; i < n; i++) {
-    const role: Role = (n - 1 - i) % 2 === 0 ? "USER" : "ASSISTANT";
-    messages.push((await appendMessage(deps, key, { role, content: `step ${i}: shelf ${i} goes to aisle ${i % 7} on day ${i % 5}.` })).message);
-  }
-  return { key, messages };
+  return { key, messages: await appendWarehouseMove(deps, key, n) };
 }
 
 const turn = (tokens: number, content?: string) => ({
@@ -61,24 +58,6 @@ const turn = (tokens: number, content?: string) => ({
 
 const statusOf = async (key: ProcessKey, id: string) => (await store.getMemory(key, id))?.status;
 
-/** A store whose `method` waits, on its first call, until the test releases it. */
-function holdFirst<M extends "activeView" | "storeFold">(method: M) {
-  let reach!: () => void;
-  let release!: () => void;
-  const reached = new Promise<void>((r) => (reach = r));
-  const released = new Promise<void>((r) => (release = r));
-  let first = true;
-  const held: Store = Object.create(store);
-  held[method] = (async (...args: unknown[]) => {
-    if (first) {
-      first = false;
-      reach();
-      await released;
-    }
-    return (store[method] as (...a: unknown[]) => unknown).apply(store, args);
-  }) as Store[M];
-  return { store: held, reached, release };
-}
 
 describe("a manual job next to an automatic fold", () => {
   it("a manual compaction queued past its budget is not discarded by the next turn while a prepared fold waits: the turn gives way, the worker commits it", async () => {
@@ -164,7 +143,7 @@ describe("a late delivery of CompactionRequested", () => {
     const foldId = early.compaction.memoryId!;
 
     // The late delivery reads the fold (QUEUED), then stalls before it reads the process.
-    const late = holdFirst("activeView");
+    const late = holdFirst(store, "activeView");
     const lateRun = handleCompactionRequested({ ...deps, store: late.store }, requestFor(foldId));
     await late.reached;
     expect(await handleCompactionRequested(deps, requestFor(foldId))).toMatchObject({ done: "prepared" });
@@ -250,7 +229,7 @@ describe("the range job of an accepted offer", () => {
     const item = await acceptedOffer(key, messages[3]!, messages[9]!);
     const detail = { tenantId: TENANT, itemId: item.id, accepted: true };
     // The first delivery stalls just before it stores its job; the second runs in between.
-    const first = holdFirst("storeFold");
+    const first = holdFirst(store, "storeFold");
     const firstRun = handleInboxAnswered({ ...deps, store: first.store }, detail);
     await first.reached;
     const second = await handleInboxAnswered(deps, detail);

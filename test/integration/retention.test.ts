@@ -4,15 +4,13 @@
  * every read treats an original past its expiry as gone, whether the table still holds it (the
  * clock moved past it) or has removed it (a DeleteItem standing in for the TTL).
  */
-import { DeleteCommand, GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, GetCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TTL_ATTRIBUTE, memorySk, messageSk, processPk } from "../../core/adapters/dynamodb/keys.js";
 import { createDynamoStore } from "../../core/adapters/dynamodb/store.js";
-import { AppError } from "../../core/domain/errors.js";
-import type { Memory, Role } from "../../core/domain/model.js";
+import type { Memory } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
-import { compactManually } from "../../core/services/compaction/manual-compaction.js";
 import { appendMessage, getMessage, listMessages } from "../../core/services/messages.js";
 import { exportPage } from "../../core/services/process-export.js";
 import { importProcess } from "../../core/services/process-import.js";
@@ -22,6 +20,8 @@ import { revertMemory } from "../../core/services/compaction/revert.js";
 import { runTurn } from "../../core/services/turn.js";
 import { freshTable } from "../support/dynamo.js";
 import { testContainer } from "../support/container.js";
+import { refusal as refusalOf } from "../support/refusal.js";
+import { appendSteps, foldHard } from "../support/steps.js";
 
 const TENANT = "ret";
 const DAY_S = 86_400;
@@ -43,17 +43,10 @@ const key = (processId: string): ProcessKey => ({ tenantId: TENANT, processId })
 /** A process in `projectId` with `n` messages (the first USER message is auto-pinned). */
 async function seed(k: ProcessKey, projectId: string, n: number, word = "crate") {
   await upsertProcess(deps, TENANT, k.processId, { projectId });
-  for (let i = 0; i < n; i++) {
-    const role: Role = i % 2 === 0 ? "USER" : "ASSISTANT";
-    await appendMessage(deps, k, { role, content: `step ${i}: ${word} ${i} goes to dock ${i % 4} on day ${i % 6}.` });
-  }
+  await appendSteps(deps, k, n, 0, word);
 }
 
-async function fold(k: ProcessKey, d: ServiceDeps = deps): Promise<Memory> {
-  const out = await compactManually(d, k, { model: { contextWindow: 10_000 }, force: "HARD" });
-  expect(out.result.compacted).toBe(true);
-  return (await d.store.getMemory(k, out.result.memoryId!))!;
-}
+const fold = async (k: ProcessKey, d: ServiceDeps = deps): Promise<Memory> => (await d.store.getMemory(k, await foldHard(d, k)))!;
 
 /** A process of its own project under a retention of `days`, with one HARD fold of its history. */
 async function foldUnder(processId: string, days: number, word = "crate") {
@@ -63,23 +56,14 @@ async function foldUnder(processId: string, days: number, word = "crate") {
   return { k, memory: await fold(k) };
 }
 
-async function rawItems(k: ProcessKey) {
-  const out = await table.client.send(
-    new QueryCommand({ TableName: table.tableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": processPk(k) }, ConsistentRead: true }),
-  );
-  return out.Items ?? [];
-}
+const rawItems = (k: ProcessKey) => table.partition(k);
 
 const rawMessage = async (k: ProcessKey, id: string) =>
   (await table.client.send(new GetCommand({ TableName: table.tableName, Key: { pk: processPk(k), sk: messageSk(id) }, ConsistentRead: true }))).Item;
 
 const expiryOf = (memory: Memory, days: number) => Math.floor(Date.parse(memory.createdAt) / 1000) + days * DAY_S;
 
-const refusal = (p: Promise<unknown>) =>
-  p.then(
-    () => null,
-    (e: unknown) => (e instanceof AppError ? { kind: e.kind, code: e.code, details: e.details } : e),
-  );
+const refusal = (p: Promise<unknown>) => refusalOf(p, (e) => ({ details: e.details }));
 
 describe("the archive write", () => {
   it("gives each archived original expiresAtEpoch = commit time + retentionDays, and nothing else gets it", async () => {

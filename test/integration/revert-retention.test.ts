@@ -4,25 +4,19 @@
  * is finished days later, past the originals' expiry, and still restores every original, none of
  * them with an expiry; an original found missing by a roll-forward is reported, not skipped.
  */
-import { DeleteCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, expect, it } from "vitest";
 import { messageSk, processPk, TTL_ATTRIBUTE } from "../../core/adapters/dynamodb/keys.js";
 import { createDynamoStore } from "../../core/adapters/dynamodb/store.js";
-import { createLocalBus } from "../../core/adapters/events/local-bus.js";
-import { createRecordingMetrics } from "../../core/adapters/metrics/emf-metrics.js";
-import { createDeps } from "../../core/composition/create-deps.js";
-import type { Role } from "../../core/domain/model.js";
 import type { ProcessKey, Store } from "../../core/ports/store.js";
 import type { ServiceDeps } from "../../core/services/deps.js";
-import { compactManually } from "../../core/services/compaction/manual-compaction.js";
 import { revertMemory } from "../../core/services/compaction/revert.js";
 import { settledView } from "../../core/services/compaction/settle.js";
-import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { findViolations, readAll } from "../../tools/invariants.js";
+import { testContainer } from "../support/container.js";
 import { freshTable } from "../support/dynamo.js";
-import { createFakeSummarizer } from "../support/fake-summarizer.js";
-import { createMemoryLog } from "../support/memory-log.js";
+import { appendSteps, foldHard } from "../support/steps.js";
 
 const TENANT = "ret";
 const DAY_MS = 86_400_000;
@@ -34,13 +28,7 @@ let skippedMs = 0;
 
 const key = (processId: string): ProcessKey => ({ tenantId: TENANT, processId });
 
-function depsOver(store: Store) {
-  const fake = createFakeSummarizer();
-  const metrics = createRecordingMetrics();
-  const log = createMemoryLog();
-  const base = createDeps({ env: {}, store, events: createLocalBus(undefined, { retryDelaysMs: [] }), metrics, log, summarizerFactory: async () => fake });
-  return { deps: { ...base, clock: { now: () => new Date(Date.now() + skippedMs) } } as ServiceDeps, metrics, log };
-}
+const depsOver = (store: Store) => testContainer({ store, retryDelaysMs: [], clock: { now: () => new Date(Date.now() + skippedMs) } });
 
 /** A container that dies right after its revert's transaction: the restore's roll-forward never runs. */
 function crashingAfterTransaction(store: Store): Store {
@@ -54,8 +42,7 @@ function crashingAfterTransaction(store: Store): Store {
 
 /** Deletes what DynamoDB's TTL would by `nowMs`: every item of the partition whose TTL attribute is due. */
 async function sweepExpired(k: ProcessKey, nowMs: number) {
-  const out = await table.client.send(new QueryCommand({ TableName: table.tableName, KeyConditionExpression: "pk = :pk", ExpressionAttributeValues: { ":pk": processPk(k) }, ConsistentRead: true }));
-  const due = (out.Items ?? []).filter((i) => typeof i[TTL_ATTRIBUTE] === "number" && (i[TTL_ATTRIBUTE] as number) * 1000 <= nowMs);
+  const due = (await table.partition(k)).filter((i) => typeof i[TTL_ATTRIBUTE] === "number" && (i[TTL_ATTRIBUTE] as number) * 1000 <= nowMs);
   for (const i of due) await table.client.send(new DeleteCommand({ TableName: table.tableName, Key: { pk: i.pk, sk: i.sk } }));
   return due.length;
 }
@@ -64,13 +51,8 @@ async function sweepExpired(k: ProcessKey, nowMs: number) {
 async function foldedUnderRetention(deps: ServiceDeps, k: ProcessKey) {
   await small.putSettings(TENANT, `p-${k.processId}`, { retentionDays: 1 }, new Date().toISOString());
   await upsertProcess(deps, TENANT, k.processId, { projectId: `p-${k.processId}` });
-  for (let i = 0; i < 30; i++) {
-    const role: Role = i % 2 === 0 ? "USER" : "ASSISTANT";
-    await appendMessage(deps, k, { role, content: `step ${i}: crate ${i} goes to dock ${i % 4} on day ${i % 6}.` });
-  }
-  const out = await compactManually(deps, k, { model: { contextWindow: 10_000 }, force: "HARD" });
-  expect(out.result.compacted).toBe(true);
-  return out.result.memoryId!;
+  await appendSteps(deps, k, 30);
+  return foldHard(deps, k);
 }
 
 beforeAll(async () => {

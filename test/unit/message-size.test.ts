@@ -2,8 +2,11 @@
  * The message limit (docs/configuration.md, "Limits") is what the store can hold: a message at the limit, with
  * every other field at its own limit, the tags the service adds and a cleared result, fits
  * DynamoDB's 400 KB together with its replay-index entry (core/adapters/dynamodb/item-size.ts); a
- * limit 1,000 bytes larger would not. The same message against DynamoDB Local is in
- * test/integration/message-size.test.ts.
+ * limit 1,000 bytes larger would not. DynamoDB counts an item on a local secondary index together
+ * with its index entry (the table keys, the index key, the projected attributes and, per AWS, 100
+ * bytes). The same message against DynamoDB Local is in test/integration/message-size.test.ts;
+ * DynamoDB Local counts less (it took 204,781 bytes of one string on the index), so only these
+ * documented rules hold the limit.
  */
 import { describe, expect, it } from "vitest";
 import { ITEM_LIMIT_BYTES, isItemSizeError, itemBytes, storedBytes } from "../../core/adapters/dynamodb/item-size.js";
