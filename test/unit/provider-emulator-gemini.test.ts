@@ -12,7 +12,8 @@ import { createSigner } from "../../tools/provider-emulator/signing.js";
 
 const signer = createSigner();
 const user = (text: string) => ({ role: "user", parts: [{ text }] });
-const result = (name: string) => ({ role: "user", parts: [{ functionResponse: { name, response: { ok: true } } }] });
+/** The responses to one step's calls, in one content (as many as the step made). */
+const result = (...names: string[]) => ({ role: "user", parts: names.map((name) => ({ functionResponse: { name, response: { ok: true } } })) });
 
 function modelCalls(...names: string[]) {
   const body = buildGeminiResponse({}, { functionCalls: names.map((name) => ({ name, args: { q: name } })) }, { signer, model: "gemini-3-pro" });
@@ -33,7 +34,7 @@ describe("Gemini thought signature rules", () => {
   });
 
   it("accepts a current turn whose steps carry their signatures", () => {
-    const contents = [user("q"), modelCalls("a", "b"), result("a"), modelCalls("c"), result("c")];
+    const contents = [user("q"), modelCalls("a", "b"), result("a", "b"), modelCalls("c"), result("c")];
     expect(checkGeminiRequest({ contents }, { signer })).toEqual({ ok: true, verified: ["contents.1.parts.0", "contents.3.parts.0"] });
   });
 
