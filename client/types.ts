@@ -56,10 +56,7 @@ export type NativeFormat = "anthropic" | "openai-responses" | "gemini" | "ai-sdk
 /** The formats a turn's `request` can be asked in (`openai-chat`: Chat Completions, which keeps no reasoning). */
 export type ReplayFormat = NativeFormat | "openai-chat";
 
-/**
- * One provider message's content as the model API returned it (or the engine sends it): Anthropic
- * `content`, Responses API items, Gemini `parts`, AI SDK `content` parts. Kept and returned exactly.
- */
+/** A provider message's content as the model API returned it (Anthropic `content`, Responses items, Gemini `parts`, AI SDK parts), kept exactly. */
 export interface NativeContent {
   format: NativeFormat;
   content: unknown[];
@@ -245,6 +242,8 @@ export interface LastTurn {
   version: number;
   /** What decided the last turn's prompt besides its appends (docs/turns.md, "Append-only between folds"). */
   replay?: { epoch: number; format: string; head: string; recall: string; trim?: string; cleared: number; open: string[] | null; since?: string };
+  /** `turn`: the last turn's model folds whole turns only, and range jobs keep to it (docs/turns.md, "What a fold may keep"). */
+  foldUnit?: "turn";
 }
 
 /** The answer of `GET /v1/processes/{id}`: the process and, once it had a turn, the record of its last one. */

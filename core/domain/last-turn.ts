@@ -27,6 +27,8 @@ export const LastTurn = z.object({
   version: z.int().check(z.nonnegative()),
   /** What decided the answer's prompt besides its appends (docs/turns.md, "Append-only between folds"). */
   replay: z.optional(ReplayMark),
+  /** `turn`: the model the turn named folds whole turns only, which a range job (it names no model) keeps to. */
+  foldUnit: z.optional(z.literal("turn")),
 });
 export type LastTurn = z.infer<typeof LastTurn>;
 

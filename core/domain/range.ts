@@ -6,7 +6,7 @@ import type { Message } from "./model.js";
 import { RANGE_MARKER_PREFIX } from "./fields.js";
 import { triggeringTurnStart } from "./selector.js";
 import { effectiveStrength } from "./strength.js";
-import { foldWholeGroups } from "./tool-groups.js";
+import { foldWholeGroups, type FoldUnit } from "./tool-groups.js";
 
 export interface RangeRequest {
   from: string;
@@ -26,13 +26,15 @@ export const isRangeMarker = (m: Pick<Message, "tags">) => m.tags.some((t) => t.
  * Active, unpinned messages in the window; a tool group with a member outside (or pinned) stays,
  * and so do earlier range markers, which keeps a repeated range compaction a no-op. Like the
  * sliding window, the range never folds the triggering turn: the newest USER message and
- * everything after it stay, whatever the window says.
+ * everything after it stay, whatever the window says. With `unit: "turn"` (the model's fold rules,
+ * docs/turns.md "What a fold may keep") a turn with a message that stays stays whole.
  */
-export function selectRange<M extends Message>(messages: readonly M[], range: RangeRequest): M[] {
+export function selectRange<M extends Message>(messages: readonly M[], range: RangeRequest, unit: FoldUnit = "tool_group"): M[] {
   const turn = triggeringTurnStart(messages);
   return foldWholeGroups(
     messages,
     (m, i) => i >= turn || !inWindow(m, range) || effectiveStrength(m) === "pinned" || isRangeMarker(m),
+    unit,
   ).fold;
 }
 

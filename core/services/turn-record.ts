@@ -4,6 +4,7 @@
  */
 import { sameTurnRecord, type LastTurn } from "../domain/last-turn.js";
 import type { ReplayMark } from "../domain/prefix.js";
+import type { FoldUnit } from "../domain/tool-groups.js";
 import type { TurnWindow } from "../domain/model-windows.js";
 import { newestSummary } from "../domain/replay.js";
 import type { ActiveView, ProcessKey } from "../ports/store.js";
@@ -26,13 +27,14 @@ export const MAX_FOLD_READS = 8;
  * The record of a turn whose answer is composed from `view` with `window`, and whose prompt the
  * mark `replay` sums up (before the answer is made: the last turn's, carried over).
  */
-export function turnRecord(deps: Pick<CoreDeps, "clock">, view: ActiveView, window: TurnWindow, replay: ReplayMark | undefined): LastTurn {
+export function turnRecord(deps: Pick<CoreDeps, "clock">, view: ActiveView, window: TurnWindow, replay: ReplayMark | undefined, foldUnit: FoldUnit): LastTurn {
   return {
     at: deps.clock.now().toISOString(),
     window: { tokens: window.tokens, source: window.source, ...(window.model !== undefined ? { model: window.model } : {}) },
     summaryId: newestSummary(view)?.id ?? null,
     version: view.state.version,
     ...(replay ? { replay } : {}),
+    ...(foldUnit === "turn" ? { foldUnit } : {}),
   };
 }
 

@@ -98,7 +98,7 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
   let recorded: LastTurn | undefined;
   if (request.message) {
     // The mark is the last turn's until this answer is made: a turn that changes nothing writes once.
-    const record = turnRecord(deps, view, window, previous?.replay);
+    const record = turnRecord(deps, view, window, previous?.replay, foldRulesFor(request.model.name).foldUnit);
     const { message, created } = await appendMessage(deps, key, request.message, {
       hasUserMessage: async () => view.state.hasUserMessage,
       sideChannel: async () => (await loadTunables()).sideChannelEnabled,
@@ -159,7 +159,7 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
   const openLoop = format === "anthropic" ? openLoopTurn(replay, format, options.stripReasoningBefore) : undefined;
   if (openLoop) prefix.openLoop = { messageId: openLoop.id };
   // The record keeps the mark; written only when it differs from what the process holds.
-  await keepTurnRecord(deps, key, { previous, written: recorded, final: turnRecord(deps, after, window, mark) });
+  await keepTurnRecord(deps, key, { previous, written: recorded, final: turnRecord(deps, after, window, mark, foldRulesFor(request.model.name).foldUnit) });
   // Lambda answers at most 6 MB: past that, native content comes back in `request` alone, or a 413.
   return fitTurnAnswer({
     compaction,

@@ -1194,6 +1194,8 @@ export interface components {
                     open: string[] | null;
                     since?: string;
                 };
+                /** @constant */
+                foldUnit?: "turn";
             };
         };
         ProcessInput: {

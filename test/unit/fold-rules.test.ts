@@ -9,6 +9,7 @@ import type { Message, Role, ToolCall } from "../../core/domain/model.js";
 import { foldOldestUntil, selectForCompaction } from "../../core/domain/selector.js";
 import { foldWithinCallCap } from "../../core/domain/summary-plan.js";
 import { trimToFit } from "../../core/domain/trim.js";
+import { selectRange } from "../../core/domain/range.js";
 import { uncuttableRuns } from "../../core/domain/tool-groups.js";
 import { DEFAULT_TUNABLES, mergeTunables } from "../../core/domain/tunables.js";
 
@@ -118,5 +119,14 @@ describe("folds that take whole turns", () => {
     expect(byTurns.kept[0]!.role).toBe("USER");
     expect(wholeTurns(history, history.filter((m) => !byTurns.kept.includes(m)))).toBe(true);
     expect(byTurns.tokens).toBeLessThanOrEqual(own - 250);
+  });
+  it("fold a range by whole turns: a turn the window's end cuts stays whole", () => {
+    const history = [...turn(2), ...turn(2), ...turn(1)];
+    // The window ends at the second turn's first tool call: by tool groups its USER message folds alone.
+    const range = { from: history[0]!.createdAt, to: history[7]!.createdAt, topicLabel: "build" };
+    expect(ids(selectRange(history, range))).toEqual(ids(history.slice(0, 7)));
+    const byTurns = selectRange(history, range, "turn");
+    expect(ids(byTurns)).toEqual(ids(history.slice(0, 6)));
+    expect(wholeTurns(history, byTurns)).toBe(true);
   });
 });

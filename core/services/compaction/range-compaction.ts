@@ -55,7 +55,8 @@ export async function foldRange(
     newestSummary(view)?.tokens ?? 0,
     summarizerWindow,
   );
-  const fold = selectRange(view.messages, range);
+  // A range job names no model: it keeps to the fold unit of the model the last turn named.
+  const fold = selectRange(view.messages, range, view.state.lastTurn?.foldUnit ?? "tool_group");
   if (fold.length === 0) return { memoryId: null, compactedMessages: 0, markerMessageId: null, reason: "nothing_in_range" };
 
   // The marker follows the range's last message that may fold (the triggering turn never does).
