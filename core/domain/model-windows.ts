@@ -200,6 +200,13 @@ export interface FoldRules {
    * after them, as OpenAI recommends for a custom compaction ("Keep the prefix unchanged").
    */
   summary: "before_kept" | "after_kept";
+  /**
+   * The `openai-responses` request marks the memory block (stable until the next fold) with an
+   * explicit `prompt_cache_breakpoint`: OpenAI's API reference, `prompt_cache_options` ("Supported
+   * for gpt-5.6 and later models ... You can add explicit breakpoints to content blocks with
+   * prompt_cache_breakpoint"; https://developers.openai.com/api/docs/guides/prompt-caching).
+   */
+  explicitCacheBreakpoint: boolean;
 }
 
 /**
@@ -211,6 +218,14 @@ const PREFIX_BOUND_REASONING = ["claude-fable-5", "claude-mythos-5", "claude-opu
 /** Model-name prefixes of the models whose folds end at turn boundaries: Gemini's. */
 const TURN_BOUND_FOLDS = ["gemini"];
 
+/** OpenAI's models from gpt-5.6 on (`gpt-5.6…`, `gpt-5.10…`, `gpt-6…`): the ones that take explicit cache breakpoints. */
+function openaiFrom56(name: string): boolean {
+  const v = /^gpt-(\d+)(?:\.(\d+))?(?![\d])/.exec(name);
+  if (!v) return false;
+  const [major, minor] = [Number(v[1]), Number(v[2] ?? 0)];
+  return major > 5 || (major === 5 && minor >= 6);
+}
+
 /** Whether a normalised name is `prefix` or one of its variants (`prefix-…`, `prefix.…`, `prefix@…`). */
 const namedBy = (name: string, prefix: string) => name === prefix || (name.startsWith(prefix) && /[-.:@_]/.test(name.charAt(prefix.length)));
 
@@ -218,8 +233,8 @@ const namedBy = (name: string, prefix: string) => name === prefix || (name.start
  * The fold rules of the model a turn names (by `name`; an unknown or absent name keeps everything
  * and folds by tool groups).
  *
- * @example foldRulesFor("claude-fable-5-1") // { reasoningBeforeSummary: "strip", foldUnit: "tool_group", summary: "before_kept" }
- * @example foldRulesFor("gemini-3-pro") // { reasoningBeforeSummary: "keep", foldUnit: "turn", summary: "before_kept" }
+ * @example foldRulesFor("claude-fable-5-1") // { reasoningBeforeSummary: "strip", foldUnit: "tool_group", summary: "before_kept", explicitCacheBreakpoint: false }
+ * @example foldRulesFor("gemini-3-pro") // { reasoningBeforeSummary: "keep", foldUnit: "turn", summary: "before_kept", explicitCacheBreakpoint: false }
  */
 export function foldRulesFor(model: string | undefined): FoldRules {
   const name = model ? normaliseModelName(model) : "";
@@ -228,6 +243,7 @@ export function foldRulesFor(model: string | undefined): FoldRules {
     reasoningBeforeSummary: bound ? "strip" : "keep",
     foldUnit: TURN_BOUND_FOLDS.some((p) => namedBy(name, p)) ? "turn" : "tool_group",
     summary: bound && modelFamily(name) === "openai" ? "after_kept" : "before_kept",
+    explicitCacheBreakpoint: openaiFrom56(name),
   };
 }
 

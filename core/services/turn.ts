@@ -142,11 +142,12 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
     ...(!viaBlock && epochBegan && rules.reasoningBeforeSummary === "strip" ? { stripReasoningBefore: epochBegan } : {}),
     // A summary the service wrote goes after the turns it kept where the model wants it so.
     ...(!viaBlock && epochBegan && head && rules.summary === "after_kept" && format === "openai-responses" ? { blockAfter: epochBegan } : {}),
+    ...(!viaBlock && rules.explicitCacheBreakpoint && format === "openai-responses" ? { explicitBreakpoint: true } : {}),
     cacheKey: promptCacheKey(key),
   };
   const mark = replayMark({
     epoch: after.state.replayEpoch,
-    format: `${format ?? "plain"}${viaBlock ? "/block" : ""}${options.stripReasoningBefore ? "/strip-reasoning" : ""}${options.blockAfter ? "/summary-after" : ""}`,
+    format: `${format ?? "plain"}${viaBlock ? "/block" : ""}${options.stripReasoningBefore ? "/strip-reasoning" : ""}${options.blockAfter ? "/summary-after" : ""}${options.explicitBreakpoint ? "/breakpoint" : ""}`,
     staticBlock: viaBlock ? "" : block.staticBlock,
     systemRecall: tunables.recallInSystem && !viaBlock ? block.dynamicBlock : "",
     trimmed: compaction.trimmed,

@@ -130,13 +130,16 @@ describe(`a ${STEPS}-step tool loop with folds`, { timeout: 600_000 }, () => {
     );
     let next: OpenAI.Responses.ResponseInputItem[] = [{ role: "user", content: "Run every test file." }];
     const summaryPlaces: number[] = [];
+    const breakpoints: boolean[] = [];
     let role: "USER" | "TOOL" = "USER";
     const log = await loop(async (step) => {
       const { turn, call } = await responsesStep(client, openai, "prefix-openai", { role, content: next }, { name: "gpt-6", contextWindow: WINDOW });
       const { input } = turn.request as unknown as { input: OpenAI.Responses.ResponseInputItem[] };
       // A summary the service wrote is appended after the turns the fold kept, never first (docs/turns.md, "What a fold may keep").
-      const summaryAt = input.findIndex((i) => "role" in i && i.role === "developer" && String(i.content).includes("Earlier Conversation"));
+      const summaryAt = input.findIndex((i) => "role" in i && i.role === "developer" && JSON.stringify(i.content).includes("Earlier Conversation"));
       if (turn.summaryId) summaryPlaces.push(summaryAt);
+      // gpt-6 takes explicit cache breakpoints: the summary, stable until the next fold, carries one (docs/turns.md, "Prompt caching").
+      if (turn.summaryId) breakpoints.push(JSON.stringify(input[summaryAt]).includes('"prompt_cache_breakpoint":{"mode":"explicit"}'));
       next = call ? [{ type: "function_call_output", call_id: call.call_id, output: output(step) }] : [{ role: "user", content: "Thanks." }];
       role = call ? "TOOL" : "USER";
       return turn;
@@ -144,6 +147,7 @@ describe(`a ${STEPS}-step tool loop with folds`, { timeout: 600_000 }, () => {
     expectFoldsOnly(log);
     expect(summaryPlaces.length).toBeGreaterThan(0);
     expect(summaryPlaces.filter((at) => at < 1)).toEqual([]);
+    expect(breakpoints.filter((b) => !b)).toEqual([]);
     // Reasoning items are dropped only by the first request after a fold, never between folds.
     const between = stack.provider.records.filter((_, i) => log.kept.has(i)).flatMap((r) => r.reasoning?.dropped ?? []);
     expect(between).toEqual([]);

@@ -73,10 +73,10 @@ describe("what a fold may keep", () => {
   const result = (n: number, call: string) => message(n, "TOOL", { toolCallId: call, content: "ok", native: { format: "anthropic", content: [{ type: "tool_result", tool_use_id: call, content: "ok" }] } });
 
   it("names the models whose reasoning is bound to its prefix", () => {
-    const plain = { foldUnit: "tool_group", summary: "before_kept" };
+    const plain = { foldUnit: "tool_group", summary: "before_kept", explicitCacheBreakpoint: false };
     expect(foldRulesFor("claude-fable-5-1")).toEqual({ ...plain, reasoningBeforeSummary: "strip" });
     expect(foldRulesFor("anthropic/claude-sonnet-5-5")).toEqual({ ...plain, reasoningBeforeSummary: "strip" });
-    expect(foldRulesFor("gpt-6")).toEqual({ ...plain, reasoningBeforeSummary: "strip", summary: "after_kept" });
+    expect(foldRulesFor("gpt-6")).toEqual({ ...plain, reasoningBeforeSummary: "strip", summary: "after_kept", explicitCacheBreakpoint: true });
     expect(foldRulesFor("openai/gpt-5.2-2025-12-11")).toEqual({ ...plain, reasoningBeforeSummary: "strip", summary: "after_kept" });
     expect(foldRulesFor("gpt-4o")).toEqual({ ...plain, reasoningBeforeSummary: "keep" });
     expect(foldRulesFor("claude-sonnet-4-5")).toEqual({ ...plain, reasoningBeforeSummary: "keep" });
@@ -85,7 +85,7 @@ describe("what a fold may keep", () => {
 
   it("names the models whose folds take whole turns: Gemini's, signatures kept", () => {
     for (const name of ["gemini-3-pro", "google/gemini-3-flash-preview", "gemini-2.5-pro", "gemini"]) {
-      expect(foldRulesFor(name)).toEqual({ reasoningBeforeSummary: "keep", foldUnit: "turn", summary: "before_kept" });
+      expect(foldRulesFor(name)).toEqual({ reasoningBeforeSummary: "keep", foldUnit: "turn", summary: "before_kept", explicitCacheBreakpoint: false });
     }
     // A name boundary, as for the windows: not a prefix match.
     expect(foldRulesFor("geminix-1").foldUnit).toBe("tool_group");
@@ -128,6 +128,20 @@ describe("what a fold may keep", () => {
     expect(openLoopTurn([...keep, anthropicTurn(26, false)], "anthropic", at(27))).toBeUndefined();
     expect(openLoopTurn(keep, "openai-responses", before)).toBeUndefined();
     expect(openLoopTurn(keep, "anthropic", undefined)).toBeUndefined();
+  });
+
+  it("OpenAI from gpt-5.6: an explicit cache breakpoint on the memory block's static part, the rest as it was", () => {
+    for (const name of ["gpt-5.6", "openai/gpt-5.6-mini", "gpt-5.10", "gpt-6", "gpt-7-pro"]) expect(foldRulesFor(name).explicitCacheBreakpoint, name).toBe(true);
+    for (const name of ["gpt-5.5", "gpt-5", "gpt-5-mini", "gpt-4o", "claude-fable-5-1", "gemini-3-pro", "o3"]) expect(foldRulesFor(name).explicitCacheBreakpoint, name).toBe(false);
+    const history = [message(0, "USER", { content: "go" }), message(1, "ASSISTANT", { content: "on it", native: { format: "openai-responses", content: [{ type: "message", role: "assistant", content: [{ type: "output_text", text: "on it" }] }] } })];
+    const two = { staticBlock: "## Summary\nthe plan", dynamicBlock: "## Recalled\nan excerpt" };
+    const plainInput = (replayRequest("openai-responses", history, two, {}) as { input: unknown[] }).input;
+    const marked = (replayRequest("openai-responses", history, two, { explicitBreakpoint: true }) as { input: unknown[] }).input;
+    expect(marked[0]).toEqual({ role: "developer", content: [{ type: "input_text", text: two.staticBlock, prompt_cache_breakpoint: { mode: "explicit" } }] });
+    expect(marked.slice(1)).toEqual(plainInput.slice(1));
+    // No static part (no summary yet): nothing to mark.
+    const empty = { staticBlock: "", dynamicBlock: "" };
+    expect(replayRequest("openai-responses", history, empty, { explicitBreakpoint: true })).toEqual(replayRequest("openai-responses", history, empty, {}));
   });
 
   it("OpenAI Responses: a summary the service wrote is appended after the kept turns and their results, not inserted before them", () => {

@@ -131,7 +131,11 @@ function anthropic(replay: readonly Message[], block: ReplayBlock, options: Repl
 function openaiResponses(messages: readonly Message[], block: ReplayBlock, options: ReplayOptions = {}): ReplayRequest {
   const strip = reasoningStripped(messages, "openai-responses", options.stripReasoningBefore);
   const input: JsonObject[] = [];
-  const blockItems = [block.staticBlock, block.dynamicBlock].filter((t) => t.trim() !== "").map((text) => ({ role: "developer", content: text }));
+  const blockItems: JsonObject[] = [block.staticBlock, block.dynamicBlock].filter((t) => t.trim() !== "").map((text) => ({ role: "developer", content: text }));
+  // The static part holds until the next fold: the prefix up to it is worth a breakpoint.
+  if (options.explicitBreakpoint && block.staticBlock.trim() !== "") {
+    blockItems[0] = { role: "developer", content: [{ type: "input_text", text: block.staticBlock, prompt_cache_breakpoint: { mode: "explicit" } }] };
+  }
   // First, or right after the turns the fold kept (ReplayOptions.blockAfter) and the results of
   // their calls: never between a call and its output.
   const after = options.blockAfter;

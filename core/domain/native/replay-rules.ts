@@ -28,6 +28,11 @@ export interface ReplayOptions {
   blockAfter?: string;
   /** OpenAI's `prompt_cache_key`: one per process, so its requests reach the same cache (docs/turns.md, "Prompt caching"). */
   cacheKey?: string;
+  /**
+   * In the `openai-responses` format, an explicit `prompt_cache_breakpoint` on the memory block's
+   * static part, which holds until the next fold (docs/turns.md, "Prompt caching").
+   */
+  explicitBreakpoint?: boolean;
   /** false: no cache breakpoint on the newest message (a provider fold's request sends the turns as stored). */
   newestBreakpoint?: boolean;
 }
