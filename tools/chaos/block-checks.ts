@@ -51,6 +51,7 @@ async function processBlocks(run: ChaosRun, e: Engine, key: ProcessKey, clean: C
     else {
       run.stats.native.blocks++;
       if (m.nativeBlob) run.stats.native.blockBlobs++;
+      if (key !== e.key) run.stats.native.blockCopies++;
     }
   }
   return v;
