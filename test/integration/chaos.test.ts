@@ -209,6 +209,25 @@ describe("the harness catches a broken store", () => {
     expect(text).toMatch(/keeps native content of hash [0-9a-f]{64}, its engine sent/);
   }, 60_000);
 
+  it("reports a provider fold's memory that lost the blob of its block", async () => {
+    // Commits that drop the memory's nativeBlob: the row still says it keeps its block, the blob
+    // is named by nothing and the end-of-run sweep deletes it.
+    let dropped = 0;
+    const broken = (store: Store): Store => ({
+      ...store,
+      commitCompaction: (key, commit) => {
+        if (!commit.memory.nativeBlob) return store.commitCompaction(key, commit);
+        dropped++;
+        const { nativeBlob: _dropped, ...memory } = commit.memory;
+        return store.commitCompaction(key, { ...commit, memory });
+      },
+    });
+    const report = await runChaos({ seed: 3, turns: 60, engines: 2, endpoint: dynamoEndpoint(), wrapStore: broken });
+    expect(dropped).toBeGreaterThan(0);
+    expect(report.violations.join("\n")).toMatch(/memory \w+ \((OK|REVERTED)\) says it keeps its block and has none/);
+    expect(report.native.blocks).toBeGreaterThan(0); // the inline blocks still read back
+  }, 60_000);
+
   it("reports what a stalled, unguarded roll-forward archives into a fold a revert undid meanwhile", async () => {
     // Seed 20 plans a flood, then its fold's roll-forward stalls after its reads while a revert
     // undoes the fold (tools/chaos/README.md, "Stalls").

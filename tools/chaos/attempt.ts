@@ -16,6 +16,7 @@ import { deletionViolations } from "./deletion-checks.js";
 import { countFault, violate } from "./report.js";
 import { restart, sleep, where, type ChaosRun, type Container, type Engine } from "./run-state.js";
 import { createChaosSummarizer } from "./summarizer.js";
+import { foldsWithProvider } from "./native-messages.js";
 
 /** A planned store fault, or one the harness adds for the worker (storeFold: the prepared summary) or a delete's erasure. */
 export type HarnessFault = Omit<StoreFaultPlan, "method"> & { method: StoreFaultPlan["method"] | "storeFold" | "eraseItems" | "finishDeletion" };
@@ -108,6 +109,7 @@ export async function attempt<T>(
     leaseMs: run.leaseMs,
     onFault: (o: SummarizerOutcome) => countFault(run.stats, `summarizer:${o}`),
     ...(wait && stall?.on === "summarizer" ? { hold: { nth: stall.nth, wait } } : {}),
+    ...(foldsWithProvider(e) ? { blocks: { prefix: `chaos-block-e${e.plan.index}`, sent: e.blocks } } : {}),
   });
   const deps: ServiceDeps = { ...container.deps, store: faulty, summarizer: async () => summarizer };
   let result: Attempt<T>;

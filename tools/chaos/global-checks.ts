@@ -9,6 +9,7 @@ import { TRANSACTION_LIMIT } from "../../core/adapters/dynamodb/store.js";
 import { storedNative, type Memory } from "../../core/domain/model.js";
 import { readAllMessages } from "../invariants.js";
 import { nativeViolations } from "../native-invariants.js";
+import { providerBlockChecks } from "./block-checks.js";
 import { expiredPastItsLife, nonceOf } from "./checks.js";
 import { CHAOS_TENANTS } from "./plan.js";
 import { violate } from "./report.js";
@@ -98,6 +99,7 @@ export async function checkGlobal(run: ChaosRun, engines: readonly Engine[], cle
     } else stats.offers.deadLettered++;
   }
   v.push(...(await nativeChecks(run, engines, clean)));
+  v.push(...(await providerBlockChecks(run, engines, clean)));
   violate(stats, v);
 }
 

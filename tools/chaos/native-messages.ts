@@ -16,6 +16,12 @@ export type ChaosNativeFormat = "anthropic" | "openai-responses";
 
 export const nativeFormatOf = (e: Engine): ChaosNativeFormat | null => ([null, "anthropic", "openai-responses"] as const)[e.plan.index % 3]!;
 
+/**
+ * The Anthropic engines fold with the provider too (a summarizer that answers a `compaction`
+ * block, tools/chaos/summarizer.ts): their memories keep the block, inline or as a blob.
+ */
+export const foldsWithProvider = (e: Engine) => nativeFormatOf(e) === "anthropic";
+
 /** About 12 KB: past the inline part size, so the part is kept as a blob. */
 const large = (nonce: string) => `${nonce}: ${"rows 0-9999 of the report, every one of them 🧾; ".repeat(250)}`;
 /** Every third result (by its nonce) carries a large part. */

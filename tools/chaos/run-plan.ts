@@ -74,6 +74,7 @@ async function setUp(run: ChaosRun): Promise<Engine[]> {
     deletion: null,
     expired: new Map(),
     native: new Map(),
+    blocks: new Map(),
   }));
   // Parents first: the workers' context shows them.
   for (const e of [...engines].sort((a, b) => Number(a.plan.parentProcessId !== null) - Number(b.plan.parentProcessId !== null))) {

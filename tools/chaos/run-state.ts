@@ -110,6 +110,8 @@ export interface Engine {
   expired: Map<string, string | null>;
   /** The hash of the native content of each message sent with one, by nonce (native-messages.ts). */
   native: Map<string, string>;
+  /** The hash of each provider block its summarizer answered, by the block's tag (tools/chaos/summarizer.ts). */
+  blocks: Map<string, string>;
   /**
    * What the engine's last quiet turn answered (its block and messages as an engine sends them):
    * the next quiet turn that says `prefix.kept` must start with it (docs/turns.md, "Append-only

@@ -2,11 +2,15 @@
  * The chaos harness's summarizer: deterministic text, and per operation a planned list of
  * outcomes (error, an adapter that throws, a timeout that outlives the lease, a slow success, an
  * empty answer). The summary names the folded messages and keeps a bounded tail of its prior, so
- * every summary is distinct and a long run never grows one past a few hundred characters.
+ * every summary is distinct and a long run never grows one past a few hundred characters. With
+ * `blocks` it is a provider fold (docs/summarizers.md, "Provider folds"): each success also
+ * answers an Anthropic `compaction` block, every third one past the inline size (a blob).
  */
 import { truncateToTokenBudget } from "../../core/domain/budget.js";
 import { summarizerError, type SummarizeInput, type SummarizeOutcome, type Summarizer } from "../../core/ports/summarizer.js";
 import type { SummarizerOutcome, SummarizerStep } from "./plan.js";
+import { NATIVE_INLINE_MAX_BYTES, nativeHash } from "../../core/domain/native/blob-parts.js";
+import type { NativeContent } from "../../core/domain/native/formats.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let counter = 0;
@@ -20,11 +24,36 @@ export interface ChaosSummarizerOptions {
   /** The `nth` call (1 = the first) answers only once `wait()` resolves: a stalled answer. */
   hold?: { nth: number; wait: () => Promise<void> };
   contextWindow?: number;
+  /**
+   * A provider fold: the hash of each block answered is recorded by its tag (the block's
+   * signature), so the end-of-run checks know what each memory must keep; `prefix` makes tags unique.
+   */
+  blocks?: { prefix: string; sent: Map<string, string> };
+}
+
+/** The tag of a chaos block: its signature. */
+export const blockTag = (native: NativeContent | undefined): string | undefined =>
+  (native?.content[0] as { signature?: unknown } | undefined)?.signature as string | undefined;
+
+/** The `compaction` block of the n-th provider fold (1-based): every third one is past the inline size. */
+function compactionBlock(blocks: NonNullable<ChaosSummarizerOptions["blocks"]>, summary: string): NativeContent {
+  const n = blocks.sent.size + 1;
+  const pad = n % 3 === 0 ? `\n${"kept reasoning ✓ ".repeat(Math.ceil((NATIVE_INLINE_MAX_BYTES + 4096) / 18))}` : "";
+  const native: NativeContent = { format: "anthropic", content: [{ type: "compaction", content: `${summary}${pad}`, signature: `${blocks.prefix}-${n}` }] };
+  blocks.sent.set(`${blocks.prefix}-${n}`, nativeHash(native));
+  return native;
 }
 
 export function createChaosSummarizer(options: ChaosSummarizerOptions): Summarizer & { calls: number } {
+  const blocks = options.blocks;
+  /** A success: with `blocks`, the summary and its block. */
+  const answer = (input: SummarizeInput) => {
+    const summary = render(input);
+    return blocks ? { summary, native: compactionBlock(blocks, summary) } : { summary };
+  };
   const summarizer = {
-    provider: "chaos",
+    provider: blocks ? "anthropic-compaction" : "chaos",
+    ...(blocks ? { foldFormat: "anthropic" as const } : {}),
     model: "chaos-fake",
     contextWindow: options.contextWindow ?? 200_000,
     maxOutputTokens: summarizerBudget,
@@ -48,10 +77,10 @@ export function createChaosSummarizer(options: ChaosSummarizerOptions): Summariz
           return { ok: true, summary: "   " };
         case "slow":
           await sleep(Math.round(options.leaseMs * 1.3));
-          return { ok: true, summary: render(input) };
+          return { ok: true, ...answer(input) };
         case "ok":
           await sleep(step.delayMs);
-          return { ok: true, summary: render(input), usage: { inputTokens: 10 * input.messages.length, outputTokens: 20 } };
+          return { ok: true, ...answer(input), usage: { inputTokens: 10 * input.messages.length, outputTokens: 20 } };
       }
     },
   };
