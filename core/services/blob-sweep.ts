@@ -6,6 +6,7 @@
  */
 import { AppError } from "../domain/errors.js";
 import { storedNative } from "../domain/model.js";
+import { keepsBlockBlob } from "../domain/native/memory-block.js";
 import { isExpired } from "../domain/retention.js";
 import type { ProcessKey } from "../ports/store.js";
 import type { CoreDeps } from "./deps.js";
@@ -33,7 +34,7 @@ const READ_MESSAGES = 500;
 async function namedBlobs(deps: CoreDeps, key: ProcessKey, now: Date): Promise<Set<string>> {
   const named = new Set<string>();
   for (const m of await deps.store.listMemories(key)) {
-    if (m.nativeBlob && m.status !== "DISCARDED" && m.status !== "FAILED") named.add(m.nativeBlob.sha256);
+    if (m.nativeBlob && keepsBlockBlob(m)) named.add(m.nativeBlob.sha256);
   }
   let cursor: string | undefined;
   do {

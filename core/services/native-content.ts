@@ -7,7 +7,7 @@ import { AppError } from "../domain/errors.js";
 import { storedNative, type Memory, type Message } from "../domain/model.js";
 import { NATIVE_INLINE_MAX_BYTES, NATIVE_MAX_BLOBS, joinNative, splitNative, type StoredNative } from "../domain/native/blob-parts.js";
 import type { NativeContent } from "../domain/native/formats.js";
-import { joinBlock, splitBlock } from "../domain/native/memory-block.js";
+import { joinBlock, keepsBlockBlob, splitBlock } from "../domain/native/memory-block.js";
 import type { ProcessKey } from "../ports/store.js";
 import { WRITE_CONCURRENCY } from "../ports/store.js";
 import type { CoreDeps } from "./deps.js";
@@ -93,7 +93,9 @@ export async function withBlock(deps: CoreDeps, key: ProcessKey, memory: Memory)
   const blobs = deps.blobReader ?? deps.blobs;
   if (!blobs) throw unconfigured();
   const bytes = await blobs.get(key, blob.sha256);
-  if (!bytes) throw new AppError("internal", "blobs.missing", `blob ${blob.sha256} of memory '${memory.id}' is missing`);
   const { nativeBlob: _named, ...rest } = memory;
+  // A discarded or failed fold's block is swept (no replay reads it): it is gone, not lost.
+  if (!bytes && !keepsBlockBlob(memory)) return rest;
+  if (!bytes) throw new AppError("internal", "blobs.missing", `blob ${blob.sha256} of memory '${memory.id}' is missing`);
   return { ...rest, native: joinBlock(blob, bytes) };
 }

@@ -248,9 +248,10 @@ describe("the harness catches a broken store", () => {
       };
       return wrapped;
     };
-    const report = await runChaos({ seed: 3, turns: 60, engines: 2, endpoint: dynamoEndpoint(), wrapStore: broken });
+    // Seed 6 checks two copies (seed 3's exports, since provider folds joined, were refused as changed).
+    const report = await runChaos({ seed: 6, turns: 60, engines: 2, endpoint: dynamoEndpoint(), wrapStore: broken });
     const text = report.violations.join("\n");
-    expect(report.lifecycle.copies + report.lifecycle.changed).toBeGreaterThan(0);
+    expect(report.lifecycle.copies).toBeGreaterThan(0);
     expect(text).toMatch(/copy chaos-\S+ of chaos-\S+ \(imported\): .*(is not in the copy|does not exist)/);
     expect(text).toMatch(/chaos-b: erased, yet item T#chaos-b#P#\S+-hidden/);
   }, 240_000);

@@ -266,6 +266,10 @@ describe("the block's blob through the data lifecycle", () => {
 
     expect(await table.store.discardFold(k, discarded.id, "PREPARED", "superseded", new Date().toISOString())).toEqual({ ok: true });
     expect((await sweepBlobs(deps, k)).deleted).toEqual([discarded.nativeBlob!.sha256]);
+    // The discarded fold still exports, without the block the sweep removed.
+    const lines = (await exportPage(deps, k)).text.split("\n").filter((l) => l.includes(discarded.id));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).not.toMatch(/"native(Blob)?":/);
 
     // DynamoDB's TTL removes the unused fold's row; the stream's record of it names the blob.
     const Key = { pk: processPk(k), sk: memorySk(expired.id) };

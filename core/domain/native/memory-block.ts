@@ -57,3 +57,10 @@ export function blobOfStored(stored: StoredNative): NativeBlob | undefined {
 
 /** The block put back from its blob's bytes (which the caller read). */
 export const joinBlock = (blob: NativeBlob, bytes: Uint8Array): NativeContent => joinNative(storedBlock(blob), new Map([[blob.sha256, bytes]]));
+
+/**
+ * Whether a memory's block blob is kept: a summary's, a reverted one's (kept for audit), a queued
+ * or prepared fold's. A discarded or failed fold's is swept, since no replay reads it
+ * (docs/summarizers.md, "Where the block is kept").
+ */
+export const keepsBlockBlob = (m: { status: string }) => m.status !== "DISCARDED" && m.status !== "FAILED";
