@@ -88,6 +88,8 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
   const startedAt = deps.clock.now().toISOString();
   const view = await settledView(deps, key);
   const previous = view.state.lastTurn;
+  // The model's rules (docs/turns.md, "What a fold may keep"): the record, the replay and its mark read them.
+  const rules = foldRulesFor(request.model.name);
   // Loaded once for the whole turn: the window, the append (for a side channel), the compaction
   // step and recall read the same.
   let loading: Promise<Tunables> | undefined;
@@ -98,7 +100,7 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
   let recorded: LastTurn | undefined;
   if (request.message) {
     // The mark is the last turn's until this answer is made: a turn that changes nothing writes once.
-    const record = turnRecord(deps, view, window, previous?.replay, foldRulesFor(request.model.name).foldUnit);
+    const record = turnRecord(deps, view, window, previous?.replay, rules.foldUnit);
     const { message, created } = await appendMessage(deps, key, request.message, {
       hasUserMessage: async () => view.state.hasUserMessage,
       sideChannel: async () => (await loadTunables()).sideChannelEnabled,
@@ -137,7 +139,6 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
   // What the replay keeps of the turns a fold kept, by the model's rules: the reasoning of answers
   // to a prompt of an earlier epoch no longer holds (docs/turns.md, "What a fold may keep").
   const epochBegan = epochSince(previous?.replay, after.state.replayEpoch, startedAt);
-  const rules = foldRulesFor(request.model.name);
   const options = {
     ...(!viaBlock && epochBegan && rules.reasoningBeforeSummary === "strip" ? { stripReasoningBefore: epochBegan } : {}),
     // A summary the service wrote goes after the turns it kept where the model wants it so.
@@ -160,7 +161,7 @@ export async function runTurn(deps: ServiceDeps, key: ProcessKey, request: TurnR
   const openLoop = format === "anthropic" ? openLoopTurn(replay, format, options.stripReasoningBefore) : undefined;
   if (openLoop) prefix.openLoop = { messageId: openLoop.id };
   // The record keeps the mark; written only when it differs from what the process holds.
-  await keepTurnRecord(deps, key, { previous, written: recorded, final: turnRecord(deps, after, window, mark, foldRulesFor(request.model.name).foldUnit) });
+  await keepTurnRecord(deps, key, { previous, written: recorded, final: turnRecord(deps, after, window, mark, rules.foldUnit) });
   // Lambda answers at most 6 MB: past that, native content comes back in `request` alone, or a 413.
   return fitTurnAnswer({
     compaction,
