@@ -39,13 +39,14 @@ beforeAll(async () => {
 });
 afterAll(async () => server?.close());
 
-function harness(options: { env?: Record<string, string>; summarizer?: Summarizer; store?: Store; worker?: boolean } = {}) {
+function harness(options: { env?: Record<string, string>; summarizer?: Summarizer; store?: Store; worker?: boolean; workerWaits?: () => Promise<void> } = {}) {
   return testContainer({
     store: options.store ?? store,
     env: { COMPACTION_EXECUTION: "inline", ...options.env },
     summarizer: options.summarizer ?? createOfflineSummarizer(),
     retryDelaysMs: [50],
     worker: options.worker,
+    workerWaits: options.workerWaits,
   });
 }
 
@@ -309,10 +310,14 @@ describe.each(Object.keys(ADAPTERS) as Array<keyof typeof ADAPTERS>)("the model 
 
 describe("the model analyzer in background mode", () => {
   it("runs in the worker before it prepares the fold; committing the fold calls no model", async () => {
+    // The worker is held until the turn has answered: what the model got by then, the turn sent.
+    let release!: () => void;
+    const turnAnswered = new Promise<void>((r) => (release = r));
     const { deps, bus } = harness({
       env: { COMPACTION_EXECUTION: "background", STRENGTH_INLINE_ON_COMPACTION: "true" },
       summarizer: ADAPTERS.openai.make(),
       worker: true,
+      workerWaits: () => turnAnswered,
     });
     const { key, decision, ack } = await seed(deps);
     server.reset();
@@ -321,6 +326,7 @@ describe("the model analyzer in background mode", () => {
     const queued = await runTurn(deps, key, { model: { contextWindow: 10_000 }, prompt: { tokens: 7_500 } });
     expect(queued.compaction.reason).toBe("compaction_queued");
     expect(server.requests).toHaveLength(0); // nothing in the turn
+    release();
     await bus.drain();
     expect(server.requests.map((r) => isRating(ADAPTERS.openai.system(r)))).toEqual([true, false]);
     const [prepared] = (await store.listMemories(key)).filter((m) => m.status === "PREPARED");

@@ -29,6 +29,8 @@ export interface ContainerOptions {
   events?: EventPublisher | undefined;
   /** Deliver `CompactionRequested` to the worker, as the local runner does; its outcomes in `worked`. */
   worker?: boolean | undefined;
+  /** The worker waits for this before each delivery: a test holds it to see what a turn alone did. */
+  workerWaits?: (() => Promise<void>) | undefined;
   clock?: Clock | undefined;
 }
 
@@ -41,7 +43,12 @@ export function testContainer(o: ContainerOptions) {
   const deps = createDeps({ env: o.env ?? {}, store: o.store, events: o.events ?? bus, metrics, log, summarizerFactory: async () => summarizer });
   if (o.clock) deps.clock = o.clock;
   const worked: unknown[] = [];
-  if (o.worker) bus.subscribe(EVENTS.CompactionRequested, async (e) => void worked.push(await handleCompactionRequested(deps, e.detail)));
+  if (o.worker) {
+    bus.subscribe(EVENTS.CompactionRequested, async (e) => {
+      await o.workerWaits?.();
+      worked.push(await handleCompactionRequested(deps, e.detail));
+    });
+  }
   /** The events of one kind the container published, oldest first. */
   const published = (name: keyof typeof EVENTS) => bus.published().filter((e) => e.detailType === EVENTS[name].detailType);
   /** The `CompactionRequested` detail published for a fold. */
