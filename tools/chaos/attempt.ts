@@ -15,7 +15,7 @@ import type { OpPlan, StallPlan, StoreFaultPlan, SummarizerOutcome, SummarizerSt
 import { deletionViolations } from "./deletion-checks.js";
 import { countFault, violate } from "./report.js";
 import { restart, sleep, where, type ChaosRun, type Container, type Engine } from "./run-state.js";
-import { createChaosSummarizer } from "./summarizer.js";
+import { createChaosSummarizer, type ChaosSummarizerOptions } from "./summarizer.js";
 import { foldsWithProvider } from "./native-messages.js";
 
 /** A planned store fault, or one the harness adds for the worker (storeFold: the prepared summary) or a delete's erasure. */
@@ -88,6 +88,19 @@ function stallWait(run: ChaosRun, faults: OpFaults): (() => Promise<void>) | nul
 }
 
 /**
+ * The engine's summarizer: a provider fold's for the engines that fold with the provider, so
+ * every fold of their processes (the harness's own forced ones too) writes a block.
+ */
+export function engineSummarizer(run: ChaosRun, e: Engine, options: Partial<ChaosSummarizerOptions> = {}) {
+  return createChaosSummarizer({
+    steps: [],
+    leaseMs: run.leaseMs,
+    ...options,
+    ...(foldsWithProvider(e) ? { blocks: { prefix: `chaos-block-e${e.plan.index}`, sent: e.blocks } } : {}),
+  });
+}
+
+/**
  * One call into the services with per-call deps: the container's caches and ids, a store that
  * injects the planned fault, and a summarizer that plays the planned outcomes. A crash (the
  * store died) restarts the container; the call's own `finally` blocks could not write either.
@@ -104,12 +117,10 @@ export async function attempt<T>(
   const stall = faults.stall;
   const faulty = createFaultyStore(wait && stall?.on === "store" ? createStallingStore(run.inner, stall, wait) : run.inner);
   if (faults.fault) faulty.inject(toFault(faults.fault));
-  const summarizer = createChaosSummarizer({
+  const summarizer = engineSummarizer(run, e, {
     steps: faults.summarizer,
-    leaseMs: run.leaseMs,
     onFault: (o: SummarizerOutcome) => countFault(run.stats, `summarizer:${o}`),
     ...(wait && stall?.on === "summarizer" ? { hold: { nth: stall.nth, wait } } : {}),
-    ...(foldsWithProvider(e) ? { blocks: { prefix: `chaos-block-e${e.plan.index}`, sent: e.blocks } } : {}),
   });
   const deps: ServiceDeps = { ...container.deps, store: faulty, summarizer: async () => summarizer };
   let result: Attempt<T>;

@@ -68,9 +68,10 @@ export interface ChaosReport {
   /**
    * Read back at the end: messages with native content checked against what was sent, and the
    * blobs they name; provider blocks of OK and REVERTED memories read back exactly (`blocks`), of
-   * them kept as a blob (`blockBlobs`) and in copies (`blockCopies`).
+   * them kept as a blob (`blockBlobs`) and in copies (`blockCopies`); processes whose Claude turn
+   * replayed its summary's block first (`blocksReplayed`).
    */
-  native: { messages: number; blobs: number; blocks: number; blockBlobs: number; blockCopies: number };
+  native: { messages: number; blobs: number; blocks: number; blockBlobs: number; blockCopies: number; blocksReplayed: number };
   violations: string[];
   durationMs: number;
 }
@@ -95,7 +96,7 @@ export const emptyStats = (): Stats => ({
   stalls: { held: 0, detached: 0, late: 0 },
   deletes: { started: 0, background: 0, completed: 0, inFlight: 0, checked: 0 },
   lifecycle: { copies: 0, changed: 0, expiries: 0, swept: 0, expiredReverts: 0, erasures: 0, erasedItems: 0 },
-  native: { messages: 0, blobs: 0, blocks: 0, blockBlobs: 0, blockCopies: 0 },
+  native: { messages: 0, blobs: 0, blocks: 0, blockBlobs: 0, blockCopies: 0, blocksReplayed: 0 },
   violations: new Set(),
   excluded: new Set(),
 });
@@ -155,7 +156,7 @@ export function formatReport(r: ChaosReport): string[] {
     `stalls: ${r.stalls.held} calls held (${r.stalls.detached} detached: the engine went on meanwhile), ${r.stalls.late} offer answers delivered late`,
     `deletes: ${r.deletes.started} started (${r.deletes.inFlight} calls or deliveries of theirs in flight), ${r.deletes.background} answers 202 (erased by the worker), ${r.deletes.completed} completed, ${r.deletes.checked} later calls checked`,
     `lifecycle: ${r.lifecycle.copies} copies checked (${r.lifecycle.changed} exports refused as changed), ${r.lifecycle.expiries} clock jumps past the retention (${r.lifecycle.swept} originals expired, ${r.lifecycle.expiredReverts} reverts refused), ${r.lifecycle.erasures} tenant erasures (${r.lifecycle.erasedItems} items)`,
-    `native content: ${r.native.messages} messages read back exactly (${r.native.blobs} blobs), ${r.native.blocks} provider blocks of memories (${r.native.blockBlobs} as blobs, ${r.native.blockCopies} in copies)`,
+    `native content: ${r.native.messages} messages read back exactly (${r.native.blobs} blobs), ${r.native.blocks} provider blocks of memories (${r.native.blockBlobs} as blobs, ${r.native.blockCopies} in copies), ${r.native.blocksReplayed} replayed first by a Claude turn`,
     `faults: ${kinds}`,
     `chaos: seed ${r.seed}, ${r.operations} operations, ${r.faults} faults, ${r.violations.length} violations`,
   ];

@@ -54,7 +54,8 @@ export function createChaosSummarizer(options: ChaosSummarizerOptions): Summariz
   const summarizer = {
     provider: blocks ? "anthropic-compaction" : "chaos",
     ...(blocks ? { foldFormat: "anthropic" as const } : {}),
-    model: "chaos-fake",
+    // A provider fold's memory names a Claude model, so a turn of that family replays its block.
+    model: blocks ? "claude-chaos-fake" : "chaos-fake",
     contextWindow: options.contextWindow ?? 200_000,
     maxOutputTokens: summarizerBudget,
     calls: 0,
