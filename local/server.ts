@@ -32,6 +32,9 @@ import { localPublishers, localRoutes } from "./local-routes.js";
 import { startDynamoLocal, type DynamoLocal } from "./dynamodb-local.js";
 import { receivePlanCompleted, receiveInboxAnswered, handleCompactionRequested, handleProcessEraseRequested } from "../core/adapters/events/handlers.js";
 
+/** How long an idle keep-alive connection stays open (Node's default is 5 s). */
+const IDLE_CONNECTION_MS = 65_000;
+
 export interface LocalServiceOptions {
   port?: number;
   host?: string;
@@ -178,6 +181,10 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     const server: ServerType = await new Promise((resolve, reject) => {
       const fetch: typeof app.fetch = (req, ...rest) => (hostAllowed(req.headers.get("host"), host) ? app.fetch(req, ...rest) : misdirected());
       const s = serve({ fetch, port: wantedPort, hostname: host }, () => resolve(s));
+      // Longer than a client keeps an idle pooled socket (it reads this from `Keep-Alive`), so
+      // the client closes first: with Node's 5 s, a request on a socket idle about that long
+      // could meet the runner closing it and fail with ECONNRESET.
+      Object.assign(s, { keepAliveTimeout: IDLE_CONNECTION_MS, headersTimeout: IDLE_CONNECTION_MS + 1_000 });
       // Taken since the check (another runner starting at the same time): the same answer.
       s.once("error", (e: NodeJS.ErrnoException) => reject(e.code === "EADDRINUSE" ? new PortInUseError(wantedPort, host, { cause: e }) : e));
     });
