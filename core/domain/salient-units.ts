@@ -227,6 +227,18 @@ export function carries(prepared: string, unit: Pick<SalientUnit, "key">): boole
 
 const isWordChar = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}_]/u.test(c);
 
+/**
+ * The units (as written, e.g. a must-keep list) that `text` carries, in their order; the text is
+ * prepared once for all of them.
+ *
+ * @example carriedUnits("Deploy to eu-west-1 on 3 May.", ["eu-west-1", "us-east-1"]) // ["eu-west-1"]
+ */
+export function carriedUnits(text: string, units: readonly string[]): string[] {
+  if (units.length === 0) return [];
+  const prepared = carrierText(text);
+  return units.filter((u) => carries(prepared, { key: unitKey(u) }));
+}
+
 export interface UnitSource {
   id: string;
   content: string;

@@ -6,7 +6,7 @@
 import type { SummaryLimit } from "../../domain/fold/refusal.js";
 import type { Message } from "../../domain/model.js";
 import { replayed } from "../../domain/replay.js";
-import { carrierText, carries, unitKey } from "../../domain/salient-units.js";
+import { carriedUnits } from "../../domain/salient-units.js";
 import { chunkBySourceChars } from "../../domain/selector.js";
 import { partsPerCall, plannedCalls, summaryStrategy } from "../../domain/summary-plan.js";
 import type { Tunables } from "../../domain/tunables.js";
@@ -189,16 +189,6 @@ export async function summarizeChunks(
 }
 
 /**
- * The units of `mustKeep` that `messages` carry: what a part's summary must keep so that the merge
- * still has it to keep (the quality gate checks the merged summary for every one).
- */
-function unitsIn(messages: readonly SummarySourceMessage[], mustKeep: readonly string[]): string[] {
-  if (mustKeep.length === 0) return [];
-  const text = carrierText(messages.map((m) => m.content).join("\n"));
-  return mustKeep.filter((u) => carries(text, { key: unitKey(u) }));
-}
-
-/**
  * The parallel path of {@link summarizeChunks}: every chunk without the prior summary, then the
  * partial summaries (as SYSTEM messages, oldest first) merged with the prior summary in one call;
  * each part's call is given the units it must keep that its messages carry;
@@ -235,7 +225,8 @@ async function summarizeInParallel(
     if (calls + inputs.length + 1 > tunables.maxSummarizerCalls) return stop(overCallCap(calls + inputs.length + 1, tunables.maxSummarizerCalls), "call_cap");
     const outcomes = await mapBounded(inputs, tunables.summarizerConcurrency, (messages) => {
       calls++;
-      const keep = unitsIn(messages, mustKeep);
+      // What the part's summary must keep so that the merge still has it to keep.
+      const keep = carriedUnits(messages.map((m) => m.content).join("\n"), mustKeep);
       return callSummarizer(summarizer, { priorSummary: null, messages, ...extra, ...(keep.length > 0 ? { mustKeep: keep } : {}) });
     });
     for (const o of outcomes) usage = addUsage(usage, o.usage);

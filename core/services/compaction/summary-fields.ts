@@ -9,7 +9,7 @@ import { ledgerEvidenceUnits, ledgerLoss } from "../../domain/ledger/units.js";
 import { ledgerBudget, renderLedger } from "../../domain/ledger/render.js";
 import type { Tunables } from "../../domain/tunables.js";
 import type { NativeContent } from "../../domain/native/formats.js";
-import { carrierText, carries, importantUnits, unitKey } from "../../domain/salient-units.js";
+import { carriedUnits, importantUnits, unitKey } from "../../domain/salient-units.js";
 import { lossFields, sourcesOf } from "./loss-fields.js";
 import { estimateTokens } from "../../domain/tokens.js";
 import type { ProcessKey } from "../../ports/store.js";
@@ -106,7 +106,7 @@ const REQUIRED_UNITS_TOTAL = 40;
  */
 function requiredUnits(fold: readonly Message[], prior: Memory | null, priorKeep: readonly string[] | undefined): string[] {
   const own = [...new Set(importantUnits(sourcesOf(fold), REQUIRED_UNITS))];
-  const carried = prior && priorKeep ? priorKeep.filter((u) => carries(carrierText(prior.content), { key: unitKey(u) })) : [];
+  const carried = prior && priorKeep ? carriedUnits(prior.content, priorKeep) : [];
   const seen = new Set(own.map(unitKey));
   const out = [...own];
   for (const u of carried) {
