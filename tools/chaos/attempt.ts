@@ -91,7 +91,7 @@ function stallWait(run: ChaosRun, faults: OpFaults): (() => Promise<void>) | nul
  * The engine's summarizer: a provider fold's for the engines that fold with the provider, so
  * every fold of their processes (the harness's own forced ones too) writes a block.
  */
-export function engineSummarizer(run: ChaosRun, e: Engine, options: Partial<ChaosSummarizerOptions> = {}) {
+function engineSummarizer(run: ChaosRun, e: Engine, options: Partial<ChaosSummarizerOptions> = {}) {
   return createChaosSummarizer({
     steps: [],
     leaseMs: run.leaseMs,
@@ -99,6 +99,9 @@ export function engineSummarizer(run: ChaosRun, e: Engine, options: Partial<Chao
     ...(foldsWithProvider(e) ? { blocks: { prefix: `chaos-block-e${e.plan.index}`, sent: e.blocks } } : {}),
   });
 }
+
+/** `deps` folding with the engine's summarizer (the harness's own forced folds of its processes). */
+export const withEngineSummarizer = (run: ChaosRun, e: Engine, deps: ServiceDeps): ServiceDeps => ({ ...deps, summarizer: async () => engineSummarizer(run, e) });
 
 /**
  * One call into the services with per-call deps: the container's caches and ids, a store that

@@ -17,7 +17,7 @@ import type { ServiceDeps } from "../../core/services/deps.js";
 import { exportPage, type ExportCursor } from "../../core/services/process-export.js";
 import { importExport } from "../../core/services/process-import.js";
 import { findViolations, readAll } from "../invariants.js";
-import { attempt, describe, engineSummarizer, NO_FAULTS, unexpected, type RunningOp } from "./attempt.js";
+import { attempt, describe, withEngineSummarizer, NO_FAULTS, unexpected, type RunningOp } from "./attempt.js";
 import { ackedIds, archiveChainViolations, expiredByRetention, keyString, memoryRuleViolations, toolGroupViolations } from "./checks.js";
 import type { OpSpec } from "./plan.js";
 import { violate } from "./report.js";
@@ -98,8 +98,7 @@ async function copyViolations(run: ChaosRun, e: Engine, copy: ProcessKey, seen: 
   };
   try {
     const v = await check("imported");
-    const deps = { ...clean.deps, summarizer: async () => engineSummarizer(run, e) };
-    const folded = await compactIfNeeded(deps, copy, { model: { contextWindow: 100_000 }, force: "EMERGENCY" });
+    const folded = await compactIfNeeded(withEngineSummarizer(run, e, clean.deps), copy, { model: { contextWindow: 100_000 }, force: "EMERGENCY" });
     if (!folded.compacted && !["keep_recent", "nothing_eligible"].includes(folded.reason ?? "")) v.push(`${label}: a forced fold of the copy did not run (${folded.reason})`);
     return [...v, ...(await check("folded"))];
   } catch (err) {

@@ -10,7 +10,7 @@ import { appendMessage } from "../../core/services/messages.js";
 import { upsertProcess } from "../../core/services/processes.js";
 import { runTurn } from "../../core/services/turn.js";
 import { readAll } from "../invariants.js";
-import { attempt, describe, engineSummarizer, NO_FAULTS, unexpected } from "./attempt.js";
+import { attempt, describe, withEngineSummarizer, NO_FAULTS, unexpected } from "./attempt.js";
 import { deletionViolations } from "./deletion-checks.js";
 import { deliverErasure } from "./ops-delete.js";
 import type { OpPlan } from "./plan.js";
@@ -201,8 +201,7 @@ async function settleAndCheck(run: ChaosRun, engines: readonly Engine[]) {
     kept.map(async (e) => {
       stats.operations++;
       try {
-        const deps = { ...clean.deps, summarizer: async () => engineSummarizer(run, e) };
-        const r = await compactIfNeeded(deps, e.key, { model: { contextWindow: 100_000 }, force: "EMERGENCY" });
+        const r = await compactIfNeeded(withEngineSummarizer(run, e, clean.deps), e.key, { model: { contextWindow: 100_000 }, force: "EMERGENCY" });
         if (r.memoryId) e.memories.add(r.memoryId);
         if (!r.compacted && !["keep_recent", "nothing_eligible"].includes(r.reason ?? "")) {
           violate(stats, [`${where(e)}: liveness: a forced compaction after recovery did not run (${r.reason})`]);
