@@ -56,10 +56,7 @@ export type NativeFormat = "anthropic" | "openai-responses" | "gemini" | "ai-sdk
 /** The formats a turn's `request` can be asked in (`openai-chat`: Chat Completions, which keeps no reasoning). */
 export type ReplayFormat = NativeFormat | "openai-chat";
 
-/**
- * One provider message's content as the model API returned it (or the engine sends it): Anthropic
- * `content`, Responses API items, Gemini `parts`, AI SDK `content` parts. Kept and returned exactly.
- */
+/** A provider message's content as the model API returned it (Anthropic `content`, Responses items, Gemini `parts`, AI SDK parts), kept exactly. */
 export interface NativeContent {
   format: NativeFormat;
   content: unknown[];
